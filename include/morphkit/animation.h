@@ -1,0 +1,94 @@
+// morphkit/animation.h — exact keyframe sampling (glTF 2.0 §3.11 "Animations", Appendix C "Interpolation").
+//
+// Sampler data is decoded once (decodeAnimation) into plain float arrays, so sampling never touches accessors.
+// Sampling walks sorted key times with a cursor cached between calls: sequential playback costs O(1) per
+// channel, random access costs one binary search (std::upper_bound). No std::map anywhere.
+//
+// Rules implemented (glTF 2.0 §3.11 and Appendix C):
+//   STEP         the value of the last key whose time <= t.
+//   LINEAR       lerp between the two keys around t; rotations slerp on the shortest arc (double-cover flip).
+//   CUBICSPLINE  cubic Hermite from (in-tangent a, value v, out-tangent b) triplets; tangents are multiplied by
+//                the key interval t_d = t_{k+1} - t_k; rotations are normalized afterwards.
+//   t before the first key / after the last key: the first / last key's value (no extrapolation, no looping).
+//   A one-key sampler is constant. Weights are never clamped (negative and > 1 are kept).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "morphkit/asset.h"
+#include "morphkit/error.h"
+#include "morphkit/math.h"
+
+namespace morphkit {
+
+// One sampler decoded to floats.
+struct SamplerData {
+  Interpolation interpolation = Interpolation::kLinear;
+  uint32_t components = 0;    // floats per value: 3 translation/scale, 4 rotation (x,y,z,w), T for weights
+  std::vector<float> times;   // key_count strictly increasing key times (seconds)
+  // LINEAR/STEP: key_count × components values.
+  // CUBICSPLINE: per key [in-tangent × components, value × components, out-tangent × components]
+  //              (for weights that is [a × T, v × T, b × T], §3.11 "Animation sampler outputs").
+  std::vector<float> values;
+  bool is_rotation = false;   // slerp / normalize as a quaternion
+};
+
+struct ChannelData {
+  uint32_t sampler = 0;    // into AnimationData::samplers
+  uint32_t node = kNone;   // target node; channels without a node are dropped at decode time
+  TargetPath path = TargetPath::kTranslation;
+};
+
+struct AnimationData {
+  std::string name;
+  std::vector<SamplerData> samplers;
+  std::vector<ChannelData> channels;
+  double duration = 0.0;  // max over samplers of their last key time
+};
+
+// Decodes animations[animation] of a validated asset. Fails (kInvalidGltf, "animations[i].samplers[j]: ...")
+// when an output count does not match its input count × components (× 3 for CUBICSPLINE).
+Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation);
+
+// The clip's duration: the max of its samplers' input maxima (0 for an animation without samplers).
+double animationDuration(const Asset& asset, uint32_t animation);
+
+// Cursor cached between samples of one sampler: the index of the key interval used last time.
+struct SamplerCursor {
+  uint32_t key = 0;
+};
+
+// Samples `sampler` at `time` into `out` (exactly sampler.components floats). `cursor` is optional.
+// Returns false (writing nothing) when `out` has the wrong size or the sampler has no keys.
+bool sampleSampler(const SamplerData& sampler, double time, std::span<float> out, SamplerCursor* cursor = nullptr);
+
+// Animated values for one node. `has_*` false: the node's own (static) value applies.
+struct NodePose {
+  bool has_translation = false, has_rotation = false, has_scale = false, has_weights = false;
+  Vec3 translation;
+  Quat rotation;
+  Vec3 scale{1, 1, 1};
+  std::vector<float> weights;
+};
+
+// Cursors of one animation, one per sampler; reuse it across frames for O(1) sequential playback.
+struct SamplingContext {
+  std::vector<SamplerCursor> cursors;
+};
+
+// Job (ozz style): samples every channel of `animation` at `time` into `output`, one NodePose per asset node.
+// Nodes not targeted keep has_* = false (the job resets all flags first). When two channels target the same
+// node and path, the later channel wins.
+struct AnimationSamplingJob {
+  const AnimationData* animation = nullptr;  // required
+  double time = 0.0;                         // seconds; NaN samples as the first key
+  SamplingContext* context = nullptr;        // optional; resized to the sampler count when needed
+  std::span<NodePose> output;                // required: size > every channel's node index
+
+  bool validate() const;
+  bool run() const;  // validates first; false when invalid
+};
+
+}  // namespace morphkit

@@ -1,0 +1,227 @@
+// morphkit/asset.h — plain structs mirroring glTF 2.0 (https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html).
+// Filled by morphkit::loadAsset (morphkit/gltf.h) and validated once, right after parsing: every index
+// here is in range and every accessor fits its bufferView, so consumers need no further checks.
+// An absent optional index is kNone. No getters: read the fields.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "morphkit/math.h"
+
+namespace morphkit {
+
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+enum class ComponentType : uint32_t {  // glTF 2.0 §3.6.2.2, the GL enum values
+  kByte = 5120,
+  kUnsignedByte = 5121,
+  kShort = 5122,
+  kUnsignedShort = 5123,
+  kUnsignedInt = 5125,
+  kFloat = 5126,
+};
+enum class AccessorType : uint8_t { kScalar, kVec2, kVec3, kVec4, kMat2, kMat3, kMat4 };
+
+uint32_t componentSize(ComponentType type);  // bytes per component
+uint32_t componentCount(AccessorType type);  // components per element (MAT4 = 16)
+// Bytes of one element including the column padding §3.6.2.4 requires for MAT2/MAT3 of 1- and 2-byte components.
+uint32_t elementSize(ComponentType component, AccessorType type);
+const char* componentTypeName(ComponentType type);  // "u8", "i16", "f32", ...
+const char* accessorTypeName(AccessorType type);    // "SCALAR", "VEC3", ...
+
+struct Buffer {
+  std::string name;
+  std::string uri;            // empty for the GLB BIN chunk; "data:..." for embedded base64
+  size_t byte_length = 0;     // as declared; `data` holds at least this many bytes after loading
+  std::vector<uint8_t> data;  // the bytes (GLB BIN chunk, decoded data URI, or external file)
+};
+
+struct BufferView {
+  std::string name;
+  uint32_t buffer = kNone;
+  size_t byte_offset = 0;
+  size_t byte_length = 0;
+  uint32_t byte_stride = 0;  // 0: elements tightly packed (stride = element size)
+  uint32_t target = 0;       // 34962 ARRAY_BUFFER, 34963 ELEMENT_ARRAY_BUFFER, 0 unset
+};
+
+// glTF 2.0 §3.6.2.3: `count` (index, value) pairs that replace elements of the base accessor.
+struct SparseAccessor {
+  uint32_t count = 0;
+  uint32_t indices_buffer_view = kNone;
+  size_t indices_byte_offset = 0;
+  ComponentType indices_component_type = ComponentType::kUnsignedInt;  // u8, u16 or u32
+  uint32_t values_buffer_view = kNone;
+  size_t values_byte_offset = 0;
+};
+
+struct Accessor {
+  std::string name;
+  uint32_t buffer_view = kNone;  // kNone: all zeros (then sparse values, if any)
+  size_t byte_offset = 0;
+  ComponentType component_type = ComponentType::kFloat;
+  bool normalized = false;  // integers map to [0,1] / [-1,1] (§3.11)
+  uint32_t count = 0;
+  AccessorType type = AccessorType::kScalar;
+  std::vector<double> min, max;  // as stored in the file; empty when absent
+  bool has_sparse = false;
+  SparseAccessor sparse;
+};
+
+// A named vertex attribute ("POSITION", "TEXCOORD_0", "JOINTS_1", ...) and its accessor.
+struct Attribute {
+  std::string name;
+  uint32_t accessor = kNone;
+};
+
+// A morph target: attribute deltas (glTF 2.0 §3.7.2.2). Attributes it does not list do not move.
+struct MorphTarget {
+  std::vector<Attribute> attributes;
+};
+
+enum class PrimitiveMode : uint32_t { kPoints = 0, kLines, kLineLoop, kLineStrip, kTriangles, kTriangleStrip, kTriangleFan };
+
+struct Primitive {
+  std::vector<Attribute> attributes;
+  uint32_t indices = kNone;   // kNone: non-indexed
+  uint32_t material = kNone;  // kNone: the default material
+  PrimitiveMode mode = PrimitiveMode::kTriangles;
+  std::vector<MorphTarget> targets;
+};
+
+struct Mesh {
+  std::string name;
+  std::vector<Primitive> primitives;
+  std::vector<float> weights;             // default morph weights; empty or one per target
+  std::vector<std::string> target_names;  // from extras.targetNames; empty when absent
+};
+
+struct Node {
+  std::string name;
+  std::vector<uint32_t> children;
+  uint32_t mesh = kNone;
+  uint32_t skin = kNone;
+  uint32_t camera = kNone;
+  bool has_matrix = false;  // true: `matrix` is the local transform, else TRS
+  Mat4 matrix;
+  Vec3 translation;
+  Quat rotation;
+  Vec3 scale{1, 1, 1};
+  std::vector<float> weights;  // per-instance morph weights; empty: use mesh.weights
+};
+
+struct Skin {
+  std::string name;
+  uint32_t inverse_bind_matrices = kNone;  // kNone: identity matrices (§3.7.3.1)
+  uint32_t skeleton = kNone;
+  std::vector<uint32_t> joints;
+};
+
+enum class Interpolation : uint8_t { kLinear, kStep, kCubicSpline };
+enum class TargetPath : uint8_t { kTranslation, kRotation, kScale, kWeights };
+
+struct AnimationSampler {
+  uint32_t input = kNone;   // key times in seconds, scalar float, strictly increasing
+  uint32_t output = kNone;  // values; CUBICSPLINE stores (in-tangent, value, out-tangent) per key
+  Interpolation interpolation = Interpolation::kLinear;
+};
+
+struct AnimationChannel {
+  uint32_t sampler = kNone;
+  uint32_t node = kNone;  // kNone: the channel targets nothing (allowed; ignored)
+  TargetPath path = TargetPath::kTranslation;
+};
+
+struct Animation {
+  std::string name;
+  std::vector<AnimationChannel> channels;
+  std::vector<AnimationSampler> samplers;
+};
+
+struct Scene {
+  std::string name;
+  std::vector<uint32_t> nodes;  // root nodes
+};
+
+// Kept for the renderer: texture references and PBR metallic-roughness factors (glTF 2.0 §3.9).
+struct TextureRef {
+  uint32_t texture = kNone;
+  uint32_t texcoord = 0;
+  float scale = 1.0f;  // normalTexture.scale or occlusionTexture.strength
+};
+
+enum class AlphaMode : uint8_t { kOpaque, kMask, kBlend };
+
+struct Material {
+  std::string name;
+  float base_color_factor[4] = {1, 1, 1, 1};
+  TextureRef base_color_texture;
+  float metallic_factor = 1.0f;
+  float roughness_factor = 1.0f;
+  TextureRef metallic_roughness_texture;
+  TextureRef normal_texture;
+  TextureRef occlusion_texture;
+  TextureRef emissive_texture;
+  float emissive_factor[3] = {0, 0, 0};
+  AlphaMode alpha_mode = AlphaMode::kOpaque;
+  float alpha_cutoff = 0.5f;
+  bool double_sided = false;
+};
+
+struct Texture {
+  uint32_t sampler = kNone;
+  uint32_t source = kNone;  // image index
+};
+
+struct Image {
+  std::string name;
+  std::string uri;               // relative file, "data:" URI, or empty when buffer_view is set
+  std::string mime_type;
+  uint32_t buffer_view = kNone;
+};
+
+struct Sampler {
+  uint32_t mag_filter = 0, min_filter = 0;  // 0: unset
+  uint32_t wrap_s = 10497, wrap_t = 10497;  // REPEAT
+};
+
+struct Camera {
+  bool perspective = true;
+  float yfov = 0.8f, aspect_ratio = 0.0f, znear = 0.01f, zfar = 0.0f;  // zfar 0: infinite
+  float xmag = 1.0f, ymag = 1.0f;                                     // orthographic
+};
+
+struct Asset {
+  std::filesystem::path path;      // the file it was loaded from
+  std::filesystem::path base_dir;  // folder that relative URIs resolve against
+  std::string generator;
+  std::vector<std::string> extensions_used;
+  std::vector<std::string> extensions_required;
+  std::vector<std::string> notes;  // non-fatal remarks (ignored extensions, ...), one line each
+
+  std::vector<Buffer> buffers;
+  std::vector<BufferView> buffer_views;
+  std::vector<Accessor> accessors;
+  std::vector<Mesh> meshes;
+  std::vector<Node> nodes;
+  std::vector<Skin> skins;
+  std::vector<Animation> animations;
+  std::vector<Scene> scenes;
+  uint32_t scene = kNone;  // the default scene; kNone: none declared (use 0 when scenes exist)
+  std::vector<Material> materials;
+  std::vector<Texture> textures;
+  std::vector<Image> images;
+  std::vector<Sampler> samplers;
+  std::vector<Camera> cameras;
+};
+
+// The accessor index of attribute `name`, or kNone.
+uint32_t findAttribute(const std::vector<Attribute>& attributes, std::string_view name);
+// Number of morph targets of a mesh (all primitives have the same count after validation).
+uint32_t targetCount(const Mesh& mesh);
+
+}  // namespace morphkit

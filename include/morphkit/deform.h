@@ -1,0 +1,83 @@
+// morphkit/deform.h — CPU morph + skin deformation of one primitive (ozz-style jobs: plain structs, validate(), run()).
+//
+// The order every morphkit path follows (glTF 2.0 §3.7.2.2 morph targets, §3.7.3.3 skinning; see docs/POSE.md):
+//   1. Morph, in object space: attr = base + Σᵢ wᵢ·Δᵢ for POSITION, NORMAL, TANGENT.xyz, TEXCOORD_n, COLOR_n
+//      (a target without an attribute moves nothing; TANGENT.w is kept).
+//   2a. Skinned (joint_matrices not empty): M = Σ over every JOINTS_n/WEIGHTS_n set and component of
+//       weight · joint_matrices[joint] (weights used as stored, entries of weight 0 skipped);
+//       position = M·p; normal = M₃ₓ₃·n, normalized (the blended matrix itself, as three.js/Babylon.js and
+//       shared/reference do: a blend of rotations is not orthogonal, so its inverse-transpose would differ);
+//       tangent.xyz = M₃ₓ₃·t, normalized.
+//   2b. Rigid: M = `world` (the node's world matrix); normal = inverse-transpose(M₃ₓ₃)·n (normalMatrix), normalized;
+//       tangent.xyz = M₃ₓ₃·t, normalized.
+//   TEXCOORD_n and COLOR_n are morphed only (they are not spatial).
+// Output is in world space. A zero-length normal or tangent stays zero (never NaN).
+//
+// Jobs own nothing and never allocate output: the caller sizes every output span for the whole primitive,
+// and a job writes only the vertices [begin, end), so disjoint ranges can run on different threads.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "morphkit/math.h"
+#include "morphkit/primitive.h"
+
+namespace morphkit {
+
+// The scalar reference (double accumulation). Everything else is checked against it.
+struct MorphSkinJob {
+  // Inputs.
+  const PrimitiveData* primitive = nullptr;  // required; base attributes, target deltas, joints/weights
+  std::span<const float> weights;            // required: exactly primitive->targets.size() morph weights
+  std::span<const Mat4> joint_matrices;      // skinned: world(joint)·IBM per skin joint; empty: rigid by `world`
+  Mat4 world;                                // rigid primitives only: the node's world matrix
+  uint32_t begin = 0, end = 0;               // vertex range [begin, end), end <= vertex_count
+
+  // Outputs, each sized for the WHOLE primitive; only [begin, end) is written.
+  std::span<float> out_positions;                  // required: 3 × vertex_count
+  std::span<float> out_normals;                    // 3 × vertex_count when the primitive has normals, else empty
+  std::span<float> out_tangents;                   // 4 × vertex_count when it has tangents, else empty
+  std::span<const std::span<float>> out_texcoords;  // empty (skip), or one 2 × vertex_count span per set
+  std::span<const std::span<float>> out_colors;     // empty (skip), or one 4 × vertex_count span per set
+
+  // True when every span has the size stated above, every target array is empty or full size, and (skinned)
+  // the primitive has JOINTS/WEIGHTS and every joint index of [begin, end) with a non-zero weight is in range.
+  bool validate() const;
+  bool run() const;  // validates first; returns false (writing nothing) when invalid
+};
+
+// Morph deltas prepacked for the fast path: target-major, one stream per (target, attribute) that is not all
+// zero, each trimmed to the vertex span [first, last) where it has non-zero deltas. A sparse target (a face
+// region) therefore costs only its region.
+struct PackedTargets {
+  enum Attribute : uint32_t { kPosition = 0, kNormal = 1, kTangent = 2, kTexcoord0 = 3 };  // colors follow texcoords
+  struct Stream {
+    uint32_t attribute = 0;   // kPosition, kNormal, kTangent, kTexcoord0 + set, kTexcoord0 + texcoord_sets + set
+    uint32_t components = 0;  // 3, 3, 3, 2, 4
+    uint32_t first = 0, last = 0;  // vertices with non-zero deltas lie in [first, last)
+    size_t offset = 0;        // into deltas; components × (last - first) floats
+  };
+  uint32_t vertex_count = 0;
+  uint32_t target_count = 0;
+  uint32_t texcoord_sets = 0, color_sets = 0;
+  std::vector<uint32_t> target_streams;  // target_count + 1 offsets into streams
+  std::vector<Stream> streams;
+  std::vector<float> deltas;
+};
+
+// Pure function: PrimitiveData → PackedTargets.
+PackedTargets packTargets(const PrimitiveData& primitive);
+
+// The fast path: same contract and results as MorphSkinJob (to ~1e-6 relative, float accumulation), using
+// PackedTargets, an active-target list (|w| > 0) and cache-sized vertex blocks. Built with
+// MORPHKIT_SCALAR_ONLY it runs the reference instead.
+struct FastMorphSkinJob {
+  MorphSkinJob job;                      // the description (inputs, range, outputs)
+  const PackedTargets* packed = nullptr;  // required: packTargets(*job.primitive)
+
+  bool validate() const;
+  bool run() const;
+};
+
+}  // namespace morphkit

@@ -1,0 +1,42 @@
+// morphkit/demo.h — a built-in, procedurally generated test asset: a skinned "head" with facial morph
+// targets and animations (docs/DEMO.md describes it in full). Part of morphkit::core: no dependencies.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "morphkit/asset.h"
+#include "morphkit/error.h"
+
+namespace morphkit {
+
+// Bounds of DemoOptions (inclusive). makeDemoAsset rejects anything outside with kInvalidArgument.
+inline constexpr uint32_t kDemoMaxTargets = 4096;
+inline constexpr uint32_t kDemoMinVertices = 8;
+inline constexpr uint32_t kDemoMaxVertices = 5'000'000;
+inline constexpr uint32_t kDemoMinBones = 1;
+inline constexpr uint32_t kDemoMaxBones = 256;
+// targets × vertices bound: the dense POSITION+NORMAL+TANGENT deltas take 36 bytes per (target, vertex),
+// so this caps them at ~600 MB and keeps the .glb far below the 4 GiB GLB limit.
+inline constexpr uint64_t kDemoMaxTargetVertices = uint64_t(1) << 24;
+
+struct DemoOptions {
+  uint32_t targets = 52;      // morph targets: 0..kDemoMaxTargets (the first 52 carry ARKit names)
+  uint32_t vertices = 20000;  // requested vertex count; the mesh gets the closest count its grid allows
+  uint32_t bones = 4;         // skin joints in one chain: root, neck, head, jaw, joint4, ...
+  uint64_t seed = 1;          // same options + same seed → byte-identical asset
+};
+
+// Builds the demo asset in memory: one mesh ("Head") with one indexed triangle primitive that is a closed
+// surface (every edge shared by exactly two triangles), POSITION/NORMAL/TANGENT/TEXCOORD_0/JOINTS_0/
+// WEIGHTS_0, `targets` localized morph targets (POSITION, NORMAL, TANGENT deltas; each moves 3–15 % of
+// the vertices), mesh.extras.targetNames, a skin of `bones` joints, one material and up to three
+// animations ("talk", "blink", "express") using LINEAR, STEP and CUBICSPLINE samplers on weights and
+// joint rotations. Everything lives in buffers[0] (no uri), ready for writeGlb (morphkit/glb_writer.h).
+// Errors: kInvalidArgument "make-demo: <option> <value> outside <bounds>".
+Expected<Asset> makeDemoAsset(const DemoOptions& options = {});
+
+// The name makeDemoAsset gives target `index`: ARKit blend-shape names for 0..51, then "extra052", ...
+std::string demoTargetName(uint32_t index);
+
+}  // namespace morphkit

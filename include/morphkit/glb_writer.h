@@ -1,0 +1,68 @@
+// morphkit/glb_writer.h — serializing a morphkit::Asset to a binary glTF (.glb, glTF 2.0 §4.4),
+// plus small builder helpers for code that makes assets (make-demo, tests).
+// Part of morphkit::core: no third-party dependency.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "morphkit/asset.h"
+#include "morphkit/error.h"
+
+namespace morphkit {
+
+// Serializes `asset` to .glb bytes (glTF 2.0 §4.4):
+//   12-byte header (magic "glTF", version 2, total length), a JSON chunk padded with spaces (0x20) to a
+//   multiple of 4 bytes, then — when the asset has at least one buffer — one BIN chunk padded with zeros.
+// Every buffer's bytes (`data`, first `byte_length` bytes) are merged into that single BIN chunk, each
+// starting at a 16-byte aligned offset, and bufferViews are rebased onto buffer 0, so the output has
+// exactly one buffer without a uri (§4.4.3.3). Buffer `uri`s and names are dropped.
+// Fields are written only when they differ from the glTF default (empty arrays, kNone indices, identity
+// TRS, mode TRIANGLES, ...), so a load → write → load round trip reproduces the same Asset fields.
+// `mesh.target_names` goes to `mesh.extras.targetNames`. `asset.path`, `base_dir` and `notes` are not written.
+// The writer checks only what it needs to produce well-formed bytes (buffer indices, buffer data sizes,
+// the 4 GiB GLB size limit); it does not run the validation pass — use validateAsset (morphkit/gltf.h).
+// Errors: kInvalidArgument "<object>[i]: <what>", kTooLarge when the GLB would exceed 2^32-1 bytes.
+Expected<std::vector<uint8_t>> writeGlb(const Asset& asset);
+
+// The JSON chunk text alone (no padding) that writeGlb would embed, for debugging and tests.
+Expected<std::string> writeGltfJson(const Asset& asset);
+
+// ---- Builder helpers -------------------------------------------------------------------------------
+// They append to asset.buffers[0] (created, empty, when the asset has no buffer). Each new bufferView
+// starts at a 4-byte aligned offset (glTF 2.0 §3.6.2.4: accessor offsets must be multiples of the
+// component size; vertex attributes need 4-byte alignment), tightly packed (byteStride unset).
+
+// bufferView.target values (glTF 2.0 §3.6.1).
+inline constexpr uint32_t kArrayBuffer = 34962;
+inline constexpr uint32_t kElementArrayBuffer = 34963;
+
+struct AppendAccessorOptions {
+  std::string name;
+  uint32_t target = 0;     // bufferView.target: kArrayBuffer for vertex attributes, kElementArrayBuffer for indices
+  bool min_max = false;    // store per-component min/max (required for POSITION and animation inputs, §3.6.2.5)
+  bool normalized = false; // integer data only (§3.11)
+};
+
+// Appends raw bytes as a new bufferView; returns its index.
+uint32_t appendBufferView(Asset& asset, std::span<const uint8_t> bytes, uint32_t target = 0);
+
+// Appends `values` (element-major, values.size() must be a multiple of componentCount(type)) as a new
+// bufferView + accessor; returns the accessor index. The component type follows the span's element type:
+// float → FLOAT, uint32_t → UNSIGNED_INT, uint16_t → UNSIGNED_SHORT, uint8_t → UNSIGNED_BYTE,
+// int16_t → SHORT, int8_t → BYTE. min/max, when asked for, are computed exactly from the stored values.
+uint32_t appendAccessor(Asset& asset, std::span<const float> values, AccessorType type,
+                        const AppendAccessorOptions& options = {});
+uint32_t appendAccessor(Asset& asset, std::span<const uint32_t> values, AccessorType type,
+                        const AppendAccessorOptions& options = {});
+uint32_t appendAccessor(Asset& asset, std::span<const uint16_t> values, AccessorType type,
+                        const AppendAccessorOptions& options = {});
+uint32_t appendAccessor(Asset& asset, std::span<const uint8_t> values, AccessorType type,
+                        const AppendAccessorOptions& options = {});
+uint32_t appendAccessor(Asset& asset, std::span<const int16_t> values, AccessorType type,
+                        const AppendAccessorOptions& options = {});
+uint32_t appendAccessor(Asset& asset, std::span<const int8_t> values, AccessorType type,
+                        const AppendAccessorOptions& options = {});
+
+}  // namespace morphkit

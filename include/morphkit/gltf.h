@@ -1,0 +1,33 @@
+// morphkit/gltf.h — loading .gltf / .glb files into a validated morphkit::Asset.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <span>
+
+#include "morphkit/asset.h"
+#include "morphkit/error.h"
+
+namespace morphkit {
+
+struct LoadOptions {
+  // URIs may point outside the asset's folder (absolute paths, "..", symlinks) only when true.
+  bool allow_external_paths = false;
+  // Upper bound on any single buffer/file, a guard against absurd declared sizes.
+  size_t max_buffer_bytes = size_t(4) << 30;
+};
+
+// Loads, resolves buffers and validates (every rule of the validation pass, see docs/ARCHITECTURE.md).
+// Errors name the file's object: "accessors[3]: ...".
+Expected<Asset> loadAsset(const std::filesystem::path& path, const LoadOptions& options = {});
+
+// Same from memory (.glb bytes or .gltf JSON text); relative URIs resolve against `base_dir`.
+Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
+                                    const LoadOptions& options = {});
+
+// The validation pass alone, for assets built in code (make-demo) or edited after loading.
+Status validateAsset(const Asset& asset);
+
+// Extensions loadAsset implements; anything else in extensionsRequired is an error.
+std::span<const char* const> supportedExtensions();
+
+}  // namespace morphkit

@@ -1,0 +1,88 @@
+// morphkit/pose.h — "pose an asset": every (node, primitive) of a scene, morphed and skinned on the CPU at an
+// animation time, in world space. This is what `morphkit pose` prints and what every GPU path is checked against.
+//
+// Pipeline per case: AnimationSamplingJob (animation.h) → evaluateScene (scene.h: world transforms, weights
+// animated > node > mesh > 0, joint matrices) → MorphSkinJob / FastMorphSkinJob (deform.h) per primitive,
+// split into vertex ranges over an optional caller-owned ThreadPool.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "morphkit/animation.h"
+#include "morphkit/asset.h"
+#include "morphkit/deform.h"
+#include "morphkit/error.h"
+#include "morphkit/primitive.h"
+#include "morphkit/thread_pool.h"
+
+namespace morphkit {
+
+enum class CpuPath : uint8_t { kReference, kFast };
+
+// One posed (node, primitive). Arrays are in the order of the primitive's POSITION accessor, world space.
+struct PosedPrimitive {
+  uint32_t node = kNone, mesh = kNone, primitive = kNone;
+  bool skinned = false;        // node has a skin and the primitive has JOINTS_n/WEIGHTS_n
+  uint32_t vertex_count = 0;
+  std::vector<float> weights;  // the morph weights used (target count long; empty without targets)
+  std::vector<float> positions;                // 3 × vertex_count
+  std::vector<float> normals;                  // 3 × vertex_count, unit length; empty when the primitive has none
+  std::vector<float> tangents;                 // 4 × vertex_count (w = handedness); empty when none
+  std::vector<std::vector<float>> texcoords;   // [set] 2 × vertex_count (morphed)
+  std::vector<std::vector<float>> colors;      // [set] 4 × vertex_count (morphed)
+  std::vector<uint32_t> indices;               // as in the file; empty when non-indexed
+  PrimitiveMode mode = PrimitiveMode::kTriangles;
+};
+
+struct PoseResult {
+  uint32_t scene = kNone;
+  uint32_t animation = kNone;  // kNone: rest pose (no animation)
+  double time = 0.0;
+  std::vector<PosedPrimitive> meshes;  // sorted by node, mesh, primitive; a mesh instanced twice appears twice
+};
+
+// Everything decoded once per (asset, scene) so posing many times costs only sampling + deformation.
+// Holds a pointer to the asset: the asset must outlive it.
+struct PosePrepared {
+  struct Instance {
+    uint32_t node = kNone, mesh = kNone, primitive = kNone;
+    uint32_t data = 0;  // index into primitives / packed
+  };
+  const Asset* asset = nullptr;
+  uint32_t scene = kNone;
+  std::vector<Instance> instances;                // sorted by node, mesh, primitive
+  std::vector<PrimitiveData> primitives;          // one per distinct (mesh, primitive)
+  std::vector<PackedTargets> packed;              // packTargets(primitives[i])
+  std::vector<std::vector<Mat4>> inverse_bind;    // per skin
+  std::vector<AnimationData> animations;          // per asset animation
+};
+
+// `scene` kNone: asset.scene, else 0. Fails when the scene does not exist or a primitive/animation does not decode.
+Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene = kNone);
+
+struct PoseOptions {
+  uint32_t animation = kNone;  // kNone: rest pose
+  double time = 0.0;           // seconds; before the first / after the last key hold the end values
+  CpuPath path = CpuPath::kReference;
+  ThreadPool* pool = nullptr;  // optional, owned by the caller
+  SamplingContext* sampling = nullptr;  // optional cursor cache for sequential playback of one animation
+};
+
+Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options);
+// preparePose + evaluatePose.
+Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOptions& options);
+
+// JSON in the schema of shared/reference/README.md:
+// {"model": MODEL, "engine": "morphkit", "cases": [{"anim": null|N, "time": T, "meshes": [{"node", "mesh",
+//  "primitive", "skinned", "vertexCount", "weights", "positions", "normals" (null when absent)}]}]}
+std::string writePoseJson(std::span<const PoseResult> cases, std::string_view model, bool pretty = false);
+
+// Wavefront OBJ of one case: one `o node<N>_mesh<M>_prim<P>` group per posed primitive with v, vn (when
+// present), vt (TEXCOORD_0, V flipped to OBJ's bottom-left origin) and faces (strips and fans triangulated,
+// lines as `l`, points as `p`).
+std::string writePoseObj(const PoseResult& pose);
+
+}  // namespace morphkit

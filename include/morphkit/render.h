@@ -1,0 +1,180 @@
+// morphkit/render.h — the headless PBR renderer (morphkit::render) and the pure functions behind it.
+//
+// Vulkan stays out of this header: a Renderer is a typed handle created on a VulkanContext (morphkit/gpu.h) and
+// destroyed before it. Rendering is offscreen (R8G8B8A8_SRGB color + D32 depth), copied to a host-visible buffer
+// with an explicit row pitch; the library returns pixels (RGBA8, sRGB-encoded, rows top to bottom), the caller
+// writes files (encodePng). Nothing throws; failures are Expected/Status with "<where>: <what>".
+//
+// Two morph paths draw the same image (tests/render_golden_test.cpp states the tolerance):
+//   kVertex  seed 000: all deltas in one rgba32float 2D texture (morphTextureLayout below), weights in a 32-byte
+//            uniform (≤ 4 targets) or — past the seed — weights + active list in a storage buffer (any count,
+//            tangent bands); the vertex shader morphs, then skins (joint palette in a storage buffer). The same
+//            vertex shader runs in every pass (shadow, depth prepass, color).
+//   kCompute the Vulkan compute path (morphkit/gpu.h GpuBatch) deforms once per frame; its output buffer is
+//            bound directly as the vertex buffer of every pass.
+//   kAuto    chooseMorphPath() below (rule derived from bench/render_bench.cpp, see docs/RENDER.md).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "morphkit/asset.h"
+#include "morphkit/error.h"
+#include "morphkit/math.h"
+#include "morphkit/primitive.h"
+
+namespace morphkit {
+
+struct VulkanContext;  // morphkit/gpu.h
+struct Renderer;       // pipelines, the scene's GPU resources, offscreen targets (src/render/renderer.cpp)
+
+// ---- Morph texture layout (seed 000 "Tiled Texture Layout"), a pure function with a decoder ----
+// texWidth = min(vertexCount, maxDimension); rowsPerBand = ceil(vertexCount / texWidth); bands in order
+// target 0 position, target 0 normal, [target 0 tangent,] target 1 position, ...; vertex `vid` of band `b` lives at
+// texel (vid % texWidth, b · rowsPerBand + vid / texWidth). Texels are RGBA32F: xyz = delta, w = 0.
+struct MorphTextureLayout {
+  uint32_t vertex_count = 0, target_count = 0;
+  uint32_t bands_per_target = 2;  // 2: position, normal (the seed); 3: + tangent (past the seed)
+  uint32_t tex_width = 0, rows_per_band = 0;
+  uint32_t height = 0;  // target_count · bands_per_target · rows_per_band
+};
+// Fails (kInvalidArgument) for vertex_count 0, bands not 2 or 3, max_dimension 0; (kTooLarge) when the height
+// exceeds max_dimension (the device's maxImageDimension2D).
+Expected<MorphTextureLayout> morphTextureLayout(uint32_t vertex_count, uint32_t target_count, uint32_t bands_per_target,
+                                                uint32_t max_dimension);
+struct MorphTexel {
+  uint32_t x = 0, y = 0;
+};
+MorphTexel morphTexel(const MorphTextureLayout& layout, uint32_t vertex, uint32_t target, uint32_t band);
+// layout.tex_width × layout.height × 4 floats. Targets without an attribute leave zeros there.
+// Requires layout.vertex_count == primitive.vertex_count and layout.target_count == primitive.targets.size().
+std::vector<float> packMorphTexture(const PrimitiveData& primitive, const MorphTextureLayout& layout);
+// Decoder: band `band` of `target` as 3 × vertex_count floats.
+std::vector<float> unpackMorphBand(const MorphTextureLayout& layout, std::span<const float> texels, uint32_t target,
+                                   uint32_t band);
+
+// Seed 000 "Weights UBO Layout — 32 bytes": {vec4 weights; uint count; uint texWidth; uint rowsPerBand; uint pad}.
+// initMorphUniform writes all 32 bytes once; writeMorphWeights is the per-frame update and writes only the
+// first 16 bytes (weights beyond `count` are 0). Both need `bytes.size() >= 32` and weights.size() <= 4.
+bool initMorphUniform(std::span<uint8_t> bytes, const MorphTextureLayout& layout, std::span<const float> weights);
+bool writeMorphWeights(std::span<uint8_t> bytes, std::span<const float> weights);
+
+// ---- Morph path ----
+enum class MorphPath : uint8_t { kVertex, kCompute, kAuto };
+const char* morphPathName(MorphPath path);  // "vertex", "compute", "auto"
+std::optional<MorphPath> parseMorphPath(std::string_view text);
+// The auto rule (docs/RENDER.md, from bench/render_bench.cpp): compute when the mesh is drawn in >= 2 passes
+// with morph work to share (shadow + color, or prepass + color), or when it has > 4 active targets; vertex
+// otherwise (one pass and a seed-sized mesh: the texture fetches cost less than a dispatch + barrier).
+MorphPath chooseMorphPath(uint32_t passes, uint32_t max_active_targets);
+
+// ---- Camera ----
+struct RenderCamera {
+  Vec3 eye{0, 0, 3};
+  Vec3 target{0, 0, 0};
+  Vec3 up{0, 1, 0};
+  float yfov = 0.6f;  // radians (perspective)
+  float znear = 0.01f, zfar = 100.0f;
+};
+struct Bounds {
+  Vec3 min{1e30f, 1e30f, 1e30f}, max{-1e30f, -1e30f, -1e30f};
+  bool empty() const { return min.x > max.x; }
+};
+// Morph- and skin-aware bounds: the world-space AABB of the CPU-posed vertices (morphkit/pose.h, fast path) of
+// `scene` at `samples` times spread evenly over [t0, t1] of `animation` (kNone: the rest pose only).
+Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animation, double t0, double t1,
+                             uint32_t samples = 12);
+// A camera that frames `bounds` (the bounding sphere fills the view at `aspect`), looking from the front
+// (+Z) and a little above, the glTF convention (+Y up, front faces +Z).
+RenderCamera frameBounds(const Bounds& bounds, float aspect);
+// The camera of the first node (scene traversal order) that has camera `camera` (kNone: any camera), in its
+// world transform at the rest pose; fails when there is none. Orthographic cameras fail (unsupported).
+Expected<RenderCamera> fileCamera(const Asset& asset, uint32_t scene, uint32_t camera = kNone);
+// "EX,EY,EZ:TX,TY,TZ[:FOVDEG]" → camera; nullopt when it does not parse.
+std::optional<RenderCamera> parseCamera(std::string_view text);
+
+// ---- Renderer ----
+struct RenderOptions {
+  uint32_t width = 256, height = 256;
+  MorphPath morph_path = MorphPath::kAuto;
+  bool depth_prepass = true;  // depth-only pass, then color with depth test LESS_OR_EQUAL and no depth writes
+  bool shadows = true;        // directional light shadow map
+  uint32_t shadow_size = 1024;
+  uint32_t scene = kNone;     // kNone: asset.scene, else 0
+  float background[4] = {0.08f, 0.09f, 0.11f, 1.0f};  // linear RGB + alpha
+  // Copies of every scene mesh (bench): instance k samples the animation at time + k · instance_time_step and is
+  // drawn at the same place; each has its own weights, joints and (compute path) output.
+  uint32_t instances = 1;
+  double instance_time_step = 0.137;
+  bool force_active_list = false;  // vertex path: use the storage-buffer variant even for ≤ 4 targets (tests)
+  bool ignore_morph_targets = false;  // upload no morph data at all (tests: "all-zero weights = no morph data")
+};
+
+// What the renderer decided, for summaries.
+struct RendererInfo {
+  MorphPath path = MorphPath::kVertex;  // the resolved path (never kAuto)
+  uint32_t draws = 0;                   // draw items (node, primitive, instance)
+  uint32_t morph_draws_seed = 0;        // draws using the seed uniform variant
+  uint32_t morph_draws_active_list = 0; // draws using the storage-buffer variant
+  uint32_t passes = 1;                  // 1 (color) + shadow + prepass
+  uint32_t max_targets = 0;
+  std::string device;                   // gpuDeviceInfo().name
+  std::vector<std::string> warnings;    // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
+};
+
+// Uploads the asset (decoded with preparePose), builds pipelines and targets. The asset must outlive it.
+// Fails with kNoDevice when the context's queue cannot do graphics.
+Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, const RenderOptions& options);
+void destroyRenderer(Renderer* renderer);  // null is fine; before destroyVulkanContext
+const RendererInfo& rendererInfo(const Renderer& renderer);
+
+struct RenderFrameInput {
+  uint32_t animation = kNone;  // kNone: rest pose
+  double time = 0.0;           // seconds
+  std::optional<RenderCamera> camera;  // empty: the camera given by setRendererCamera (default: auto-framed rest pose)
+  bool readback = true;        // false: render only (bench)
+  // Test hook: replaces every mesh's morph weights with these (each mesh takes the first target_count; missing = 0).
+  std::optional<std::vector<float>> override_weights;
+};
+struct RenderedImage {
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;  // width × height × 4, sRGB, top row first; empty when readback was false
+};
+struct RenderStats {
+  double cpu_ms = 0;        // CPU: animation sampling, scene evaluation, uniform writes, command recording
+  double gpu_ms = 0;        // GPU: the render passes (timestamps; NaN without timestamp support)
+  double morph_gpu_ms = 0;  // GPU: the compute dispatch (compute path; 0 for the vertex path; NaN unsupported)
+  double wall_ms = 0;       // whole call, waits included
+};
+void setRendererCamera(Renderer& renderer, const RenderCamera& camera);
+Expected<RenderedImage> renderFrame(Renderer& renderer, const RenderFrameInput& input, RenderStats* stats = nullptr);
+// Validation messages recorded on the renderer's context (morphkit/gpu.h gpuValidationMessages).
+std::vector<std::string> rendererValidationMessages(const Renderer& renderer);
+
+// ---- Images ----
+// PNG (libspng): RGBA8, 8 bits per channel. decodePng returns RGBA8 whatever the file's color type.
+Expected<std::vector<uint8_t>> encodePng(std::span<const uint8_t> rgba, uint32_t width, uint32_t height);
+struct DecodedImage {
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+};
+Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes);
+// PNG or JPEG by signature (JPEG through stb_image); fails with kUnsupportedExtension for other formats.
+Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
+// Frames laid out in rows of `columns`, each scaled (box filter) to fit `cell_width`; frames must share a size.
+DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width);
+
+// Image comparison for goldens: per-channel absolute differences (RGB and A), in units of 1/255.
+struct ImageDiff {
+  double mean_abs = 0;           // mean over every channel of every pixel
+  double fraction_over = 0;      // fraction of pixels whose largest channel difference exceeds `threshold`
+  uint32_t max_abs = 0;
+  DecodedImage diff;             // |a − b| × 4 per channel, alpha 255 (for the failure PNG)
+};
+// Fails (kInvalidArgument) when the sizes differ.
+Expected<ImageDiff> diffImages(const DecodedImage& a, const DecodedImage& b, uint32_t threshold);
+
+}  // namespace morphkit

@@ -1,0 +1,156 @@
+// render_shared.h — GPU structs, feature flags and binding slots shared by the render shaders
+// (shaders/render/*.vert|frag) and C++ (src/render/*.cpp). One definition, two languages: C++ sees the same
+// struct names with static_asserts on every size and offset (std140 for uniform blocks, std430 for storage
+// blocks; every member here is a 16-byte vec4/mat4 or a run of 4-byte scalars, so C++ natural alignment
+// with alignas(16) vectors gives the same bytes). Macros are plain ints so the GLSL preprocessor can use them.
+#ifndef MORPHKIT_RENDER_SHARED_H
+#define MORPHKIT_RENDER_SHARED_H
+
+#ifdef __cplusplus
+#include <cstddef>
+#include <cstdint>
+namespace morphkit::render {
+using uint = uint32_t;
+struct alignas(16) vec4 {
+  float x, y, z, w;
+};
+struct alignas(16) mat4 {
+  float m[16];  // column-major, as GLSL
+};
+#endif
+
+// ---- Per-mesh feature flags (the seed's mesh-features) ----
+#define MSH_HAS_NORMALS (1 << 0)        // NORMAL present (else: flat normals from screen-space derivatives)
+#define MSH_HAS_TANGENTS (1 << 1)       // TANGENT present (else: tangent frame from derivatives for normal maps)
+#define MSH_HAS_UV0 (1 << 2)            // TEXCOORD_0 present
+#define MSH_HAS_MORPH_TARGETS (1 << 3)  // seed 000: morph texture + weights in the per-mesh set, morph code in the VS
+#define MSH_HAS_SKIN (1 << 4)           // skin stream + joint matrices (storage buffers) in the per-mesh set
+#define MSH_MORPH_ACTIVE_LIST (1 << 5)  // past the seed: weights + active list in a storage buffer (> 4 targets)
+#define MSH_HAS_UV1 (1 << 6)            // TEXCOORD_1 present
+
+// Flags that change the per-mesh descriptor-set layout: each combination is a compiled vertex-shader variant
+// (MSH_LAYOUT define). The others are a specialization constant (constant_id = 0).
+#define MSH_LAYOUT_MASK (MSH_HAS_MORPH_TARGETS | MSH_HAS_SKIN | MSH_MORPH_ACTIVE_LIST)
+
+// Seed 000: the 32-byte weights uniform holds at most 4 weights.
+#define MSH_SEED_MAX_TARGETS 4
+// Bands of the morph texture per target: position, normal (seed 000), then tangent (past the seed).
+#define MSH_BAND_POSITION 0
+#define MSH_BAND_NORMAL 1
+#define MSH_BAND_TANGENT 2
+
+// ---- Descriptor sets (grouped by update frequency) ----
+// set 0: per frame. set 1: per mesh (draw). set 2: per material.
+#define MSH_SET_FRAME 0
+#define MSH_SET_MESH 1
+#define MSH_SET_MATERIAL 2
+#define MSH_BINDING_FRAME 0       // FrameUniforms (uniform)
+#define MSH_BINDING_SHADOW_MAP 1  // sampler2DShadow
+// Per-mesh set: the slots of the optional entries shift with the entries present, as in the seed.
+#define MSH_BINDING_OBJECT 0          // ObjectUniforms (uniform), always
+#define MSH_BINDING_SKIN_STREAM 1     // MSH_HAS_SKIN: per vertex 4·sets u32 joints then 4·sets f32 weights
+#define MSH_BINDING_JOINT_MATRICES 2  // MSH_HAS_SKIN: mat4 joint palette
+#ifdef MSH_LAYOUT
+#if (MSH_LAYOUT & MSH_HAS_SKIN) != 0
+#define MSH_BINDING_MORPH_TEXTURE 3
+#define MSH_BINDING_MORPH_WEIGHTS 4
+#else
+#define MSH_BINDING_MORPH_TEXTURE 1  // MSH_HAS_MORPH_TARGETS: rgba32float texture (unfilterable, texelFetch)
+#define MSH_BINDING_MORPH_WEIGHTS 2  // MSH_HAS_MORPH_TARGETS: MorphUniforms (uniform) or MorphActiveHeader (storage)
+#endif
+#endif
+#define MSH_BINDING_MATERIAL 0  // MaterialUniforms, then 5 combined image samplers:
+#define MSH_BINDING_BASE_COLOR_TEXTURE 1
+#define MSH_BINDING_METALLIC_ROUGHNESS_TEXTURE 2
+#define MSH_BINDING_NORMAL_TEXTURE 3
+#define MSH_BINDING_OCCLUSION_TEXTURE 4
+#define MSH_BINDING_EMISSIVE_TEXTURE 5
+
+// Push constant: which pass draws (the shadow pass projects with the light's matrix).
+#define MSH_PASS_COLOR 0
+#define MSH_PASS_DEPTH 1
+#define MSH_PASS_SHADOW 2
+
+// MaterialUniforms.texture_flags: which textures are bound (others are 1×1 defaults and ignored).
+#define MAT_BASE_COLOR_TEXTURE (1 << 0)
+#define MAT_METALLIC_ROUGHNESS_TEXTURE (1 << 1)
+#define MAT_NORMAL_TEXTURE (1 << 2)
+#define MAT_OCCLUSION_TEXTURE (1 << 3)
+#define MAT_EMISSIVE_TEXTURE (1 << 4)
+#define MAT_ALPHA_MASK (1 << 8)
+#define MAT_ALPHA_BLEND (1 << 9)
+#define MAT_UNLIT_DEBUG (1 << 10)  // reserved
+
+// Seed 000 "Weights UBO Layout — 32 bytes": per-frame updates write only the first 16 bytes (weights);
+// count, texWidth and rowsPerBand are immutable after creation.
+struct MorphUniforms {
+  vec4 weights;
+  uint count;
+  uint texWidth;
+  uint rowsPerBand;
+  uint pad;
+};
+
+// Past the seed (MSH_MORPH_ACTIVE_LIST): a storage buffer with this header, then `count` MorphActiveEntry.
+// Same texture layout as the seed, with bandsPerTarget bands per target (2, or 3 with tangent deltas).
+struct MorphActiveHeader {
+  uint count;  // active targets this frame (|w| > 0)
+  uint texWidth;
+  uint rowsPerBand;
+  uint bandsPerTarget;
+};
+struct MorphActiveEntry {
+  uint target;
+  float weight;
+};
+
+struct FrameUniforms {
+  mat4 view_proj;        // camera: world → clip (Vulkan clip space, y down, depth 0..1)
+  mat4 light_view_proj;  // directional light: world → shadow-map clip
+  vec4 camera_position;  // xyz world
+  vec4 light_direction;  // xyz: unit vector from the surface toward the light
+  vec4 light_color;      // rgb radiance (linear), w unused
+  vec4 sky_color;        // hemisphere ambient, normal pointing up (+Y)
+  vec4 ground_color;     // hemisphere ambient, normal pointing down
+  vec4 shadow_params;    // x: 1 / shadow-map size, y: enabled (0/1), z: normal offset (world units), w unused
+};
+
+struct ObjectUniforms {
+  mat4 model;          // object → world (identity for skinned meshes and the compute path's output)
+  mat4 normal_matrix;  // inverse-transpose of model's 3×3 (morphkit/math.h normalMatrix)
+  uint features;       // MSH_* flags of this draw
+  uint skin_sets;      // JOINTS_n/WEIGHTS_n sets (MSH_HAS_SKIN)
+  uint pad0;
+  uint pad1;
+};
+
+struct MaterialUniforms {
+  vec4 base_color_factor;
+  vec4 emissive_factor;  // rgb; w: alpha cutoff
+  float metallic_factor;
+  float roughness_factor;
+  float normal_scale;
+  float occlusion_strength;
+  uint texture_flags;  // MAT_*
+  uint texcoord_sets;  // 1 bit per texture (bit i set: texture i uses TEXCOORD_1), order of the bindings
+  uint pad0;
+  uint pad1;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(MorphUniforms) == 32, "seed 000: the weights UBO is 32 bytes");
+static_assert(offsetof(MorphUniforms, weights) == 0 && offsetof(MorphUniforms, count) == 16 &&
+              offsetof(MorphUniforms, texWidth) == 20 && offsetof(MorphUniforms, rowsPerBand) == 24 &&
+              offsetof(MorphUniforms, pad) == 28);
+static_assert(sizeof(MorphActiveHeader) == 16 && sizeof(MorphActiveEntry) == 8);
+static_assert(sizeof(FrameUniforms) == 224 && offsetof(FrameUniforms, light_view_proj) == 64 &&
+              offsetof(FrameUniforms, camera_position) == 128 && offsetof(FrameUniforms, shadow_params) == 208);
+static_assert(sizeof(ObjectUniforms) == 144 && offsetof(ObjectUniforms, features) == 128 &&
+              offsetof(ObjectUniforms, skin_sets) == 132);
+static_assert(sizeof(MaterialUniforms) == 64 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
+              offsetof(MaterialUniforms, texture_flags) == 48);
+static_assert(MSH_HAS_MORPH_TARGETS == 8, "seed 000: MSH_HAS_MORPH_TARGETS = 1 << 3");
+}  // namespace morphkit::render
+#endif
+
+#endif  // MORPHKIT_RENDER_SHARED_H

@@ -1,0 +1,264 @@
+// `morphkit inspect FILE [--json]`: what a glTF file holds, as far as morphing and skinning care.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "command.h"
+#include "morphkit/accessor.h"
+#include "morphkit/animation.h"
+#include "morphkit/gltf.h"
+#include "morphkit/json_writer.h"
+
+namespace morphkit::cli {
+namespace {
+
+const char* modeName(PrimitiveMode mode) {
+  static const char* kNames[] = {"POINTS", "LINES", "LINE_LOOP", "LINE_STRIP", "TRIANGLES", "TRIANGLE_STRIP", "TRIANGLE_FAN"};
+  return kNames[uint32_t(mode)];
+}
+const char* pathName(TargetPath path) {
+  static const char* kNames[] = {"translation", "rotation", "scale", "weights"};
+  return kNames[uint32_t(path)];
+}
+const char* interpolationName(Interpolation interpolation) {
+  static const char* kNames[] = {"LINEAR", "STEP", "CUBICSPLINE"};
+  return kNames[uint32_t(interpolation)];
+}
+
+// "f32", "u16", "i8 normalized", "sparse f32"...
+std::string encodingOf(const Accessor& a) {
+  std::string text = componentTypeName(a.component_type);
+  if (a.normalized) text += " normalized";
+  if (a.has_sparse) text = std::string(a.buffer_view == kNone ? "sparse " : "sparse-on-dense ") + text;
+  return text;
+}
+
+bool isQuantized(const Accessor& a) { return a.component_type != ComponentType::kFloat; }
+
+struct SkinWeightReport {
+  uint32_t vertices_off = 0;  // vertices whose skin weights sum off 1 by more than 1e-3
+  double worst = 0.0;
+};
+
+SkinWeightReport checkSkinWeights(const Asset& asset, const Primitive& primitive) {
+  SkinWeightReport report;
+  std::vector<std::vector<float>> sets;
+  for (uint32_t n = 0;; ++n) {
+    uint32_t accessor = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(n));
+    if (accessor == kNone) break;
+    sets.push_back(readAccessorFloats(asset, accessor));
+  }
+  if (sets.empty()) return report;
+  size_t vertices = sets[0].size() / 4;
+  for (size_t v = 0; v < vertices; ++v) {
+    double sum = 0;
+    for (const auto& set : sets) sum += set[v * 4] + set[v * 4 + 1] + set[v * 4 + 2] + set[v * 4 + 3];
+    double off = std::abs(sum - 1.0);
+    if (off > 1e-3) ++report.vertices_off;
+    report.worst = std::max(report.worst, off);
+  }
+  return report;
+}
+
+struct PrimitiveSummary {
+  uint32_t vertex_count = 0, index_count = 0;
+  size_t morph_bytes = 0;
+  std::vector<std::vector<std::string>> target_attributes;  // per target, sorted
+  std::vector<std::string> sparse, quantized;               // "target[3].POSITION: sparse f32"
+  SkinWeightReport weights;
+};
+
+PrimitiveSummary summarize(const Asset& asset, const Primitive& primitive) {
+  PrimitiveSummary s;
+  s.vertex_count = asset.accessors[primitive.attributes.front().accessor].count;
+  if (primitive.indices != kNone) s.index_count = asset.accessors[primitive.indices].count;
+  for (const Attribute& attribute : primitive.attributes) {
+    const Accessor& a = asset.accessors[attribute.accessor];
+    if (a.has_sparse) s.sparse.push_back(attribute.name + ": " + encodingOf(a));
+    if (isQuantized(a) && attribute.name.rfind("JOINTS_", 0) != 0) s.quantized.push_back(attribute.name + ": " + encodingOf(a));
+  }
+  for (size_t t = 0; t < primitive.targets.size(); ++t) {
+    std::vector<std::string> names;
+    for (const Attribute& attribute : primitive.targets[t].attributes) {
+      const Accessor& a = asset.accessors[attribute.accessor];
+      names.push_back(attribute.name);
+      s.morph_bytes += accessorStorageBytes(asset, attribute.accessor);
+      std::string label = "targets[" + std::to_string(t) + "]." + attribute.name + ": " + encodingOf(a);
+      if (a.has_sparse) s.sparse.push_back(label);
+      if (isQuantized(a)) s.quantized.push_back(label);
+    }
+    std::sort(names.begin(), names.end());
+    s.target_attributes.push_back(std::move(names));
+  }
+  s.weights = checkSkinWeights(asset, primitive);
+  return s;
+}
+
+void writeJson(const Asset& asset, const std::filesystem::path& file) {
+  JsonWriter json(true);
+  json.beginObject();
+  json.field("file", file.string());
+  json.field("generator", asset.generator);
+  json.key("extensionsUsed").array(std::span<const std::string>(asset.extensions_used));
+  json.key("extensionsRequired").array(std::span<const std::string>(asset.extensions_required));
+  json.key("notes").array(std::span<const std::string>(asset.notes));
+  json.field("scenes", uint32_t(asset.scenes.size()));
+  json.field("nodes", uint32_t(asset.nodes.size()));
+  json.key("meshes").beginArray();
+  std::vector<std::string> warnings;
+  for (size_t m = 0; m < asset.meshes.size(); ++m) {
+    const Mesh& mesh = asset.meshes[m];
+    json.beginObject().field("index", uint32_t(m)).field("name", mesh.name);
+    json.key("weights").array(std::span<const float>(mesh.weights));
+    json.key("targetNames").array(std::span<const std::string>(mesh.target_names));
+    json.key("primitives").beginArray();
+    for (size_t p = 0; p < mesh.primitives.size(); ++p) {
+      const Primitive& primitive = mesh.primitives[p];
+      PrimitiveSummary s = summarize(asset, primitive);
+      json.beginObject().field("index", uint32_t(p)).field("mode", modeName(primitive.mode));
+      json.field("vertexCount", s.vertex_count).field("indexCount", s.index_count);
+      json.key("attributes").beginArray();
+      for (const Attribute& attribute : primitive.attributes) {
+        const Accessor& a = asset.accessors[attribute.accessor];
+        json.beginObject().field("name", attribute.name).field("type", accessorTypeName(a.type));
+        json.field("componentType", componentTypeName(a.component_type)).field("normalized", a.normalized);
+        json.field("sparse", a.has_sparse).endObject();
+      }
+      json.endArray();
+      json.field("targetCount", uint32_t(primitive.targets.size()));
+      json.key("targets").beginArray();
+      for (const auto& names : s.target_attributes) json.array(std::span<const std::string>(names));
+      json.endArray();
+      json.field("morphBytes", uint64_t(s.morph_bytes));
+      json.key("sparse").array(std::span<const std::string>(s.sparse));
+      json.key("quantized").array(std::span<const std::string>(s.quantized));
+      if (s.weights.vertices_off > 0) {
+        warnings.push_back(fmt::format("meshes[{}].primitives[{}]: {} vertices have skin weights summing off 1 by more than 1e-3 (worst {:.3g})",
+                                       m, p, s.weights.vertices_off, s.weights.worst));
+      }
+      json.endObject();
+    }
+    json.endArray().endObject();
+  }
+  json.endArray();
+  json.key("skins").beginArray();
+  for (size_t s = 0; s < asset.skins.size(); ++s) {
+    const Skin& skin = asset.skins[s];
+    json.beginObject().field("index", uint32_t(s)).field("name", skin.name).field("joints", uint32_t(skin.joints.size()));
+    json.field("inverseBindMatrices", skin.inverse_bind_matrices != kNone);
+    json.key("skeleton");
+    if (skin.skeleton == kNone) json.null(); else json.value(skin.skeleton);
+    json.endObject();
+  }
+  json.endArray();
+  json.key("animations").beginArray();
+  for (size_t a = 0; a < asset.animations.size(); ++a) {
+    const Animation& animation = asset.animations[a];
+    json.beginObject().field("index", uint32_t(a)).field("name", animation.name);
+    json.field("duration", animationDuration(asset, uint32_t(a)));
+    json.key("channels").beginArray();
+    for (const AnimationChannel& channel : animation.channels) {
+      const AnimationSampler& sampler = animation.samplers[channel.sampler];
+      json.beginObject();
+      json.key("node");
+      if (channel.node == kNone) json.null(); else json.value(channel.node);
+      json.field("path", pathName(channel.path)).field("interpolation", interpolationName(sampler.interpolation));
+      json.field("keys", asset.accessors[sampler.input].count);
+      json.field("outputEncoding", encodingOf(asset.accessors[sampler.output]));
+      json.endObject();
+    }
+    json.endArray().endObject();
+  }
+  json.endArray();
+  json.key("warnings").array(std::span<const std::string>(warnings));
+  json.endObject();
+  fmt::print("{}\n", json.str());
+}
+
+void writeTable(const Asset& asset, const std::filesystem::path& file) {
+  fmt::print("{}  (generator: {})\n", file.string(), asset.generator.empty() ? "-" : asset.generator);
+  if (!asset.extensions_used.empty()) {
+    std::string list;
+    for (const auto& e : asset.extensions_used) list += (list.empty() ? "" : ", ") + e;
+    fmt::print("extensions: {}\n", list);
+  }
+  for (const auto& note : asset.notes) fmt::print("note: {}\n", note);
+  fmt::print("\n{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", "mesh/prim", "vertices", "indices", "targets", "morph bytes", "attributes");
+  std::vector<std::string> warnings;
+  for (size_t m = 0; m < asset.meshes.size(); ++m) {
+    const Mesh& mesh = asset.meshes[m];
+    for (size_t p = 0; p < mesh.primitives.size(); ++p) {
+      const Primitive& primitive = mesh.primitives[p];
+      PrimitiveSummary s = summarize(asset, primitive);
+      std::string attributes;
+      for (const Attribute& attribute : primitive.attributes) attributes += (attributes.empty() ? "" : " ") + attribute.name;
+      fmt::print("{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", fmt::format("{}/{}", m, p), s.vertex_count, s.index_count,
+                 primitive.targets.size(), s.morph_bytes, attributes);
+      // Targets grouped by the attribute set they move: "targets 0-51 move NORMAL POSITION".
+      std::map<std::string, std::vector<size_t>> groups;
+      for (size_t t = 0; t < s.target_attributes.size(); ++t) {
+        std::string key;
+        for (const auto& name : s.target_attributes[t]) key += (key.empty() ? "" : " ") + name;
+        groups[key.empty() ? "(nothing)" : key].push_back(t);
+      }
+      for (const auto& [moved, targets] : groups) {
+        fmt::print("{:<14} {} target(s) move {}\n", "", targets.size(), moved);
+      }
+      for (const auto& line : s.sparse) fmt::print("{:<14} sparse    {}\n", "", line);
+      for (const auto& line : s.quantized) fmt::print("{:<14} quantized {}\n", "", line);
+      if (s.weights.vertices_off > 0) {
+        warnings.push_back(fmt::format("meshes[{}].primitives[{}]: {} vertices have skin weights summing off 1 by more than 1e-3 (worst {:.3g})",
+                                       m, p, s.weights.vertices_off, s.weights.worst));
+      }
+    }
+    if (!mesh.target_names.empty()) fmt::print("{:<14} target names: {} given\n", "", mesh.target_names.size());
+  }
+  if (!asset.skins.empty()) fmt::print("\nskins:\n");
+  for (size_t s = 0; s < asset.skins.size(); ++s) {
+    fmt::print("  {} {:<20} {} joints\n", s, asset.skins[s].name.empty() ? "-" : asset.skins[s].name, asset.skins[s].joints.size());
+  }
+  if (!asset.animations.empty()) fmt::print("\nanimations:\n");
+  for (size_t a = 0; a < asset.animations.size(); ++a) {
+    const Animation& animation = asset.animations[a];
+    std::map<std::string, int> counts;
+    for (const AnimationChannel& channel : animation.channels) {
+      counts[fmt::format("{} {}", pathName(channel.path), interpolationName(animation.samplers[channel.sampler].interpolation))]++;
+    }
+    std::string channels;
+    for (const auto& [label, count] : counts) channels += fmt::format("{}{}x {}", channels.empty() ? "" : ", ", count, label);
+    fmt::print("  {} {:<20} {:.3f} s  {} channels: {}\n", a, animation.name.empty() ? "-" : animation.name,
+               animationDuration(asset, uint32_t(a)), animation.channels.size(), channels);
+  }
+  for (const auto& warning : warnings) fmt::print(stderr, "morphkit: warning: {}\n", warning);
+}
+
+struct InspectOptions {
+  std::string file;
+  bool json = false;
+  bool allow_external_paths = false;
+};
+
+const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* sub = app.add_subcommand("inspect", "Show meshes, morph targets, skins and animations of a glTF file");
+  sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
+  sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
+  sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
+  sub->callback([options, &exit_code] {
+    LoadOptions load;
+    load.allow_external_paths = options->allow_external_paths;
+    auto asset = loadAsset(options->file, load);
+    if (!asset) {
+      exit_code = reportFailure(options->file, asset.error());
+      return;
+    }
+    if (options->json) writeJson(*asset, options->file);
+    else writeTable(*asset, options->file);
+  });
+}});
+
+}  // namespace
+}  // namespace morphkit::cli

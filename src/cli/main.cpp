@@ -1,0 +1,76 @@
+// morphkit — command-line entry point. Subcommands live in *_command.cpp and register themselves.
+#include <algorithm>
+#include <cstdio>
+#include <unistd.h>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "command.h"
+
+namespace morphkit::cli {
+
+static std::vector<CommandSpec>& registry() {
+  static std::vector<CommandSpec> specs;
+  return specs;
+}
+
+CommandRegistration::CommandRegistration(CommandSpec spec) { registry().push_back(std::move(spec)); }
+
+int reportFailure(const std::filesystem::path& file, const Failure& failure) {
+  if (file.empty()) {
+    fmt::print(stderr, "morphkit: error: {}\n", failure.message);
+  } else {
+    fmt::print(stderr, "morphkit: error: {}: {}\n", file.string(), failure.message);
+  }
+  return kExitFailure;
+}
+
+int reportError(const std::string& message) {
+  fmt::print(stderr, "morphkit: error: {}\n", message);
+  return kExitFailure;
+}
+
+bool stderrIsTerminal() { return isatty(fileno(stderr)) != 0; }
+
+ProgressBar::ProgressBar(std::string label, size_t total)
+    : label_(std::move(label)), total_(total ? total : 1), active_(stderrIsTerminal()) {}
+
+void ProgressBar::update(size_t done) {
+  if (!active_) return;
+  int percent = int(100 * std::min(done, total_) / total_);
+  if (percent == last_percent_) return;
+  last_percent_ = percent;
+  int filled = percent * 30 / 100;
+  fmt::print(stderr, "\r{} [{:<30}] {:3}% ({}/{})", label_, std::string(size_t(filled), '#'), percent, done, total_);
+  std::fflush(stderr);
+}
+
+void ProgressBar::finish() {
+  if (!active_) return;
+  fmt::print(stderr, "\r\033[K");
+  std::fflush(stderr);
+  active_ = false;
+}
+
+}  // namespace morphkit::cli
+
+int main(int argc, char** argv) {
+  using namespace morphkit::cli;
+  CLI::App app{"morphkit — glTF 2.0 morph targets and skinning on the GPU (Vulkan) and the CPU"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "morphkit 0.1.0");
+  int exit_code = 0;
+  auto specs = registry();
+  std::sort(specs.begin(), specs.end(), [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
+  for (const auto& spec : specs) spec.add(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help / --version are "errors" with code 0; everything else is a usage error (exit 2).
+    if (e.get_exit_code() == 0) return app.exit(e);
+    app.exit(e);
+    return kExitUsage;
+  }
+  return exit_code;
+}

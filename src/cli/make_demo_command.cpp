@@ -1,0 +1,89 @@
+// `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--json]`:
+// writes the built-in demo asset (morphkit/demo.h, docs/DEMO.md) as a .glb.
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "command.h"
+#include "morphkit/demo.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/io.h"
+#include "morphkit/json_writer.h"
+
+namespace morphkit::cli {
+namespace {
+
+struct MakeDemoOptions {
+  std::string file;
+  // Parsed wide so that a huge number gets makeDemoAsset's "outside 0..4096" message, not an overflow.
+  uint64_t targets = DemoOptions{}.targets;
+  uint64_t vertices = DemoOptions{}.vertices;
+  uint64_t bones = DemoOptions{}.bones;
+  uint64_t seed = DemoOptions{}.seed;
+  bool json = false;
+};
+
+uint32_t saturate(uint64_t value) {
+  return value > std::numeric_limits<uint32_t>::max() ? std::numeric_limits<uint32_t>::max() : uint32_t(value);
+}
+
+// CLI11 would wrap "-1" around to 2^64-1 for an unsigned option; refuse it as a usage error instead.
+const CLI::Validator kNotNegative(
+    [](std::string& text) { return text.starts_with('-') ? std::string("must not be negative") : std::string(); },
+    "");
+
+int run(const MakeDemoOptions& options) {
+  DemoOptions demo;
+  demo.targets = saturate(options.targets);
+  demo.vertices = saturate(options.vertices);
+  demo.bones = saturate(options.bones);
+  demo.seed = options.seed;
+  auto asset = makeDemoAsset(demo);
+  if (!asset) return reportFailure({}, asset.error());
+  auto glb = writeGlb(*asset);
+  if (!glb) return reportFailure(options.file, glb.error());
+  Status written = writeFileAtomic(options.file, std::span<const uint8_t>(*glb));
+  if (!written) return reportFailure(options.file, written.error());
+
+  const Primitive& primitive = asset->meshes[0].primitives[0];
+  uint32_t vertices = asset->accessors[findAttribute(primitive.attributes, "POSITION")].count;
+  uint32_t triangles = asset->accessors[primitive.indices].count / 3;
+  uint32_t targets = uint32_t(primitive.targets.size());
+  uint32_t bones = uint32_t(asset->skins[0].joints.size());
+  if (options.json) {
+    JsonWriter json;
+    json.beginObject();
+    json.field("file", std::string_view(options.file));
+    json.field("vertices", vertices);
+    json.field("triangles", triangles);
+    json.field("targets", targets);
+    json.field("bones", bones);
+    json.field("animations", uint32_t(asset->animations.size()));
+    json.field("seed", uint64_t(options.seed));
+    json.field("bytes", uint64_t(glb->size()));
+    json.endObject();
+    fmt::print("{}\n", json.str());
+  } else {
+    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes\n", options.file, vertices,
+               triangles, targets, bones, asset->animations.size(), glb->size());
+  }
+  return 0;
+}
+
+const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<MakeDemoOptions>();
+  CLI::App* sub = app.add_subcommand("make-demo", "Write the built-in demo asset: a skinned head with facial morph targets");
+  sub->add_option("OUT", options->file, "the .glb file to write")->required();
+  sub->add_option("--targets", options->targets, "morph targets, 0..4096 (first 52 named like ARKit)")->check(kNotNegative)->capture_default_str();
+  sub->add_option("--vertices", options->vertices, "approximate vertex count, 8..5000000")->check(kNotNegative)->capture_default_str();
+  sub->add_option("--bones", options->bones, "skin joints in one chain, 1..256")->check(kNotNegative)->capture_default_str();
+  sub->add_option("--seed", options->seed, "random seed; same options and seed give identical bytes")->check(kNotNegative)->capture_default_str();
+  sub->add_flag("--json", options->json, "print the summary as one JSON object");
+  sub->callback([options, &exit_code] { exit_code = run(*options); });
+}});
+
+}  // namespace
+}  // namespace morphkit::cli

@@ -1,0 +1,227 @@
+// `morphkit pose FILE [--scene N] [--anim N|NAME] [--time S[,S...]]... [--out OUT.json|.obj|.glb]
+//                     [--cpu-path reference|fast] [--threads N] [--json] [--allow-external-paths]`
+// Poses every (node, primitive) of a scene on the CPU (morph, then skin; morphkit/pose.h) at one or more times
+// and prints a summary, or writes JSON (the shared/reference schema), OBJ or a static .glb of the posed meshes.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "command.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/gltf.h"
+#include "morphkit/io.h"
+#include "morphkit/json_writer.h"
+#include "morphkit/pose.h"
+
+namespace morphkit::cli {
+namespace {
+
+struct PoseCommandOptions {
+  std::string file;
+  int64_t scene = -1;
+  std::string anim;  // empty: rest pose; digits: index; else a name
+  std::vector<double> times;
+  std::string out;
+  std::string cpu_path = "reference";
+  uint32_t threads = 1;
+  bool json = false;
+  bool allow_external_paths = false;
+};
+
+// A static glTF of posed meshes: one mesh + node per posed primitive, world-space attributes, no skin, no
+// morph targets, the default material. Built with the glb_writer builder helpers.
+Expected<std::vector<uint8_t>> posedGlb(const PoseResult& pose) {
+  Asset asset;
+  asset.generator = "morphkit pose";
+  asset.scenes.emplace_back();
+  asset.scene = 0;
+  AppendAccessorOptions vertex_options;
+  vertex_options.target = kArrayBuffer;
+  for (const PosedPrimitive& m : pose.meshes) {
+    if (m.vertex_count == 0) continue;
+    Primitive primitive;
+    primitive.mode = m.mode;
+    AppendAccessorOptions position_options = vertex_options;
+    position_options.min_max = true;  // §3.7.2.1: POSITION needs min/max
+    primitive.attributes.push_back(
+        {"POSITION", appendAccessor(asset, std::span<const float>(m.positions), AccessorType::kVec3, position_options)});
+    if (!m.normals.empty()) {
+      primitive.attributes.push_back(
+          {"NORMAL", appendAccessor(asset, std::span<const float>(m.normals), AccessorType::kVec3, vertex_options)});
+    }
+    if (!m.tangents.empty()) {
+      primitive.attributes.push_back(
+          {"TANGENT", appendAccessor(asset, std::span<const float>(m.tangents), AccessorType::kVec4, vertex_options)});
+    }
+    for (size_t s = 0; s < m.texcoords.size(); ++s) {
+      primitive.attributes.push_back({"TEXCOORD_" + std::to_string(s),
+                                      appendAccessor(asset, std::span<const float>(m.texcoords[s]), AccessorType::kVec2,
+                                                     vertex_options)});
+    }
+    for (size_t s = 0; s < m.colors.size(); ++s) {
+      primitive.attributes.push_back({"COLOR_" + std::to_string(s),
+                                      appendAccessor(asset, std::span<const float>(m.colors[s]), AccessorType::kVec4,
+                                                     vertex_options)});
+    }
+    if (!m.indices.empty()) {
+      AppendAccessorOptions index_options;
+      index_options.target = kElementArrayBuffer;
+      primitive.indices = appendAccessor(asset, std::span<const uint32_t>(m.indices), AccessorType::kScalar, index_options);
+    }
+    Mesh mesh;
+    mesh.name = "node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" + std::to_string(m.primitive);
+    mesh.primitives.push_back(std::move(primitive));
+    Node node;
+    node.name = mesh.name;
+    node.mesh = uint32_t(asset.meshes.size());
+    asset.meshes.push_back(std::move(mesh));
+    asset.scenes[0].nodes.push_back(uint32_t(asset.nodes.size()));
+    asset.nodes.push_back(std::move(node));
+  }
+  return writeGlb(asset);
+}
+
+std::string lowerExtension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext;
+}
+
+// The output seam: format chosen by extension; every format goes through writeFileAtomic.
+int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases, const std::string& model) {
+  const std::string ext = lowerExtension(out);
+  if (ext == ".json") {
+    Status written = writeFileAtomic(out, writePoseJson(cases, model));
+    return written ? 0 : reportFailure(out, written.error());
+  }
+  if (cases.size() != 1) {
+    fmt::print(stderr, "morphkit: error: --out {}: {} holds one pose; give a single --time (or use .json)\n", out, ext);
+    return kExitUsage;
+  }
+  if (ext == ".obj") {
+    Status written = writeFileAtomic(out, writePoseObj(cases[0]));
+    return written ? 0 : reportFailure(out, written.error());
+  }
+  if (ext == ".glb") {
+    Expected<std::vector<uint8_t>> glb = posedGlb(cases[0]);
+    if (!glb) return reportFailure(out, glb.error());
+    Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb));
+    return written ? 0 : reportFailure(out, written.error());
+  }
+  fmt::print(stderr, "morphkit: error: --out {}: unknown format (use .json, .obj or .glb)\n", out);
+  return kExitUsage;
+}
+
+void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
+  for (const PoseResult& c : cases) {
+    if (c.animation == kNone) {
+      fmt::print("scene {} rest pose\n", c.scene);
+    } else {
+      const std::string& name = asset.animations[c.animation].name;
+      fmt::print("scene {} animation {}{} t={:.6g}s\n", c.scene, c.animation, name.empty() ? "" : " \"" + name + "\"",
+                 c.time);
+    }
+    for (const PosedPrimitive& m : c.meshes) {
+      float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+      for (size_t i = 0; i < m.positions.size(); ++i) {
+        lo[i % 3] = std::min(lo[i % 3], m.positions[i]);
+        hi[i % 3] = std::max(hi[i % 3], m.positions[i]);
+      }
+      std::string weights;
+      for (size_t i = 0; i < m.weights.size() && i < 8; ++i) weights += fmt::format("{}{:.4g}", i ? " " : "", m.weights[i]);
+      if (m.weights.size() > 8) weights += fmt::format(" … ({} targets)", m.weights.size());
+      fmt::print("  node {} mesh {} primitive {}: {} vertices{}{}  bbox [{:.4g} {:.4g} {:.4g}]..[{:.4g} {:.4g} {:.4g}]\n",
+                 m.node, m.mesh, m.primitive, m.vertex_count, m.skinned ? ", skinned" : "",
+                 weights.empty() ? "" : ", weights [" + weights + "]", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    }
+  }
+}
+
+int run(const PoseCommandOptions& options) {
+  LoadOptions load;
+  load.allow_external_paths = options.allow_external_paths;
+  Expected<Asset> asset = loadAsset(options.file, load);
+  if (!asset) return reportFailure(options.file, asset.error());
+
+  uint32_t animation = kNone;
+  if (!options.anim.empty()) {
+    const bool digits = std::all_of(options.anim.begin(), options.anim.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (digits && options.anim.size() < 10) {
+      animation = uint32_t(std::stoul(options.anim));
+      if (animation >= asset->animations.size()) {
+        return reportFailure(options.file, fail(Error::kInvalidArgument, "--anim " + options.anim + ": the file has " +
+                                                                             std::to_string(asset->animations.size()) +
+                                                                             " animation(s)"));
+      }
+    } else {
+      for (uint32_t a = 0; a < asset->animations.size(); ++a) {
+        if (asset->animations[a].name == options.anim) {
+          animation = a;
+          break;
+        }
+      }
+      if (animation == kNone) {
+        return reportFailure(options.file,
+                             fail(Error::kInvalidArgument, "--anim \"" + options.anim + "\": no animation of that name"));
+      }
+    }
+  }
+  const uint32_t scene = options.scene < 0 ? kNone : uint32_t(std::min<int64_t>(options.scene, int64_t(kNone) - 1));
+  Expected<PosePrepared> prepared = preparePose(*asset, scene);
+  if (!prepared) return reportFailure(options.file, prepared.error());
+
+  const unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
+  ThreadPool pool(threads);  // the CLI owns the threads; the library only borrows them
+  SamplingContext sampling;
+  std::vector<double> times = options.times.empty() ? std::vector<double>{0.0} : options.times;
+  std::vector<PoseResult> cases;
+  for (double t : times) {
+    PoseOptions pose;
+    pose.animation = animation;
+    pose.time = t;
+    pose.path = options.cpu_path == "fast" ? CpuPath::kFast : CpuPath::kReference;
+    pose.pool = &pool;
+    pose.sampling = &sampling;
+    Expected<PoseResult> result = evaluatePose(*prepared, pose);
+    if (!result) return reportFailure(options.file, result.error());
+    cases.push_back(std::move(*result));
+  }
+
+  if (!options.out.empty()) return writePoseOutput(options.out, cases, options.file);
+  if (options.json) {
+    fmt::print("{}\n", writePoseJson(cases, options.file));
+  } else {
+    printSummary(*asset, cases);
+  }
+  return 0;
+}
+
+const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PoseCommandOptions>();
+  CLI::App* sub = app.add_subcommand("pose", "Morph and skin every mesh of a scene on the CPU at given animation times");
+  sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
+  sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--anim", options->anim, "animation index or name (default: none, the rest pose)");
+  sub->add_option("--time", options->times, "time(s) in seconds; repeat or comma-separate for several (default 0)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->delimiter(',');
+  sub->add_option("--out", options->out, "write OUT.json (every time), OUT.obj or OUT.glb (one time)");
+  sub->add_option("--cpu-path", options->cpu_path, "reference (scalar, double accumulation) or fast")
+      ->check(CLI::IsMember({"reference", "fast"}));
+  sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")
+      ->check(CLI::Range(0u, 256u));
+  sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
+  sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
+  sub->callback([options, &exit_code] { exit_code = run(*options); });
+}});
+
+}  // namespace
+}  // namespace morphkit::cli

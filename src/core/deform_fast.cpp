@@ -1,0 +1,256 @@
+// deform_fast.cpp — the fast CPU path: same steps as deform.cpp (morph, then skin), restructured for throughput.
+//   - Deltas are prepacked target-major and trimmed to their non-zero vertex span (packTargets).
+//   - Only active targets (|w| > 0) are visited.
+//   - Vertices are processed in blocks small enough that the block's outputs stay in L1/L2 while every active
+//     target's deltas stream through once; the inner loop is a contiguous axpy (out[i] += w·d[i]) the compiler
+//     vectorizes.
+//   - Skinning then runs per vertex on the morphed block, in float, with a 3x4 blended matrix.
+#include <algorithm>
+#include <cmath>
+
+#include "morphkit/deform.h"
+
+namespace morphkit {
+
+namespace {
+
+constexpr uint32_t kBlockVertices = 1024;
+
+// Returns [first, last) of vertices with any non-zero component, or first == last when all zero.
+void nonZeroSpan(const std::vector<float>& d, uint32_t components, uint32_t vertex_count, uint32_t& first,
+                 uint32_t& last) {
+  first = last = 0;
+  if (d.size() != size_t(components) * vertex_count) return;
+  size_t lo = 0, hi = d.size();
+  while (lo < hi && d[lo] == 0.0f) ++lo;
+  while (hi > lo && d[hi - 1] == 0.0f) --hi;
+  if (lo == hi) return;
+  first = uint32_t(lo / components);
+  last = uint32_t((hi + components - 1) / components);
+}
+
+void addStream(PackedTargets& packed, uint32_t attribute, uint32_t components, const std::vector<float>& d) {
+  uint32_t first, last;
+  nonZeroSpan(d, components, packed.vertex_count, first, last);
+  if (first == last) return;  // all zero (or absent): this target does not move that attribute
+  PackedTargets::Stream s;
+  s.attribute = attribute;
+  s.components = components;
+  s.first = first;
+  s.last = last;
+  s.offset = packed.deltas.size();
+  packed.deltas.insert(packed.deltas.end(), d.begin() + ptrdiff_t(size_t(first) * components),
+                       d.begin() + ptrdiff_t(size_t(last) * components));
+  packed.streams.push_back(s);
+}
+
+// out[i*stride + c] += w * d[i*comps + c] for i in [0, count), c < comps. Specialized for the contiguous case.
+inline void axpy(float* __restrict out, uint32_t out_stride, const float* __restrict d, uint32_t comps, float w,
+                 uint32_t count) {
+  if (out_stride == comps) {
+    const size_t n = size_t(count) * comps;
+    for (size_t i = 0; i < n; ++i) out[i] += w * d[i];
+  } else {
+    for (uint32_t i = 0; i < count; ++i) {
+      for (uint32_t c = 0; c < comps; ++c) out[size_t(i) * out_stride + c] += w * d[size_t(i) * comps + c];
+    }
+  }
+}
+
+inline void normalize3(float* v) {
+  const float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  if (len2 > 0.0f) {
+    const float inv = 1.0f / std::sqrt(len2);
+    v[0] *= inv, v[1] *= inv, v[2] *= inv;
+  }
+}
+
+}  // namespace
+
+PackedTargets packTargets(const PrimitiveData& p) {
+  PackedTargets packed;
+  packed.vertex_count = p.vertex_count;
+  packed.target_count = uint32_t(p.targets.size());
+  packed.texcoord_sets = uint32_t(p.texcoords.size());
+  packed.color_sets = uint32_t(p.colors.size());
+  packed.target_streams.push_back(0);
+  for (const MorphTargetData& t : p.targets) {
+    addStream(packed, PackedTargets::kPosition, 3, t.position);
+    if (!p.normal.empty()) addStream(packed, PackedTargets::kNormal, 3, t.normal);
+    if (!p.tangent.empty()) addStream(packed, PackedTargets::kTangent, 3, t.tangent);
+    for (size_t s = 0; s < t.texcoords.size() && s < p.texcoords.size(); ++s) {
+      addStream(packed, PackedTargets::kTexcoord0 + uint32_t(s), 2, t.texcoords[s]);
+    }
+    for (size_t s = 0; s < t.colors.size() && s < p.colors.size(); ++s) {
+      addStream(packed, PackedTargets::kTexcoord0 + packed.texcoord_sets + uint32_t(s), 4, t.colors[s]);
+    }
+    packed.target_streams.push_back(uint32_t(packed.streams.size()));
+  }
+  return packed;
+}
+
+bool FastMorphSkinJob::validate() const {
+  if (!job.validate() || !packed) return false;
+  const PrimitiveData& p = *job.primitive;
+  if (packed->vertex_count != p.vertex_count || packed->target_count != p.targets.size() ||
+      packed->texcoord_sets != p.texcoords.size() || packed->color_sets != p.colors.size() ||
+      packed->target_streams.size() != size_t(packed->target_count) + 1) {
+    return false;
+  }
+  for (const PackedTargets::Stream& s : packed->streams) {
+    if (s.first > s.last || s.last > packed->vertex_count ||
+        s.offset + size_t(s.components) * (s.last - s.first) > packed->deltas.size()) {
+      return false;
+    }
+  }
+  return packed->target_streams.back() == packed->streams.size();
+}
+
+bool FastMorphSkinJob::run() const {
+#if defined(MORPHKIT_SCALAR_ONLY) && MORPHKIT_SCALAR_ONLY
+  if (!validate()) return false;
+  return job.run();
+#else
+  if (!validate()) return false;
+  const PrimitiveData& p = *job.primitive;
+  const bool has_normals = !p.normal.empty();
+  const bool has_tangents = !p.tangent.empty();
+  const bool skinned = !job.joint_matrices.empty();
+  const uint32_t k = p.influences;
+
+  // Active targets: |w| > 0 (a zero weight contributes nothing; skipping it is exact).
+  uint32_t active_buffer[256];
+  std::vector<uint32_t> active_heap;
+  uint32_t* active = active_buffer;
+  if (packed->target_count > 256) {
+    active_heap.resize(packed->target_count);
+    active = active_heap.data();
+  }
+  uint32_t active_count = 0;
+  for (uint32_t t = 0; t < packed->target_count; ++t) {
+    if (job.weights[t] != 0.0f) active[active_count++] = t;
+  }
+
+  // Output pointers per packed attribute id; tangents are morphed in place in the 4-wide output (stride 4).
+  const uint32_t attr_count = PackedTargets::kTexcoord0 + packed->texcoord_sets + packed->color_sets;
+  std::vector<float*> attr_out(attr_count, nullptr);
+  std::vector<uint32_t> attr_stride(attr_count, 0);
+  attr_out[PackedTargets::kPosition] = job.out_positions.data();
+  attr_stride[PackedTargets::kPosition] = 3;
+  if (has_normals) attr_out[PackedTargets::kNormal] = job.out_normals.data(), attr_stride[PackedTargets::kNormal] = 3;
+  if (has_tangents) {
+    attr_out[PackedTargets::kTangent] = job.out_tangents.data(), attr_stride[PackedTargets::kTangent] = 4;
+  }
+  for (uint32_t s = 0; s < job.out_texcoords.size(); ++s) {
+    attr_out[PackedTargets::kTexcoord0 + s] = job.out_texcoords[s].data();
+    attr_stride[PackedTargets::kTexcoord0 + s] = 2;
+  }
+  for (uint32_t s = 0; s < job.out_colors.size(); ++s) {
+    attr_out[PackedTargets::kTexcoord0 + packed->texcoord_sets + s] = job.out_colors[s].data();
+    attr_stride[PackedTargets::kTexcoord0 + packed->texcoord_sets + s] = 4;
+  }
+
+  // Rigid transform, and its cofactor matrix (a positive multiple of the inverse-transpose).
+  auto cofactorOf = [](const float m[3][4], float c[3][3]) {
+    c[0][0] = m[1][1] * m[2][2] - m[1][2] * m[2][1];
+    c[0][1] = m[1][2] * m[2][0] - m[1][0] * m[2][2];
+    c[0][2] = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+    c[1][0] = m[0][2] * m[2][1] - m[0][1] * m[2][2];
+    c[1][1] = m[0][0] * m[2][2] - m[0][2] * m[2][0];
+    c[1][2] = m[0][1] * m[2][0] - m[0][0] * m[2][1];
+    c[2][0] = m[0][1] * m[1][2] - m[0][2] * m[1][1];
+    c[2][1] = m[0][2] * m[1][0] - m[0][0] * m[1][2];
+    c[2][2] = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+    const float det = m[0][0] * c[0][0] + m[0][1] * c[0][1] + m[0][2] * c[0][2];
+    if (det < 0) {
+      for (int r = 0; r < 3; ++r) {
+        for (int col = 0; col < 3; ++col) c[r][col] = -c[r][col];
+      }
+    }
+  };
+  float rigid[3][4], rigid_cof[3][3];
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 4; ++c) rigid[r][c] = job.world(r, c);
+  }
+  cofactorOf(rigid, rigid_cof);
+
+  for (uint32_t block_begin = job.begin; block_begin < job.end; block_begin += kBlockVertices) {
+    const uint32_t block_end = std::min(job.end, block_begin + kBlockVertices);
+    const uint32_t count = block_end - block_begin;
+
+    // 1. Copy the base attributes of the block into the outputs (the morph accumulators).
+    std::copy_n(&p.position[size_t(block_begin) * 3], size_t(count) * 3, &job.out_positions[size_t(block_begin) * 3]);
+    if (has_normals) {
+      std::copy_n(&p.normal[size_t(block_begin) * 3], size_t(count) * 3, &job.out_normals[size_t(block_begin) * 3]);
+    }
+    if (has_tangents) {
+      std::copy_n(&p.tangent[size_t(block_begin) * 4], size_t(count) * 4, &job.out_tangents[size_t(block_begin) * 4]);
+    }
+    for (size_t s = 0; s < job.out_texcoords.size(); ++s) {
+      std::copy_n(&p.texcoords[s][size_t(block_begin) * 2], size_t(count) * 2,
+                  &job.out_texcoords[s][size_t(block_begin) * 2]);
+    }
+    for (size_t s = 0; s < job.out_colors.size(); ++s) {
+      std::copy_n(&p.colors[s][size_t(block_begin) * 4], size_t(count) * 4, &job.out_colors[s][size_t(block_begin) * 4]);
+    }
+
+    // 2. Morph: for each active target and each of its streams overlapping the block, one axpy.
+    for (uint32_t a = 0; a < active_count; ++a) {
+      const uint32_t t = active[a];
+      const float w = job.weights[t];
+      for (uint32_t si = packed->target_streams[t]; si < packed->target_streams[t + 1]; ++si) {
+        const PackedTargets::Stream& s = packed->streams[si];
+        float* out = attr_out[s.attribute];
+        if (!out) continue;  // an output the caller skipped
+        const uint32_t lo = std::max(block_begin, s.first), hi = std::min(block_end, s.last);
+        if (lo >= hi) continue;
+        const uint32_t stride = attr_stride[s.attribute];
+        axpy(out + size_t(lo) * stride, stride, &packed->deltas[s.offset + size_t(lo - s.first) * s.components],
+             s.components, w, hi - lo);
+      }
+    }
+
+    // 3. Skin (or rigid transform) the morphed block in place.
+    float blended[3][4];
+    for (uint32_t v = block_begin; v < block_end; ++v) {
+      const float(*m)[4] = rigid;
+      const float* cof_rows[3] = {rigid_cof[0], rigid_cof[1], rigid_cof[2]};
+      if (skinned) {
+        for (int r = 0; r < 3; ++r) {
+          for (int c = 0; c < 4; ++c) blended[r][c] = 0.0f;
+        }
+        for (size_t i = size_t(v) * k; i < size_t(v + 1) * k; ++i) {
+          const float w = p.skin_weights[i];
+          if (w == 0.0f) continue;
+          const Mat4& j = job.joint_matrices[p.joints[i]];
+          for (int c = 0; c < 4; ++c) {
+            blended[0][c] += w * j.m[size_t(c) * 4 + 0];
+            blended[1][c] += w * j.m[size_t(c) * 4 + 1];
+            blended[2][c] += w * j.m[size_t(c) * 4 + 2];
+          }
+        }
+        m = blended;
+        cof_rows[0] = blended[0], cof_rows[1] = blended[1], cof_rows[2] = blended[2];  // skinned normals: the blended matrix itself (see deform.cpp)
+      }
+      float* pos = &job.out_positions[size_t(v) * 3];
+      const float x = pos[0], y = pos[1], z = pos[2];
+      for (int r = 0; r < 3; ++r) pos[r] = m[r][0] * x + m[r][1] * y + m[r][2] * z + m[r][3];
+      if (has_normals) {
+        float* n = &job.out_normals[size_t(v) * 3];
+        const float nx = n[0], ny = n[1], nz = n[2];
+        for (int r = 0; r < 3; ++r) n[r] = cof_rows[r][0] * nx + cof_rows[r][1] * ny + cof_rows[r][2] * nz;
+        normalize3(n);
+      }
+      if (has_tangents) {
+        float* tg = &job.out_tangents[size_t(v) * 4];  // w (handedness) untouched
+        const float tx = tg[0], ty = tg[1], tz = tg[2];
+        for (int r = 0; r < 3; ++r) tg[r] = m[r][0] * tx + m[r][1] * ty + m[r][2] * tz;
+        normalize3(tg);
+      }
+    }
+  }
+  return true;
+#endif
+}
+
+}  // namespace morphkit

@@ -1,0 +1,549 @@
+#include "morphkit/glb_writer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "morphkit/json_writer.h"
+
+namespace morphkit {
+namespace {
+
+// Local copies of the tiny enum tables, so the writer depends on nothing but its own translation unit.
+uint32_t typeComponents(AccessorType type) {
+  switch (type) {
+    case AccessorType::kScalar: return 1;
+    case AccessorType::kVec2: return 2;
+    case AccessorType::kVec3: return 3;
+    case AccessorType::kVec4: return 4;
+    case AccessorType::kMat2: return 4;
+    case AccessorType::kMat3: return 9;
+    case AccessorType::kMat4: return 16;
+  }
+  return 1;
+}
+
+const char* typeName(AccessorType type) {
+  switch (type) {
+    case AccessorType::kScalar: return "SCALAR";
+    case AccessorType::kVec2: return "VEC2";
+    case AccessorType::kVec3: return "VEC3";
+    case AccessorType::kVec4: return "VEC4";
+    case AccessorType::kMat2: return "MAT2";
+    case AccessorType::kMat3: return "MAT3";
+    case AccessorType::kMat4: return "MAT4";
+  }
+  return "SCALAR";
+}
+
+const char* interpolationName(Interpolation interpolation) {
+  switch (interpolation) {
+    case Interpolation::kLinear: return "LINEAR";
+    case Interpolation::kStep: return "STEP";
+    case Interpolation::kCubicSpline: return "CUBICSPLINE";
+  }
+  return "LINEAR";
+}
+
+const char* pathName(TargetPath path) {
+  switch (path) {
+    case TargetPath::kTranslation: return "translation";
+    case TargetPath::kRotation: return "rotation";
+    case TargetPath::kScale: return "scale";
+    case TargetPath::kWeights: return "weights";
+  }
+  return "translation";
+}
+
+const char* alphaModeName(AlphaMode mode) {
+  switch (mode) {
+    case AlphaMode::kOpaque: return "OPAQUE";
+    case AlphaMode::kMask: return "MASK";
+    case AlphaMode::kBlend: return "BLEND";
+  }
+  return "OPAQUE";
+}
+
+size_t alignUp(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+void optionalIndex(JsonWriter& json, std::string_view name, uint32_t index) {
+  if (index != kNone) json.field(name, index);
+}
+
+void optionalName(JsonWriter& json, const std::string& name) {
+  if (!name.empty()) json.field("name", std::string_view(name));
+}
+
+void indexArray(JsonWriter& json, std::string_view name, const std::vector<uint32_t>& indices) {
+  if (indices.empty()) return;
+  json.key(name).array(std::span<const uint32_t>(indices));
+}
+
+void floatArray(JsonWriter& json, std::string_view name, std::span<const float> numbers) {
+  json.key(name).array(numbers);
+}
+
+void doubleArray(JsonWriter& json, std::string_view name, const std::vector<double>& numbers) {
+  json.key(name).beginArray();
+  for (double n : numbers) json.value(n);
+  json.endArray();
+}
+
+// textureInfo / normalTextureInfo / occlusionTextureInfo (glTF 2.0 §5.22, §5.23, §5.24).
+void textureInfo(JsonWriter& json, std::string_view name, const TextureRef& ref, const char* scale_name) {
+  if (ref.texture == kNone) return;
+  json.key(name).beginObject();
+  json.field("index", ref.texture);
+  if (ref.texcoord != 0) json.field("texCoord", ref.texcoord);
+  if (scale_name && ref.scale != 1.0f) json.field(scale_name, ref.scale);
+  json.endObject();
+}
+
+void writeAttributes(JsonWriter& json, const std::vector<Attribute>& attributes) {
+  json.beginObject();
+  for (const auto& attribute : attributes) json.field(attribute.name, attribute.accessor);
+  json.endObject();
+}
+
+bool isIdentity(const Quat& q) { return q.x == 0 && q.y == 0 && q.z == 0 && q.w == 1; }
+
+}  // namespace
+
+Expected<std::string> writeGltfJson(const Asset& asset) {
+  // Layout of the merged BIN chunk: each buffer starts 16-byte aligned, so every alignment inside a
+  // buffer (accessor offsets, §3.6.2.4) is preserved after rebasing.
+  std::vector<size_t> base(asset.buffers.size(), 0);
+  size_t bin_length = 0;
+  for (size_t i = 0; i < asset.buffers.size(); ++i) {
+    const Buffer& buffer = asset.buffers[i];
+    if (buffer.data.size() < buffer.byte_length) {
+      return fail(Error::kInvalidArgument, "buffers[" + std::to_string(i) + "]: data holds " +
+                                               std::to_string(buffer.data.size()) + " bytes, byteLength is " +
+                                               std::to_string(buffer.byte_length));
+    }
+    bin_length = alignUp(bin_length, 16);
+    base[i] = bin_length;
+    bin_length += buffer.byte_length;
+  }
+
+  JsonWriter json;
+  json.beginObject();
+  json.key("asset").beginObject();
+  json.field("version", "2.0");
+  if (!asset.generator.empty()) json.field("generator", std::string_view(asset.generator));
+  json.endObject();
+  if (!asset.extensions_used.empty()) json.key("extensionsUsed").array(std::span<const std::string>(asset.extensions_used));
+  if (!asset.extensions_required.empty())
+    json.key("extensionsRequired").array(std::span<const std::string>(asset.extensions_required));
+
+  if (!asset.buffers.empty()) {
+    json.key("buffers").beginArray().beginObject().field("byteLength", uint64_t(bin_length)).endObject().endArray();
+  }
+
+  if (!asset.buffer_views.empty()) {
+    json.key("bufferViews").beginArray();
+    for (size_t i = 0; i < asset.buffer_views.size(); ++i) {
+      const BufferView& view = asset.buffer_views[i];
+      if (view.buffer >= asset.buffers.size()) {
+        return fail(Error::kInvalidArgument, "bufferViews[" + std::to_string(i) + "]: buffer " +
+                                                 std::to_string(view.buffer) + " does not exist");
+      }
+      json.beginObject();
+      optionalName(json, view.name);
+      json.field("buffer", 0);
+      size_t offset = base[view.buffer] + view.byte_offset;
+      if (offset != 0) json.field("byteOffset", uint64_t(offset));
+      json.field("byteLength", uint64_t(view.byte_length));
+      if (view.byte_stride != 0) json.field("byteStride", view.byte_stride);
+      if (view.target != 0) json.field("target", view.target);
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.accessors.empty()) {
+    json.key("accessors").beginArray();
+    for (const Accessor& accessor : asset.accessors) {
+      json.beginObject();
+      optionalName(json, accessor.name);
+      optionalIndex(json, "bufferView", accessor.buffer_view);
+      if (accessor.byte_offset != 0) json.field("byteOffset", uint64_t(accessor.byte_offset));
+      json.field("componentType", uint32_t(accessor.component_type));
+      if (accessor.normalized) json.field("normalized", true);
+      json.field("count", accessor.count);
+      json.field("type", typeName(accessor.type));
+      if (!accessor.min.empty()) doubleArray(json, "min", accessor.min);
+      if (!accessor.max.empty()) doubleArray(json, "max", accessor.max);
+      if (accessor.has_sparse) {
+        // §3.6.2.3: sparse.indices / sparse.values.
+        const SparseAccessor& sparse = accessor.sparse;
+        json.key("sparse").beginObject();
+        json.field("count", sparse.count);
+        json.key("indices").beginObject();
+        json.field("bufferView", sparse.indices_buffer_view);
+        if (sparse.indices_byte_offset != 0) json.field("byteOffset", uint64_t(sparse.indices_byte_offset));
+        json.field("componentType", uint32_t(sparse.indices_component_type));
+        json.endObject();
+        json.key("values").beginObject();
+        json.field("bufferView", sparse.values_buffer_view);
+        if (sparse.values_byte_offset != 0) json.field("byteOffset", uint64_t(sparse.values_byte_offset));
+        json.endObject();
+        json.endObject();
+      }
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.meshes.empty()) {
+    json.key("meshes").beginArray();
+    for (const Mesh& mesh : asset.meshes) {
+      json.beginObject();
+      optionalName(json, mesh.name);
+      json.key("primitives").beginArray();
+      for (const Primitive& primitive : mesh.primitives) {
+        json.beginObject();
+        json.key("attributes");
+        writeAttributes(json, primitive.attributes);
+        optionalIndex(json, "indices", primitive.indices);
+        optionalIndex(json, "material", primitive.material);
+        if (primitive.mode != PrimitiveMode::kTriangles) json.field("mode", uint32_t(primitive.mode));
+        if (!primitive.targets.empty()) {
+          json.key("targets").beginArray();
+          for (const MorphTarget& target : primitive.targets) writeAttributes(json, target.attributes);
+          json.endArray();
+        }
+        json.endObject();
+      }
+      json.endArray();
+      if (!mesh.weights.empty()) floatArray(json, "weights", mesh.weights);
+      if (!mesh.target_names.empty()) {
+        // Not in the core spec, but the de-facto convention (Blender, three.js, Babylon): mesh.extras.targetNames.
+        json.key("extras").beginObject();
+        json.key("targetNames").array(std::span<const std::string>(mesh.target_names));
+        json.endObject();
+      }
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.nodes.empty()) {
+    json.key("nodes").beginArray();
+    for (const Node& node : asset.nodes) {
+      json.beginObject();
+      optionalName(json, node.name);
+      indexArray(json, "children", node.children);
+      optionalIndex(json, "mesh", node.mesh);
+      optionalIndex(json, "skin", node.skin);
+      optionalIndex(json, "camera", node.camera);
+      // §3.5.3: a node has either `matrix` or TRS; identity TRS components are omitted.
+      if (node.has_matrix) {
+        floatArray(json, "matrix", node.matrix.m);
+      } else {
+        const Vec3& t = node.translation;
+        const Quat& r = node.rotation;
+        const Vec3& s = node.scale;
+        if (t.x != 0 || t.y != 0 || t.z != 0) {
+          float v[3] = {t.x, t.y, t.z};
+          floatArray(json, "translation", v);
+        }
+        if (!isIdentity(r)) {
+          float v[4] = {r.x, r.y, r.z, r.w};
+          floatArray(json, "rotation", v);
+        }
+        if (s.x != 1 || s.y != 1 || s.z != 1) {
+          float v[3] = {s.x, s.y, s.z};
+          floatArray(json, "scale", v);
+        }
+      }
+      if (!node.weights.empty()) floatArray(json, "weights", node.weights);
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.skins.empty()) {
+    json.key("skins").beginArray();
+    for (const Skin& skin : asset.skins) {
+      json.beginObject();
+      optionalName(json, skin.name);
+      optionalIndex(json, "inverseBindMatrices", skin.inverse_bind_matrices);
+      optionalIndex(json, "skeleton", skin.skeleton);
+      json.key("joints").array(std::span<const uint32_t>(skin.joints));
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.animations.empty()) {
+    json.key("animations").beginArray();
+    for (const Animation& animation : asset.animations) {
+      json.beginObject();
+      optionalName(json, animation.name);
+      json.key("channels").beginArray();
+      for (const AnimationChannel& channel : animation.channels) {
+        json.beginObject();
+        json.field("sampler", channel.sampler);
+        json.key("target").beginObject();
+        optionalIndex(json, "node", channel.node);
+        json.field("path", pathName(channel.path));
+        json.endObject();
+        json.endObject();
+      }
+      json.endArray();
+      json.key("samplers").beginArray();
+      for (const AnimationSampler& sampler : animation.samplers) {
+        json.beginObject();
+        json.field("input", sampler.input);
+        if (sampler.interpolation != Interpolation::kLinear)
+          json.field("interpolation", interpolationName(sampler.interpolation));
+        json.field("output", sampler.output);
+        json.endObject();
+      }
+      json.endArray();
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.scenes.empty()) {
+    json.key("scenes").beginArray();
+    for (const Scene& scene : asset.scenes) {
+      json.beginObject();
+      optionalName(json, scene.name);
+      indexArray(json, "nodes", scene.nodes);
+      json.endObject();
+    }
+    json.endArray();
+  }
+  optionalIndex(json, "scene", asset.scene);
+
+  if (!asset.materials.empty()) {
+    json.key("materials").beginArray();
+    for (const Material& material : asset.materials) {
+      json.beginObject();
+      optionalName(json, material.name);
+      // §3.9.2 metallic-roughness: each factor only when it differs from its default.
+      JsonWriter& j = json;
+      bool base_default = material.base_color_factor[0] == 1 && material.base_color_factor[1] == 1 &&
+                          material.base_color_factor[2] == 1 && material.base_color_factor[3] == 1;
+      bool pbr = !base_default || material.base_color_texture.texture != kNone || material.metallic_factor != 1.0f ||
+                 material.roughness_factor != 1.0f || material.metallic_roughness_texture.texture != kNone;
+      if (pbr) {
+        j.key("pbrMetallicRoughness").beginObject();
+        if (!base_default) floatArray(j, "baseColorFactor", material.base_color_factor);
+        textureInfo(j, "baseColorTexture", material.base_color_texture, nullptr);
+        if (material.metallic_factor != 1.0f) j.field("metallicFactor", material.metallic_factor);
+        if (material.roughness_factor != 1.0f) j.field("roughnessFactor", material.roughness_factor);
+        textureInfo(j, "metallicRoughnessTexture", material.metallic_roughness_texture, nullptr);
+        j.endObject();
+      }
+      textureInfo(j, "normalTexture", material.normal_texture, "scale");
+      textureInfo(j, "occlusionTexture", material.occlusion_texture, "strength");
+      textureInfo(j, "emissiveTexture", material.emissive_texture, nullptr);
+      if (material.emissive_factor[0] != 0 || material.emissive_factor[1] != 0 || material.emissive_factor[2] != 0)
+        floatArray(j, "emissiveFactor", material.emissive_factor);
+      if (material.alpha_mode != AlphaMode::kOpaque) j.field("alphaMode", alphaModeName(material.alpha_mode));
+      // §3.9.4: alphaCutoff is meaningful (and allowed by the validator) only in MASK mode.
+      if (material.alpha_mode == AlphaMode::kMask && material.alpha_cutoff != 0.5f)
+        j.field("alphaCutoff", material.alpha_cutoff);
+      if (material.double_sided) j.field("doubleSided", true);
+      j.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.textures.empty()) {
+    json.key("textures").beginArray();
+    for (const Texture& texture : asset.textures) {
+      json.beginObject();
+      optionalIndex(json, "sampler", texture.sampler);
+      optionalIndex(json, "source", texture.source);
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.images.empty()) {
+    json.key("images").beginArray();
+    for (const Image& image : asset.images) {
+      json.beginObject();
+      optionalName(json, image.name);
+      if (!image.uri.empty()) json.field("uri", std::string_view(image.uri));
+      if (!image.mime_type.empty()) json.field("mimeType", std::string_view(image.mime_type));
+      optionalIndex(json, "bufferView", image.buffer_view);
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.samplers.empty()) {
+    json.key("samplers").beginArray();
+    for (const Sampler& sampler : asset.samplers) {
+      json.beginObject();
+      if (sampler.mag_filter != 0) json.field("magFilter", sampler.mag_filter);
+      if (sampler.min_filter != 0) json.field("minFilter", sampler.min_filter);
+      if (sampler.wrap_s != 10497) json.field("wrapS", sampler.wrap_s);
+      if (sampler.wrap_t != 10497) json.field("wrapT", sampler.wrap_t);
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  if (!asset.cameras.empty()) {
+    json.key("cameras").beginArray();
+    for (const Camera& camera : asset.cameras) {
+      // §5.12: perspective.zfar absent = infinite projection; orthographic.zfar is required.
+      json.beginObject();
+      if (camera.perspective) {
+        json.field("type", "perspective");
+        json.key("perspective").beginObject();
+        if (camera.aspect_ratio > 0) json.field("aspectRatio", camera.aspect_ratio);
+        json.field("yfov", camera.yfov);
+        if (camera.zfar > 0) json.field("zfar", camera.zfar);
+        json.field("znear", camera.znear);
+        json.endObject();
+      } else {
+        json.field("type", "orthographic");
+        json.key("orthographic").beginObject();
+        json.field("xmag", camera.xmag);
+        json.field("ymag", camera.ymag);
+        json.field("zfar", camera.zfar);
+        json.field("znear", camera.znear);
+        json.endObject();
+      }
+      json.endObject();
+    }
+    json.endArray();
+  }
+
+  json.endObject();
+  return json.str();
+}
+
+Expected<std::vector<uint8_t>> writeGlb(const Asset& asset) {
+  auto json = writeGltfJson(asset);
+  if (!json) return json.error();
+
+  std::vector<size_t> base(asset.buffers.size(), 0);
+  size_t bin_length = 0;
+  for (size_t i = 0; i < asset.buffers.size(); ++i) {
+    bin_length = alignUp(bin_length, 16);
+    base[i] = bin_length;
+    bin_length += asset.buffers[i].byte_length;
+  }
+  // §4.4.3: chunk data is padded to 4 bytes — JSON with spaces, BIN with zeros.
+  size_t json_chunk = alignUp(json->size(), 4);
+  size_t bin_chunk = alignUp(bin_length, 4);
+  size_t total = 12 + 8 + json_chunk + (asset.buffers.empty() ? 0 : 8 + bin_chunk);
+  if (total > std::numeric_limits<uint32_t>::max()) {
+    return fail(Error::kTooLarge, "glb: " + std::to_string(total) + " bytes exceed the 4 GiB GLB limit (glTF 2.0 §4.4.2)");
+  }
+
+  std::vector<uint8_t> out;
+  out.reserve(total);
+  auto put32 = [&out](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));  // GLB is little-endian (§4.4.1)
+  };
+  put32(0x46546C67u);  // "glTF"
+  put32(2);
+  put32(uint32_t(total));
+  put32(uint32_t(json_chunk));
+  put32(0x4E4F534Au);  // "JSON"
+  out.insert(out.end(), json->begin(), json->end());
+  out.resize(out.size() + (json_chunk - json->size()), uint8_t(' '));
+  if (!asset.buffers.empty()) {
+    put32(uint32_t(bin_chunk));
+    put32(0x004E4942u);  // "BIN\0"
+    size_t start = out.size();
+    out.resize(start + bin_chunk, 0);
+    for (size_t i = 0; i < asset.buffers.size(); ++i) {
+      const Buffer& buffer = asset.buffers[i];
+      if (buffer.byte_length > 0) std::memcpy(out.data() + start + base[i], buffer.data.data(), buffer.byte_length);
+    }
+  }
+  return out;
+}
+
+// ---- Builder helpers --------------------------------------------------------------------------------
+
+uint32_t appendBufferView(Asset& asset, std::span<const uint8_t> bytes, uint32_t target) {
+  if (asset.buffers.empty()) asset.buffers.emplace_back();
+  Buffer& buffer = asset.buffers[0];
+  size_t offset = alignUp(buffer.data.size(), 4);
+  buffer.data.resize(offset + bytes.size(), 0);
+  if (!bytes.empty()) std::memcpy(buffer.data.data() + offset, bytes.data(), bytes.size());
+  buffer.byte_length = buffer.data.size();
+  BufferView view;
+  view.buffer = 0;
+  view.byte_offset = offset;
+  view.byte_length = bytes.size();
+  view.target = target;
+  asset.buffer_views.push_back(view);
+  return uint32_t(asset.buffer_views.size() - 1);
+}
+
+namespace {
+
+template <class T>
+constexpr ComponentType componentTypeOf() {
+  if constexpr (std::is_same_v<T, float>) return ComponentType::kFloat;
+  else if constexpr (std::is_same_v<T, uint32_t>) return ComponentType::kUnsignedInt;
+  else if constexpr (std::is_same_v<T, uint16_t>) return ComponentType::kUnsignedShort;
+  else if constexpr (std::is_same_v<T, uint8_t>) return ComponentType::kUnsignedByte;
+  else if constexpr (std::is_same_v<T, int16_t>) return ComponentType::kShort;
+  else return ComponentType::kByte;
+}
+
+template <class T>
+uint32_t appendTyped(Asset& asset, std::span<const T> values, AccessorType type, const AppendAccessorOptions& options) {
+  uint32_t components = typeComponents(type);
+  Accessor accessor;
+  accessor.name = options.name;
+  accessor.buffer_view = appendBufferView(
+      asset, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes()),
+      options.target);
+  accessor.component_type = componentTypeOf<T>();
+  accessor.normalized = options.normalized;
+  accessor.count = uint32_t(values.size() / components);
+  accessor.type = type;
+  if (options.min_max && accessor.count > 0) {
+    // §3.6.2.5: min/max are the raw stored values (before normalization), per component.
+    accessor.min.assign(components, std::numeric_limits<double>::infinity());
+    accessor.max.assign(components, -std::numeric_limits<double>::infinity());
+    for (size_t i = 0; i < size_t(accessor.count) * components; ++i) {
+      double v = double(values[i]);
+      size_t c = i % components;
+      accessor.min[c] = std::min(accessor.min[c], v);
+      accessor.max[c] = std::max(accessor.max[c], v);
+    }
+  }
+  asset.accessors.push_back(std::move(accessor));
+  return uint32_t(asset.accessors.size() - 1);
+}
+
+}  // namespace
+
+uint32_t appendAccessor(Asset& asset, std::span<const float> values, AccessorType type, const AppendAccessorOptions& options) {
+  return appendTyped(asset, values, type, options);
+}
+uint32_t appendAccessor(Asset& asset, std::span<const uint32_t> values, AccessorType type, const AppendAccessorOptions& options) {
+  return appendTyped(asset, values, type, options);
+}
+uint32_t appendAccessor(Asset& asset, std::span<const uint16_t> values, AccessorType type, const AppendAccessorOptions& options) {
+  return appendTyped(asset, values, type, options);
+}
+uint32_t appendAccessor(Asset& asset, std::span<const uint8_t> values, AccessorType type, const AppendAccessorOptions& options) {
+  return appendTyped(asset, values, type, options);
+}
+uint32_t appendAccessor(Asset& asset, std::span<const int16_t> values, AccessorType type, const AppendAccessorOptions& options) {
+  return appendTyped(asset, values, type, options);
+}
+uint32_t appendAccessor(Asset& asset, std::span<const int8_t> values, AccessorType type, const AppendAccessorOptions& options) {
+  return appendTyped(asset, values, type, options);
+}
+
+}  // namespace morphkit

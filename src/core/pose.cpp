@@ -1,0 +1,295 @@
+// pose.cpp — sampling → scene → morph+skin for every (node, primitive) of a scene; JSON and OBJ writers.
+#include "morphkit/pose.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "morphkit/json_writer.h"
+#include "morphkit/scene.h"
+
+namespace morphkit {
+
+namespace {
+
+// Vertices per parallel task: large enough to amortize the dispatch, small enough to balance 2–16 threads.
+constexpr size_t kRangeGrain = 8192;
+
+}  // namespace
+
+Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene_request) {
+  Expected<uint32_t> scene = resolveScene(asset, scene_request);
+  if (!scene) return scene.error();
+  Expected<SceneState> rest = evaluateScene(asset, *scene);
+  if (!rest) return rest.error();
+
+  PosePrepared prepared;
+  prepared.asset = &asset;
+  prepared.scene = *scene;
+  std::vector<uint32_t> nodes = rest->scene_nodes;
+  std::sort(nodes.begin(), nodes.end());
+  // One PrimitiveData per distinct (mesh, primitive), shared by every node that instances the mesh.
+  std::vector<std::vector<uint32_t>> slot(asset.meshes.size());
+  for (uint32_t node : nodes) {
+    const uint32_t mesh = asset.nodes[node].mesh;
+    if (mesh == kNone || mesh >= asset.meshes.size()) continue;
+    const uint32_t prim_count = uint32_t(asset.meshes[mesh].primitives.size());
+    if (slot[mesh].empty()) slot[mesh].assign(prim_count, kNone);
+    for (uint32_t p = 0; p < prim_count; ++p) {
+      if (slot[mesh][p] == kNone) {
+        Expected<PrimitiveData> data = decodePrimitive(asset, mesh, p);
+        if (!data) return data.error();
+        slot[mesh][p] = uint32_t(prepared.primitives.size());
+        prepared.packed.push_back(packTargets(*data));
+        prepared.primitives.push_back(std::move(*data));
+      }
+      prepared.instances.push_back(PosePrepared::Instance{node, mesh, p, slot[mesh][p]});
+    }
+  }
+  prepared.inverse_bind.resize(asset.skins.size());
+  for (uint32_t s = 0; s < asset.skins.size(); ++s) prepared.inverse_bind[s] = decodeInverseBindMatrices(asset, s);
+  for (uint32_t a = 0; a < asset.animations.size(); ++a) {
+    Expected<AnimationData> anim = decodeAnimation(asset, a);
+    if (!anim) return anim.error();
+    prepared.animations.push_back(std::move(*anim));
+  }
+  return prepared;
+}
+
+Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options) {
+  if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
+  const Asset& asset = *prepared.asset;
+  std::vector<NodePose> pose;
+  if (options.animation != kNone) {
+    if (options.animation >= prepared.animations.size()) {
+      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) +
+                                               "]: no such animation (the asset has " +
+                                               std::to_string(prepared.animations.size()) + ")");
+    }
+    pose.resize(asset.nodes.size());
+    AnimationSamplingJob sampling;
+    sampling.animation = &prepared.animations[options.animation];
+    sampling.time = options.time;
+    sampling.context = options.sampling;
+    sampling.output = pose;
+    if (!sampling.run()) {
+      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) + "]: sampling failed");
+    }
+  }
+  Expected<SceneState> state = evaluateScene(asset, prepared.scene, pose);
+  if (!state) return state.error();
+
+  PoseResult result;
+  result.scene = prepared.scene;
+  result.animation = options.animation;
+  result.time = options.time;
+  result.meshes.reserve(prepared.instances.size());
+  std::vector<std::vector<Mat4>> joints_by_skin(asset.skins.size());
+  std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
+
+  for (const PosePrepared::Instance& inst : prepared.instances) {
+    const PrimitiveData& data = prepared.primitives[inst.data];
+    const Node& node = asset.nodes[inst.node];
+    PosedPrimitive out;
+    out.node = inst.node;
+    out.mesh = inst.mesh;
+    out.primitive = inst.primitive;
+    out.vertex_count = data.vertex_count;
+    out.weights = state->weights[inst.node];
+    out.weights.resize(data.targets.size(), 0.0f);
+    out.skinned = node.skin != kNone && node.skin < asset.skins.size() && data.influences > 0;
+    out.indices = data.indices;
+    out.mode = data.mode;
+    const size_t n = data.vertex_count;
+    out.positions.resize(3 * n);
+    if (!data.normal.empty()) out.normals.resize(3 * n);
+    if (!data.tangent.empty()) out.tangents.resize(4 * n);
+    out.texcoords.resize(data.texcoords.size(), std::vector<float>(2 * n));
+    out.colors.resize(data.colors.size(), std::vector<float>(4 * n));
+    std::vector<std::span<float>> texcoord_spans(out.texcoords.begin(), out.texcoords.end());
+    std::vector<std::span<float>> color_spans(out.colors.begin(), out.colors.end());
+
+    MorphSkinJob job;
+    job.primitive = &data;
+    job.weights = out.weights;
+    if (out.skinned) {
+      if (!joints_ready[node.skin]) {
+        joints_by_skin[node.skin] = jointMatrices(asset, *state, node.skin, prepared.inverse_bind[node.skin]);
+        joints_ready[node.skin] = 1;
+      }
+      job.joint_matrices = joints_by_skin[node.skin];  // §3.7.3: the mesh node's own transform is ignored
+    } else {
+      job.world = state->world[inst.node];
+    }
+    job.out_positions = out.positions;
+    job.out_normals = out.normals;
+    job.out_tangents = out.tangents;
+    job.out_texcoords = texcoord_spans;
+    job.out_colors = color_spans;
+    job.begin = 0;
+    job.end = data.vertex_count;
+    const std::string where = "nodes[" + std::to_string(inst.node) + "] meshes[" + std::to_string(inst.mesh) +
+                              "].primitives[" + std::to_string(inst.primitive) + "]";
+    if (!job.validate()) {
+      return fail(Error::kInvalidArgument, where + ": inputs do not fit the deformation job (joint index out of range?)");
+    }
+    const PackedTargets* packed = &prepared.packed[inst.data];
+    parallelFor(options.pool, n, kRangeGrain, [&](size_t begin, size_t end) {
+      MorphSkinJob range = job;
+      range.begin = uint32_t(begin);
+      range.end = uint32_t(end);
+      if (options.path == CpuPath::kFast) {
+        FastMorphSkinJob fast;
+        fast.job = range;
+        fast.packed = packed;
+        fast.run();
+      } else {
+        range.run();
+      }
+    });
+    result.meshes.push_back(std::move(out));
+  }
+  return result;
+}
+
+Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOptions& options) {
+  Expected<PosePrepared> prepared = preparePose(asset, scene);
+  if (!prepared) return prepared.error();
+  return evaluatePose(*prepared, options);
+}
+
+std::string writePoseJson(std::span<const PoseResult> cases, std::string_view model, bool pretty) {
+  JsonWriter w(pretty);
+  w.beginObject();
+  w.field("model", model);
+  w.field("engine", "morphkit");
+  w.key("cases").beginArray();
+  for (const PoseResult& c : cases) {
+    w.beginObject();
+    w.key("anim");
+    if (c.animation == kNone) {
+      w.null();
+    } else {
+      w.value(c.animation);
+    }
+    w.field("time", c.time);
+    w.key("meshes").beginArray();
+    for (const PosedPrimitive& m : c.meshes) {
+      w.beginObject();
+      w.field("node", m.node);
+      w.field("mesh", m.mesh);
+      w.field("primitive", m.primitive);
+      w.field("skinned", m.skinned);
+      w.field("vertexCount", m.vertex_count);
+      w.key("weights").array(std::span<const float>(m.weights));
+      w.key("positions").array(std::span<const float>(m.positions));
+      w.key("normals");
+      if (m.normals.empty()) {
+        w.null();
+      } else {
+        w.array(std::span<const float>(m.normals));
+      }
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return w.str();
+}
+
+namespace {
+
+void appendf(std::string& out, const char* format, double a, double b, double c) {
+  char buffer[128];
+  int len = std::snprintf(buffer, sizeof(buffer), format, a, b, c);
+  if (len > 0) out.append(buffer, size_t(std::min(len, int(sizeof(buffer) - 1))));
+}
+
+}  // namespace
+
+std::string writePoseObj(const PoseResult& pose) {
+  std::string out = "# morphkit pose\n";
+  size_t v_base = 1, vt_base = 1, vn_base = 1;  // OBJ indices are global and 1-based
+  for (const PosedPrimitive& m : pose.meshes) {
+    out += "o node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" +
+           std::to_string(m.primitive) + "\n";
+    const size_t n = m.vertex_count;
+    for (size_t v = 0; v < n; ++v) appendf(out, "v %.9g %.9g %.9g\n", m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);
+    const bool has_vt = !m.texcoords.empty();
+    const bool has_vn = !m.normals.empty();
+    if (has_vt) {
+      for (size_t v = 0; v < n; ++v) {
+        char buffer[96];
+        int len = std::snprintf(buffer, sizeof(buffer), "vt %.9g %.9g\n", double(m.texcoords[0][2 * v]),
+                                1.0 - double(m.texcoords[0][2 * v + 1]));
+        if (len > 0) out.append(buffer, size_t(len));
+      }
+    }
+    if (has_vn) {
+      for (size_t v = 0; v < n; ++v) appendf(out, "vn %.9g %.9g %.9g\n", m.normals[3 * v], m.normals[3 * v + 1], m.normals[3 * v + 2]);
+    }
+    auto ref = [&](uint32_t i) {
+      std::string s = std::to_string(v_base + i);
+      if (has_vt || has_vn) s += "/" + (has_vt ? std::to_string(vt_base + i) : std::string());
+      if (has_vn) s += "/" + std::to_string(vn_base + i);
+      return s;
+    };
+    std::vector<uint32_t> idx = m.indices;
+    if (idx.empty()) {
+      idx.resize(n);
+      for (uint32_t i = 0; i < n; ++i) idx[i] = i;
+    }
+    auto tri = [&](uint32_t a, uint32_t b, uint32_t c) {
+      if (a >= n || b >= n || c >= n) return;
+      out += "f " + ref(a) + " " + ref(b) + " " + ref(c) + "\n";
+    };
+    switch (m.mode) {
+      case PrimitiveMode::kTriangles:
+        for (size_t i = 0; i + 2 < idx.size(); i += 3) tri(idx[i], idx[i + 1], idx[i + 2]);
+        break;
+      case PrimitiveMode::kTriangleStrip:  // glTF 2.0 §3.7.2.1: keep the winding of every second triangle
+        for (size_t i = 0; i + 2 < idx.size(); ++i) {
+          if (i % 2 == 0) {
+            tri(idx[i], idx[i + 1], idx[i + 2]);
+          } else {
+            tri(idx[i + 1], idx[i], idx[i + 2]);
+          }
+        }
+        break;
+      case PrimitiveMode::kTriangleFan:
+        for (size_t i = 1; i + 1 < idx.size(); ++i) tri(idx[0], idx[i], idx[i + 1]);
+        break;
+      case PrimitiveMode::kLines:
+        for (size_t i = 0; i + 1 < idx.size(); i += 2) {
+          if (idx[i] < n && idx[i + 1] < n) out += "l " + std::to_string(v_base + idx[i]) + " " + std::to_string(v_base + idx[i + 1]) + "\n";
+        }
+        break;
+      case PrimitiveMode::kLineStrip:
+      case PrimitiveMode::kLineLoop: {
+        std::string line = "l";
+        for (uint32_t i : idx) {
+          if (i < n) line += " " + std::to_string(v_base + i);
+        }
+        if (m.mode == PrimitiveMode::kLineLoop && !idx.empty() && idx[0] < n) line += " " + std::to_string(v_base + idx[0]);
+        out += line + "\n";
+        break;
+      }
+      case PrimitiveMode::kPoints: {
+        std::string line = "p";
+        for (uint32_t i : idx) {
+          if (i < n) line += " " + std::to_string(v_base + i);
+        }
+        out += line + "\n";
+        break;
+      }
+    }
+    v_base += n;
+    if (has_vt) vt_base += n;
+    if (has_vn) vn_base += n;
+  }
+  return out;
+}
+
+}  // namespace morphkit

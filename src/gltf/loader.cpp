@@ -1,0 +1,590 @@
+// .gltf / .glb → morphkit::Asset. Parsing only checks JSON types and required fields; every cross-object
+// rule lives in validate.cpp, run once after the buffers are resolved.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+// MORPHKIT_TRY nests inside the forEachObject lambdas; the inner status shadowing the outer one is harmless.
+#pragma GCC diagnostic ignored "-Wshadow"
+#include "json_fields.h"
+#include "morphkit/gltf.h"
+#include "morphkit/io.h"
+#include "uri.h"
+
+namespace morphkit {
+
+using namespace gltf_detail;
+
+namespace {
+
+constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization"};
+
+// GLB container (glTF 2.0 §4.4): 12-byte header, then chunks of (length, type, data).
+constexpr uint32_t kGlbMagic = 0x46546C67;      // "glTF"
+constexpr uint32_t kChunkJson = 0x4E4F534A;     // "JSON"
+constexpr uint32_t kChunkBin = 0x004E4942;      // "BIN\0"
+
+uint32_t readU32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+struct GlbParts {
+  std::span<const uint8_t> json;
+  std::span<const uint8_t> bin;
+  bool has_bin = false;
+};
+
+Expected<GlbParts> splitGlb(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 12) return fail(Error::kInvalidGlb, "GLB header: file is " + std::to_string(bytes.size()) + " bytes, shorter than the 12-byte header (glTF 2.0 §4.4.2)");
+  if (readU32(bytes.data()) != kGlbMagic) return fail(Error::kInvalidGlb, "GLB header: magic is not 'glTF' (glTF 2.0 §4.4.2)");
+  uint32_t version = readU32(bytes.data() + 4);
+  if (version != 2) return fail(Error::kInvalidGlb, "GLB header: version " + std::to_string(version) + " is not 2 (glTF 2.0 §4.4.2)");
+  uint32_t length = readU32(bytes.data() + 8);
+  if (length > bytes.size()) {
+    return fail(Error::kInvalidGlb, "GLB header: declares " + std::to_string(length) + " bytes but the file has " +
+                                        std::to_string(bytes.size()) + " (truncated? glTF 2.0 §4.4.2)");
+  }
+  GlbParts parts;
+  size_t offset = 12;
+  int chunk_index = 0;
+  while (offset < length) {
+    if (length - offset < 8) return fail(Error::kInvalidGlb, "GLB chunk " + std::to_string(chunk_index) + ": truncated chunk header (glTF 2.0 §4.4.3)");
+    uint32_t chunk_length = readU32(bytes.data() + offset);
+    uint32_t chunk_type = readU32(bytes.data() + offset + 4);
+    offset += 8;
+    if (chunk_length > length - offset) {
+      return fail(Error::kInvalidGlb, "GLB chunk " + std::to_string(chunk_index) + ": length " + std::to_string(chunk_length) +
+                                          " runs past the end of the file (glTF 2.0 §4.4.3)");
+    }
+    std::span<const uint8_t> data = bytes.subspan(offset, chunk_length);
+    if (chunk_index == 0) {
+      if (chunk_type != kChunkJson) return fail(Error::kInvalidGlb, "GLB chunk 0: the first chunk must be JSON (glTF 2.0 §4.4.3.2)");
+      parts.json = data;
+    } else if (chunk_index == 1 && chunk_type == kChunkBin) {
+      parts.bin = data;
+      parts.has_bin = true;
+    }  // other chunk types are ignored (§4.4.3)
+    offset += (size_t(chunk_length) + 3) & ~size_t(3);
+    ++chunk_index;
+  }
+  if (chunk_index == 0) return fail(Error::kInvalidGlb, "GLB: no JSON chunk (glTF 2.0 §4.4.3)");
+  return parts;
+}
+
+Expected<ComponentType> parseComponentType(uint32_t value, const std::string& where) {
+  switch (value) {
+    case 5120: case 5121: case 5122: case 5123: case 5125: case 5126: return ComponentType(value);
+    default: return fail(Error::kInvalidGltf, where + ".componentType: " + std::to_string(value) + " is not a glTF component type (glTF 2.0 §3.6.2.2)");
+  }
+}
+
+Expected<AccessorType> parseAccessorType(const std::string& text, const std::string& where) {
+  static const std::pair<const char*, AccessorType> kTypes[] = {
+      {"SCALAR", AccessorType::kScalar}, {"VEC2", AccessorType::kVec2}, {"VEC3", AccessorType::kVec3},
+      {"VEC4", AccessorType::kVec4},     {"MAT2", AccessorType::kMat2}, {"MAT3", AccessorType::kMat3},
+      {"MAT4", AccessorType::kMat4}};
+  for (const auto& [name, type] : kTypes) {
+    if (text == name) return type;
+  }
+  return fail(Error::kInvalidGltf, where + ".type: '" + text + "' is not an accessor type (glTF 2.0 §3.6.2.1)");
+}
+
+Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& out, const std::string& where) {
+  element e;
+  if (o.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
+  object attributes;
+  if (e.get_object().get(attributes) != simdjson::SUCCESS) return schemaError(where, key, "must be an object");
+  for (auto field : attributes) {
+    uint64_t index;
+    if (field.value.get_uint64().get(index) != simdjson::SUCCESS || index >= 0xFFFFFFFFull) {
+      return schemaError(where, std::string(key) + "." + std::string(field.key), "must be an accessor index");
+    }
+    out.push_back({std::string(field.key), uint32_t(index)});
+  }
+  return Ok{};
+}
+
+Status parseTextureRef(object material, std::string_view key, TextureRef& ref, const std::string& where,
+                       std::string_view scale_key) {
+  element e;
+  if (material.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
+  object info;
+  std::string here = where + "." + std::string(key);
+  if (e.get_object().get(info) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+  MORPHKIT_TRY(readIndex(info, "index", ref.texture, here, true));
+  MORPHKIT_TRY(readIndex(info, "texCoord", ref.texcoord, here));
+  if (!scale_key.empty()) MORPHKIT_TRY(readFloat(info, scale_key, ref.scale, here));
+  return Ok{};
+}
+
+class Parser {
+ public:
+  Parser(Asset& asset) : asset_(asset) {}
+
+  Status parse(object root) {
+    MORPHKIT_TRY(parseHeader(root));
+    MORPHKIT_TRY(forEachObject(root, "buffers", "", [&](object o, const std::string& w) -> Status { return parseBuffer(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "bufferViews", "", [&](object o, const std::string& w) -> Status { return parseBufferView(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "accessors", "", [&](object o, const std::string& w) -> Status { return parseAccessor(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "meshes", "", [&](object o, const std::string& w) -> Status { return parseMesh(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "nodes", "", [&](object o, const std::string& w) -> Status { return parseNode(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "skins", "", [&](object o, const std::string& w) -> Status { return parseSkin(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "animations", "", [&](object o, const std::string& w) -> Status { return parseAnimation(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "scenes", "", [&](object o, const std::string& w) -> Status {
+      Scene& scene = asset_.scenes.emplace_back();
+      MORPHKIT_TRY(readString(o, "name", scene.name, w));
+      return readIndices(o, "nodes", scene.nodes, w);
+    }));
+    MORPHKIT_TRY(readIndex(root, "scene", asset_.scene, "glTF"));
+    MORPHKIT_TRY(forEachObject(root, "materials", "", [&](object o, const std::string& w) -> Status { return parseMaterial(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "textures", "", [&](object o, const std::string& w) -> Status {
+      Texture& texture = asset_.textures.emplace_back();
+      MORPHKIT_TRY(readIndex(o, "sampler", texture.sampler, w));
+      return readIndex(o, "source", texture.source, w);
+    }));
+    MORPHKIT_TRY(forEachObject(root, "images", "", [&](object o, const std::string& w) -> Status {
+      Image& image = asset_.images.emplace_back();
+      MORPHKIT_TRY(readString(o, "name", image.name, w));
+      MORPHKIT_TRY(readString(o, "uri", image.uri, w));
+      MORPHKIT_TRY(readString(o, "mimeType", image.mime_type, w));
+      return readIndex(o, "bufferView", image.buffer_view, w);
+    }));
+    MORPHKIT_TRY(forEachObject(root, "samplers", "", [&](object o, const std::string& w) -> Status {
+      Sampler& sampler = asset_.samplers.emplace_back();
+      MORPHKIT_TRY(readIndex(o, "magFilter", sampler.mag_filter, w));
+      MORPHKIT_TRY(readIndex(o, "minFilter", sampler.min_filter, w));
+      MORPHKIT_TRY(readIndex(o, "wrapS", sampler.wrap_s, w));
+      return readIndex(o, "wrapT", sampler.wrap_t, w);
+    }));
+    MORPHKIT_TRY(forEachObject(root, "cameras", "", [&](object o, const std::string& w) -> Status { return parseCamera(o, w); }));
+    return Ok{};
+  }
+
+ private:
+  Status parseHeader(object root) {
+    element e;
+    object header;
+    if (root.at_key("asset").get(e) != simdjson::SUCCESS || e.get_object().get(header) != simdjson::SUCCESS) {
+      return fail(Error::kInvalidGltf, "asset: the 'asset' object is required (glTF 2.0 §5.17)");
+    }
+    std::string version, min_version;
+    MORPHKIT_TRY(readString(header, "version", version, "asset", true));
+    MORPHKIT_TRY(readString(header, "minVersion", min_version, "asset"));
+    MORPHKIT_TRY(readString(header, "generator", asset_.generator, "asset"));
+    std::string major = version.substr(0, version.find('.'));
+    if (major != "2") return fail(Error::kInvalidGltf, "asset.version: '" + version + "' is not a glTF 2.x version (glTF 2.0 §3.2)");
+    if (!min_version.empty() && min_version != "2.0") {
+      return fail(Error::kInvalidGltf, "asset.minVersion: '" + min_version + "' is newer than 2.0, which morphkit implements (glTF 2.0 §3.2)");
+    }
+    MORPHKIT_TRY(readStrings(root, "extensionsUsed", asset_.extensions_used));
+    MORPHKIT_TRY(readStrings(root, "extensionsRequired", asset_.extensions_required));
+    for (const auto& name : asset_.extensions_required) {
+      bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
+                               [&](const char* s) { return name == s; });
+      if (!known) {
+        return fail(Error::kUnsupportedExtension,
+                    "extensionsRequired: '" + name + "' is not supported by morphkit (glTF 2.0 §3.12)");
+      }
+    }
+    for (const auto& name : asset_.extensions_used) {
+      bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
+                               [&](const char* s) { return name == s; });
+      if (!known) asset_.notes.push_back("extensionsUsed: '" + name + "' is not implemented; ignored (not required)");
+    }
+    return Ok{};
+  }
+
+  Status readStrings(object root, std::string_view key, std::vector<std::string>& out) {
+    element e;
+    if (root.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
+    array a;
+    if (e.get_array().get(a) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, std::string(key) + ": must be an array of strings");
+    for (element item : a) {
+      std::string_view s;
+      if (item.get_string().get(s) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, std::string(key) + ": must contain only strings");
+      out.emplace_back(s);
+    }
+    return Ok{};
+  }
+
+  Status parseBuffer(object o, const std::string& where) {
+    Buffer& buffer = asset_.buffers.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", buffer.name, where));
+    MORPHKIT_TRY(readString(o, "uri", buffer.uri, where));
+    MORPHKIT_TRY(readSize(o, "byteLength", buffer.byte_length, where, true));
+    if (buffer.byte_length == 0) return schemaError(where, "byteLength", "must be at least 1 (glTF 2.0 §5.10)");
+    return Ok{};
+  }
+
+  Status parseBufferView(object o, const std::string& where) {
+    BufferView& view = asset_.buffer_views.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", view.name, where));
+    MORPHKIT_TRY(readIndex(o, "buffer", view.buffer, where, true));
+    MORPHKIT_TRY(readSize(o, "byteOffset", view.byte_offset, where));
+    MORPHKIT_TRY(readSize(o, "byteLength", view.byte_length, where, true));
+    MORPHKIT_TRY(readIndex(o, "byteStride", view.byte_stride, where));
+    MORPHKIT_TRY(readIndex(o, "target", view.target, where));
+    return Ok{};
+  }
+
+  Status parseAccessor(object o, const std::string& where) {
+    Accessor& accessor = asset_.accessors.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", accessor.name, where));
+    MORPHKIT_TRY(readIndex(o, "bufferView", accessor.buffer_view, where));
+    MORPHKIT_TRY(readSize(o, "byteOffset", accessor.byte_offset, where));
+    uint32_t component = 0;
+    MORPHKIT_TRY(readIndex(o, "componentType", component, where, true));
+    auto component_type = parseComponentType(component, where);
+    if (!component_type) return component_type.error();
+    accessor.component_type = *component_type;
+    MORPHKIT_TRY(readBool(o, "normalized", accessor.normalized, where));
+    MORPHKIT_TRY(readIndex(o, "count", accessor.count, where, true));
+    std::string type;
+    MORPHKIT_TRY(readString(o, "type", type, where, true));
+    auto accessor_type = parseAccessorType(type, where);
+    if (!accessor_type) return accessor_type.error();
+    accessor.type = *accessor_type;
+    MORPHKIT_TRY(readNumbers(o, "min", accessor.min, where));
+    MORPHKIT_TRY(readNumbers(o, "max", accessor.max, where));
+    element e;
+    if (o.at_key("sparse").get(e) == simdjson::SUCCESS) {
+      std::string here = where + ".sparse";
+      object sparse, indices, values;
+      if (e.get_object().get(sparse) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+      accessor.has_sparse = true;
+      MORPHKIT_TRY(readIndex(sparse, "count", accessor.sparse.count, here, true));
+      if (sparse.at_key("indices").get(e) != simdjson::SUCCESS || e.get_object().get(indices) != simdjson::SUCCESS) {
+        return fail(Error::kInvalidGltf, here + ".indices: is required (glTF 2.0 §5.2)");
+      }
+      MORPHKIT_TRY(readIndex(indices, "bufferView", accessor.sparse.indices_buffer_view, here + ".indices", true));
+      MORPHKIT_TRY(readSize(indices, "byteOffset", accessor.sparse.indices_byte_offset, here + ".indices"));
+      uint32_t index_type = 0;
+      MORPHKIT_TRY(readIndex(indices, "componentType", index_type, here + ".indices", true));
+      if (index_type != 5121 && index_type != 5123 && index_type != 5125) {
+        return fail(Error::kInvalidGltf, here + ".indices.componentType: must be UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT (glTF 2.0 §5.3)");
+      }
+      accessor.sparse.indices_component_type = ComponentType(index_type);
+      if (sparse.at_key("values").get(e) != simdjson::SUCCESS || e.get_object().get(values) != simdjson::SUCCESS) {
+        return fail(Error::kInvalidGltf, here + ".values: is required (glTF 2.0 §5.2)");
+      }
+      MORPHKIT_TRY(readIndex(values, "bufferView", accessor.sparse.values_buffer_view, here + ".values", true));
+      MORPHKIT_TRY(readSize(values, "byteOffset", accessor.sparse.values_byte_offset, here + ".values"));
+    }
+    return Ok{};
+  }
+
+  Status parseMesh(object o, const std::string& where) {
+    Mesh& mesh = asset_.meshes.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", mesh.name, where));
+    MORPHKIT_TRY(readNumbers(o, "weights", mesh.weights, where));
+    if (has(o, "weights") && mesh.weights.empty()) return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.23)");
+    if (!has(o, "primitives")) return schemaError(where, "primitives", "is required (glTF 2.0 §5.23)");
+    MORPHKIT_TRY(forEachObject(o, "primitives", where, [&](object p, const std::string& w) -> Status {
+      Primitive& primitive = mesh.primitives.emplace_back();
+      MORPHKIT_TRY(parseAttributes(p, "attributes", primitive.attributes, w));
+      MORPHKIT_TRY(readIndex(p, "indices", primitive.indices, w));
+      MORPHKIT_TRY(readIndex(p, "material", primitive.material, w));
+      uint32_t mode = 4;
+      MORPHKIT_TRY(readIndex(p, "mode", mode, w));
+      if (mode > 6) return schemaError(w, "mode", "must be 0..6 (glTF 2.0 §5.24)");
+      primitive.mode = PrimitiveMode(mode);
+      element targets;
+      if (p.at_key("targets").get(targets) == simdjson::SUCCESS) {
+        array list;
+        if (targets.get_array().get(list) != simdjson::SUCCESS) return schemaError(w, "targets", "must be an array");
+        size_t t = 0;
+        for (element item : list) {
+          object target;
+          std::string here = w + ".targets[" + std::to_string(t++) + "]";
+          if (item.get_object().get(target) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+          MorphTarget& morph = primitive.targets.emplace_back();
+          for (auto field : target) {
+            uint64_t index;
+            if (field.value.get_uint64().get(index) != simdjson::SUCCESS || index >= 0xFFFFFFFFull) {
+              return fail(Error::kInvalidGltf, here + "." + std::string(field.key) + ": must be an accessor index");
+            }
+            morph.attributes.push_back({std::string(field.key), uint32_t(index)});
+          }
+        }
+      }
+      return Status(Ok{});
+    }));
+    element extras, names;
+    if (o.at_key("extras").get(extras) == simdjson::SUCCESS && extras.is_object() &&
+        extras.at_key("targetNames").get(names) == simdjson::SUCCESS) {
+      array list;
+      if (names.get_array().get(list) == simdjson::SUCCESS) {
+        for (element item : list) {
+          std::string_view s;
+          mesh.target_names.emplace_back(item.get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string());
+        }
+      }  // extras are application-defined: a malformed targetNames is ignored, not an error
+    }
+    return Ok{};
+  }
+
+  Status parseNode(object o, const std::string& where) {
+    Node& node = asset_.nodes.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", node.name, where));
+    MORPHKIT_TRY(readIndices(o, "children", node.children, where));
+    MORPHKIT_TRY(readIndex(o, "mesh", node.mesh, where));
+    MORPHKIT_TRY(readIndex(o, "skin", node.skin, where));
+    MORPHKIT_TRY(readIndex(o, "camera", node.camera, where));
+    MORPHKIT_TRY(readNumbers(o, "weights", node.weights, where));
+    if (has(o, "weights") && node.weights.empty()) return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.25)");
+    std::vector<float> numbers;
+    if (has(o, "matrix")) {
+      MORPHKIT_TRY(readNumbers(o, "matrix", numbers, where, 16));
+      node.has_matrix = true;
+      std::copy(numbers.begin(), numbers.end(), node.matrix.m.begin());
+    }
+    if (has(o, "translation")) {
+      MORPHKIT_TRY(readNumbers(o, "translation", numbers, where, 3));
+      node.translation = {numbers[0], numbers[1], numbers[2]};
+    }
+    if (has(o, "rotation")) {
+      MORPHKIT_TRY(readNumbers(o, "rotation", numbers, where, 4));
+      node.rotation = {numbers[0], numbers[1], numbers[2], numbers[3]};
+    }
+    if (has(o, "scale")) {
+      MORPHKIT_TRY(readNumbers(o, "scale", numbers, where, 3));
+      node.scale = {numbers[0], numbers[1], numbers[2]};
+    }
+    if (node.has_matrix && (has(o, "translation") || has(o, "rotation") || has(o, "scale"))) {
+      return fail(Error::kInvalidGltf, where + ": has both matrix and TRS properties (glTF 2.0 §5.25: matrix MUST NOT be present with TRS)");
+    }
+    return Ok{};
+  }
+
+  Status parseSkin(object o, const std::string& where) {
+    Skin& skin = asset_.skins.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", skin.name, where));
+    MORPHKIT_TRY(readIndex(o, "inverseBindMatrices", skin.inverse_bind_matrices, where));
+    MORPHKIT_TRY(readIndex(o, "skeleton", skin.skeleton, where));
+    if (!has(o, "joints")) return schemaError(where, "joints", "is required (glTF 2.0 §5.28)");
+    MORPHKIT_TRY(readIndices(o, "joints", skin.joints, where));
+    return Ok{};
+  }
+
+  Status parseAnimation(object o, const std::string& where) {
+    Animation& animation = asset_.animations.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", animation.name, where));
+    MORPHKIT_TRY(forEachObject(o, "samplers", where, [&](object s, const std::string& w) -> Status {
+      AnimationSampler& sampler = animation.samplers.emplace_back();
+      MORPHKIT_TRY(readIndex(s, "input", sampler.input, w, true));
+      MORPHKIT_TRY(readIndex(s, "output", sampler.output, w, true));
+      std::string interpolation = "LINEAR";
+      MORPHKIT_TRY(readString(s, "interpolation", interpolation, w));
+      if (interpolation == "LINEAR") sampler.interpolation = Interpolation::kLinear;
+      else if (interpolation == "STEP") sampler.interpolation = Interpolation::kStep;
+      else if (interpolation == "CUBICSPLINE") sampler.interpolation = Interpolation::kCubicSpline;
+      else return schemaError(w, "interpolation", "'" + interpolation + "' is not LINEAR, STEP or CUBICSPLINE (glTF 2.0 §5.8)");
+      return Status(Ok{});
+    }));
+    MORPHKIT_TRY(forEachObject(o, "channels", where, [&](object c, const std::string& w) -> Status {
+      AnimationChannel& channel = animation.channels.emplace_back();
+      MORPHKIT_TRY(readIndex(c, "sampler", channel.sampler, w, true));
+      element e;
+      object target;
+      if (c.at_key("target").get(e) != simdjson::SUCCESS || e.get_object().get(target) != simdjson::SUCCESS) {
+        return fail(Error::kInvalidGltf, w + ".target: is required (glTF 2.0 §5.6)");
+      }
+      MORPHKIT_TRY(readIndex(target, "node", channel.node, w + ".target"));
+      std::string path;
+      MORPHKIT_TRY(readString(target, "path", path, w + ".target", true));
+      if (path == "translation") channel.path = TargetPath::kTranslation;
+      else if (path == "rotation") channel.path = TargetPath::kRotation;
+      else if (path == "scale") channel.path = TargetPath::kScale;
+      else if (path == "weights") channel.path = TargetPath::kWeights;
+      else {
+        // An extension-defined path (e.g. KHR_animation_pointer): not ours to animate.
+        channel.node = kNone;
+        asset_.notes.push_back(w + ".target.path: '" + path + "' is not a core path; channel ignored");
+      }
+      return Status(Ok{});
+    }));
+    return Ok{};
+  }
+
+  Status parseMaterial(object o, const std::string& where) {
+    Material& material = asset_.materials.emplace_back();
+    MORPHKIT_TRY(readString(o, "name", material.name, where));
+    element e;
+    object pbr;
+    if (o.at_key("pbrMetallicRoughness").get(e) == simdjson::SUCCESS) {
+      std::string here = where + ".pbrMetallicRoughness";
+      if (e.get_object().get(pbr) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+      std::vector<float> color;
+      MORPHKIT_TRY(readNumbers(pbr, "baseColorFactor", color, here, 4));
+      if (!color.empty()) std::copy(color.begin(), color.end(), material.base_color_factor);
+      MORPHKIT_TRY(readFloat(pbr, "metallicFactor", material.metallic_factor, here));
+      MORPHKIT_TRY(readFloat(pbr, "roughnessFactor", material.roughness_factor, here));
+      MORPHKIT_TRY(parseTextureRef(pbr, "baseColorTexture", material.base_color_texture, here, ""));
+      MORPHKIT_TRY(parseTextureRef(pbr, "metallicRoughnessTexture", material.metallic_roughness_texture, here, ""));
+    }
+    MORPHKIT_TRY(parseTextureRef(o, "normalTexture", material.normal_texture, where, "scale"));
+    MORPHKIT_TRY(parseTextureRef(o, "occlusionTexture", material.occlusion_texture, where, "strength"));
+    MORPHKIT_TRY(parseTextureRef(o, "emissiveTexture", material.emissive_texture, where, ""));
+    std::vector<float> emissive;
+    MORPHKIT_TRY(readNumbers(o, "emissiveFactor", emissive, where, 3));
+    if (!emissive.empty()) std::copy(emissive.begin(), emissive.end(), material.emissive_factor);
+    std::string alpha_mode = "OPAQUE";
+    MORPHKIT_TRY(readString(o, "alphaMode", alpha_mode, where));
+    if (alpha_mode == "OPAQUE") material.alpha_mode = AlphaMode::kOpaque;
+    else if (alpha_mode == "MASK") material.alpha_mode = AlphaMode::kMask;
+    else if (alpha_mode == "BLEND") material.alpha_mode = AlphaMode::kBlend;
+    else return schemaError(where, "alphaMode", "'" + alpha_mode + "' is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
+    MORPHKIT_TRY(readFloat(o, "alphaCutoff", material.alpha_cutoff, where));
+    MORPHKIT_TRY(readBool(o, "doubleSided", material.double_sided, where));
+    return Ok{};
+  }
+
+  Status parseCamera(object o, const std::string& where) {
+    Camera& camera = asset_.cameras.emplace_back();
+    std::string type;
+    MORPHKIT_TRY(readString(o, "type", type, where, true));
+    element e;
+    object params;
+    if (type == "perspective") {
+      camera.perspective = true;
+      if (o.at_key("perspective").get(e) != simdjson::SUCCESS || e.get_object().get(params) != simdjson::SUCCESS) {
+        return fail(Error::kInvalidGltf, where + ".perspective: is required for a perspective camera (glTF 2.0 §5.12)");
+      }
+      std::string here = where + ".perspective";
+      MORPHKIT_TRY(readFloat(params, "yfov", camera.yfov, here));
+      MORPHKIT_TRY(readFloat(params, "aspectRatio", camera.aspect_ratio, here));
+      MORPHKIT_TRY(readFloat(params, "znear", camera.znear, here));
+      MORPHKIT_TRY(readFloat(params, "zfar", camera.zfar, here));
+    } else if (type == "orthographic") {
+      camera.perspective = false;
+      if (o.at_key("orthographic").get(e) != simdjson::SUCCESS || e.get_object().get(params) != simdjson::SUCCESS) {
+        return fail(Error::kInvalidGltf, where + ".orthographic: is required for an orthographic camera (glTF 2.0 §5.12)");
+      }
+      std::string here = where + ".orthographic";
+      MORPHKIT_TRY(readFloat(params, "xmag", camera.xmag, here));
+      MORPHKIT_TRY(readFloat(params, "ymag", camera.ymag, here));
+      MORPHKIT_TRY(readFloat(params, "znear", camera.znear, here));
+      MORPHKIT_TRY(readFloat(params, "zfar", camera.zfar, here));
+    } else {
+      return schemaError(where, "type", "'" + type + "' is not perspective or orthographic (glTF 2.0 §5.12)");
+    }
+    return Ok{};
+  }
+
+  Asset& asset_;
+};
+
+// Fills every Buffer::data: the GLB BIN chunk, a data: URI, or an external file inside the asset's folder.
+// Declared lengths are checked against the bytes present before anything of that size is allocated.
+Status resolveBuffers(Asset& asset, const GlbParts* glb, const LoadOptions& options) {
+  for (size_t i = 0; i < asset.buffers.size(); ++i) {
+    Buffer& buffer = asset.buffers[i];
+    std::string where = "buffers[" + std::to_string(i) + "]";
+    if (buffer.byte_length > options.max_buffer_bytes) {
+      return fail(Error::kTooLarge, where + ".byteLength: " + std::to_string(buffer.byte_length) +
+                                        " bytes exceeds the limit of " + std::to_string(options.max_buffer_bytes));
+    }
+    if (buffer.uri.empty()) {
+      if (i != 0 || !glb || !glb->has_bin) {
+        return fail(Error::kInvalidGltf, where + ": has no uri and is not the GLB-stored buffer (glTF 2.0 §3.6.1.2: only buffers[0], without a uri, refers to the GLB BIN chunk)");
+      }
+      // §3.6.1.2 / §4.4.3.3: the BIN chunk may be up to 3 bytes longer than byteLength (padding), never shorter.
+      if (glb->bin.size() < buffer.byte_length) {
+        return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
+                                          " bytes but the GLB BIN chunk holds " + std::to_string(glb->bin.size()));
+      }
+      buffer.data.assign(glb->bin.begin(), glb->bin.begin() + buffer.byte_length);
+      continue;
+    }
+    if (isDataUri(buffer.uri)) {
+      if (dataUriDecodedSize(buffer.uri) < buffer.byte_length) {
+        return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
+                                          " bytes but its data: URI is too short to hold them");
+      }
+      auto decoded = decodeDataUri(buffer.uri);
+      if (!decoded) return fail(decoded.error().code, where + ".uri: " + decoded.error().message);
+      buffer.data = std::move(decoded.value());
+    } else {
+      auto path = resolveUri(buffer.uri, asset.base_dir, options.allow_external_paths);
+      if (!path) return fail(path.error().code, where + ".uri: " + path.error().message);
+      std::error_code ec;
+      auto size = std::filesystem::file_size(*path, ec);
+      if (ec) return fail(Error::kFileNotFound, where + ".uri: '" + buffer.uri + "' not found (" + path->string() + ")");
+      if (size < buffer.byte_length) {
+        return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
+                                          " bytes but '" + buffer.uri + "' has " + std::to_string(size));
+      }
+      auto bytes = readFile(*path, options.max_buffer_bytes);
+      if (!bytes) return fail(bytes.error().code, where + ".uri: '" + buffer.uri + "': " + bytes.error().message);
+      buffer.data = std::move(bytes.value());
+    }
+    if (buffer.data.size() < buffer.byte_length) {
+      return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
+                                        " bytes but only " + std::to_string(buffer.data.size()) + " are present");
+    }
+    buffer.data.resize(buffer.byte_length);  // never read past the declared length
+  }
+  for (size_t i = 0; i < asset.images.size(); ++i) {  // images load later, but refuse escaping URIs now
+    const Image& image = asset.images[i];
+    if (image.uri.empty() || isDataUri(image.uri)) continue;
+    auto path = resolveUri(image.uri, asset.base_dir, options.allow_external_paths);
+    if (!path) return fail(path.error().code, "images[" + std::to_string(i) + "].uri: " + path.error().message);
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+std::span<const char* const> supportedExtensions() { return kSupportedExtensions; }
+
+Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
+                                    const LoadOptions& options) {
+  Asset asset;
+  asset.base_dir = base_dir;
+  GlbParts glb;
+  bool is_glb = bytes.size() >= 4 && readU32(bytes.data()) == kGlbMagic;
+  std::span<const uint8_t> json = bytes;
+  if (is_glb) {
+    auto parts = splitGlb(bytes);
+    if (!parts) return parts.error();
+    glb = parts.value();
+    json = glb.json;
+  }
+  simdjson::dom::parser parser;
+  simdjson::padded_string text(reinterpret_cast<const char*>(json.data()), json.size());
+  element doc;
+  if (auto error = parser.parse(text).get(doc); error != simdjson::SUCCESS) {
+    std::string message = std::string(is_glb ? "GLB JSON chunk" : "JSON") + ": " + simdjson::error_message(error);
+    // Text that does not even start like JSON is most likely a GLB with a damaged header: say so.
+    size_t first = 0;
+    while (first < json.size() && (json[first] == ' ' || json[first] == '\t' || json[first] == '\r' || json[first] == '\n')) ++first;
+    if (!is_glb && (first == json.size() || json[first] != '{')) {
+      message += " (and not a GLB either: no 'glTF' magic, glTF 2.0 §4.4.2)";
+    }
+    return fail(Error::kInvalidJson, message);
+  }
+  object root;
+  if (doc.get_object().get(root) != simdjson::SUCCESS) {
+    return fail(Error::kInvalidGltf, "the top-level JSON value must be an object (glTF 2.0 §5.17)");
+  }
+  Parser gltf_parser(asset);
+  MORPHKIT_TRY(gltf_parser.parse(root));
+  MORPHKIT_TRY(resolveBuffers(asset, is_glb ? &glb : nullptr, options));
+  MORPHKIT_TRY(validateAsset(asset));
+  return asset;
+}
+
+Expected<Asset> loadAsset(const std::filesystem::path& path, const LoadOptions& options) {
+  auto bytes = readFile(path, options.max_buffer_bytes);
+  if (!bytes) return bytes.error();
+  std::filesystem::path base = path.parent_path();
+  if (base.empty()) base = ".";
+  auto asset = loadAssetFromMemory(bytes.value(), base, options);
+  if (asset) asset->path = path;
+  return asset;
+}
+
+}  // namespace morphkit

@@ -1,0 +1,397 @@
+// GPU primitives, batches and the morph job (morphkit/gpu.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "morph_shared.h"
+#include "morphkit/gpu.h"
+#include "vk_context.h"
+
+namespace morphkit {
+
+struct GpuPrimitive {
+  GpuPrimitiveInfo info;
+  GpuBuffer vertices;  // base vertices (VertexFormat)
+  GpuBuffer deltas;    // dense target blocks or sparse records
+  GpuBuffer rows;      // sparse: vertex_count + 1 u32
+  GpuBuffer skin;      // skin stream (PackedSkin)
+};
+
+struct GpuBatch {
+  struct Instance {
+    const GpuPrimitive* primitive = nullptr;
+    bool skinned = false;
+    uint32_t matrix_count = 0;  // joint_count, or 2 (model + normal matrix)
+    VkDeviceSize output_offset = 0, output_bytes = 0;
+    size_t weights_offset = 0, active_offset = 0, matrices_offset = 0;  // into `dynamic`
+    // What the GPU copy holds, so a run writes only what changed.
+    std::vector<float> weights;
+    std::vector<gpu::MorphActiveTarget> active;
+    std::vector<Mat4> matrices;
+    bool written = false;
+  };
+  std::vector<Instance> instances;
+  std::vector<gpu::MorphEntry> entries;  // mirror of `table`
+  GpuBuffer table;    // MorphEntry[], host-visible (active_count changes per frame)
+  GpuBuffer dynamic;  // weights, active lists, matrices, host-visible
+  GpuBuffer output;   // deformed vertices, device-local, STORAGE | VERTEX
+  uint32_t total_groups = 0;
+  double last_us = std::nan("");
+};
+
+namespace {
+
+constexpr VkDeviceSize kOutputAlignment = 256;
+
+size_t alignUp(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+template <class T>
+Status uploadVector(VulkanContext& context, const std::vector<T>& data, GpuBuffer& buffer) {
+  Expected<GpuBuffer> created = createBuffer(context, data.size() * sizeof(T), MemoryUse::kDevice);
+  if (!created) return created.error();
+  buffer = *created;
+  return uploadToBuffer(context, buffer, 0, data.data(), data.size() * sizeof(T));
+}
+
+void destroyPrimitiveBuffers(VulkanContext& context, GpuPrimitive& p) {
+  destroyBuffer(context, p.vertices);
+  destroyBuffer(context, p.deltas);
+  destroyBuffer(context, p.rows);
+  destroyBuffer(context, p.skin);
+}
+
+bool sameMatrix(const Mat4& a, const Mat4& b) { return std::memcmp(a.m.data(), b.m.data(), sizeof(float) * 16) == 0; }
+
+}  // namespace
+
+Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const PrimitiveData& data, const GpuUploadOptions& options) {
+  const std::string where = "mesh " + std::to_string(data.mesh) + " primitive " + std::to_string(data.primitive);
+  if (data.vertex_count == 0 || data.position.size() != size_t(data.vertex_count) * 3) {
+    return fail(Error::kInvalidArgument, "uploadGpuPrimitive: " + where + ": POSITION must have 3 × vertex_count floats");
+  }
+  auto* p = new GpuPrimitive();
+  GpuPrimitiveInfo& info = p->info;
+  info.vertex_count = data.vertex_count;
+  info.target_count = uint32_t(data.targets.size());
+  PackedVertices vertices = packVertices(data);
+  info.vertex = vertices.format;
+  auto failWith = [&](const Failure& f) -> Expected<GpuPrimitive*> {
+    destroyPrimitiveBuffers(context, *p);
+    delete p;
+    return f;
+  };
+  Status s = uploadVector(context, vertices.data, p->vertices);
+  if (!s) return failWith(s.error());
+
+  Expected<DeltaFormat> format = deltaFormat(data);
+  if (!format) return failWith(format.error());
+  info.delta = *format;
+  info.layout = options.layout ? *options.layout : chooseDeltaLayout(data, options.sparse_ratio);
+  if (info.target_count > 0 && info.delta.stride > 0) {
+    if (info.layout == DeltaLayout::kDenseF16 && f16DeltaError(data).overflow) {
+      return failWith(fail(Error::kInvalidArgument, "uploadGpuPrimitive: " + where + ": a delta exceeds the f16 range (65504)"));
+    }
+    Expected<PackedDeltas> packed = packDeltas(data, info.layout);
+    if (!packed) return failWith(packed.error());
+    info.record_count = packed->record_count;
+    info.delta_bytes = packed->bytes.size() + packed->rows.size() * 4;
+    s = uploadVector(context, packed->bytes, p->deltas);
+    if (!s) return failWith(s.error());
+    if (info.layout == DeltaLayout::kSparse) {
+      s = uploadVector(context, packed->rows, p->rows);
+      if (!s) return failWith(s.error());
+    }
+  }
+  PackedSkin skin = packSkin(data);
+  info.influence_sets = skin.influence_sets;
+  info.joints_needed = skin.joints_needed;
+  if (skin.influence_sets > 0) {
+    s = uploadVector(context, skin.words, p->skin);
+    if (!s) return failWith(s.error());
+  }
+  return p;
+}
+
+void destroyGpuPrimitive(VulkanContext& context, GpuPrimitive* primitive) {
+  if (!primitive) return;
+  destroyPrimitiveBuffers(context, *primitive);
+  delete primitive;
+}
+
+const GpuPrimitiveInfo& gpuPrimitiveInfo(const GpuPrimitive& primitive) { return primitive.info; }
+
+Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuInstanceDesc> descs) {
+  auto* batch = new GpuBatch();
+  auto failWith = [&](const Failure& f) -> Expected<GpuBatch*> {
+    destroyGpuBatch(context, batch);
+    return f;
+  };
+  size_t dynamic_bytes = 0;
+  VkDeviceSize output_bytes = 0;
+  uint64_t groups = 0;
+  for (size_t i = 0; i < descs.size(); ++i) {
+    const GpuInstanceDesc& d = descs[i];
+    const std::string where = "createGpuBatch: instances[" + std::to_string(i) + "]";
+    if (!d.primitive) return failWith(fail(Error::kInvalidArgument, where + ": no primitive"));
+    const GpuPrimitiveInfo& info = d.primitive->info;
+    if (d.skinned && info.influence_sets == 0) {
+      return failWith(fail(Error::kInvalidArgument, where + ": skinned but the primitive has no JOINTS_n/WEIGHTS_n"));
+    }
+    if (d.skinned && d.joint_count < std::max(info.joints_needed, 1u)) {
+      return failWith(fail(Error::kInvalidArgument, where + ": " + std::to_string(d.joint_count) +
+                                                        " joints, but the primitive references joint " +
+                                                        std::to_string(info.joints_needed - 1)));
+    }
+    GpuBatch::Instance inst;
+    inst.primitive = d.primitive;
+    inst.skinned = d.skinned;
+    inst.matrix_count = d.skinned ? d.joint_count : 2;
+    inst.weights_offset = dynamic_bytes;
+    dynamic_bytes = alignUp(dynamic_bytes + 4 * size_t(info.target_count), 16);
+    inst.active_offset = dynamic_bytes;
+    dynamic_bytes = alignUp(dynamic_bytes + sizeof(gpu::MorphActiveTarget) * info.target_count, 16);
+    inst.matrices_offset = dynamic_bytes;
+    dynamic_bytes = alignUp(dynamic_bytes + sizeof(float) * 16 * inst.matrix_count, 16);
+    inst.output_offset = output_bytes;
+    inst.output_bytes = VkDeviceSize(info.vertex_count) * info.vertex.stride * 4;
+    output_bytes = alignUp(size_t(output_bytes + inst.output_bytes), kOutputAlignment);
+
+    gpu::MorphEntry e{};
+    e.first_group = uint32_t(groups);
+    groups += (info.vertex_count + MORPH_GROUP_SIZE - 1) / MORPH_GROUP_SIZE;
+    if (groups > uint64_t(MORPH_MAX_GROUPS_X) * MORPH_MAX_GROUPS_X) {
+      return failWith(fail(Error::kTooLarge, "createGpuBatch: too many vertices for one dispatch"));
+    }
+    e.vertex_count = info.vertex_count;
+    e.target_count = info.target_count;
+    e.active_count = 0;
+    e.flags = uint32_t(info.layout == DeltaLayout::kDenseF32   ? MORPH_LAYOUT_DENSE_F32
+                       : info.layout == DeltaLayout::kDenseF16 ? MORPH_LAYOUT_DENSE_F16
+                                                               : MORPH_LAYOUT_SPARSE);
+    if (info.target_count > 0 && info.delta.stride > 0) e.flags |= MORPH_FLAG_HAS_TARGETS;
+    e.flags |= d.skinned ? MORPH_FLAG_SKINNED : MORPH_FLAG_TRANSFORM;
+    e.vertex_stride = info.vertex.stride;
+    e.vertex_normal = info.vertex.normal;
+    e.vertex_tangent = info.vertex.tangent;
+    e.vertex_extra = info.vertex.extra;
+    e.delta_stride = info.delta.stride;
+    e.delta_position = info.delta.position;
+    e.delta_normal = info.delta.normal;
+    e.delta_tangent = info.delta.tangent;
+    e.delta_extra = info.delta.extra;
+    e.delta_extra_count = info.delta.extra_count;
+    e.influence_sets = info.influence_sets;
+    e.base_address = d.primitive->vertices.address;
+    e.delta_address = d.primitive->deltas.address;
+    e.rows_address = d.primitive->rows.address;
+    e.skin_address = d.primitive->skin.address;
+    e.target_bytes = info.layout == DeltaLayout::kSparse ? 0 : uint64_t(info.vertex_count) * info.delta.stride *
+                                                                   (info.layout == DeltaLayout::kDenseF16 ? 2 : 4);
+    e.target_bytes = (e.target_bytes + 3) & ~uint64_t(3);  // the same padding as packDeltas
+    batch->entries.push_back(e);
+    batch->instances.push_back(std::move(inst));
+  }
+  batch->total_groups = uint32_t(groups);
+
+  Expected<GpuBuffer> table = createBuffer(context, sizeof(gpu::MorphEntry) * batch->entries.size(), MemoryUse::kUpload);
+  if (!table) return failWith(table.error());
+  batch->table = *table;
+  Expected<GpuBuffer> dynamic = createBuffer(context, dynamic_bytes, MemoryUse::kUpload);
+  if (!dynamic) return failWith(dynamic.error());
+  batch->dynamic = *dynamic;
+  std::memset(batch->dynamic.mapped, 0, size_t(batch->dynamic.size));
+  Expected<GpuBuffer> output = createBuffer(context, output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+  if (!output) return failWith(output.error());
+  batch->output = *output;
+
+  for (size_t i = 0; i < batch->entries.size(); ++i) {
+    gpu::MorphEntry& e = batch->entries[i];
+    const GpuBatch::Instance& inst = batch->instances[i];
+    e.weights_address = batch->dynamic.address + inst.weights_offset;
+    e.active_address = batch->dynamic.address + inst.active_offset;
+    e.matrices_address = batch->dynamic.address + inst.matrices_offset;
+    e.output_address = batch->output.address + inst.output_offset;
+  }
+  std::memcpy(batch->table.mapped, batch->entries.data(), sizeof(gpu::MorphEntry) * batch->entries.size());
+  return batch;
+}
+
+void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
+  if (!batch) return;
+  destroyBuffer(context, batch->table);
+  destroyBuffer(context, batch->dynamic);
+  destroyBuffer(context, batch->output);
+  delete batch;
+}
+
+bool GpuMorphJob::validate() const {
+  if (!context || !batch || !(epsilon >= 0.0f)) return false;
+  if (instances.size() != batch->instances.size()) return false;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const GpuBatch::Instance& inst = batch->instances[i];
+    if (instances[i].weights.size() != inst.primitive->info.target_count) return false;
+    if (inst.skinned ? instances[i].joint_matrices.size() != inst.matrix_count : !instances[i].joint_matrices.empty()) return false;
+  }
+  return true;
+}
+
+Status GpuMorphJob::run() const {
+  if (!validate()) return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the batch)");
+  auto* dynamic = static_cast<uint8_t*>(batch->dynamic.mapped);
+  auto* table = static_cast<gpu::MorphEntry*>(batch->table.mapped);
+  std::vector<gpu::MorphActiveTarget> active;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    GpuBatch::Instance& inst = batch->instances[i];
+    const GpuInstanceState& state = instances[i];
+    const uint32_t targets = inst.primitive->info.target_count;
+    if (!inst.written) {
+      inst.weights.assign(targets, 0.0f);
+      inst.active.assign(targets, gpu::MorphActiveTarget{0, 0.0f});
+    }
+    // Weights with |w| <= epsilon count as zero; only the ones that changed are written.
+    auto* weights = reinterpret_cast<float*>(dynamic + inst.weights_offset);
+    active.clear();
+    for (uint32_t t = 0; t < targets; ++t) {
+      const float w = std::fabs(state.weights[t]) > epsilon ? state.weights[t] : 0.0f;
+      if (!inst.written || std::memcmp(&w, &inst.weights[t], 4) != 0) {
+        weights[t] = w;
+        inst.weights[t] = w;
+      }
+      if (w != 0.0f || !use_active_list) active.push_back({t, w});
+    }
+    auto* list = reinterpret_cast<gpu::MorphActiveTarget*>(dynamic + inst.active_offset);
+    for (size_t k = 0; k < active.size(); ++k) {
+      if (!inst.written || active[k].target != inst.active[k].target ||
+          std::memcmp(&active[k].weight, &inst.active[k].weight, 4) != 0) {
+        list[k] = active[k];
+        inst.active[k] = active[k];
+      }
+    }
+    if (!inst.written || batch->entries[i].active_count != active.size()) {
+      batch->entries[i].active_count = uint32_t(active.size());
+      table[i].active_count = uint32_t(active.size());
+    }
+    // Matrices: the joint palette, or the rigid model matrix and its normal matrix.
+    Mat4 rigid[2];
+    std::span<const Mat4> matrices = state.joint_matrices;
+    if (!inst.skinned) {
+      rigid[0] = state.world;
+      rigid[1] = normalMatrix(state.world);
+      matrices = std::span<const Mat4>(rigid, 2);
+    }
+    if (inst.matrices.size() != matrices.size()) inst.matrices.assign(matrices.size(), Mat4{});
+    auto* gpu_matrices = reinterpret_cast<float*>(dynamic + inst.matrices_offset);
+    for (size_t m = 0; m < matrices.size(); ++m) {
+      if (!inst.written || !sameMatrix(matrices[m], inst.matrices[m])) {
+        std::memcpy(gpu_matrices + 16 * m, matrices[m].m.data(), sizeof(float) * 16);
+        inst.matrices[m] = matrices[m];
+      }
+    }
+    inst.written = true;
+  }
+
+  VulkanContext& ctx = *context;
+  const uint32_t groups_x = std::min<uint32_t>(std::max(batch->total_groups, 1u), MORPH_MAX_GROUPS_X);
+  const uint32_t groups_y = (batch->total_groups + groups_x - 1) / groups_x;
+  gpu::MorphPush push{};
+  push.table_address = batch->table.address;
+  push.entry_count = uint32_t(batch->entries.size());
+  push.total_groups = batch->total_groups;
+  push.groups_x = groups_x;
+  Status s = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
+    if (ctx.timestamps) {
+      vkCmdResetQueryPool(cmd, ctx.timestamps, 0, 2);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx.timestamps, 0);
+    }
+    if (batch->total_groups > 0) {
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.morph_pipeline);
+      vkCmdPushConstants(cmd, ctx.morph_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+      vkCmdDispatch(cmd, groups_x, groups_y, 1);
+    }
+    if (ctx.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx.timestamps, 1);
+    computeWriteBarrier(ctx, cmd);
+  }, "GpuMorphJob");
+  if (!s) return s;
+  batch->last_us = readTimestampMicroseconds(ctx);
+  return Ok{};
+}
+
+double lastDispatchMicroseconds(const GpuBatch& batch) { return batch.last_us; }
+
+uint32_t lastActiveCount(const GpuBatch& batch, uint32_t instance) {
+  return instance < batch.entries.size() ? batch.entries[instance].active_count : 0;
+}
+
+Expected<std::vector<float>> readGpuBatchOutput(VulkanContext& context, const GpuBatch& batch, uint32_t instance) {
+  if (instance >= batch.instances.size()) {
+    return fail(Error::kInvalidArgument, "readGpuBatchOutput: instance " + std::to_string(instance) + " out of range");
+  }
+  const GpuBatch::Instance& inst = batch.instances[instance];
+  std::vector<float> out(size_t(inst.output_bytes / 4));
+  Status s = downloadFromBuffer(context, batch.output, inst.output_offset, out.data(), inst.output_bytes);
+  if (!s) return s.error();
+  return out;
+}
+
+Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBatch& batch, uint32_t instance) {
+  Expected<std::vector<float>> raw = readGpuBatchOutput(context, batch, instance);
+  if (!raw) return raw.error();
+  const GpuPrimitiveInfo& info = batch.instances[instance].primitive->info;
+  PrimitiveData out;
+  unpackVertices(info.vertex, info.vertex_count, raw->data(), out);
+  return out;
+}
+
+Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions) {
+  bytes = std::max<uint64_t>((bytes + 15) & ~uint64_t(15), 16);
+  const uint64_t count = bytes / 16;
+  const uint64_t groups = (count + MORPH_GROUP_SIZE - 1) / MORPH_GROUP_SIZE;
+  if (count > UINT32_MAX || groups > uint64_t(MORPH_MAX_GROUPS_X) * MORPH_MAX_GROUPS_X) {
+    return fail(Error::kTooLarge, "measureCopyMicroseconds: " + std::to_string(bytes) + " bytes is too large for one dispatch");
+  }
+  Expected<GpuBuffer> src = createBuffer(context, bytes, MemoryUse::kDevice);
+  if (!src) return src.error();
+  Expected<GpuBuffer> dst = createBuffer(context, bytes, MemoryUse::kDevice);
+  if (!dst) {
+    destroyBuffer(context, *src);
+    return dst.error();
+  }
+  gpu::CopyPush push{};
+  push.src_address = src->address;
+  push.dst_address = dst->address;
+  push.count = uint32_t(count);
+  push.groups_x = uint32_t(std::min<uint64_t>(groups, MORPH_MAX_GROUPS_X));
+  const uint32_t groups_y = uint32_t((groups + push.groups_x - 1) / push.groups_x);
+  double best = std::nan("");
+  Status s = submitAndWait(context, [&](VkCommandBuffer cmd) {
+    vkCmdFillBuffer(cmd, src->buffer, 0, VK_WHOLE_SIZE, 0x3F800000u);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  }, "measureCopyMicroseconds");
+  for (uint32_t r = 0; r < std::max(repetitions, 1u) && s; ++r) {
+    s = submitAndWait(context, [&](VkCommandBuffer cmd) {
+      if (context.timestamps) {
+        vkCmdResetQueryPool(cmd, context.timestamps, 0, 2);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, context.timestamps, 0);
+      }
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, context.copy_pipeline);
+      vkCmdPushConstants(cmd, context.copy_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+      vkCmdDispatch(cmd, push.groups_x, groups_y, 1);
+      if (context.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, context.timestamps, 1);
+      computeWriteBarrier(context, cmd);
+    }, "measureCopyMicroseconds");
+    if (s) {
+      const double us = readTimestampMicroseconds(context);
+      if (!std::isnan(us) && (std::isnan(best) || us < best)) best = us;
+    }
+  }
+  destroyBuffer(context, *src);
+  destroyBuffer(context, *dst);
+  if (!s) return s.error();
+  return best;
+}
+
+}  // namespace morphkit

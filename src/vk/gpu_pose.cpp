@@ -1,0 +1,151 @@
+// poseAssetGpu: CPU animation + scene evaluation (as in src/core/pose.cpp), GPU deformation.
+#include "morphkit/gpu_pose.h"
+
+#include <string>
+
+#include "morphkit/scene.h"
+
+namespace morphkit {
+
+struct GpuPose {
+  const PosePrepared* prepared = nullptr;
+  std::vector<GpuPrimitive*> primitives;  // per prepared.primitives
+  std::vector<uint8_t> skinned;           // per prepared.instances
+  GpuBatch* batch = nullptr;
+};
+
+Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared, const GpuUploadOptions& upload) {
+  if (!prepared.asset) return fail(Error::kInvalidArgument, "prepareGpuPose: not prepared");
+  const Asset& asset = *prepared.asset;
+  auto* pose = new GpuPose();
+  pose->prepared = &prepared;
+  for (const PrimitiveData& data : prepared.primitives) {
+    Expected<GpuPrimitive*> p = uploadGpuPrimitive(context, data, upload);
+    if (!p) {
+      destroyGpuPose(context, pose);
+      return p.error();
+    }
+    pose->primitives.push_back(*p);
+  }
+  std::vector<GpuInstanceDesc> descs;
+  for (const PosePrepared::Instance& inst : prepared.instances) {
+    const Node& node = asset.nodes[inst.node];
+    const PrimitiveData& data = prepared.primitives[inst.data];
+    GpuInstanceDesc d;
+    d.primitive = pose->primitives[inst.data];
+    // §3.7.3: a node with a skin and a primitive with JOINTS_n/WEIGHTS_n is skinned (same rule as evaluatePose).
+    d.skinned = node.skin != kNone && node.skin < asset.skins.size() && data.influences > 0;
+    d.joint_count = d.skinned ? uint32_t(asset.skins[node.skin].joints.size()) : 0;
+    pose->skinned.push_back(d.skinned ? 1 : 0);
+    descs.push_back(d);
+  }
+  Expected<GpuBatch*> batch = createGpuBatch(context, descs);
+  if (!batch) {
+    destroyGpuPose(context, pose);
+    return batch.error();
+  }
+  pose->batch = *batch;
+  return pose;
+}
+
+void destroyGpuPose(VulkanContext& context, GpuPose* pose) {
+  if (!pose) return;
+  destroyGpuBatch(context, pose->batch);
+  for (GpuPrimitive* p : pose->primitives) destroyGpuPrimitive(context, p);
+  delete pose;
+}
+
+double lastGpuPoseMicroseconds(const GpuPose& pose) { return pose.batch ? lastDispatchMicroseconds(*pose.batch) : 0.0; }
+
+Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options) {
+  const PosePrepared& prepared = *pose.prepared;
+  const Asset& asset = *prepared.asset;
+  std::vector<NodePose> node_pose;
+  if (options.animation != kNone) {
+    if (options.animation >= prepared.animations.size()) {
+      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) + "]: no such animation (the asset has " +
+                                               std::to_string(prepared.animations.size()) + ")");
+    }
+    node_pose.resize(asset.nodes.size());
+    AnimationSamplingJob sampling;
+    sampling.animation = &prepared.animations[options.animation];
+    sampling.time = options.time;
+    sampling.context = options.sampling;
+    sampling.output = node_pose;
+    if (!sampling.run()) {
+      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) + "]: sampling failed");
+    }
+  }
+  Expected<SceneState> state = evaluateScene(asset, prepared.scene, node_pose);
+  if (!state) return state.error();
+
+  PoseResult result;
+  result.scene = prepared.scene;
+  result.animation = options.animation;
+  result.time = options.time;
+  std::vector<std::vector<Mat4>> joints_by_skin(asset.skins.size());
+  std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
+  std::vector<std::vector<float>> weights(prepared.instances.size());
+  std::vector<GpuInstanceState> states(prepared.instances.size());
+  for (size_t i = 0; i < prepared.instances.size(); ++i) {
+    const PosePrepared::Instance& inst = prepared.instances[i];
+    const PrimitiveData& data = prepared.primitives[inst.data];
+    weights[i] = state->weights[inst.node];
+    weights[i].resize(data.targets.size(), 0.0f);
+    states[i].weights = weights[i];
+    if (pose.skinned[i]) {
+      const uint32_t skin = asset.nodes[inst.node].skin;
+      if (!joints_ready[skin]) {
+        joints_by_skin[skin] = jointMatrices(asset, *state, skin, prepared.inverse_bind[skin]);
+        joints_ready[skin] = 1;
+      }
+      states[i].joint_matrices = joints_by_skin[skin];  // §3.7.3: the mesh node's own transform is ignored
+    } else {
+      states[i].world = state->world[inst.node];
+    }
+  }
+  GpuMorphJob job;
+  job.context = &context;
+  job.batch = pose.batch;
+  job.instances = states;
+  job.epsilon = options.epsilon;
+  Status s = job.run();
+  if (!s) return s.error();
+
+  result.meshes.reserve(prepared.instances.size());
+  for (size_t i = 0; i < prepared.instances.size(); ++i) {
+    const PosePrepared::Instance& inst = prepared.instances[i];
+    const PrimitiveData& data = prepared.primitives[inst.data];
+    Expected<PrimitiveData> vertices = readGpuBatchVertices(context, *pose.batch, uint32_t(i));
+    if (!vertices) return vertices.error();
+    PosedPrimitive out;
+    out.node = inst.node;
+    out.mesh = inst.mesh;
+    out.primitive = inst.primitive;
+    out.skinned = pose.skinned[i] != 0;
+    out.vertex_count = data.vertex_count;
+    out.weights = std::move(weights[i]);
+    out.positions = std::move(vertices->position);
+    out.normals = std::move(vertices->normal);
+    out.tangents = std::move(vertices->tangent);
+    out.texcoords = std::move(vertices->texcoords);
+    out.colors = std::move(vertices->colors);
+    out.indices = data.indices;
+    out.mode = data.mode;
+    result.meshes.push_back(std::move(out));
+  }
+  return result;
+}
+
+Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene, const GpuPoseOptions& options,
+                                  const GpuUploadOptions& upload) {
+  Expected<PosePrepared> prepared = preparePose(asset, scene);
+  if (!prepared) return prepared.error();
+  Expected<GpuPose*> pose = prepareGpuPose(context, *prepared, upload);
+  if (!pose) return pose.error();
+  Expected<PoseResult> result = evaluateGpuPose(context, **pose, options);
+  destroyGpuPose(context, *pose);
+  return result;
+}
+
+}  // namespace morphkit

@@ -1,0 +1,608 @@
+// Vulkan context: headless instance, device selection, compute queue, memory, submission, timestamps.
+#include "vk_context.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "morph_shared.h"
+#include "morphkit_spirv/copy.h"
+#include "morphkit_spirv/morph.h"
+#include "morphkit_spirv/morph_storage16.h"
+
+namespace morphkit {
+
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+constexpr uint64_t kFenceTimeoutNs = 120ull * 1000 * 1000 * 1000;  // lavapipe under ASan is slow; 2 minutes
+constexpr VkDeviceSize kStagingChunk = VkDeviceSize(64) << 20;
+
+bool envValidation() {
+  const char* value = std::getenv("MORPHKIT_VALIDATION");
+  return value && std::string(value) == "1";
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                             VkDebugUtilsMessageTypeFlagsEXT /*types*/,
+                                             const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  auto* context = static_cast<VulkanContext*>(user);
+  const char* level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning";
+  std::string line = std::string("[validation ") + level + "] " + (data && data->pMessage ? data->pMessage : "");
+  std::lock_guard<std::mutex> lock(context->messages_mutex);
+  context->messages.push_back(std::move(line));
+  return VK_FALSE;
+}
+
+VkDebugUtilsMessengerCreateInfoEXT messengerInfo(VulkanContext* context) {
+  VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  info.pfnUserCallback = debugCallback;
+  info.pUserData = context;
+  return info;
+}
+
+int typeRank(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+  }
+}
+
+GpuDeviceType deviceType(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return GpuDeviceType::kDiscrete;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return GpuDeviceType::kIntegrated;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return GpuDeviceType::kVirtual;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return GpuDeviceType::kCpu;
+    default: return GpuDeviceType::kOther;
+  }
+}
+
+// A device morphkit can use: Vulkan 1.2, a compute queue, bufferDeviceAddress and shaderInt64.
+struct Candidate {
+  VkPhysicalDevice device = VK_NULL_HANDLE;
+  uint32_t index = 0;
+  uint32_t queue_family = 0;
+  std::string why_not;  // empty: usable
+};
+
+Candidate inspect(VkPhysicalDevice device, uint32_t index) {
+  Candidate c{device, index, 0, {}};
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(device, &props);
+  if (props.apiVersion < VK_API_VERSION_1_2) {
+    c.why_not = "Vulkan 1.2 required";
+    return c;
+  }
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  vkGetPhysicalDeviceFeatures2(device, &f2);
+  if (!f12.bufferDeviceAddress || !f2.features.shaderInt64) {
+    c.why_not = "bufferDeviceAddress and shaderInt64 required";
+    return c;
+  }
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
+  // Prefer a compute queue with timestamps that also does graphics (a render pass can then consume the
+  // output on the same queue without an ownership transfer); any compute queue otherwise.
+  int best = -1, best_score = -1;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    const int score = (families[i].timestampValidBits > 0 ? 2 : 0) + ((families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) ? 1 : 0);
+    if (score > best_score) best = int(i), best_score = score;
+  }
+  if (best < 0) {
+    c.why_not = "no compute queue";
+    return c;
+  }
+  c.queue_family = uint32_t(best);
+  return c;
+}
+
+Expected<VkShaderModule> createShader(VulkanContext& context, const uint32_t* words, size_t bytes) {
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = bytes;
+  info.pCode = words;
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkResult r = vkCreateShaderModule(context.device, &info, nullptr, &module);
+  if (r != VK_SUCCESS) return vulkanFailure("vkCreateShaderModule", r);
+  return module;
+}
+
+// A compute pipeline with one push-constant range and no descriptor sets (buffers are reached by address).
+Status createComputePipeline(VulkanContext& context, const uint32_t* words, size_t bytes, uint32_t push_size,
+                             VkPipelineLayout& layout, VkPipeline& pipeline) {
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &range;
+  VkResult r = vkCreatePipelineLayout(context.device, &layout_info, nullptr, &layout);
+  if (r != VK_SUCCESS) return vulkanFailure("vkCreatePipelineLayout", r);
+  Expected<VkShaderModule> module = createShader(context, words, bytes);
+  if (!module) return module.error();
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = *module;
+  info.stage.pName = "main";
+  info.layout = layout;
+  r = vkCreateComputePipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+  vkDestroyShaderModule(context.device, *module, nullptr);
+  if (r != VK_SUCCESS) return vulkanFailure("vkCreateComputePipelines", r);
+  return Ok{};
+}
+
+Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& options) {
+  uint32_t count = 0;
+  VkResult r = vkEnumeratePhysicalDevices(context.instance, &count, nullptr);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) return vulkanFailure("vkEnumeratePhysicalDevices", r);
+  std::vector<VkPhysicalDevice> devices(count);
+  if (count > 0) {
+    r = vkEnumeratePhysicalDevices(context.instance, &count, devices.data());
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return vulkanFailure("vkEnumeratePhysicalDevices", r);
+  }
+  if (devices.empty()) {
+    return fail(Error::kNoDevice, "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)");
+  }
+  Candidate chosen;
+  if (options.device_index >= 0) {
+    if (size_t(options.device_index) >= devices.size()) {
+      return fail(Error::kNoDevice, "createVulkanContext: device index " + std::to_string(options.device_index) +
+                                        " out of range (" + std::to_string(devices.size()) + " devices)");
+    }
+    chosen = inspect(devices[size_t(options.device_index)], uint32_t(options.device_index));
+    if (!chosen.why_not.empty()) {
+      return fail(Error::kNoDevice, "createVulkanContext: device " + std::to_string(options.device_index) + ": " + chosen.why_not);
+    }
+  } else {
+    int best_rank = std::numeric_limits<int>::max();
+    std::string reasons;
+    for (uint32_t i = 0; i < devices.size(); ++i) {
+      Candidate c = inspect(devices[i], i);
+      if (!c.why_not.empty()) {
+        reasons += "; device " + std::to_string(i) + ": " + c.why_not;
+        continue;
+      }
+      VkPhysicalDeviceProperties props;
+      vkGetPhysicalDeviceProperties(devices[i], &props);
+      if (typeRank(props.deviceType) < best_rank) {
+        best_rank = typeRank(props.deviceType);
+        chosen = c;
+      }
+    }
+    if (chosen.device == VK_NULL_HANDLE) {
+      return fail(Error::kNoDevice,
+                  "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)" + reasons);
+    }
+  }
+  context.physical = chosen.device;
+  context.queue_family = chosen.queue_family;
+  vkGetPhysicalDeviceProperties(context.physical, &context.properties);
+  vkGetPhysicalDeviceMemoryProperties(context.physical, &context.memory);
+
+  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &m3};
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
+  vkGetPhysicalDeviceProperties2(context.physical, &props2);
+  context.max_allocation = m3.maxMemoryAllocationSize;
+
+  VkPhysicalDeviceVulkan11Features have11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have11};
+  vkGetPhysicalDeviceFeatures2(context.physical, &have);
+
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physical, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physical, &family_count, families.data());
+
+  GpuDeviceInfo& info = context.info;
+  info.name = context.properties.deviceName;
+  info.type = deviceType(context.properties.deviceType);
+  info.index = chosen.index;
+  info.api_version = context.properties.apiVersion;
+  info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  info.storage_16bit = have11.storageBuffer16BitAccess == VK_TRUE;
+  context.queue_has_graphics = (families[context.queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
+  info.timestamps = families[context.queue_family].timestampValidBits > 0 && context.properties.limits.timestampPeriod > 0;
+  info.timestamp_period_ns = context.properties.limits.timestampPeriod;
+  info.max_allocation_bytes = context.max_allocation;
+  for (uint32_t h = 0; h < context.memory.memoryHeapCount; ++h) {
+    if (context.memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
+      info.device_local_bytes = std::max<uint64_t>(info.device_local_bytes, context.memory.memoryHeaps[h].size);
+    }
+  }
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = context.queue_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f12.bufferDeviceAddress = VK_TRUE;
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
+  f11.storageBuffer16BitAccess = info.storage_16bit ? VK_TRUE : VK_FALSE;
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
+  features.features.shaderInt64 = VK_TRUE;
+  VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  r = vkCreateDevice(context.physical, &device_info, nullptr, &context.device);
+  if (r != VK_SUCCESS) return vulkanFailure("vkCreateDevice", r);
+  vkGetDeviceQueue(context.device, context.queue_family, 0, &context.queue);
+
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = context.queue_family;
+  r = vkCreateCommandPool(context.device, &pool_info, nullptr, &context.command_pool);
+  if (r != VK_SUCCESS) return vulkanFailure("vkCreateCommandPool", r);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = context.command_pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  r = vkAllocateCommandBuffers(context.device, &alloc, &context.command_buffer);
+  if (r != VK_SUCCESS) return vulkanFailure("vkAllocateCommandBuffers", r);
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  r = vkCreateFence(context.device, &fence_info, nullptr, &context.fence);
+  if (r != VK_SUCCESS) return vulkanFailure("vkCreateFence", r);
+  if (info.timestamps) {
+    VkQueryPoolCreateInfo query_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    query_info.queryCount = 2;
+    r = vkCreateQueryPool(context.device, &query_info, nullptr, &context.timestamps);
+    if (r != VK_SUCCESS) return vulkanFailure("vkCreateQueryPool", r);
+  }
+
+  Status s = info.storage_16bit
+                 ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
+                                         sizeof(gpu::MorphPush), context.morph_layout, context.morph_pipeline)
+                 : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush),
+                                         context.morph_layout, context.morph_pipeline);
+  if (!s) return s;
+  return createComputePipeline(context, gpu::spirv::kCopy, sizeof(gpu::spirv::kCopy), sizeof(gpu::CopyPush),
+                               context.copy_layout, context.copy_pipeline);
+}
+
+}  // namespace
+
+const char* vkResultName(VkResult result) {
+  switch (result) {
+#define MORPHKIT_RESULT(name) \
+  case name: return #name;
+    MORPHKIT_RESULT(VK_SUCCESS)
+    MORPHKIT_RESULT(VK_NOT_READY)
+    MORPHKIT_RESULT(VK_TIMEOUT)
+    MORPHKIT_RESULT(VK_INCOMPLETE)
+    MORPHKIT_RESULT(VK_ERROR_OUT_OF_HOST_MEMORY)
+    MORPHKIT_RESULT(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    MORPHKIT_RESULT(VK_ERROR_INITIALIZATION_FAILED)
+    MORPHKIT_RESULT(VK_ERROR_DEVICE_LOST)
+    MORPHKIT_RESULT(VK_ERROR_MEMORY_MAP_FAILED)
+    MORPHKIT_RESULT(VK_ERROR_LAYER_NOT_PRESENT)
+    MORPHKIT_RESULT(VK_ERROR_EXTENSION_NOT_PRESENT)
+    MORPHKIT_RESULT(VK_ERROR_FEATURE_NOT_PRESENT)
+    MORPHKIT_RESULT(VK_ERROR_INCOMPATIBLE_DRIVER)
+    MORPHKIT_RESULT(VK_ERROR_TOO_MANY_OBJECTS)
+    MORPHKIT_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    MORPHKIT_RESULT(VK_ERROR_FRAGMENTED_POOL)
+    MORPHKIT_RESULT(VK_ERROR_OUT_OF_POOL_MEMORY)
+    MORPHKIT_RESULT(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    MORPHKIT_RESULT(VK_ERROR_FRAGMENTATION)
+    MORPHKIT_RESULT(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+    MORPHKIT_RESULT(VK_ERROR_UNKNOWN)
+#undef MORPHKIT_RESULT
+    default: return "VkResult(unknown)";
+  }
+}
+
+Failure vulkanFailure(const std::string& where, VkResult result) {
+  std::string message = where + ": " + vkResultName(result) + " (" + std::to_string(int(result)) + ")";
+  switch (result) {
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+    case VK_ERROR_OUT_OF_POOL_MEMORY: return fail(Error::kOutOfMemory, std::move(message));
+    case VK_ERROR_DEVICE_LOST: return fail(Error::kDeviceLost, std::move(message));
+    default: return fail(Error::kVulkan, std::move(message));
+  }
+}
+
+const char* gpuDeviceTypeName(GpuDeviceType type) {
+  switch (type) {
+    case GpuDeviceType::kDiscrete: return "discrete";
+    case GpuDeviceType::kIntegrated: return "integrated";
+    case GpuDeviceType::kVirtual: return "virtual";
+    case GpuDeviceType::kCpu: return "cpu";
+    case GpuDeviceType::kOther: break;
+  }
+  return "other";
+}
+
+Expected<VulkanContext*> createVulkanContext(const GpuContextOptions& options) {
+  auto* context = new VulkanContext();
+  const bool validation = options.validation || envValidation();
+  context->info.validation = validation;
+
+  std::vector<const char*> layers;
+  std::vector<const char*> extensions;
+  if (validation) {
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> available(count);
+    vkEnumerateInstanceLayerProperties(&count, available.data());
+    bool found = std::any_of(available.begin(), available.end(),
+                             [](const VkLayerProperties& l) { return std::strcmp(l.layerName, kValidationLayer) == 0; });
+    if (!found) {
+      delete context;
+      return fail(Error::kVulkan, "createVulkanContext: validation requested but VK_LAYER_KHRONOS_validation is not "
+                                  "installed (VK_ERROR_LAYER_NOT_PRESENT; install vulkan-validationlayers)");
+    }
+    layers.push_back(kValidationLayer);
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "morphkit";
+  app.pEngineName = "morphkit";
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkDebugUtilsMessengerCreateInfoEXT messenger = messengerInfo(context);
+  VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, &messenger};
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = enables;
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pNext = validation ? &features : nullptr;  // the messenger also sees instance creation
+  info.pApplicationInfo = &app;
+  info.enabledLayerCount = uint32_t(layers.size());
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  VkResult r = vkCreateInstance(&info, nullptr, &context->instance);
+  if (r != VK_SUCCESS) {
+    delete context;
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
+      return fail(Error::kNoDevice, "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation) "
+                                    "(vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)");
+    }
+    return vulkanFailure("vkCreateInstance", r);
+  }
+  if (validation) {
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(context->instance, "vkCreateDebugUtilsMessengerEXT"));
+    if (create) {
+      r = create(context->instance, &messenger, nullptr, &context->messenger);
+      if (r != VK_SUCCESS) {
+        destroyVulkanContext(context);
+        return vulkanFailure("vkCreateDebugUtilsMessengerEXT", r);
+      }
+    }
+  }
+  Status s = createDeviceObjects(*context, options);
+  if (!s) {
+    destroyVulkanContext(context);
+    return s.error();
+  }
+  return context;
+}
+
+void destroyVulkanContext(VulkanContext* context, std::vector<std::string>* final_messages) {
+  if (!context) return;
+  if (context->device) {
+    vkDeviceWaitIdle(context->device);
+    vkDestroyPipeline(context->device, context->copy_pipeline, nullptr);
+    vkDestroyPipelineLayout(context->device, context->copy_layout, nullptr);
+    vkDestroyPipeline(context->device, context->morph_pipeline, nullptr);
+    vkDestroyPipelineLayout(context->device, context->morph_layout, nullptr);
+    vkDestroyQueryPool(context->device, context->timestamps, nullptr);
+    vkDestroyFence(context->device, context->fence, nullptr);
+    vkDestroyCommandPool(context->device, context->command_pool, nullptr);  // frees the command buffer
+    vkDestroyDevice(context->device, nullptr);
+  }
+  if (context->messenger) {
+    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(context->instance, "vkDestroyDebugUtilsMessengerEXT"));
+    if (destroy) destroy(context->instance, context->messenger, nullptr);
+  }
+  if (context->instance) vkDestroyInstance(context->instance, nullptr);
+  if (final_messages) *final_messages = std::move(context->messages);
+  delete context;
+}
+
+const GpuDeviceInfo& gpuDeviceInfo(const VulkanContext& context) { return context.info; }
+
+std::vector<std::string> gpuValidationMessages(const VulkanContext& context) {
+  std::lock_guard<std::mutex> lock(const_cast<VulkanContext&>(context).messages_mutex);
+  return context.messages;
+}
+
+void clearGpuValidationMessages(VulkanContext& context) {
+  std::lock_guard<std::mutex> lock(context.messages_mutex);
+  context.messages.clear();
+}
+
+Expected<uint32_t> findMemoryType(const VulkanContext& context, uint32_t type_bits, MemoryUse use) {
+  VkMemoryPropertyFlags required = 0, preferred = 0;
+  switch (use) {
+    case MemoryUse::kDevice: required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
+    case MemoryUse::kUpload:
+      required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+      preferred = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+      break;
+    case MemoryUse::kReadback:
+      required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+      preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+      break;
+  }
+  int fallback = -1;
+  for (uint32_t i = 0; i < context.memory.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    const VkMemoryPropertyFlags flags = context.memory.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return i;
+    if (fallback < 0) fallback = int(i);
+  }
+  if (fallback >= 0) return uint32_t(fallback);
+  char bits[16];
+  std::snprintf(bits, sizeof bits, "0x%x", type_bits);
+  return fail(Error::kVulkan, std::string("findMemoryType: no memory type among ") + bits + " has " +
+                                  (use == MemoryUse::kDevice ? "DEVICE_LOCAL" : "HOST_VISIBLE|HOST_COHERENT"));
+}
+
+Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, MemoryUse use, VkBufferUsageFlags usage) {
+  GpuBuffer buffer;
+  buffer.size = std::max<VkDeviceSize>(size, 16);
+  if (context.max_allocation && buffer.size > context.max_allocation) {
+    return fail(Error::kOutOfMemory, "createBuffer: " + std::to_string(buffer.size) + " bytes exceed maxMemoryAllocationSize " +
+                                         std::to_string(context.max_allocation));
+  }
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = buffer.size;
+  info.usage = usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkResult r = vkCreateBuffer(context.device, &info, nullptr, &buffer.buffer);
+  if (r != VK_SUCCESS) return vulkanFailure("vkCreateBuffer", r);
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(context.device, buffer.buffer, &req);
+  Expected<uint32_t> type = findMemoryType(context, req.memoryTypeBits, use);
+  if (!type) {
+    destroyBuffer(context, buffer);
+    return type.error();
+  }
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = *type;
+  r = vkAllocateMemory(context.device, &alloc, nullptr, &buffer.memory);
+  if (r != VK_SUCCESS) {
+    destroyBuffer(context, buffer);
+    return vulkanFailure("vkAllocateMemory(" + std::to_string(req.size) + " bytes)", r);
+  }
+  r = vkBindBufferMemory(context.device, buffer.buffer, buffer.memory, 0);
+  if (r != VK_SUCCESS) {
+    destroyBuffer(context, buffer);
+    return vulkanFailure("vkBindBufferMemory", r);
+  }
+  if (use != MemoryUse::kDevice) {
+    r = vkMapMemory(context.device, buffer.memory, 0, VK_WHOLE_SIZE, 0, &buffer.mapped);
+    if (r != VK_SUCCESS) {
+      destroyBuffer(context, buffer);
+      return vulkanFailure("vkMapMemory", r);
+    }
+  }
+  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  address.buffer = buffer.buffer;
+  buffer.address = vkGetBufferDeviceAddress(context.device, &address);
+  return buffer;
+}
+
+void destroyBuffer(VulkanContext& context, GpuBuffer& buffer) {
+  if (buffer.buffer) vkDestroyBuffer(context.device, buffer.buffer, nullptr);
+  if (buffer.memory) vkFreeMemory(context.device, buffer.memory, nullptr);  // unmaps implicitly
+  buffer = GpuBuffer{};
+}
+
+Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where) {
+  VkCommandBuffer cmd = context.command_buffer;
+  VkResult r = vkResetCommandBuffer(cmd, 0);
+  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkResetCommandBuffer", r);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  r = vkBeginCommandBuffer(cmd, &begin);
+  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkBeginCommandBuffer", r);
+  record(cmd);
+  r = vkEndCommandBuffer(cmd);
+  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkEndCommandBuffer", r);
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  r = vkQueueSubmit(context.queue, 1, &submit, context.fence);
+  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkQueueSubmit", r);
+  r = vkWaitForFences(context.device, 1, &context.fence, VK_TRUE, kFenceTimeoutNs);
+  VkResult reset = vkResetFences(context.device, 1, &context.fence);
+  if (r != VK_SUCCESS) {
+    if (r == VK_TIMEOUT) vkDeviceWaitIdle(context.device);
+    return vulkanFailure(std::string(where) + ": vkWaitForFences", r);
+  }
+  if (reset != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkResetFences", reset);
+  return Ok{};
+}
+
+Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes, VkDeviceSize size) {
+  if (size == 0) return Ok{};
+  if (offset + size > dst.size) return fail(Error::kInvalidArgument, "uploadToBuffer: range exceeds the buffer");
+  Expected<GpuBuffer> staging = createBuffer(context, std::min(size, kStagingChunk), MemoryUse::kUpload);
+  if (!staging) return staging.error();
+  Status status = Ok{};
+  for (VkDeviceSize done = 0; done < size && status; done += kStagingChunk) {
+    const VkDeviceSize chunk = std::min(kStagingChunk, size - done);
+    std::memcpy(staging->mapped, static_cast<const uint8_t*>(bytes) + done, size_t(chunk));
+    status = submitAndWait(context, [&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, offset + done, chunk};
+      vkCmdCopyBuffer(cmd, staging->buffer, dst.buffer, 1, &region);
+      // Make the copy visible to every later compute read (the kernels read these buffers).
+      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                           0, 1, &barrier, 0, nullptr, 0, nullptr);
+    }, "uploadToBuffer");
+  }
+  destroyBuffer(context, *staging);
+  return status;
+}
+
+Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDeviceSize offset, void* out, VkDeviceSize size) {
+  if (size == 0) return Ok{};
+  if (offset + size > src.size) return fail(Error::kInvalidArgument, "downloadFromBuffer: range exceeds the buffer");
+  Expected<GpuBuffer> staging = createBuffer(context, std::min(size, kStagingChunk), MemoryUse::kReadback);
+  if (!staging) return staging.error();
+  Status status = Ok{};
+  for (VkDeviceSize done = 0; done < size && status; done += kStagingChunk) {
+    const VkDeviceSize chunk = std::min(kStagingChunk, size - done);
+    status = submitAndWait(context, [&](VkCommandBuffer cmd) {
+      VkBufferCopy region{offset + done, 0, chunk};
+      vkCmdCopyBuffer(cmd, src.buffer, staging->buffer, 1, &region);
+      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+    }, "downloadFromBuffer");
+    if (status) std::memcpy(static_cast<uint8_t*>(out) + done, staging->mapped, size_t(chunk));
+  }
+  destroyBuffer(context, *staging);
+  return status;
+}
+
+double readTimestampMicroseconds(VulkanContext& context) {
+  if (!context.timestamps) return std::nan("");
+  uint64_t ticks[2] = {0, 0};
+  VkResult r = vkGetQueryPoolResults(context.device, context.timestamps, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r != VK_SUCCESS || ticks[1] < ticks[0]) return std::nan("");
+  return double(ticks[1] - ticks[0]) * context.info.timestamp_period_ns / 1000.0;
+}
+
+void computeWriteBarrier(const VulkanContext& context, VkCommandBuffer cmd) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
+  VkPipelineStageFlags dst = VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  if (context.queue_has_graphics) {
+    barrier.dstAccessMask |= VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT;
+    dst |= VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
+  }
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+}  // namespace morphkit

@@ -1,0 +1,85 @@
+// vk_context.h — internal: the Vulkan objects behind morphkit/gpu.h's typed handles. Plain structs with
+// createX/destroyX free functions and one owner (the VulkanContext owns the instance, device, queue,
+// command pool, pipelines; buffers are owned by whoever created them and destroyed with destroyBuffer).
+#pragma once
+#include <vulkan/vulkan.h>
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "morphkit/error.h"
+#include "morphkit/gpu.h"
+
+namespace morphkit {
+
+struct VulkanContext {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+  bool queue_has_graphics = false;  // the barrier after a dispatch may name the vertex-input stage
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  VkDeviceSize max_allocation = 0;
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+  VkCommandBuffer command_buffer = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  VkQueryPool timestamps = VK_NULL_HANDLE;  // 2 queries: before and after a dispatch
+  VkPipelineLayout morph_layout = VK_NULL_HANDLE;
+  VkPipeline morph_pipeline = VK_NULL_HANDLE;
+  VkPipelineLayout copy_layout = VK_NULL_HANDLE;
+  VkPipeline copy_pipeline = VK_NULL_HANDLE;
+  GpuDeviceInfo info;
+
+  std::mutex messages_mutex;  // the messenger may be called from driver threads
+  std::vector<std::string> messages;
+};
+
+// "<where>: <VkResult name>" with the code mapped: OUT_OF_*_MEMORY → kOutOfMemory, DEVICE_LOST → kDeviceLost.
+Failure vulkanFailure(const std::string& where, VkResult result);
+const char* vkResultName(VkResult result);
+
+enum class MemoryUse : uint8_t {
+  kDevice,    // DEVICE_LOCAL (required)
+  kUpload,    // HOST_VISIBLE | HOST_COHERENT (required), DEVICE_LOCAL preferred; persistently mapped
+  kReadback,  // HOST_VISIBLE | HOST_COHERENT (required), HOST_CACHED preferred; persistently mapped
+};
+
+// A memory type index for `type_bits` with the `use`'s required flags, or kVulkan naming the missing flags.
+// Never falls back to an arbitrary type.
+Expected<uint32_t> findMemoryType(const VulkanContext& context, uint32_t type_bits, MemoryUse use);
+
+// One VkBuffer with its own allocation, created with SHADER_DEVICE_ADDRESS so kernels reach it by address.
+struct GpuBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;
+  VkDeviceAddress address = 0;
+  void* mapped = nullptr;  // kUpload / kReadback
+};
+
+// `size` 0 becomes 16 (Vulkan forbids empty buffers). Extra `usage` bits are added to
+// STORAGE | SHADER_DEVICE_ADDRESS | TRANSFER_SRC | TRANSFER_DST.
+Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, MemoryUse use, VkBufferUsageFlags usage = 0);
+void destroyBuffer(VulkanContext& context, GpuBuffer& buffer);  // resets it; an empty buffer is fine
+
+// Records with `record` into the context's command buffer, submits to the compute queue and waits.
+Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where);
+
+// Copies `bytes` into a device-local buffer at `offset` through a staging buffer (chunks of 64 MiB).
+Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes, VkDeviceSize size);
+// Copies `size` bytes from `src` at `offset` into `out`.
+Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDeviceSize offset, void* out, VkDeviceSize size);
+
+// The two timestamps of the last submission that wrote them, as µs (NaN without timestamp support).
+double readTimestampMicroseconds(VulkanContext& context);
+
+// Global memory barrier: compute writes → vertex attribute reads, transfer reads and later compute reads.
+// Vertex-input is named only when the queue supports graphics (else the stage is invalid there).
+void computeWriteBarrier(const VulkanContext& context, VkCommandBuffer cmd);
+
+}  // namespace morphkit

@@ -1,0 +1,113 @@
+// Vulkan context: device selection, memory types, buffers, submission, timestamps, error mapping.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "../src/vk/vk_context.h"
+#include "vk_test_support.h"
+
+namespace morphkit {
+namespace {
+
+using test::VulkanTest;
+
+TEST_F(VulkanTest, DeviceInfoDescribesAUsableDevice) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const GpuDeviceInfo& info = gpuDeviceInfo(*context_);
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GE(info.api_version, VK_API_VERSION_1_2);
+  EXPECT_GT(info.device_local_bytes, 0u);
+  EXPECT_TRUE(info.validation);
+  EXPECT_NE(context_->morph_pipeline, VK_NULL_HANDLE);
+  EXPECT_NE(context_->copy_pipeline, VK_NULL_HANDLE);
+}
+
+TEST_F(VulkanTest, BufferRoundTripThroughStaging) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  std::vector<uint32_t> data(100000);
+  std::iota(data.begin(), data.end(), 7u);
+  Expected<GpuBuffer> buffer = createBuffer(*context_, data.size() * 4, MemoryUse::kDevice);
+  ASSERT_TRUE(buffer) << buffer.error().message;
+  EXPECT_NE(buffer->address, 0u);
+  ASSERT_TRUE(uploadToBuffer(*context_, *buffer, 0, data.data(), data.size() * 4));
+  std::vector<uint32_t> back(data.size() - 10, 0xDEADBEEFu);
+  ASSERT_TRUE(downloadFromBuffer(*context_, *buffer, 40, back.data(), back.size() * 4));
+  EXPECT_TRUE(std::equal(back.begin(), back.end(), data.begin() + 10));
+  // Out-of-range copies are refused, not recorded.
+  Status bad = uploadToBuffer(*context_, *buffer, buffer->size, data.data(), 4);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, Error::kInvalidArgument);
+  destroyBuffer(*context_, *buffer);
+  EXPECT_EQ(buffer->buffer, VK_NULL_HANDLE);
+}
+
+TEST_F(VulkanTest, MemoryTypeSelectionFailsLoudly) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  // No allowed type at all: an error naming the flags, never type 0.
+  Expected<uint32_t> none = findMemoryType(*context_, 0u, MemoryUse::kDevice);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, Error::kVulkan);
+  EXPECT_NE(none.error().message.find("DEVICE_LOCAL"), std::string::npos);
+  // Every type allowed: the chosen one has the required flags.
+  Expected<uint32_t> upload = findMemoryType(*context_, ~0u, MemoryUse::kUpload);
+  ASSERT_TRUE(upload);
+  const VkMemoryPropertyFlags flags = context_->memory.memoryTypes[*upload].propertyFlags;
+  EXPECT_TRUE(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+  EXPECT_TRUE(flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+}
+
+TEST_F(VulkanTest, OversizedBufferIsOutOfMemory) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Expected<GpuBuffer> huge = createBuffer(*context_, context_->max_allocation + 1, MemoryUse::kDevice);
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().code, Error::kOutOfMemory);
+}
+
+TEST_F(VulkanTest, CopyKernelCopiesAndIsTimed) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Expected<double> us = measureCopyMicroseconds(*context_, 1 << 20, 2);
+  ASSERT_TRUE(us) << us.error().message;
+  if (gpuDeviceInfo(*context_).timestamps) {
+    EXPECT_GT(*us, 0.0);
+  }
+}
+
+TEST(VulkanContextTest, DeviceIndexOutOfRangeIsNoDevice) {
+  GpuContextOptions options;
+  options.device_index = 1000;
+  Expected<VulkanContext*> context = createVulkanContext(options);
+  ASSERT_FALSE(context);
+  EXPECT_EQ(context.error().code, Error::kNoDevice);
+  EXPECT_NE(context.error().message.find("1000"), std::string::npos);
+}
+
+TEST(VulkanContextTest, ResultsMapToErrors) {
+  EXPECT_EQ(vulkanFailure("vkX", VK_ERROR_OUT_OF_DEVICE_MEMORY).code, Error::kOutOfMemory);
+  EXPECT_EQ(vulkanFailure("vkX", VK_ERROR_OUT_OF_HOST_MEMORY).code, Error::kOutOfMemory);
+  EXPECT_EQ(vulkanFailure("vkX", VK_ERROR_DEVICE_LOST).code, Error::kDeviceLost);
+  Failure other = vulkanFailure("vkCreateDevice", VK_ERROR_INITIALIZATION_FAILED);
+  EXPECT_EQ(other.code, Error::kVulkan);
+  EXPECT_EQ(other.message, "vkCreateDevice: VK_ERROR_INITIALIZATION_FAILED (-3)");
+  EXPECT_NE(vulkanFailure("vkX", VK_ERROR_DEVICE_LOST).message.find("VK_ERROR_DEVICE_LOST"), std::string::npos);
+}
+
+TEST(VulkanContextTest, MissingDriverIsNoDeviceWithInstallHint) {
+  // Point the loader at no driver at all: creation must fail with kNoDevice and the install hint.
+  const char* old = std::getenv("VK_ICD_FILENAMES");
+  std::string saved = old ? old : "";
+  setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
+  Expected<VulkanContext*> context = createVulkanContext({});
+  if (old) setenv("VK_ICD_FILENAMES", saved.c_str(), 1); else unsetenv("VK_ICD_FILENAMES");
+  if (context) {
+    destroyVulkanContext(*context);
+    FAIL() << "a context was created without any driver";
+  }
+  EXPECT_EQ(context.error().code, Error::kNoDevice) << context.error().message;
+  EXPECT_NE(context.error().message.find("no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)"),
+            std::string::npos) << context.error().message;
+}
+
+}  // namespace
+}  // namespace morphkit

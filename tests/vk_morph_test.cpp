@@ -1,0 +1,373 @@
+// GPU morph + skin (shaders/morph.comp) against the CPU reference MorphSkinJob (morphkit/deform.h) and
+// poseAsset (morphkit/pose.h). Tolerances (from shared/reference/README.md):
+//   positions ≤ 1e-5 × the primitive's bounding-box diagonal, normals/tangents ≤ 1e-4 absolute;
+//   f16 deltas add what f16 loses: Σ|wᵢ| × f16DeltaError().max_abs_* × √3 (× 2 for unit vectors, whose
+//   renormalization can double an error) — the bound is computed per case, not hard-coded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "morphkit/deform.h"
+#include "morphkit/gltf.h"
+#include "morphkit/gpu_pose.h"
+#include "morphkit/pose.h"
+#include "vk_synthetic.h"
+#include "vk_test_support.h"
+
+namespace morphkit {
+namespace {
+
+using test::VulkanTest;
+
+struct Deformed {
+  std::vector<float> positions, normals, tangents, texcoord, color;
+};
+
+// The CPU reference for one instance.
+Deformed cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const Mat4> joints, const Mat4& world) {
+  Deformed d;
+  const size_t n = p.vertex_count;
+  d.positions.assign(3 * n, NAN);
+  if (!p.normal.empty()) d.normals.assign(3 * n, NAN);
+  if (!p.tangent.empty()) d.tangents.assign(4 * n, NAN);
+  std::vector<std::vector<float>> texcoords(p.texcoords.size(), std::vector<float>(2 * n, NAN));
+  std::vector<std::vector<float>> colors(p.colors.size(), std::vector<float>(4 * n, NAN));
+  std::vector<std::span<float>> tc(texcoords.begin(), texcoords.end()), co(colors.begin(), colors.end());
+  MorphSkinJob job;
+  job.primitive = &p;
+  job.weights = weights;
+  job.joint_matrices = joints;
+  job.world = world;
+  job.begin = 0;
+  job.end = p.vertex_count;
+  job.out_positions = d.positions;
+  job.out_normals = d.normals;
+  job.out_tangents = d.tangents;
+  job.out_texcoords = tc;
+  job.out_colors = co;
+  EXPECT_TRUE(job.run());
+  if (!texcoords.empty()) d.texcoord = texcoords[0];
+  if (!colors.empty()) d.color = colors[0];
+  return d;
+}
+
+float bboxDiagonal(const std::vector<float>& xyz) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < xyz.size(); ++i) lo[i % 3] = std::min(lo[i % 3], xyz[i]), hi[i % 3] = std::max(hi[i % 3], xyz[i]);
+  if (xyz.empty()) return 0.0f;
+  return std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+// Largest |a - b| (NaN anywhere counts as infinite, so unwritten output shows).
+float maxDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  float m = 0.0f;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const float d = std::fabs(a[i] - b[i]);
+    if (!(d <= m)) m = std::isnan(d) ? INFINITY : d;
+  }
+  return m;
+}
+
+struct Tolerance {
+  float position, unit, extra;
+};
+
+Tolerance tolerance(const PrimitiveData& p, DeltaLayout layout, std::span<const float> weights, const std::vector<float>& reference_positions) {
+  Tolerance t{1e-5f * std::max(bboxDiagonal(reference_positions), 1e-6f), 1e-4f, 1e-5f};
+  if (layout == DeltaLayout::kDenseF16) {
+    float sum = 0.0f;
+    for (float w : weights) sum += std::fabs(w);
+    const F16DeltaError e = f16DeltaError(p);
+    const float joint_scale = 1.5f;  // synthetic joints scale ≤ 1.2
+    t.position += sum * e.max_abs_position * std::sqrt(3.0f) * joint_scale;
+    t.unit += 2.0f * sum * std::max(e.max_abs_normal, e.max_abs_tangent) * std::sqrt(3.0f) * 4.0f;
+    t.extra += sum * e.max_abs_extra;
+  }
+  return t;
+}
+
+void expectMatches(const PrimitiveData& p, DeltaLayout layout, std::span<const float> weights, const Deformed& cpu,
+                   const PrimitiveData& gpu, const std::string& what) {
+  const Tolerance tol = tolerance(p, layout, weights, cpu.positions);
+  EXPECT_LE(maxDiff(gpu.position, cpu.positions), tol.position) << what << " positions";
+  EXPECT_LE(maxDiff(gpu.normal, cpu.normals), tol.unit) << what << " normals";
+  EXPECT_LE(maxDiff(gpu.tangent, cpu.tangents), tol.unit) << what << " tangents";
+  if (!cpu.texcoord.empty()) {
+    EXPECT_LE(maxDiff(gpu.texcoords.at(0), cpu.texcoord), tol.extra) << what << " texcoords";
+  }
+  if (!cpu.color.empty()) {
+    EXPECT_LE(maxDiff(gpu.colors.at(0), cpu.color), tol.extra) << what << " colors";
+  }
+}
+
+// Deforms `instances` copies of `p` (own weights and joints each) in one batch and checks each.
+void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layout, bool skinned, uint32_t instances,
+                uint32_t active_every, bool use_active_list = true) {
+  GpuUploadOptions upload;
+  upload.layout = layout;
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(context, p, upload);
+  ASSERT_TRUE(gp) << gp.error().message;
+  EXPECT_EQ(gpuPrimitiveInfo(**gp).layout, layout);
+  const uint32_t joints = 6;
+  std::vector<GpuInstanceDesc> descs(instances, GpuInstanceDesc{*gp, skinned, skinned ? joints : 0});
+  Expected<GpuBatch*> batch = createGpuBatch(context, descs);
+  ASSERT_TRUE(batch) << batch.error().message;
+  std::vector<std::vector<float>> weights(instances);
+  std::vector<std::vector<Mat4>> palettes(instances);
+  std::vector<GpuInstanceState> states(instances);
+  for (uint32_t i = 0; i < instances; ++i) {
+    weights[i] = test::syntheticWeights(uint32_t(p.targets.size()), active_every, 100 + i);
+    states[i].weights = weights[i];
+    if (skinned) {
+      palettes[i] = test::syntheticJoints(joints, 200 + i);
+      states[i].joint_matrices = palettes[i];
+    } else {
+      states[i].world = test::syntheticJoints(1, 300 + i)[0];
+    }
+  }
+  GpuMorphJob job;
+  job.context = &context;
+  job.batch = *batch;
+  job.instances = states;
+  job.use_active_list = use_active_list;
+  Status s = job.run();
+  ASSERT_TRUE(s) << s.error().message;
+  for (uint32_t i = 0; i < instances; ++i) {
+    Expected<PrimitiveData> out = readGpuBatchVertices(context, **batch, i);
+    ASSERT_TRUE(out) << out.error().message;
+    Deformed cpu = cpuReference(p, weights[i], palettes[i], states[i].world);
+    expectMatches(p, layout, weights[i], cpu, *out, std::string(deltaLayoutName(layout)) + " instance " + std::to_string(i));
+  }
+  destroyGpuBatch(context, *batch);
+  destroyGpuPrimitive(context, *gp);
+}
+
+class VkMorphLayoutTest : public VulkanTest, public ::testing::WithParamInterface<std::tuple<DeltaLayout, bool>> {};
+
+TEST_P(VkMorphLayoutTest, MatchesCpuReference) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const auto [layout, skinned] = GetParam();
+  test::SyntheticOptions o;
+  o.vertices = 300;
+  o.targets = 12;
+  o.influence_sets = skinned ? 2 : 0;
+  checkBatch(*context_, test::syntheticPrimitive(o), layout, skinned, 3, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, VkMorphLayoutTest,
+                         ::testing::Combine(::testing::Values(DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse),
+                                            ::testing::Bool()),
+                         [](const auto& param_info) {
+                           return std::string(deltaLayoutName(std::get<0>(param_info.param))) +
+                                  (std::get<1>(param_info.param) ? "_skinned" : "_rigid");
+                         });
+
+TEST_F(VulkanTest, ThousandTwentyFourTargets) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  test::SyntheticOptions o;
+  o.vertices = 128;
+  o.targets = 1024;
+  o.region = 0.1f;
+  o.attributes = false;
+  const PrimitiveData p = test::syntheticPrimitive(o);
+  checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 1, 3);        // 342 active targets
+  checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 1, 3, false);  // every target walked
+  checkBatch(*context_, p, DeltaLayout::kSparse, true, 1, 1);
+}
+
+TEST_F(VulkanTest, BatchOfHundredInstancesOfMixedPrimitives) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  // Three primitives (skinned dense, rigid sparse, skinned f16), 100 instances interleaved, one dispatch.
+  test::SyntheticOptions a, b, c;
+  a.vertices = 70, a.targets = 5, a.seed = 11;
+  b.vertices = 130, b.targets = 9, b.influence_sets = 0, b.seed = 12;
+  c.vertices = 64, c.targets = 3, c.influence_sets = 1, c.seed = 13;
+  const PrimitiveData prims[3] = {test::syntheticPrimitive(a), test::syntheticPrimitive(b), test::syntheticPrimitive(c)};
+  const DeltaLayout layouts[3] = {DeltaLayout::kDenseF32, DeltaLayout::kSparse, DeltaLayout::kDenseF16};
+  GpuPrimitive* gpu[3] = {};
+  for (int k = 0; k < 3; ++k) {
+    GpuUploadOptions upload;
+    upload.layout = layouts[k];
+    Expected<GpuPrimitive*> up = uploadGpuPrimitive(*context_, prims[k], upload);
+    ASSERT_TRUE(up) << up.error().message;
+    gpu[k] = *up;
+  }
+  const uint32_t count = 100;
+  std::vector<GpuInstanceDesc> descs;
+  for (uint32_t i = 0; i < count; ++i) descs.push_back({gpu[i % 3], i % 3 != 1, i % 3 != 1 ? 6u : 0u});
+  Expected<GpuBatch*> batch = createGpuBatch(*context_, descs);
+  ASSERT_TRUE(batch) << batch.error().message;
+  std::vector<std::vector<float>> weights(count);
+  std::vector<std::vector<Mat4>> palettes(count);
+  std::vector<GpuInstanceState> states(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    weights[i] = test::syntheticWeights(uint32_t(prims[i % 3].targets.size()), 1 + i % 2, 1000 + i);
+    states[i].weights = weights[i];
+    if (i % 3 != 1) {
+      palettes[i] = test::syntheticJoints(6, 2000 + i);
+      states[i].joint_matrices = palettes[i];
+    } else {
+      states[i].world = test::syntheticJoints(1, 3000 + i)[0];
+    }
+  }
+  GpuMorphJob job{context_, *batch, states};
+  Status s = job.run();
+  ASSERT_TRUE(s) << s.error().message;
+  for (uint32_t i = 0; i < count; ++i) {
+    Expected<PrimitiveData> out = readGpuBatchVertices(*context_, **batch, i);
+    ASSERT_TRUE(out);
+    const PrimitiveData& p = prims[i % 3];
+    expectMatches(p, layouts[i % 3], weights[i], cpuReference(p, weights[i], palettes[i], states[i].world), *out,
+                  "instance " + std::to_string(i));
+  }
+  destroyGpuBatch(*context_, *batch);
+  for (GpuPrimitive* g : gpu) destroyGpuPrimitive(*context_, g);
+}
+
+TEST_F(VulkanTest, ZeroActiveTargetsAndIncrementalUpdates) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  test::SyntheticOptions o;
+  o.vertices = 200;
+  o.targets = 16;
+  const PrimitiveData p = test::syntheticPrimitive(o);
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {});
+  ASSERT_TRUE(gp);
+  GpuInstanceDesc desc{*gp, true, 6};
+  Expected<GpuBatch*> batch = createGpuBatch(*context_, std::span(&desc, 1));
+  ASSERT_TRUE(batch);
+  const std::vector<Mat4> palette = test::syntheticJoints(6, 5);
+  // Frame sequence: zero weights; weights under epsilon; many active; fewer active; back to zero.
+  std::vector<std::vector<float>> frames = {std::vector<float>(16, 0.0f), std::vector<float>(16, 0.001f),
+                                            test::syntheticWeights(16, 1, 7), test::syntheticWeights(16, 5, 8),
+                                            std::vector<float>(16, 0.0f)};
+  const uint32_t expected_active[] = {0, 0, 16, 4, 0};
+  for (size_t f = 0; f < frames.size(); ++f) {
+    GpuInstanceState state;
+    state.weights = frames[f];
+    state.joint_matrices = palette;
+    GpuMorphJob job{context_, *batch, std::span(&state, 1)};
+    job.epsilon = 0.01f;
+    Status s = job.run();
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(lastActiveCount(**batch, 0), expected_active[f]) << "frame " << f;
+    // The reference sees the weights the epsilon keeps.
+    std::vector<float> kept = frames[f];
+    for (float& w : kept) w = std::fabs(w) > 0.01f ? w : 0.0f;
+    Expected<PrimitiveData> out = readGpuBatchVertices(*context_, **batch, 0);
+    ASSERT_TRUE(out);
+    expectMatches(p, gpuPrimitiveInfo(**gp).layout, kept, cpuReference(p, kept, palette, Mat4{}), *out, "frame " + std::to_string(f));
+  }
+  destroyGpuBatch(*context_, *batch);
+  destroyGpuPrimitive(*context_, *gp);
+}
+
+TEST_F(VulkanTest, InvalidJobsAreRefused) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  test::SyntheticOptions o;
+  o.vertices = 10;
+  o.targets = 2;
+  const PrimitiveData p = test::syntheticPrimitive(o);
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {});
+  ASSERT_TRUE(gp);
+  // Too few joints for the primitive's joint indices.
+  GpuInstanceDesc few{*gp, true, 1};
+  Expected<GpuBatch*> bad = createGpuBatch(*context_, std::span(&few, 1));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, Error::kInvalidArgument);
+  GpuInstanceDesc desc{*gp, true, 6};
+  Expected<GpuBatch*> batch = createGpuBatch(*context_, std::span(&desc, 1));
+  ASSERT_TRUE(batch);
+  const std::vector<float> weights(2, 0.5f), wrong_weights(3, 0.5f);
+  const std::vector<Mat4> palette(6), short_palette(5);
+  GpuInstanceState state{weights, palette, {}};
+  EXPECT_FALSE(GpuMorphJob{}.validate());
+  GpuMorphJob job{context_, *batch, std::span(&state, 1)};
+  EXPECT_TRUE(job.validate());
+  state.weights = wrong_weights;
+  EXPECT_FALSE(job.validate());
+  Status s = job.run();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, Error::kInvalidArgument);
+  state.weights = weights;
+  state.joint_matrices = short_palette;
+  EXPECT_FALSE(job.validate());
+  job.epsilon = -1.0f;
+  state.joint_matrices = palette;
+  EXPECT_FALSE(job.validate());
+  destroyGpuBatch(*context_, *batch);
+  destroyGpuPrimitive(*context_, *gp);
+}
+
+// Every shared model, rest pose + each animation at the reference times (shared/reference/README.md):
+// GPU (default layout choice, and each forced layout for morph models) vs the CPU reference poseAsset.
+TEST_F(VulkanTest, SharedModelsMatchCpuPose) {
+  MORPHKIT_REQUIRE_SHARED();
+  MORPHKIT_REQUIRE_GPU(context_);
+  size_t models = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(test::assetsDir())) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".gltf" && ext != ".glb") continue;
+    Expected<Asset> asset = loadAsset(entry.path());
+    if (!asset) continue;  // invalid-on-purpose files are the loader tests' business
+    Expected<PosePrepared> prepared = preparePose(*asset);
+    if (!prepared) continue;
+    ++models;
+    const bool big = std::any_of(prepared->primitives.begin(), prepared->primitives.end(),
+                                 [](const PrimitiveData& d) { return d.vertex_count > 5000; });
+    bool has_targets = false;
+    for (const auto& d : prepared->primitives) has_targets |= !d.targets.empty();
+    std::vector<std::optional<DeltaLayout>> layouts = {std::nullopt};
+    if (has_targets) layouts.insert(layouts.end(), {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse});
+    for (const auto& layout : layouts) {
+      GpuUploadOptions upload;
+      upload.layout = layout;
+      Expected<GpuPose*> gpu = prepareGpuPose(*context_, *prepared, upload);
+      ASSERT_TRUE(gpu) << entry.path() << ": " << gpu.error().message;
+      std::vector<std::pair<uint32_t, double>> cases = {{kNone, 0.0}};
+      for (uint32_t a = 0; a < prepared->animations.size(); ++a) {
+        const double d = prepared->animations[a].duration;
+        std::vector<double> times = big ? std::vector<double>{0.37 * d, 0.81 * d, d + 0.25}
+                                        : std::vector<double>{0.0, 0.37 * d, 0.5 * d, 0.81 * d, d, d + 0.25};
+        for (double t : times) cases.push_back({a, t});
+      }
+      for (const auto& [anim, time] : cases) {
+        PoseOptions cpu_options;
+        cpu_options.animation = anim;
+        cpu_options.time = time;
+        Expected<PoseResult> cpu = evaluatePose(*prepared, cpu_options);
+        ASSERT_TRUE(cpu) << cpu.error().message;
+        GpuPoseOptions gpu_options;
+        gpu_options.animation = anim;
+        gpu_options.time = time;
+        Expected<PoseResult> out = evaluateGpuPose(*context_, **gpu, gpu_options);
+        ASSERT_TRUE(out) << out.error().message;
+        ASSERT_EQ(out->meshes.size(), cpu->meshes.size());
+        for (size_t m = 0; m < cpu->meshes.size(); ++m) {
+          const PosedPrimitive& c = cpu->meshes[m];
+          const PosedPrimitive& g = out->meshes[m];
+          const PrimitiveData& data = prepared->primitives[prepared->instances[m].data];
+          const DeltaLayout used = layout ? *layout : chooseDeltaLayout(data);
+          Tolerance tol = tolerance(data, data.targets.empty() ? DeltaLayout::kDenseF32 : used, c.weights, c.positions);
+          if (used == DeltaLayout::kDenseF16) tol.position *= 4.0f;  // skins here scale up to ~4× (joint_scale)
+          const std::string what = entry.path().filename().string() + " layout " + (layout ? deltaLayoutName(*layout) : "auto") +
+                                   " anim " + std::to_string(int(anim)) + " t=" + std::to_string(time) + " mesh entry " +
+                                   std::to_string(m);
+          EXPECT_EQ(g.node, c.node);
+          EXPECT_EQ(g.skinned, c.skinned) << what;
+          EXPECT_LE(maxDiff(g.positions, c.positions), tol.position) << what;
+          EXPECT_LE(maxDiff(g.normals, c.normals), tol.unit) << what;
+          EXPECT_LE(maxDiff(g.tangents, c.tangents), tol.unit) << what;
+        }
+      }
+      destroyGpuPose(*context_, *gpu);
+    }
+  }
+  EXPECT_GE(models, 10u);
+}
+
+}  // namespace
+}  // namespace morphkit
