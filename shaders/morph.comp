@@ -65,14 +65,6 @@ vec3 safeNormalize(vec3 v) {
   return len > 0.0 ? v / len : v;
 }
 
-// The inverse-transpose of m up to a positive scale (normals are renormalized afterwards): the cofactor
-// matrix times sign(det). Singular m keeps the cofactor matrix, as morphkit::normalMatrix does.
-mat3 normalTransform(mat3 m) {
-  mat3 cof = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
-  float det = dot(m[0], cof[0]);
-  return det < 0.0 ? -cof : cof;
-}
-
 void main() {
   uint group = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
   if (group >= pc.total_groups) return;
@@ -141,7 +133,9 @@ void main() {
       if (w != 0.0) m += w * palette.m[skin.u[sv + i]];
     }
     p = (m * vec4(p, 1.0)).xyz;
-    n = normalTransform(mat3(m)) * n;
+    // The blended matrix itself, as three.js, Babylon.js and the CPU reference do (a blend of rotations is
+    // not orthogonal; its inverse-transpose would differ from every engine).
+    n = mat3(m) * n;
     t.xyz = mat3(m) * t.xyz;
   } else if ((e.flags & MORPH_FLAG_TRANSFORM) != 0u) {
     Matrices mats = Matrices(e.matrices_address);

@@ -17,6 +17,7 @@
 #include "morphkit/accessor.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
+#include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "test_support.h"
 
@@ -61,15 +62,19 @@ Asset makeOrDie(const DemoOptions& options) {
 }
 
 // Runs scripts/validate-gltf on `asset` written to a scratch file; returns the script's exit status.
+int validateFile(const std::filesystem::path& file) {
+  std::string command = "'" + (repoRoot() / "scripts/validate-gltf").string() + "' '" + file.string() + "'";
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 int validate(const Asset& asset, const std::string& label) {
   auto glb = writeGlb(asset);
   EXPECT_TRUE(glb.ok()) << glb.error().message;
   if (!glb.ok()) return -1;
   std::filesystem::path file = test::scratchDir() / (label + ".glb");
   EXPECT_TRUE(writeFileAtomic(file, std::span<const uint8_t>(*glb)).ok());
-  std::string command = "'" + (repoRoot() / "scripts/validate-gltf").string() + "' '" + file.string() + "'";
-  int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return validateFile(file);
 }
 
 TEST(DemoValidator, DefaultAssetHasNoErrors) {
@@ -92,6 +97,23 @@ TEST(DemoValidator, ValidatorReportsErrors) {
   uint32_t position = findAttribute(primitiveOf(asset).attributes, "POSITION");
   asset.accessors[position].max[0] += 1.0;
   EXPECT_EQ(validate(asset, "broken"), 1);
+}
+
+// The GLB writer on real files: sparse, quantized (KHR_mesh_quantization), embedded images, external .bin
+// buffers merged into one BIN chunk. Each original passes the validator, so the rewritten file must too.
+TEST(DemoValidator, RewrittenSharedAssetsHaveNoErrors) {
+  MORPHKIT_REQUIRE_SHARED();
+  MORPHKIT_REQUIRE_VALIDATOR();
+  for (const char* relative : {"MorphSkinBlob52/MorphSkinBlob52_sparse.glb", "MorphSkinBlob52/MorphSkinBlob52_quantized.glb",
+                               "SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf", "Fox/glTF-Binary/Fox.glb",
+                               "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf"}) {
+    SCOPED_TRACE(relative);
+    std::filesystem::path path = test::assetsDir() / relative;
+    ASSERT_EQ(validateFile(path), 0) << "the original must be valid for this test to mean anything";
+    auto asset = loadAsset(path);
+    ASSERT_TRUE(asset.ok()) << asset.error().message;
+    EXPECT_EQ(validate(*asset, path.stem().string()), 0);
+  }
 }
 
 TEST(Demo, VertexCountIsCloseToRequested) {

@@ -15,6 +15,7 @@
 
 #include "morphkit/error.h"
 #include "morphkit/gltf.h"
+#include "test_support.h"
 
 namespace morphkit::test {
 
@@ -118,6 +119,19 @@ inline Expected<Asset> loadJson(std::string_view json, const std::filesystem::pa
   return loadAssetFromMemory(asBytes(json), base_dir, options);
 }
 
+// The CLI binary: $MORPHKIT_CLI, else the build tree's src/cli/morphkit next to this test's tests/ folder
+// (under ctest the ENVIRONMENT list currently reaches the tests only partly), else `morphkit` on PATH.
+inline std::filesystem::path cliBinary() {
+  if (std::getenv("MORPHKIT_CLI")) return cliPath();
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path candidate = self.parent_path().parent_path() / "src" / "cli" / "morphkit";
+    if (std::filesystem::exists(candidate, ec)) return candidate;
+  }
+  return cliPath();
+}
+
 inline void writeBytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
@@ -131,7 +145,7 @@ inline void writeText(const std::filesystem::path& path, std::string_view text) 
   do {                                                                                                     \
     const auto& morphkit_result_ = (expr);                                                                 \
     ASSERT_FALSE(morphkit_result_.ok()) << "expected failure " << ::morphkit::errorName(expected_code);   \
-    EXPECT_EQ(::morphkit::errorName(morphkit_result_.error().code), ::morphkit::errorName(expected_code)) \
+    EXPECT_STREQ(::morphkit::errorName(morphkit_result_.error().code), ::morphkit::errorName(expected_code)) \
         << morphkit_result_.error().message;                                                               \
     for (const char* fragment : {__VA_ARGS__}) {                                                           \
       EXPECT_NE(morphkit_result_.error().message.find(fragment), std::string::npos)                        \

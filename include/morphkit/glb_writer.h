@@ -21,6 +21,9 @@ namespace morphkit {
 // Fields are written only when they differ from the glTF default (empty arrays, kNone indices, identity
 // TRS, mode TRIANGLES, ...), so a load → write → load round trip reproduces the same Asset fields.
 // `mesh.target_names` goes to `mesh.extras.targetNames`. `asset.path`, `base_dir` and `notes` are not written.
+// The data model keeps no extension objects or other extras, so only the extensionsUsed/extensionsRequired
+// names are written; image URIs are written as they are (relative ones still resolve against the folder the
+// .glb is written to, so callers writing elsewhere should embed or copy the images).
 // The writer checks only what it needs to produce well-formed bytes (buffer indices, buffer data sizes,
 // the 4 GiB GLB size limit); it does not run the validation pass — use validateAsset (morphkit/gltf.h).
 // Errors: kInvalidArgument "<object>[i]: <what>", kTooLarge when the GLB would exceed 2^32-1 bytes.

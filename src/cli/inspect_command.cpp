@@ -97,6 +97,14 @@ PrimitiveSummary summarize(const Asset& asset, const Primitive& primitive) {
   return s;
 }
 
+// {"name", "type", "componentType", "normalized", "sparse", "count"} of one attribute's accessor.
+void writeAttribute(JsonWriter& json, const Asset& asset, const Attribute& attribute) {
+  const Accessor& a = asset.accessors[attribute.accessor];
+  json.beginObject().field("name", attribute.name).field("type", accessorTypeName(a.type));
+  json.field("componentType", componentTypeName(a.component_type)).field("normalized", a.normalized);
+  json.field("sparse", a.has_sparse).field("count", a.count).endObject();
+}
+
 void writeJson(const Asset& asset, const std::filesystem::path& file) {
   JsonWriter json(true);
   json.beginObject();
@@ -121,16 +129,18 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
       json.beginObject().field("index", uint32_t(p)).field("mode", modeName(primitive.mode));
       json.field("vertexCount", s.vertex_count).field("indexCount", s.index_count);
       json.key("attributes").beginArray();
-      for (const Attribute& attribute : primitive.attributes) {
-        const Accessor& a = asset.accessors[attribute.accessor];
-        json.beginObject().field("name", attribute.name).field("type", accessorTypeName(a.type));
-        json.field("componentType", componentTypeName(a.component_type)).field("normalized", a.normalized);
-        json.field("sparse", a.has_sparse).endObject();
-      }
+      for (const Attribute& attribute : primitive.attributes) writeAttribute(json, asset, attribute);
       json.endArray();
       json.field("targetCount", uint32_t(primitive.targets.size()));
       json.key("targets").beginArray();
       for (const auto& names : s.target_attributes) json.array(std::span<const std::string>(names));
+      json.endArray();
+      json.key("targetAttributes").beginArray();
+      for (const MorphTarget& target : primitive.targets) {
+        json.beginArray();
+        for (const Attribute& attribute : target.attributes) writeAttribute(json, asset, attribute);
+        json.endArray();
+      }
       json.endArray();
       json.field("morphBytes", uint64_t(s.morph_bytes));
       json.key("sparse").array(std::span<const std::string>(s.sparse));
@@ -166,8 +176,11 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
       json.key("node");
       if (channel.node == kNone) json.null(); else json.value(channel.node);
       json.field("path", pathName(channel.path)).field("interpolation", interpolationName(sampler.interpolation));
-      json.field("keys", asset.accessors[sampler.input].count);
-      json.field("outputEncoding", encodingOf(asset.accessors[sampler.output]));
+      json.field("sampler", channel.sampler).field("keys", asset.accessors[sampler.input].count);
+      const Accessor& output = asset.accessors[sampler.output];
+      json.field("outputEncoding", encodingOf(output));
+      json.field("outputComponentType", componentTypeName(output.component_type));
+      json.field("outputNormalized", output.normalized).field("outputSparse", output.has_sparse);
       json.endObject();
     }
     json.endArray().endObject();

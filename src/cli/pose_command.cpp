@@ -18,6 +18,9 @@
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/pose.h"
+#if HAVE_morphkit_vk
+#include "morphkit/gpu_pose.h"
+#endif
 
 namespace morphkit::cli {
 namespace {
@@ -32,6 +35,11 @@ struct PoseCommandOptions {
   uint32_t threads = 1;
   bool json = false;
   bool allow_external_paths = false;
+  std::string device = "cpu";    // cpu | gpu
+  bool compare = false;          // run both, print the largest differences
+  int gpu_index = -1;            // --gpu N
+  std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | sparse
+  float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
 };
 
 // A static glTF of posed meshes: one mesh + node per posed primitive, world-space attributes, no skin, no
@@ -143,6 +151,102 @@ void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
   }
 }
 
+Expected<std::vector<PoseResult>> poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options,
+                                            uint32_t animation, const std::vector<double>& times) {
+  const unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
+  ThreadPool pool(threads);  // the CLI owns the threads; the library only borrows them
+  SamplingContext sampling;
+  std::vector<PoseResult> cases;
+  for (double t : times) {
+    PoseOptions pose;
+    pose.animation = animation;
+    pose.time = t;
+    pose.path = options.cpu_path == "fast" ? CpuPath::kFast : CpuPath::kReference;
+    pose.pool = &pool;
+    pose.sampling = &sampling;
+    Expected<PoseResult> result = evaluatePose(prepared, pose);
+    if (!result) return result.error();
+    cases.push_back(std::move(*result));
+  }
+  return cases;
+}
+
+#if HAVE_morphkit_vk
+Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options,
+                                            uint32_t animation, const std::vector<double>& times) {
+  GpuContextOptions context_options;
+  context_options.device_index = options.gpu_index;
+  Expected<VulkanContext*> context = createVulkanContext(context_options);
+  if (!context) return context.error();
+  GpuUploadOptions upload;
+  if (options.layout == "dense") upload.layout = DeltaLayout::kDenseF32;
+  if (options.layout == "f16") upload.layout = DeltaLayout::kDenseF16;
+  if (options.layout == "sparse") upload.layout = DeltaLayout::kSparse;
+  Expected<GpuPose*> gpu_pose = prepareGpuPose(**context, prepared, upload);
+  if (!gpu_pose) {
+    destroyVulkanContext(*context);
+    return gpu_pose.error();
+  }
+  std::vector<PoseResult> cases;
+  Failure failure{Error::kVulkan, ""};
+  bool ok = true;
+  SamplingContext sampling;
+  for (double t : times) {
+    GpuPoseOptions pose;
+    pose.animation = animation;
+    pose.time = t;
+    pose.epsilon = options.epsilon;
+    pose.sampling = &sampling;
+    Expected<PoseResult> result = evaluateGpuPose(**context, **gpu_pose, pose);
+    if (!result) {
+      failure = result.error();
+      ok = false;
+      break;
+    }
+    cases.push_back(std::move(*result));
+  }
+  destroyGpuPose(**context, *gpu_pose);
+  destroyVulkanContext(*context);
+  if (!ok) return failure;
+  return cases;
+}
+#else
+Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t,
+                                            const std::vector<double>&) {
+  return fail(Error::kNoDevice, "this morphkit was built without the Vulkan layer");
+}
+#endif
+
+// Largest absolute and relative (to the CPU value's magnitude) difference per attribute, GPU vs CPU.
+void printComparison(const std::vector<PoseResult>& cpu, const std::vector<PoseResult>& gpu) {
+  struct Stat {
+    double abs = 0, rel = 0;
+    size_t values = 0;
+  };
+  Stat positions, normals, tangents;
+  auto accumulate = [](Stat& stat, const std::vector<float>& a, const std::vector<float>& b) {
+    size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) {
+      double d = std::abs(double(a[i]) - double(b[i]));
+      stat.abs = std::max(stat.abs, d);
+      stat.rel = std::max(stat.rel, d / std::max(1e-6, std::abs(double(a[i]))));
+    }
+    stat.values += n;
+  };
+  for (size_t c = 0; c < cpu.size() && c < gpu.size(); ++c) {
+    for (size_t m = 0; m < cpu[c].meshes.size() && m < gpu[c].meshes.size(); ++m) {
+      accumulate(positions, cpu[c].meshes[m].positions, gpu[c].meshes[m].positions);
+      accumulate(normals, cpu[c].meshes[m].normals, gpu[c].meshes[m].normals);
+      accumulate(tangents, cpu[c].meshes[m].tangents, gpu[c].meshes[m].tangents);
+    }
+  }
+  fmt::print("{:<10} {:>10} {:>14} {:>14}\n", "attribute", "values", "max abs err", "max rel err");
+  for (auto [name, stat] : {std::pair{"position", positions}, {"normal", normals}, {"tangent", tangents}}) {
+    if (stat.values == 0) continue;
+    fmt::print("{:<10} {:>10} {:>14.3g} {:>14.3g}\n", name, stat.values, stat.abs, stat.rel);
+  }
+}
+
 int run(const PoseCommandOptions& options) {
   LoadOptions load;
   load.allow_external_paths = options.allow_external_paths;
@@ -176,21 +280,21 @@ int run(const PoseCommandOptions& options) {
   Expected<PosePrepared> prepared = preparePose(*asset, scene);
   if (!prepared) return reportFailure(options.file, prepared.error());
 
-  const unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
-  ThreadPool pool(threads);  // the CLI owns the threads; the library only borrows them
-  SamplingContext sampling;
   std::vector<double> times = options.times.empty() ? std::vector<double>{0.0} : options.times;
   std::vector<PoseResult> cases;
-  for (double t : times) {
-    PoseOptions pose;
-    pose.animation = animation;
-    pose.time = t;
-    pose.path = options.cpu_path == "fast" ? CpuPath::kFast : CpuPath::kReference;
-    pose.pool = &pool;
-    pose.sampling = &sampling;
-    Expected<PoseResult> result = evaluatePose(*prepared, pose);
-    if (!result) return reportFailure(options.file, result.error());
-    cases.push_back(std::move(*result));
+  if (options.device == "cpu" || options.compare) {
+    Expected<std::vector<PoseResult>> cpu = poseOnCpu(*prepared, options, animation, times);
+    if (!cpu) return reportFailure(options.file, cpu.error());
+    cases = std::move(*cpu);
+  }
+  if (options.device == "gpu" || options.compare) {
+    Expected<std::vector<PoseResult>> gpu = poseOnGpu(*prepared, options, animation, times);
+    if (!gpu) return reportFailure(options.file, gpu.error());
+    if (options.compare) {
+      printComparison(cases, *gpu);
+      if (options.out.empty()) return 0;
+    }
+    cases = std::move(*gpu);
   }
 
   if (!options.out.empty()) return writePoseOutput(options.out, cases, options.file);
@@ -204,7 +308,7 @@ int run(const PoseCommandOptions& options) {
 
 const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   auto options = std::make_shared<PoseCommandOptions>();
-  CLI::App* sub = app.add_subcommand("pose", "Morph and skin every mesh of a scene on the CPU at given animation times");
+  CLI::App* sub = app.add_subcommand("pose", "Morph and skin every mesh of a scene (CPU or GPU) at given animation times");
   sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
   sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
       ->check(CLI::NonNegativeNumber);
@@ -220,6 +324,13 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0u, 256u));
   sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
   sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
+  sub->add_option("--device", options->device, "cpu (default) or gpu (Vulkan compute; same output)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
+  sub->add_option("--gpu", options->gpu_index, "Vulkan device index (default: discrete > integrated > CPU)");
+  sub->add_option("--layout", options->layout, "GPU delta layout: auto, dense, f16 or sparse")
+      ->check(CLI::IsMember({"auto", "dense", "f16", "sparse"}));
+  sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
   sub->callback([options, &exit_code] { exit_code = run(*options); });
 }});
 

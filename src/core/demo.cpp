@@ -246,7 +246,7 @@ std::vector<float> keyDerivatives(const std::vector<float>& times, const std::ve
   return d;
 }
 
-// glTF 2.0 §3.11 (CUBICSPLINE): per key, in-tangents, then values, then out-tangents.
+// glTF 2.0 §3.11 + Appendix C (CUBICSPLINE): per key, in-tangents, then values, then out-tangents.
 std::vector<float> cubicOutput(const std::vector<float>& times, const std::vector<float>& values, size_t stride) {
   std::vector<float> d = keyDerivatives(times, values, stride);
   std::vector<float> out;
@@ -259,7 +259,7 @@ std::vector<float> cubicOutput(const std::vector<float>& times, const std::vecto
   return out;
 }
 
-std::string tooBig(const char* option, uint64_t value, uint64_t lo, uint64_t hi) {
+std::string outOfBounds(const char* option, uint64_t value, uint64_t lo, uint64_t hi) {
   return std::string("make-demo: ") + option + " " + std::to_string(value) + " outside " + std::to_string(lo) +
          ".." + std::to_string(hi);
 }
@@ -273,11 +273,11 @@ std::string demoTargetName(uint32_t index) {
 
 Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   if (options.targets > kDemoMaxTargets)
-    return fail(Error::kInvalidArgument, tooBig("targets", options.targets, 0, kDemoMaxTargets));
+    return fail(Error::kInvalidArgument, outOfBounds("targets", options.targets, 0, kDemoMaxTargets));
   if (options.vertices < kDemoMinVertices || options.vertices > kDemoMaxVertices)
-    return fail(Error::kInvalidArgument, tooBig("vertices", options.vertices, kDemoMinVertices, kDemoMaxVertices));
+    return fail(Error::kInvalidArgument, outOfBounds("vertices", options.vertices, kDemoMinVertices, kDemoMaxVertices));
   if (options.bones < kDemoMinBones || options.bones > kDemoMaxBones)
-    return fail(Error::kInvalidArgument, tooBig("bones", options.bones, kDemoMinBones, kDemoMaxBones));
+    return fail(Error::kInvalidArgument, outOfBounds("bones", options.bones, kDemoMinBones, kDemoMaxBones));
   if (uint64_t(options.targets) * options.vertices > kDemoMaxTargetVertices) {
     return fail(Error::kInvalidArgument, "make-demo: targets × vertices = " +
                                              std::to_string(uint64_t(options.targets) * options.vertices) +
@@ -388,7 +388,7 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
       for (size_t k = 0; k < keep; ++k) sum += candidates[k].first;
       float assigned = 0;
       for (size_t k = 0; k < keep; ++k) {
-        // The last weight absorbs the rounding, so the four floats sum to 1 (glTF 2.0 §3.7.3.2).
+        // The last weight absorbs the rounding, so the four floats sum to 1 (glTF 2.0 §3.7.3.3).
         float w = k + 1 == keep ? 1.0f - assigned : candidates[k].first / sum;
         assigned += w;
         joints[4 * v + k] = uint8_t(candidates[k].second);

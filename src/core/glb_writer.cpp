@@ -91,7 +91,7 @@ void doubleArray(JsonWriter& json, std::string_view name, const std::vector<doub
   json.endArray();
 }
 
-// textureInfo / normalTextureInfo / occlusionTextureInfo (glTF 2.0 §5.22, §5.23, §5.24).
+// textureInfo / normalTextureInfo (scale) / occlusionTextureInfo (strength), glTF 2.0 §5.20, §5.21.
 void textureInfo(JsonWriter& json, std::string_view name, const TextureRef& ref, const char* scale_name) {
   if (ref.texture == kNone) return;
   json.key(name).beginObject();
@@ -396,7 +396,7 @@ Expected<std::string> writeGltfJson(const Asset& asset) {
   if (!asset.cameras.empty()) {
     json.key("cameras").beginArray();
     for (const Camera& camera : asset.cameras) {
-      // §5.12: perspective.zfar absent = infinite projection; orthographic.zfar is required.
+      // §5.13/§5.14: perspective.zfar absent = infinite projection; orthographic.zfar is required.
       json.beginObject();
       if (camera.perspective) {
         json.field("type", "perspective");

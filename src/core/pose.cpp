@@ -232,8 +232,14 @@ std::string writePoseObj(const PoseResult& pose) {
     }
     auto ref = [&](uint32_t i) {
       std::string s = std::to_string(v_base + i);
-      if (has_vt || has_vn) s += "/" + (has_vt ? std::to_string(vt_base + i) : std::string());
-      if (has_vn) s += "/" + std::to_string(vn_base + i);
+      if (has_vt || has_vn) {
+        s += '/';
+        if (has_vt) s += std::to_string(vt_base + i);
+      }
+      if (has_vn) {
+        s += '/';
+        s += std::to_string(vn_base + i);
+      }
       return s;
     };
     std::vector<uint32_t> idx = m.indices;
@@ -263,25 +269,39 @@ std::string writePoseObj(const PoseResult& pose) {
         break;
       case PrimitiveMode::kLines:
         for (size_t i = 0; i + 1 < idx.size(); i += 2) {
-          if (idx[i] < n && idx[i + 1] < n) out += "l " + std::to_string(v_base + idx[i]) + " " + std::to_string(v_base + idx[i + 1]) + "\n";
+          if (idx[i] >= n || idx[i + 1] >= n) continue;
+          out += "l ";
+          out += std::to_string(v_base + idx[i]);
+          out += ' ';
+          out += std::to_string(v_base + idx[i + 1]);
+          out += '\n';
         }
         break;
       case PrimitiveMode::kLineStrip:
       case PrimitiveMode::kLineLoop: {
         std::string line = "l";
         for (uint32_t i : idx) {
-          if (i < n) line += " " + std::to_string(v_base + i);
+          if (i >= n) continue;
+          line += ' ';
+          line += std::to_string(v_base + i);
         }
-        if (m.mode == PrimitiveMode::kLineLoop && !idx.empty() && idx[0] < n) line += " " + std::to_string(v_base + idx[0]);
-        out += line + "\n";
+        if (m.mode == PrimitiveMode::kLineLoop && !idx.empty() && idx[0] < n) {
+          line += ' ';
+          line += std::to_string(v_base + idx[0]);
+        }
+        out += line;
+        out += '\n';
         break;
       }
       case PrimitiveMode::kPoints: {
         std::string line = "p";
         for (uint32_t i : idx) {
-          if (i < n) line += " " + std::to_string(v_base + i);
+          if (i >= n) continue;
+          line += ' ';
+          line += std::to_string(v_base + i);
         }
-        out += line + "\n";
+        out += line;
+        out += '\n';
         break;
       }
     }

@@ -2,7 +2,9 @@
 #pragma once
 #include <simdjson.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,8 @@ inline Status readFloat(object o, std::string_view key, float& out, const std::s
   if (o.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
   double v;
   if (e.get_double().get(v) != simdjson::SUCCESS) return schemaError(where, key, "must be a number");
+  // double → float outside float's range is undefined behavior; such a value is no usable factor anyway.
+  if (std::fabs(v) > double(std::numeric_limits<float>::max())) return schemaError(where, key, "is out of float range");
   out = float(v);
   return Ok{};
 }
@@ -94,6 +98,9 @@ inline Status readNumbers(object o, std::string_view key, std::vector<T>& out, c
   for (element item : a) {
     double v;
     if (item.get_double().get(v) != simdjson::SUCCESS) return schemaError(where, key, "must contain only numbers");
+    if (sizeof(T) < sizeof(double) && std::fabs(v) > double(std::numeric_limits<T>::max())) {
+      return schemaError(where, key, "contains a number out of float range");  // the conversion would be undefined
+    }
     out.push_back(T(v));
   }
   if (exact && out.size() != exact) {

@@ -33,7 +33,7 @@ Expected<std::vector<uint8_t>> decodeDataUri(std::string_view uri) {
   if (uri.find(',') == std::string_view::npos) return fail(Error::kInvalidGltf, "data URI has no ',' separator");
   bool base64 = false;
   std::string_view payload = payloadOf(uri, &base64);
-  if (!base64) return fail(Error::kInvalidGltf, "data URI is not base64-encoded (glTF 2.0 §3.3.3 requires base64)");
+  if (!base64) return fail(Error::kInvalidGltf, "data URI is not base64-encoded (glTF 2.0 §2.8 requires base64)");
   std::vector<uint8_t> out;
   out.reserve(payload.size() / 4 * 3 + 3);
   uint32_t accum = 0;

@@ -1,4 +1,4 @@
-// URI helpers for buffers and images (glTF 2.0 §3.3.3: relative URIs, RFC 3986 percent-encoding, data URIs).
+// URI helpers for buffers and images (glTF 2.0 §2.8: relative URIs, RFC 3986 percent-encoding, base64 data URIs).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -11,7 +11,7 @@
 namespace morphkit::gltf_detail {
 
 bool isDataUri(std::string_view uri);
-// Decodes "data:[<mime>][;base64],<payload>"; only base64 payloads are allowed (§3.3.3).
+// Decodes "data:[<mime>][;base64],<payload>"; only base64 payloads are allowed (§2.8).
 Expected<std::vector<uint8_t>> decodeDataUri(std::string_view uri);
 // Upper bound of the decoded size of a data URI, computed without decoding (guards declared byteLength).
 size_t dataUriDecodedSize(std::string_view uri);

@@ -244,12 +244,12 @@ class AccessorCache {
       for (size_t k = 0; k < times.size(); ++k) {
         if (!(times[k] >= 0.0f)) {
           slot.problem = "key time " + std::to_string(times[k]) + " at " + std::to_string(k) +
-                         " is negative or NaN (glTF 2.0 §3.11: time[0] >= 0)";
+                         " is negative or NaN (glTF 2.0 §5.8: time[0] >= 0)";
           break;
         }
         if (k > 0 && !(times[k] > times[k - 1])) {
           slot.problem = "key times must be strictly increasing; key " + std::to_string(k) + " (" +
-                         std::to_string(times[k]) + ") is not after key " + std::to_string(k - 1) + " (glTF 2.0 §3.11)";
+                         std::to_string(times[k]) + ") is not after key " + std::to_string(k - 1) + " (glTF 2.0 §5.8)";
           break;
         }
       }

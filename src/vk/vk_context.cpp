@@ -2,6 +2,9 @@
 #include "vk_context.h"
 
 #include <algorithm>
+#if defined(__SANITIZE_ADDRESS__)
+#include <dlfcn.h>
+#endif
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -327,7 +330,18 @@ const char* gpuDeviceTypeName(GpuDeviceType type) {
   return "other";
 }
 
+// Sanitizer builds only: the loader unloads the ICD and layers at vkDestroyInstance, after which their
+// process-lifetime allocations show in LeakSanitizer as "<unknown module>" that no suppression can name.
+// Pinning them (RTLD_NODELETE) keeps the frames symbolized, so tests/lsan.supp (drivers only) applies
+// and morphkit's own leaks still show.
+static void pinDriversForLeakSanitizer() {
+#if defined(__SANITIZE_ADDRESS__)
+  for (const char* lib : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so"}) dlopen(lib, RTLD_NOW | RTLD_NODELETE);
+#endif
+}
+
 Expected<VulkanContext*> createVulkanContext(const GpuContextOptions& options) {
+  pinDriversForLeakSanitizer();
   auto* context = new VulkanContext();
   const bool validation = options.validation || envValidation();
   context->info.validation = validation;

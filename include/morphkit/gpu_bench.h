@@ -1,0 +1,57 @@
+// morphkit/gpu_bench.h — GPU morph + skin throughput, measured with timestamp queries, next to a copy kernel
+// measured in the same run. Used by `morphkit bench` and bench/gpu_bench.cpp.
+//
+// Effective bandwidth = the minimal bytes a layout must move / the dispatch time, where the minimal bytes are
+//   base vertices read + output vertices written + skin stream read
+//   + dense:  vertices × walked targets × delta stride × (4 for f32, 2 for f16)
+//   + sparse: rows (4·(V+1)) + every stored record (4·(1 + stride) bytes each; the kernel reads each record's
+//             target index and skips zero weights, but the record is in its cache line anyway).
+// The copy kernel's GB/s is 2 × bytes / time (read + write) over `copy_bytes`.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "morphkit/error.h"
+#include "morphkit/gpu.h"
+
+namespace morphkit {
+
+struct GpuBenchOptions {
+  std::vector<uint32_t> vertices = {10000, 100000, 1000000};
+  std::vector<uint32_t> targets = {8, 52, 256, 1024};
+  uint32_t active = 16;          // active targets (min with target count) for the active-list variants
+  float region = 0.25f;          // fraction of vertices each synthetic target moves (sparsity)
+  uint32_t repetitions = 5;      // best of N dispatches
+  uint64_t max_delta_bytes = uint64_t(4) << 30;  // skip (V, T) whose dense f32 deltas exceed this
+  uint64_t copy_bytes = uint64_t(256) << 20;     // copy-kernel buffer size
+  std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse};
+  bool all_targets = true;       // also run dense f32 walking every target (no active list)
+};
+
+struct GpuBenchRow {
+  uint32_t vertices = 0, targets = 0, active = 0;  // active: targets the kernel walked (sparse: weights non-zero)
+  std::string variant;   // "dense_f32", "dense_f32_all", "dense_f16", "sparse"
+  double microseconds = 0.0;
+  uint64_t bytes = 0;    // minimal bytes moved (see above)
+  double gbps = 0.0;
+  double percent_of_copy = 0.0;
+  std::string skipped;   // non-empty: why this configuration did not run (too large, out of memory)
+};
+
+struct GpuBenchReport {
+  GpuDeviceInfo device;
+  double copy_gbps = 0.0;
+  double copy_microseconds = 0.0;
+  uint64_t copy_bytes = 0;
+  std::vector<GpuBenchRow> rows;
+};
+
+// Runs every (vertices, targets, variant). Synthetic skinned primitives (position + normal deltas, one
+// JOINTS/WEIGHTS set, 32 joints), deterministic. A configuration that does not fit is reported as skipped.
+Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptions& options);
+
+std::string gpuBenchTable(const GpuBenchReport& report);                 // fixed-width text table
+std::string gpuBenchJson(const GpuBenchReport& report, bool pretty = false);
+
+}  // namespace morphkit

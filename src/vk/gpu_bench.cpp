@@ -1,0 +1,210 @@
+// GPU throughput benchmark (morphkit/gpu_bench.h).
+#include "morphkit/gpu_bench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "morphkit/json_writer.h"
+
+namespace morphkit {
+
+namespace {
+
+constexpr uint32_t kBenchJoints = 32;
+
+struct Rng {
+  uint64_t state;
+  float next() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return float((state >> 40) & 0xFFFFFF) / float(1 << 24);
+  }
+};
+
+// Positions + normals, one influence set; each target moves a contiguous `region` of the vertices.
+PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint64_t seed) {
+  Rng rng{seed};
+  PrimitiveData p;
+  p.vertex_count = vertices;
+  p.position.resize(3 * size_t(vertices));
+  p.normal.resize(3 * size_t(vertices));
+  for (float& x : p.position) x = rng.next() * 2.0f - 1.0f;
+  for (uint32_t v = 0; v < vertices; ++v) p.normal[3 * size_t(v) + 2] = 1.0f;
+  const uint32_t span = std::max<uint32_t>(1, uint32_t(float(vertices) * region));
+  p.targets.resize(targets);
+  for (uint32_t t = 0; t < targets; ++t) {
+    MorphTargetData& d = p.targets[t];
+    d.position.assign(3 * size_t(vertices), 0.0f);
+    d.normal.assign(3 * size_t(vertices), 0.0f);
+    const uint32_t first = uint32_t(rng.next() * float(vertices - std::min(vertices, span) + 1)) % vertices;
+    const uint32_t last = std::min(vertices, first + span);
+    for (size_t i = 3 * size_t(first); i < 3 * size_t(last); ++i) {
+      d.position[i] = rng.next() * 0.2f - 0.1f;
+      d.normal[i] = rng.next() * 0.2f - 0.1f;
+    }
+  }
+  p.influences = 4;
+  p.joints.resize(4 * size_t(vertices));
+  p.skin_weights.resize(4 * size_t(vertices));
+  for (uint32_t v = 0; v < vertices; ++v) {
+    for (uint32_t i = 0; i < 4; ++i) {
+      p.joints[4 * size_t(v) + i] = (v / 64 + i * 7) % kBenchJoints;
+      p.skin_weights[4 * size_t(v) + i] = i == 0 ? 0.4f : 0.2f;
+    }
+  }
+  return p;
+}
+
+std::string variantName(DeltaLayout layout, bool all) {
+  std::string name = deltaLayoutName(layout);
+  return all ? name + "_all" : name;
+}
+
+}  // namespace
+
+Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptions& options) {
+  GpuBenchReport report;
+  report.device = gpuDeviceInfo(context);
+  report.copy_bytes = std::min<uint64_t>(options.copy_bytes, report.device.max_allocation_bytes);
+  Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
+  if (!copy) return copy.error();
+  report.copy_microseconds = *copy;
+  report.copy_gbps = 2.0 * double(report.copy_bytes) / (*copy * 1e3);
+
+  const std::vector<Mat4> palette(kBenchJoints);
+  for (uint32_t vertices : options.vertices) {
+    for (uint32_t targets : options.targets) {
+      const uint64_t dense_bytes = uint64_t(vertices) * targets * 6 * 4;
+      struct Variant {
+        DeltaLayout layout;
+        bool all;
+      };
+      std::vector<Variant> variants;
+      for (DeltaLayout layout : options.layouts) {
+        if (layout == DeltaLayout::kDenseF32 && options.all_targets) variants.push_back({layout, true});
+        variants.push_back({layout, false});
+      }
+      if (dense_bytes > options.max_delta_bytes) {
+        for (const Variant& v : variants) {
+          GpuBenchRow row{vertices, targets, 0, variantName(v.layout, v.all)};
+          row.skipped = "dense deltas " + std::to_string(dense_bytes >> 20) + " MiB > --max-delta-bytes";
+          report.rows.push_back(row);
+        }
+        continue;
+      }
+      const PrimitiveData primitive = benchPrimitive(vertices, targets, options.region, 1234 + vertices + targets);
+      const uint32_t active = std::min(options.active, targets);
+      // `active` evenly spread targets get weights; the rest are zero.
+      std::vector<float> weights(targets, 0.0f);
+      for (uint32_t k = 0; k < active; ++k) weights[size_t(k) * targets / active] = 0.5f;
+      for (const Variant& v : variants) {
+        GpuBenchRow row{vertices, targets, v.all ? targets : active, variantName(v.layout, v.all)};
+        GpuUploadOptions upload;
+        upload.layout = v.layout;
+        Expected<GpuPrimitive*> gp = uploadGpuPrimitive(context, primitive, upload);
+        if (!gp) {
+          if (gp.error().code != Error::kOutOfMemory && gp.error().code != Error::kTooLarge) return gp.error();
+          row.skipped = gp.error().message;
+          report.rows.push_back(row);
+          continue;
+        }
+        const GpuPrimitiveInfo info = gpuPrimitiveInfo(**gp);  // a copy: the primitive is destroyed below
+        GpuInstanceDesc desc{*gp, true, kBenchJoints};
+        Expected<GpuBatch*> batch = createGpuBatch(context, std::span(&desc, 1));
+        if (!batch) {
+          destroyGpuPrimitive(context, *gp);
+          if (batch.error().code != Error::kOutOfMemory) return batch.error();
+          row.skipped = batch.error().message;
+          report.rows.push_back(row);
+          continue;
+        }
+        GpuInstanceState state{weights, palette, {}};
+        GpuMorphJob job{&context, *batch, std::span(&state, 1)};
+        job.use_active_list = !v.all;
+        double best = std::nan("");
+        Status s = Ok{};
+        for (uint32_t r = 0; r < std::max(options.repetitions, 1u) + 1 && s; ++r) {  // +1: warm-up
+          s = job.run();
+          const double us = lastDispatchMicroseconds(**batch);
+          if (r > 0 && !std::isnan(us) && (std::isnan(best) || us < best)) best = us;
+        }
+        destroyGpuBatch(context, *batch);
+        destroyGpuPrimitive(context, *gp);
+        if (!s) return s.error();
+        const uint64_t vertex_bytes = uint64_t(vertices) * info.vertex.stride * 4 * 2 + uint64_t(vertices) * 8 * 4;
+        uint64_t delta_bytes = 0;
+        if (v.layout == DeltaLayout::kSparse) {
+          delta_bytes = 4 * (uint64_t(vertices) + 1) + info.record_count * 4 * (1 + info.delta.stride);
+        } else {
+          delta_bytes = uint64_t(vertices) * row.active * info.delta.stride * (v.layout == DeltaLayout::kDenseF16 ? 2 : 4);
+        }
+        row.bytes = vertex_bytes + delta_bytes;
+        row.microseconds = best;
+        row.gbps = double(row.bytes) / (best * 1e3);
+        row.percent_of_copy = report.copy_gbps > 0 ? 100.0 * row.gbps / report.copy_gbps : 0.0;
+        report.rows.push_back(row);
+      }
+    }
+  }
+  return report;
+}
+
+std::string gpuBenchTable(const GpuBenchReport& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us)\n", r.device.name.c_str(),
+                gpuDeviceTypeName(r.device.type), r.copy_gbps, (unsigned long long)(r.copy_bytes >> 20), r.copy_microseconds);
+  out += line;
+  std::snprintf(line, sizeof line, "%10s %8s %7s %-14s %12s %10s %9s\n", "vertices", "targets", "active", "layout", "us", "GB/s",
+                "% copy");
+  out += line;
+  for (const GpuBenchRow& row : r.rows) {
+    if (!row.skipped.empty()) {
+      std::snprintf(line, sizeof line, "%10u %8u %7s %-14s   skipped: %s\n", row.vertices, row.targets, "-", row.variant.c_str(),
+                    row.skipped.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%10u %8u %7u %-14s %12.1f %10.2f %8.1f%%\n", row.vertices, row.targets, row.active,
+                    row.variant.c_str(), row.microseconds, row.gbps, row.percent_of_copy);
+    }
+    out += line;
+  }
+  return out;
+}
+
+std::string gpuBenchJson(const GpuBenchReport& r, bool pretty) {
+  JsonWriter w(pretty);
+  w.beginObject();
+  w.key("device").beginObject();
+  w.field("name", r.device.name);
+  w.field("type", gpuDeviceTypeName(r.device.type));
+  w.field("driver", r.device.driver);
+  w.field("storage_16bit", r.device.storage_16bit);
+  w.endObject();
+  w.key("copy").beginObject();
+  w.field("bytes", uint64_t(r.copy_bytes));
+  w.field("microseconds", r.copy_microseconds);
+  w.field("gbps", r.copy_gbps);
+  w.endObject();
+  w.key("rows").beginArray();
+  for (const GpuBenchRow& row : r.rows) {
+    w.beginObject();
+    w.field("vertices", row.vertices);
+    w.field("targets", row.targets);
+    w.field("active", row.active);
+    w.field("layout", row.variant);
+    if (!row.skipped.empty()) {
+      w.field("skipped", row.skipped);
+    } else {
+      w.field("microseconds", row.microseconds);
+      w.field("bytes", uint64_t(row.bytes));
+      w.field("gbps", row.gbps);
+      w.field("percent_of_copy", row.percent_of_copy);
+    }
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return w.str();
+}
+
+}  // namespace morphkit

@@ -1,0 +1,100 @@
+// `morphkit make-demo`: the file it writes, its summary line / JSON, and its exit codes.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "morphkit/demo.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/gltf.h"
+#include "morphkit/io.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CliRun makeDemo(const std::filesystem::path& dir, const std::string& args) {
+  std::string command = "cd '" + dir.string() + "' && '" + test::cliPath().string() + "' make-demo " + args +
+                        " > make_demo.out 2> make_demo.err";
+  int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = slurp(dir / "make_demo.out");
+  run.err = slurp(dir / "make_demo.err");
+  return run;
+}
+
+TEST(MakeDemoCommand, WritesTheDemoAssetAndASummary) {
+  auto dir = test::scratchDir();
+  CliRun run = makeDemo(dir, "head.glb --targets 7 --vertices 1200 --bones 5 --seed 9");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(run.err.empty()) << run.err;
+  auto bytes = readFile(dir / "head.glb");
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  // The CLI writes exactly what the library produces for the same options.
+  auto asset = makeDemoAsset({.targets = 7, .vertices = 1200, .bones = 5, .seed = 9});
+  ASSERT_TRUE(asset.ok());
+  auto expected = writeGlb(*asset);
+  ASSERT_TRUE(expected.ok());
+  EXPECT_TRUE(*bytes == *expected);
+  uint32_t vertices = asset->accessors[findAttribute(asset->meshes[0].primitives[0].attributes, "POSITION")].count;
+  EXPECT_EQ(run.out, "head.glb: " + std::to_string(vertices) + " vertices, " +
+                         std::to_string(asset->accessors[asset->meshes[0].primitives[0].indices].count / 3) +
+                         " triangles, 7 targets, 5 bones, 3 animations, " + std::to_string(bytes->size()) + " bytes\n");
+  auto loaded = loadAsset(dir / "head.glb");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->meshes[0].target_names.size(), 7u);
+  EXPECT_EQ(loaded->skins[0].joints.size(), 5u);
+}
+
+TEST(MakeDemoCommand, JsonSummary) {
+  auto dir = test::scratchDir();
+  CliRun run = makeDemo(dir, "d.glb --targets 0 --vertices 8 --bones 1 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  size_t size = std::filesystem::file_size(dir / "d.glb");
+  EXPECT_EQ(run.out, "{\"file\":\"d.glb\",\"vertices\":8,\"triangles\":12,\"targets\":0,\"bones\":1,\"animations\":2,"
+                     "\"seed\":1,\"bytes\":" + std::to_string(size) + "}\n");
+}
+
+TEST(MakeDemoCommand, BadOptionsFailCleanly) {
+  auto dir = test::scratchDir();
+  CliRun bounds = makeDemo(dir, "x.glb --targets 5000");
+  EXPECT_EQ(bounds.exit_code, 1);
+  EXPECT_EQ(bounds.err, "morphkit: error: make-demo: targets 5000 outside 0..4096\n");
+  EXPECT_TRUE(bounds.out.empty());
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
+
+  CliRun huge = makeDemo(dir, "x.glb --vertices 99999999999");
+  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_NE(huge.err.find("vertices"), std::string::npos) << huge.err;
+
+  EXPECT_EQ(makeDemo(dir, "x.glb --bones -1").exit_code, 2);
+  EXPECT_EQ(makeDemo(dir, "x.glb --targets abc").exit_code, 2);
+  EXPECT_EQ(makeDemo(dir, "").exit_code, 2);  // OUT is required
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
+
+  CliRun unwritable = makeDemo(dir, "no/such/dir/x.glb --vertices 100 --targets 1");
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_EQ(unwritable.err.rfind("morphkit: error: no/such/dir/x.glb: ", 0), 0u) << unwritable.err;
+}
+
+}  // namespace
+}  // namespace morphkit

@@ -1,0 +1,118 @@
+// `morphkit pose --device gpu` writes the same JSON as the CPU path (within the GPU tolerances), and
+// `--compare` reports per-attribute errors. Runs on lavapipe in CI.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include "morphkit/gpu.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+int runCli(const std::string& args, std::string* output = nullptr) {
+  std::string command = test::cliPath().string() + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return -1;
+  char buffer[4096];
+  std::string text;
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  int status = pclose(pipe);
+  if (output) *output = text;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Skips without a Vulkan device on a user's machine; fails with CI=true.
+bool haveGpu(std::string* why) {
+  Expected<VulkanContext*> context = createVulkanContext();
+  if (!context) {
+    *why = context.error().message;
+    return false;
+  }
+  destroyVulkanContext(*context);
+  return true;
+}
+
+#define REQUIRE_GPU_FOR_CLI()                                                  \
+  do {                                                                         \
+    std::string why;                                                           \
+    if (!haveGpu(&why)) {                                                      \
+      if (test::runningInCi()) FAIL() << "CI=true but no Vulkan device: " << why; \
+      GTEST_SKIP() << why << " (MORPHKIT_REQUIRE_GPU)";                        \
+    }                                                                          \
+  } while (0)
+
+std::vector<double> numbers(simdjson::dom::element array) {
+  std::vector<double> out;
+  for (auto v : array.get_array()) out.push_back(v.get_double());
+  return out;
+}
+
+TEST(PoseGpuCommand, GpuJsonMatchesCpuJson) {
+  MORPHKIT_REQUIRE_SHARED();
+  REQUIRE_GPU_FOR_CLI();
+  const auto dir = test::scratchDir();
+  const auto model = test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52_sparse.glb";
+  const std::string common = model.string() + " --anim 0 --time 0.3,1.1";
+  ASSERT_EQ(runCli("pose " + common + " --out " + (dir / "cpu.json").string()), 0);
+  ASSERT_EQ(runCli("pose " + common + " --device gpu --out " + (dir / "gpu.json").string()), 0);
+  simdjson::dom::parser cpu_parser, gpu_parser;
+  simdjson::dom::element cpu = cpu_parser.load((dir / "cpu.json").string());
+  simdjson::dom::element gpu = gpu_parser.load((dir / "gpu.json").string());
+  auto cpu_cases = cpu["cases"].get_array();
+  auto gpu_cases = gpu["cases"].get_array();
+  ASSERT_EQ(cpu_cases.size(), 2u);
+  ASSERT_EQ(gpu_cases.size(), 2u);
+  for (size_t c = 0; c < 2; ++c) {
+    auto cpu_mesh = cpu_cases.at(c)["meshes"].at(0);
+    auto gpu_mesh = gpu_cases.at(c)["meshes"].at(0);
+    std::vector<double> p_cpu = numbers(cpu_mesh["positions"]), p_gpu = numbers(gpu_mesh["positions"]);
+    std::vector<double> n_cpu = numbers(cpu_mesh["normals"]), n_gpu = numbers(gpu_mesh["normals"]);
+    ASSERT_EQ(p_cpu.size(), p_gpu.size());
+    ASSERT_EQ(n_cpu.size(), n_gpu.size());
+    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
+    for (size_t i = 0; i < p_cpu.size(); ++i) {
+      lo[i % 3] = std::min(lo[i % 3], p_cpu[i]);
+      hi[i % 3] = std::max(hi[i % 3], p_cpu[i]);
+    }
+    double diagonal = std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    for (size_t i = 0; i < p_cpu.size(); ++i) ASSERT_NEAR(p_cpu[i], p_gpu[i], 1e-5 * diagonal) << "position " << i;
+    for (size_t i = 0; i < n_cpu.size(); ++i) ASSERT_NEAR(n_cpu[i], n_gpu[i], 1e-4) << "normal " << i;
+  }
+}
+
+TEST(PoseGpuCommand, CompareReportsEachAttribute) {
+  MORPHKIT_REQUIRE_SHARED();
+  REQUIRE_GPU_FOR_CLI();
+  const auto model = test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf";
+  std::string output;
+  ASSERT_EQ(runCli("pose " + model.string() + " --anim 0 --time 1.0 --compare", &output), 0) << output;
+  for (const char* attribute : {"position", "normal", "tangent"}) {
+    size_t at = output.find(std::string("\n") + attribute);
+    ASSERT_NE(at, std::string::npos) << output;
+    double abs_err = 1, rel_err = 1;
+    unsigned long values = 0;
+    char name[32];
+    ASSERT_EQ(std::sscanf(output.c_str() + at + 1, "%31s %lu %lf %lf", name, &values, &abs_err, &rel_err), 4) << output;
+    EXPECT_GT(values, 0u);
+    EXPECT_LT(abs_err, 1e-5) << attribute;
+  }
+}
+
+TEST(PoseGpuCommand, BadGpuIndexIsAClearError) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto model = test::assetsDir() / "SimpleMorph/glTF/SimpleMorph.gltf";
+  std::string output;
+  EXPECT_EQ(runCli("pose " + model.string() + " --device gpu --gpu 99", &output), 1);
+  EXPECT_NE(output.find("morphkit: error: "), std::string::npos) << output;
+  EXPECT_NE(output.find("device index 99"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace morphkit

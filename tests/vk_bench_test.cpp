@@ -1,0 +1,49 @@
+// `morphkit bench`'s engine (morphkit/gpu_bench.h) on tiny sizes: every variant runs under validation,
+// reports plausible numbers, and configurations over the size cap are reported as skipped.
+#include <gtest/gtest.h>
+
+#include "morphkit/gpu_bench.h"
+#include "vk_test_support.h"
+
+namespace morphkit {
+namespace {
+
+using test::VulkanTest;
+
+TEST_F(VulkanTest, BenchRunsEveryVariant) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  GpuBenchOptions options;
+  options.vertices = {500, 3000};
+  options.targets = {8, 52};
+  options.active = 4;
+  options.repetitions = 1;
+  options.copy_bytes = 1 << 20;
+  options.max_delta_bytes = 3000 * 52 * 24 - 1;  // the largest configuration is skipped
+  Expected<GpuBenchReport> report = runGpuBench(*context_, options);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->rows.size(), 2u * 2u * 4u);  // dense_f32_all, dense_f32, dense_f16, sparse
+  size_t skipped = 0;
+  for (const GpuBenchRow& row : report->rows) {
+    if (!row.skipped.empty()) {
+      ++skipped;
+      EXPECT_EQ(row.vertices, 3000u);
+      EXPECT_EQ(row.targets, 52u);
+      continue;
+    }
+    EXPECT_EQ(row.active, row.variant == "dense_f32_all" ? row.targets : 4u) << row.variant;
+    EXPECT_GT(row.bytes, uint64_t(row.vertices) * 4);
+    if (gpuDeviceInfo(*context_).timestamps) {
+      EXPECT_GT(row.microseconds, 0.0) << row.variant;
+      EXPECT_GT(row.gbps, 0.0) << row.variant;
+    }
+  }
+  EXPECT_EQ(skipped, 4u);
+  const std::string table = gpuBenchTable(*report);
+  EXPECT_NE(table.find("dense_f16"), std::string::npos);
+  EXPECT_NE(table.find("skipped"), std::string::npos);
+  const std::string json = gpuBenchJson(*report);
+  EXPECT_NE(json.find("\"percent_of_copy\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace morphkit

@@ -1,0 +1,197 @@
+// Packing layouts of the GPU path (morphkit/gpu_layout.h, docs/LAYOUTS.md): every layout decodes back to
+// the PrimitiveData it came from. No device needed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "morphkit/gpu_layout.h"
+#include "vk_synthetic.h"
+
+namespace morphkit {
+namespace {
+
+// Target t's deltas in DeltaFormat order, straight from PrimitiveData (the decoders' expected value).
+std::vector<float> expectedRecords(const PrimitiveData& p, const DeltaFormat& f, uint32_t t) {
+  std::vector<float> out(size_t(p.vertex_count) * f.stride, 0.0f);
+  const MorphTargetData& d = p.targets[t];
+  for (uint32_t v = 0; v < p.vertex_count; ++v) {
+    float* r = out.data() + size_t(v) * f.stride;
+    for (int c = 0; c < 3; ++c) {
+      if (f.position != kLayoutAbsent && !d.position.empty()) r[f.position + c] = d.position[3 * v + c];
+      if (f.normal != kLayoutAbsent && !d.normal.empty()) r[f.normal + c] = d.normal[3 * v + c];
+      if (f.tangent != kLayoutAbsent && !d.tangent.empty()) r[f.tangent + c] = d.tangent[3 * v + c];
+    }
+    if (f.extra != kLayoutAbsent) {
+      uint32_t o = f.extra;
+      for (size_t s = 0; s < p.texcoords.size(); ++s, o += 2) {
+        for (int c = 0; c < 2 && s < d.texcoords.size() && !d.texcoords[s].empty(); ++c) r[o + c] = d.texcoords[s][2 * v + c];
+      }
+      for (size_t s = 0; s < p.colors.size(); ++s, o += 4) {
+        for (int c = 0; c < 4 && s < d.colors.size() && !d.colors[s].empty(); ++c) r[o + c] = d.colors[s][4 * v + c];
+      }
+    }
+  }
+  return out;
+}
+
+TEST(VkLayoutTest, HalfConversionKnownValues) {
+  EXPECT_EQ(floatToHalf(0.0f), 0x0000);
+  EXPECT_EQ(floatToHalf(-0.0f), 0x8000);
+  EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
+  EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7C00);             // rounds up to infinity
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400);  // smallest normal
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie → even
+  EXPECT_EQ(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);  // tie → even (up)
+  EXPECT_EQ(halfToFloat(0x3555), 0.333251953125f);
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+  // Every finite half round-trips exactly.
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    if ((h & 0x7C00) == 0x7C00) continue;
+    ASSERT_EQ(floatToHalf(halfToFloat(uint16_t(h))), h) << h;
+  }
+}
+
+TEST(VkLayoutTest, VerticesRoundTrip) {
+  test::SyntheticOptions o;
+  o.vertices = 37;
+  const PrimitiveData p = test::syntheticPrimitive(o);
+  PackedVertices packed = packVertices(p);
+  EXPECT_EQ(packed.format.stride, 3u + 3 + 4 + 2 + 4);
+  EXPECT_EQ(packed.format.normal, 3u);
+  EXPECT_EQ(packed.format.tangent, 6u);
+  EXPECT_EQ(packed.format.extra, 10u);
+  PrimitiveData back;
+  unpackVertices(packed.format, packed.vertex_count, packed.data.data(), back);
+  EXPECT_EQ(back.position, p.position);
+  EXPECT_EQ(back.normal, p.normal);
+  EXPECT_EQ(back.tangent, p.tangent);
+  EXPECT_EQ(back.texcoords, p.texcoords);
+  EXPECT_EQ(back.colors, p.colors);
+}
+
+TEST(VkLayoutTest, EveryLayoutDecodesToTheDeltas) {
+  test::SyntheticOptions o;
+  o.vertices = 53;
+  o.targets = 7;
+  const PrimitiveData p = test::syntheticPrimitive(o);
+  Expected<DeltaFormat> f = deltaFormat(p);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->stride, 3u + 3 + 3 + 6);
+  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse}) {
+    Expected<PackedDeltas> packed = packDeltas(p, layout);
+    ASSERT_TRUE(packed);
+    for (uint32_t t = 0; t < p.targets.size(); ++t) {
+      const std::vector<float> expected = expectedRecords(p, *f, t);
+      const std::vector<float> got = unpackTargetDeltas(*packed, t);
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (layout == DeltaLayout::kDenseF16) {
+          ASSERT_EQ(got[i], halfToFloat(floatToHalf(expected[i]))) << deltaLayoutName(layout) << " t" << t << " i" << i;
+        } else {
+          ASSERT_EQ(got[i], expected[i]) << deltaLayoutName(layout) << " t" << t << " i" << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(VkLayoutTest, SparseRowsAreSortedAndKeepOnlyMovedVertices) {
+  test::SyntheticOptions o;
+  o.vertices = 200;
+  o.targets = 10;
+  o.region = 0.1f;
+  o.attributes = false;
+  const PrimitiveData p = test::syntheticPrimitive(o);
+  Expected<PackedDeltas> packed = packDeltas(p, DeltaLayout::kSparse);
+  ASSERT_TRUE(packed);
+  ASSERT_EQ(packed->rows.size(), 201u);
+  EXPECT_EQ(packed->rows.front(), 0u);
+  EXPECT_EQ(packed->rows.back(), packed->record_count);
+  EXPECT_EQ(packed->bytes.size(), packed->record_count * 4 * (1 + packed->format.stride));
+  uint64_t nonzero = 0;
+  for (const auto& t : p.targets) {
+    for (uint32_t v = 0; v < p.vertex_count; ++v) nonzero += (t.position[3 * v] != 0 || t.position[3 * v + 1] != 0 || t.position[3 * v + 2] != 0);
+  }
+  EXPECT_EQ(packed->record_count, nonzero);
+  EXPECT_EQ(sparseRecordCount(p), nonzero);
+  for (uint32_t v = 0; v < p.vertex_count; ++v) {
+    for (uint32_t r = packed->rows[v]; r + 1 < packed->rows[v + 1]; ++r) {
+      uint32_t a, b;
+      std::memcpy(&a, packed->bytes.data() + r * 16, 4);
+      std::memcpy(&b, packed->bytes.data() + (r + 1) * 16, 4);
+      EXPECT_LT(a, b);
+    }
+  }
+  EXPECT_EQ(chooseDeltaLayout(p), DeltaLayout::kSparse);  // 10% regions: sparse is far smaller
+  test::SyntheticOptions full = o;
+  full.region = 1.0f;
+  EXPECT_EQ(chooseDeltaLayout(test::syntheticPrimitive(full)), DeltaLayout::kDenseF32);
+}
+
+TEST(VkLayoutTest, GltfSparseIndicesGoStraightToTheSparseLayout) {
+  test::SyntheticOptions o;
+  o.vertices = 20;
+  o.targets = 2;
+  o.region = 1.0f;
+  o.attributes = false;
+  PrimitiveData p = test::syntheticPrimitive(o);
+  // Target 0 came from a sparse accessor listing vertices 3 and 7 (vertex 7's delta happens to be zero).
+  std::fill(p.targets[0].position.begin(), p.targets[0].position.end(), 0.0f);
+  p.targets[0].position[9] = 1.0f;
+  p.targets[0].position_sparse = true;
+  p.targets[0].position_sparse_indices = {3, 7};
+  EXPECT_EQ(chooseDeltaLayout(p), DeltaLayout::kSparse);
+  Expected<PackedDeltas> packed = packDeltas(p, DeltaLayout::kSparse);
+  ASSERT_TRUE(packed);
+  EXPECT_EQ(packed->record_count, 2u + 20u);  // the two listed vertices + target 1's every vertex
+  EXPECT_EQ(packed->rows[8] - packed->rows[7], 2u);  // vertex 7 keeps its (zero) record
+}
+
+TEST(VkLayoutTest, F16ErrorIsBoundedAndOverflowReported) {
+  test::SyntheticOptions o;
+  o.vertices = 100;
+  o.targets = 4;
+  PrimitiveData p = test::syntheticPrimitive(o);
+  F16DeltaError e = f16DeltaError(p);
+  EXPECT_FALSE(e.overflow);
+  EXPECT_GT(e.max_delta, 0.0f);
+  EXPECT_GT(e.max_abs_position, 0.0f);
+  EXPECT_LE(e.max_abs_position, e.max_delta * std::ldexp(1.0f, -11));
+  p.targets[1].position[5] = 70000.0f;
+  EXPECT_TRUE(f16DeltaError(p).overflow);
+}
+
+TEST(VkLayoutTest, SkinStreamAndTooManyMorphedExtras) {
+  test::SyntheticOptions o;
+  o.vertices = 9;
+  o.influence_sets = 2;
+  o.joints = 5;
+  PrimitiveData p = test::syntheticPrimitive(o);
+  PackedSkin skin = packSkin(p);
+  EXPECT_EQ(skin.influence_sets, 2u);
+  ASSERT_EQ(skin.words.size(), 9u * 16);
+  EXPECT_LE(skin.joints_needed, 5u);
+  for (uint32_t v = 0; v < 9; ++v) {
+    for (uint32_t i = 0; i < 8; ++i) {
+      float w;
+      std::memcpy(&w, &skin.words[16 * v + 8 + i], 4);
+      EXPECT_EQ(w, p.skin_weights[8 * v + i]);
+      if (w != 0.0f) {
+        EXPECT_EQ(skin.words[16 * v + i], p.joints[8 * v + i]);
+      }
+    }
+  }
+  // 4 color sets (16 floats) + a texcoord set (2) moved by a target: more than kMaxMorphedExtra.
+  p.colors.assign(4, std::vector<float>(4 * 9, 1.0f));
+  p.targets[0].colors.assign(1, std::vector<float>(4 * 9, 0.5f));
+  Expected<DeltaFormat> f = deltaFormat(p);
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().code, Error::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace morphkit
