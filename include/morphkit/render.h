@@ -149,7 +149,8 @@ struct RenderStats {
   double morph_gpu_ms = 0;  // GPU: the compute dispatch (compute path; 0 for the vertex path; NaN unsupported)
   double wall_ms = 0;       // whole call, waits included
 };
-void setRendererCamera(Renderer& renderer, const RenderCamera& camera);
+// `shadow_bounds` (optional) replaces the bounds the light's shadow frustum covers (default: the rest pose).
+void setRendererCamera(Renderer& renderer, const RenderCamera& camera, std::optional<Bounds> shadow_bounds = std::nullopt);
 Expected<RenderedImage> renderFrame(Renderer& renderer, const RenderFrameInput& input, RenderStats* stats = nullptr);
 // Validation messages recorded on the renderer's context (morphkit/gpu.h gpuValidationMessages).
 std::vector<std::string> rendererValidationMessages(const Renderer& renderer);

@@ -395,3 +395,13 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
 }
 
 }  // namespace morphkit
+
+namespace morphkit {
+
+GpuBufferRange gpuBatchOutputRange(const GpuBatch& batch, uint32_t instance) {
+  if (instance >= batch.instances.size()) return {};
+  const GpuBatch::Instance& entry = batch.instances[instance];
+  return {batch.output.buffer, entry.output_offset, entry.output_bytes};
+}
+
+}  // namespace morphkit

@@ -78,6 +78,14 @@ Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDevice
 // The two timestamps of the last submission that wrote them, as µs (NaN without timestamp support).
 double readTimestampMicroseconds(VulkanContext& context);
 
+// Where instance `instance` of a batch writes its deformed vertices: a render pass binds this range directly
+// as a vertex buffer (the buffer has VERTEX usage) after computeWriteBarrier — no copy, no readback.
+struct GpuBufferRange {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0, size = 0;
+};
+GpuBufferRange gpuBatchOutputRange(const GpuBatch& batch, uint32_t instance);
+
 // Global memory barrier: compute writes → vertex attribute reads, transfer reads and later compute reads.
 // Vertex-input is named only when the queue supports graphics (else the stage is invalid there).
 void computeWriteBarrier(const VulkanContext& context, VkCommandBuffer cmd);

@@ -1,0 +1,298 @@
+// `morphkit render FILE [--anim N|NAME] [--fps 30] [--duration S | --frames A:B] [--size WxH] [--out DIR]
+//  [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]] [--json]`:
+// renders an animation headlessly (morphkit/render.h) to PNG frames, a contact sheet and — when ffmpeg is on
+// PATH — an MP4.
+#ifdef HAVE_morphkit_render
+#include <fmt/core.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "morphkit/animation.h"
+#include "morphkit/gltf.h"
+#include "morphkit/gpu.h"
+#include "morphkit/io.h"
+#include "morphkit/json_writer.h"
+#include "morphkit/render.h"
+
+extern char** environ;
+
+namespace morphkit::cli {
+namespace {
+
+struct RenderCommandOptions {
+  std::string file;
+  std::string anim;  // index or name; empty: 0 when the asset has animations
+  double fps = 30.0;
+  double duration = -1.0;
+  std::string frames;  // "A:B", half-open frame range at --fps
+  std::string size = "256x256";
+  std::string out;
+  std::string morph_path = "auto";
+  std::string camera = "auto";
+  bool no_shadows = false;
+  bool no_prepass = false;
+  bool validation = false;
+  int device = -1;
+  bool json = false;
+};
+
+bool parseUint(std::string_view text, uint32_t& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// ffmpeg on PATH, or empty.
+std::string findOnPath(const char* name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return {};
+  std::string_view rest(path);
+  while (!rest.empty()) {
+    const size_t colon = rest.find(':');
+    std::filesystem::path candidate = std::filesystem::path(rest.substr(0, colon)) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  return {};
+}
+
+// Runs a program without a shell (no quoting issues with file names); true when it exits 0.
+bool runProgram(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, args[0].c_str(), nullptr, nullptr, argv.data(), environ) != 0) return false;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int run(const RenderCommandOptions& o) {
+  RenderOptions options;
+  {
+    const size_t x = o.size.find('x');
+    if (x == std::string::npos || !parseUint(std::string_view(o.size).substr(0, x), options.width) ||
+        !parseUint(std::string_view(o.size).substr(x + 1), options.height) || options.width == 0 || options.height == 0 ||
+        options.width > 8192 || options.height > 8192) {
+      return reportError("--size " + o.size + ": expected WxH with 1..8192 each");
+    }
+  }
+  std::optional<MorphPath> path = parseMorphPath(o.morph_path);
+  if (!path) return reportError("--morph-path " + o.morph_path + ": expected vertex, compute or auto");
+  options.morph_path = *path;
+  options.shadows = !o.no_shadows;
+  options.depth_prepass = !o.no_prepass;
+  if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportError("--fps: expected 0 < fps <= 1000");
+
+  Expected<Asset> asset = loadAsset(o.file);
+  if (!asset) return reportFailure(o.file, asset.error());
+
+  // Animation: index or name; default the first one.
+  uint32_t animation = kNone;
+  if (!o.anim.empty()) {
+    uint32_t index = 0;
+    if (parseUint(o.anim, index)) {
+      if (index >= asset->animations.size()) {
+        return reportFailure(o.file, fail(Error::kInvalidArgument, "animations[" + o.anim + "]: no such animation (the asset has " +
+                                                                       std::to_string(asset->animations.size()) + ")"));
+      }
+      animation = index;
+    } else {
+      for (uint32_t a = 0; a < asset->animations.size(); ++a) {
+        if (asset->animations[a].name == o.anim) animation = a;
+      }
+      if (animation == kNone) return reportFailure(o.file, fail(Error::kInvalidArgument, "animations: none is named \"" + o.anim + "\""));
+    }
+  } else if (!asset->animations.empty()) {
+    animation = 0;
+  }
+  const double clip = animation == kNone ? 0.0 : animationDuration(*asset, animation);
+  uint32_t first = 0, last = 1;  // frames [first, last)
+  if (!o.frames.empty()) {
+    const size_t colon = o.frames.find(':');
+    if (colon == std::string::npos || !parseUint(std::string_view(o.frames).substr(0, colon), first) ||
+        !parseUint(std::string_view(o.frames).substr(colon + 1), last) || last <= first || last - first > 100000) {
+      return reportError("--frames " + o.frames + ": expected A:B with A < B (half-open, at --fps)");
+    }
+  } else if (animation != kNone) {
+    const double duration = o.duration >= 0.0 ? o.duration : clip;
+    last = std::max<uint32_t>(1, uint32_t(std::floor(duration * o.fps + 1e-9)) + 1);
+    if (last > 100000) return reportError("--duration: more than 100000 frames");
+  }
+  const uint32_t frame_count = last - first;
+
+  // --camera: validated before any device work.
+  const bool file_camera_requested =
+      o.camera == "file" || (!o.camera.empty() && std::isdigit(static_cast<unsigned char>(o.camera[0])) &&
+                             o.camera.find(':') == std::string::npos && o.camera.find(',') == std::string::npos);
+  uint32_t camera_index = kNone;
+  std::optional<RenderCamera> explicit_camera;
+  if (file_camera_requested) {
+    if (o.camera != "file" && !parseUint(o.camera, camera_index)) return reportError("--camera " + o.camera + ": not a camera index");
+  } else if (o.camera != "auto") {
+    explicit_camera = parseCamera(o.camera);
+    if (!explicit_camera) return reportError("--camera " + o.camera + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
+  }
+
+  GpuContextOptions context_options;
+  context_options.validation = o.validation;
+  context_options.device_index = o.device;
+  Expected<VulkanContext*> context = createVulkanContext(context_options);
+  if (!context) return reportFailure({}, context.error());
+  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(*context, [](VulkanContext* c) { destroyVulkanContext(c); });
+  Expected<Renderer*> created = createRenderer(**context, *asset, options);
+  if (!created) return reportFailure(o.file, created.error());
+  std::unique_ptr<Renderer, void (*)(Renderer*)> renderer(*created, destroyRenderer);
+  const RendererInfo& info = rendererInfo(*renderer);
+
+  // Camera: auto (bounds of the posed vertices over the rendered frames), the file's, or explicit.
+  const double t0 = first / o.fps, t1 = (last - 1) / o.fps;
+  Expected<Bounds> bounds = posedBounds(*asset, options.scene, animation, t0, t1, std::min<uint32_t>(frame_count, 24));
+  if (!bounds) return reportFailure(o.file, bounds.error());
+  RenderCamera camera = frameBounds(*bounds, float(options.width) / float(options.height));
+  if (file_camera_requested) {
+    Expected<RenderCamera> file_camera = fileCamera(*asset, options.scene, camera_index);
+    if (!file_camera) return reportFailure(o.file, file_camera.error());
+    camera = *file_camera;
+  } else if (explicit_camera) {
+    camera = *explicit_camera;
+  }
+  setRendererCamera(*renderer, camera, *bounds);
+
+  const std::filesystem::path out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render") : std::filesystem::path(o.out);
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return reportFailure(out_dir, fail(Error::kIo, "cannot create the folder: " + ec.message()));
+
+  std::vector<RenderedImage> frames;
+  frames.reserve(frame_count);
+  double gpu_ms = 0, cpu_ms = 0, morph_ms = 0, wall_ms = 0;
+  {
+    ProgressBar progress("render", frame_count);
+    for (uint32_t f = first; f < last; ++f) {
+      RenderFrameInput input;
+      input.animation = animation;
+      input.time = f / o.fps;
+      RenderStats stats;
+      Expected<RenderedImage> image = renderFrame(*renderer, input, &stats);
+      if (!image) return reportFailure(o.file, image.error());
+      gpu_ms += stats.gpu_ms;
+      cpu_ms += stats.cpu_ms;
+      morph_ms += stats.morph_gpu_ms;
+      wall_ms += stats.wall_ms;
+      Expected<std::vector<uint8_t>> png = encodePng(image->rgba, image->width, image->height);
+      if (!png) return reportFailure({}, png.error());
+      const std::filesystem::path name = out_dir / fmt::format("frame_{:04d}.png", f - first);
+      if (Status s = writeFileAtomic(name, std::span<const uint8_t>(*png)); !s) return reportFailure(name, s.error());
+      frames.push_back(std::move(*image));
+      progress.update(f - first + 1);
+    }
+  }
+  // Contact sheet: up to 16 frames evenly spread, 4 per row.
+  std::vector<RenderedImage> picks;
+  const uint32_t sheet_count = std::min<uint32_t>(frame_count, 16);
+  for (uint32_t i = 0; i < sheet_count; ++i) picks.push_back(frames[size_t(uint64_t(i) * frame_count / sheet_count)]);
+  DecodedImage sheet = makeContactSheet(picks, 4, std::min<uint32_t>(options.width, 256));
+  const std::filesystem::path sheet_path = out_dir / "contact_sheet.png";
+  Expected<std::vector<uint8_t>> sheet_png = encodePng(sheet.rgba, sheet.width, sheet.height);
+  if (!sheet_png) return reportFailure({}, sheet_png.error());
+  if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s) return reportFailure(sheet_path, s.error());
+
+  std::string video;
+  std::string video_note;
+  const std::string ffmpeg = findOnPath("ffmpeg");
+  if (ffmpeg.empty()) {
+    video_note = "no ffmpeg on PATH: no video";
+  } else if (frame_count > 1) {
+    const std::filesystem::path mp4 = out_dir / "animation.mp4";
+    if (runProgram({ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-i",
+                    (out_dir / "frame_%04d.png").string(), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p",
+                    mp4.string()})) {
+      video = mp4.string();
+    } else {
+      video_note = "ffmpeg failed: no video";
+    }
+  }
+  for (const std::string& warning : info.warnings) fmt::print(stderr, "morphkit: warning: {}: {}\n", o.file, warning);
+  // --validation: every message is printed, and any message makes the run fail.
+  const std::vector<std::string> messages = rendererValidationMessages(*renderer);
+  for (const std::string& message : messages) fmt::print(stderr, "morphkit: {}\n", message);
+  if (!messages.empty()) return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
+
+  const double n = double(std::max(frame_count, 1u));
+  const std::string anim_name = animation == kNone ? std::string("rest pose")
+                                : asset->animations[animation].name.empty() ? "animation " + std::to_string(animation)
+                                                                            : asset->animations[animation].name;
+  if (o.json) {
+    JsonWriter json;
+    json.beginObject();
+    json.field("file", std::string_view(o.file));
+    json.key("animation");
+    if (animation == kNone) json.null(); else json.value(animation);
+    json.field("frames", frame_count);
+    json.field("width", options.width);
+    json.field("height", options.height);
+    json.field("device", std::string_view(info.device));
+    json.field("morph_path", morphPathName(info.path));
+    json.field("passes", info.passes);
+    json.field("draws", info.draws);
+    json.field("gpu_ms_per_frame", gpu_ms / n);
+    json.field("morph_gpu_ms_per_frame", morph_ms / n);
+    json.field("cpu_ms_per_frame", cpu_ms / n);
+    json.field("wall_ms_per_frame", wall_ms / n);
+    json.field("out", out_dir.string());
+    json.field("contact_sheet", sheet_path.string());
+    json.key("video");
+    if (video.empty()) json.null(); else json.value(std::string_view(video));
+    json.key("warnings");
+    json.array(std::span<const std::string>(info.warnings));
+    json.endObject();
+    fmt::print("{}\n", json.str());
+  } else {
+    fmt::print("{}: {} frame{} {}x{} of {} on {} ({} path, {} passes): GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
+               "(contact_sheet.png{})\n",
+               o.file, frame_count, frame_count == 1 ? "" : "s", options.width, options.height, anim_name, info.device,
+               morphPathName(info.path), info.passes, gpu_ms / n + morph_ms / n, cpu_ms / n, out_dir.string(),
+               video.empty() ? (video_note.empty() ? std::string() : "; " + video_note) : ", animation.mp4");
+  }
+  return 0;
+}
+
+const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RenderCommandOptions>();
+  CLI::App* sub = app.add_subcommand("render", "Render an animation headlessly (Vulkan) to PNG frames, a contact sheet and an MP4");
+  sub->add_option("FILE", options->file, "the .gltf or .glb file")->required();
+  sub->add_option("--anim", options->anim, "animation index or name (default: the first; rest pose when none)");
+  sub->add_option("--fps", options->fps, "frames per second")->capture_default_str();
+  auto* duration = sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)");
+  auto* frames = sub->add_option("--frames", options->frames, "frame range A:B (half-open, at --fps)");
+  duration->excludes(frames);
+  sub->add_option("--size", options->size, "image size WxH")->capture_default_str();
+  sub->add_option("--out", options->out, "output folder (default: <file stem>_render)");
+  sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")->capture_default_str();
+  sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")->capture_default_str();
+  sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
+  sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
+  sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");
+  sub->add_option("--device", options->device, "Vulkan device index (default: the best)");
+  sub->add_flag("--json", options->json, "print the summary as one JSON object");
+  sub->callback([options, &exit_code] { exit_code = run(*options); });
+}});
+
+}  // namespace
+}  // namespace morphkit::cli
+#endif  // HAVE_morphkit_render

@@ -1,0 +1,419 @@
+// node_compile.cpp — NodeMaterial → GLSL (vertex + fragment per pipeline) → SPIR-V (shaderc). The vertex interface
+// and the lighting epilogue follow the renderer's shaders/render/mesh.vert and pbr.frag, so a node graph that
+// restates a glTF material draws what the built-in PBR pipeline draws.
+#include <shaderc/shaderc.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "node_feature.h"
+#include "node_internal.h"
+
+namespace morphkit {
+
+const char* nodePipelineName(NodePipeline pipeline) {
+  switch (pipeline) {
+    case NodePipeline::kDepth: return "depth";
+    case NodePipeline::kShadow: return "shadow";
+    case NodePipeline::kColor: return "color";
+  }
+  return "color";
+}
+
+const char* nodeBindingKindName(NodeBindingKind kind) {
+  switch (kind) {
+    case NodeBindingKind::kUniformBuffer: return "uniform_buffer";
+    case NodeBindingKind::kStorageBuffer: return "storage_buffer";
+    case NodeBindingKind::kSampledTexture: return "sampled_texture";
+    case NodeBindingKind::kShadowSampler: return "shadow_sampler";
+  }
+  return "uniform_buffer";
+}
+
+namespace {
+
+void replaceAll(std::string& text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+}
+
+// The renderer's FrameUniforms (shaders/render/render_shared.h), restated; tests/node_material_test.cpp checks the
+// offsets against the C++ mirror there.
+constexpr const char* kFrameStruct = R"(struct FrameUniforms {
+  mat4 view_proj;
+  mat4 light_view_proj;
+  vec4 camera_position;
+  vec4 light_direction;
+  vec4 light_color;
+  vec4 sky_color;
+  vec4 ground_color;
+  vec4 shadow_params;
+};
+)";
+
+// MSH_* feature bits of render_shared.h used by the generated code.
+constexpr uint32_t kHasNormals = 1u << 0, kHasTangents = 1u << 1, kHasUv0 = 1u << 2, kHasUv1 = 1u << 6;
+
+std::string uniformBlock(const NodeMaterial& m, uint32_t binding) {
+  std::string s = "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(binding) +
+                  ", std140) uniform NodeUniforms {\n"
+                  "  mat4 model;\n  mat4 normal_matrix;\n  uint features;\n  uint skin_sets;\n  uint texture_mask;\n"
+                  "  uint texcoord_sets;\n  uint alpha_mode;\n  float alpha_cutoff;\n  uint pad0;\n  uint pad1;\n";
+  for (const NodeUniformInfo& u : m.uniforms) s += "  vec4 u_" + u.name + ";\n";
+  return s + "} node;\n";
+}
+
+struct Layout {
+  std::vector<NodeBinding> bindings;
+  std::map<std::string, uint32_t> feature_binding;  // binding name → number
+  uint32_t frame = 0, shadow = 0;
+};
+
+// The fixed binding order (morphkit/node_material.h): node block and textures, then the features (morph first),
+// then environment and shadow.
+Layout bindingLayout(const NodeMaterial& m) {
+  Layout l;
+  uint32_t next = 0;
+  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kUniformBuffer, kNodeStageVertex | kNodeStageFragment,
+                        "NodeUniforms", NodeBindingGroup::kNode, "", kNone});
+  for (uint32_t t = 0; t < m.textures.size(); ++t) {
+    l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kSampledTexture, kNodeStageFragment,
+                          "nodeTexture" + std::to_string(t), NodeBindingGroup::kNode, "", t});
+  }
+  for (const auto& feature : orderedNodeFeatures(m.state)) {
+    for (const NodeFeatureBinding& b : feature->bindings) {
+      l.feature_binding[b.name] = next;
+      l.bindings.push_back({kNodeMaterialSet, next++, b.kind, b.stages, b.name, NodeBindingGroup::kFeature, feature->name, kNone});
+    }
+  }
+  l.frame = next;
+  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kUniformBuffer, kNodeStageVertex | kNodeStageFragment,
+                        "FrameBlock", NodeBindingGroup::kEnvironment, "", kNone});
+  l.shadow = next;
+  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kShadowSampler, kNodeStageFragment, "nodeShadowMap",
+                        NodeBindingGroup::kEnvironment, "", kNone});
+  return l;
+}
+
+// GLSL of the blocks that feed `root`, in dependency order, for `stage`.
+Expected<std::string> emitBlocks(const NodeMaterial& m, uint32_t root, uint32_t stage) {
+  std::string code;
+  if (root == kNone) return code;
+  std::vector<uint32_t> order;
+  std::vector<uint8_t> seen(m.blocks.size(), 0);
+  std::function<void(uint32_t)> visit = [&](uint32_t b) {
+    seen[b] = 1;
+    for (const NodeInput& in : m.blocks[b].inputs) {
+      if (in.block != kNone && !seen[in.block]) visit(in.block);
+    }
+    order.push_back(b);
+  };
+  visit(root);
+  std::map<uint32_t, std::vector<std::string>> outputs;
+  for (uint32_t b : order) {
+    const NodeBlock& block = m.blocks[b];
+    const std::string where = "blocks[" + std::to_string(b) + "]";
+    const std::vector<NodePortDecl> ports = block.emitter->inputs();
+    NodeEmitContext context;
+    context.stage = stage;
+    context.prefix = "n" + std::to_string(b);
+    context.block = &block;
+    for (size_t i = 0; i < ports.size(); ++i) {
+      const NodePortDecl& p = ports[i];
+      const NodeInput* in = i < block.inputs.size() ? &block.inputs[i] : nullptr;
+      std::string expr;
+      NodeValueType type = p.type;
+      if (in && in->block != kNone) {
+        expr = outputs[in->block].at(in->output);
+        type = m.blocks[in->block].emitter->outputs().at(in->output).type;
+      } else if (in && in->literal) {
+        expr = glslValue(in->literal_type, in->value);
+        type = in->literal_type;
+      } else {
+        expr = p.default_expression.empty() ? glslValue(p.type, p.fallback) : p.default_expression;
+      }
+      auto converted = convertNodeValue(expr, type, p.type);
+      if (!converted) return fail(Error::kInvalidArgument, where + ".inputs." + p.name + ": " + converted.error().message);
+      context.inputs.push_back(*converted);
+    }
+    Expected<std::vector<std::string>> out = block.emitter->emit(context, code);
+    if (!out) return fail(out.error().code, where + ": " + out.error().message);
+    if (out->size() != block.emitter->outputs().size()) {
+      return fail(Error::kInvalidArgument, where + ": the emitter of " + block.type + " returned " + std::to_string(out->size()) +
+                                               " outputs, declared " + std::to_string(block.emitter->outputs().size()));
+    }
+    outputs[b] = std::move(*out);
+  }
+  return code;
+}
+
+std::string header(const NodeMaterial& m, NodePipeline pipeline, const char* stage) {
+  return "#version 450\n// Generated by morphkit node materials: \"" + m.name + "\", " + nodePipelineName(pipeline) + " pipeline, " +
+         stage + " stage.\n";
+}
+
+Expected<std::string> vertexShader(const NodeMaterial& m, const Layout& l, NodePipeline pipeline) {
+  const auto features = orderedNodeFeatures(m.state);
+  std::string s = header(m, pipeline, "vertex");
+  s += kFrameStruct;
+  for (const auto& f : features) s += f->vertex_declarations;
+  s += uniformBlock(m, 0);
+  for (const auto& f : features) {
+    for (const NodeFeatureBinding& b : f->bindings) {
+      if ((b.stages & kNodeStageVertex) == 0) continue;
+      std::string decl = b.declaration;
+      replaceAll(decl, "@SET@", std::to_string(kNodeMaterialSet));
+      replaceAll(decl, "@BINDING@", std::to_string(l.feature_binding.at(b.name)));
+      s += decl;
+    }
+  }
+  s += "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(l.frame) +
+       ", std140) uniform FrameBlock { FrameUniforms frame; };\n";
+  s += R"(
+layout(location = 0) in vec3 inPosition;
+layout(location = 1) in vec3 inNormal;   // bound to POSITION when absent (node.features says so)
+layout(location = 2) in vec4 inTangent;  // bound to POSITION when absent
+layout(location = 3) in vec2 inUv0;      // bound to POSITION when absent
+layout(location = 4) in vec2 inUv1;      // bound to POSITION when absent
+
+layout(location = 0) out vec3 outWorldPosition;
+layout(location = 1) out vec3 outNormal;
+layout(location = 2) out vec4 outTangent;
+layout(location = 3) out vec2 outUv0;
+layout(location = 4) out vec2 outUv1;
+
+// No `invariant gl_Position`: glslang decorates the gl_PerVertex member, which the validation layer's SPIR-V
+// validator flags. The depth and color programs run the same vertex code (only this file's header comment
+// differs), which gives the prepass and the color pass the same depths.
+
+void main() {
+  // gl_VertexIndex is the index buffer value for indexed draws (vertexOffset 0): it addresses per-vertex data.
+  uint nodeVertexIndex = uint(gl_VertexIndex);
+  vec3 nodePosition = inPosition;
+)";
+  s += "  vec3 nodeNormal = (node.features & " + std::to_string(kHasNormals) + "u) != 0u ? inNormal : vec3(0.0);\n";
+  s += "  vec3 nodeTangent = (node.features & " + std::to_string(kHasTangents) + "u) != 0u ? inTangent.xyz : vec3(0.0);\n";
+  for (const auto& f : features) s += f->vertex_prologue;
+  s += "  vec3 nodeOutWorldPosition = (node.model * vec4(nodePosition, 1.0)).xyz;\n";
+  s += "  vec3 nodeOutWorldNormal = mat3(node.normal_matrix) * nodeNormal;\n";
+  Expected<std::string> blocks = emitBlocks(m, m.vertex_output, kNodeStageVertex);
+  if (!blocks) return blocks.error();
+  s += *blocks;
+  const bool morph = nodeFeatureInstalled(m.state, "morph"), skin = nodeFeatureInstalled(m.state, "skin");
+  s += std::string("  vec3 nodeTangentOut = mat3(") + (skin ? "nodeSkinMatrix" : "node.model") + ") * (nodeTangent" +
+       (morph ? " + nodeMorphDeltaTangent" : "") + ");\n";
+  s += "  outWorldPosition = nodeOutWorldPosition;\n  outNormal = nodeOutWorldNormal;\n";
+  s += "  outTangent = vec4(nodeTangentOut, (node.features & " + std::to_string(kHasTangents) + "u) != 0u ? inTangent.w : 1.0);\n";
+  s += "  outUv0 = (node.features & " + std::to_string(kHasUv0) + "u) != 0u ? inUv0 : vec2(0.0);\n";
+  s += "  outUv1 = (node.features & " + std::to_string(kHasUv1) + "u) != 0u ? inUv1 : vec2(0.0);\n";
+  s += std::string("  gl_Position = ") + (pipeline == NodePipeline::kShadow ? "frame.light_view_proj" : "frame.view_proj") +
+       " * vec4(nodeOutWorldPosition, 1.0);\n}\n";
+  return s;
+}
+
+// The lighting of shaders/render/pbr.frag (glTF 2.0 §3.9.2 and Appendix B), fed by the PbrOutput block.
+constexpr const char* kFragmentEpilogue = R"(
+  // ---- PbrOutput → glTF metallic-roughness shading (glTF 2.0 §3.9.2, Appendix B), as shaders/render/pbr.frag ----
+  vec4 base = nodePbrBaseColor;
+  if (node.alpha_mode == 1u && base.a < node.alpha_cutoff) discard;  // §3.9.4 MASK
+  float metallic = clamp(nodePbrMetallic, 0.0, 1.0);
+  float roughness = clamp(nodePbrRoughness, 0.04, 1.0);
+  vec3 n = nodeWorldNormal;
+  if (nodePbrNormalMapped) {
+    vec2 uv = nodePbrNormalUv;
+    vec3 t;
+    float handedness;
+    if ((node.features & 2u) != 0u && dot(inTangent.xyz, inTangent.xyz) > 0.0) {
+      t = normalize(inTangent.xyz - n * dot(n, inTangent.xyz));
+      handedness = inTangent.w < 0.0 ? -1.0 : 1.0;
+    } else {
+      vec2 dudx = dFdx(uv);
+      vec2 dudy = dFdy(uv);
+      vec3 tt = nodeDpdx * dudy.y - nodeDpdy * dudx.y;
+      t = dot(tt, tt) > 0.0 ? normalize(tt - n * dot(n, tt)) : vec3(1.0, 0.0, 0.0);
+      handedness = 1.0;
+    }
+    vec3 b = cross(n, t) * handedness;
+    vec3 tn = nodePbrNormalTexel * 2.0 - 1.0;
+    tn.xy *= nodePbrNormalScale;  // §3.9.3 normalTextureInfo.scale
+    n = normalize(mat3(t, b, n) * tn);
+  }
+
+  vec3 v = normalize(frame.camera_position.xyz - inWorldPosition);
+  vec3 l = normalize(frame.light_direction.xyz);
+  vec3 h = normalize(l + v);
+  float NdotL = clamp(dot(n, l), 0.0, 1.0);
+  float NdotV = clamp(abs(dot(n, v)), 1e-4, 1.0);
+  float NdotH = clamp(dot(n, h), 0.0, 1.0);
+  float VdotH = clamp(dot(v, h), 0.0, 1.0);
+
+  vec3 f0 = mix(vec3(0.04), base.rgb, metallic);
+  vec3 F = f0 + (1.0 - f0) * pow(1.0 - VdotH, 5.0);
+  float a = roughness * roughness;
+  float a2 = a * a;
+  float d = NdotH * NdotH * (a2 - 1.0) + 1.0;
+  float D = a2 / (kPi * d * d);
+  float gv = NdotL * sqrt(NdotV * NdotV * (1.0 - a2) + a2);
+  float gl = NdotV * sqrt(NdotL * NdotL * (1.0 - a2) + a2);
+  float Vis = gv + gl > 0.0 ? 0.5 / (gv + gl) : 0.0;
+  vec3 diffuse = (1.0 - F) * (1.0 - metallic) * base.rgb / kPi;
+  vec3 specular = F * D * Vis;
+  vec3 direct = (diffuse + specular) * frame.light_color.rgb * NdotL * nodeShadowFactor(inWorldPosition, n);
+
+  vec3 ambientLight = mix(frame.ground_color.rgb, frame.sky_color.rgb, n.y * 0.5 + 0.5);
+  vec3 ambient = ambientLight * mix(base.rgb * (1.0 - metallic), f0, 0.25 * (1.0 - roughness));
+  if (nodePbrOccluded) ambient *= 1.0 + nodePbrOcclusionStrength * (nodePbrOcclusion - 1.0);  // §3.9.4
+
+  vec3 color = direct + ambient + nodePbrEmissive;
+  float alpha = node.alpha_mode == 2u ? base.a : 1.0;
+  outColor = vec4(clamp(color, 0.0, 1.0), alpha);
+}
+)";
+
+constexpr const char* kShadowFunction = R"(
+const float kPi = 3.14159265358979;
+
+float nodeShadowFactor(vec3 worldPos, vec3 n) {
+  if (frame.shadow_params.y == 0.0) return 1.0;
+  vec4 clip = frame.light_view_proj * vec4(worldPos + n * frame.shadow_params.z, 1.0);
+  vec3 ndc = clip.xyz / clip.w;
+  vec2 uv = ndc.xy * 0.5 + 0.5;
+  if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0))) || ndc.z > 1.0) return 1.0;
+  float texel = frame.shadow_params.x;
+  float sum = 0.0;
+  for (int y = -1; y <= 1; ++y) {
+    for (int x = -1; x <= 1; ++x) sum += texture(nodeShadowMap, vec3(uv + vec2(x, y) * texel, ndc.z));
+  }
+  return sum / 9.0;
+}
+)";
+
+Expected<std::string> fragmentShader(const NodeMaterial& m, const Layout& l) {
+  std::string s = header(m, NodePipeline::kColor, "fragment");
+  s += kFrameStruct;
+  s += uniformBlock(m, 0);
+  for (const NodeBinding& b : l.bindings) {
+    if (b.kind == NodeBindingKind::kSampledTexture) {
+      s += "layout(set = " + std::to_string(b.set) + ", binding = " + std::to_string(b.binding) + ") uniform sampler2D " + b.name + ";\n";
+    }
+  }
+  s += "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(l.frame) +
+       ", std140) uniform FrameBlock { FrameUniforms frame; };\n";
+  s += "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(l.shadow) +
+       ") uniform sampler2DShadow nodeShadowMap;\n";
+  s += R"(
+layout(location = 0) in vec3 inWorldPosition;
+layout(location = 1) in vec3 inNormal;
+layout(location = 2) in vec4 inTangent;
+layout(location = 3) in vec2 inUv0;
+layout(location = 4) in vec2 inUv1;
+
+layout(location = 0) out vec4 outColor;
+)";
+  s += kShadowFunction;
+  s += R"(
+void main() {
+  vec3 nodeWorldPosition = inWorldPosition;
+  vec3 nodeDpdx = dFdx(inWorldPosition);
+  vec3 nodeDpdy = dFdy(inWorldPosition);
+  vec3 nodeFlatNormal = normalize(cross(nodeDpdx, nodeDpdy));
+  // Geometric normal: interpolated NORMAL, or flat from derivatives when the mesh has none (§3.7.2.1).
+  vec3 nodeWorldNormal = (node.features & 1u) != 0u && dot(inNormal, inNormal) > 0.0 ? normalize(inNormal) : nodeFlatNormal;
+  if (!gl_FrontFacing) nodeWorldNormal = -nodeWorldNormal;  // double-sided: the back face's normal (§3.9.5)
+  vec2 nodeUv0 = inUv0;
+  vec2 nodeUv1 = inUv1;
+  vec3 nodeViewDirection = normalize(frame.camera_position.xyz - inWorldPosition);
+  vec4 nodePbrBaseColor = vec4(1.0);
+  float nodePbrMetallic = 1.0;
+  float nodePbrRoughness = 1.0;
+  bool nodePbrNormalMapped = false;
+  vec3 nodePbrNormalTexel = vec3(0.5, 0.5, 1.0);
+  float nodePbrNormalScale = 1.0;
+  vec2 nodePbrNormalUv = nodeUv0;
+  vec3 nodePbrEmissive = vec3(0.0);
+  bool nodePbrOccluded = false;
+  float nodePbrOcclusion = 1.0;
+  float nodePbrOcclusionStrength = 1.0;
+)";
+  Expected<std::string> blocks = emitBlocks(m, m.pbr_output, kNodeStageFragment);
+  if (!blocks) return blocks.error();
+  s += *blocks;
+  s += kFragmentEpilogue;
+  return s;
+}
+
+}  // namespace
+
+Expected<NodeMaterialGlsl> generateNodeMaterialGlsl(const NodeMaterial& material) {
+  if (material.pbr_output == kNone || material.pbr_output >= material.blocks.size()) {
+    return fail(Error::kInvalidArgument, "node material: no PbrOutput block (use parseNodeMaterial)");
+  }
+  for (const NodeBlock& b : material.blocks) {
+    if (!b.emitter) return fail(Error::kInvalidArgument, "node material: block '" + b.id + "' has no emitter (use parseNodeMaterial)");
+  }
+  const Layout layout = bindingLayout(material);
+  NodeMaterialGlsl out;
+  out.bindings = layout.bindings;
+  for (NodePipeline p : {NodePipeline::kDepth, NodePipeline::kShadow, NodePipeline::kColor}) {
+    Expected<std::string> vs = vertexShader(material, layout, p);
+    if (!vs) return vs.error();
+    out.shaders[size_t(p)].vertex = std::move(*vs);
+  }
+  Expected<std::string> fs = fragmentShader(material, layout);
+  if (!fs) return fs.error();
+  out.shaders[size_t(NodePipeline::kColor)].fragment = std::move(*fs);
+  return out;
+}
+
+Expected<std::vector<uint32_t>> compileNodeGlsl(const std::string& glsl, uint32_t stage, const std::string& name) {
+  shaderc_compiler_t compiler = shaderc_compiler_initialize();
+  if (!compiler) return fail(Error::kOutOfMemory, name + ": shaderc_compiler_initialize failed");
+  shaderc_compile_options_t options = shaderc_compile_options_initialize();
+  shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+  // Unoptimized: the optimizer strips varyings a fragment shader does not read, and the validation layer then
+  // reports every vertex output as "not consumed". Drivers optimize anyway.
+  shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_zero);
+  shaderc_compile_options_set_warnings_as_errors(options);
+  const shaderc_shader_kind kind = stage == kNodeStageVertex ? shaderc_vertex_shader : shaderc_fragment_shader;
+  shaderc_compilation_result_t result =
+      shaderc_compile_into_spv(compiler, glsl.data(), glsl.size(), kind, name.c_str(), "main", options);
+  Expected<std::vector<uint32_t>> out = std::vector<uint32_t>{};
+  if (!result || shaderc_result_get_compilation_status(result) != shaderc_compilation_status_success) {
+    std::string message = result ? shaderc_result_get_error_message(result) : "no result";
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    out = fail(Error::kInvalidArgument, name + ": GLSL does not compile: " + message);
+  } else {
+    const size_t bytes = shaderc_result_get_length(result);
+    std::vector<uint32_t> words(bytes / 4);
+    std::memcpy(words.data(), shaderc_result_get_bytes(result), words.size() * 4);
+    out = std::move(words);
+  }
+  if (result) shaderc_result_release(result);
+  shaderc_compile_options_release(options);
+  shaderc_compiler_release(compiler);
+  return out;
+}
+
+Expected<NodeMaterialPrograms> compileNodeMaterial(const NodeMaterial& material) {
+  Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(material);
+  if (!glsl) return glsl.error();
+  NodeMaterialPrograms programs;
+  for (NodePipeline p : {NodePipeline::kDepth, NodePipeline::kShadow, NodePipeline::kColor}) {
+    const NodeShaderText& text = glsl->shaders[size_t(p)];
+    const std::string base = (material.name.empty() ? std::string("node material") : material.name) + " (" + nodePipelineName(p);
+    Expected<std::vector<uint32_t>> vs = compileNodeGlsl(text.vertex, kNodeStageVertex, base + ", vertex)");
+    if (!vs) return vs.error();
+    programs.spirv[size_t(p)].vertex = std::move(*vs);
+    if (!text.fragment.empty()) {
+      Expected<std::vector<uint32_t>> fs = compileNodeGlsl(text.fragment, kNodeStageFragment, base + ", fragment)");
+      if (!fs) return fs.error();
+      programs.spirv[size_t(p)].fragment = std::move(*fs);
+    }
+  }
+  programs.glsl = std::move(*glsl);
+  return programs;
+}
+
+}  // namespace morphkit

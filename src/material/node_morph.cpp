@@ -1,0 +1,104 @@
+// node_morph.cpp — the morph feature module of node materials (seed 000 "NodeMaterial Opt-In Path"). Reached
+// only through nodeMorphFeature(), which the MorphTargets block's emitter (or parseNodeMaterial, for flag-only
+// custom blocks) calls; static graphs never reach it.
+//
+// Data: two storage buffers that both start with NodeMorphHeader (morphkit/node_material.h). The fallback for a
+// mesh without morph data is one 24-byte header {count 0, vertexCount 1, rest 0} bound to both bindings: the
+// loop below runs `count` times, so no delta is ever read, and vertexCount 1 keeps every index expression finite.
+#include <atomic>
+#include <cstring>
+
+#include "node_feature.h"
+#include "vk_context.h"
+
+namespace morphkit {
+namespace {
+
+std::atomic<uint64_t> g_requests{0};
+
+constexpr const char* kDeclarations = R"(// Morph feature: both storage buffers start with this header (NodeMorphHeader).
+struct NodeMorphHeader {
+  uint count;
+  uint vertexCount;
+  uint bandsPerTarget;
+  uint pad0;
+  uint pad1;
+  uint pad2;
+};
+)";
+
+constexpr const char* kDeltas =
+    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeMorphDeltas {\n"
+    "  NodeMorphHeader header;\n"
+    "  float deltas[];\n"
+    "} nodeMorphDeltas;\n";
+constexpr const char* kWeights =
+    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeMorphWeights {\n"
+    "  NodeMorphHeader header;\n"
+    "  float weights[];\n"
+    "} nodeMorphWeights;\n";
+
+// Seed 000 "Vertex Shader Morph Blending", applied before skeletal deformation (glTF 2.0 §3.7.2.2: the morphed
+// attribute is the base plus the weighted sum of the target deltas).
+constexpr const char* kPrologue = R"(  // Morph targets (glTF 2.0 §3.7.2.2), before skinning. count 0 (the shared fallback) reads no delta.
+  vec3 nodeMorphDeltaPosition = vec3(0.0);
+  vec3 nodeMorphDeltaNormal = vec3(0.0);
+  vec3 nodeMorphDeltaTangent = vec3(0.0);
+  {
+    uint morphCount = nodeMorphWeights.header.count;
+    uint morphVertices = nodeMorphWeights.header.vertexCount;
+    uint morphBands = nodeMorphWeights.header.bandsPerTarget;
+    for (uint i = 0u; i < morphCount; i = i + 1u) {
+      float w = nodeMorphWeights.weights[i];
+      if (w == 0.0) continue;
+      uint p = ((i * morphBands) * morphVertices + nodeVertexIndex) * 3u;
+      nodeMorphDeltaPosition += w * vec3(nodeMorphDeltas.deltas[p], nodeMorphDeltas.deltas[p + 1u], nodeMorphDeltas.deltas[p + 2u]);
+      uint q = p + morphVertices * 3u;
+      nodeMorphDeltaNormal += w * vec3(nodeMorphDeltas.deltas[q], nodeMorphDeltas.deltas[q + 1u], nodeMorphDeltas.deltas[q + 2u]);
+      if (morphBands > 2u) {
+        uint t = q + morphVertices * 3u;
+        nodeMorphDeltaTangent += w * vec3(nodeMorphDeltas.deltas[t], nodeMorphDeltas.deltas[t + 1u], nodeMorphDeltas.deltas[t + 2u]);
+      }
+    }
+  }
+)";
+
+Expected<GpuBuffer> allocateMorphFallback(VulkanContext& context) {
+  Expected<GpuBuffer> buffer = createBuffer(context, kNodeMorphFallbackBytes, MemoryUse::kDevice);
+  if (!buffer) return fail(buffer.error().code, "morph fallback: " + buffer.error().message);
+  const std::array<uint8_t, kNodeMorphFallbackBytes> bytes = nodeMorphFallbackBytes();
+  if (Status s = uploadToBuffer(context, *buffer, 0, bytes.data(), bytes.size()); !s) {
+    destroyBuffer(context, *buffer);
+    return fail(s.error().code, "morph fallback: " + s.error().message);
+  }
+  return buffer;
+}
+
+}  // namespace
+
+std::shared_ptr<const NodeFeature> nodeMorphFeature() {
+  ++g_requests;
+  static const std::shared_ptr<const NodeFeature> feature = [] {
+    auto f = std::make_shared<NodeFeature>();
+    f->name = "morph";
+    f->order = 0;
+    f->vertex_declarations = kDeclarations;
+    f->bindings.push_back({"NodeMorphDeltas", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kDeltas});
+    f->bindings.push_back({"NodeMorphWeights", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kWeights});
+    f->vertex_prologue = kPrologue;
+    f->allocate_fallback = &allocateMorphFallback;
+    return std::shared_ptr<const NodeFeature>(std::move(f));
+  }();
+  return feature;
+}
+
+uint64_t nodeMorphFeatureRequests() { return g_requests.load(); }
+
+std::array<uint8_t, kNodeMorphFallbackBytes> nodeMorphFallbackBytes() {
+  NodeMorphHeader header;  // count 0, vertex_count 1, rest 0
+  std::array<uint8_t, kNodeMorphFallbackBytes> bytes{};
+  std::memcpy(bytes.data(), &header, sizeof header);
+  return bytes;
+}
+
+}  // namespace morphkit

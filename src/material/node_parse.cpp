@@ -1,0 +1,601 @@
+// node_parse.cpp — parseNodeMaterial: JSON (simdjson, privately) → a type-checked NodeMaterial with its features
+// installed. Errors name the block and field: "blocks[3].inputs.a: unknown block 'foo'".
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "morphkit/io.h"
+#include "node_feature.h"
+#include "node_internal.h"
+
+namespace morphkit {
+
+const char* nodeValueTypeName(NodeValueType type) {
+  switch (type) {
+    case NodeValueType::kFloat: return "float";
+    case NodeValueType::kVec2: return "vec2";
+    case NodeValueType::kVec3: return "vec3";
+    case NodeValueType::kVec4: return "vec4";
+  }
+  return "float";
+}
+
+uint32_t nodeValueComponents(NodeValueType type) { return uint32_t(type) + 1; }
+
+const char* nodeTextureSlotName(NodeTextureSlot slot) {
+  switch (slot) {
+    case NodeTextureSlot::kImage: return "image";
+    case NodeTextureSlot::kBaseColor: return "baseColor";
+    case NodeTextureSlot::kMetallicRoughness: return "metallicRoughness";
+    case NodeTextureSlot::kNormal: return "normal";
+    case NodeTextureSlot::kOcclusion: return "occlusion";
+    case NodeTextureSlot::kEmissive: return "emissive";
+  }
+  return "image";
+}
+
+bool nodeFeatureInstalled(const NodeBuildState& state, std::string_view name) {
+  for (const auto& f : state.features) {
+    if (f && f->name == name) return true;
+  }
+  return false;
+}
+
+void installNodeFeature(NodeBuildState& state, std::shared_ptr<const NodeFeature> feature) {
+  if (!feature || nodeFeatureInstalled(state, feature->name)) return;
+  state.features.push_back(std::move(feature));
+}
+
+std::vector<std::shared_ptr<const NodeFeature>> orderedNodeFeatures(const NodeBuildState& state) {
+  std::vector<std::shared_ptr<const NodeFeature>> list = state.features;
+  std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a->order < b->order; });
+  return list;
+}
+
+bool nodeMaterialUsesMorph(const NodeMaterial& material) { return nodeFeatureInstalled(material.state, "morph"); }
+bool nodeMaterialUsesSkinning(const NodeMaterial& material) { return nodeFeatureInstalled(material.state, "skin"); }
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+Failure bad(const std::string& where, const std::string& what) { return fail(Error::kInvalidArgument, where + ": " + what); }
+
+// A raw input before resolution: "id" / "id.output", or a literal.
+struct RawInput {
+  std::string name;
+  bool literal = false;
+  NodeValueType type = NodeValueType::kFloat;
+  std::array<float, 4> value{0, 0, 0, 0};
+  std::string block_id, output;
+  uint32_t block = kNone;
+};
+
+struct RawBlock {
+  std::vector<RawInput> inputs;
+};
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!alpha(s[0])) return false;
+  for (char c : s) {
+    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+// A number or an array of 1..4 numbers (finite).
+Expected<std::pair<NodeValueType, std::array<float, 4>>> readValue(element e, const std::string& where) {
+  std::array<float, 4> v{0, 0, 0, 0};
+  double d = 0;
+  if (e.get_double().get(d) == simdjson::SUCCESS) {
+    if (!std::isfinite(d) || std::fabs(d) > 3.4e38) return bad(where, "must be a finite number");
+    v[0] = float(d);
+    return std::make_pair(NodeValueType::kFloat, v);
+  }
+  array list;
+  if (e.get_array().get(list) != simdjson::SUCCESS) return bad(where, "must be a number or an array of 1 to 4 numbers");
+  size_t n = 0;
+  for (element item : list) {
+    if (n >= 4) return bad(where, "must have at most 4 components");
+    if (item.get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d) || std::fabs(d) > 3.4e38) {
+      return bad(where + "[" + std::to_string(n) + "]", "must be a finite number");
+    }
+    v[n++] = float(d);
+  }
+  NodeValueType type;
+  if (!nodeTypeFromComponents(n, type)) return bad(where, "must have 1 to 4 components");
+  return std::make_pair(type, v);
+}
+
+Expected<NodeValueType> readValueType(std::string_view text, const std::string& where) {
+  if (text == "float") return NodeValueType::kFloat;
+  if (text == "vec2") return NodeValueType::kVec2;
+  if (text == "vec3") return NodeValueType::kVec3;
+  if (text == "vec4") return NodeValueType::kVec4;
+  return bad(where, "unknown value type '" + std::string(text) + "' (float, vec2, vec3, vec4)");
+}
+
+struct GltfValueInfo {
+  const char* name;
+  NodeGltfValue value;
+  NodeValueType type;
+  std::array<float, 4> fallback;  // the glTF default (§5.22, §5.19-5.21)
+};
+const GltfValueInfo kGltfValues[] = {
+    {"baseColorFactor", NodeGltfValue::kBaseColorFactor, NodeValueType::kVec4, {1, 1, 1, 1}},
+    {"metallicFactor", NodeGltfValue::kMetallicFactor, NodeValueType::kFloat, {1, 0, 0, 0}},
+    {"roughnessFactor", NodeGltfValue::kRoughnessFactor, NodeValueType::kFloat, {1, 0, 0, 0}},
+    {"emissiveFactor", NodeGltfValue::kEmissiveFactor, NodeValueType::kVec3, {0, 0, 0, 0}},
+    {"normalScale", NodeGltfValue::kNormalScale, NodeValueType::kFloat, {1, 0, 0, 0}},
+    {"occlusionStrength", NodeGltfValue::kOcclusionStrength, NodeValueType::kFloat, {1, 0, 0, 0}},
+};
+
+struct SlotInfo {
+  const char* name;
+  NodeTextureSlot slot;
+  bool srgb;
+  std::array<float, 4> unbound;
+};
+const SlotInfo kSlots[] = {
+    {"baseColor", NodeTextureSlot::kBaseColor, true, {1, 1, 1, 1}},
+    {"metallicRoughness", NodeTextureSlot::kMetallicRoughness, false, {1, 1, 1, 1}},
+    {"normal", NodeTextureSlot::kNormal, false, {0.5f, 0.5f, 1, 1}},  // the flat tangent-space normal
+    {"occlusion", NodeTextureSlot::kOcclusion, false, {1, 1, 1, 1}},
+    {"emissive", NodeTextureSlot::kEmissive, true, {1, 1, 1, 1}},
+};
+
+// Keys each built-in type accepts besides id, type, inputs.
+std::set<std::string> paramKeys(const std::string& type) {
+  if (type == "Constant") return {"value", "valueType"};
+  if (type == "Uniform") return {"name", "value", "valueType", "gltf"};
+  if (type == "Texture") return {"slot", "image", "srgb"};
+  if (type == "Uv") return {"set"};
+  if (type == "Swizzle") return {"components"};
+  return {};
+}
+
+// Reads a block's parameters into `block` (and registers uniforms and textures in `material`).
+Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std::string& where) {
+  const std::string& type = block.type;
+  element e;
+  if (type == "Constant") {
+    if (o.at_key("value").get(e) != simdjson::SUCCESS) return bad(where + ".value", "required");
+    auto v = readValue(e, where + ".value");
+    if (!v) return v.error();
+    block.value_type = v->first;
+    block.value = v->second;
+    std::string_view t;
+    if (o.at_key("valueType").get(e) == simdjson::SUCCESS) {
+      if (e.get_string().get(t) != simdjson::SUCCESS) return bad(where + ".valueType", "must be a string");
+      auto declared = readValueType(t, where + ".valueType");
+      if (!declared) return declared.error();
+      if (*declared != block.value_type) {
+        if (block.value_type != NodeValueType::kFloat) {
+          return bad(where + ".value", std::string("has ") + std::to_string(nodeValueComponents(block.value_type)) +
+                                           " components, valueType is " + nodeValueTypeName(*declared));
+        }
+        block.value = {block.value[0], block.value[0], block.value[0], block.value[0]};  // a scalar broadcasts
+        block.value_type = *declared;
+      }
+    }
+    return Ok{};
+  }
+  if (type == "Uniform") {
+    std::string_view name;
+    if (o.at_key("name").get(e) != simdjson::SUCCESS || e.get_string().get(name) != simdjson::SUCCESS) {
+      return bad(where + ".name", "required string");
+    }
+    if (!isIdentifier(name)) return bad(where + ".name", "'" + std::string(name) + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+    for (const NodeUniformInfo& u : material.uniforms) {
+      if (u.name == name) return bad(where + ".name", "duplicate uniform '" + std::string(name) + "'");
+    }
+    NodeUniformInfo info;
+    info.name = std::string(name);
+    bool typed = false;
+    if (o.at_key("gltf").get(e) == simdjson::SUCCESS) {
+      std::string_view g;
+      if (e.get_string().get(g) != simdjson::SUCCESS) return bad(where + ".gltf", "must be a string");
+      const GltfValueInfo* found = nullptr;
+      for (const GltfValueInfo& gv : kGltfValues) {
+        if (g == gv.name) found = &gv;
+      }
+      if (!found) return bad(where + ".gltf", "unknown glTF material value '" + std::string(g) + "'");
+      info.gltf = found->value;
+      info.type = found->type;
+      info.value = found->fallback;
+      typed = true;
+    }
+    if (o.at_key("valueType").get(e) == simdjson::SUCCESS) {
+      std::string_view t;
+      if (e.get_string().get(t) != simdjson::SUCCESS) return bad(where + ".valueType", "must be a string");
+      auto declared = readValueType(t, where + ".valueType");
+      if (!declared) return declared.error();
+      if (typed && *declared != info.type) {
+        return bad(where + ".valueType", std::string("the glTF value is a ") + nodeValueTypeName(info.type));
+      }
+      info.type = *declared;
+      typed = true;
+    }
+    if (o.at_key("value").get(e) == simdjson::SUCCESS) {
+      auto v = readValue(e, where + ".value");
+      if (!v) return v.error();
+      if (typed && v->first != info.type) {
+        return bad(where + ".value", std::string("is a ") + nodeValueTypeName(v->first) + ", the uniform a " + nodeValueTypeName(info.type));
+      }
+      info.type = v->first;
+      info.value = v->second;
+      typed = true;
+    }
+    if (!typed) return bad(where, "a Uniform needs valueType, value or gltf");
+    info.offset = uint32_t(sizeof(NodeObjectHeader) + 16 * material.uniforms.size());
+    block.uniform = info.name;
+    block.value_type = info.type;
+    block.value = info.value;
+    block.gltf = info.gltf;
+    material.uniforms.push_back(info);
+    return Ok{};
+  }
+  if (type == "Texture") {
+    NodeTextureInfo info;
+    std::string_view slot;
+    const bool has_slot = o.at_key("slot").get(e) == simdjson::SUCCESS;
+    if (has_slot) {
+      if (e.get_string().get(slot) != simdjson::SUCCESS) return bad(where + ".slot", "must be a string");
+      const SlotInfo* found = nullptr;
+      for (const SlotInfo& s : kSlots) {
+        if (slot == s.name) found = &s;
+      }
+      if (!found) {
+        return bad(where + ".slot", "unknown slot '" + std::string(slot) +
+                                        "' (baseColor, metallicRoughness, normal, occlusion, emissive)");
+      }
+      info.slot = found->slot;
+      info.srgb = found->srgb;
+      info.unbound = found->unbound;
+    }
+    const bool has_image = o.at_key("image").get(e) == simdjson::SUCCESS;
+    if (has_image) {
+      if (has_slot) return bad(where, "a Texture has either slot or image, not both");
+      uint64_t index = 0;
+      if (e.get_uint64().get(index) != simdjson::SUCCESS || index >= kNone) return bad(where + ".image", "must be an image index");
+      info.slot = NodeTextureSlot::kImage;
+      info.image = uint32_t(index);
+      bool srgb = false;
+      if (o.at_key("srgb").get(e) == simdjson::SUCCESS && e.get_bool().get(srgb) != simdjson::SUCCESS) {
+        return bad(where + ".srgb", "must be a boolean");
+      }
+      info.srgb = srgb;
+    } else if (o.at_key("srgb").get(e) == simdjson::SUCCESS) {
+      return bad(where + ".srgb", "only for image textures (slots have a fixed color space)");
+    }
+    if (!has_slot && !has_image) return bad(where, "a Texture needs slot or image");
+    // One binding per distinct source.
+    uint32_t index = kNone;
+    for (uint32_t i = 0; i < material.textures.size(); ++i) {
+      const NodeTextureInfo& t = material.textures[i];
+      if (t.slot == info.slot && t.image == info.image && t.srgb == info.srgb) index = i;
+    }
+    if (index == kNone) {
+      index = uint32_t(material.textures.size());
+      material.textures.push_back(info);
+    }
+    block.texture = index;
+    block.value = info.unbound;
+    return Ok{};
+  }
+  if (type == "Uv") {
+    if (o.at_key("set").get(e) == simdjson::SUCCESS) {
+      uint64_t set = 0;
+      if (e.get_uint64().get(set) != simdjson::SUCCESS || set > 1) return bad(where + ".set", "must be 0 or 1 (TEXCOORD_0, TEXCOORD_1)");
+      block.texcoord = uint32_t(set);
+    }
+    return Ok{};
+  }
+  if (type == "Swizzle") {
+    std::string_view c;
+    if (o.at_key("components").get(e) != simdjson::SUCCESS || e.get_string().get(c) != simdjson::SUCCESS) {
+      return bad(where + ".components", "required string (e.g. \"xyz\")");
+    }
+    block.components = std::string(c);
+    return Ok{};
+  }
+  return Ok{};
+}
+
+Status parseInputs(object o, RawBlock& raw, const std::string& where) {
+  element e;
+  if (o.at_key("inputs").get(e) != simdjson::SUCCESS) return Ok{};
+  object inputs;
+  if (e.get_object().get(inputs) != simdjson::SUCCESS) return bad(where + ".inputs", "must be an object");
+  for (auto field : inputs) {
+    RawInput in;
+    in.name = std::string(field.key);
+    const std::string here = where + ".inputs." + in.name;
+    std::string_view ref;
+    if (field.value.get_string().get(ref) == simdjson::SUCCESS) {
+      const size_t dot = ref.find('.');
+      in.block_id = std::string(ref.substr(0, dot));
+      if (dot != std::string_view::npos) in.output = std::string(ref.substr(dot + 1));
+      if (in.block_id.empty()) return bad(here, "empty block reference");
+    } else {
+      auto v = readValue(field.value, here);
+      if (!v) return bad(here, "must be \"blockId\", \"blockId.output\", a number or an array of 1 to 4 numbers");
+      in.literal = true;
+      in.type = v->first;
+      in.value = v->second;
+    }
+    raw.inputs.push_back(std::move(in));
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const ParseNodeMaterialOptions& options) {
+  simdjson::dom::parser parser;
+  element root;
+  simdjson::padded_string padded(json_text);
+  if (auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS) {
+    return fail(Error::kInvalidJson, std::string("node material: ") + simdjson::error_message(error));
+  }
+  object top;
+  if (root.get_object().get(top) != simdjson::SUCCESS) return bad("node material", "the root must be an object");
+  NodeMaterial material;
+  element e;
+  if (top.at_key("name").get(e) == simdjson::SUCCESS) {
+    std::string_view name;
+    if (e.get_string().get(name) != simdjson::SUCCESS) return bad("name", "must be a string");
+    material.name = std::string(name);
+  }
+  array blocks;
+  if (top.at_key("blocks").get(e) != simdjson::SUCCESS || e.get_array().get(blocks) != simdjson::SUCCESS) {
+    return bad("blocks", "required array");
+  }
+  for (auto field : top) {
+    if (field.key != "name" && field.key != "blocks" && field.key != "description") {
+      return bad(std::string(field.key), "unknown field");
+    }
+  }
+
+  // ---- Pass 1: blocks, parameters, raw inputs ----
+  std::vector<RawBlock> raws;
+  std::unordered_map<std::string, uint32_t> ids;
+  uint32_t index = 0;
+  for (element item : blocks) {
+    const std::string where = "blocks[" + std::to_string(index) + "]";
+    object o;
+    if (item.get_object().get(o) != simdjson::SUCCESS) return bad(where, "must be an object");
+    NodeBlock block;
+    std::string_view text;
+    if (o.at_key("id").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS || text.empty()) {
+      return bad(where + ".id", "required non-empty string");
+    }
+    block.id = std::string(text);
+    if (block.id.find('.') != std::string::npos) return bad(where + ".id", "'" + block.id + "' must not contain '.'");
+    if (!ids.emplace(block.id, index).second) return bad(where + ".id", "duplicate id '" + block.id + "'");
+    if (o.at_key("type").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS) {
+      return bad(where + ".type", "required string");
+    }
+    block.type = std::string(text);
+    if (isBuiltinNodeType(block.type)) {
+      const std::set<std::string> keys = paramKeys(block.type);
+      for (auto field : o) {
+        const std::string key(field.key);
+        if (key != "id" && key != "type" && key != "inputs" && key != "comment" && !keys.count(key)) {
+          return bad(where + "." + key, "unknown field for " + block.type);
+        }
+      }
+      if (Status s = readParams(o, block, material, where); !s) return s.error();
+    } else {
+      std::shared_ptr<const NodeBlockEmitter> custom = options.block_loader ? options.block_loader(block.type) : nullptr;
+      if (!custom) return bad(where + ".type", "unknown block type '" + block.type + "'");
+      block.emitter = std::move(custom);
+    }
+    RawBlock raw;
+    if (Status s = parseInputs(o, raw, where); !s) return s.error();
+    material.blocks.push_back(std::move(block));
+    raws.push_back(std::move(raw));
+    ++index;
+  }
+  const uint32_t count = uint32_t(material.blocks.size());
+
+  // ---- Pass 2: resolve references and port names ----
+  for (uint32_t b = 0; b < count; ++b) {
+    const NodeBlock& block = material.blocks[b];
+    std::vector<std::string> ports;
+    if (block.emitter) {
+      for (const NodePortDecl& p : block.emitter->inputs()) ports.push_back(p.name);
+    } else {
+      ports = builtinNodeInputNames(block.type);
+    }
+    for (RawInput& in : raws[b].inputs) {
+      const std::string where = "blocks[" + std::to_string(b) + "].inputs." + in.name;
+      if (std::find(ports.begin(), ports.end(), in.name) == ports.end()) {
+        return bad(where, block.type + " has no input '" + in.name + "'");
+      }
+      if (in.literal) continue;
+      auto it = ids.find(in.block_id);
+      if (it == ids.end()) return bad(where, "unknown block '" + in.block_id + "'");
+      in.block = it->second;
+    }
+  }
+
+  // ---- Pass 3: topological order (sources before consumers); cycles fail ----
+  std::vector<uint32_t> order;
+  std::vector<uint8_t> mark(count, 0);  // 0 new, 1 on the stack, 2 done
+  std::function<Status(uint32_t)> visit = [&](uint32_t b) -> Status {
+    mark[b] = 1;
+    for (const RawInput& in : raws[b].inputs) {
+      if (in.literal) continue;
+      if (mark[in.block] == 1) {
+        return bad("blocks[" + std::to_string(b) + "].inputs." + in.name, "cycle through '" + material.blocks[in.block].id + "'");
+      }
+      if (mark[in.block] == 0) {
+        if (Status s = visit(in.block); !s) return s;
+      }
+    }
+    mark[b] = 2;
+    order.push_back(b);
+    return Ok{};
+  };
+  for (uint32_t b = 0; b < count; ++b) {
+    if (mark[b] == 0) {
+      if (Status s = visit(b); !s) return s.error();
+    }
+  }
+
+  // ---- Pass 4: types, emitters, inputs aligned to the emitter's ports ----
+  for (uint32_t b : order) {
+    NodeBlock& block = material.blocks[b];
+    const std::string where = "blocks[" + std::to_string(b) + "]";
+    std::map<std::string, NodeValueType> types;
+    std::map<std::string, NodeInput> resolved;
+    for (const RawInput& in : raws[b].inputs) {
+      NodeInput n;
+      n.name = in.name;
+      if (in.literal) {
+        n.literal = true;
+        n.literal_type = in.type;
+        n.value = in.value;
+        types[in.name] = in.type;
+      } else {
+        const NodeBlock& source = material.blocks[in.block];
+        const std::vector<NodePortDecl> outs = source.emitter->outputs();
+        const std::string here = where + ".inputs." + in.name;
+        if (outs.empty()) return bad(here, "block '" + source.id + "' (" + source.type + ") has no outputs");
+        uint32_t k = 0;
+        if (!in.output.empty()) {
+          k = kNone;
+          for (uint32_t i = 0; i < outs.size(); ++i) {
+            if (outs[i].name == in.output) k = i;
+          }
+          if (k == kNone) return bad(here, "block '" + source.id + "' (" + source.type + ") has no output '" + in.output + "'");
+        }
+        n.block = in.block;
+        n.output = k;
+        types[in.name] = outs[k].type;
+      }
+      resolved[in.name] = n;
+    }
+    if (!block.emitter) {
+      auto made = makeBuiltinNodeEmitter(block, types, where);
+      if (!made) return made.error();
+      block.emitter = *made;
+    }
+    for (const NodePortDecl& p : block.emitter->inputs()) {
+      auto it = resolved.find(p.name);
+      if (it == resolved.end()) {
+        if (!p.optional) return bad(where + ".inputs." + p.name, "required input not connected");
+        NodeInput n;
+        n.name = p.name;
+        block.inputs.push_back(n);
+        continue;
+      }
+      auto converted = convertNodeValue("x", types[p.name], p.type);
+      if (!converted) return bad(where + ".inputs." + p.name, converted.error().message);
+      block.inputs.push_back(it->second);
+    }
+  }
+
+  // ---- Pass 5: features. Built-in emitters install theirs; flag-only ones get theirs installed here ----
+  for (uint32_t b = 0; b < count; ++b) {
+    if (Status s = material.blocks[b].emitter->declare(material.state, material.blocks[b]); !s) {
+      return fail(s.error().code, "blocks[" + std::to_string(b) + "]: " + s.error().message);
+    }
+  }
+  // Seed 000: a custom emitter that only set the flag gets the same feature module as the built-in block.
+  if (material.state.uses_morph_targets && !nodeFeatureInstalled(material.state, "morph")) {
+    installNodeFeature(material.state, nodeMorphFeature());
+  }
+  if (material.state.uses_skinning && !nodeFeatureInstalled(material.state, "skin")) {
+    installNodeFeature(material.state, nodeSkinFeature());
+  }
+
+  // ---- Pass 6: structure ----
+  for (uint32_t b = 0; b < count; ++b) {
+    const std::string& type = material.blocks[b].type;
+    const std::string where = "blocks[" + std::to_string(b) + "]";
+    if (type == "PbrOutput") {
+      if (material.pbr_output != kNone) return bad(where, "a graph has exactly one PbrOutput (another is blocks[" + std::to_string(material.pbr_output) + "])");
+      material.pbr_output = b;
+    }
+    if (type == "VertexOutput") {
+      if (material.vertex_output != kNone) return bad(where, "a graph has at most one VertexOutput");
+      material.vertex_output = b;
+    }
+  }
+  if (material.pbr_output == kNone) return bad("blocks", "a graph needs a PbrOutput block");
+
+  // Morph, then skin (glTF 2.0 §3.7.3.3: morph targets apply to the bind-pose attributes that skinning deforms):
+  // a MorphTargets block must not read (transitively) from a Skinning block.
+  for (uint32_t b = 0; b < count; ++b) {
+    if (material.blocks[b].type != "MorphTargets") continue;
+    for (const NodeInput& in : material.blocks[b].inputs) {
+      if (in.block == kNone) continue;
+      std::vector<uint32_t> stack{in.block};
+      std::vector<uint8_t> seen(count, 0);
+      while (!stack.empty()) {
+        const uint32_t s = stack.back();
+        stack.pop_back();
+        if (seen[s]) continue;
+        seen[s] = 1;
+        if (material.blocks[s].type == "Skinning") {
+          return bad("blocks[" + std::to_string(b) + "].inputs." + in.name,
+                     "MorphTargets reads the output of Skinning '" + material.blocks[s].id +
+                         "'; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
+        }
+        for (const NodeInput& next : material.blocks[s].inputs) {
+          if (next.block != kNone) stack.push_back(next.block);
+        }
+      }
+    }
+  }
+
+  // Stages: every block feeding VertexOutput must exist in the vertex stage, every block feeding PbrOutput in
+  // the fragment stage.
+  for (const auto& [stage_root, stage, stage_name] :
+       {std::tuple{material.vertex_output, kNodeStageVertex, "vertex"}, std::tuple{material.pbr_output, kNodeStageFragment, "fragment"}}) {
+    if (stage_root == kNone) continue;
+    std::vector<uint32_t> stack{stage_root};
+    std::vector<uint8_t> seen(count, 0);
+    while (!stack.empty()) {
+      const uint32_t s = stack.back();
+      stack.pop_back();
+      if (seen[s]) continue;
+      seen[s] = 1;
+      for (const NodeInput& in : material.blocks[s].inputs) {
+        if (in.block == kNone) continue;
+        const NodeBlock& source = material.blocks[in.block];
+        if ((source.emitter->stages() & stage) == 0) {
+          return bad("blocks[" + std::to_string(s) + "].inputs." + in.name,
+                     "'" + source.id + "' (" + source.type + ") is not available in the " + stage_name + " stage");
+        }
+        stack.push_back(in.block);
+      }
+    }
+  }
+  material.uniform_block_bytes = uint32_t(sizeof(NodeObjectHeader) + 16 * material.uniforms.size());
+  return material;
+}
+
+Expected<NodeMaterial> loadNodeMaterial(const std::string& path, const ParseNodeMaterialOptions& options) {
+  Expected<std::vector<uint8_t>> bytes = readFile(path, size_t(16) << 20);
+  if (!bytes) return bytes.error();
+  Expected<NodeMaterial> material =
+      parseNodeMaterial(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), options);
+  if (!material) return fail(material.error().code, path + ": " + material.error().message);
+  return material;
+}
+
+}  // namespace morphkit

@@ -1,0 +1,71 @@
+// node_skin.cpp — the skinning feature module of node materials. Same seam as the morph feature: reached only
+// through the Skinning block (or a flag-only custom block setting uses_skinning). Its prologue runs after the morph
+// feature's (order 1 > 0): morph, then skin (glTF 2.0 §3.7.3.3; docs/NODE_MATERIALS.md).
+//
+// Data as the renderer's vertex path (shaders/render/mesh.vert): per vertex 4·sets u32 joints then 4·sets f32
+// weights, and the mat4 joint palette (world(joint) · inverseBindMatrix). Unskinned draws (skin_sets 0) bind the
+// shared 64-byte fallback (one identity matrix) to both bindings and never read it.
+#include <atomic>
+
+#include "node_feature.h"
+#include "vk_context.h"
+
+namespace morphkit {
+namespace {
+
+std::atomic<uint64_t> g_requests{0};
+
+constexpr const char* kStream =
+    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeSkinStream { uint nodeSkinWords[]; };\n";
+constexpr const char* kJoints =
+    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeJointMatrices { mat4 nodeJointMatrices[]; };\n";
+
+// glTF 2.0 §3.7.3.3: linear blend skinning over every JOINTS_n/WEIGHTS_n set; the skinned mesh ignores the node's
+// own transform. Normals use the blended matrix's 3×3 and are renormalized by the fragment shader.
+constexpr const char* kPrologue = R"(  // Skinning (glTF 2.0 §3.7.3.3), after morphing: the blended joint matrix, or the node's model when unskinned.
+  mat4 nodeSkinMatrix = node.model;
+  mat3 nodeSkinNormalMatrix = mat3(node.normal_matrix);
+  if (node.skin_sets > 0u) {
+    mat4 skin = mat4(0.0);
+    uint n = 4u * node.skin_sets;
+    uint base = nodeVertexIndex * 2u * n;
+    for (uint j = 0u; j < n; j = j + 1u) {
+      float weight = uintBitsToFloat(nodeSkinWords[base + n + j]);
+      if (weight != 0.0) skin += weight * nodeJointMatrices[nodeSkinWords[base + j]];
+    }
+    nodeSkinMatrix = skin;
+    nodeSkinNormalMatrix = mat3(skin);
+  }
+)";
+
+Expected<GpuBuffer> allocateSkinFallback(VulkanContext& context) {
+  Expected<GpuBuffer> buffer = createBuffer(context, 64, MemoryUse::kDevice);
+  if (!buffer) return fail(buffer.error().code, "skin fallback: " + buffer.error().message);
+  const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  if (Status s = uploadToBuffer(context, *buffer, 0, identity, sizeof identity); !s) {
+    destroyBuffer(context, *buffer);
+    return fail(s.error().code, "skin fallback: " + s.error().message);
+  }
+  return buffer;
+}
+
+}  // namespace
+
+std::shared_ptr<const NodeFeature> nodeSkinFeature() {
+  ++g_requests;
+  static const std::shared_ptr<const NodeFeature> feature = [] {
+    auto f = std::make_shared<NodeFeature>();
+    f->name = "skin";
+    f->order = 1;
+    f->bindings.push_back({"NodeSkinStream", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kStream});
+    f->bindings.push_back({"NodeJointMatrices", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kJoints});
+    f->vertex_prologue = kPrologue;
+    f->allocate_fallback = &allocateSkinFallback;
+    return std::shared_ptr<const NodeFeature>(std::move(f));
+  }();
+  return feature;
+}
+
+uint64_t nodeSkinFeatureRequests() { return g_requests.load(); }
+
+}  // namespace morphkit

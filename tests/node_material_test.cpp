@@ -1,0 +1,564 @@
+// Node materials (src/material): parsing and its errors, the generated GLSL, the fixed binding order, the morph and
+// skinning features as opt-in modules, flag-only custom blocks, morph-before-skin, SPIR-V for every example graph,
+// and the morph buffer layouts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "../src/material/node_feature.h"
+#include "morphkit/node_material.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+std::filesystem::path sourceDir() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
+std::filesystem::path examplePath(const char* name) { return sourceDir() / "examples" / name; }
+
+std::string readText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// ---- Custom blocks used by the tests and examples/custom_rim.json ----
+// Written against the older flag-only contract: sets uses_morph_targets, never installs the feature, and relies on
+// the documented nodeMorphDeltaPosition / nodeMorphDeltaNormal names.
+class LegacyMorphEmitter final : public NodeBlockEmitter {
+ public:
+  explicit LegacyMorphEmitter(bool set_flag = true) : set_flag_(set_flag) {}
+  std::vector<NodePortDecl> inputs() const override {
+    return {{"position", NodeValueType::kVec3, true, {}, "nodePosition"}, {"normal", NodeValueType::kVec3, true, {}, "nodeNormal"}};
+  }
+  std::vector<NodePortDecl> outputs() const override {
+    return {{"position", NodeValueType::kVec3}, {"normal", NodeValueType::kVec3}};
+  }
+  uint32_t stages() const override { return kNodeStageVertex; }
+  Status declare(NodeBuildState& state, const NodeBlock&) const override {
+    if (set_flag_) state.uses_morph_targets = true;
+    return Ok{};
+  }
+  Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string& code) const override {
+    code += "  vec3 " + c.prefix + "_position = " + c.inputs[0] + " + nodeMorphDeltaPosition;\n";
+    code += "  vec3 " + c.prefix + "_normal = " + c.inputs[1] + " + nodeMorphDeltaNormal;\n";
+    return std::vector<std::string>{c.prefix + "_position", c.prefix + "_normal"};
+  }
+
+ private:
+  bool set_flag_;
+};
+
+class RimEmitter final : public NodeBlockEmitter {
+ public:
+  std::vector<NodePortDecl> inputs() const override {
+    return {{"normal", NodeValueType::kVec3, false}, {"view", NodeValueType::kVec3, false}, {"power", NodeValueType::kFloat, true, {2, 0, 0, 0}}};
+  }
+  std::vector<NodePortDecl> outputs() const override { return {{"value", NodeValueType::kFloat}}; }
+  uint32_t stages() const override { return kNodeStageFragment; }
+  Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string& code) const override {
+    code += "  float " + c.prefix + " = pow(1.0 - clamp(dot(normalize(" + c.inputs[0] + "), normalize(" + c.inputs[1] +
+            ")), 0.0, 1.0), " + c.inputs[2] + ");\n";
+    return std::vector<std::string>{c.prefix};
+  }
+};
+
+ParseNodeMaterialOptions testLoader() {
+  ParseNodeMaterialOptions options;
+  options.block_loader = [](std::string_view type) -> std::shared_ptr<const NodeBlockEmitter> {
+    if (type == "LegacyMorph") return std::make_shared<LegacyMorphEmitter>();
+    if (type == "NoFlagMorph") return std::make_shared<LegacyMorphEmitter>(false);
+    if (type == "Rim") return std::make_shared<RimEmitter>();
+    return nullptr;
+  };
+  return options;
+}
+
+// A small morph graph; `morph_type` names the deformation block ("MorphTargets" or a custom one).
+std::string morphGraph(const std::string& morph_type, bool skin = false) {
+  std::string s = R"({"name": "morph-test", "blocks": [
+    {"id": "p", "type": "Position"},
+    {"id": "m", "type": ")" + morph_type + R"(", "inputs": {"position": "p"}},)";
+  if (skin) {
+    s += R"({"id": "s", "type": "Skinning", "inputs": {"position": "m.position", "normal": "m.normal"}},
+            {"id": "v", "type": "VertexOutput", "inputs": {"worldPosition": "s.worldPosition", "worldNormal": "s.worldNormal"}},)";
+  } else {
+    s += R"({"id": "v", "type": "VertexOutput", "inputs": {"position": "m.position", "normal": "m.normal"}},)";
+  }
+  s += R"({"id": "c", "type": "Uniform", "name": "tint", "value": [0.5, 0.25, 1.0, 1.0]},
+    {"id": "out", "type": "PbrOutput", "inputs": {"baseColor": "c", "roughness": 0.5}}]})";
+  return s;
+}
+
+std::vector<std::string> bindingNames(const std::vector<NodeBinding>& bindings) {
+  std::vector<std::string> names;
+  for (const NodeBinding& b : bindings) names.push_back(b.name);
+  return names;
+}
+
+std::string allText(const NodeMaterialGlsl& glsl) {
+  std::string text;
+  for (const NodeShaderText& s : glsl.shaders) text += s.vertex + s.fragment;
+  return text;
+}
+
+TEST(NodeMaterial, StaticGraphCompilesNoMorphAndReachesNoFeature) {
+  const uint64_t morph_before = nodeMorphFeatureRequests(), skin_before = nodeSkinFeatureRequests();
+  Expected<NodeMaterial> m = loadNodeMaterial(examplePath("static_pbr.json").string());
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_FALSE(nodeMaterialUsesMorph(*m));
+  EXPECT_FALSE(nodeMaterialUsesSkinning(*m));
+  EXPECT_TRUE(m->state.features.empty());
+  EXPECT_FALSE(m->state.uses_morph_targets);
+  EXPECT_EQ(m->textures.size(), 5u);
+  ASSERT_EQ(m->uniforms.size(), 6u);
+  EXPECT_EQ(m->uniforms[0].offset, 160u);
+  EXPECT_EQ(m->uniforms[5].offset, 160u + 5 * 16);
+  EXPECT_EQ(m->uniform_block_bytes, 160u + 6 * 16);
+  Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
+  ASSERT_TRUE(glsl) << glsl.error().message;
+  // No morph GLSL anywhere, no morph binding.
+  EXPECT_EQ(lower(allText(*glsl)).find("nodemorph"), std::string::npos);
+  EXPECT_EQ(lower(allText(*glsl)).find("morph targets"), std::string::npos);
+  EXPECT_EQ(lower(allText(*glsl)).find("nodeskin"), std::string::npos);
+  EXPECT_EQ(lower(allText(*glsl)).find("joint"), std::string::npos);
+  EXPECT_EQ(bindingNames(glsl->bindings),
+            (std::vector<std::string>{"NodeUniforms", "nodeTexture0", "nodeTexture1", "nodeTexture2", "nodeTexture3",
+                                      "nodeTexture4", "FrameBlock", "nodeShadowMap"}));
+  for (uint32_t i = 0; i < glsl->bindings.size(); ++i) {
+    EXPECT_EQ(glsl->bindings[i].binding, i);
+    EXPECT_TRUE(glsl->bindings[i].feature.empty());
+  }
+  // The feature modules were never reached.
+  EXPECT_EQ(nodeMorphFeatureRequests(), morph_before);
+  EXPECT_EQ(nodeSkinFeatureRequests(), skin_before);
+}
+
+TEST(NodeMaterial, BindingOrderIsNodeThenMorphThenSkinThenEnvironment) {
+  Expected<NodeMaterial> m = loadNodeMaterial(examplePath("morph_skin_pbr.json").string());
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(nodeMaterialUsesMorph(*m));
+  EXPECT_TRUE(nodeMaterialUsesSkinning(*m));
+  Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
+  ASSERT_TRUE(glsl) << glsl.error().message;
+  EXPECT_EQ(bindingNames(glsl->bindings),
+            (std::vector<std::string>{"NodeUniforms", "nodeTexture0", "nodeTexture1", "nodeTexture2", "nodeTexture3",
+                                      "nodeTexture4", "NodeMorphDeltas", "NodeMorphWeights", "NodeSkinStream",
+                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
+  const std::vector<NodeBindingGroup> groups = {NodeBindingGroup::kNode, NodeBindingGroup::kNode, NodeBindingGroup::kNode,
+                                                NodeBindingGroup::kNode, NodeBindingGroup::kNode, NodeBindingGroup::kNode,
+                                                NodeBindingGroup::kFeature, NodeBindingGroup::kFeature, NodeBindingGroup::kFeature,
+                                                NodeBindingGroup::kFeature, NodeBindingGroup::kEnvironment, NodeBindingGroup::kEnvironment};
+  ASSERT_EQ(glsl->bindings.size(), groups.size());
+  for (uint32_t i = 0; i < groups.size(); ++i) {
+    EXPECT_EQ(glsl->bindings[i].binding, i);
+    EXPECT_EQ(glsl->bindings[i].set, kNodeMaterialSet);
+    EXPECT_EQ(glsl->bindings[i].group, groups[i]) << i;
+  }
+  EXPECT_EQ(glsl->bindings[6].feature, "morph");
+  EXPECT_EQ(glsl->bindings[6].kind, NodeBindingKind::kStorageBuffer);
+  EXPECT_EQ(glsl->bindings[6].stages, kNodeStageVertex);
+  EXPECT_EQ(glsl->bindings[8].feature, "skin");
+  EXPECT_EQ(glsl->bindings[11].kind, NodeBindingKind::kShadowSampler);
+  // The GLSL declares the morph buffers at those numbers, in the vertex stage only.
+  const std::string& vs = glsl->shaders[size_t(NodePipeline::kColor)].vertex;
+  EXPECT_NE(vs.find("binding = 6, std430) restrict readonly buffer NodeMorphDeltas"), std::string::npos) << vs;
+  EXPECT_NE(vs.find("binding = 7, std430) restrict readonly buffer NodeMorphWeights"), std::string::npos);
+  EXPECT_NE(vs.find("binding = 10, std140) uniform FrameBlock"), std::string::npos);
+  EXPECT_EQ(lower(glsl->shaders[size_t(NodePipeline::kColor)].fragment).find("nodemorph"), std::string::npos);
+  EXPECT_NE(glsl->shaders[size_t(NodePipeline::kColor)].fragment.find("binding = 11) uniform sampler2DShadow"), std::string::npos);
+}
+
+TEST(NodeMaterial, FeatureBindingOrderDoesNotDependOnBlockOrder) {
+  // Skinning is listed (and so installed) before MorphTargets; the bindings still put morph first.
+  const std::string json = R"({"blocks": [
+    {"id": "s", "type": "Skinning", "inputs": {"position": "m.position", "normal": "m.normal"}},
+    {"id": "m", "type": "MorphTargets"},
+    {"id": "v", "type": "VertexOutput", "inputs": {"worldPosition": "s.worldPosition", "worldNormal": "s.worldNormal"}},
+    {"id": "out", "type": "PbrOutput"}]})";
+  Expected<NodeMaterial> m = parseNodeMaterial(json);
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->state.features.size(), 2u);
+  EXPECT_EQ(m->state.features[0]->name, "skin");  // install order
+  Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
+  ASSERT_TRUE(glsl) << glsl.error().message;
+  EXPECT_EQ(bindingNames(glsl->bindings),
+            (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights", "NodeSkinStream",
+                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
+}
+
+TEST(NodeMaterial, MorphRunsBeforeSkinningInTheGeneratedVertexShader) {
+  Expected<NodeMaterial> m = parseNodeMaterial(morphGraph("MorphTargets", true));
+  ASSERT_TRUE(m) << m.error().message;
+  Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
+  ASSERT_TRUE(glsl) << glsl.error().message;
+  for (NodePipeline p : {NodePipeline::kDepth, NodePipeline::kShadow, NodePipeline::kColor}) {
+    const std::string& vs = glsl->shaders[size_t(p)].vertex;
+    const size_t morph_loop = vs.find("nodeMorphDeltaPosition += w *");
+    const size_t skin_blend = vs.find("skin += weight * nodeJointMatrices");
+    const size_t morph_apply = vs.find("vec3 n1_position = nodePosition + nodeMorphDeltaPosition;");
+    const size_t skin_apply = vs.find("vec3 n2_worldPosition = (nodeSkinMatrix * vec4(n1_position, 1.0)).xyz;");
+    const size_t output = vs.find("nodeOutWorldPosition = n2_worldPosition;");
+    ASSERT_NE(morph_loop, std::string::npos) << vs;
+    ASSERT_NE(skin_blend, std::string::npos);
+    ASSERT_NE(morph_apply, std::string::npos) << vs;
+    ASSERT_NE(skin_apply, std::string::npos) << vs;
+    ASSERT_NE(output, std::string::npos);
+    EXPECT_LT(morph_loop, skin_blend);
+    EXPECT_LT(skin_blend, morph_apply);
+    EXPECT_LT(morph_apply, skin_apply);
+    EXPECT_LT(skin_apply, output);
+    EXPECT_NE(vs.find(p == NodePipeline::kShadow ? "frame.light_view_proj * vec4(nodeOutWorldPosition" : "frame.view_proj * vec4(nodeOutWorldPosition"),
+              std::string::npos);
+  }
+}
+
+TEST(NodeMaterial, SkinningBeforeMorphIsRejected) {
+  const std::string json = R"({"blocks": [
+    {"id": "s", "type": "Skinning"},
+    {"id": "n", "type": "Normalize", "inputs": {"a": "s.worldPosition"}},
+    {"id": "m", "type": "MorphTargets", "inputs": {"position": "n"}},
+    {"id": "v", "type": "VertexOutput", "inputs": {"worldPosition": "m.position"}},
+    {"id": "out", "type": "PbrOutput"}]})";
+  Expected<NodeMaterial> m = parseNodeMaterial(json);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().message.rfind("blocks[2].inputs.position: MorphTargets reads the output of Skinning 's'", 0), 0u)
+      << m.error().message;
+  EXPECT_NE(m.error().message.find("§3.7.3.3"), std::string::npos);
+}
+
+TEST(NodeMaterial, FlagOnlyCustomBlockGetsTheSameMorphFeature) {
+  const ParseNodeMaterialOptions options = testLoader();
+  Expected<NodeMaterial> builtin = parseNodeMaterial(morphGraph("MorphTargets"), options);
+  Expected<NodeMaterial> legacy = parseNodeMaterial(morphGraph("LegacyMorph"), options);
+  ASSERT_TRUE(builtin) << builtin.error().message;
+  ASSERT_TRUE(legacy) << legacy.error().message;
+  EXPECT_TRUE(legacy->state.uses_morph_targets);
+  ASSERT_EQ(legacy->state.features.size(), 1u);
+  EXPECT_EQ(legacy->state.features[0], builtin->state.features[0]);  // the very same module object
+  Expected<NodeMaterialGlsl> a = generateNodeMaterialGlsl(*builtin);
+  Expected<NodeMaterialGlsl> b = generateNodeMaterialGlsl(*legacy);
+  ASSERT_TRUE(a && b);
+  for (size_t p = 0; p < kNodePipelineCount; ++p) {
+    EXPECT_EQ(a->shaders[p].vertex, b->shaders[p].vertex) << nodePipelineName(NodePipeline(p));
+    EXPECT_EQ(a->shaders[p].fragment, b->shaders[p].fragment);
+  }
+  ASSERT_EQ(a->bindings.size(), b->bindings.size());
+  for (size_t i = 0; i < a->bindings.size(); ++i) {
+    EXPECT_EQ(a->bindings[i].name, b->bindings[i].name);
+    EXPECT_EQ(a->bindings[i].binding, b->bindings[i].binding);
+    EXPECT_EQ(a->bindings[i].kind, b->bindings[i].kind);
+    EXPECT_EQ(a->bindings[i].stages, b->bindings[i].stages);
+    EXPECT_EQ(a->bindings[i].feature, b->bindings[i].feature);
+  }
+  EXPECT_EQ(bindingNames(b->bindings),
+            (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights", "FrameBlock", "nodeShadowMap"}));
+  // And the SPIR-V compiles.
+  Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*legacy);
+  ASSERT_TRUE(programs) << programs.error().message;
+}
+
+TEST(NodeMaterial, CustomBlockWithoutTheFlagGetsNoFeatureAndFailsToCompile) {
+  // The same emitter without the flag: nothing installs the morph feature, so its names are undefined in GLSL.
+  Expected<NodeMaterial> m = parseNodeMaterial(morphGraph("NoFlagMorph"), testLoader());
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(m->state.features.empty());
+  Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*m);
+  ASSERT_FALSE(programs);
+  EXPECT_EQ(programs.error().code, Error::kInvalidArgument);
+  EXPECT_NE(programs.error().message.find("morph-test (depth, vertex): GLSL does not compile"), std::string::npos)
+      << programs.error().message;
+  EXPECT_NE(programs.error().message.find("nodeMorphDeltaPosition"), std::string::npos);
+}
+
+TEST(NodeMaterial, EveryExampleCompilesToSpirv) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(sourceDir() / "examples")) {
+    if (entry.path().extension() != ".json") continue;
+    ++count;
+    SCOPED_TRACE(entry.path().filename().string());
+    Expected<NodeMaterial> m = loadNodeMaterial(entry.path().string(), testLoader());
+    ASSERT_TRUE(m) << m.error().message;
+    Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*m);
+    ASSERT_TRUE(programs) << programs.error().message;
+    for (size_t p = 0; p < kNodePipelineCount; ++p) {
+      const NodeSpirv& spirv = programs->spirv[p];
+      ASSERT_GT(spirv.vertex.size(), 5u);
+      EXPECT_EQ(spirv.vertex[0], 0x07230203u);  // SPIR-V magic
+      if (NodePipeline(p) == NodePipeline::kColor) {
+        ASSERT_GT(spirv.fragment.size(), 5u);
+        EXPECT_EQ(spirv.fragment[0], 0x07230203u);
+      } else {
+        EXPECT_TRUE(spirv.fragment.empty());
+      }
+    }
+  }
+  EXPECT_GE(count, 3);
+}
+
+TEST(NodeMaterial, CustomExampleNeedsItsLoader) {
+  Expected<NodeMaterial> m = loadNodeMaterial(examplePath("custom_rim.json").string());
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("custom_rim.json: blocks[2].type: unknown block type 'LegacyMorph'"), std::string::npos)
+      << m.error().message;
+  Expected<NodeMaterial> ok = loadNodeMaterial(examplePath("custom_rim.json").string(), testLoader());
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_TRUE(nodeMaterialUsesMorph(*ok));
+  EXPECT_FALSE(nodeMaterialUsesSkinning(*ok));
+}
+
+struct BadGraph {
+  const char* json;
+  const char* message;  // expected prefix
+};
+
+TEST(NodeMaterial, ErrorsNameTheBlock) {
+  const BadGraph cases[] = {
+      {R"({"blocks": [{"id": "c", "type": "Constant", "value": 1}, {"id": "x", "type": "Add", "inputs": {"a": "c", "b": 2}},
+          {"id": "y", "type": "Multiply", "inputs": {"a": "x", "b": "c"}}, {"id": "z", "type": "Add", "inputs": {"a": "foo", "b": 1}},
+          {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[3].inputs.a: unknown block 'foo'"},
+      {R"({"blocks": [{"id": "a", "type": "Frobnicate"}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].type: unknown block type 'Frobnicate'"},
+      {R"({"blocks": [{"id": "a", "type": "Add", "inputs": {"a": 1, "c": 2}}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].inputs.c: Add has no input 'c'"},
+      {R"({"blocks": [{"id": "a", "type": "Add", "inputs": {"a": 1}}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].inputs.b: required input not connected"},
+      {R"({"blocks": [{"id": "t", "type": "Texture", "slot": "baseColor"},
+          {"id": "out", "type": "PbrOutput", "inputs": {"baseColor": "t.q"}}]})",
+       "blocks[1].inputs.baseColor: block 't' (Texture) has no output 'q'"},
+      {R"({"blocks": [{"id": "a", "type": "Add", "inputs": {"a": "b", "b": 1}}, {"id": "b", "type": "Add", "inputs": {"a": "a", "b": 1}},
+          {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[1].inputs.a: cycle through 'a'"},
+      {R"({"blocks": [{"id": "c", "type": "Constant", "value": 1}]})", "blocks: a graph needs a PbrOutput block"},
+      {R"({"blocks": [{"id": "c", "type": "Constant", "value": [1, 2]},
+          {"id": "out", "type": "PbrOutput", "inputs": {"baseColor": "c"}}]})",
+       "blocks[1].inputs.baseColor: cannot convert vec2 to vec4"},
+      {R"({"blocks": [{"id": "t", "type": "Texture", "slot": "baseColor"},
+          {"id": "v", "type": "VertexOutput", "inputs": {"position": "t.rgb"}}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[1].inputs.position: 't' (Texture) is not available in the vertex stage"},
+      {R"({"blocks": [{"id": "m", "type": "MorphTargets"},
+          {"id": "out", "type": "PbrOutput", "inputs": {"emissive": "m.position"}}]})",
+       "blocks[1].inputs.emissive: 'm' (MorphTargets) is not available in the fragment stage"},
+      {R"({"blocks": [{"id": "a", "type": "Constant", "value": 1}, {"id": "a", "type": "PbrOutput"}]})",
+       "blocks[1].id: duplicate id 'a'"},
+      {R"({"blocks": [{"id": "a", "type": "Constant", "value": [1, 2, 3, 4, 5]}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].value: must have at most 4 components"},
+      {R"({"blocks": [{"id": "u", "type": "Uniform", "name": "1bad", "value": 1}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].name: '1bad' is not an identifier"},
+      {R"({"blocks": [{"id": "t", "type": "Texture", "slot": "diffuse"}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].slot: unknown slot 'diffuse'"},
+      {R"({"blocks": [{"id": "s", "type": "Swizzle", "components": "xyz", "inputs": {"value": [1, 2]}}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].components: 'xyz' reads beyond a vec2"},
+      {R"({"blocks": [{"id": "c", "type": "Constant", "value": 1, "colour": 2}, {"id": "out", "type": "PbrOutput"}]})",
+       "blocks[0].colour: unknown field for Constant"},
+      {R"({"blocks": [{"id": "o1", "type": "PbrOutput"}, {"id": "o2", "type": "PbrOutput"}]})",
+       "blocks[1]: a graph has exactly one PbrOutput"},
+      {R"({"blocks": 3})", "blocks: required array"},
+      {R"({"blocks": [)", "node material: "},
+  };
+  for (const BadGraph& c : cases) {
+    Expected<NodeMaterial> m = parseNodeMaterial(c.json);
+    ASSERT_FALSE(m) << c.message;
+    EXPECT_EQ(m.error().message.rfind(c.message, 0), 0u) << "got: " << m.error().message << "\nwanted: " << c.message;
+  }
+}
+
+TEST(NodeMaterial, TypesConvertAndLiteralsRoundTrip) {
+  const std::string json = R"({"name": "types", "blocks": [
+    {"id": "c3", "type": "Constant", "value": [0.1, 0.2, 0.3]},
+    {"id": "s", "type": "Constant", "value": 0.5, "valueType": "vec3"},
+    {"id": "mix", "type": "Mix", "inputs": {"a": "c3", "b": "s", "t": 0.25}},
+    {"id": "d", "type": "Dot", "inputs": {"a": "mix", "b": [0, 1, 0]}},
+    {"id": "sw", "type": "Swizzle", "components": "zx", "inputs": {"value": "mix"}},
+    {"id": "r", "type": "Swizzle", "components": "y", "inputs": {"value": "sw"}},
+    {"id": "out", "type": "PbrOutput", "inputs": {"baseColor": "mix", "metallic": "d", "roughness": "r"}}]})";
+  Expected<NodeMaterial> m = parseNodeMaterial(json);
+  ASSERT_TRUE(m) << m.error().message;
+  Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
+  ASSERT_TRUE(glsl) << glsl.error().message;
+  const std::string& fs = glsl->shaders[size_t(NodePipeline::kColor)].fragment;
+  EXPECT_NE(fs.find("vec3 n2 = mix(vec3(0.1, 0.2, 0.3), vec3(0.5, 0.5, 0.5), vec3(0.25));"), std::string::npos) << fs;
+  EXPECT_NE(fs.find("float n3 = dot(n2, vec3(0.0, 1.0, 0.0));"), std::string::npos);
+  EXPECT_NE(fs.find("vec2 n4 = (n2).zx;"), std::string::npos);
+  EXPECT_NE(fs.find("nodePbrBaseColor = vec4(n2, 1.0);"), std::string::npos);  // vec3 → vec4 appends 1
+  EXPECT_NE(fs.find("float n5 = (n4).y;"), std::string::npos);
+  EXPECT_NE(fs.find("nodePbrRoughness = n5;"), std::string::npos) << fs;
+  ASSERT_TRUE(compileNodeMaterial(*m));
+}
+
+TEST(NodeMaterial, FrameUniformsMatchTheRendererStruct) {
+  // The generated FrameUniforms restates shaders/render/render_shared.h: same members, same order.
+  const std::filesystem::path shared = sourceDir() / "shaders" / "render" / "render_shared.h";
+  ASSERT_TRUE(std::filesystem::exists(shared));
+  const std::string text = readText(shared);
+  auto members = [](const std::string& source) {
+    std::vector<std::string> out;
+    const size_t start = source.find("struct FrameUniforms {");
+    const size_t end = source.find("};", start);
+    std::regex member(R"((mat4|vec4)\s+(\w+)\s*;)");
+    const std::string body = source.substr(start, end - start);
+    for (std::sregex_iterator it(body.begin(), body.end(), member), last; it != last; ++it) out.push_back((*it)[1].str() + " " + (*it)[2].str());
+    return out;
+  };
+  Expected<NodeMaterial> m = parseNodeMaterial(R"({"blocks": [{"id": "out", "type": "PbrOutput"}]})");
+  ASSERT_TRUE(m);
+  Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
+  ASSERT_TRUE(glsl);
+  const std::vector<std::string> expected = members(text);
+  EXPECT_EQ(expected.size(), 8u);
+  EXPECT_EQ(members(glsl->shaders[size_t(NodePipeline::kColor)].fragment), expected);
+}
+
+TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
+  Expected<NodeMaterial> m = loadNodeMaterial(examplePath("static_pbr.json").string());
+  ASSERT_TRUE(m) << m.error().message;
+  Asset asset;
+  asset.images.resize(2);
+  asset.samplers.resize(1);
+  asset.textures.push_back(Texture{0, 1});     // texture 0: sampler 0, image 1
+  asset.textures.push_back(Texture{kNone, 0}); // texture 1: default sampler, image 0
+  Material mat;
+  mat.base_color_factor[0] = 0.5f;
+  mat.base_color_factor[3] = 0.25f;
+  mat.metallic_factor = 0.125f;
+  mat.roughness_factor = 0.75f;
+  mat.emissive_factor[1] = 2.0f;
+  mat.base_color_texture = {0, 1, 1.0f};  // TEXCOORD_1
+  mat.normal_texture = {1, 0, 0.5f};      // scale 0.5
+  mat.occlusion_texture = {7, 0, 1.0f};   // out of range: unbound
+  mat.alpha_mode = AlphaMode::kMask;
+  mat.alpha_cutoff = 0.3f;
+  // Declared textures, in order: baseColor, metallicRoughness, normal, occlusion, emissive.
+  const NodeTextureSource base = nodeTextureSource(*m, 0, asset, &mat);
+  EXPECT_TRUE(base.bound);
+  EXPECT_EQ(base.image, 1u);
+  EXPECT_EQ(base.sampler, 0u);
+  EXPECT_EQ(base.texcoord, 1u);
+  EXPECT_TRUE(base.srgb);
+  EXPECT_FALSE(nodeTextureSource(*m, 1, asset, &mat).bound);
+  EXPECT_EQ(nodeTextureSource(*m, 2, asset, &mat).image, 0u);
+  EXPECT_EQ(nodeTextureSource(*m, 2, asset, &mat).sampler, kNone);
+  EXPECT_FALSE(nodeTextureSource(*m, 2, asset, &mat).srgb);
+  EXPECT_FALSE(nodeTextureSource(*m, 3, asset, &mat).bound);
+  EXPECT_FALSE(nodeTextureSource(*m, 0, asset, nullptr).bound);  // the default material has no textures
+
+  NodeObjectHeader header{};
+  header.features = 5;
+  header.skin_sets = 2;
+  const std::vector<uint8_t> bytes = nodeUniformBytes(*m, asset, &mat, header);
+  ASSERT_EQ(bytes.size(), m->uniform_block_bytes);
+  NodeObjectHeader back;
+  std::memcpy(&back, bytes.data(), sizeof back);
+  EXPECT_EQ(back.features, 5u);
+  EXPECT_EQ(back.skin_sets, 2u);
+  EXPECT_EQ(back.texture_mask, 0b00101u);   // baseColor and normal bound
+  EXPECT_EQ(back.texcoord_sets, 0b00001u);  // baseColor on TEXCOORD_1
+  EXPECT_EQ(back.alpha_mode, 1u);
+  EXPECT_EQ(back.alpha_cutoff, 0.3f);
+  auto slot = [&](const char* name) {
+    std::array<float, 4> v{};
+    for (const NodeUniformInfo& u : m->uniforms) {
+      if (u.name == name) std::memcpy(v.data(), bytes.data() + u.offset, 16);
+    }
+    return v;
+  };
+  EXPECT_EQ(slot("baseColorFactor"), (std::array<float, 4>{0.5f, 1, 1, 0.25f}));
+  EXPECT_EQ(slot("metallicFactor")[0], 0.125f);
+  EXPECT_EQ(slot("roughnessFactor")[0], 0.75f);
+  EXPECT_EQ(slot("emissiveFactor"), (std::array<float, 4>{0, 2, 0, 0}));
+  EXPECT_EQ(slot("normalScale")[0], 0.5f);
+  EXPECT_EQ(slot("occlusionStrength")[0], 1.0f);
+  // No material: the glTF defaults (§3.9.6).
+  const std::vector<uint8_t> defaults = nodeUniformBytes(*m, asset, nullptr, header);
+  std::array<float, 4> v;
+  std::memcpy(v.data(), defaults.data() + m->uniforms[0].offset, 16);
+  EXPECT_EQ(v, (std::array<float, 4>{1, 1, 1, 1}));
+}
+
+// ---- Layouts ----
+PrimitiveData twoTargetPrimitive() {
+  PrimitiveData p;
+  p.vertex_count = 3;
+  p.position = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  p.normal = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+  for (int t = 0; t < 2; ++t) {
+    MorphTargetData target;
+    for (int i = 0; i < 9; ++i) target.position.push_back(float(100 * t + i));
+    if (t == 1) {
+      for (int i = 0; i < 9; ++i) target.normal.push_back(-float(i) * 0.5f);
+    }
+    p.targets.push_back(target);
+  }
+  return p;
+}
+
+TEST(NodeMaterialLayout, DeltasAndWeightsRoundTrip) {
+  const PrimitiveData p = twoTargetPrimitive();
+  const std::vector<uint8_t> deltas = packNodeMorphDeltas(p);
+  ASSERT_EQ(deltas.size(), 24u + 2 * 2 * 3 * 3 * 4);
+  const NodeMorphHeader h = readNodeMorphHeader(deltas);
+  EXPECT_EQ(h.count, 2u);
+  EXPECT_EQ(h.vertex_count, 3u);
+  EXPECT_EQ(h.bands_per_target, 2u);
+  EXPECT_EQ(unpackNodeMorphBand(deltas, 0, 0), p.targets[0].position);
+  EXPECT_EQ(unpackNodeMorphBand(deltas, 1, 0), p.targets[1].position);
+  EXPECT_EQ(unpackNodeMorphBand(deltas, 0, 1), std::vector<float>(9, 0.0f));  // absent normal deltas are zeros
+  EXPECT_EQ(unpackNodeMorphBand(deltas, 1, 1), p.targets[1].normal);
+  EXPECT_TRUE(unpackNodeMorphBand(deltas, 2, 0).empty());
+  // Vertex 2 of target 1's position band sits at ((1·2 + 0)·3 + 2)·3 floats after the header.
+  float x = 0;
+  std::memcpy(&x, deltas.data() + 24 + ((1 * 2 + 0) * 3 + 2) * 3 * 4, 4);
+  EXPECT_EQ(x, 106.0f);
+
+  const float w[] = {0.25f};
+  std::vector<uint8_t> weights = packNodeMorphWeights(p, w);
+  ASSERT_EQ(weights.size(), 24u + 8);
+  EXPECT_EQ(readNodeMorphHeader(weights).count, 2u);
+  float back[2];
+  std::memcpy(back, weights.data() + 24, 8);
+  EXPECT_EQ(back[0], 0.25f);
+  EXPECT_EQ(back[1], 0.0f);  // missing weights are 0
+  const float w2[] = {0.5f, -1.0f};
+  ASSERT_TRUE(writeNodeMorphWeights(weights, w2));
+  std::memcpy(back, weights.data() + 24, 8);
+  EXPECT_EQ(back[1], -1.0f);
+  EXPECT_FALSE(writeNodeMorphWeights(std::span<uint8_t>(weights.data(), 28), w2));
+
+  PrimitiveData none = p;
+  none.targets.clear();
+  EXPECT_TRUE(packNodeMorphDeltas(none).empty());
+}
+
+TEST(NodeMaterialLayout, FallbackIsCountZeroVertexCountOne) {
+  const std::array<uint8_t, kNodeMorphFallbackBytes> bytes = nodeMorphFallbackBytes();
+  uint32_t words[6];
+  std::memcpy(words, bytes.data(), 24);
+  EXPECT_EQ(words[0], 0u);
+  EXPECT_EQ(words[1], 1u);
+  for (int i = 2; i < 6; ++i) EXPECT_EQ(words[i], 0u);
+}
+
+TEST(NodeMaterialLayout, TangentBandsWhenTangentsAndTangentDeltas) {
+  PrimitiveData p = twoTargetPrimitive();
+  p.tangent.assign(12, 0.0f);
+  p.targets[0].tangent.assign(9, 2.0f);
+  const std::vector<uint8_t> deltas = packNodeMorphDeltas(p);
+  EXPECT_EQ(readNodeMorphHeader(deltas).bands_per_target, 3u);
+  EXPECT_EQ(unpackNodeMorphBand(deltas, 0, 2), std::vector<float>(9, 2.0f));
+  EXPECT_EQ(unpackNodeMorphBand(deltas, 1, 0), p.targets[1].position);
+}
+
+}  // namespace
+}  // namespace morphkit

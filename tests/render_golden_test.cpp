@@ -1,0 +1,253 @@
+// Golden images of the headless renderer (morphkit/render.h) on lavapipe or any Vulkan device, validation on:
+//   goldens    tests/golden/<case>.png; metric: mean |Δ| ≤ 1/255 over all channels AND ≤ 0.5 % of pixels with a
+//              channel off by > 16/255. On failure <case>_actual.png and <case>_diff.png are written beside the
+//              test binary. MORPHKIT_BLESS=1 (scripts/bless-goldens) rewrites the goldens instead of comparing.
+//   paths      the vertex path (seed 000 texture) and the compute path (GpuBatch output as vertex buffer) give
+//              the same image: mean |Δ| ≤ 0.5/255 per channel and ≤ 0.1 % of pixels off by > 8/255.
+//   seed       the seed's 32-byte uniform variant and the storage-buffer active-list variant give the same image.
+//   zero       all-zero weights render the same as no morph data at all (same metric as the paths).
+//   any message from the validation layer fails the test (VulkanTest's TearDown).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "morphkit/demo.h"
+#include "morphkit/gltf.h"
+#include "morphkit/io.h"
+#include "morphkit/render.h"
+#include "vk_test_support.h"
+
+namespace morphkit {
+namespace {
+
+constexpr uint32_t kSize = 128;
+
+std::filesystem::path goldenDir() { return std::filesystem::path(__FILE__).parent_path() / "golden"; }
+std::filesystem::path binaryDir() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
+bool blessing() {
+  const char* bless = std::getenv("MORPHKIT_BLESS");
+  return bless && std::string(bless) == "1";
+}
+
+DecodedImage asDecoded(const RenderedImage& image) { return DecodedImage{image.width, image.height, image.rgba}; }
+
+void writePng(const std::filesystem::path& path, const DecodedImage& image) {
+  auto png = encodePng(image.rgba, image.width, image.height);
+  ASSERT_TRUE(png.ok()) << png.error().message;
+  ASSERT_TRUE(writeFileAtomic(path, std::span<const uint8_t>(*png)).ok()) << path;
+}
+
+struct Shot {
+  uint32_t animation = kNone;
+  double time = 0.0;
+  std::optional<std::vector<float>> weights;  // override
+};
+
+class RenderTest : public test::VulkanTest {
+ protected:
+  // Renders `shot` of `asset` with `options` (size and shadow map forced small, camera auto-framed on the shot).
+  RenderedImage render(const Asset& asset, RenderOptions options, const Shot& shot) {
+    options.width = options.height = kSize;
+    options.shadow_size = 256;
+    auto renderer = createRenderer(*context_, asset, options);
+    EXPECT_TRUE(renderer.ok()) << renderer.error().message;
+    if (!renderer) return {};
+    // Framing on the posed vertices of this one time keeps the shot independent of the clip length.
+    auto bounds = posedBounds(asset, kNone, shot.animation, shot.time, shot.time, 1);
+    EXPECT_TRUE(bounds.ok());
+    if (bounds) setRendererCamera(**renderer, frameBounds(*bounds, 1.0f), *bounds);
+    RenderFrameInput input;
+    input.animation = shot.animation;
+    input.time = shot.time;
+    input.override_weights = shot.weights;
+    auto image = renderFrame(**renderer, input);
+    EXPECT_TRUE(image.ok()) << image.error().message;
+    info_ = rendererInfo(**renderer);
+    destroyRenderer(*renderer);
+    return image ? *image : RenderedImage{};
+  }
+
+  // Golden comparison (or blessing).
+  void expectGolden(const std::string& name, const RenderedImage& image) {
+    ASSERT_EQ(image.rgba.size(), size_t(kSize) * kSize * 4);
+    const std::filesystem::path golden = goldenDir() / (name + ".png");
+    if (blessing()) {
+      std::filesystem::create_directories(goldenDir());
+      writePng(golden, asDecoded(image));
+      return;
+    }
+    auto bytes = readFile(golden);
+    ASSERT_TRUE(bytes.ok()) << golden << " is missing: run scripts/bless-goldens";
+    auto expected = decodePng(*bytes);
+    ASSERT_TRUE(expected.ok()) << expected.error().message;
+    auto diff = diffImages(*expected, asDecoded(image), 16);
+    ASSERT_TRUE(diff.ok()) << diff.error().message;
+    const bool pass = diff->mean_abs <= 1.0 && diff->fraction_over <= 0.005;
+    if (!pass) {
+      writePng(binaryDir() / (name + "_actual.png"), asDecoded(image));
+      writePng(binaryDir() / (name + "_diff.png"), diff->diff);
+    }
+    EXPECT_TRUE(pass) << name << ": mean |Δ| " << diff->mean_abs << "/255 (limit 1), " << diff->fraction_over * 100
+                      << " % of pixels off by > 16/255 (limit 0.5 %), max " << diff->max_abs << "; wrote "
+                      << (binaryDir() / (name + "_actual.png")) << " and _diff.png";
+  }
+
+  // Two renders agree within the path tolerance.
+  static void expectSame(const RenderedImage& a, const RenderedImage& b, const std::string& what) {
+    auto diff = diffImages(asDecoded(a), asDecoded(b), 8);
+    ASSERT_TRUE(diff.ok()) << diff.error().message;
+    EXPECT_LE(diff->mean_abs, 0.5) << what;
+    EXPECT_LE(diff->fraction_over, 0.001) << what << ": max " << diff->max_abs;
+  }
+
+  static Expected<Asset> sharedAsset(const std::string& relative) { return loadAsset(test::assetsDir() / relative); }
+
+  static Asset demoAsset(uint32_t targets = 52) {
+    DemoOptions options;
+    options.vertices = 3000;
+    options.targets = targets;
+    auto asset = makeDemoAsset(options);
+    EXPECT_TRUE(asset.ok()) << asset.error().message;
+    return asset ? std::move(*asset) : Asset{};
+  }
+
+  RendererInfo info_;
+};
+
+RenderOptions vertexPath() {
+  RenderOptions o;
+  o.morph_path = MorphPath::kVertex;
+  return o;
+}
+RenderOptions computePath() {
+  RenderOptions o;
+  o.morph_path = MorphPath::kCompute;
+  return o;
+}
+
+// ---- Goldens (vertex path) ----
+TEST_F(RenderTest, GoldenAnimatedMorphCube) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = sharedAsset("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  RenderedImage image = render(*asset, vertexPath(), {0, 1.0});
+  EXPECT_EQ(info_.morph_draws_seed, 1u) << "2 targets, no normal texture: the seed's uniform variant";
+  expectGolden("AnimatedMorphCube", image);
+}
+
+TEST_F(RenderTest, GoldenMorphPrimitivesTest) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = sharedAsset("MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  RenderedImage image = render(*asset, vertexPath(), {});
+  EXPECT_TRUE(info_.warnings.empty()) << info_.warnings[0];  // the embedded JPEG decodes (stb_image)
+  expectGolden("MorphPrimitivesTest", image);
+}
+
+TEST_F(RenderTest, GoldenFox) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = sharedAsset("Fox/glTF-Binary/Fox.glb");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  RenderedImage image = render(*asset, vertexPath(), {0, 0.5});
+  EXPECT_TRUE(info_.warnings.empty());
+  expectGolden("Fox", image);
+}
+
+TEST_F(RenderTest, GoldenRiggedFigure) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = sharedAsset("RiggedFigure/glTF/RiggedFigure.gltf");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  expectGolden("RiggedFigure", render(*asset, vertexPath(), {0, 0.5}));
+}
+
+TEST_F(RenderTest, GoldenDemo) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Asset asset = demoAsset();
+  RenderedImage image = render(asset, vertexPath(), {0, 0.4});
+  EXPECT_EQ(info_.morph_draws_active_list, 1u) << "52 targets: past the seed, the storage-buffer variant";
+  expectGolden("Demo", image);
+}
+
+// ---- The morph data matters (guards against both paths ignoring it) ----
+TEST_F(RenderTest, WeightsChangeTheImage) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = sharedAsset("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
+  ASSERT_TRUE(asset.ok());
+  Shot rest{kNone, 0, std::vector<float>{0.0f, 0.0f}};
+  Shot morphed{kNone, 0, std::vector<float>{1.0f, 1.0f}};
+  RenderOptions o = vertexPath();
+  RenderedImage a = render(*asset, o, rest);
+  RenderedImage b = render(*asset, o, morphed);
+  auto diff = diffImages(asDecoded(a), asDecoded(b), 16);
+  ASSERT_TRUE(diff.ok());
+  EXPECT_GT(diff->fraction_over, 0.02) << "weights 0 and 1 should look clearly different";
+}
+
+// ---- Vertex path == compute path ----
+TEST_F(RenderTest, VertexAndComputePathsAgreeCube) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = sharedAsset("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
+  ASSERT_TRUE(asset.ok());
+  Shot shot{0, 1.0};
+  RenderedImage v = render(*asset, vertexPath(), shot);
+  RenderedImage c = render(*asset, computePath(), shot);
+  EXPECT_EQ(info_.path, MorphPath::kCompute);
+  expectSame(v, c, "AnimatedMorphCube vertex vs compute");
+}
+
+TEST_F(RenderTest, VertexAndComputePathsAgreeDemo) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Asset asset = demoAsset();
+  Shot shot{0, 0.4};
+  expectSame(render(asset, vertexPath(), shot), render(asset, computePath(), shot), "demo vertex vs compute");
+}
+
+TEST_F(RenderTest, VertexAndComputePathsAgreeRiggedFigure) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = sharedAsset("RiggedFigure/glTF/RiggedFigure.gltf");
+  ASSERT_TRUE(asset.ok());
+  Shot shot{0, 0.5};
+  expectSame(render(*asset, vertexPath(), shot), render(*asset, computePath(), shot), "RiggedFigure vertex vs compute");
+}
+
+// ---- Seed uniform variant == active-list variant ----
+TEST_F(RenderTest, SeedAndActiveListVariantsAgree) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Asset asset = demoAsset(4);  // 4 targets: the seed's limit
+  Shot shot{kNone, 0, std::vector<float>{0.9f, -0.4f, 0.7f, 1.0f}};
+  RenderedImage seed = render(asset, vertexPath(), shot);
+  EXPECT_EQ(info_.morph_draws_seed, 1u);
+  RenderOptions list = vertexPath();
+  list.force_active_list = true;
+  RenderedImage active = render(asset, list, shot);
+  EXPECT_EQ(info_.morph_draws_active_list, 1u);
+  expectSame(seed, active, "seed uniform vs active list");
+}
+
+// ---- All-zero weights == no morph data ----
+TEST_F(RenderTest, ZeroWeightsEqualNoMorphData) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Asset asset = demoAsset();
+  for (MorphPath path : {MorphPath::kVertex, MorphPath::kCompute}) {
+    RenderOptions with = path == MorphPath::kVertex ? vertexPath() : computePath();
+    RenderOptions without = with;
+    without.ignore_morph_targets = true;
+    Shot zero{kNone, 0, std::vector<float>(52, 0.0f)};
+    RenderedImage a = render(asset, with, zero);
+    RenderedImage b = render(asset, without, zero);
+    EXPECT_EQ(info_.max_targets, 0u);
+    expectSame(a, b, std::string("zero weights vs no morph data, ") + morphPathName(path));
+  }
+}
+
+}  // namespace
+}  // namespace morphkit
