@@ -7,6 +7,7 @@
 // it f16 deltas are read as u32 words and unpacked with unpackHalf2x16. The byte layout is the same.
 #version 460
 #extension GL_EXT_buffer_reference : require
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #ifdef MORPH_STORAGE16
 #extension GL_EXT_shader_16bit_storage : require
@@ -56,7 +57,11 @@ void addDeltas(in MorphEntry e, uint layout_kind, uint64_t block, uint first, fl
     uint i = first + e.delta_tangent;
     t += w * vec3(loadDelta(layout_kind, block, i), loadDelta(layout_kind, block, i + 1u), loadDelta(layout_kind, block, i + 2u));
   }
-  for (uint c = 0u; c < e.delta_extra_count; ++c) extra[c] += w * loadDelta(layout_kind, block, first + e.delta_extra + c);
+  // Constant trip count, unrolled: `extra` stays in registers (a dynamically indexed local array would spill
+  // to slow local memory on every target and cost most of the bandwidth).
+  [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) {
+    if (c < e.delta_extra_count) extra[c] += w * loadDelta(layout_kind, block, first + e.delta_extra + c);
+  }
 }
 
 // A zero-length vector stays as it is (never NaN), like morphkit::normalize on the CPU.
@@ -91,7 +96,7 @@ void main() {
     t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
   }
   float extra[MORPH_MAX_EXTRA];
-  for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) extra[c] = 0.0;
+  [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) extra[c] = 0.0;
 
   // Stage 1: morph (§3.7.2.2).
   uint layout_kind = e.flags & MORPH_LAYOUT_MASK;
@@ -166,9 +171,16 @@ void main() {
     outv.f[i + 3u] = t.w;
   }
   if (e.vertex_extra != MORPH_ABSENT) {
-    for (uint c = e.vertex_extra; c < e.vertex_stride; ++c) {
-      uint k = c - e.vertex_extra;
-      outv.f[bv + c] = base.f[bv + c] + (k < e.delta_extra_count ? extra[k] : 0.0);
+    uint extra_count = e.vertex_stride - e.vertex_extra;
+    [[unroll]] for (uint k = 0u; k < MORPH_MAX_EXTRA; ++k) {
+      if (k < extra_count) {
+        uint c = bv + e.vertex_extra + k;
+        outv.f[c] = base.f[c] + (k < e.delta_extra_count ? extra[k] : 0.0);
+      }
+    }
+    for (uint k = MORPH_MAX_EXTRA; k < extra_count; ++k) {  // sets past the morphable ones: copied
+      uint c = bv + e.vertex_extra + k;
+      outv.f[c] = base.f[c];
     }
   }
 }

@@ -1,7 +1,10 @@
 // Node materials (src/material): parsing and its errors, the generated GLSL, the fixed binding order, the morph and
 // skinning features as opt-in modules, flag-only custom blocks, morph-before-skin, SPIR-V for every example graph,
 // and the morph buffer layouts.
+#include "morphkit/node_material.h"
+
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cctype>
@@ -12,14 +15,17 @@
 #include <sstream>
 
 #include "../src/material/node_feature.h"
-#include "morphkit/node_material.h"
 #include "test_support.h"
 
 namespace morphkit {
 namespace {
 
-std::filesystem::path sourceDir() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
-std::filesystem::path examplePath(const char* name) { return sourceDir() / "examples" / name; }
+std::filesystem::path sourceDir() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path();
+}
+std::filesystem::path examplePath(const char* name) {
+  return sourceDir() / "examples" / name;
+}
 
 std::string readText(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -40,7 +46,8 @@ class LegacyMorphEmitter final : public NodeBlockEmitter {
  public:
   explicit LegacyMorphEmitter(bool set_flag = true) : set_flag_(set_flag) {}
   std::vector<NodePortDecl> inputs() const override {
-    return {{"position", NodeValueType::kVec3, true, {}, "nodePosition"}, {"normal", NodeValueType::kVec3, true, {}, "nodeNormal"}};
+    return {{"position", NodeValueType::kVec3, true, {}, "nodePosition"},
+            {"normal", NodeValueType::kVec3, true, {}, "nodeNormal"}};
   }
   std::vector<NodePortDecl> outputs() const override {
     return {{"position", NodeValueType::kVec3}, {"normal", NodeValueType::kVec3}};
@@ -63,7 +70,9 @@ class LegacyMorphEmitter final : public NodeBlockEmitter {
 class RimEmitter final : public NodeBlockEmitter {
  public:
   std::vector<NodePortDecl> inputs() const override {
-    return {{"normal", NodeValueType::kVec3, false}, {"view", NodeValueType::kVec3, false}, {"power", NodeValueType::kFloat, true, {2, 0, 0, 0}}};
+    return {{"normal", NodeValueType::kVec3, false},
+            {"view", NodeValueType::kVec3, false},
+            {"power", NodeValueType::kFloat, true, {2, 0, 0, 0}}};
   }
   std::vector<NodePortDecl> outputs() const override { return {{"value", NodeValueType::kFloat}}; }
   uint32_t stages() const override { return kNodeStageFragment; }
@@ -89,7 +98,8 @@ ParseNodeMaterialOptions testLoader() {
 std::string morphGraph(const std::string& morph_type, bool skin = false) {
   std::string s = R"({"name": "morph-test", "blocks": [
     {"id": "p", "type": "Position"},
-    {"id": "m", "type": ")" + morph_type + R"(", "inputs": {"position": "p"}},)";
+    {"id": "m", "type": ")" +
+                  morph_type + R"(", "inputs": {"position": "p"}},)";
   if (skin) {
     s += R"({"id": "s", "type": "Skinning", "inputs": {"position": "m.position", "normal": "m.normal"}},
             {"id": "v", "type": "VertexOutput", "inputs": {"worldPosition": "s.worldPosition", "worldNormal": "s.worldNormal"}},)";
@@ -156,10 +166,11 @@ TEST(NodeMaterial, BindingOrderIsNodeThenMorphThenSkinThenEnvironment) {
             (std::vector<std::string>{"NodeUniforms", "nodeTexture0", "nodeTexture1", "nodeTexture2", "nodeTexture3",
                                       "nodeTexture4", "NodeMorphDeltas", "NodeMorphWeights", "NodeSkinStream",
                                       "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
-  const std::vector<NodeBindingGroup> groups = {NodeBindingGroup::kNode, NodeBindingGroup::kNode, NodeBindingGroup::kNode,
-                                                NodeBindingGroup::kNode, NodeBindingGroup::kNode, NodeBindingGroup::kNode,
-                                                NodeBindingGroup::kFeature, NodeBindingGroup::kFeature, NodeBindingGroup::kFeature,
-                                                NodeBindingGroup::kFeature, NodeBindingGroup::kEnvironment, NodeBindingGroup::kEnvironment};
+  const std::vector<NodeBindingGroup> groups = {
+      NodeBindingGroup::kNode,    NodeBindingGroup::kNode,        NodeBindingGroup::kNode,
+      NodeBindingGroup::kNode,    NodeBindingGroup::kNode,        NodeBindingGroup::kNode,
+      NodeBindingGroup::kFeature, NodeBindingGroup::kFeature,     NodeBindingGroup::kFeature,
+      NodeBindingGroup::kFeature, NodeBindingGroup::kEnvironment, NodeBindingGroup::kEnvironment};
   ASSERT_EQ(glsl->bindings.size(), groups.size());
   for (uint32_t i = 0; i < groups.size(); ++i) {
     EXPECT_EQ(glsl->bindings[i].binding, i);
@@ -177,7 +188,8 @@ TEST(NodeMaterial, BindingOrderIsNodeThenMorphThenSkinThenEnvironment) {
   EXPECT_NE(vs.find("binding = 7, std430) restrict readonly buffer NodeMorphWeights"), std::string::npos);
   EXPECT_NE(vs.find("binding = 10, std140) uniform FrameBlock"), std::string::npos);
   EXPECT_EQ(lower(glsl->shaders[size_t(NodePipeline::kColor)].fragment).find("nodemorph"), std::string::npos);
-  EXPECT_NE(glsl->shaders[size_t(NodePipeline::kColor)].fragment.find("binding = 11) uniform sampler2DShadow"), std::string::npos);
+  EXPECT_NE(glsl->shaders[size_t(NodePipeline::kColor)].fragment.find("binding = 11) uniform sampler2DShadow"),
+            std::string::npos);
 }
 
 TEST(NodeMaterial, FeatureBindingOrderDoesNotDependOnBlockOrder) {
@@ -219,7 +231,8 @@ TEST(NodeMaterial, MorphRunsBeforeSkinningInTheGeneratedVertexShader) {
     EXPECT_LT(skin_blend, morph_apply);
     EXPECT_LT(morph_apply, skin_apply);
     EXPECT_LT(skin_apply, output);
-    EXPECT_NE(vs.find(p == NodePipeline::kShadow ? "frame.light_view_proj * vec4(nodeOutWorldPosition" : "frame.view_proj * vec4(nodeOutWorldPosition"),
+    EXPECT_NE(vs.find(p == NodePipeline::kShadow ? "frame.light_view_proj * vec4(nodeOutWorldPosition"
+                                                 : "frame.view_proj * vec4(nodeOutWorldPosition"),
               std::string::npos);
   }
 }
@@ -262,8 +275,8 @@ TEST(NodeMaterial, FlagOnlyCustomBlockGetsTheSameMorphFeature) {
     EXPECT_EQ(a->bindings[i].stages, b->bindings[i].stages);
     EXPECT_EQ(a->bindings[i].feature, b->bindings[i].feature);
   }
-  EXPECT_EQ(bindingNames(b->bindings),
-            (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights", "FrameBlock", "nodeShadowMap"}));
+  EXPECT_EQ(bindingNames(b->bindings), (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights",
+                                                                 "FrameBlock", "nodeShadowMap"}));
   // And the SPIR-V compiles.
   Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*legacy);
   ASSERT_TRUE(programs) << programs.error().message;
@@ -310,7 +323,8 @@ TEST(NodeMaterial, EveryExampleCompilesToSpirv) {
 TEST(NodeMaterial, CustomExampleNeedsItsLoader) {
   Expected<NodeMaterial> m = loadNodeMaterial(examplePath("custom_rim.json").string());
   ASSERT_FALSE(m);
-  EXPECT_NE(m.error().message.find("custom_rim.json: blocks[2].type: unknown block type 'LegacyMorph'"), std::string::npos)
+  EXPECT_NE(m.error().message.find("custom_rim.json: blocks[2].type: unknown block type 'LegacyMorph'"),
+            std::string::npos)
       << m.error().message;
   Expected<NodeMaterial> ok = loadNodeMaterial(examplePath("custom_rim.json").string(), testLoader());
   ASSERT_TRUE(ok) << ok.error().message;
@@ -409,7 +423,8 @@ TEST(NodeMaterial, FrameUniformsMatchTheRendererStruct) {
     const size_t end = source.find("};", start);
     std::regex member(R"((mat4|vec4)\s+(\w+)\s*;)");
     const std::string body = source.substr(start, end - start);
-    for (std::sregex_iterator it(body.begin(), body.end(), member), last; it != last; ++it) out.push_back((*it)[1].str() + " " + (*it)[2].str());
+    for (std::sregex_iterator it(body.begin(), body.end(), member), last; it != last; ++it)
+      out.push_back((*it)[1].str() + " " + (*it)[2].str());
     return out;
   };
   Expected<NodeMaterial> m = parseNodeMaterial(R"({"blocks": [{"id": "out", "type": "PbrOutput"}]})");
@@ -427,8 +442,8 @@ TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
   Asset asset;
   asset.images.resize(2);
   asset.samplers.resize(1);
-  asset.textures.push_back(Texture{0, 1});     // texture 0: sampler 0, image 1
-  asset.textures.push_back(Texture{kNone, 0}); // texture 1: default sampler, image 0
+  asset.textures.push_back(Texture{0, 1});      // texture 0: sampler 0, image 1
+  asset.textures.push_back(Texture{kNone, 0});  // texture 1: default sampler, image 0
   Material mat;
   mat.base_color_factor[0] = 0.5f;
   mat.base_color_factor[3] = 0.25f;
@@ -485,6 +500,84 @@ TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
   std::array<float, 4> v;
   std::memcpy(v.data(), defaults.data() + m->uniforms[0].offset, 16);
   EXPECT_EQ(v, (std::array<float, 4>{1, 1, 1, 1}));
+}
+
+TEST(NodeMaterial, FlagOnlySkinningBlockGetsTheSkinFeature) {
+  // A custom skinning block on the flag-only contract: it sets uses_skinning and reads nodeSkinMatrix.
+  struct LegacySkin final : NodeBlockEmitter {
+    std::vector<NodePortDecl> inputs() const override {
+      return {{"position", NodeValueType::kVec3, true, {}, "nodePosition"}};
+    }
+    std::vector<NodePortDecl> outputs() const override { return {{"worldPosition", NodeValueType::kVec3}}; }
+    uint32_t stages() const override { return kNodeStageVertex; }
+    Status declare(NodeBuildState& state, const NodeBlock&) const override {
+      state.uses_skinning = true;
+      return Ok{};
+    }
+    Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string&) const override {
+      return std::vector<std::string>{"(nodeSkinMatrix * vec4(" + c.inputs[0] + ", 1.0)).xyz"};
+    }
+  };
+  ParseNodeMaterialOptions options;
+  options.block_loader = [](std::string_view type) -> std::shared_ptr<const NodeBlockEmitter> {
+    return type == "LegacySkin" ? std::make_shared<LegacySkin>() : nullptr;
+  };
+  Expected<NodeMaterial> m = parseNodeMaterial(R"({"blocks": [
+    {"id": "m", "type": "MorphTargets"}, {"id": "s", "type": "LegacySkin", "inputs": {"position": "m.position"}},
+    {"id": "v", "type": "VertexOutput", "inputs": {"worldPosition": "s"}}, {"id": "out", "type": "PbrOutput"}]})",
+                                               options);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(nodeMaterialUsesMorph(*m));
+  EXPECT_TRUE(nodeMaterialUsesSkinning(*m));
+  Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*m);
+  ASSERT_TRUE(programs) << programs.error().message;
+  EXPECT_EQ(bindingNames(programs->glsl.bindings),
+            (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights", "NodeSkinStream",
+                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
+}
+
+// MORPHKIT_CLI when set; else the CLI next to this build's tests (build/X/tests/.. → build/X/src/cli/morphkit).
+std::filesystem::path cli() {
+  if (std::getenv("MORPHKIT_CLI")) return test::cliPath();
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto sibling = self.parent_path().parent_path() / "src" / "cli" / "morphkit";
+  return !ec && std::filesystem::exists(sibling) ? sibling : test::cliPath();
+}
+
+int runCli(const std::string& args, const std::filesystem::path& output) {
+  const std::string command = cli().string() + " " + args + " >" + output.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(NodeMaterialCli, MaterialCommandListsBindingsAndWritesShaders) {
+  const std::filesystem::path dir = test::scratchDir();
+  const std::filesystem::path log = dir / "out.txt";
+  ASSERT_EQ(
+      runCli("material " + examplePath("morph_skin_pbr.json").string() + " --out " + (dir / "shaders").string(), log),
+      0)
+      << readText(log);
+  const std::string text = readText(log);
+  EXPECT_NE(text.find("features: morph, skin"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 6  NodeMorphDeltas    storage_buffer   V  (morph)"), std::string::npos) << text;
+  EXPECT_NE(text.find("11  nodeShadowMap"), std::string::npos);
+  for (const char* f : {"depth.vert", "depth.vert.spv", "shadow.vert", "shadow.vert.spv", "color.vert", "color.frag",
+                        "color.frag.spv"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / "shaders" / f)) << f;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "shaders" / "depth.frag"));
+  EXPECT_NE(readText(dir / "shaders" / "color.vert").find("NodeMorphWeights"), std::string::npos);
+
+  ASSERT_EQ(runCli("material " + examplePath("static_pbr.json").string(), log), 0);
+  EXPECT_NE(readText(log).find("features: none"), std::string::npos);
+  // A bad graph: exit 1 and one line naming the file and the block.
+  const std::filesystem::path bad = dir / "bad.json";
+  std::ofstream(bad)
+      << R"({"blocks": [{"id": "a", "type": "Add", "inputs": {"a": "nope", "b": 1}}, {"id": "o", "type": "PbrOutput"}]})";
+  ASSERT_EQ(runCli("material " + bad.string(), log), 1);
+  EXPECT_NE(readText(log).find("bad.json: blocks[0].inputs.a: unknown block 'nope'"), std::string::npos)
+      << readText(log);
 }
 
 // ---- Layouts ----

@@ -2,6 +2,8 @@
 // many meshes), per-mesh morph buffers, pipelines built from the generated SPIR-V and binding list with the
 // validation layer on, and draws that check numerically that morph runs before skinning and that the fallback
 // reads no delta.
+#include "../src/material/node_material_vk.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "../src/material/node_material_vk.h"
 #include "../shaders/render/render_shared.h"
 #include "../src/vk/vk_context.h"
 #include "morphkit/node_material.h"
@@ -21,7 +22,9 @@ namespace {
 
 using test::VulkanTest;
 
-std::filesystem::path sourceDir() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
+std::filesystem::path sourceDir() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path();
+}
 
 // Morph (optionally then skin) with a constant emissive color, no lighting needed.
 std::string graph(bool skin) {
@@ -84,7 +87,7 @@ TEST_F(VulkanTest, NodeMorphFallbackIsOneAllocationPerDeviceAcrossManyMeshes) {
     ASSERT_EQ((*r)->buffers.size(), 2u);
     EXPECT_EQ((*r)->buffers[0].binding, "NodeMorphDeltas");
     EXPECT_EQ((*r)->buffers[1].binding, "NodeMorphWeights");
-    EXPECT_EQ((*r)->buffers[0].buffer, (*r)->buffers[1].buffer);  // one buffer for both bindings
+    EXPECT_EQ((*r)->buffers[0].buffer, (*r)->buffers[1].buffer);        // one buffer for both bindings
     EXPECT_EQ((*r)->buffers[0].buffer, draws_a[0]->buffers[0].buffer);  // and for every mesh
     EXPECT_EQ((*r)->buffers[0].range, 24u);
   }
@@ -261,8 +264,13 @@ struct Harness {
     subpass.colorAttachmentCount = 1;
     subpass.pColorAttachments = &ref;
     // The final layout transition happens before the copy that reads the image.
-    VkSubpassDependency after{0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                              VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, 0};
+    VkSubpassDependency after{0,
+                              VK_SUBPASS_EXTERNAL,
+                              VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                              VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                              VK_ACCESS_TRANSFER_READ_BIT,
+                              0};
     VkRenderPassCreateInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
     rp.attachmentCount = 1;
     rp.pAttachments = &color_attachment;
@@ -286,8 +294,8 @@ struct Harness {
                VK_IMAGE_ASPECT_COLOR_BIT, kSize, color, color_memory, color_view)) {
       return false;
     }
-    if (!image(VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_IMAGE_ASPECT_DEPTH_BIT, 1,
-               shadow, shadow_memory, shadow_view)) {
+    if (!image(VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+               VK_IMAGE_ASPECT_DEPTH_BIT, 1, shadow, shadow_memory, shadow_view)) {
       return false;
     }
     VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
@@ -309,24 +317,29 @@ struct Harness {
     if (!rb) return false;
     readback = *rb;
     // The shadow map: cleared to 1 and left in SHADER_READ_ONLY_OPTIMAL for the shadow binding.
-    return bool(submitAndWait(ctx, [&](VkCommandBuffer cmd) {
-      VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-      b.srcAccessMask = 0;
-      b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-      b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-      b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-      b.image = shadow;
-      b.subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &b);
-      VkClearDepthStencilValue one{1.0f, 0};
-      vkCmdClearDepthStencilImage(cmd, shadow, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &one, 1, &b.subresourceRange);
-      b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-      b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-      b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1, &b);
-    }, "harness init"));
+    return bool(submitAndWait(
+        ctx,
+        [&](VkCommandBuffer cmd) {
+          VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+          b.srcAccessMask = 0;
+          b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+          b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+          b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+          b.image = shadow;
+          b.subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                               nullptr, 1, &b);
+          VkClearDepthStencilValue one{1.0f, 0};
+          vkCmdClearDepthStencilImage(cmd, shadow, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &one, 1, &b.subresourceRange);
+          b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+          b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+          b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0,
+                               nullptr, 0, nullptr, 1, &b);
+        },
+        "harness init"));
   }
 };
 
@@ -350,8 +363,10 @@ struct NodePipelines {
     layout = program.layout;
     // Vertex input as the renderer's: positions at binding 0; absent attributes read POSITION (features say so).
     VkVertexInputBindingDescription vb{0, 12, VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription attrs[5] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
-                                                  {2, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, {3, 0, VK_FORMAT_R32G32_SFLOAT, 0},
+    VkVertexInputAttributeDescription attrs[5] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                  {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                  {2, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                  {3, 0, VK_FORMAT_R32G32_SFLOAT, 0},
                                                   {4, 0, VK_FORMAT_R32G32_SFLOAT, 0}};
     VkPipelineVertexInputStateCreateInfo input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
     input.vertexBindingDescriptionCount = 1;
@@ -406,7 +421,8 @@ struct NodePipelines {
       gp.pColorBlendState = &cb;
       gp.layout = layout;
       gp.renderPass = color ? h.color_pass : h.depth_pass;
-      if (vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &gp, nullptr, &pipelines[size_t(p)]) != VK_SUCCESS) return false;
+      if (vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &gp, nullptr, &pipelines[size_t(p)]) != VK_SUCCESS)
+        return false;
     }
     return true;
   }
@@ -424,15 +440,19 @@ TEST_F(VulkanTest, NodePipelinesBuildForEveryExampleWithValidationClean) {
   // examples/custom_rim.json's blocks, minimal versions (tests/node_material_test.cpp has the full ones).
   struct Legacy final : NodeBlockEmitter {
     std::vector<NodePortDecl> inputs() const override {
-      return {{"position", NodeValueType::kVec3, true, {}, "nodePosition"}, {"normal", NodeValueType::kVec3, true, {}, "nodeNormal"}};
+      return {{"position", NodeValueType::kVec3, true, {}, "nodePosition"},
+              {"normal", NodeValueType::kVec3, true, {}, "nodeNormal"}};
     }
-    std::vector<NodePortDecl> outputs() const override { return {{"position", NodeValueType::kVec3}, {"normal", NodeValueType::kVec3}}; }
+    std::vector<NodePortDecl> outputs() const override {
+      return {{"position", NodeValueType::kVec3}, {"normal", NodeValueType::kVec3}};
+    }
     Status declare(NodeBuildState& state, const NodeBlock&) const override {
       state.uses_morph_targets = true;
       return Ok{};
     }
     Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string&) const override {
-      return std::vector<std::string>{c.inputs[0] + " + nodeMorphDeltaPosition", c.inputs[1] + " + nodeMorphDeltaNormal"};
+      return std::vector<std::string>{c.inputs[0] + " + nodeMorphDeltaPosition",
+                                      c.inputs[1] + " + nodeMorphDeltaNormal"};
     }
   };
   struct Rim final : NodeBlockEmitter {
@@ -441,7 +461,8 @@ TEST_F(VulkanTest, NodePipelinesBuildForEveryExampleWithValidationClean) {
     }
     std::vector<NodePortDecl> outputs() const override { return {{"value", NodeValueType::kFloat}}; }
     Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string&) const override {
-      return std::vector<std::string>{"pow(1.0 - abs(dot(" + c.inputs[0] + ", " + c.inputs[1] + ")), " + c.inputs[2] + ")"};
+      return std::vector<std::string>{"pow(1.0 - abs(dot(" + c.inputs[0] + ", " + c.inputs[1] + ")), " + c.inputs[2] +
+                                      ")"};
     }
   };
   options.block_loader = [](std::string_view type) -> std::shared_ptr<const NodeBlockEmitter> {
@@ -502,8 +523,10 @@ Expected<Coverage> drawQuad(VulkanContext& ctx, Harness& h, NodeMaterialDevice& 
   std::memcpy(frame, identity, 64);       // view_proj
   std::memcpy(frame + 16, identity, 64);  // light_view_proj; shadow_params.y = 0: no shadow lookups
   const GpuBuffer frame_ubo = make(sizeof frame, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, frame);
-  const GpuBuffer vertices = make(primitive.position.size() * 4, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, primitive.position.data());
-  const GpuBuffer indices = make(primitive.indices.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, primitive.indices.data());
+  const GpuBuffer vertices =
+      make(primitive.position.size() * 4, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, primitive.position.data());
+  const GpuBuffer indices =
+      make(primitive.indices.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, primitive.indices.data());
   GpuBuffer skin_stream, joints;
   if (primitive.influences > 0) {
     std::vector<uint32_t> words;
@@ -519,7 +542,8 @@ Expected<Coverage> drawQuad(VulkanContext& ctx, Harness& h, NodeMaterialDevice& 
     joints = make(64, 0, joint);
   }
 
-  VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2}, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4},
+  VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
+                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4},
                                    {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 8}};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 1;
@@ -569,31 +593,36 @@ Expected<Coverage> drawQuad(VulkanContext& ctx, Harness& h, NodeMaterialDevice& 
   }
   vkUpdateDescriptorSets(ctx.device, uint32_t(writes.size()), writes.data(), 0, nullptr);
 
-  Status drawn = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
-    VkClearValue clear{};
-    VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    begin.renderPass = h.color_pass;
-    begin.framebuffer = h.framebuffer;
-    begin.renderArea = {{0, 0}, {kSize, kSize}};
-    begin.clearValueCount = 1;
-    begin.pClearValues = &clear;
-    vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines.pipelines[size_t(NodePipeline::kColor)]);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines.layout, kNodeMaterialSet, 1, &set, 0, nullptr);
-    VkDeviceSize offset = 0;
-    vkCmdBindVertexBuffers(cmd, 0, 1, &vertices.buffer, &offset);
-    vkCmdBindIndexBuffer(cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-    vkCmdDrawIndexed(cmd, uint32_t(primitive.indices.size()), 1, 0, 0, 0);
-    vkCmdEndRenderPass(cmd);
-    VkBufferImageCopy copy{};
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    copy.imageExtent = {kSize, kSize, 1};
-    vkCmdCopyImageToBuffer(cmd, h.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h.readback.buffer, 1, &copy);
-    VkMemoryBarrier host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, nullptr, 0, nullptr);
-  }, "node draw");
+  Status drawn = submitAndWait(
+      ctx,
+      [&](VkCommandBuffer cmd) {
+        VkClearValue clear{};
+        VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+        begin.renderPass = h.color_pass;
+        begin.framebuffer = h.framebuffer;
+        begin.renderArea = {{0, 0}, {kSize, kSize}};
+        begin.clearValueCount = 1;
+        begin.pClearValues = &clear;
+        vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines.pipelines[size_t(NodePipeline::kColor)]);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines.layout, kNodeMaterialSet, 1, &set, 0,
+                                nullptr);
+        VkDeviceSize offset = 0;
+        vkCmdBindVertexBuffers(cmd, 0, 1, &vertices.buffer, &offset);
+        vkCmdBindIndexBuffer(cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+        vkCmdDrawIndexed(cmd, uint32_t(primitive.indices.size()), 1, 0, 0, 0);
+        vkCmdEndRenderPass(cmd);
+        VkBufferImageCopy copy{};
+        copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        copy.imageExtent = {kSize, kSize, 1};
+        vkCmdCopyImageToBuffer(cmd, h.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h.readback.buffer, 1, &copy);
+        VkMemoryBarrier host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, nullptr,
+                             0, nullptr);
+      },
+      "node draw");
   Coverage c;
   const auto* px = static_cast<const uint8_t*>(h.readback.mapped);
   for (uint32_t y = 0; y < kSize; ++y) {
@@ -673,7 +702,6 @@ TEST_F(VulkanTest, NodeDrawMorphsBeforeSkinningAndTheFallbackReadsNoDelta) {
   destroyNodeMaterialDevice(*device);
 }
 
-
 // ---- The static PBR node graph against the renderer's built-in shaders (shaders/render/mesh.vert + pbr.frag) ----
 struct TestImage {
   VkImage image = VK_NULL_HANDLE;
@@ -681,33 +709,39 @@ struct TestImage {
   VkImageView view = VK_NULL_HANDLE;
 };
 
-bool uploadImage(VulkanContext& ctx, Harness& h, VkFormat format, uint32_t w, const std::vector<uint8_t>& rgba, TestImage& out) {
-  if (!h.image(format, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_IMAGE_ASPECT_COLOR_BIT, w, out.image,
-               out.memory, out.view)) {
+bool uploadImage(VulkanContext& ctx, Harness& h, VkFormat format, uint32_t w, const std::vector<uint8_t>& rgba,
+                 TestImage& out) {
+  if (!h.image(format, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_IMAGE_ASPECT_COLOR_BIT, w,
+               out.image, out.memory, out.view)) {
     return false;
   }
   Expected<GpuBuffer> staging = createBuffer(ctx, rgba.size(), MemoryUse::kUpload);
   if (!staging) return false;
   std::memcpy(staging->mapped, rgba.data(), rgba.size());
-  Status s = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
-    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.image = out.image;
-    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &b);
-    VkBufferImageCopy copy{};
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    copy.imageExtent = {w, w, 1};
-    vkCmdCopyBufferToImage(cmd, staging->buffer, out.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
-    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1, &b);
-  }, "upload image");
+  Status s = submitAndWait(
+      ctx,
+      [&](VkCommandBuffer cmd) {
+        VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+        b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+        b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        b.image = out.image;
+        b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                             nullptr, 1, &b);
+        VkBufferImageCopy copy{};
+        copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        copy.imageExtent = {w, w, 1};
+        vkCmdCopyBufferToImage(cmd, staging->buffer, out.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
+        b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+        b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr,
+                             0, nullptr, 1, &b);
+      },
+      "upload image");
   destroyBuffer(ctx, *staging);
   return bool(s);
 }
@@ -769,13 +803,15 @@ TestMesh hemisphere() {
   return m;
 }
 
-VkPipeline colorPipeline(VulkanContext& ctx, const Harness& h, VkPipelineLayout layout, VkShaderModule vs, VkShaderModule fs,
-                         const VkSpecializationInfo* spec) {
+VkPipeline colorPipeline(VulkanContext& ctx, const Harness& h, VkPipelineLayout layout, VkShaderModule vs,
+                         VkShaderModule fs, const VkSpecializationInfo* spec) {
   // positions (binding 0), normals (1), uvs (2); tangent reads POSITION, uv1 reads the uvs (features say absent).
-  VkVertexInputBindingDescription vb[3] = {{0, 12, VK_VERTEX_INPUT_RATE_VERTEX}, {1, 12, VK_VERTEX_INPUT_RATE_VERTEX},
-                                           {2, 8, VK_VERTEX_INPUT_RATE_VERTEX}};
-  VkVertexInputAttributeDescription attrs[5] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, {1, 1, VK_FORMAT_R32G32B32_SFLOAT, 0},
-                                                {2, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, {3, 2, VK_FORMAT_R32G32_SFLOAT, 0},
+  VkVertexInputBindingDescription vb[3] = {
+      {0, 12, VK_VERTEX_INPUT_RATE_VERTEX}, {1, 12, VK_VERTEX_INPUT_RATE_VERTEX}, {2, 8, VK_VERTEX_INPUT_RATE_VERTEX}};
+  VkVertexInputAttributeDescription attrs[5] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                {1, 1, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                {2, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                {3, 2, VK_FORMAT_R32G32_SFLOAT, 0},
                                                 {4, 2, VK_FORMAT_R32G32_SFLOAT, 0}};
   VkPipelineVertexInputStateCreateInfo input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   input.vertexBindingDescriptionCount = 3;
@@ -832,38 +868,44 @@ VkPipeline colorPipeline(VulkanContext& ctx, const Harness& h, VkPipelineLayout 
 
 Expected<std::vector<uint8_t>> drawPixels(VulkanContext& ctx, Harness& h, VkPipeline pipeline, VkPipelineLayout layout,
                                           const std::vector<VkDescriptorSet>& sets, bool push_pass,
-                                          const std::vector<GpuBuffer>& vertex_buffers, const GpuBuffer& indices, uint32_t count) {
-  Status s = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
-    VkClearValue clear{};
-    VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    begin.renderPass = h.color_pass;
-    begin.framebuffer = h.framebuffer;
-    begin.renderArea = {{0, 0}, {kSize, kSize}};
-    begin.clearValueCount = 1;
-    begin.pClearValues = &clear;
-    vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, uint32_t(sets.size()), sets.data(), 0, nullptr);
-    if (push_pass) {
-      const uint32_t pass = MSH_PASS_COLOR;
-      vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 4, &pass);
-    }
-    std::vector<VkBuffer> vbs;
-    std::vector<VkDeviceSize> offsets(vertex_buffers.size(), 0);
-    for (const GpuBuffer& b : vertex_buffers) vbs.push_back(b.buffer);
-    vkCmdBindVertexBuffers(cmd, 0, uint32_t(vbs.size()), vbs.data(), offsets.data());
-    vkCmdBindIndexBuffer(cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-    vkCmdDrawIndexed(cmd, count, 1, 0, 0, 0);
-    vkCmdEndRenderPass(cmd);
-    VkBufferImageCopy copy{};
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    copy.imageExtent = {kSize, kSize, 1};
-    vkCmdCopyImageToBuffer(cmd, h.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h.readback.buffer, 1, &copy);
-    VkMemoryBarrier host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, nullptr, 0, nullptr);
-  }, "draw pixels");
+                                          const std::vector<GpuBuffer>& vertex_buffers, const GpuBuffer& indices,
+                                          uint32_t count) {
+  Status s = submitAndWait(
+      ctx,
+      [&](VkCommandBuffer cmd) {
+        VkClearValue clear{};
+        VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+        begin.renderPass = h.color_pass;
+        begin.framebuffer = h.framebuffer;
+        begin.renderArea = {{0, 0}, {kSize, kSize}};
+        begin.clearValueCount = 1;
+        begin.pClearValues = &clear;
+        vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, uint32_t(sets.size()), sets.data(), 0,
+                                nullptr);
+        if (push_pass) {
+          const uint32_t pass = MSH_PASS_COLOR;
+          vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 4, &pass);
+        }
+        std::vector<VkBuffer> vbs;
+        std::vector<VkDeviceSize> offsets(vertex_buffers.size(), 0);
+        for (const GpuBuffer& b : vertex_buffers) vbs.push_back(b.buffer);
+        vkCmdBindVertexBuffers(cmd, 0, uint32_t(vbs.size()), vbs.data(), offsets.data());
+        vkCmdBindIndexBuffer(cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+        vkCmdDrawIndexed(cmd, count, 1, 0, 0, 0);
+        vkCmdEndRenderPass(cmd);
+        VkBufferImageCopy copy{};
+        copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        copy.imageExtent = {kSize, kSize, 1};
+        vkCmdCopyImageToBuffer(cmd, h.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h.readback.buffer, 1, &copy);
+        VkMemoryBarrier host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, nullptr,
+                             0, nullptr);
+      },
+      "draw pixels");
   if (!s) return s.error();
   const auto* px = static_cast<const uint8_t*>(h.readback.mapped);
   return std::vector<uint8_t>(px, px + kSize * kSize * 4);
@@ -945,7 +987,8 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   const uint32_t features = MSH_HAS_NORMALS | MSH_HAS_UV0;
   const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
-  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 8}, {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16}};
+  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 8},
+                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16}};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 4;
   pool_info.poolSizeCount = 2;
@@ -968,8 +1011,8 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   std::vector<VkWriteDescriptorSet> writes;
   auto writeBuffer = [&](VkDescriptorSet set, uint32_t binding, const GpuBuffer& b) {
     buffer_infos.push_back({b.buffer, 0, VK_WHOLE_SIZE});
-    writes.push_back({VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, binding, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                      nullptr, &buffer_infos.back(), nullptr});
+    writes.push_back({VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, binding, 0, 1,
+                      VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer_infos.back(), nullptr});
   };
   auto writeImage = [&](VkDescriptorSet set, uint32_t binding, VkSampler s, VkImageView view) {
     image_infos.push_back({s, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
@@ -978,11 +1021,11 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   };
 
   // ---- Built-in: mesh.vert (MSH_LAYOUT 0) + pbr.frag, the renderer's three sets and push constant ----
-  Expected<std::vector<uint32_t>> vs_words =
-      compileNodeGlsl(inlineShared(readSource(sourceDir() / "shaders" / "render" / "mesh.vert")), kNodeStageVertex, "mesh.vert");
+  Expected<std::vector<uint32_t>> vs_words = compileNodeGlsl(
+      inlineShared(readSource(sourceDir() / "shaders" / "render" / "mesh.vert")), kNodeStageVertex, "mesh.vert");
   ASSERT_TRUE(vs_words) << vs_words.error().message;
-  Expected<std::vector<uint32_t>> fs_words =
-      compileNodeGlsl(inlineShared(readSource(sourceDir() / "shaders" / "render" / "pbr.frag")), kNodeStageFragment, "pbr.frag");
+  Expected<std::vector<uint32_t>> fs_words = compileNodeGlsl(
+      inlineShared(readSource(sourceDir() / "shaders" / "render" / "pbr.frag")), kNodeStageFragment, "pbr.frag");
   ASSERT_TRUE(fs_words) << fs_words.error().message;
   auto moduleOf = [&](const std::vector<uint32_t>& words) {
     VkShaderModuleCreateInfo m{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -996,14 +1039,17 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   VkDescriptorSetLayout set_layouts[3] = {};
   {
     const VkDescriptorSetLayoutBinding frame_b[2] = {
-        {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+         VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
         {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
     const VkDescriptorSetLayoutBinding mesh_b[1] = {
         {MSH_BINDING_OBJECT, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr}};
     VkDescriptorSetLayoutBinding material_b[6];
     material_b[0] = {MSH_BINDING_MATERIAL, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-    for (uint32_t i = 1; i < 6; ++i) material_b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-    const std::pair<const VkDescriptorSetLayoutBinding*, uint32_t> lists[3] = {{frame_b, 2}, {mesh_b, 1}, {material_b, 6}};
+    for (uint32_t i = 1; i < 6; ++i)
+      material_b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+    const std::pair<const VkDescriptorSetLayoutBinding*, uint32_t> lists[3] = {
+        {frame_b, 2}, {mesh_b, 1}, {material_b, 6}};
     for (int i = 0; i < 3; ++i) {
       VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
       info.bindingCount = lists[i].second;
@@ -1056,7 +1102,8 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   ASSERT_TRUE(programs) << programs.error().message;
   Expected<NodeVkProgram> program = createNodeVkProgram(ctx, *programs);
   ASSERT_TRUE(program) << program.error().message;
-  VkPipeline node_pipeline = colorPipeline(ctx, h, program->layout, program->vertex[size_t(NodePipeline::kColor)], program->fragment, nullptr);
+  VkPipeline node_pipeline =
+      colorPipeline(ctx, h, program->layout, program->vertex[size_t(NodePipeline::kColor)], program->fragment, nullptr);
   ASSERT_NE(node_pipeline, VK_NULL_HANDLE);
   NodeObjectHeader header{};
   std::memcpy(header.model, identity, 64);
@@ -1074,17 +1121,20 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
       writeImage(node_set, b.binding, h.shadow_sampler, h.shadow_view);
     } else if (b.kind == NodeBindingKind::kSampledTexture) {
       const NodeTextureSource source = nodeTextureSource(*node, b.texture, asset, &mat);
-      writeImage(node_set, b.binding, sampler, !source.bound ? white.view : source.image == 0 ? base_image.view : mr_image.view);
+      writeImage(node_set, b.binding, sampler,
+                 !source.bound       ? white.view
+                 : source.image == 0 ? base_image.view
+                                     : mr_image.view);
     } else {
       ADD_FAILURE() << "unexpected binding " << b.name;
     }
   }
   vkUpdateDescriptorSets(ctx.device, uint32_t(writes.size()), writes.data(), 0, nullptr);
 
-  Expected<std::vector<uint8_t>> a = drawPixels(ctx, h, builtin, builtin_layout, {frame_set, mesh_set, material_set}, true,
+  Expected<std::vector<uint8_t>> a = drawPixels(ctx, h, builtin, builtin_layout, {frame_set, mesh_set, material_set},
+                                                true, vertex_buffers, indices, uint32_t(mesh.indices.size()));
+  Expected<std::vector<uint8_t>> b = drawPixels(ctx, h, node_pipeline, program->layout, {node_set}, false,
                                                 vertex_buffers, indices, uint32_t(mesh.indices.size()));
-  Expected<std::vector<uint8_t>> b = drawPixels(ctx, h, node_pipeline, program->layout, {node_set}, false, vertex_buffers,
-                                                indices, uint32_t(mesh.indices.size()));
   ASSERT_TRUE(a && b);
   // The tolerance of the task: mean |a − b| ≤ 0.5/255 over every channel, ≤ 0.1 % of pixels off by more than 8/255.
   double sum = 0;
@@ -1101,7 +1151,8 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
     if (largest > 8) ++over;
     if ((*a)[i * 4] || (*a)[i * 4 + 1] || (*a)[i * 4 + 2]) {
       ++covered;
-      if (std::find(distinct.begin(), distinct.end(), (*a)[i * 4 + 1]) == distinct.end()) distinct.push_back((*a)[i * 4 + 1]);
+      if (std::find(distinct.begin(), distinct.end(), (*a)[i * 4 + 1]) == distinct.end())
+        distinct.push_back((*a)[i * 4 + 1]);
     }
   }
   const double mean = sum / (kSize * kSize * 4);

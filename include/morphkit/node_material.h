@@ -58,8 +58,8 @@ struct NodeFeature;  // private seam (src/material/node_feature.h): GLSL snippet
 // (or `uses_skinning`); parseNodeMaterial then installs the same feature before compilation, exactly as if the
 // built-in block had been used.
 struct NodeBuildState {
-  bool uses_morph_targets = false;  // flag-only contract: the graph needs the morph feature
-  bool uses_skinning = false;       // flag-only contract: the graph needs the skinning feature
+  bool uses_morph_targets = false;                           // flag-only contract: the graph needs the morph feature
+  bool uses_skinning = false;                                // flag-only contract: the graph needs the skinning feature
   std::vector<std::shared_ptr<const NodeFeature>> features;  // installed features, in install order
 };
 // True when a feature of that name ("morph", "skin") is installed.
@@ -109,9 +109,9 @@ struct ParseNodeMaterialOptions {
 // ---- The parsed graph ----
 // An input's source: a block output, or a literal.
 struct NodeInput {
-  std::string name;                // the port name
-  uint32_t block = kNone;          // source block index, or kNone for a literal
-  uint32_t output = 0;             // source output index
+  std::string name;        // the port name
+  uint32_t block = kNone;  // source block index, or kNone for a literal
+  uint32_t output = 0;     // source output index
   bool literal = false;
   NodeValueType literal_type = NodeValueType::kFloat;
   std::array<float, 4> value{0, 0, 0, 0};
@@ -119,7 +119,7 @@ struct NodeInput {
 
 // Where a glTF-driven uniform takes its value from (the renderer fills it from the primitive's material).
 enum class NodeGltfValue : uint8_t {
-  kUnset,               // a plain uniform (its default value until the caller writes it)
+  kUnset,              // a plain uniform (its default value until the caller writes it)
   kBaseColorFactor,    // vec4, glTF 2.0 §5.22 pbrMetallicRoughness.baseColorFactor
   kMetallicFactor,     // float
   kRoughnessFactor,    // float
@@ -133,14 +133,14 @@ enum class NodeTextureSlot : uint8_t { kImage, kBaseColor, kMetallicRoughness, k
 const char* nodeTextureSlotName(NodeTextureSlot slot);  // "image", "baseColor", ...
 
 struct NodeBlock {
-  std::string id;    // unique within the graph
-  std::string type;  // "Add", "MorphTargets", a custom type, ...
+  std::string id;                 // unique within the graph
+  std::string type;               // "Add", "MorphTargets", a custom type, ...
   std::vector<NodeInput> inputs;  // one per emitter input, in the emitter's order
   // Parameters (which apply depends on the type):
   NodeValueType value_type = NodeValueType::kFloat;  // Constant, Uniform
   std::array<float, 4> value{0, 0, 0, 0};            // Constant, Uniform default
   std::string uniform;                               // Uniform: GLSL name in the node block
-  NodeGltfValue gltf = NodeGltfValue::kUnset;         // Uniform
+  NodeGltfValue gltf = NodeGltfValue::kUnset;        // Uniform
   uint32_t texture = kNone;                          // Texture: index into NodeMaterial::textures
   uint32_t texcoord = 0;                             // Uv: set 0 or 1
   std::string components;                            // Swizzle: "xyz", "w", ...
@@ -197,11 +197,11 @@ struct NodeBinding {
   uint32_t set = kNodeMaterialSet;
   uint32_t binding = 0;
   NodeBindingKind kind = NodeBindingKind::kUniformBuffer;
-  uint32_t stages = 0;      // kNodeStage* bits
-  std::string name;         // "NodeUniforms", "nodeTexture0", "NodeMorphDeltas", "NodeMorphWeights", "FrameBlock", ...
+  uint32_t stages = 0;  // kNodeStage* bits
+  std::string name;     // "NodeUniforms", "nodeTexture0", "NodeMorphDeltas", "NodeMorphWeights", "FrameBlock", ...
   NodeBindingGroup group = NodeBindingGroup::kNode;
-  std::string feature;      // the installing feature ("morph", "skin"); empty otherwise
-  uint32_t texture = kNone; // kSampledTexture: index into NodeMaterial::textures
+  std::string feature;       // the installing feature ("morph", "skin"); empty otherwise
+  uint32_t texture = kNone;  // kSampledTexture: index into NodeMaterial::textures
 };
 
 struct NodeShaderText {
@@ -324,9 +324,9 @@ struct NodeDrawInfo {
   bool morph = false;           // the morph bindings are part of this draw
   bool morph_fallback = false;  // they point at the shared zero-target buffer
   uint32_t morph_targets = 0;
-  bool skin = false;            // the skinning bindings are part of this draw
-  bool skin_fallback = false;   // unskinned primitive: the shared fallback; else the renderer binds its skin data
-  uint32_t buffers_owned = 0;   // buffers this draw allocated itself
+  bool skin = false;           // the skinning bindings are part of this draw
+  bool skin_fallback = false;  // unskinned primitive: the shared fallback; else the renderer binds its skin data
+  uint32_t buffers_owned = 0;  // buffers this draw allocated itself
 };
 NodeDrawInfo nodeDrawInfo(const NodeDrawResources& resources);
 

@@ -29,6 +29,7 @@
 namespace morphkit {
 
 struct VulkanContext;  // morphkit/gpu.h
+struct NodeMaterial;   // morphkit/node_material.h
 struct Renderer;       // pipelines, the scene's GPU resources, offscreen targets (src/render/renderer.cpp)
 
 // ---- Morph texture layout (seed 000 "Tiled Texture Layout"), a pure function with a decoder ----
@@ -111,6 +112,10 @@ struct RenderOptions {
   double instance_time_step = 0.137;
   bool force_active_list = false;  // vertex path: use the storage-buffer variant even for ≤ 4 targets (tests)
   bool ignore_morph_targets = false;  // upload no morph data at all (tests: "all-zero weights = no morph data")
+  // A node material (morphkit/node_material.h) drawn for every primitive instead of the built-in PBR shaders; it
+  // must outlive the renderer. Node draws deform in their own vertex shader (morph, then skin): no compute batch
+  // and no morph texture; morph_path is ignored (RendererInfo::path reports kVertex).
+  const NodeMaterial* node_material = nullptr;
 };
 
 // What the renderer decided, for summaries.

@@ -1,7 +1,7 @@
 // `morphkit render FILE [--anim N|NAME] [--fps 30] [--duration S | --frames A:B] [--size WxH] [--out DIR]
-//  [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]] [--json]`:
+//  [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]] [--material GRAPH.json] [--json]`:
 // renders an animation headlessly (morphkit/render.h) to PNG frames, a contact sheet and — when ffmpeg is on
-// PATH — an MP4.
+// PATH — an MP4. --material draws every primitive with a node material (morphkit/node_material.h).
 #ifdef HAVE_morphkit_render
 #include <fmt/core.h>
 #include <spawn.h>
@@ -26,6 +26,9 @@
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/render.h"
+#if HAVE_morphkit_material
+#include "morphkit/node_material.h"
+#endif
 
 extern char** environ;
 
@@ -42,6 +45,7 @@ struct RenderCommandOptions {
   std::string out;
   std::string morph_path = "auto";
   std::string camera = "auto";
+  std::string material;  // node material graph (JSON); empty: the built-in PBR shaders
   bool no_shadows = false;
   bool no_prepass = false;
   bool validation = false;
@@ -97,6 +101,17 @@ int run(const RenderCommandOptions& o) {
   options.shadows = !o.no_shadows;
   options.depth_prepass = !o.no_prepass;
   if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportError("--fps: expected 0 < fps <= 1000");
+#if HAVE_morphkit_material
+  std::optional<NodeMaterial> node_material;
+  if (!o.material.empty()) {
+    Expected<NodeMaterial> loaded = loadNodeMaterial(o.material);  // messages start with the path
+    if (!loaded) return reportError(loaded.error().message);
+    node_material = std::move(*loaded);
+    options.node_material = &*node_material;
+  }
+#else
+  if (!o.material.empty()) return reportError(o.material + ": this build has no node materials (morphkit::material)");
+#endif
 
   Expected<Asset> asset = loadAsset(o.file);
   if (!asset) return reportFailure(o.file, asset.error());
@@ -285,6 +300,7 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_option("--out", options->out, "output folder (default: <file stem>_render)");
   sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")->capture_default_str();
   sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")->capture_default_str();
+  sub->add_option("--material", options->material, "node material graph (JSON, docs/NODE_MATERIALS.md) for every primitive");
   sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
   sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
   sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");

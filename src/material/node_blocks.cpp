@@ -20,7 +20,9 @@ std::string glslFloat(float value) {
   return text;
 }
 
-std::string glslTypeName(NodeValueType type) { return nodeValueTypeName(type); }
+std::string glslTypeName(NodeValueType type) {
+  return nodeValueTypeName(type);
+}
 
 std::string glslValue(NodeValueType type, const std::array<float, 4>& value) {
   const uint32_t n = nodeValueComponents(type);
@@ -37,23 +39,33 @@ Expected<std::string> convertNodeValue(const std::string& expr, NodeValueType fr
   if (t == 2 && f > 2) return "(" + expr + ").xy";
   if (t == 3 && f == 4) return "(" + expr + ").xyz";
   if (t == 4 && f == 3) return "vec4(" + expr + ", 1.0)";
-  return fail(Error::kInvalidArgument, std::string("cannot convert ") + nodeValueTypeName(from) + " to " + nodeValueTypeName(to));
+  return fail(Error::kInvalidArgument,
+              std::string("cannot convert ") + nodeValueTypeName(from) + " to " + nodeValueTypeName(to));
 }
 
 bool nodeTypeFromComponents(size_t count, NodeValueType& type) {
   switch (count) {
-    case 1: type = NodeValueType::kFloat; return true;
-    case 2: type = NodeValueType::kVec2; return true;
-    case 3: type = NodeValueType::kVec3; return true;
-    case 4: type = NodeValueType::kVec4; return true;
-    default: return false;
+    case 1:
+      type = NodeValueType::kFloat;
+      return true;
+    case 2:
+      type = NodeValueType::kVec2;
+      return true;
+    case 3:
+      type = NodeValueType::kVec3;
+      return true;
+    case 4:
+      type = NodeValueType::kVec4;
+      return true;
+    default:
+      return false;
   }
 }
 
 namespace {
 
-NodePortDecl port(std::string name, NodeValueType type, bool optional = false, std::array<float, 4> fallback = {0, 0, 0, 0},
-                  std::string expression = {}) {
+NodePortDecl port(std::string name, NodeValueType type, bool optional = false,
+                  std::array<float, 4> fallback = {0, 0, 0, 0}, std::string expression = {}) {
   return NodePortDecl{std::move(name), type, optional, fallback, std::move(expression)};
 }
 
@@ -125,8 +137,8 @@ class TextureEmitter final : public NodeBlockEmitter {
   Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string& code) const override {
     const std::string k = std::to_string(index_);
     const std::string v = c.prefix + "_rgba";
-    code += "  vec4 " + v + " = (node.texture_mask & (1u << " + k + "u)) != 0u ? texture(nodeTexture" + k + ", " + c.inputs[0] +
-            ") : " + glslValue(NodeValueType::kVec4, unbound_) + ";\n";
+    code += "  vec4 " + v + " = (node.texture_mask & (1u << " + k + "u)) != 0u ? texture(nodeTexture" + k + ", " +
+            c.inputs[0] + ") : " + glslValue(NodeValueType::kVec4, unbound_) + ";\n";
     return std::vector<std::string>{v, v + ".rgb", v + ".r", v + ".g", v + ".b", v + ".a"};
   }
 
@@ -224,14 +236,15 @@ class SwizzleEmitter final : public NodeBlockEmitter {
 class CombineEmitter final : public NodeBlockEmitter {
  public:
   std::vector<NodePortDecl> inputs() const override {
-    return {port("x", NodeValueType::kFloat, true), port("y", NodeValueType::kFloat, true), port("z", NodeValueType::kFloat, true),
-            port("w", NodeValueType::kFloat, true, {1, 0, 0, 0})};
+    return {port("x", NodeValueType::kFloat, true), port("y", NodeValueType::kFloat, true),
+            port("z", NodeValueType::kFloat, true), port("w", NodeValueType::kFloat, true, {1, 0, 0, 0})};
   }
   std::vector<NodePortDecl> outputs() const override {
     return {port("xyzw", NodeValueType::kVec4), port("xyz", NodeValueType::kVec3), port("xy", NodeValueType::kVec2)};
   }
   Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string& code) const override {
-    code += "  vec4 " + c.prefix + " = vec4(" + c.inputs[0] + ", " + c.inputs[1] + ", " + c.inputs[2] + ", " + c.inputs[3] + ");\n";
+    code += "  vec4 " + c.prefix + " = vec4(" + c.inputs[0] + ", " + c.inputs[1] + ", " + c.inputs[2] + ", " +
+            c.inputs[3] + ");\n";
     return std::vector<std::string>{c.prefix, c.prefix + ".xyz", c.prefix + ".xy"};
   }
 };
@@ -352,17 +365,21 @@ class PbrOutputEmitter final : public NodeBlockEmitter {
 
 std::shared_ptr<const NodeBlockEmitter> attribute(std::string_view type) {
   using T = NodeValueType;
-  if (type == "Position") return std::make_shared<AttributeEmitter>("position", T::kVec3, "nodePosition", kNodeStageVertex);
+  if (type == "Position")
+    return std::make_shared<AttributeEmitter>("position", T::kVec3, "nodePosition", kNodeStageVertex);
   if (type == "Normal") return std::make_shared<AttributeEmitter>("normal", T::kVec3, "nodeNormal", kNodeStageVertex);
-  if (type == "WorldPosition") return std::make_shared<AttributeEmitter>("position", T::kVec3, "nodeWorldPosition", kNodeStageFragment);
-  if (type == "WorldNormal") return std::make_shared<AttributeEmitter>("normal", T::kVec3, "nodeWorldNormal", kNodeStageFragment);
-  if (type == "ViewDirection") return std::make_shared<AttributeEmitter>("direction", T::kVec3, "nodeViewDirection", kNodeStageFragment);
+  if (type == "WorldPosition")
+    return std::make_shared<AttributeEmitter>("position", T::kVec3, "nodeWorldPosition", kNodeStageFragment);
+  if (type == "WorldNormal")
+    return std::make_shared<AttributeEmitter>("normal", T::kVec3, "nodeWorldNormal", kNodeStageFragment);
+  if (type == "ViewDirection")
+    return std::make_shared<AttributeEmitter>("direction", T::kVec3, "nodeViewDirection", kNodeStageFragment);
   return nullptr;
 }
 
-const char* const kFixedTypes[] = {"Constant",      "Uniform",      "Texture", "Uv",       "Position",   "Normal",
-                                   "WorldPosition", "WorldNormal",  "ViewDirection", "Swizzle", "Combine",
-                                   "MorphTargets",  "Skinning",     "VertexOutput", "PbrOutput"};
+const char* const kFixedTypes[] = {
+    "Constant",      "Uniform", "Texture", "Uv",           "Position", "Normal",       "WorldPosition", "WorldNormal",
+    "ViewDirection", "Swizzle", "Combine", "MorphTargets", "Skinning", "VertexOutput", "PbrOutput"};
 
 }  // namespace
 
@@ -381,17 +398,19 @@ std::vector<std::string> builtinNodeInputNames(std::string_view type) {
   if (type == "MorphTargets" || type == "Skinning") return {"position", "normal"};
   if (type == "VertexOutput") return {"position", "normal", "worldPosition", "worldNormal"};
   if (type == "PbrOutput") {
-    return {"baseColor", "normal", "normalScale", "normalUv", "metallic", "roughness", "emissive", "occlusion", "occlusionStrength"};
+    return {"baseColor", "normal",   "normalScale", "normalUv",         "metallic",
+            "roughness", "emissive", "occlusion",   "occlusionStrength"};
   }
   return {};
 }
 
-Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(const NodeBlock& block,
-                                                                         const std::map<std::string, NodeValueType>& connected_types,
-                                                                         const std::string& where) {
+Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(
+    const NodeBlock& block, const std::map<std::string, NodeValueType>& connected_types, const std::string& where) {
   const std::string& type = block.type;
-  if (type == "Constant") return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<ConstantEmitter>(block.value_type, block.value));
-  if (type == "Uniform") return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<UniformEmitter>(block.value_type, block.uniform));
+  if (type == "Constant")
+    return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<ConstantEmitter>(block.value_type, block.value));
+  if (type == "Uniform")
+    return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<UniformEmitter>(block.value_type, block.uniform));
   if (type == "Texture") {
     return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<TextureEmitter>(block.texture, block.value));
   }
@@ -407,11 +426,13 @@ Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(const N
   if (type == "PbrOutput") return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<PbrOutputEmitter>());
   if (type == "Swizzle") {
     auto it = connected_types.find("value");
-    if (it == connected_types.end()) return fail(Error::kInvalidArgument, where + ".inputs.value: required input not connected");
+    if (it == connected_types.end())
+      return fail(Error::kInvalidArgument, where + ".inputs.value: required input not connected");
     const uint32_t n = nodeValueComponents(it->second);
     NodeValueType out;
     if (!nodeTypeFromComponents(block.components.size(), out)) {
-      return fail(Error::kInvalidArgument, where + ".components: '" + block.components + "' must have 1 to 4 components");
+      return fail(Error::kInvalidArgument,
+                  where + ".components: '" + block.components + "' must have 1 to 4 components");
     }
     for (char ch : block.components) {
       const char* set = "xyzw";
@@ -420,8 +441,8 @@ Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(const N
       const char* at2 = std::strchr(rgba, ch);
       const long index = at && ch ? at - set : at2 && ch ? at2 - rgba : -1;
       if (index < 0 || uint32_t(index) >= n) {
-        return fail(Error::kInvalidArgument, where + ".components: '" + block.components + "' reads beyond a " +
-                                                 nodeValueTypeName(it->second));
+        return fail(Error::kInvalidArgument,
+                    where + ".components: '" + block.components + "' reads beyond a " + nodeValueTypeName(it->second));
       }
     }
     return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<SwizzleEmitter>(it->second, out, block.components));

@@ -16,19 +16,26 @@ namespace morphkit {
 
 const char* nodePipelineName(NodePipeline pipeline) {
   switch (pipeline) {
-    case NodePipeline::kDepth: return "depth";
-    case NodePipeline::kShadow: return "shadow";
-    case NodePipeline::kColor: return "color";
+    case NodePipeline::kDepth:
+      return "depth";
+    case NodePipeline::kShadow:
+      return "shadow";
+    case NodePipeline::kColor:
+      return "color";
   }
   return "color";
 }
 
 const char* nodeBindingKindName(NodeBindingKind kind) {
   switch (kind) {
-    case NodeBindingKind::kUniformBuffer: return "uniform_buffer";
-    case NodeBindingKind::kStorageBuffer: return "storage_buffer";
-    case NodeBindingKind::kSampledTexture: return "sampled_texture";
-    case NodeBindingKind::kShadowSampler: return "shadow_sampler";
+    case NodeBindingKind::kUniformBuffer:
+      return "uniform_buffer";
+    case NodeBindingKind::kStorageBuffer:
+      return "storage_buffer";
+    case NodeBindingKind::kSampledTexture:
+      return "sampled_texture";
+    case NodeBindingKind::kShadowSampler:
+      return "shadow_sampler";
   }
   return "uniform_buffer";
 }
@@ -36,7 +43,8 @@ const char* nodeBindingKindName(NodeBindingKind kind) {
 namespace {
 
 void replaceAll(std::string& text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
 }
 
 // The renderer's FrameUniforms (shaders/render/render_shared.h), restated; tests/node_material_test.cpp checks the
@@ -76,8 +84,8 @@ struct Layout {
 Layout bindingLayout(const NodeMaterial& m) {
   Layout l;
   uint32_t next = 0;
-  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kUniformBuffer, kNodeStageVertex | kNodeStageFragment,
-                        "NodeUniforms", NodeBindingGroup::kNode, "", kNone});
+  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kUniformBuffer,
+                        kNodeStageVertex | kNodeStageFragment, "NodeUniforms", NodeBindingGroup::kNode, "", kNone});
   for (uint32_t t = 0; t < m.textures.size(); ++t) {
     l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kSampledTexture, kNodeStageFragment,
                           "nodeTexture" + std::to_string(t), NodeBindingGroup::kNode, "", t});
@@ -85,12 +93,14 @@ Layout bindingLayout(const NodeMaterial& m) {
   for (const auto& feature : orderedNodeFeatures(m.state)) {
     for (const NodeFeatureBinding& b : feature->bindings) {
       l.feature_binding[b.name] = next;
-      l.bindings.push_back({kNodeMaterialSet, next++, b.kind, b.stages, b.name, NodeBindingGroup::kFeature, feature->name, kNone});
+      l.bindings.push_back(
+          {kNodeMaterialSet, next++, b.kind, b.stages, b.name, NodeBindingGroup::kFeature, feature->name, kNone});
     }
   }
   l.frame = next;
-  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kUniformBuffer, kNodeStageVertex | kNodeStageFragment,
-                        "FrameBlock", NodeBindingGroup::kEnvironment, "", kNone});
+  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kUniformBuffer,
+                        kNodeStageVertex | kNodeStageFragment, "FrameBlock", NodeBindingGroup::kEnvironment, "",
+                        kNone});
   l.shadow = next;
   l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kShadowSampler, kNodeStageFragment, "nodeShadowMap",
                         NodeBindingGroup::kEnvironment, "", kNone});
@@ -135,14 +145,16 @@ Expected<std::string> emitBlocks(const NodeMaterial& m, uint32_t root, uint32_t 
         expr = p.default_expression.empty() ? glslValue(p.type, p.fallback) : p.default_expression;
       }
       auto converted = convertNodeValue(expr, type, p.type);
-      if (!converted) return fail(Error::kInvalidArgument, where + ".inputs." + p.name + ": " + converted.error().message);
+      if (!converted)
+        return fail(Error::kInvalidArgument, where + ".inputs." + p.name + ": " + converted.error().message);
       context.inputs.push_back(*converted);
     }
     Expected<std::vector<std::string>> out = block.emitter->emit(context, code);
     if (!out) return fail(out.error().code, where + ": " + out.error().message);
     if (out->size() != block.emitter->outputs().size()) {
-      return fail(Error::kInvalidArgument, where + ": the emitter of " + block.type + " returned " + std::to_string(out->size()) +
-                                               " outputs, declared " + std::to_string(block.emitter->outputs().size()));
+      return fail(Error::kInvalidArgument, where + ": the emitter of " + block.type + " returned " +
+                                               std::to_string(out->size()) + " outputs, declared " +
+                                               std::to_string(block.emitter->outputs().size()));
     }
     outputs[b] = std::move(*out);
   }
@@ -150,8 +162,8 @@ Expected<std::string> emitBlocks(const NodeMaterial& m, uint32_t root, uint32_t 
 }
 
 std::string header(const NodeMaterial& m, NodePipeline pipeline, const char* stage) {
-  return "#version 450\n// Generated by morphkit node materials: \"" + m.name + "\", " + nodePipelineName(pipeline) + " pipeline, " +
-         stage + " stage.\n";
+  return "#version 450\n// Generated by morphkit node materials: \"" + m.name + "\", " + nodePipelineName(pipeline) +
+         " pipeline, " + stage + " stage.\n";
 }
 
 Expected<std::string> vertexShader(const NodeMaterial& m, const Layout& l, NodePipeline pipeline) {
@@ -194,7 +206,8 @@ void main() {
   vec3 nodePosition = inPosition;
 )";
   s += "  vec3 nodeNormal = (node.features & " + std::to_string(kHasNormals) + "u) != 0u ? inNormal : vec3(0.0);\n";
-  s += "  vec3 nodeTangent = (node.features & " + std::to_string(kHasTangents) + "u) != 0u ? inTangent.xyz : vec3(0.0);\n";
+  s += "  vec3 nodeTangent = (node.features & " + std::to_string(kHasTangents) +
+       "u) != 0u ? inTangent.xyz : vec3(0.0);\n";
   for (const auto& f : features) s += f->vertex_prologue;
   s += "  vec3 nodeOutWorldPosition = (node.model * vec4(nodePosition, 1.0)).xyz;\n";
   s += "  vec3 nodeOutWorldNormal = mat3(node.normal_matrix) * nodeNormal;\n";
@@ -205,10 +218,12 @@ void main() {
   s += std::string("  vec3 nodeTangentOut = mat3(") + (skin ? "nodeSkinMatrix" : "node.model") + ") * (nodeTangent" +
        (morph ? " + nodeMorphDeltaTangent" : "") + ");\n";
   s += "  outWorldPosition = nodeOutWorldPosition;\n  outNormal = nodeOutWorldNormal;\n";
-  s += "  outTangent = vec4(nodeTangentOut, (node.features & " + std::to_string(kHasTangents) + "u) != 0u ? inTangent.w : 1.0);\n";
+  s += "  outTangent = vec4(nodeTangentOut, (node.features & " + std::to_string(kHasTangents) +
+       "u) != 0u ? inTangent.w : 1.0);\n";
   s += "  outUv0 = (node.features & " + std::to_string(kHasUv0) + "u) != 0u ? inUv0 : vec2(0.0);\n";
   s += "  outUv1 = (node.features & " + std::to_string(kHasUv1) + "u) != 0u ? inUv1 : vec2(0.0);\n";
-  s += std::string("  gl_Position = ") + (pipeline == NodePipeline::kShadow ? "frame.light_view_proj" : "frame.view_proj") +
+  s += std::string("  gl_Position = ") +
+       (pipeline == NodePipeline::kShadow ? "frame.light_view_proj" : "frame.view_proj") +
        " * vec4(nodeOutWorldPosition, 1.0);\n}\n";
   return s;
 }
@@ -296,7 +311,8 @@ Expected<std::string> fragmentShader(const NodeMaterial& m, const Layout& l) {
   s += uniformBlock(m, 0);
   for (const NodeBinding& b : l.bindings) {
     if (b.kind == NodeBindingKind::kSampledTexture) {
-      s += "layout(set = " + std::to_string(b.set) + ", binding = " + std::to_string(b.binding) + ") uniform sampler2D " + b.name + ";\n";
+      s += "layout(set = " + std::to_string(b.set) + ", binding = " + std::to_string(b.binding) +
+           ") uniform sampler2D " + b.name + ";\n";
     }
   }
   s += "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(l.frame) +
@@ -351,7 +367,9 @@ Expected<NodeMaterialGlsl> generateNodeMaterialGlsl(const NodeMaterial& material
     return fail(Error::kInvalidArgument, "node material: no PbrOutput block (use parseNodeMaterial)");
   }
   for (const NodeBlock& b : material.blocks) {
-    if (!b.emitter) return fail(Error::kInvalidArgument, "node material: block '" + b.id + "' has no emitter (use parseNodeMaterial)");
+    if (!b.emitter)
+      return fail(Error::kInvalidArgument,
+                  "node material: block '" + b.id + "' has no emitter (use parseNodeMaterial)");
   }
   const Layout layout = bindingLayout(material);
   NodeMaterialGlsl out;
@@ -402,7 +420,8 @@ Expected<NodeMaterialPrograms> compileNodeMaterial(const NodeMaterial& material)
   NodeMaterialPrograms programs;
   for (NodePipeline p : {NodePipeline::kDepth, NodePipeline::kShadow, NodePipeline::kColor}) {
     const NodeShaderText& text = glsl->shaders[size_t(p)];
-    const std::string base = (material.name.empty() ? std::string("node material") : material.name) + " (" + nodePipelineName(p);
+    const std::string base =
+        (material.name.empty() ? std::string("node material") : material.name) + " (" + nodePipelineName(p);
     Expected<std::vector<uint32_t>> vs = compileNodeGlsl(text.vertex, kNodeStageVertex, base + ", vertex)");
     if (!vs) return vs.error();
     programs.spirv[size_t(p)].vertex = std::move(*vs);

@@ -12,10 +12,13 @@ std::atomic<uint64_t> g_fallback_allocations{0};
 
 VkDescriptorType nodeDescriptorType(NodeBindingKind kind) {
   switch (kind) {
-    case NodeBindingKind::kUniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case NodeBindingKind::kStorageBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    case NodeBindingKind::kUniformBuffer:
+      return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case NodeBindingKind::kStorageBuffer:
+      return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     case NodeBindingKind::kSampledTexture:
-    case NodeBindingKind::kShadowSampler: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case NodeBindingKind::kShadowSampler:
+      return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   }
   return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
 }
@@ -55,7 +58,8 @@ Expected<const GpuBuffer*> acquireNodeFallback(NodeMaterialDevice& device, const
       return &f.buffer;
     }
   }
-  if (!feature.allocate_fallback) return fail(Error::kInvalidArgument, "node feature '" + feature.name + "': no fallback");
+  if (!feature.allocate_fallback)
+    return fail(Error::kInvalidArgument, "node feature '" + feature.name + "': no fallback");
   Expected<GpuBuffer> buffer = feature.allocate_fallback(*device.context);
   if (!buffer) return buffer.error();
   ++g_fallback_allocations;
@@ -76,7 +80,7 @@ void releaseNodeFallback(NodeMaterialDevice& device, const std::string& feature)
 }
 
 NodeFallbackStats nodeFallbackStats(const NodeMaterialDevice& device, std::string_view feature) {
-  std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(device.mutex));
+  std::lock_guard<std::mutex> lock(device.mutex);
   NodeFallbackStats stats;
   for (const NodeMaterialDevice::Fallback& f : device.fallbacks) {
     if (f.feature == feature) {
@@ -88,7 +92,9 @@ NodeFallbackStats nodeFallbackStats(const NodeMaterialDevice& device, std::strin
   return stats;
 }
 
-uint64_t nodeFallbackAllocationsTotal() { return g_fallback_allocations.load(); }
+uint64_t nodeFallbackAllocationsTotal() {
+  return g_fallback_allocations.load();
+}
 
 Expected<NodeDrawResources*> createNodeDrawResources(NodeMaterialDevice& device, const NodeMaterial& material,
                                                      const PrimitiveData& primitive, std::span<const float> weights) {
@@ -98,8 +104,9 @@ Expected<NodeDrawResources*> createNodeDrawResources(NodeMaterialDevice& device,
     return f;
   };
   VulkanContext& ctx = *device.context;
-  const std::string where = "meshes[" + (primitive.mesh == kNone ? std::string("?") : std::to_string(primitive.mesh)) +
-                            "].primitives[" + (primitive.primitive == kNone ? std::string("?") : std::to_string(primitive.primitive)) + "]";
+  const std::string where =
+      "meshes[" + (primitive.mesh == kNone ? std::string("?") : std::to_string(primitive.mesh)) + "].primitives[" +
+      (primitive.primitive == kNone ? std::string("?") : std::to_string(primitive.primitive)) + "]";
   for (const auto& feature : orderedNodeFeatures(material.state)) {
     if (feature->name == "morph") {
       r->info.morph = true;
@@ -119,7 +126,8 @@ Expected<NodeDrawResources*> createNodeDrawResources(NodeMaterialDevice& device,
       if (!d) return failWith(fail(d.error().code, where + ": morph deltas: " + d.error().message));
       r->morph_deltas = *d;
       ++r->info.buffers_owned;
-      if (Status s = uploadToBuffer(ctx, r->morph_deltas, 0, deltas.data(), deltas.size()); !s) return failWith(s.error());
+      if (Status s = uploadToBuffer(ctx, r->morph_deltas, 0, deltas.data(), deltas.size()); !s)
+        return failWith(s.error());
       Expected<GpuBuffer> wb = createBuffer(ctx, w.size(), MemoryUse::kUpload);
       if (!wb) return failWith(fail(wb.error().code, where + ": morph weights: " + wb.error().message));
       r->morph_weights = *wb;
@@ -160,7 +168,9 @@ void destroyNodeDrawResources(NodeMaterialDevice& device, NodeDrawResources* res
   delete resources;
 }
 
-NodeDrawInfo nodeDrawInfo(const NodeDrawResources& resources) { return resources.info; }
+NodeDrawInfo nodeDrawInfo(const NodeDrawResources& resources) {
+  return resources.info;
+}
 
 }  // namespace morphkit
 
@@ -196,7 +206,8 @@ Expected<NodeVkProgram> createNodeVkProgram(VulkanContext& context, const NodeMa
       destroyNodeVkProgram(context, p);
       return fail(Error::kInvalidArgument, "createNodeVkProgram: no vertex SPIR-V");
     }
-    if (VkResult r = module(programs.spirv[i].vertex, p.vertex[i]); r != VK_SUCCESS) return failWith("vkCreateShaderModule", r);
+    if (VkResult r = module(programs.spirv[i].vertex, p.vertex[i]); r != VK_SUCCESS)
+      return failWith("vkCreateShaderModule", r);
   }
   const std::vector<uint32_t>& fs = programs.spirv[size_t(NodePipeline::kColor)].fragment;
   if (fs.empty()) {

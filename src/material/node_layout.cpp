@@ -7,9 +7,9 @@
 namespace morphkit {
 
 static_assert(offsetof(NodeObjectHeader, normal_matrix) == 64 && offsetof(NodeObjectHeader, features) == 128 &&
-              offsetof(NodeObjectHeader, skin_sets) == 132 && offsetof(NodeObjectHeader, texture_mask) == 136 &&
-              offsetof(NodeObjectHeader, texcoord_sets) == 140 && offsetof(NodeObjectHeader, alpha_mode) == 144 &&
-              offsetof(NodeObjectHeader, alpha_cutoff) == 148,
+                  offsetof(NodeObjectHeader, skin_sets) == 132 && offsetof(NodeObjectHeader, texture_mask) == 136 &&
+                  offsetof(NodeObjectHeader, texcoord_sets) == 140 && offsetof(NodeObjectHeader, alpha_mode) == 144 &&
+                  offsetof(NodeObjectHeader, alpha_cutoff) == 148,
               "NodeObjectHeader mirrors the std140 NodeUniforms block of the generated GLSL");
 static_assert(offsetof(NodeMorphHeader, vertex_count) == 4 && offsetof(NodeMorphHeader, bands_per_target) == 8,
               "NodeMorphHeader mirrors the std430 NodeMorphHeader struct of the morph feature");

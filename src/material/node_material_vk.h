@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/node_material.h"
 #include "../vk/vk_context.h"
+#include "morphkit/node_material.h"
 
 namespace morphkit {
 
@@ -22,7 +22,7 @@ struct NodeMaterialDevice {
     uint32_t users = 0;        // NodeDrawResources currently bound to it
   };
   VulkanContext* context = nullptr;
-  std::mutex mutex;
+  mutable std::mutex mutex;
   std::deque<Fallback> fallbacks;  // deque: acquireNodeFallback hands out stable pointers
 };
 
@@ -36,9 +36,9 @@ struct NodeDrawBuffer {
 
 struct NodeDrawResources {
   NodeDrawInfo info;
-  std::vector<NodeDrawBuffer> buffers;          // feature bindings this object provides, in binding order
-  GpuBuffer morph_deltas, morph_weights;        // owned (primitives with targets)
-  std::vector<std::string> fallback_features;   // fallbacks this draw holds a use of
+  std::vector<NodeDrawBuffer> buffers;         // feature bindings this object provides, in binding order
+  GpuBuffer morph_deltas, morph_weights;       // owned (primitives with targets)
+  std::vector<std::string> fallback_features;  // fallbacks this draw holds a use of
 };
 
 // The descriptor type of a binding kind: uniform/storage buffer, or a combined image sampler (textures and the

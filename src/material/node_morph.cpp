@@ -16,7 +16,8 @@ namespace {
 
 std::atomic<uint64_t> g_requests{0};
 
-constexpr const char* kDeclarations = R"(// Morph feature: both storage buffers start with this header (NodeMorphHeader).
+constexpr const char* kDeclarations =
+    R"(// Morph feature: both storage buffers start with this header (NodeMorphHeader).
 struct NodeMorphHeader {
   uint count;
   uint vertexCount;
@@ -40,7 +41,8 @@ constexpr const char* kWeights =
 
 // Seed 000 "Vertex Shader Morph Blending", applied before skeletal deformation (glTF 2.0 §3.7.2.2: the morphed
 // attribute is the base plus the weighted sum of the target deltas).
-constexpr const char* kPrologue = R"(  // Morph targets (glTF 2.0 §3.7.2.2), before skinning. count 0 (the shared fallback) reads no delta.
+constexpr const char* kPrologue =
+    R"(  // Morph targets (glTF 2.0 §3.7.2.2), before skinning. count 0 (the shared fallback) reads no delta.
   vec3 nodeMorphDeltaPosition = vec3(0.0);
   vec3 nodeMorphDeltaNormal = vec3(0.0);
   vec3 nodeMorphDeltaTangent = vec3(0.0);
@@ -92,7 +94,9 @@ std::shared_ptr<const NodeFeature> nodeMorphFeature() {
   return feature;
 }
 
-uint64_t nodeMorphFeatureRequests() { return g_requests.load(); }
+uint64_t nodeMorphFeatureRequests() {
+  return g_requests.load();
+}
 
 std::array<uint8_t, kNodeMorphFallbackBytes> nodeMorphFallbackBytes() {
   NodeMorphHeader header;  // count 0, vertex_count 1, rest 0

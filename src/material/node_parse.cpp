@@ -19,24 +19,36 @@ namespace morphkit {
 
 const char* nodeValueTypeName(NodeValueType type) {
   switch (type) {
-    case NodeValueType::kFloat: return "float";
-    case NodeValueType::kVec2: return "vec2";
-    case NodeValueType::kVec3: return "vec3";
-    case NodeValueType::kVec4: return "vec4";
+    case NodeValueType::kFloat:
+      return "float";
+    case NodeValueType::kVec2:
+      return "vec2";
+    case NodeValueType::kVec3:
+      return "vec3";
+    case NodeValueType::kVec4:
+      return "vec4";
   }
   return "float";
 }
 
-uint32_t nodeValueComponents(NodeValueType type) { return uint32_t(type) + 1; }
+uint32_t nodeValueComponents(NodeValueType type) {
+  return uint32_t(type) + 1;
+}
 
 const char* nodeTextureSlotName(NodeTextureSlot slot) {
   switch (slot) {
-    case NodeTextureSlot::kImage: return "image";
-    case NodeTextureSlot::kBaseColor: return "baseColor";
-    case NodeTextureSlot::kMetallicRoughness: return "metallicRoughness";
-    case NodeTextureSlot::kNormal: return "normal";
-    case NodeTextureSlot::kOcclusion: return "occlusion";
-    case NodeTextureSlot::kEmissive: return "emissive";
+    case NodeTextureSlot::kImage:
+      return "image";
+    case NodeTextureSlot::kBaseColor:
+      return "baseColor";
+    case NodeTextureSlot::kMetallicRoughness:
+      return "metallicRoughness";
+    case NodeTextureSlot::kNormal:
+      return "normal";
+    case NodeTextureSlot::kOcclusion:
+      return "occlusion";
+    case NodeTextureSlot::kEmissive:
+      return "emissive";
   }
   return "image";
 }
@@ -59,8 +71,12 @@ std::vector<std::shared_ptr<const NodeFeature>> orderedNodeFeatures(const NodeBu
   return list;
 }
 
-bool nodeMaterialUsesMorph(const NodeMaterial& material) { return nodeFeatureInstalled(material.state, "morph"); }
-bool nodeMaterialUsesSkinning(const NodeMaterial& material) { return nodeFeatureInstalled(material.state, "skin"); }
+bool nodeMaterialUsesMorph(const NodeMaterial& material) {
+  return nodeFeatureInstalled(material.state, "morph");
+}
+bool nodeMaterialUsesSkinning(const NodeMaterial& material) {
+  return nodeFeatureInstalled(material.state, "skin");
+}
 
 namespace {
 
@@ -68,7 +84,9 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-Failure bad(const std::string& where, const std::string& what) { return fail(Error::kInvalidArgument, where + ": " + what); }
+Failure bad(const std::string& where, const std::string& what) {
+  return fail(Error::kInvalidArgument, where + ": " + what);
+}
 
 // A raw input before resolution: "id" / "id.output", or a literal.
 struct RawInput {
@@ -196,7 +214,8 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
     if (o.at_key("name").get(e) != simdjson::SUCCESS || e.get_string().get(name) != simdjson::SUCCESS) {
       return bad(where + ".name", "required string");
     }
-    if (!isIdentifier(name)) return bad(where + ".name", "'" + std::string(name) + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+    if (!isIdentifier(name))
+      return bad(where + ".name", "'" + std::string(name) + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     for (const NodeUniformInfo& u : material.uniforms) {
       if (u.name == name) return bad(where + ".name", "duplicate uniform '" + std::string(name) + "'");
     }
@@ -231,7 +250,8 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
       auto v = readValue(e, where + ".value");
       if (!v) return v.error();
       if (typed && v->first != info.type) {
-        return bad(where + ".value", std::string("is a ") + nodeValueTypeName(v->first) + ", the uniform a " + nodeValueTypeName(info.type));
+        return bad(where + ".value", std::string("is a ") + nodeValueTypeName(v->first) + ", the uniform a " +
+                                         nodeValueTypeName(info.type));
       }
       info.type = v->first;
       info.value = v->second;
@@ -268,7 +288,8 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
     if (has_image) {
       if (has_slot) return bad(where, "a Texture has either slot or image, not both");
       uint64_t index = 0;
-      if (e.get_uint64().get(index) != simdjson::SUCCESS || index >= kNone) return bad(where + ".image", "must be an image index");
+      if (e.get_uint64().get(index) != simdjson::SUCCESS || index >= kNone)
+        return bad(where + ".image", "must be an image index");
       info.slot = NodeTextureSlot::kImage;
       info.image = uint32_t(index);
       bool srgb = false;
@@ -297,7 +318,8 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
   if (type == "Uv") {
     if (o.at_key("set").get(e) == simdjson::SUCCESS) {
       uint64_t set = 0;
-      if (e.get_uint64().get(set) != simdjson::SUCCESS || set > 1) return bad(where + ".set", "must be 0 or 1 (TEXCOORD_0, TEXCOORD_1)");
+      if (e.get_uint64().get(set) != simdjson::SUCCESS || set > 1)
+        return bad(where + ".set", "must be 0 or 1 (TEXCOORD_0, TEXCOORD_1)");
       block.texcoord = uint32_t(set);
     }
     return Ok{};
@@ -398,7 +420,8 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
       }
       if (Status s = readParams(o, block, material, where); !s) return s.error();
     } else {
-      std::shared_ptr<const NodeBlockEmitter> custom = options.block_loader ? options.block_loader(block.type) : nullptr;
+      std::shared_ptr<const NodeBlockEmitter> custom =
+          options.block_loader ? options.block_loader(block.type) : nullptr;
       if (!custom) return bad(where + ".type", "unknown block type '" + block.type + "'");
       block.emitter = std::move(custom);
     }
@@ -439,7 +462,8 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
     for (const RawInput& in : raws[b].inputs) {
       if (in.literal) continue;
       if (mark[in.block] == 1) {
-        return bad("blocks[" + std::to_string(b) + "].inputs." + in.name, "cycle through '" + material.blocks[in.block].id + "'");
+        return bad("blocks[" + std::to_string(b) + "].inputs." + in.name,
+                   "cycle through '" + material.blocks[in.block].id + "'");
       }
       if (mark[in.block] == 0) {
         if (Status s = visit(in.block); !s) return s;
@@ -480,7 +504,8 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
           for (uint32_t i = 0; i < outs.size(); ++i) {
             if (outs[i].name == in.output) k = i;
           }
-          if (k == kNone) return bad(here, "block '" + source.id + "' (" + source.type + ") has no output '" + in.output + "'");
+          if (k == kNone)
+            return bad(here, "block '" + source.id + "' (" + source.type + ") has no output '" + in.output + "'");
         }
         n.block = in.block;
         n.output = k;
@@ -527,7 +552,9 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
     const std::string& type = material.blocks[b].type;
     const std::string where = "blocks[" + std::to_string(b) + "]";
     if (type == "PbrOutput") {
-      if (material.pbr_output != kNone) return bad(where, "a graph has exactly one PbrOutput (another is blocks[" + std::to_string(material.pbr_output) + "])");
+      if (material.pbr_output != kNone)
+        return bad(where, "a graph has exactly one PbrOutput (another is blocks[" +
+                              std::to_string(material.pbr_output) + "])");
       material.pbr_output = b;
     }
     if (type == "VertexOutput") {
@@ -565,7 +592,8 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
   // Stages: every block feeding VertexOutput must exist in the vertex stage, every block feeding PbrOutput in
   // the fragment stage.
   for (const auto& [stage_root, stage, stage_name] :
-       {std::tuple{material.vertex_output, kNodeStageVertex, "vertex"}, std::tuple{material.pbr_output, kNodeStageFragment, "fragment"}}) {
+       {std::tuple{material.vertex_output, kNodeStageVertex, "vertex"},
+        std::tuple{material.pbr_output, kNodeStageFragment, "fragment"}}) {
     if (stage_root == kNone) continue;
     std::vector<uint32_t> stack{stage_root};
     std::vector<uint8_t> seen(count, 0);

@@ -21,12 +21,23 @@ NodeTextureSource nodeTextureSource(const NodeMaterial& node, uint32_t k, const 
   const Material& m = gltf ? *gltf : kDefault;
   const TextureRef* ref = nullptr;
   switch (info.slot) {
-    case NodeTextureSlot::kBaseColor: ref = &m.base_color_texture; break;
-    case NodeTextureSlot::kMetallicRoughness: ref = &m.metallic_roughness_texture; break;
-    case NodeTextureSlot::kNormal: ref = &m.normal_texture; break;
-    case NodeTextureSlot::kOcclusion: ref = &m.occlusion_texture; break;
-    case NodeTextureSlot::kEmissive: ref = &m.emissive_texture; break;
-    case NodeTextureSlot::kImage: break;
+    case NodeTextureSlot::kBaseColor:
+      ref = &m.base_color_texture;
+      break;
+    case NodeTextureSlot::kMetallicRoughness:
+      ref = &m.metallic_roughness_texture;
+      break;
+    case NodeTextureSlot::kNormal:
+      ref = &m.normal_texture;
+      break;
+    case NodeTextureSlot::kOcclusion:
+      ref = &m.occlusion_texture;
+      break;
+    case NodeTextureSlot::kEmissive:
+      ref = &m.emissive_texture;
+      break;
+    case NodeTextureSlot::kImage:
+      break;
   }
   if (!ref || ref->texture == kNone || ref->texture >= asset.textures.size() || ref->texcoord > 1) return out;
   const Texture& texture = asset.textures[ref->texture];
@@ -57,13 +68,26 @@ std::vector<uint8_t> nodeUniformBytes(const NodeMaterial& node, const Asset& ass
   for (const NodeUniformInfo& u : node.uniforms) {
     std::array<float, 4> v = u.value;
     switch (u.gltf) {
-      case NodeGltfValue::kBaseColorFactor: v = {m.base_color_factor[0], m.base_color_factor[1], m.base_color_factor[2], m.base_color_factor[3]}; break;
-      case NodeGltfValue::kMetallicFactor: v = {m.metallic_factor, 0, 0, 0}; break;
-      case NodeGltfValue::kRoughnessFactor: v = {m.roughness_factor, 0, 0, 0}; break;
-      case NodeGltfValue::kEmissiveFactor: v = {m.emissive_factor[0], m.emissive_factor[1], m.emissive_factor[2], 0}; break;
-      case NodeGltfValue::kNormalScale: v = {m.normal_texture.scale, 0, 0, 0}; break;
-      case NodeGltfValue::kOcclusionStrength: v = {m.occlusion_texture.scale, 0, 0, 0}; break;
-      case NodeGltfValue::kUnset: break;
+      case NodeGltfValue::kBaseColorFactor:
+        v = {m.base_color_factor[0], m.base_color_factor[1], m.base_color_factor[2], m.base_color_factor[3]};
+        break;
+      case NodeGltfValue::kMetallicFactor:
+        v = {m.metallic_factor, 0, 0, 0};
+        break;
+      case NodeGltfValue::kRoughnessFactor:
+        v = {m.roughness_factor, 0, 0, 0};
+        break;
+      case NodeGltfValue::kEmissiveFactor:
+        v = {m.emissive_factor[0], m.emissive_factor[1], m.emissive_factor[2], 0};
+        break;
+      case NodeGltfValue::kNormalScale:
+        v = {m.normal_texture.scale, 0, 0, 0};
+        break;
+      case NodeGltfValue::kOcclusionStrength:
+        v = {m.occlusion_texture.scale, 0, 0, 0};
+        break;
+      case NodeGltfValue::kUnset:
+        break;
     }
     if (u.offset + 16 <= bytes.size()) std::memcpy(bytes.data() + u.offset, v.data(), 16);
   }

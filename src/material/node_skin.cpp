@@ -16,13 +16,16 @@ namespace {
 std::atomic<uint64_t> g_requests{0};
 
 constexpr const char* kStream =
-    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeSkinStream { uint nodeSkinWords[]; };\n";
+    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeSkinStream { uint nodeSkinWords[]; "
+    "};\n";
 constexpr const char* kJoints =
-    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeJointMatrices { mat4 nodeJointMatrices[]; };\n";
+    "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeJointMatrices { mat4 "
+    "nodeJointMatrices[]; };\n";
 
 // glTF 2.0 §3.7.3.3: linear blend skinning over every JOINTS_n/WEIGHTS_n set; the skinned mesh ignores the node's
 // own transform. Normals use the blended matrix's 3×3 and are renormalized by the fragment shader.
-constexpr const char* kPrologue = R"(  // Skinning (glTF 2.0 §3.7.3.3), after morphing: the blended joint matrix, or the node's model when unskinned.
+constexpr const char* kPrologue =
+    R"(  // Skinning (glTF 2.0 §3.7.3.3), after morphing: the blended joint matrix, or the node's model when unskinned.
   mat4 nodeSkinMatrix = node.model;
   mat3 nodeSkinNormalMatrix = mat3(node.normal_matrix);
   if (node.skin_sets > 0u) {
@@ -66,6 +69,8 @@ std::shared_ptr<const NodeFeature> nodeSkinFeature() {
   return feature;
 }
 
-uint64_t nodeSkinFeatureRequests() { return g_requests.load(); }
+uint64_t nodeSkinFeatureRequests() {
+  return g_requests.load();
+}
 
 }  // namespace morphkit

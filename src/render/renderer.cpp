@@ -10,6 +10,7 @@
 
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
+#include "morphkit/node_material.h"
 #include "morphkit/pose.h"
 #include "morphkit/render.h"
 #include "morphkit/scene.h"
@@ -20,6 +21,7 @@
 #include "morphkit_render_spirv/mesh_vert_56.h"
 #include "morphkit_render_spirv/mesh_vert_8.h"
 #include "morphkit_render_spirv/pbr_frag.h"
+#include "node_material_vk.h"
 #include "render_shared.h"
 #include "render_vk.h"
 #include "vk_context.h"
@@ -140,6 +142,8 @@ struct Renderer {
     VkDescriptorSet set = VK_NULL_HANDLE;
     GpuBuffer object, joints, morph;
     GpuBatchOutput compute_output;  // compute path: where the batch wrote this draw's vertices
+    NodeDrawResources* node = nullptr;  // node material: the feature buffers (set is the node program's set)
+    GpuBuffer node_ubo;                 // node material: the node uniform block
   };
 
   VulkanContext* ctx = nullptr;
@@ -174,6 +178,12 @@ struct Renderer {
   std::vector<MaterialGpu> materials;
   std::vector<Draw> draws;
   GpuBatch* batch = nullptr;
+
+  // Node material (RenderOptions::node_material): one program for every draw, its own set 0, no push constants.
+  bool node = false;
+  NodeMaterialPrograms node_programs;
+  NodeMaterialDevice* node_device = nullptr;
+  NodeVkProgram node_program;
 };
 
 namespace {
@@ -442,16 +452,16 @@ Expected<std::vector<uint8_t>> imageBytes(const Asset& asset, uint32_t index) {
 }
 
 // A decoded image as a texture; `srgb` for color data (base color, emissive: glTF 2.0 §3.9.2/§3.9.5).
-Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool srgb) {
-  const Texture& t = r.asset->textures[texture];
-  if (t.source == kNone) return fail(Error::kUnsupportedExtension, "textures[" + std::to_string(texture) + "]: no source");
-  RenderImage& slot = r.images[size_t(t.source) * 2 + (srgb ? 1 : 0)];
+// images[index] decoded and uploaded once per (image, srgb).
+Expected<const RenderImage*> sourceImage(Renderer& r, uint32_t index, bool srgb) {
+  if (index >= r.asset->images.size()) return fail(Error::kInvalidArgument, "images[" + std::to_string(index) + "]: no such image");
+  RenderImage& slot = r.images[size_t(index) * 2 + (srgb ? 1 : 0)];
   if (slot.image) return &slot;
-  Expected<std::vector<uint8_t>> bytes = imageBytes(*r.asset, t.source);
+  Expected<std::vector<uint8_t>> bytes = imageBytes(*r.asset, index);
   if (!bytes) return bytes.error();
   Expected<DecodedImage> decoded = decodeImage(*bytes);
   if (!decoded) {
-    return fail(decoded.error().code, "images[" + std::to_string(t.source) + "]: " + decoded.error().message);
+    return fail(decoded.error().code, "images[" + std::to_string(index) + "]: " + decoded.error().message);
   }
   Expected<RenderImage> image = uploadRenderImage(*r.ctx, decoded->width, decoded->height,
                                                   srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM,
@@ -459,6 +469,12 @@ Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool sr
   if (!image) return image.error();
   slot = *image;
   return &slot;
+}
+
+Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool srgb) {
+  const Texture& t = r.asset->textures[texture];
+  if (t.source == kNone) return fail(Error::kUnsupportedExtension, "textures[" + std::to_string(texture) + "]: no source");
+  return sourceImage(r, t.source, srgb);
 }
 
 Status createMaterials(Renderer& r) {
@@ -570,7 +586,7 @@ Status createPrimitives(Renderer& r, bool vertex_path, bool compute_path) {
     PackedSkin skin = packSkin(data);
     gpu.influence_sets = skin.influence_sets;
     gpu.joints_needed = skin.joints_needed;
-    if (skin.influence_sets > 0 && vertex_path) {
+    if (skin.influence_sets > 0 && (vertex_path || r.node)) {
       Expected<GpuBuffer> sb = createBuffer(*r.ctx, skin.words.size() * 4, MemoryUse::kDevice);
       if (!sb) return sb.error();
       gpu.skin = *sb;
@@ -602,6 +618,90 @@ Status createPrimitives(Renderer& r, bool vertex_path, bool compute_path) {
       gpu.compute = *uploaded;
     }
     r.primitives.push_back(gpu);
+  }
+  return Ok{};
+}
+
+// A node-material draw: its feature resources, node uniform block and the one set, written by binding name
+// (the binding contract of morphkit/node_material.h). On failure the caller still keeps `d` in r.draws so that
+// destroyRenderer frees what was created.
+Status createNodeDraw(Renderer& r, Renderer::Draw& d, const PosePrepared::Instance& inst, const Renderer::PrimitiveGpu& prim) {
+  const Asset& asset = *r.asset;
+  const NodeMaterial& material = *r.options.node_material;
+  const std::string where = "meshes[" + std::to_string(inst.mesh) + "].primitives[" + std::to_string(inst.primitive) + "]";
+  if (d.skin != kNone) {
+    Expected<GpuBuffer> joints = createBuffer(*r.ctx, sizeof(float) * 16 * asset.skins[d.skin].joints.size(), MemoryUse::kUpload);
+    if (!joints) return joints.error();
+    d.joints = *joints;
+  }
+  Expected<NodeDrawResources*> resources =
+      createNodeDrawResources(*r.node_device, material, r.prepared.primitives[inst.data], asset.meshes[inst.mesh].weights);
+  if (!resources) return fail(resources.error().code, where + ": " + resources.error().message);
+  d.node = *resources;
+  Expected<GpuBuffer> ubo = createBuffer(*r.ctx, material.uniform_block_bytes, MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+  if (!ubo) return ubo.error();
+  d.node_ubo = *ubo;
+  std::memset(d.node_ubo.mapped, 0, material.uniform_block_bytes);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = r.pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &r.node_program.set_layout;
+  if (Status s = check(vkAllocateDescriptorSets(r.ctx->device, &alloc, &d.set), "vkAllocateDescriptorSets(node)"); !s) return s;
+  const Material* gltf = d.material < asset.materials.size() ? &asset.materials[d.material] : nullptr;
+  const std::vector<NodeBinding>& bindings = r.node_programs.glsl.bindings;
+  std::vector<VkDescriptorBufferInfo> buffers(bindings.size());
+  std::vector<VkDescriptorImageInfo> images(bindings.size());
+  std::vector<VkWriteDescriptorSet> writes;
+  std::string missing;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const NodeBinding& b = bindings[i];
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, d.set, b.binding, 0, 1, nodeDescriptorType(b.kind),
+                           nullptr, nullptr, nullptr};
+    auto useBuffer = [&](VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range) {
+      buffers[i] = {buffer, offset, range};
+      w.pBufferInfo = &buffers[i];
+    };
+    const NodeDrawBuffer* feature = nullptr;
+    for (const NodeDrawBuffer& fb : d.node->buffers) {
+      if (fb.binding == b.name) feature = &fb;
+    }
+    if (b.name == "NodeUniforms") {
+      useBuffer(d.node_ubo.buffer, 0, VK_WHOLE_SIZE);
+    } else if (b.name == "FrameBlock") {
+      useBuffer(r.frame_ubo.buffer, 0, VK_WHOLE_SIZE);
+    } else if (b.kind == NodeBindingKind::kShadowSampler) {
+      images[i] = {r.shadow_sampler, r.shadow.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+      w.pImageInfo = &images[i];
+    } else if (b.kind == NodeBindingKind::kSampledTexture) {
+      images[i] = {r.samplers.back(), r.white.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};  // unbound: never read
+      const NodeTextureSource src = nodeTextureSource(material, b.texture, asset, gltf);
+      if (src.bound) {
+        Expected<const RenderImage*> image =
+            src.texture != kNone ? textureImage(r, src.texture, src.srgb) : sourceImage(r, src.image, src.srgb);
+        if (image) {
+          images[i] = {src.sampler != kNone ? r.samplers[src.sampler] : r.samplers.back(), (*image)->view,
+                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        } else {
+          r.info.warnings.push_back(image.error().message + "; using white");
+        }
+      }
+      w.pImageInfo = &images[i];
+    } else if ((b.name == "NodeSkinStream" || b.name == "NodeJointMatrices") && d.skin != kNone) {
+      useBuffer(b.name == "NodeSkinStream" ? prim.skin.buffer : d.joints.buffer, 0, VK_WHOLE_SIZE);
+    } else if (feature) {
+      useBuffer(feature->buffer, feature->offset, feature->range);
+    } else if ((b.name == "NodeSkinStream" || b.name == "NodeJointMatrices") && prim.skin.buffer) {
+      // Skin attributes on a node without a skin: skin_sets is 0, the buffer is never read.
+      useBuffer(prim.skin.buffer, 0, VK_WHOLE_SIZE);
+    } else {
+      missing = b.name;
+      continue;
+    }
+    writes.push_back(w);
+  }
+  vkUpdateDescriptorSets(r.ctx->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
+  if (!missing.empty()) {
+    return fail(Error::kInvalidArgument, where + ": node binding '" + missing + "' has no resource");
   }
   return Ok{};
 }
@@ -638,7 +738,9 @@ Status createDraws(Renderer& r, MorphPath path) {
       if (prim.format.tangent != kLayoutAbsent) d.features |= MSH_HAS_TANGENTS;
       if (prim.format.texcoord_sets >= 1) d.features |= MSH_HAS_UV0;
       if (prim.format.texcoord_sets >= 2) d.features |= MSH_HAS_UV1;
-      if (path == MorphPath::kVertex) {
+      if (r.node) {
+        // Node draws deform in the node program's vertex shader: no morph texture, no compute batch.
+      } else if (path == MorphPath::kVertex) {
         if (skinned) d.features |= MSH_HAS_SKIN;
         if (prim.target_count > 0) {
           d.features |= MSH_HAS_MORPH_TARGETS;
@@ -659,6 +761,12 @@ Status createDraws(Renderer& r, MorphPath path) {
       }
       d.layout_bits = d.features & MSH_LAYOUT_MASK;
       r.info.max_targets = std::max(r.info.max_targets, prim.target_count);
+      if (r.node) {
+        Status s = createNodeDraw(r, d, inst, prim);
+        r.draws.push_back(d);
+        if (!s) return s;
+        continue;
+      }
 
       Expected<VkPipelineLayout> layout = pipelineLayout(r, d.layout_bits);
       if (!layout) return layout.error();
@@ -762,6 +870,25 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Renderer::Draw& d, Pass pass
   std::string key(reinterpret_cast<const char*>(key_words), sizeof key_words);
   if (auto it = r.pipelines.find(key); it != r.pipelines.end()) return it->second;
 
+  VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+                                               {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].pName = "main";
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].pName = "main";
+  const uint32_t features = d.features;
+  VkSpecializationMapEntry entry{0, 0, 4};
+  VkSpecializationInfo spec{1, &entry, 4, &features};
+  VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+  if (r.node) {
+    // The node program: its own layout (one set, no push constants) and a vertex module per pipeline; no
+    // specialization constants (node.features is a uniform).
+    const NodePipeline node_pipeline = pass == Pass::kColor ? NodePipeline::kColor
+                                       : pass == Pass::kDepth ? NodePipeline::kDepth : NodePipeline::kShadow;
+    stages[0].module = r.node_program.vertex[uint32_t(node_pipeline)];
+    stages[1].module = r.node_program.fragment;
+    pipeline_layout = r.node_program.layout;
+  } else {
   if (!r.vertex_modules.count(d.layout_bits)) {
     Expected<VkShaderModule> module = shaderModule(r, vertexShader(d.layout_bits));
     if (!module) return module.error();
@@ -774,20 +901,12 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Renderer::Draw& d, Pass pass
   }
   Expected<VkPipelineLayout> layout = pipelineLayout(r, d.layout_bits);
   if (!layout) return layout.error();
-
-  const uint32_t features = d.features;
-  VkSpecializationMapEntry entry{0, 0, 4};
-  VkSpecializationInfo spec{1, &entry, 4, &features};
-  VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
-                                               {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
-  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  pipeline_layout = *layout;
   stages[0].module = r.vertex_modules[d.layout_bits];
-  stages[0].pName = "main";
   stages[0].pSpecializationInfo = &spec;
-  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
   stages[1].module = r.fragment_module;
-  stages[1].pName = "main";
   stages[1].pSpecializationInfo = &spec;
+  }
 
   // Absent attributes read POSITION's bytes (the shader ignores them per kFeatures): every input is bound.
   VkVertexInputBindingDescription binding{0, f.stride * 4, VK_VERTEX_INPUT_RATE_VERTEX};
@@ -862,7 +981,7 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Renderer::Draw& d, Pass pass
   info.pDepthStencilState = &ds;
   info.pColorBlendState = &cb;
   info.pDynamicState = &dyn;
-  info.layout = *layout;
+  info.layout = pipeline_layout;
   info.renderPass = pass == Pass::kColor ? r.color_pass : pass == Pass::kDepth ? r.depth_pass : r.shadow_pass;
   VkPipeline pipeline = VK_NULL_HANDLE;
   if (Status s = check(vkCreateGraphicsPipelines(r.ctx->device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
@@ -920,6 +1039,20 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   if (options.ignore_morph_targets) max_targets = 0;
   MorphPath path = options.morph_path;
   if (path == MorphPath::kAuto) path = chooseMorphPath(r->info.passes, max_targets);
+  if (options.node_material) {
+    // Node draws morph and skin in the node program's vertex shader.
+    path = MorphPath::kVertex;
+    r->node = true;
+    Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*options.node_material);
+    if (!programs) return failWith(programs.error());
+    r->node_programs = std::move(*programs);
+    Expected<NodeMaterialDevice*> device = createNodeMaterialDevice(context);
+    if (!device) return failWith(device.error());
+    r->node_device = *device;
+    Expected<NodeVkProgram> program = createNodeVkProgram(context, r->node_programs);
+    if (!program) return failWith(program.error());
+    r->node_program = *program;
+  }
   r->info.path = path;
 
   // Pool sized for the worst case of every draw's set.
@@ -930,6 +1063,13 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
                                    {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, draw_count + 1},
                                    {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 5 * material_count + 1}};
   VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  if (r->node) {
+    // Per node draw: the node uniform block + FrameBlock, the textures + the shadow map, up to 4 feature buffers.
+    const uint32_t textures = uint32_t(options.node_material->textures.size());
+    sizes[0].descriptorCount += 2 * draw_count;
+    sizes[1].descriptorCount += 4 * draw_count;
+    sizes[3].descriptorCount += (textures + 1) * draw_count;
+  }
   pool.maxSets = draw_count + material_count + 1;
   pool.poolSizeCount = 4;
   pool.pPoolSizes = sizes;
@@ -940,7 +1080,9 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   if (Status s = createSamplers(*r); !s) return failWith(s.error());
   if (Status s = createFrameSet(*r); !s) return failWith(s.error());
   if (Status s = createMaterials(*r); !s) return failWith(s.error());
-  if (Status s = createPrimitives(*r, path == MorphPath::kVertex, path == MorphPath::kCompute); !s) return failWith(s.error());
+  if (Status s = createPrimitives(*r, path == MorphPath::kVertex && !r->node, path == MorphPath::kCompute && !r->node); !s) {
+    return failWith(s.error());
+  }
   if (Status s = createDraws(*r, path); !s) return failWith(s.error());
 
   // Default camera: framed on the rest pose.
@@ -975,6 +1117,8 @@ void destroyRenderer(Renderer* r) {
   vkDestroyDescriptorSetLayout(device, r->material_layout, nullptr);
   vkDestroyDescriptorPool(device, r->pool, nullptr);  // frees every set
   for (Renderer::Draw& d : r->draws) {
+    if (r->node_device) destroyNodeDrawResources(*r->node_device, d.node);
+    destroyBuffer(ctx, d.node_ubo);
     destroyBuffer(ctx, d.object);
     destroyBuffer(ctx, d.joints);
     destroyBuffer(ctx, d.morph);
@@ -1005,6 +1149,8 @@ void destroyRenderer(Renderer* r) {
   destroyRenderImage(ctx, r->depth);
   destroyRenderImage(ctx, r->shadow);
   destroyBuffer(ctx, r->readback);
+  destroyNodeVkProgram(ctx, r->node_program);
+  destroyNodeMaterialDevice(r->node_device);
   delete r;
 }
 
@@ -1062,6 +1208,22 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
       if (d.skin != kNone && joints[d.skin].empty()) joints[d.skin] = jointMatrices(asset, *state, d.skin, r.prepared.inverse_bind[d.skin]);
       const Mat4& world = state->world[inst.node];
       d.flip = d.skin == kNone && determinant3(world) < 0.0f;
+      if (r.node) {
+        const NodeMaterial& material = *r.options.node_material;
+        NodeObjectHeader header{};
+        const Mat4 model = d.skin != kNone ? Mat4{} : world;  // skinned vertices are in world space already
+        const Mat4 normal = d.skin != kNone ? Mat4{} : normalMatrix(world);
+        std::memcpy(header.model, model.m.data(), sizeof header.model);
+        std::memcpy(header.normal_matrix, normal.m.data(), sizeof header.normal_matrix);
+        header.features = d.features & (MSH_HAS_NORMALS | MSH_HAS_TANGENTS | MSH_HAS_UV0 | MSH_HAS_UV1);
+        header.skin_sets = d.skin != kNone ? prim.influence_sets : 0;
+        const Material* gltf = d.material < asset.materials.size() ? &asset.materials[d.material] : nullptr;
+        const std::vector<uint8_t> bytes = nodeUniformBytes(material, asset, gltf, header);
+        std::memcpy(d.node_ubo.mapped, bytes.data(), std::min<size_t>(bytes.size(), material.uniform_block_bytes));
+        if (Status s = updateNodeDrawWeights(*d.node, weights); !s) return s.error();
+        if (d.skin != kNone) std::memcpy(d.joints.mapped, joints[d.skin].data(), joints[d.skin].size() * sizeof(Mat4));
+        continue;
+      }
       rs::ObjectUniforms object{};
       if (compute || d.skin != kNone) {
         copyMat(object.model, Mat4{});  // the compute output and skinned vertices are in world space already
@@ -1162,11 +1324,15 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
         const Renderer::MaterialGpu& mat = r.materials[d.material];
         if (mat.alpha != order) continue;
         const Renderer::PrimitiveGpu& prim = r.primitives[d.primitive];
-        VkPipelineLayout layout = r.pipeline_layouts.at(d.layout_bits);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, draw_pipelines[i][pass_id]);
-        VkDescriptorSet sets[3] = {r.frame_set, d.set, mat.set};
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 3, sets, 0, nullptr);
-        vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 4, &pass_id);
+        if (r.node) {  // the node program's one set; no push constant (each pass has its own vertex module)
+          vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.node_program.layout, kNodeMaterialSet, 1, &d.set, 0, nullptr);
+        } else {
+          VkPipelineLayout layout = r.pipeline_layouts.at(d.layout_bits);
+          VkDescriptorSet sets[3] = {r.frame_set, d.set, mat.set};
+          vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 3, sets, 0, nullptr);
+          vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 4, &pass_id);
+        }
         // The compute path's output buffer is bound directly as the vertex buffer.
         VkBuffer vb = prim.vertices.buffer;
         VkDeviceSize offset = 0;
