@@ -348,3 +348,29 @@ TEST(Demo, RejectsAbsurdOptions) {
 
 }  // namespace
 }  // namespace morphkit
+
+namespace morphkit {
+namespace {
+
+// `morphkit pose --out X.glb` writes a static glTF of the posed meshes; it must pass the Khronos validator too.
+TEST(PosedGlbValidator, PosedSharedModelsHaveNoErrors) {
+  MORPHKIT_REQUIRE_SHARED();
+  MORPHKIT_REQUIRE_VALIDATOR();
+  const auto dir = test::scratchDir();
+  const char* models[] = {"MorphSkinBlob52/MorphSkinBlob52_sparse.glb", "SkinMorphEdgeCases/skin_morph.gltf",
+                          "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb"};
+  for (const char* model : models) {
+    const auto out = dir / (std::filesystem::path(model).stem().string() + "_posed.glb");
+    std::string pose = "'" + test::cliPath().string() + "' pose '" + (test::assetsDir() / model).string() +
+                       "' --anim 0 --time 0.5 --out '" + out.string() + "' >/dev/null 2>&1";
+    if (std::string(model).find("MorphPrimitivesTest") != std::string::npos) {  // no animation: rest pose
+      pose = "'" + test::cliPath().string() + "' pose '" + (test::assetsDir() / model).string() + "' --out '" +
+             out.string() + "' >/dev/null 2>&1";
+    }
+    ASSERT_EQ(std::system(pose.c_str()), 0) << model;
+    EXPECT_EQ(validateFile(out), 0) << model << ": the validator reported errors";
+  }
+}
+
+}  // namespace
+}  // namespace morphkit
