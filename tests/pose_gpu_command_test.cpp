@@ -116,3 +116,29 @@ TEST(PoseGpuCommand, BadGpuIndexIsAClearError) {
 
 }  // namespace
 }  // namespace morphkit
+
+namespace morphkit {
+namespace {
+
+// `inspect --json` reports, per primitive with targets, what the f16 delta layout loses against f32: non-zero
+// for real data, and within half an f16 ulp of the largest delta (|Δ| · 2^-11).
+TEST(InspectF16, ReportsTheF16ErrorPerPrimitive) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto model = test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf";
+  const auto out = test::scratchDir() / "inspect.json";
+  ASSERT_EQ(runCli("inspect --json " + model.string() + " > " + out.string()), 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.load(out.string());
+  simdjson::dom::element primitive = doc["meshes"].at(0)["primitives"].at(0);
+  double position = primitive["f16MaxError"]["position"].get_double();
+  double normal = primitive["f16MaxError"]["normal"].get_double();
+  EXPECT_FALSE(primitive["f16MaxError"]["overflow"].get_bool().value());
+  // AnimatedMorphCube's deltas stay below 1 in magnitude: f16 keeps 11 significant bits.
+  EXPECT_GT(position, 0.0);
+  EXPECT_LE(position, std::ldexp(1.0, -11));
+  EXPECT_GT(normal, 0.0);
+  EXPECT_LE(normal, std::ldexp(1.0, -11));
+}
+
+}  // namespace
+}  // namespace morphkit

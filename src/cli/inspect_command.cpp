@@ -11,6 +11,10 @@
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/primitive.h"
+#if HAVE_morphkit_vk
+#include "morphkit/gpu_layout.h"
+#endif
 
 namespace morphkit::cli {
 namespace {
@@ -69,7 +73,26 @@ struct PrimitiveSummary {
   std::vector<std::vector<std::string>> target_attributes;  // per target, sorted
   std::vector<std::string> sparse, quantized;               // "target[3].POSITION: sparse f32"
   SkinWeightReport weights;
+  // What the GPU's f16 delta layout would lose against f32 (max abs error per attribute); only with targets.
+  bool has_f16 = false;
+  float f16_position = 0, f16_normal = 0, f16_tangent = 0, f16_extra = 0;
+  bool f16_overflow = false;
 };
+
+void measureF16([[maybe_unused]] const Asset& asset, [[maybe_unused]] uint32_t mesh, [[maybe_unused]] uint32_t primitive,
+                [[maybe_unused]] PrimitiveSummary& s) {
+#if HAVE_morphkit_vk
+  Expected<PrimitiveData> data = decodePrimitive(asset, mesh, primitive);
+  if (!data || data->targets.empty()) return;
+  F16DeltaError error = f16DeltaError(*data);
+  s.has_f16 = true;
+  s.f16_position = error.max_abs_position;
+  s.f16_normal = error.max_abs_normal;
+  s.f16_tangent = error.max_abs_tangent;
+  s.f16_extra = error.max_abs_extra;
+  s.f16_overflow = error.overflow;
+#endif
+}
 
 PrimitiveSummary summarize(const Asset& asset, const Primitive& primitive) {
   PrimitiveSummary s;
@@ -126,6 +149,7 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
     for (size_t p = 0; p < mesh.primitives.size(); ++p) {
       const Primitive& primitive = mesh.primitives[p];
       PrimitiveSummary s = summarize(asset, primitive);
+      measureF16(asset, uint32_t(m), uint32_t(p), s);
       json.beginObject().field("index", uint32_t(p)).field("mode", modeName(primitive.mode));
       json.field("vertexCount", s.vertex_count).field("indexCount", s.index_count);
       json.key("attributes").beginArray();
@@ -143,6 +167,10 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
       }
       json.endArray();
       json.field("morphBytes", uint64_t(s.morph_bytes));
+      if (s.has_f16) {
+        json.key("f16MaxError").beginObject().field("position", s.f16_position).field("normal", s.f16_normal);
+        json.field("tangent", s.f16_tangent).field("extra", s.f16_extra).field("overflow", s.f16_overflow).endObject();
+      }
       json.key("sparse").array(std::span<const std::string>(s.sparse));
       json.key("quantized").array(std::span<const std::string>(s.quantized));
       if (s.weights.vertices_off > 0) {
@@ -206,6 +234,7 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     for (size_t p = 0; p < mesh.primitives.size(); ++p) {
       const Primitive& primitive = mesh.primitives[p];
       PrimitiveSummary s = summarize(asset, primitive);
+      measureF16(asset, uint32_t(m), uint32_t(p), s);
       std::string attributes;
       for (const Attribute& attribute : primitive.attributes) attributes += (attributes.empty() ? "" : " ") + attribute.name;
       fmt::print("{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", fmt::format("{}/{}", m, p), s.vertex_count, s.index_count,
@@ -221,6 +250,10 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
         fmt::print("{:<14} {} target(s) move {}\n", "", targets.size(), moved);
       }
       for (const auto& line : s.sparse) fmt::print("{:<14} sparse    {}\n", "", line);
+      if (s.has_f16) {
+        fmt::print("{:<14} f16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "", s.f16_position,
+                   s.f16_normal, s.f16_tangent, s.f16_overflow ? " (OVERFLOW: f16 unusable)" : "");
+      }
       for (const auto& line : s.quantized) fmt::print("{:<14} quantized {}\n", "", line);
       if (s.weights.vertices_off > 0) {
         warnings.push_back(fmt::format("meshes[{}].primitives[{}]: {} vertices have skin weights summing off 1 by more than 1e-3 (worst {:.3g})",
