@@ -240,8 +240,11 @@ constexpr const char* kFragmentEpilogue = R"(
     vec2 uv = nodePbrNormalUv;
     vec3 t;
     float handedness;
-    if ((node.features & 2u) != 0u && dot(inTangent.xyz, inTangent.xyz) > 0.0) {
-      t = normalize(inTangent.xyz - n * dot(n, inTangent.xyz));
+    // A TANGENT parallel to the normal (or zero) has no usable frame: fall back to the derivatives instead of
+    // normalizing a zero vector (NaN shading where an unbound normal texture should leave `n` unchanged).
+    vec3 nodeTangentOrtho = inTangent.xyz - n * dot(n, inTangent.xyz);
+    if ((node.features & 2u) != 0u && dot(nodeTangentOrtho, nodeTangentOrtho) > 1e-12) {
+      t = normalize(nodeTangentOrtho);
       handedness = inTangent.w < 0.0 ? -1.0 : 1.0;
     } else {
       vec2 dudx = dFdx(uv);

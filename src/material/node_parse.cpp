@@ -619,7 +619,7 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
 
 Expected<NodeMaterial> loadNodeMaterial(const std::string& path, const ParseNodeMaterialOptions& options) {
   Expected<std::vector<uint8_t>> bytes = readFile(path, size_t(16) << 20);
-  if (!bytes) return bytes.error();
+  if (!bytes) return fail(bytes.error().code, path + ": " + bytes.error().message);  // the header's contract
   Expected<NodeMaterial> material =
       parseNodeMaterial(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), options);
   if (!material) return fail(material.error().code, path + ": " + material.error().message);

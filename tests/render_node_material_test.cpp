@@ -1,0 +1,192 @@
+// Node materials in the renderer (RenderOptions::node_material, `morphkit render --material`), lavapipe or any
+// Vulkan device, validation on (any message fails: VulkanTest's TearDown):
+//   equal    examples/morph_skin_pbr.json on AnimatedMorphCube mid-animation, examples/static_pbr.json on a model
+//            without morph targets, and morph_skin_pbr.json on a skinned model render the same image as the
+//            built-in PBR path: the path metric of tests/render_golden_test.cpp, mean |Δ| ≤ 0.5/255 per channel
+//            and ≤ 0.1 % of pixels with a channel off by > 8/255.
+//   differs  a graph with a constant emissive color does not (the metric can fail).
+//   cli      `render --material GRAPH` writes frames (exit 0); a missing graph exits 1 with one error line.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "morphkit/gltf.h"
+#include "morphkit/io.h"
+#include "morphkit/node_material.h"
+#include "morphkit/render.h"
+#include "vk_test_support.h"
+
+namespace morphkit {
+namespace {
+
+constexpr uint32_t kSize = 128;
+
+std::filesystem::path sourceDir() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
+std::filesystem::path example(const char* name) { return sourceDir() / "examples" / name; }
+
+DecodedImage asDecoded(const RenderedImage& image) { return DecodedImage{image.width, image.height, image.rgba}; }
+
+class RenderNodeMaterialTest : public test::VulkanTest {
+ protected:
+  // One frame of `asset` at `time` of animation `animation` (kNone: rest pose), framed on that pose; the
+  // built-in PBR path when `material` is null.
+  RenderedImage render(const Asset& asset, const NodeMaterial* material, uint32_t animation, double time) {
+    RenderOptions options;
+    options.width = options.height = kSize;
+    options.shadow_size = 256;
+    options.morph_path = MorphPath::kVertex;
+    options.node_material = material;
+    auto renderer = createRenderer(*context_, asset, options);
+    EXPECT_TRUE(renderer.ok()) << renderer.error().message;
+    if (!renderer) return {};
+    auto bounds = posedBounds(asset, kNone, animation, time, time, 1);
+    EXPECT_TRUE(bounds.ok());
+    if (bounds) setRendererCamera(**renderer, frameBounds(*bounds, 1.0f), *bounds);
+    RenderFrameInput input;
+    input.animation = animation;
+    input.time = time;
+    auto image = renderFrame(**renderer, input);
+    EXPECT_TRUE(image.ok()) << image.error().message;
+    info_ = rendererInfo(**renderer);
+    destroyRenderer(*renderer);
+    return image ? *image : RenderedImage{};
+  }
+
+  static Expected<ImageDiff> diff(const RenderedImage& a, const RenderedImage& b) {
+    return diffImages(asDecoded(a), asDecoded(b), 8);
+  }
+  static void expectSame(const RenderedImage& a, const RenderedImage& b, const std::string& what) {
+    ASSERT_EQ(a.rgba.size(), size_t(kSize) * kSize * 4) << what;
+    auto d = diff(a, b);
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    EXPECT_LE(d->mean_abs, 0.5) << what;
+    EXPECT_LE(d->fraction_over, 0.001) << what << ": max " << d->max_abs;
+    if (d->mean_abs > 0.5 || d->fraction_over > 0.001) {  // for inspection, beside the test binary
+      const std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+      for (auto [name, image] : {std::pair{"node_builtin.png", asDecoded(a)}, std::pair{"node_node.png", asDecoded(b)},
+                                 std::pair{"node_diff.png", d->diff}}) {
+        auto png = encodePng(image.rgba, image.width, image.height);
+        if (png) (void)writeFileAtomic(dir / name, std::span<const uint8_t>(*png));
+      }
+    }
+  }
+  static NodeMaterial graph(const char* name) {
+    auto material = loadNodeMaterial(example(name).string());
+    EXPECT_TRUE(material.ok()) << material.error().message;
+    return material ? std::move(*material) : NodeMaterial{};
+  }
+
+  RendererInfo info_;
+};
+
+TEST_F(RenderNodeMaterialTest, MorphSkinGraphEqualsBuiltInOnAnimatedMorphCube) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = loadAsset(test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  const NodeMaterial material = graph("morph_skin_pbr.json");
+  ASSERT_TRUE(nodeMaterialUsesMorph(material));
+  RenderedImage rest = render(*asset, nullptr, kNone, 0.0);
+  RenderedImage builtin = render(*asset, nullptr, 0, 1.0);  // mid-animation: both targets partly on
+  RenderedImage node = render(*asset, &material, 0, 1.0);
+  EXPECT_EQ(info_.path, MorphPath::kVertex);
+  EXPECT_EQ(info_.draws, 1u);
+  expectSame(builtin, node, "AnimatedMorphCube t=1.0, morph_skin_pbr.json vs built-in");
+  // The frame really morphs (otherwise equality would not show the node morph path works).
+  auto moved = diff(rest, builtin);
+  ASSERT_TRUE(moved.ok());
+  EXPECT_GT(moved->fraction_over, 0.01) << "the animated frame should differ from the rest pose";
+}
+
+TEST_F(RenderNodeMaterialTest, StaticGraphEqualsBuiltInWithoutMorphTargets) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = loadAsset(test::assetsDir() / "InterpolationTest/glTF-Binary/InterpolationTest.glb");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  const NodeMaterial material = graph("static_pbr.json");
+  ASSERT_FALSE(nodeMaterialUsesMorph(material));
+  RenderedImage builtin = render(*asset, nullptr, 0, 0.5);
+  RenderedImage node = render(*asset, &material, 0, 0.5);
+  expectSame(builtin, node, "InterpolationTest, static_pbr.json vs built-in");
+}
+
+TEST_F(RenderNodeMaterialTest, MorphSkinGraphEqualsBuiltInOnSkinnedModel) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = loadAsset(test::assetsDir() / "Fox/glTF-Binary/Fox.glb");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  const NodeMaterial material = graph("morph_skin_pbr.json");
+  RenderedImage builtin = render(*asset, nullptr, 0, 0.7);
+  RenderedImage node = render(*asset, &material, 0, 0.7);
+  expectSame(builtin, node, "Fox t=0.7, morph_skin_pbr.json vs built-in");
+}
+
+TEST_F(RenderNodeMaterialTest, DifferentGraphGivesADifferentImage) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto asset = loadAsset(test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  auto material = parseNodeMaterial(R"({"name": "red", "blocks": [
+    {"id": "c", "type": "Constant", "value": [1, 0, 0, 1]},
+    {"id": "out", "type": "PbrOutput", "inputs": {"baseColor": "c"}}]})");
+  ASSERT_TRUE(material.ok()) << material.error().message;
+  RenderedImage builtin = render(*asset, nullptr, 0, 1.0);
+  RenderedImage node = render(*asset, &*material, 0, 1.0);
+  auto d = diff(builtin, node);
+  ASSERT_TRUE(d.ok());
+  EXPECT_GT(d->fraction_over, 0.01);
+}
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
+  const std::string command = "cd '" + dir.string() + "' && '" + test::cliPath().string() + "' " + args + " > cli.out 2> cli.err";
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = slurp(dir / "cli.out");
+  run.err = slurp(dir / "cli.err");
+  return run;
+}
+
+TEST_F(RenderNodeMaterialTest, CliMaterialWritesFrames) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  auto dir = test::scratchDir();
+  const std::string asset = (test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf").string();
+  CliRun run = morphkit(dir, "render '" + asset + "' --frames 0:2 --size 48x48 --out frames --validation --material '" +
+                                 example("morph_skin_pbr.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* name : {"frames/frame_0000.png", "frames/frame_0001.png", "frames/contact_sheet.png"}) {
+    auto bytes = readFile(dir / name);
+    ASSERT_TRUE(bytes.ok()) << name;
+    EXPECT_TRUE(decodePng(*bytes).ok()) << name;
+  }
+}
+
+TEST(RenderNodeMaterialCli, BadGraphPathExitsOneWithOneLine) {
+  MORPHKIT_REQUIRE_SHARED();
+  auto dir = test::scratchDir();
+  const std::string asset = (test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf").string();
+  CliRun run = morphkit(dir, "render '" + asset + "' --frames 0:1 --size 16x16 --material no_such_graph.json");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(run.err.rfind("morphkit: error: no_such_graph.json: ", 0), 0u) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "AnimatedMorphCube_render"));
+}
+
+}  // namespace
+}  // namespace morphkit
