@@ -19,28 +19,9 @@
 namespace morphkit {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
+using test::CliRun;
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CliRun makeDemo(const std::filesystem::path& dir, const std::string& args) {
-  std::string command = "cd '" + dir.string() + "' && '" + test::cliPath().string() + "' make-demo " + args +
-                        " > make_demo.out 2> make_demo.err";
-  int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = slurp(dir / "make_demo.out");
-  run.err = slurp(dir / "make_demo.err");
-  return run;
-}
+CliRun makeDemo(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, "make-demo " + args); }
 
 TEST(MakeDemoCommand, WritesTheDemoAssetAndASummary) {
   auto dir = test::scratchDir();

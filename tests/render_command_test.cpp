@@ -19,27 +19,9 @@
 namespace morphkit {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
+using test::CliRun;
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
-  std::string command = "cd '" + dir.string() + "' && '" + test::cliPath().string() + "' " + args + " > cli.out 2> cli.err";
-  int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = slurp(dir / "cli.out");
-  run.err = slurp(dir / "cli.err");
-  return run;
-}
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
 
 // Skips without a Vulkan device on a user's machine; fails under CI=true (like MORPHKIT_REQUIRE_SHARED).
 #define MORPHKIT_REQUIRE_GPU_DEVICE()                                                        \

@@ -142,25 +142,9 @@ TEST_F(RenderNodeMaterialTest, DifferentGraphGivesADifferentImage) {
   EXPECT_GT(d->fraction_over, 0.01);
 }
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
-  const std::string command = "cd '" + dir.string() + "' && '" + test::cliPath().string() + "' " + args + " > cli.out 2> cli.err";
-  const int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = slurp(dir / "cli.out");
-  run.err = slurp(dir / "cli.err");
-  return run;
-}
+using test::CliRun;
+
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
 
 TEST_F(RenderNodeMaterialTest, CliMaterialWritesFrames) {
   MORPHKIT_REQUIRE_GPU(context_);

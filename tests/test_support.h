@@ -2,8 +2,12 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace morphkit::test {
@@ -34,6 +38,30 @@ inline std::filesystem::path scratchDir() {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// One run of the morphkit CLI: exit status and what it printed.
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs `morphkit ARGS` (ARGS quoted by the caller) inside `dir`, capturing stdout and stderr in dir/cli.out|err.
+inline CliRun runMorphkit(const std::filesystem::path& dir, const std::string& args) {
+  std::string command = "cd '" + dir.string() + "' && '" + cliPath().string() + "' " + args + " > cli.out 2> cli.err";
+  int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = slurp(dir / "cli.out");
+  run.err = slurp(dir / "cli.err");
+  return run;
 }
 
 }  // namespace morphkit::test
