@@ -432,7 +432,7 @@ TEST_F(VulkanTest, NodePipelinesBuildForEveryExampleWithValidationClean) {
   MORPHKIT_REQUIRE_GPU(context_);
   if (!context_->queue_has_graphics) {
     if (test::runningInCi()) FAIL() << "the device's queue cannot do graphics";
-    GTEST_SKIP() << "no graphics queue";
+    GTEST_SKIP() << "no graphics queue (CI=true fails above)";
   }
   Harness h(*context_);
   ASSERT_TRUE(h.init());
@@ -646,7 +646,7 @@ TEST_F(VulkanTest, NodeDrawMorphsBeforeSkinningAndTheFallbackReadsNoDelta) {
   MORPHKIT_REQUIRE_GPU(context_);
   if (!context_->queue_has_graphics) {
     if (test::runningInCi()) FAIL() << "the device's queue cannot do graphics";
-    GTEST_SKIP() << "no graphics queue";
+    GTEST_SKIP() << "no graphics queue (CI=true fails above)";
   }
   Harness h(*context_);
   ASSERT_TRUE(h.init());
@@ -915,7 +915,7 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   MORPHKIT_REQUIRE_GPU(context_);
   if (!context_->queue_has_graphics) {
     if (test::runningInCi()) FAIL() << "the device's queue cannot do graphics";
-    GTEST_SKIP() << "no graphics queue";
+    GTEST_SKIP() << "no graphics queue (CI=true fails above)";
   }
   namespace rs = morphkit::render;
   VulkanContext& ctx = *context_;

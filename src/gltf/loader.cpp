@@ -192,7 +192,7 @@ class Parser {
     for (const auto& name : asset_.extensions_used) {
       bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
                                [&](const char* s) { return name == s; });
-      if (!known) asset_.notes.push_back("extensionsUsed: '" + name + "' is not implemented; ignored (not required)");
+      if (!known) asset_.notes.push_back("extensionsUsed: '" + name + "' is not supported by morphkit; ignored (used, not required)");
     }
     return Ok{};
   }

@@ -1355,33 +1355,25 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
       vkCmdResetQueryPool(cmd, r.queries, 0, 2);
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, r.queries, 0);
     }
-    {  // shadow map (cleared even when disabled: the color pass samples it)
-      const uint32_t size = r.options.shadows ? r.options.shadow_size : 1;
+    // A depth-only pass (shadow map, depth prepass): clear depth to 1, draw every mesh with `pass`'s pipelines.
+    auto depthOnlyPass = [&](VkRenderPass render_pass, VkFramebuffer framebuffer, Pass pass, uint32_t pw, uint32_t ph,
+                             bool draw) {
       VkClearValue clear{};
       clear.depthStencil = {1.0f, 0};
       VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-      begin.renderPass = r.shadow_pass;
-      begin.framebuffer = r.shadow_fb;
-      begin.renderArea = {{0, 0}, {size, size}};
+      begin.renderPass = render_pass;
+      begin.framebuffer = framebuffer;
+      begin.renderArea = {{0, 0}, {pw, ph}};
       begin.clearValueCount = 1;
       begin.pClearValues = &clear;
       vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
-      if (r.options.shadows) drawAll(cmd, Pass::kShadow, size, size);
+      if (draw) drawAll(cmd, pass, pw, ph);
       vkCmdEndRenderPass(cmd);
-    }
-    if (r.options.depth_prepass) {
-      VkClearValue clear{};
-      clear.depthStencil = {1.0f, 0};
-      VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-      begin.renderPass = r.depth_pass;
-      begin.framebuffer = r.depth_fb;
-      begin.renderArea = {{0, 0}, {w, h}};
-      begin.clearValueCount = 1;
-      begin.pClearValues = &clear;
-      vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
-      drawAll(cmd, Pass::kDepth, w, h);
-      vkCmdEndRenderPass(cmd);
-    }
+    };
+    // The shadow map is cleared even when shadows are off: the color pass samples it.
+    const uint32_t shadow_size = r.options.shadows ? r.options.shadow_size : 1;
+    depthOnlyPass(r.shadow_pass, r.shadow_fb, Pass::kShadow, shadow_size, shadow_size, r.options.shadows);
+    if (r.options.depth_prepass) depthOnlyPass(r.depth_pass, r.depth_fb, Pass::kDepth, w, h, true);
     {
       VkClearValue clears[2]{};
       std::memcpy(clears[0].color.float32, r.options.background, sizeof(float) * 4);
