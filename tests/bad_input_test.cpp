@@ -584,29 +584,10 @@ TEST(BadValidate, CodeBuiltAssetsWithMissingIndicesAreRejectedNotDereferenced) {
 
 // ---------------------------------------------------------------------------------------------------------
 // The CLI: exit codes, one error line, no partial output.
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using CliResult = test::CliRun;
+using test::slurp;
 
-std::string readText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CliResult runCli(const std::filesystem::path& dir, const std::string& args) {
-  std::string command = "cd '" + dir.string() + "' && '" + test::cliBinary().string() + "' " + args + " > cli.out 2> cli.err";
-  int status = std::system(command.c_str());
-  CliResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = readText(dir / "cli.out");
-  result.err = readText(dir / "cli.err");
-  std::filesystem::remove(dir / "cli.out");
-  std::filesystem::remove(dir / "cli.err");
-  return result;
-}
+CliResult runCli(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

@@ -119,19 +119,6 @@ inline Expected<Asset> loadJson(std::string_view json, const std::filesystem::pa
   return loadAssetFromMemory(asBytes(json), base_dir, options);
 }
 
-// The CLI binary: $MORPHKIT_CLI, else the build tree's src/cli/morphkit next to this test's tests/ folder
-// (under ctest the ENVIRONMENT list currently reaches the tests only partly), else `morphkit` on PATH.
-inline std::filesystem::path cliBinary() {
-  if (std::getenv("MORPHKIT_CLI")) return cliPath();
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    std::filesystem::path candidate = self.parent_path().parent_path() / "src" / "cli" / "morphkit";
-    if (std::filesystem::exists(candidate, ec)) return candidate;
-  }
-  return cliPath();
-}
-
 inline void writeBytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));

@@ -262,28 +262,10 @@ Facts factsFromInspect(simdjson::dom::element root) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string readText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::CliRun;
 
 CliRun inspectJson(const std::filesystem::path& file, const std::filesystem::path& scratch) {
-  std::filesystem::path out = scratch / "inspect.json", err = scratch / "inspect.err";
-  std::string command = "'" + test::cliBinary().string() + "' inspect --json '" + file.string() + "' > '" + out.string() +
-                        "' 2> '" + err.string() + "'";
-  int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = readText(out);
-  run.err = readText(err);
-  return run;
+  return test::runMorphkit(scratch, "inspect --json '" + file.string() + "'");
 }
 
 std::vector<std::filesystem::path> modelFiles() {

@@ -536,14 +536,7 @@ TEST(NodeMaterial, FlagOnlySkinningBlockGetsTheSkinFeature) {
                                       "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
 }
 
-// MORPHKIT_CLI when set; else the CLI next to this build's tests (build/X/tests/.. → build/X/src/cli/morphkit).
-std::filesystem::path cli() {
-  if (std::getenv("MORPHKIT_CLI")) return test::cliPath();
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const auto sibling = self.parent_path().parent_path() / "src" / "cli" / "morphkit";
-  return !ec && std::filesystem::exists(sibling) ? sibling : test::cliPath();
-}
+std::filesystem::path cli() { return test::cliPath(); }
 
 int runCli(const std::string& args, const std::filesystem::path& output) {
   const std::string command = cli().string() + " " + args + " >" + output.string() + " 2>&1";

@@ -24,9 +24,15 @@ inline std::filesystem::path sharedDir() {
 inline std::filesystem::path assetsDir() { return sharedDir() / "assets" / "gltf"; }
 inline std::filesystem::path referenceDir() { return sharedDir() / "reference"; }
 
+// The CLI binary: $MORPHKIT_CLI (ctest sets it), else the build tree's src/cli/morphkit beside this test's
+// tests/ folder (a test binary run by hand), else `morphkit` on PATH.
 inline std::filesystem::path cliPath() {
-  const char* cli = std::getenv("MORPHKIT_CLI");
-  return cli ? std::filesystem::path(cli) : std::filesystem::path("morphkit");
+  if (const char* cli = std::getenv("MORPHKIT_CLI")) return cli;
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path sibling = self.parent_path().parent_path() / "src" / "cli" / "morphkit";
+  if (!ec && std::filesystem::exists(sibling, ec)) return sibling;
+  return "morphkit";
 }
 
 // A fresh scratch folder per test.
@@ -53,7 +59,8 @@ struct CliRun {
   std::string out, err;
 };
 
-// Runs `morphkit ARGS` (ARGS quoted by the caller) inside `dir`, capturing stdout and stderr in dir/cli.out|err.
+// Runs `morphkit ARGS` (ARGS quoted by the caller) inside `dir`; stdout and stderr pass through dir/cli.out|err,
+// which are removed afterwards.
 inline CliRun runMorphkit(const std::filesystem::path& dir, const std::string& args) {
   std::string command = "cd '" + dir.string() + "' && '" + cliPath().string() + "' " + args + " > cli.out 2> cli.err";
   int status = std::system(command.c_str());
@@ -61,6 +68,8 @@ inline CliRun runMorphkit(const std::filesystem::path& dir, const std::string& a
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   run.out = slurp(dir / "cli.out");
   run.err = slurp(dir / "cli.err");
+  std::filesystem::remove(dir / "cli.out");  // tests check that failed commands leave no files behind
+  std::filesystem::remove(dir / "cli.err");
   return run;
 }
 
