@@ -9,6 +9,7 @@
 // The copy kernel's GB/s is 2 × bytes / time (read + write) over `copy_bytes`.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct GpuBenchOptions {
   uint64_t copy_bytes = uint64_t(256) << 20;     // copy-kernel buffer size
   std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse};
   bool all_targets = true;       // also run dense f32 walking every target (no active list)
+  // Called after each (vertices, targets) configuration with (done, total); the CLI draws its progress bar.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 struct GpuBenchRow {

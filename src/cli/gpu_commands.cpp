@@ -46,7 +46,10 @@ int runBench(const BenchOptions& o) {
   context_options.validation = o.validation;
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return reportFailure({}, context.error());
+  ProgressBar bar("bench", options.vertices.size() * options.targets.size());
+  options.progress = [&bar](size_t done, size_t) { bar.update(done); };
   Expected<GpuBenchReport> report = runGpuBench(**context, options);
+  bar.finish();
   std::vector<std::string> messages = gpuValidationMessages(**context);
   destroyVulkanContext(*context);
   if (!report) return reportFailure({}, report.error());

@@ -72,8 +72,11 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
   report.copy_gbps = 2.0 * double(report.copy_bytes) / (*copy * 1e3);
 
   const std::vector<Mat4> palette(kBenchJoints);
+  const size_t configurations = options.vertices.size() * options.targets.size();
+  size_t done = 0;
   for (uint32_t vertices : options.vertices) {
     for (uint32_t targets : options.targets) {
+      if (options.progress) options.progress(done++, configurations);
       const uint64_t dense_bytes = uint64_t(vertices) * targets * 6 * 4;
       struct Variant {
         DeltaLayout layout;
