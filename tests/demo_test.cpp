@@ -40,7 +40,7 @@ bool validatorAvailable() {
   do {                                                                                                 \
     if (!::morphkit::validatorAvailable()) {                                                           \
       if (::morphkit::test::runningInCi()) FAIL() << "CI=true but node or gltf-validator is missing";  \
-      GTEST_SKIP() << "node or gltf-validator missing: run scripts/install-validator";                 \
+      GTEST_SKIP() << "node or gltf-validator missing: run scripts/install-validator (CI=true fails)"; \
     }                                                                                                  \
   } while (0)
 
