@@ -1,7 +1,6 @@
 // Helpers for the Vulkan tests (tests/vk_*_test.cpp): one validated context per test suite, and a check
 // after every test that the validation layer reported nothing.
 #pragma once
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -23,14 +22,9 @@
 
 namespace morphkit::test {
 
-// The loader unloads the driver and layer at vkDestroyInstance; their process-lifetime allocations then show
-// up in LeakSanitizer under "<unknown module>", which no suppression can name. Keeping them resident
-// (RTLD_NODELETE) makes those frames symbolize, and the suppressions below (third-party code only, like
-// tests/lsan.supp) apply. morphkit's own objects are checked by the validation layer at vkDestroyDevice.
-inline const bool kDriversPinned = [] {
-  for (const char* lib : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so"}) dlopen(lib, RTLD_NOW | RTLD_NODELETE);
-  return true;
-}();
+// createVulkanContext pins the loaded drivers and layers under ASan (src/vk/vk_context.cpp), so their
+// allocations stay symbolized and the suppressions below (third-party code only, like tests/lsan.supp) apply.
+// morphkit's own objects are checked by the validation layer at vkDestroyDevice.
 
 }  // namespace morphkit::test
 

@@ -189,33 +189,3 @@ Expected<std::vector<uint8_t>> readImageUri(const Asset& asset, const std::strin
 }  // namespace morphkit
 
 // ---- Sanitizer builds: keep the Vulkan driver loaded ----
-#if defined(__SANITIZE_ADDRESS__)
-#include <dlfcn.h>
-#include <link.h>
-
-#include <cstring>
-
-namespace morphkit {
-namespace {
-int pinVulkanLibrary(struct dl_phdr_info* info, size_t, void*) {
-  const char* name = info->dlpi_name;
-  if (name && (std::strstr(name, "libvulkan_") || std::strstr(name, "libVkLayer_"))) {
-    // RTLD_NOLOAD | RTLD_NODELETE on a loaded library only marks it "never unload"; the handle is not needed.
-    dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  }
-  return 0;
-}
-}  // namespace
-}  // namespace morphkit
-#endif
-
-namespace morphkit {
-// lavapipe keeps process-lifetime allocations (tests/lsan.supp suppresses them by module name), but the loader
-// unloads it at vkDestroyInstance, so LeakSanitizer later sees "<unknown module>" frames and cannot match the
-// suppression. Under ASan, pin the driver and layer libraries so their names stay resolvable. No-op otherwise.
-void pinVulkanDriversForLeakChecks() {
-#if defined(__SANITIZE_ADDRESS__)
-  dl_iterate_phdr(pinVulkanLibrary, nullptr);
-#endif
-}
-}  // namespace morphkit

@@ -34,10 +34,6 @@ void destroyRenderImage(VulkanContext& context, RenderImage& image);  // resets 
 // absolute paths and ".." components are refused unless they stay inside, as the loader's LoadOptions default).
 Expected<std::vector<uint8_t>> readImageUri(const Asset& asset, const std::string& uri, const std::string& where);
 
-// Under AddressSanitizer: marks the loaded Vulkan driver/layer libraries "never unload" so LeakSanitizer can name
-// (and tests/lsan.supp suppress) the driver's process-lifetime allocations. A no-op in other builds.
-void pinVulkanDriversForLeakChecks();
-
 // Where instance `instance` of a compute batch wrote its deformed vertices (interleaved VertexFormat).
 struct GpuBatchOutput {
   VkBuffer buffer = VK_NULL_HANDLE;

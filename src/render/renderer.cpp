@@ -1017,7 +1017,6 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   if (!context.queue_has_graphics) {
     return fail(Error::kNoDevice, "createRenderer: the device's queue (" + context.info.name + ") cannot do graphics");
   }
-  pinVulkanDriversForLeakChecks();
   Expected<PosePrepared> prepared = preparePose(asset, options.scene);
   if (!prepared) return prepared.error();
 

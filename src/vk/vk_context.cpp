@@ -4,6 +4,7 @@
 #include <algorithm>
 #if defined(__SANITIZE_ADDRESS__)
 #include <dlfcn.h>
+#include <link.h>
 #endif
 #include <cmath>
 #include <cstdlib>
@@ -146,6 +147,27 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   return Ok{};
 }
 
+// Sanitizer builds only: the loader unloads the ICD and layers at vkDestroyInstance, after which their
+// process-lifetime allocations show in LeakSanitizer as "<unknown module>" that no suppression can name.
+// Marking every loaded Vulkan driver and layer "never unload" (RTLD_NOLOAD | RTLD_NODELETE: no new load, the
+// handle is not needed) keeps the frames symbolized, so tests/lsan.supp (drivers only) applies and morphkit's
+// own leaks still show. Runs once the physical devices are enumerated, when the drivers and layers are loaded.
+#if defined(__SANITIZE_ADDRESS__)
+static int pinVulkanLibrary(struct dl_phdr_info* info, size_t, void*) {
+  const char* name = info->dlpi_name;
+  if (name && (std::strstr(name, "libvulkan_") || std::strstr(name, "libVkLayer_"))) {
+    dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+  return 0;
+}
+#endif
+
+static void pinDriversForLeakSanitizer() {
+#if defined(__SANITIZE_ADDRESS__)
+  dl_iterate_phdr(pinVulkanLibrary, nullptr);
+#endif
+}
+
 Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& options) {
   uint32_t count = 0;
   VkResult r = vkEnumeratePhysicalDevices(context.instance, &count, nullptr);
@@ -155,6 +177,7 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
     r = vkEnumeratePhysicalDevices(context.instance, &count, devices.data());
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) return vulkanFailure("vkEnumeratePhysicalDevices", r);
   }
+  pinDriversForLeakSanitizer();  // the drivers and layers are loaded now, whatever fails next
   if (devices.empty()) {
     return fail(Error::kNoDevice, "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)");
   }
@@ -330,18 +353,7 @@ const char* gpuDeviceTypeName(GpuDeviceType type) {
   return "other";
 }
 
-// Sanitizer builds only: the loader unloads the ICD and layers at vkDestroyInstance, after which their
-// process-lifetime allocations show in LeakSanitizer as "<unknown module>" that no suppression can name.
-// Pinning them (RTLD_NODELETE) keeps the frames symbolized, so tests/lsan.supp (drivers only) applies
-// and morphkit's own leaks still show.
-static void pinDriversForLeakSanitizer() {
-#if defined(__SANITIZE_ADDRESS__)
-  for (const char* lib : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so"}) dlopen(lib, RTLD_NOW | RTLD_NODELETE);
-#endif
-}
-
 Expected<VulkanContext*> createVulkanContext(const GpuContextOptions& options) {
-  pinDriversForLeakSanitizer();
   auto* context = new VulkanContext();
   const bool validation = options.validation || envValidation();
   context->info.validation = validation;
