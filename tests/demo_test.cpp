@@ -24,7 +24,7 @@
 namespace morphkit {
 namespace {
 
-std::filesystem::path repoRoot() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
+std::filesystem::path repoRoot() { return test::sourceDir(); }
 
 bool validatorAvailable() {
   return std::system("command -v node >/dev/null 2>&1") == 0 &&

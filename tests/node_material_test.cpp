@@ -21,7 +21,7 @@ namespace morphkit {
 namespace {
 
 std::filesystem::path sourceDir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path();
+  return test::sourceDir();
 }
 std::filesystem::path examplePath(const char* name) {
   return sourceDir() / "examples" / name;

@@ -23,7 +23,7 @@ namespace {
 using test::VulkanTest;
 
 std::filesystem::path sourceDir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path();
+  return test::sourceDir();
 }
 
 // Morph (optionally then skin) with a constant emissive color, no lighting needed.

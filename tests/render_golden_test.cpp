@@ -24,7 +24,7 @@ namespace {
 
 constexpr uint32_t kSize = 128;
 
-std::filesystem::path goldenDir() { return std::filesystem::path(__FILE__).parent_path() / "golden"; }
+std::filesystem::path goldenDir() { return test::sourceDir() / "tests" / "golden"; }
 std::filesystem::path binaryDir() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
 bool blessing() {
   const char* bless = std::getenv("MORPHKIT_BLESS");

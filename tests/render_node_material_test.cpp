@@ -26,7 +26,7 @@ namespace {
 
 constexpr uint32_t kSize = 128;
 
-std::filesystem::path sourceDir() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
+std::filesystem::path sourceDir() { return test::sourceDir(); }
 std::filesystem::path example(const char* name) { return sourceDir() / "examples" / name; }
 
 DecodedImage asDecoded(const RenderedImage& image) { return DecodedImage{image.width, image.height, image.rgba}; }

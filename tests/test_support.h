@@ -21,6 +21,9 @@ inline std::filesystem::path sharedDir() {
   const char* dir = std::getenv("MORPHKIT_SHARED_DIR");
   return dir ? std::filesystem::path(dir) : std::filesystem::path("../shared");
 }
+// The repository's root (tests/CMakeLists.txt defines MORPHKIT_SOURCE_DIR). Not derived from __FILE__:
+// compiler caches (ccache base_dir) and -ffile-prefix-map make __FILE__ relative to the build folder.
+inline std::filesystem::path sourceDir() { return MORPHKIT_SOURCE_DIR; }
 inline std::filesystem::path assetsDir() { return sharedDir() / "assets" / "gltf"; }
 inline std::filesystem::path referenceDir() { return sharedDir() / "reference"; }
 
