@@ -219,6 +219,35 @@ TEST_F(RenderTest, VertexAndComputePathsAgreeRiggedFigure) {
   expectSame(render(*asset, vertexPath(), shot), render(*asset, computePath(), shot), "RiggedFigure vertex vs compute");
 }
 
+// ---- Files from the field (../shared/field): the same pixels as the shared models they were made from ----
+// The Fox re-encodings pose like Fox.glb (their references say so), so both render paths must match its golden:
+// rescaled skin weights and decoded Draco data reach the vertex path exactly as they reach the compute path.
+TEST_F(RenderTest, FieldFoxFilesMatchTheFoxGolden) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  for (const char* file : {"Fox_unnormalized.glb", "Fox_draco.glb"}) {
+    SCOPED_TRACE(file);
+    auto asset = loadAsset(test::sharedDir() / "field" / "assets" / file);
+    ASSERT_TRUE(asset.ok()) << asset.error().message;
+    RenderedImage vertex = render(*asset, vertexPath(), {0, 0.5});
+    EXPECT_TRUE(info_.warnings.empty()) << info_.warnings[0];
+    expectGolden("Fox", vertex);
+    expectGolden("Fox", render(*asset, computePath(), {0, 0.5}));
+  }
+}
+
+// Compressed morph + skin files: the vertex path (morph texture) and the compute path agree.
+TEST_F(RenderTest, FieldMorphSkinFilesVertexAndComputeAgree) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  MORPHKIT_REQUIRE_SHARED();
+  for (const char* file : {"MorphSkinBlob52_meshopt.glb", "MorphSkinBlob52_draco.glb"}) {
+    auto asset = loadAsset(test::sharedDir() / "field" / "assets" / file);
+    ASSERT_TRUE(asset.ok()) << asset.error().message;
+    Shot shot{0, 0.4};
+    expectSame(render(*asset, vertexPath(), shot), render(*asset, computePath(), shot), std::string(file) + " vertex vs compute");
+  }
+}
+
 // ---- Seed uniform variant == active-list variant ----
 TEST_F(RenderTest, SeedAndActiveListVariantsAgree) {
   MORPHKIT_REQUIRE_GPU(context_);

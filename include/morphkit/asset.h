@@ -202,6 +202,9 @@ struct Asset {
   std::vector<std::string> extensions_used;
   std::vector<std::string> extensions_required;
   std::vector<std::string> notes;  // non-fatal remarks (ignored extensions, ...), one line each
+  // Decoding choice, not file content (LoadOptions::keep_skin_weights): true keeps WEIGHTS_n as stored; false
+  // (default) lets decodePrimitive rescale each vertex's weights to sum 1 as three.js and Babylon.js do.
+  bool keep_skin_weights = false;
 
   std::vector<Buffer> buffers;
   std::vector<BufferView> buffer_views;

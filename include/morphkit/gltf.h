@@ -14,6 +14,10 @@ struct LoadOptions {
   bool allow_external_paths = false;
   // Upper bound on any single buffer/file, a guard against absurd declared sizes.
   size_t max_buffer_bytes = size_t(4) << 30;
+  // Skin weights that do not sum to 1 are rescaled per vertex when a primitive is decoded (as three.js and
+  // Babylon.js do; see normalizeSkinWeights in morphkit/primitive.h). True keeps the stored values instead.
+  // Copied to Asset::keep_skin_weights, which every deformation path honours.
+  bool keep_skin_weights = false;
 };
 
 // Loads, resolves buffers and validates (every rule of the validation pass, see docs/ARCHITECTURE.md).

@@ -3,6 +3,7 @@
 // Vulkan compute, Vulkan vertex): they all consume PrimitiveData, never accessors.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,22 @@ struct MorphTargetData {
   bool position_sparse = false, normal_sparse = false, tangent_sparse = false;
 };
 
+// What normalizeSkinWeights did to one primitive's weights.
+struct SkinWeightFix {
+  uint32_t rescaled = 0;  // vertices whose weights did not sum to 1 (within 1e-6) and were rescaled
+  uint32_t zero = 0;      // of those, vertices whose weights were all zero: given weight 1 on their first joint
+  double worst_sum = 1.0; // the stored sum furthest from 1 (1 when every vertex already summed to 1)
+};
+
+// Rescales each vertex's weights (`influences` consecutive floats per vertex, every JOINTS_n/WEIGHTS_n set
+// together) so they sum to 1, as three.js (SkinnedMesh.normalizeSkinWeights, which GLTFLoader calls on every
+// skinned mesh) and Babylon.js do before skinning: w *= 1 / (|w0| + |w1| + ...), computed in double and stored
+// as float, as three.js computes it in JS numbers and stores it in a Float32Array. A vertex whose weights are all
+// zero gets (1, 0, 0, ...), i.e. it follows the joint of its first influence, which is what three.js sets ("do
+// something reasonable") and its skinning shader then applies. Sums within 1e-6 of 1 are left untouched.
+// glTF 2.0 §3.7.3.3 requires the sum to be 1; files that break it are common.
+SkinWeightFix normalizeSkinWeights(std::span<float> weights, uint32_t influences);
+
 struct PrimitiveData {
   uint32_t mesh = kNone, primitive = kNone;  // where it came from
   uint32_t vertex_count = 0;
@@ -35,7 +52,10 @@ struct PrimitiveData {
   // Skinning: `influences` = 4 × number of JOINTS_n/WEIGHTS_n sets; joints/weights are influences × vertex_count.
   uint32_t influences = 0;
   std::vector<uint32_t> joints;     // indices into skin.joints
-  std::vector<float> skin_weights;  // as stored (normalized integer weights converted per §3.11)
+  // Normalized integer weights converted per §3.11, then each vertex rescaled to sum 1 (normalizeSkinWeights)
+  // unless asset.keep_skin_weights; every deformation path reads these, so they all use the same numbers.
+  std::vector<float> skin_weights;
+  SkinWeightFix skin_weight_fix;    // what the rescaling changed (zero when kept as stored)
   std::vector<uint32_t> indices;    // triangle (or other mode) indices; empty when non-indexed
   PrimitiveMode mode = PrimitiveMode::kTriangles;
   std::vector<MorphTargetData> targets;

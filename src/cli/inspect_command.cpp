@@ -42,9 +42,11 @@ std::string encodingOf(const Accessor& a) {
 
 bool isQuantized(const Accessor& a) { return a.component_type != ComponentType::kFloat; }
 
+// What decodePrimitive's normalizeSkinWeights does to this primitive's WEIGHTS_n (read here without decoding the
+// rest of the primitive); `has` is false without skin weights.
 struct SkinWeightReport {
-  uint32_t vertices_off = 0;  // vertices whose skin weights sum off 1 by more than 1e-3
-  double worst = 0.0;
+  bool has = false;
+  SkinWeightFix fix;
 };
 
 SkinWeightReport checkSkinWeights(const Asset& asset, const Primitive& primitive) {
@@ -52,19 +54,30 @@ SkinWeightReport checkSkinWeights(const Asset& asset, const Primitive& primitive
   std::vector<std::vector<float>> sets;
   for (uint32_t n = 0;; ++n) {
     uint32_t accessor = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(n));
-    if (accessor == kNone) break;
+    if (accessor == kNone || findAttribute(primitive.attributes, "JOINTS_" + std::to_string(n)) == kNone) break;
     sets.push_back(readAccessorFloats(asset, accessor));
   }
   if (sets.empty()) return report;
-  size_t vertices = sets[0].size() / 4;
+  const size_t vertices = sets[0].size() / 4;
+  const uint32_t influences = uint32_t(4 * sets.size());
+  std::vector<float> weights(vertices * influences);  // interleaved per vertex, as PrimitiveData::skin_weights
   for (size_t v = 0; v < vertices; ++v) {
-    double sum = 0;
-    for (const auto& set : sets) sum += set[v * 4] + set[v * 4 + 1] + set[v * 4 + 2] + set[v * 4 + 3];
-    double off = std::abs(sum - 1.0);
-    if (off > 1e-3) ++report.vertices_off;
-    report.worst = std::max(report.worst, off);
+    for (size_t s = 0; s < sets.size(); ++s) std::copy_n(&sets[s][v * 4], 4, &weights[v * influences + s * 4]);
   }
+  report.has = true;
+  report.fix = normalizeSkinWeights(weights, influences);
   return report;
+}
+
+// Sums within this of 1 are rescaled silently: lossy encoders (Draco quantizes weights) leave ~1e-4.
+constexpr double kWarnSkinWeightSum = 1e-3;
+
+std::string skinWeightWarning(size_t mesh, size_t primitive, const SkinWeightFix& fix) {
+  std::string text = fmt::format("meshes[{}].primitives[{}]: {} vertices have skin weights that do not sum to 1 "
+                                 "(worst sum {:.6g}); rescaled to sum 1 as three.js and Babylon.js do",
+                                 mesh, primitive, fix.rescaled, fix.worst_sum);
+  if (fix.zero > 0) text += fmt::format(" ({} all-zero: bound to their first joint)", fix.zero);
+  return text + " (--keep-skin-weights keeps them)";
 }
 
 struct PrimitiveSummary {
@@ -173,10 +186,11 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
       }
       json.key("sparse").array(std::span<const std::string>(s.sparse));
       json.key("quantized").array(std::span<const std::string>(s.quantized));
-      if (s.weights.vertices_off > 0) {
-        warnings.push_back(fmt::format("meshes[{}].primitives[{}]: {} vertices have skin weights summing off 1 by more than 1e-3 (worst {:.3g})",
-                                       m, p, s.weights.vertices_off, s.weights.worst));
+      if (s.weights.has) {
+        json.key("skinWeights").beginObject().field("rescaled", s.weights.fix.rescaled).field("zero", s.weights.fix.zero);
+        json.field("worstSum", s.weights.fix.worst_sum).endObject();
       }
+      if (std::abs(s.weights.fix.worst_sum - 1.0) > kWarnSkinWeightSum) warnings.push_back(skinWeightWarning(m, p, s.weights.fix));
       json.endObject();
     }
     json.endArray().endObject();
@@ -255,10 +269,11 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
                    s.f16_normal, s.f16_tangent, s.f16_overflow ? " (OVERFLOW: f16 unusable)" : "");
       }
       for (const auto& line : s.quantized) fmt::print("{:<14} quantized {}\n", "", line);
-      if (s.weights.vertices_off > 0) {
-        warnings.push_back(fmt::format("meshes[{}].primitives[{}]: {} vertices have skin weights summing off 1 by more than 1e-3 (worst {:.3g})",
-                                       m, p, s.weights.vertices_off, s.weights.worst));
+      if (s.weights.fix.rescaled > 0) {
+        fmt::print("{:<14} skin weights: {} vertices rescaled to sum 1 (worst sum {:.6g}, {} all-zero)\n", "",
+                   s.weights.fix.rescaled, s.weights.fix.worst_sum, s.weights.fix.zero);
       }
+      if (std::abs(s.weights.fix.worst_sum - 1.0) > kWarnSkinWeightSum) warnings.push_back(skinWeightWarning(m, p, s.weights.fix));
     }
     if (!mesh.target_names.empty()) fmt::print("{:<14} target names: {} given\n", "", mesh.target_names.size());
   }

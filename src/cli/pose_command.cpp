@@ -35,6 +35,7 @@ struct PoseCommandOptions {
   uint32_t threads = 1;
   bool json = false;
   bool allow_external_paths = false;
+  bool keep_skin_weights = false;
   std::string device = "cpu";    // cpu | gpu
   bool compare = false;          // run both, print the largest differences
   int gpu_index = -1;            // --gpu N
@@ -250,6 +251,7 @@ void printComparison(const std::vector<PoseResult>& cpu, const std::vector<PoseR
 int run(const PoseCommandOptions& options) {
   LoadOptions load;
   load.allow_external_paths = options.allow_external_paths;
+  load.keep_skin_weights = options.keep_skin_weights;
   Expected<Asset> asset = loadAsset(options.file, load);
   if (!asset) return reportFailure(options.file, asset.error());
 
@@ -324,6 +326,8 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0u, 256u));
   sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
   sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
+  sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
+                "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
   sub->add_option("--device", options->device, "cpu (default) or gpu (Vulkan compute; same output)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");

@@ -47,6 +47,7 @@ struct RenderCommandOptions {
   std::string camera = "auto";
   std::string material;  // node material graph (JSON); empty: the built-in PBR shaders
   bool no_shadows = false;
+  bool keep_skin_weights = false;
   bool no_prepass = false;
   bool validation = false;
   int device = -1;
@@ -113,7 +114,9 @@ int run(const RenderCommandOptions& o) {
   if (!o.material.empty()) return reportError(o.material + ": this build has no node materials (morphkit::material)");
 #endif
 
-  Expected<Asset> asset = loadAsset(o.file);
+  LoadOptions load;
+  load.keep_skin_weights = o.keep_skin_weights;
+  Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
 
   // Animation: index or name; default the first one.
@@ -301,6 +304,8 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")->capture_default_str();
   sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")->capture_default_str();
   sub->add_option("--material", options->material, "node material graph (JSON, docs/NODE_MATERIALS.md) for every primitive");
+  sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
+                "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
   sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
   sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
   sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");

@@ -1,5 +1,6 @@
 #include "morphkit/primitive.h"
 
+#include <cmath>
 #include <string>
 
 #include "morphkit/accessor.h"
@@ -42,6 +43,27 @@ static void readDelta(const Asset& asset, uint32_t accessor, std::vector<float>&
     is_sparse = true;
     sparse_indices = readSparse(asset, accessor).indices;
   }
+}
+
+SkinWeightFix normalizeSkinWeights(std::span<float> weights, uint32_t influences) {
+  SkinWeightFix fix;
+  if (influences == 0) return fix;
+  constexpr double kSumTolerance = 1e-6;  // float32 weights written to sum 1 land within ~1e-7 of it
+  for (size_t v = 0; v + influences <= weights.size(); v += influences) {
+    double sum = 0;  // Manhattan length, as three.js's Vector4.manhattanLength
+    for (uint32_t k = 0; k < influences; ++k) sum += std::fabs(double(weights[v + k]));
+    if (!(std::fabs(sum - 1.0) > kSumTolerance)) continue;  // NaN sums are left alone too (nothing sensible)
+    ++fix.rescaled;
+    if (std::fabs(sum - 1.0) > std::fabs(fix.worst_sum - 1.0)) fix.worst_sum = sum;
+    if (sum == 0.0) {
+      ++fix.zero;
+      weights[v] = 1.0f;
+      continue;
+    }
+    const double scale = 1.0 / sum;
+    for (uint32_t k = 0; k < influences; ++k) weights[v + k] = float(double(weights[v + k]) * scale);
+  }
+  return fix;
 }
 
 Expected<PrimitiveData> decodePrimitive(const Asset& asset, uint32_t mesh_index, uint32_t primitive_index) {
@@ -91,6 +113,7 @@ Expected<PrimitiveData> decodePrimitive(const Asset& asset, uint32_t mesh_index,
         }
       }
     }
+    if (!asset.keep_skin_weights) data.skin_weight_fix = normalizeSkinWeights(data.skin_weights, data.influences);
   }
   if (primitive.indices != kNone) data.indices = readAccessorUints(asset, primitive.indices);
 

@@ -7,6 +7,7 @@
 
 // MORPHKIT_TRY nests inside the forEachObject lambdas; the inner status shadowing the outer one is harmless.
 #pragma GCC diagnostic ignored "-Wshadow"
+#include "compression.h"
 #include "json_fields.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -18,7 +19,7 @@ using namespace gltf_detail;
 
 namespace {
 
-constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization"};
+constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension, kDracoExtension};
 
 // GLB container (glTF 2.0 §4.4): 12-byte header, then chunks of (length, type, data).
 constexpr uint32_t kGlbMagic = 0x46546C67;      // "glTF"
@@ -122,7 +123,7 @@ Status parseTextureRef(object material, std::string_view key, TextureRef& ref, c
 
 class Parser {
  public:
-  Parser(Asset& asset) : asset_(asset) {}
+  Parser(Asset& asset, CompressedData& compressed) : asset_(asset), compressed_(compressed) {}
 
   Status parse(object root) {
     MORPHKIT_TRY(parseHeader(root));
@@ -185,8 +186,11 @@ class Parser {
       bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
                                [&](const char* s) { return name == s; });
       if (!known) {
-        return fail(Error::kUnsupportedExtension,
-                    "extensionsRequired: '" + name + "' is not supported by morphkit (glTF 2.0 §3.12)");
+        std::string supported;
+        for (const char* s : kSupportedExtensions) supported += std::string(supported.empty() ? "" : ", ") + s;
+        return fail(Error::kUnsupportedExtension, "extensionsRequired: '" + name +
+                                                      "' is not supported by morphkit (glTF 2.0 §3.12; supported: " +
+                                                      supported + ")");
       }
     }
     for (const auto& name : asset_.extensions_used) {
@@ -216,6 +220,8 @@ class Parser {
     MORPHKIT_TRY(readString(o, "uri", buffer.uri, where));
     MORPHKIT_TRY(readSize(o, "byteLength", buffer.byte_length, where, true));
     if (buffer.byte_length == 0) return schemaError(where, "byteLength", "must be at least 1 (glTF 2.0 §5.10)");
+    uint8_t& fallback = compressed_.meshopt_fallback.emplace_back(0);
+    if (uses(kMeshoptExtension)) MORPHKIT_TRY(parseMeshoptBuffer(o, where, fallback));
     return Ok{};
   }
 
@@ -227,6 +233,8 @@ class Parser {
     MORPHKIT_TRY(readSize(o, "byteLength", view.byte_length, where, true));
     MORPHKIT_TRY(readIndex(o, "byteStride", view.byte_stride, where));
     MORPHKIT_TRY(readIndex(o, "target", view.target, where));
+    MeshoptView& meshopt = compressed_.meshopt_views.emplace_back();
+    if (uses(kMeshoptExtension)) MORPHKIT_TRY(parseMeshoptView(o, where, meshopt));
     return Ok{};
   }
 
@@ -291,6 +299,10 @@ class Parser {
       MORPHKIT_TRY(readIndex(p, "mode", mode, w));
       if (mode > 6) return schemaError(w, "mode", "must be 0..6 (glTF 2.0 §5.24)");
       primitive.mode = PrimitiveMode(mode);
+      if (uses(kDracoExtension)) {
+        MORPHKIT_TRY(parseDracoPrimitive(p, w, uint32_t(asset_.meshes.size() - 1), uint32_t(mesh.primitives.size() - 1),
+                                         compressed_.draco));
+      }
       element targets;
       if (p.at_key("targets").get(targets) == simdjson::SUCCESS) {
         array list;
@@ -474,15 +486,23 @@ class Parser {
     return Ok{};
   }
 
+  bool uses(const char* extension) const {
+    return std::find(asset_.extensions_used.begin(), asset_.extensions_used.end(), extension) != asset_.extensions_used.end();
+  }
+
   Asset& asset_;
+  CompressedData& compressed_;  // compressed-geometry descriptions, decoded after the buffers are resolved
 };
 
 // Fills every Buffer::data: the GLB BIN chunk, a data: URI, or an external file inside the asset's folder.
 // Declared lengths are checked against the bytes present before anything of that size is allocated.
-Status resolveBuffers(Asset& asset, const GlbParts* glb, const LoadOptions& options) {
+// Buffers flagged in `decoded_later` (EXT_meshopt_compression fallbacks and placeholders) are left empty.
+Status resolveBuffers(Asset& asset, const GlbParts* glb, const LoadOptions& options,
+                      const std::vector<uint8_t>& decoded_later) {
   for (size_t i = 0; i < asset.buffers.size(); ++i) {
     Buffer& buffer = asset.buffers[i];
     std::string where = "buffers[" + std::to_string(i) + "]";
+    if (decoded_later[i]) continue;
     if (buffer.byte_length > options.max_buffer_bytes) {
       return fail(Error::kTooLarge, where + ".byteLength: " + std::to_string(buffer.byte_length) +
                                         " bytes exceeds the limit of " + std::to_string(options.max_buffer_bytes));
@@ -544,6 +564,7 @@ Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::f
                                     const LoadOptions& options) {
   Asset asset;
   asset.base_dir = base_dir;
+  asset.keep_skin_weights = options.keep_skin_weights;
   GlbParts glb;
   bool is_glb = bytes.size() >= 4 && readU32(bytes.data()) == kGlbMagic;
   std::span<const uint8_t> json = bytes;
@@ -570,9 +591,14 @@ Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::f
   if (doc.get_object().get(root) != simdjson::SUCCESS) {
     return fail(Error::kInvalidGltf, "the top-level JSON value must be an object (glTF 2.0 §5.17)");
   }
-  Parser gltf_parser(asset);
+  CompressedData compressed;
+  Parser gltf_parser(asset, compressed);
   MORPHKIT_TRY(gltf_parser.parse(root));
-  MORPHKIT_TRY(resolveBuffers(asset, is_glb ? &glb : nullptr, options));
+  const std::vector<uint8_t> placeholders = meshoptPlaceholders(asset, compressed, is_glb && glb.has_bin);
+  MORPHKIT_TRY(resolveBuffers(asset, is_glb ? &glb : nullptr, options, placeholders));
+  // Compressed geometry becomes plain bytes before the validation pass, which then checks it like any other.
+  MORPHKIT_TRY(decodeMeshopt(asset, compressed, placeholders, options));
+  MORPHKIT_TRY(decodeDraco(asset, compressed, options));
   MORPHKIT_TRY(validateAsset(asset));
   return asset;
 }
