@@ -5,6 +5,12 @@
 // binary search over first_group, so every workgroup is uniform (one entry, one layout, one branch).
 // Variants: MORPH_STORAGE16 reads f16 deltas through 16-bit storage (storageBuffer16BitAccess); without
 // it f16 deltas are read as u32 words and unpacked with unpackHalf2x16. The byte layout is the same.
+//
+// Speed (docs/PERFORMANCE.md): the common record shapes (position + normal, position only; f32 or f16) take
+// a loop with no per-target branch, whole-plane vector loads (one 16-byte load per 4 f32 components,
+// docs/LAYOUTS.md §3a), two targets per iteration with independent sums, 32-bit element indices and the
+// active list staged in shared memory. Every other shape takes the generic loop. The choice is uniform per
+// workgroup, so it costs one branch per group, not per target.
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_control_flow_attributes : require
@@ -20,8 +26,12 @@ layout(local_size_x = MORPH_GROUP_SIZE) in;
 
 layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer EntryTable { MorphEntry entries[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Floats { float f[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer Vec2s { vec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Vec4s { vec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Uints { uint u[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer UVec2s { uvec2 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict writeonly buffer OutFloats { float f[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) restrict writeonly buffer OutVec2s { vec2 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer Actives { MorphActiveTarget a[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { mat4 m[]; };
 #ifdef MORPH_STORAGE16
@@ -30,37 +40,196 @@ layout(buffer_reference, std430, buffer_reference_align = 2) restrict readonly b
 
 layout(push_constant) uniform PushBlock { MorphPush pc; };
 
-float loadDelta(uint layout_kind, uint64_t block, uint index) {
-  if (layout_kind == MORPH_LAYOUT_DENSE_F16) {
+// A slice of the entry's active-target list, staged once per workgroup: every invocation of a group belongs
+// to the same entry, so all of them walk the same list.
+shared MorphActiveTarget s_active[MORPH_GROUP_SIZE];
+
+// The morph sums of one vertex.
+struct Sums {
+  vec3 p, n, t;
+  float extra[MORPH_MAX_EXTRA];
+};
+
+// ---- Element loads (index in f32 or f16 elements from the buffer's start) ----
+float loadF32(uint64_t address, uint index) { return Floats(address).f[index]; }
+
+float loadF16(uint64_t address, uint index) {
 #ifdef MORPH_STORAGE16
-    return float(Halves(block).h[index]);
+  return float(Halves(address).h[index]);
 #else
-    uint word = Uints(block).u[index >> 1];
-    return unpackHalf2x16(word >> ((index & 1u) * 16u)).x;
+  uint word = Uints(address).u[index >> 1];
+  return unpackHalf2x16(word >> ((index & 1u) * 16u)).x;
 #endif
-  }
-  return Floats(block).f[index];
 }
 
-// Adds w × the delta record starting at component `first` of `block`.
-void addDeltas(in MorphEntry e, uint layout_kind, uint64_t block, uint first, float w, inout vec3 p, inout vec3 n,
-               inout vec3 t, inout float extra[MORPH_MAX_EXTRA]) {
-  if (e.delta_position != MORPH_ABSENT) {
-    uint i = first + e.delta_position;
-    p += w * vec3(loadDelta(layout_kind, block, i), loadDelta(layout_kind, block, i + 1u), loadDelta(layout_kind, block, i + 2u));
-  }
-  if (e.delta_normal != MORPH_ABSENT) {
-    uint i = first + e.delta_normal;
-    n += w * vec3(loadDelta(layout_kind, block, i), loadDelta(layout_kind, block, i + 1u), loadDelta(layout_kind, block, i + 2u));
-  }
-  if (e.delta_tangent != MORPH_ABSENT) {
-    uint i = first + e.delta_tangent;
-    t += w * vec3(loadDelta(layout_kind, block, i), loadDelta(layout_kind, block, i + 1u), loadDelta(layout_kind, block, i + 2u));
-  }
+float loadDelta(bool f16, uint64_t address, uint index) { return f16 ? loadF16(address, index) : loadF32(address, index); }
+
+// Element index of component c of vertex v in a dense target block starting at element `block`: records
+// are split into planes of up to 4 components (plane k = components 4k..4k+3 of every vertex).
+uint planeIndex(in MorphEntry e, uint block, uint v, uint c) {
+  uint plane = c >> 2;
+  uint width = min(4u, e.delta_stride - 4u * plane);
+  return block + e.vertex_count * 4u * plane + v * width + (c & 3u);
+}
+
+// ---- Generic record: any attribute set. `first` < 0 means a dense block (plane addressing), otherwise a
+// sparse record's first element (components consecutive). ----
+uint recordIndex(in MorphEntry e, bool dense, uint block, uint v, uint c) {
+  return dense ? planeIndex(e, block, v, c) : block + c;
+}
+
+vec3 loadVec3(in MorphEntry e, bool f16, bool dense, uint64_t address, uint block, uint v, uint c) {
+  return vec3(loadDelta(f16, address, recordIndex(e, dense, block, v, c)),
+              loadDelta(f16, address, recordIndex(e, dense, block, v, c + 1u)),
+              loadDelta(f16, address, recordIndex(e, dense, block, v, c + 2u)));
+}
+
+void addRecord(in MorphEntry e, bool f16, bool dense, uint64_t address, uint block, uint v, float w, inout Sums s) {
+  if (e.delta_position != MORPH_ABSENT) s.p += w * loadVec3(e, f16, dense, address, block, v, e.delta_position);
+  if (e.delta_normal != MORPH_ABSENT) s.n += w * loadVec3(e, f16, dense, address, block, v, e.delta_normal);
+  if (e.delta_tangent != MORPH_ABSENT) s.t += w * loadVec3(e, f16, dense, address, block, v, e.delta_tangent);
   // Constant trip count, unrolled: `extra` stays in registers (a dynamically indexed local array would spill
-  // to slow local memory on every target and cost most of the bandwidth).
+  // to slow local memory on every target).
   [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) {
-    if (c < e.delta_extra_count) extra[c] += w * loadDelta(layout_kind, block, first + e.delta_extra + c);
+    if (c < e.delta_extra_count) {
+      s.extra[c] += w * loadDelta(f16, address, recordIndex(e, dense, block, v, e.delta_extra + c));
+    }
+  }
+}
+
+// ---- Fast dense shapes: no branch inside the target loop ----
+// Record shapes the fast loops handle (else MORPH_SHAPE_GENERIC).
+const uint kShapeGeneric = 0u;
+const uint kShapePN = 1u;  // position xyz + normal xyz (stride 6): planes (px py pz nx) (ny nz)
+const uint kShapeP = 2u;   // position xyz only (stride 3): one plane of width 3
+
+uint recordShape(in MorphEntry e) {
+  if (e.delta_position != 0u || e.delta_tangent != MORPH_ABSENT || e.delta_extra_count != 0u) return kShapeGeneric;
+  if (e.delta_stride == 6u && e.delta_normal == 3u) return kShapePN;
+  if (e.delta_stride == 3u && e.delta_normal == MORPH_ABSENT) return kShapeP;
+  return kShapeGeneric;
+}
+
+// Position + normal, f32: per target one vec4 (px py pz nx) and one vec2 (ny nz). `block16` = target_bytes/16.
+void addPNF32(in MorphEntry e, uint v, uint count, uint block16, inout Sums s) {
+  Vec4s planes4 = Vec4s(e.delta_address);
+  Vec2s planes2 = Vec2s(e.delta_address);
+  uint tail = e.vertex_count * 2u + v;  // the vec2 plane follows vertex_count vec4s
+  vec4 a0 = vec4(0.0), a1 = vec4(0.0);
+  vec2 b0 = vec2(0.0), b1 = vec2(0.0);
+  uint i = 0u;
+  for (; i + 1u < count; i += 2u) {
+    MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
+    uint k0 = t0.target * block16, k1 = t1.target * block16;
+    a0 += t0.weight * planes4.v[k0 + v];
+    a1 += t1.weight * planes4.v[k1 + v];
+    b0 += t0.weight * planes2.v[2u * k0 + tail];
+    b1 += t1.weight * planes2.v[2u * k1 + tail];
+  }
+  if (i < count) {
+    MorphActiveTarget t0 = s_active[i];
+    uint k0 = t0.target * block16;
+    a0 += t0.weight * planes4.v[k0 + v];
+    b0 += t0.weight * planes2.v[2u * k0 + tail];
+  }
+  vec4 a = a0 + a1;
+  vec2 b = b0 + b1;
+  s.p += a.xyz;
+  s.n += vec3(a.w, b);
+}
+
+// Position + normal, f16: per target one uvec2 (4 halves) and one u32 (2 halves). `block16` = target_bytes/16.
+void addPNF16(in MorphEntry e, uint v, uint count, uint block16, inout Sums s) {
+  UVec2s planes8 = UVec2s(e.delta_address);
+  Uints planes4 = Uints(e.delta_address);
+  uint tail = e.vertex_count * 2u + v;  // u32 index of the 2-half plane: it follows vertex_count × 8 bytes
+  vec4 a0 = vec4(0.0), a1 = vec4(0.0);
+  vec2 b0 = vec2(0.0), b1 = vec2(0.0);
+  uint i = 0u;
+  for (; i + 1u < count; i += 2u) {
+    MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
+    uint k0 = t0.target * block16, k1 = t1.target * block16;  // in 16-byte units
+    uvec2 h0 = planes8.v[2u * k0 + v], h1 = planes8.v[2u * k1 + v];
+    a0 += t0.weight * vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y));
+    a1 += t1.weight * vec4(unpackHalf2x16(h1.x), unpackHalf2x16(h1.y));
+    b0 += t0.weight * unpackHalf2x16(planes4.u[4u * k0 + tail]);
+    b1 += t1.weight * unpackHalf2x16(planes4.u[4u * k1 + tail]);
+  }
+  if (i < count) {
+    MorphActiveTarget t0 = s_active[i];
+    uint k0 = t0.target * block16;
+    uvec2 h0 = planes8.v[2u * k0 + v];
+    a0 += t0.weight * vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y));
+    b0 += t0.weight * unpackHalf2x16(planes4.u[4u * k0 + tail]);
+  }
+  vec4 a = a0 + a1;
+  vec2 b = b0 + b1;
+  s.p += a.xyz;
+  s.n += vec3(a.w, b);
+}
+
+// Position only, f32: three consecutive floats per vertex. `block4` = target_bytes/4.
+void addPF32(in MorphEntry e, uint v, uint count, uint block4, inout Sums s) {
+  Floats deltas = Floats(e.delta_address);
+  vec3 a0 = vec3(0.0), a1 = vec3(0.0);
+  uint i = 0u;
+  for (; i + 1u < count; i += 2u) {
+    MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
+    uint k0 = t0.target * block4 + 3u * v, k1 = t1.target * block4 + 3u * v;
+    a0 += t0.weight * vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]);
+    a1 += t1.weight * vec3(deltas.f[k1], deltas.f[k1 + 1u], deltas.f[k1 + 2u]);
+  }
+  if (i < count) {
+    MorphActiveTarget t0 = s_active[i];
+    uint k0 = t0.target * block4 + 3u * v;
+    a0 += t0.weight * vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]);
+  }
+  s.p += a0 + a1;
+}
+
+// The dense layouts: the active list in slices of one workgroup's size, staged in shared memory. Every
+// invocation reaches the barriers (`live` guards the work, not the control flow).
+void morphDense(in MorphEntry e, uint v, bool live, inout Sums s) {
+  bool f16 = (e.flags & MORPH_LAYOUT_MASK) == MORPH_LAYOUT_DENSE_F16;
+  uint shape = recordShape(e);
+  uint block16 = uint(e.target_bytes >> 4);
+  uint element_bytes = f16 ? 2u : 4u;
+  uint block_elements = uint(e.target_bytes / element_bytes);
+  Actives actives = Actives(e.active_address);
+  for (uint first = 0u; first < e.active_count; first += MORPH_GROUP_SIZE) {
+    uint count = min(e.active_count - first, MORPH_GROUP_SIZE);
+    barrier();
+    if (gl_LocalInvocationID.x < count) s_active[gl_LocalInvocationID.x] = actives.a[first + gl_LocalInvocationID.x];
+    barrier();
+    if (!live) continue;
+    if (shape == kShapePN && !f16) {
+      addPNF32(e, v, count, block16, s);
+    } else if (shape == kShapePN && f16) {
+      addPNF16(e, v, count, block16, s);
+    } else if (shape == kShapeP && !f16) {
+      addPF32(e, v, count, uint(e.target_bytes >> 2), s);
+    } else {
+      for (uint i = 0u; i < count; ++i) {
+        MorphActiveTarget a = s_active[i];
+        addRecord(e, f16, true, e.delta_address, a.target * block_elements, v, a.weight, s);
+      }
+    }
+  }
+}
+
+// The sparse layout: entries of one vertex are sorted by target, so the sum has the CPU reference's order
+// and needs no atomics.
+void morphSparse(in MorphEntry e, uint v, inout Sums s) {
+  Uints rows = Uints(e.rows_address);
+  Floats weights = Floats(e.weights_address);
+  Uints records = Uints(e.delta_address);
+  uint record_words = e.delta_stride + 1u;
+  uint begin = rows.u[v], end = rows.u[v + 1u];
+  for (uint k = begin; k < end; ++k) {
+    uint first = k * record_words;
+    float w = weights.f[records.u[first]];
+    if (w == 0.0) continue;
+    addRecord(e, false, false, e.delta_address, first + 1u, v, w, s);
   }
 }
 
@@ -72,7 +241,7 @@ vec3 safeNormalize(vec3 v) {
 
 void main() {
   uint group = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
-  if (group >= pc.total_groups) return;
+  if (group >= pc.total_groups) return;  // uniform per workgroup
 
   // Last entry with first_group <= group (entries with no groups share first_group with the next one).
   EntryTable table = EntryTable(pc.table_address);
@@ -83,48 +252,49 @@ void main() {
   }
   MorphEntry e = table.entries[lo];
   uint v = (group - e.first_group) * MORPH_GROUP_SIZE + gl_LocalInvocationID.x;
-  if (v >= e.vertex_count) return;
+  bool live = v < e.vertex_count;
+
+  Sums s;
+  s.p = vec3(0.0);
+  s.n = vec3(0.0);
+  s.t = vec3(0.0);
+  [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) s.extra[c] = 0.0;
+
+  // Stage 1: morph sums (§3.7.2.2). The dense path has barriers: the whole workgroup enters it.
+  uint layout_kind = e.flags & MORPH_LAYOUT_MASK;
+  if ((e.flags & MORPH_FLAG_HAS_TARGETS) != 0u) {
+    if (layout_kind == MORPH_LAYOUT_SPARSE) {
+      if (live) morphSparse(e, v, s);
+    } else {
+      morphDense(e, v, live, s);
+    }
+  }
+  if (!live) return;
 
   Floats base = Floats(e.base_address);
   uint bv = v * e.vertex_stride;
-  vec3 p = vec3(base.f[bv], base.f[bv + 1u], base.f[bv + 2u]);
-  vec3 n = vec3(0.0);
-  if (e.vertex_normal != MORPH_ABSENT) n = vec3(base.f[bv + e.vertex_normal], base.f[bv + e.vertex_normal + 1u], base.f[bv + e.vertex_normal + 2u]);
+  // Position + normal vertices (stride 6, 8-byte aligned) move as three vec2s; others float by float.
+  bool pn_vertex = e.vertex_stride == 6u && e.vertex_normal == 3u;
+  vec3 p, n = vec3(0.0);
+  if (pn_vertex) {
+    Vec2s base2 = Vec2s(e.base_address);
+    vec2 x0 = base2.v[3u * v], x1 = base2.v[3u * v + 1u], x2 = base2.v[3u * v + 2u];
+    p = vec3(x0, x1.x);
+    n = vec3(x1.y, x2);
+  } else {
+    p = vec3(base.f[bv], base.f[bv + 1u], base.f[bv + 2u]);
+    if (e.vertex_normal != MORPH_ABSENT) {
+      n = vec3(base.f[bv + e.vertex_normal], base.f[bv + e.vertex_normal + 1u], base.f[bv + e.vertex_normal + 2u]);
+    }
+  }
   vec4 t = vec4(0.0);
   if (e.vertex_tangent != MORPH_ABSENT) {
     uint i = bv + e.vertex_tangent;
     t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
   }
-  float extra[MORPH_MAX_EXTRA];
-  [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) extra[c] = 0.0;
-
-  // Stage 1: morph (§3.7.2.2).
-  uint layout_kind = e.flags & MORPH_LAYOUT_MASK;
-  vec3 t3 = t.xyz;
-  if ((e.flags & MORPH_FLAG_HAS_TARGETS) != 0u) {
-    if (layout_kind == MORPH_LAYOUT_SPARSE) {
-      // Entries of one vertex are sorted by target: the sum has the CPU reference's order, no atomics.
-      Uints rows = Uints(e.rows_address);
-      Floats weights = Floats(e.weights_address);
-      uint begin = rows.u[v], end = rows.u[v + 1u];
-      uint64_t record_bytes = uint64_t(e.delta_stride + 1u) * 4ul;
-      for (uint k = begin; k < end; ++k) {
-        uint64_t record = e.delta_address + uint64_t(k) * record_bytes;
-        float w = weights.f[Uints(record).u[0]];
-        if (w == 0.0) continue;
-        addDeltas(e, MORPH_LAYOUT_DENSE_F32, record + 4ul, 0u, w, p, n, t3, extra);
-      }
-    } else {
-      Actives actives = Actives(e.active_address);
-      uint first = v * e.delta_stride;
-      for (uint i = 0u; i < e.active_count; ++i) {
-        MorphActiveTarget a = actives.a[i];
-        uint64_t block = e.delta_address + uint64_t(a.target) * e.target_bytes;
-        addDeltas(e, layout_kind, block, first, a.weight, p, n, t3, extra);
-      }
-    }
-  }
-  t.xyz = t3;
+  p += s.p;
+  n += s.n;
+  t.xyz += s.t;
 
   // Stage 2: skinning (§3.7.3) or the node's transform.
   if ((e.flags & MORPH_FLAG_SKINNED) != 0u) {
@@ -151,6 +321,14 @@ void main() {
   }
 
   // Stage 3: renormalize and write (texcoords/colors are copied, plus their deltas when morphed).
+  if (pn_vertex) {
+    n = safeNormalize(n);
+    OutVec2s out2 = OutVec2s(e.output_address);
+    out2.v[3u * v] = p.xy;
+    out2.v[3u * v + 1u] = vec2(p.z, n.x);
+    out2.v[3u * v + 2u] = n.yz;
+    return;
+  }
   OutFloats outv = OutFloats(e.output_address);
   outv.f[bv] = p.x;
   outv.f[bv + 1u] = p.y;
@@ -175,7 +353,7 @@ void main() {
     [[unroll]] for (uint k = 0u; k < MORPH_MAX_EXTRA; ++k) {
       if (k < extra_count) {
         uint c = bv + e.vertex_extra + k;
-        outv.f[c] = base.f[c] + (k < e.delta_extra_count ? extra[k] : 0.0);
+        outv.f[c] = base.f[c] + (k < e.delta_extra_count ? s.extra[k] : 0.0);
       }
     }
     for (uint k = MORPH_MAX_EXTRA; k < extra_count; ++k) {  // sets past the morphable ones: copied

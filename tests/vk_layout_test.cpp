@@ -99,6 +99,45 @@ TEST(VkLayoutTest, EveryLayoutDecodesToTheDeltas) {
   }
 }
 
+// The plane order of docs/LAYOUTS.md §3a, byte by byte, on a hand-made position + normal primitive: the
+// decoder test above cannot see a packer and decoder that agree on the wrong order.
+TEST(VkLayoutTest, DenseBlocksAreSplitIntoPlanesOfFourComponents) {
+  PrimitiveData p;
+  p.vertex_count = 3;
+  p.position.assign(9, 0.0f);
+  p.normal.assign(9, 0.0f);
+  p.targets.resize(2);
+  for (uint32_t t = 0; t < 2; ++t) {
+    p.targets[t].position.resize(9);
+    p.targets[t].normal.resize(9);
+    for (uint32_t i = 0; i < 9; ++i) {
+      p.targets[t].position[i] = float(100 * (t + 1) + i);        // Δp of vertex i/3, component i%3
+      p.targets[t].normal[i] = float(100 * (t + 1) + 50 + i);     // Δn
+    }
+  }
+  Expected<PackedDeltas> packed = packDeltas(p, DeltaLayout::kDenseF32);
+  ASSERT_TRUE(packed);
+  ASSERT_EQ(packed->format.stride, 6u);
+  EXPECT_EQ(packed->target_bytes, 80u);  // 3 × 6 × 4 = 72, padded to 16
+  const float expected_target0[18] = {100, 101, 102, 150, 103, 104, 105, 153, 106, 107, 108, 156,  // (px py pz nx) × 3
+                                      151, 152, 154, 155, 157, 158};                               // (ny nz) × 3
+  for (int i = 0; i < 18; ++i) {
+    float got;
+    std::memcpy(&got, packed->bytes.data() + 4 * i, 4);
+    EXPECT_EQ(got, expected_target0[i]) << "float " << i;
+    std::memcpy(&got, packed->bytes.data() + packed->target_bytes + 4 * i, 4);
+    EXPECT_EQ(got, expected_target0[i] + 100) << "target 1 float " << i;
+  }
+  EXPECT_EQ(denseElementIndex(3, 6, 2, 5), 12u + 2 * 2 + 1);  // vertex 2's Δnz: plane 1, width 2
+  EXPECT_EQ(denseElementIndex(5, 9, 1, 8), 40u + 1);          // stride 9: plane 2 is one component wide
+  Expected<PackedDeltas> halves = packDeltas(p, DeltaLayout::kDenseF16);
+  ASSERT_TRUE(halves);
+  EXPECT_EQ(halves->target_bytes, 48u);  // 36 bytes, padded to 16
+  uint16_t h;
+  std::memcpy(&h, halves->bytes.data() + 2 * 3, 2);
+  EXPECT_EQ(halfToFloat(h), 150.0f);  // vertex 0's Δnx closes plane 0's first quad
+}
+
 TEST(VkLayoutTest, SparseRowsAreSortedAndKeepOnlyMovedVertices) {
   test::SyntheticOptions o;
   o.vertices = 200;

@@ -167,6 +167,44 @@ INSTANTIATE_TEST_SUITE_P(Layouts, VkMorphLayoutTest,
                                   (std::get<1>(param_info.param) ? "_skinned" : "_rigid");
                          });
 
+// The kernel's fast loops (position + normal, position only; f32 and f16) and the generic loop, each with an
+// odd number of active targets (the two-targets-per-iteration tail) and more than one workgroup's slice of
+// the active list (> 64 active targets staged in shared memory in turn), against the CPU reference.
+enum class RecordShape { kPositionNormal, kPositionOnly, kPositionNormalTangent };
+
+PrimitiveData shapedPrimitive(RecordShape shape, uint32_t vertices, uint32_t targets) {
+  test::SyntheticOptions o;
+  o.vertices = vertices;
+  o.targets = targets;
+  o.region = 0.5f;
+  o.attributes = shape != RecordShape::kPositionOnly;
+  PrimitiveData p = test::syntheticPrimitive(o);
+  p.texcoords.clear();
+  p.colors.clear();
+  for (MorphTargetData& t : p.targets) t.texcoords.clear(), t.colors.clear();
+  if (shape == RecordShape::kPositionNormal) {
+    p.tangent.clear();
+    for (MorphTargetData& t : p.targets) t.tangent.clear();
+  }
+  return p;
+}
+
+TEST_F(VulkanTest, EveryRecordShapeAndActiveListLength) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  for (RecordShape shape : {RecordShape::kPositionNormal, RecordShape::kPositionOnly, RecordShape::kPositionNormalTangent}) {
+    const PrimitiveData p = shapedPrimitive(shape, 100, 150);
+    const Expected<DeltaFormat> f = deltaFormat(p);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->stride, shape == RecordShape::kPositionNormal ? 6u : shape == RecordShape::kPositionOnly ? 3u : 9u);
+    SCOPED_TRACE("stride " + std::to_string(f->stride));
+    for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16}) {
+      checkBatch(*context_, p, layout, true, 2, 1);          // 150 active: three shared-memory slices, even
+      checkBatch(*context_, p, layout, false, 2, 2);         // 75 active: odd
+      checkBatch(*context_, p, layout, true, 1, 2, false);   // every target walked
+    }
+  }
+}
+
 TEST_F(VulkanTest, ThousandTwentyFourTargets) {
   MORPHKIT_REQUIRE_GPU(context_);
   test::SyntheticOptions o;

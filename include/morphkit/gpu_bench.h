@@ -25,7 +25,7 @@ struct GpuBenchOptions {
   float region = 0.25f;          // fraction of vertices each synthetic target moves (sparsity)
   uint32_t repetitions = 5;      // best of N dispatches
   uint64_t max_delta_bytes = uint64_t(4) << 30;  // skip (V, T) whose dense f32 deltas exceed this
-  uint64_t copy_bytes = uint64_t(256) << 20;     // copy-kernel buffer size
+  uint64_t copy_bytes = uint64_t(1024) << 20;    // copy-kernel buffer size (capped at maxMemoryAllocationSize)
   std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse};
   bool all_targets = true;       // also run dense f32 walking every target (no active list)
   // Called after each (vertices, targets) configuration with (done, total); the CLI draws its progress bar.

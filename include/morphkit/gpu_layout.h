@@ -42,8 +42,8 @@ void unpackVertices(const VertexFormat& format, uint32_t vertex_count, const flo
 
 // ---- Morph target deltas ----
 enum class DeltaLayout : uint8_t {
-  kDenseF32,  // target-major f32: block t holds vertex_count delta records
-  kDenseF16,  // same order, IEEE binary16 (round to nearest even), each target block padded to 4 bytes
+  kDenseF32,  // target-major f32: block t holds vertex_count delta records, split into planes (below)
+  kDenseF16,  // same order, IEEE binary16 (round to nearest even)
   kSparse,    // per-vertex CSR: rows[v]..rows[v+1] index records (target u32, f32 delta record), targets ascending
 };
 const char* deltaLayoutName(DeltaLayout layout);  // "dense_f32", "dense_f16", "sparse"
@@ -60,11 +60,18 @@ struct DeltaFormat {
 // Fails with kInvalidArgument when the targets move more than kMaxMorphedExtra texcoord/color floats.
 Expected<DeltaFormat> deltaFormat(const PrimitiveData& primitive);
 
+// Dense target blocks (docs/LAYOUTS.md §3a): a block holds every vertex's record split into planes of up to
+// 4 components (plane k = components 4k..4k+3 of vertex 0, then of vertex 1, ...), so the kernel reads a
+// record of 4 f32 components with one 16-byte load. Blocks are padded to 16 bytes.
+uint64_t denseTargetBytes(uint32_t vertex_count, uint32_t stride, uint32_t element_bytes);
+// Element (f32 or f16) index of component `component` of vertex `vertex` inside one dense target block.
+uint64_t denseElementIndex(uint32_t vertex_count, uint32_t stride, uint32_t vertex, uint32_t component);
+
 struct PackedDeltas {
   DeltaLayout layout = DeltaLayout::kDenseF32;
   DeltaFormat format;
   uint32_t vertex_count = 0, target_count = 0;
-  uint64_t target_bytes = 0;    // dense: bytes of one target block (a multiple of 4); sparse: 0
+  uint64_t target_bytes = 0;    // dense: bytes of one target block (denseTargetBytes, a multiple of 16); sparse: 0
   std::vector<uint8_t> bytes;   // dense: target_count blocks; sparse: the records (4·(1 + stride) bytes each)
   std::vector<uint32_t> rows;   // sparse: vertex_count + 1 record offsets; dense: empty
   uint64_t record_count = 0;    // sparse: records stored; dense: vertex_count × target_count

@@ -20,7 +20,7 @@ struct BenchOptions {
   uint32_t active = 16;
   uint32_t repetitions = 5;
   double max_delta_mib = 4096;
-  double copy_mib = 256;
+  double copy_mib = 1024;
   int device = -1;
   bool json = false;
   bool validation = false;
@@ -71,7 +71,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
   sub->add_option("--active", options->active, "active targets for the active-list variants (default 16)");
   sub->add_option("--repetitions", options->repetitions, "dispatches per configuration, best is reported (default 5)");
   sub->add_option("--max-delta-mib", options->max_delta_mib, "skip configurations whose dense f32 deltas exceed this (default 4096)");
-  sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 256)");
+  sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 1024, capped at the device's maxMemoryAllocationSize)");
   sub->add_option("--device", options->device, "Vulkan device index (default: the best)");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");
   sub->add_flag("--json", options->json, "machine-readable output");

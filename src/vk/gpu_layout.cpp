@@ -156,6 +156,17 @@ const char* deltaLayoutName(DeltaLayout layout) {
   return "unknown";
 }
 
+uint64_t denseTargetBytes(uint32_t vertex_count, uint32_t stride, uint32_t element_bytes) {
+  const uint64_t bytes = uint64_t(vertex_count) * stride * element_bytes;
+  return (bytes + 15) & ~uint64_t(15);
+}
+
+uint64_t denseElementIndex(uint32_t vertex_count, uint32_t stride, uint32_t vertex, uint32_t component) {
+  const uint32_t plane = component / 4;
+  const uint32_t width = std::min(4u, stride - 4 * plane);
+  return uint64_t(vertex_count) * 4 * plane + uint64_t(vertex) * width + component % 4;
+}
+
 Expected<DeltaFormat> deltaFormat(const PrimitiveData& p) {
   DeltaFormat f;
   const TargetUse use = targetUse(p);
@@ -276,23 +287,22 @@ Expected<PackedDeltas> packDeltas(const PrimitiveData& p, DeltaLayout layout) {
     }
     return out;
   }
-  const size_t components = size_t(p.vertex_count) * f.stride;
   const size_t element = layout == DeltaLayout::kDenseF16 ? 2 : 4;
-  out.target_bytes = (components * element + 3) & ~size_t(3);
+  out.target_bytes = denseTargetBytes(p.vertex_count, f.stride, element);
   out.record_count = uint64_t(p.vertex_count) * out.target_count;
   out.bytes.assign(size_t(out.target_bytes) * out.target_count, 0);
   for (uint32_t t = 0; t < out.target_count; ++t) {
     uint8_t* block = out.bytes.data() + size_t(out.target_bytes) * t;
     for (uint32_t v = 0; v < p.vertex_count; ++v) {
       gatherRecord(p, f, p.targets[t], v, record.data());
-      const size_t first = size_t(v) * f.stride;
-      if (layout == DeltaLayout::kDenseF16) {
-        for (uint32_t c = 0; c < f.stride; ++c) {
+      for (uint32_t c = 0; c < f.stride; ++c) {
+        const size_t at = denseElementIndex(p.vertex_count, f.stride, v, c) * element;
+        if (layout == DeltaLayout::kDenseF16) {
           const uint16_t h = floatToHalf(record[c]);
-          std::memcpy(block + 2 * (first + c), &h, 2);
+          std::memcpy(block + at, &h, 2);
+        } else {
+          std::memcpy(block + at, &record[c], 4);
         }
-      } else {
-        std::memcpy(block + 4 * first, record.data(), 4 * size_t(f.stride));
       }
     }
   }
@@ -316,13 +326,18 @@ std::vector<float> unpackTargetDeltas(const PackedDeltas& packed, uint32_t targe
     return out;
   }
   const uint8_t* block = packed.bytes.data() + size_t(packed.target_bytes) * target;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (packed.layout == DeltaLayout::kDenseF16) {
-      uint16_t h;
-      std::memcpy(&h, block + 2 * i, 2);
-      out[i] = halfToFloat(h);
-    } else {
-      std::memcpy(&out[i], block + 4 * i, 4);
+  const size_t element = packed.layout == DeltaLayout::kDenseF16 ? 2 : 4;
+  for (uint32_t v = 0; v < packed.vertex_count; ++v) {
+    for (uint32_t c = 0; c < f.stride; ++c) {
+      const uint8_t* at = block + denseElementIndex(packed.vertex_count, f.stride, v, c) * element;
+      float& value = out[size_t(v) * f.stride + c];
+      if (packed.layout == DeltaLayout::kDenseF16) {
+        uint16_t h;
+        std::memcpy(&h, at, 2);
+        value = halfToFloat(h);
+      } else {
+        std::memcpy(&value, at, 4);
+      }
     }
   }
   return out;

@@ -16,7 +16,12 @@ struct GpuPrimitive {
   GpuBuffer deltas;    // dense target blocks or sparse records
   GpuBuffer rows;      // sparse: vertex_count + 1 u32
   GpuBuffer skin;      // skin stream (PackedSkin)
+  uint64_t target_bytes = 0;  // dense layouts: PackedDeltas::target_bytes
 };
+
+// morph.comp indexes a delta buffer with 32-bit element indices (f16 elements at worst: 2 bytes), so one
+// delta buffer stays below 8 GiB; maxMemoryAllocationSize is smaller on every device we know.
+constexpr uint64_t kMaxDeltaBufferBytes = uint64_t(2) << 32;
 
 struct GpuBatch {
   struct Instance {
@@ -94,6 +99,11 @@ Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const Primiti
     }
     Expected<PackedDeltas> packed = packDeltas(data, info.layout);
     if (!packed) return failWith(packed.error());
+    if (packed->bytes.size() >= kMaxDeltaBufferBytes) {
+      return failWith(fail(Error::kTooLarge, "uploadGpuPrimitive: " + where + ": " + std::to_string(packed->bytes.size()) +
+                                                 " bytes of deltas exceed the kernel's 32-bit element indexing (8 GiB)"));
+    }
+    p->target_bytes = packed->target_bytes;
     info.record_count = packed->record_count;
     info.delta_bytes = packed->bytes.size() + packed->rows.size() * 4;
     s = uploadVector(context, packed->bytes, p->deltas);
@@ -186,9 +196,7 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
     e.delta_address = d.primitive->deltas.address;
     e.rows_address = d.primitive->rows.address;
     e.skin_address = d.primitive->skin.address;
-    e.target_bytes = info.layout == DeltaLayout::kSparse ? 0 : uint64_t(info.vertex_count) * info.delta.stride *
-                                                                   (info.layout == DeltaLayout::kDenseF16 ? 2 : 4);
-    e.target_bytes = (e.target_bytes + 3) & ~uint64_t(3);  // the same padding as packDeltas
+    e.target_bytes = d.primitive->target_bytes;
     batch->entries.push_back(e);
     batch->instances.push_back(std::move(inst));
   }
@@ -346,7 +354,8 @@ Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBa
 Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions) {
   bytes = std::max<uint64_t>((bytes + 15) & ~uint64_t(15), 16);
   const uint64_t count = bytes / 16;
-  const uint64_t groups = (count + MORPH_GROUP_SIZE - 1) / MORPH_GROUP_SIZE;
+  const uint64_t per_group = MORPH_COPY_GROUP_SIZE * MORPH_COPY_PER_THREAD;
+  const uint64_t groups = (count + per_group - 1) / per_group;
   if (count > UINT32_MAX || groups > uint64_t(MORPH_MAX_GROUPS_X) * MORPH_MAX_GROUPS_X) {
     return fail(Error::kTooLarge, "measureCopyMicroseconds: " + std::to_string(bytes) + " bytes is too large for one dispatch");
   }
