@@ -7,8 +7,8 @@
 // it f16 deltas are read as u32 words and unpacked with unpackHalf2x16. The byte layout is the same.
 //
 // Speed (docs/PERFORMANCE.md): the common record shapes (position + normal, position only; f32 or f16) take
-// a loop with no per-target branch, whole-plane vector loads (one 16-byte load per 4 f32 components,
-// docs/LAYOUTS.md §3a), two targets per iteration with independent sums, 32-bit element indices and the
+// a loop with no per-target branch, whole-plane vector loads (one 16-byte load per 4 f32 components) from
+// vertex-tiled slabs (docs/LAYOUTS.md §3a: a workgroup reads one contiguous run), two targets per iteration with independent sums, 32-bit element indices and the
 // active list staged in shared memory. Every other shape takes the generic loop. The choice is uniform per
 // workgroup, so it costs one branch per group, not per target.
 #version 460
@@ -64,18 +64,18 @@ float loadF16(uint64_t address, uint index) {
 
 float loadDelta(bool f16, uint64_t address, uint index) { return f16 ? loadF16(address, index) : loadF32(address, index); }
 
-// Element index of component c of vertex v in a dense target block starting at element `block`: records
-// are split into planes of up to 4 components (plane k = components 4k..4k+3 of every vertex).
-uint planeIndex(in MorphEntry e, uint block, uint v, uint c) {
+// Element index of component c of the tile lane `lane`'s record in dense slab `slab` (docs/LAYOUTS.md §3a):
+// slabs of MORPH_GROUP_SIZE records split into planes of up to 4 components.
+uint slabIndex(in MorphEntry e, uint slab, uint lane, uint c) {
   uint plane = c >> 2;
   uint width = min(4u, e.delta_stride - 4u * plane);
-  return block + e.vertex_count * 4u * plane + v * width + (c & 3u);
+  return slab * (MORPH_GROUP_SIZE * e.delta_stride) + MORPH_GROUP_SIZE * 4u * plane + lane * width + (c & 3u);
 }
 
-// ---- Generic record: any attribute set. `first` < 0 means a dense block (plane addressing), otherwise a
-// sparse record's first element (components consecutive). ----
+// ---- Generic record: any attribute set. Dense: `block` is the slab and `v` the tile lane; sparse: `block`
+// is the record's first element (components consecutive). ----
 uint recordIndex(in MorphEntry e, bool dense, uint block, uint v, uint c) {
-  return dense ? planeIndex(e, block, v, c) : block + c;
+  return dense ? slabIndex(e, block, v, c) : block + c;
 }
 
 vec3 loadVec3(in MorphEntry e, bool f16, bool dense, uint64_t address, uint block, uint v, uint c) {
@@ -110,27 +110,27 @@ uint recordShape(in MorphEntry e) {
   return kShapeGeneric;
 }
 
-// Position + normal, f32: per target one vec4 (px py pz nx) and one vec2 (ny nz). `block16` = target_bytes/16.
-void addPNF32(in MorphEntry e, uint v, uint count, uint block16, inout Sums s) {
+// Position + normal, f32: per target one vec4 (px py pz nx) and one vec2 (ny nz). A slab is 64 × 24 bytes:
+// 96 vec4s, the vec2 plane from vec2 128 on. `slab_base` = tile × target_count.
+void addPNF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   Vec4s planes4 = Vec4s(e.delta_address);
   Vec2s planes2 = Vec2s(e.delta_address);
-  uint tail = e.vertex_count * 2u + v;  // the vec2 plane follows vertex_count vec4s
   vec4 a0 = vec4(0.0), a1 = vec4(0.0);
   vec2 b0 = vec2(0.0), b1 = vec2(0.0);
   uint i = 0u;
   for (; i + 1u < count; i += 2u) {
     MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
-    uint k0 = t0.target * block16, k1 = t1.target * block16;
-    a0 += t0.weight * planes4.v[k0 + v];
-    a1 += t1.weight * planes4.v[k1 + v];
-    b0 += t0.weight * planes2.v[2u * k0 + tail];
-    b1 += t1.weight * planes2.v[2u * k1 + tail];
+    uint k0 = (slab_base + t0.target) * 96u, k1 = (slab_base + t1.target) * 96u;
+    a0 += t0.weight * planes4.v[k0 + lane];
+    a1 += t1.weight * planes4.v[k1 + lane];
+    b0 += t0.weight * planes2.v[2u * k0 + 128u + lane];
+    b1 += t1.weight * planes2.v[2u * k1 + 128u + lane];
   }
   if (i < count) {
     MorphActiveTarget t0 = s_active[i];
-    uint k0 = t0.target * block16;
-    a0 += t0.weight * planes4.v[k0 + v];
-    b0 += t0.weight * planes2.v[2u * k0 + tail];
+    uint k0 = (slab_base + t0.target) * 96u;
+    a0 += t0.weight * planes4.v[k0 + lane];
+    b0 += t0.weight * planes2.v[2u * k0 + 128u + lane];
   }
   vec4 a = a0 + a1;
   vec2 b = b0 + b1;
@@ -138,29 +138,29 @@ void addPNF32(in MorphEntry e, uint v, uint count, uint block16, inout Sums s) {
   s.n += vec3(a.w, b);
 }
 
-// Position + normal, f16: per target one uvec2 (4 halves) and one u32 (2 halves). `block16` = target_bytes/16.
-void addPNF16(in MorphEntry e, uint v, uint count, uint block16, inout Sums s) {
+// Position + normal, f16: per target one uvec2 (4 halves) and one u32 (2 halves). A slab is 64 × 12 bytes:
+// 96 uvec2s, the 2-half plane from u32 128 on.
+void addPNF16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   UVec2s planes8 = UVec2s(e.delta_address);
   Uints planes4 = Uints(e.delta_address);
-  uint tail = e.vertex_count * 2u + v;  // u32 index of the 2-half plane: it follows vertex_count × 8 bytes
   vec4 a0 = vec4(0.0), a1 = vec4(0.0);
   vec2 b0 = vec2(0.0), b1 = vec2(0.0);
   uint i = 0u;
   for (; i + 1u < count; i += 2u) {
     MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
-    uint k0 = t0.target * block16, k1 = t1.target * block16;  // in 16-byte units
-    uvec2 h0 = planes8.v[2u * k0 + v], h1 = planes8.v[2u * k1 + v];
+    uint k0 = (slab_base + t0.target) * 96u, k1 = (slab_base + t1.target) * 96u;
+    uvec2 h0 = planes8.v[k0 + lane], h1 = planes8.v[k1 + lane];
     a0 += t0.weight * vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y));
     a1 += t1.weight * vec4(unpackHalf2x16(h1.x), unpackHalf2x16(h1.y));
-    b0 += t0.weight * unpackHalf2x16(planes4.u[4u * k0 + tail]);
-    b1 += t1.weight * unpackHalf2x16(planes4.u[4u * k1 + tail]);
+    b0 += t0.weight * unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]);
+    b1 += t1.weight * unpackHalf2x16(planes4.u[2u * k1 + 128u + lane]);
   }
   if (i < count) {
     MorphActiveTarget t0 = s_active[i];
-    uint k0 = t0.target * block16;
-    uvec2 h0 = planes8.v[2u * k0 + v];
+    uint k0 = (slab_base + t0.target) * 96u;
+    uvec2 h0 = planes8.v[k0 + lane];
     a0 += t0.weight * vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y));
-    b0 += t0.weight * unpackHalf2x16(planes4.u[4u * k0 + tail]);
+    b0 += t0.weight * unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]);
   }
   vec4 a = a0 + a1;
   vec2 b = b0 + b1;
@@ -168,20 +168,20 @@ void addPNF16(in MorphEntry e, uint v, uint count, uint block16, inout Sums s) {
   s.n += vec3(a.w, b);
 }
 
-// Position only, f32: three consecutive floats per vertex. `block4` = target_bytes/4.
-void addPF32(in MorphEntry e, uint v, uint count, uint block4, inout Sums s) {
+// Position only, f32: three consecutive floats per lane; a slab is 192 floats.
+void addPF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   Floats deltas = Floats(e.delta_address);
   vec3 a0 = vec3(0.0), a1 = vec3(0.0);
   uint i = 0u;
   for (; i + 1u < count; i += 2u) {
     MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
-    uint k0 = t0.target * block4 + 3u * v, k1 = t1.target * block4 + 3u * v;
+    uint k0 = (slab_base + t0.target) * 192u + 3u * lane, k1 = (slab_base + t1.target) * 192u + 3u * lane;
     a0 += t0.weight * vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]);
     a1 += t1.weight * vec3(deltas.f[k1], deltas.f[k1 + 1u], deltas.f[k1 + 2u]);
   }
   if (i < count) {
     MorphActiveTarget t0 = s_active[i];
-    uint k0 = t0.target * block4 + 3u * v;
+    uint k0 = (slab_base + t0.target) * 192u + 3u * lane;
     a0 += t0.weight * vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]);
   }
   s.p += a0 + a1;
@@ -192,9 +192,8 @@ void addPF32(in MorphEntry e, uint v, uint count, uint block4, inout Sums s) {
 void morphDense(in MorphEntry e, uint v, bool live, inout Sums s) {
   bool f16 = (e.flags & MORPH_LAYOUT_MASK) == MORPH_LAYOUT_DENSE_F16;
   uint shape = recordShape(e);
-  uint block16 = uint(e.target_bytes >> 4);
-  uint element_bytes = f16 ? 2u : 4u;
-  uint block_elements = uint(e.target_bytes / element_bytes);
+  uint lane = v % MORPH_GROUP_SIZE;
+  uint slab_base = (v / MORPH_GROUP_SIZE) * e.target_count;  // this tile's first slab
   Actives actives = Actives(e.active_address);
   for (uint first = 0u; first < e.active_count; first += MORPH_GROUP_SIZE) {
     uint count = min(e.active_count - first, MORPH_GROUP_SIZE);
@@ -203,15 +202,15 @@ void morphDense(in MorphEntry e, uint v, bool live, inout Sums s) {
     barrier();
     if (!live) continue;
     if (shape == kShapePN && !f16) {
-      addPNF32(e, v, count, block16, s);
+      addPNF32(e, lane, count, slab_base, s);
     } else if (shape == kShapePN && f16) {
-      addPNF16(e, v, count, block16, s);
+      addPNF16(e, lane, count, slab_base, s);
     } else if (shape == kShapeP && !f16) {
-      addPF32(e, v, count, uint(e.target_bytes >> 2), s);
+      addPF32(e, lane, count, slab_base, s);
     } else {
       for (uint i = 0u; i < count; ++i) {
         MorphActiveTarget a = s_active[i];
-        addRecord(e, f16, true, e.delta_address, a.target * block_elements, v, a.weight, s);
+        addRecord(e, f16, true, e.delta_address, slab_base + a.target, lane, a.weight, s);
       }
     }
   }

@@ -47,7 +47,7 @@ struct MorphEntry {
   MORPH_U64 active_address;   // active_count MorphActiveTarget; used by the dense layouts
   MORPH_U64 matrices_address; // mat4 column-major: joint palette, or model + normal matrix
   MORPH_U64 output_address;   // f32 vertices, same VertexFormat as the base
-  MORPH_U64 target_bytes;     // dense layouts: bytes of one target block (4-byte aligned)
+  MORPH_U64 target_bytes;     // dense layouts: bytes one target occupies over all tiles (bench accounting)
   uint first_group;           // first workgroup (flattened) of this entry
   uint vertex_count;
   uint target_count;

@@ -99,9 +99,9 @@ TEST(VkLayoutTest, EveryLayoutDecodesToTheDeltas) {
   }
 }
 
-// The plane order of docs/LAYOUTS.md §3a, byte by byte, on a hand-made position + normal primitive: the
+// The tile/slab/plane order of docs/LAYOUTS.md §3a, byte by byte, on a hand-made position + normal primitive: the
 // decoder test above cannot see a packer and decoder that agree on the wrong order.
-TEST(VkLayoutTest, DenseBlocksAreSplitIntoPlanesOfFourComponents) {
+TEST(VkLayoutTest, DenseDeltasAreTiledSlabsOfPlanes) {
   PrimitiveData p;
   p.vertex_count = 3;
   p.position.assign(9, 0.0f);
@@ -118,21 +118,27 @@ TEST(VkLayoutTest, DenseBlocksAreSplitIntoPlanesOfFourComponents) {
   Expected<PackedDeltas> packed = packDeltas(p, DeltaLayout::kDenseF32);
   ASSERT_TRUE(packed);
   ASSERT_EQ(packed->format.stride, 6u);
-  EXPECT_EQ(packed->target_bytes, 80u);  // 3 × 6 × 4 = 72, padded to 16
-  const float expected_target0[18] = {100, 101, 102, 150, 103, 104, 105, 153, 106, 107, 108, 156,  // (px py pz nx) × 3
-                                      151, 152, 154, 155, 157, 158};                               // (ny nz) × 3
-  for (int i = 0; i < 18; ++i) {
-    float got;
-    std::memcpy(&got, packed->bytes.data() + 4 * i, 4);
-    EXPECT_EQ(got, expected_target0[i]) << "float " << i;
-    std::memcpy(&got, packed->bytes.data() + packed->target_bytes + 4 * i, 4);
-    EXPECT_EQ(got, expected_target0[i] + 100) << "target 1 float " << i;
+  // One tile of 64 vertices (3 used, the rest zero) × 2 target slabs of 64 × 6 floats.
+  ASSERT_EQ(packed->bytes.size(), 2u * 64 * 6 * 4);
+  EXPECT_EQ(packed->target_bytes, 64u * 6 * 4);
+  auto f32At = [&](size_t index) {
+    float x;
+    std::memcpy(&x, packed->bytes.data() + 4 * index, 4);
+    return x;
+  };
+  const float plane0[12] = {100, 101, 102, 150, 103, 104, 105, 153, 106, 107, 108, 156};  // (px py pz nx) × 3
+  const float plane1[6] = {151, 152, 154, 155, 157, 158};                                 // (ny nz) × 3
+  for (size_t slab = 0; slab < 2; ++slab) {
+    const float offset = 100.0f * float(slab);
+    for (size_t i = 0; i < 12; ++i) EXPECT_EQ(f32At(slab * 384 + i), plane0[i] + offset) << "slab " << slab << " plane 0 float " << i;
+    EXPECT_EQ(f32At(slab * 384 + 12), 0.0f);  // lane 3: padding of the last tile
+    for (size_t i = 0; i < 6; ++i) EXPECT_EQ(f32At(slab * 384 + 256 + i), plane1[i] + offset) << "slab " << slab << " plane 1 float " << i;
   }
-  EXPECT_EQ(denseElementIndex(3, 6, 2, 5), 12u + 2 * 2 + 1);  // vertex 2's Δnz: plane 1, width 2
-  EXPECT_EQ(denseElementIndex(5, 9, 1, 8), 40u + 1);          // stride 9: plane 2 is one component wide
+  EXPECT_EQ(denseElementIndex(2, 6, 1, 2, 5), 384u + 256 + 2 * 2 + 1);           // target 1, vertex 2's Δnz
+  EXPECT_EQ(denseElementIndex(3, 9, 2, 65, 8), (1u * 3 + 2) * 64 * 9 + 512 + 1);  // tile 1; stride 9: plane 2 is 1 wide
   Expected<PackedDeltas> halves = packDeltas(p, DeltaLayout::kDenseF16);
   ASSERT_TRUE(halves);
-  EXPECT_EQ(halves->target_bytes, 48u);  // 36 bytes, padded to 16
+  EXPECT_EQ(halves->bytes.size(), 2u * 64 * 6 * 2);
   uint16_t h;
   std::memcpy(&h, halves->bytes.data() + 2 * 3, 2);
   EXPECT_EQ(halfToFloat(h), 150.0f);  // vertex 0's Δnx closes plane 0's first quad

@@ -42,7 +42,7 @@ void unpackVertices(const VertexFormat& format, uint32_t vertex_count, const flo
 
 // ---- Morph target deltas ----
 enum class DeltaLayout : uint8_t {
-  kDenseF32,  // target-major f32: block t holds vertex_count delta records, split into planes (below)
+  kDenseF32,  // f32 records in vertex tiles × target slabs × planes (below)
   kDenseF16,  // same order, IEEE binary16 (round to nearest even)
   kSparse,    // per-vertex CSR: rows[v]..rows[v+1] index records (target u32, f32 delta record), targets ascending
 };
@@ -60,19 +60,23 @@ struct DeltaFormat {
 // Fails with kInvalidArgument when the targets move more than kMaxMorphedExtra texcoord/color floats.
 Expected<DeltaFormat> deltaFormat(const PrimitiveData& primitive);
 
-// Dense target blocks (docs/LAYOUTS.md §3a): a block holds every vertex's record split into planes of up to
-// 4 components (plane k = components 4k..4k+3 of vertex 0, then of vertex 1, ...), so the kernel reads a
-// record of 4 f32 components with one 16-byte load. Blocks are padded to 16 bytes.
-uint64_t denseTargetBytes(uint32_t vertex_count, uint32_t stride, uint32_t element_bytes);
-// Element (f32 or f16) index of component `component` of vertex `vertex` inside one dense target block.
-uint64_t denseElementIndex(uint32_t vertex_count, uint32_t stride, uint32_t vertex, uint32_t component);
+// Dense deltas (docs/LAYOUTS.md §3a) are tiled: vertices in tiles of kDeltaTileVertices (one workgroup of
+// the kernel), and per tile one slab per target holding the tile's records split into planes of up to 4
+// components (plane k = components 4k..4k+3 of the tile's vertex 0, then vertex 1, ...). A workgroup then
+// reads one contiguous run of slabs (few pages, few DRAM rows) and a record's 4 f32 components with one
+// 16-byte load. Buffer = tiles × targets × slab; the last tile is zero-padded.
+inline constexpr uint32_t kDeltaTileVertices = 64;  // = MORPH_GROUP_SIZE
+// Bytes of the whole dense delta buffer.
+uint64_t denseDeltaBytes(uint32_t vertex_count, uint32_t target_count, uint32_t stride, uint32_t element_bytes);
+// Element (f32 or f16) index of component `component` of (target, vertex) in the dense delta buffer.
+uint64_t denseElementIndex(uint32_t target_count, uint32_t stride, uint32_t target, uint32_t vertex, uint32_t component);
 
 struct PackedDeltas {
   DeltaLayout layout = DeltaLayout::kDenseF32;
   DeltaFormat format;
   uint32_t vertex_count = 0, target_count = 0;
-  uint64_t target_bytes = 0;    // dense: bytes of one target block (denseTargetBytes, a multiple of 16); sparse: 0
-  std::vector<uint8_t> bytes;   // dense: target_count blocks; sparse: the records (4·(1 + stride) bytes each)
+  uint64_t target_bytes = 0;    // dense: bytes one target occupies (its slabs over every tile); sparse: 0
+  std::vector<uint8_t> bytes;   // dense: denseDeltaBytes (tiled); sparse: the records (4·(1 + stride) bytes each)
   std::vector<uint32_t> rows;   // sparse: vertex_count + 1 record offsets; dense: empty
   uint64_t record_count = 0;    // sparse: records stored; dense: vertex_count × target_count
 };

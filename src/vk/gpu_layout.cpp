@@ -156,15 +156,16 @@ const char* deltaLayoutName(DeltaLayout layout) {
   return "unknown";
 }
 
-uint64_t denseTargetBytes(uint32_t vertex_count, uint32_t stride, uint32_t element_bytes) {
-  const uint64_t bytes = uint64_t(vertex_count) * stride * element_bytes;
-  return (bytes + 15) & ~uint64_t(15);
+uint64_t denseDeltaBytes(uint32_t vertex_count, uint32_t target_count, uint32_t stride, uint32_t element_bytes) {
+  const uint64_t tiles = (uint64_t(vertex_count) + kDeltaTileVertices - 1) / kDeltaTileVertices;
+  return tiles * target_count * kDeltaTileVertices * stride * element_bytes;
 }
 
-uint64_t denseElementIndex(uint32_t vertex_count, uint32_t stride, uint32_t vertex, uint32_t component) {
+uint64_t denseElementIndex(uint32_t target_count, uint32_t stride, uint32_t target, uint32_t vertex, uint32_t component) {
+  const uint64_t slab = uint64_t(vertex / kDeltaTileVertices) * target_count + target;
   const uint32_t plane = component / 4;
   const uint32_t width = std::min(4u, stride - 4 * plane);
-  return uint64_t(vertex_count) * 4 * plane + uint64_t(vertex) * width + component % 4;
+  return slab * kDeltaTileVertices * stride + kDeltaTileVertices * 4 * plane + (vertex % kDeltaTileVertices) * width + component % 4;
 }
 
 Expected<DeltaFormat> deltaFormat(const PrimitiveData& p) {
@@ -288,20 +289,20 @@ Expected<PackedDeltas> packDeltas(const PrimitiveData& p, DeltaLayout layout) {
     return out;
   }
   const size_t element = layout == DeltaLayout::kDenseF16 ? 2 : 4;
-  out.target_bytes = denseTargetBytes(p.vertex_count, f.stride, element);
+  const uint64_t total = denseDeltaBytes(p.vertex_count, out.target_count, f.stride, uint32_t(element));
+  out.target_bytes = out.target_count > 0 ? total / out.target_count : 0;
   out.record_count = uint64_t(p.vertex_count) * out.target_count;
-  out.bytes.assign(size_t(out.target_bytes) * out.target_count, 0);
+  out.bytes.assign(size_t(total), 0);
   for (uint32_t t = 0; t < out.target_count; ++t) {
-    uint8_t* block = out.bytes.data() + size_t(out.target_bytes) * t;
     for (uint32_t v = 0; v < p.vertex_count; ++v) {
       gatherRecord(p, f, p.targets[t], v, record.data());
       for (uint32_t c = 0; c < f.stride; ++c) {
-        const size_t at = denseElementIndex(p.vertex_count, f.stride, v, c) * element;
+        uint8_t* at = out.bytes.data() + denseElementIndex(out.target_count, f.stride, t, v, c) * element;
         if (layout == DeltaLayout::kDenseF16) {
           const uint16_t h = floatToHalf(record[c]);
-          std::memcpy(block + at, &h, 2);
+          std::memcpy(at, &h, 2);
         } else {
-          std::memcpy(block + at, &record[c], 4);
+          std::memcpy(at, &record[c], 4);
         }
       }
     }
@@ -325,11 +326,10 @@ std::vector<float> unpackTargetDeltas(const PackedDeltas& packed, uint32_t targe
     }
     return out;
   }
-  const uint8_t* block = packed.bytes.data() + size_t(packed.target_bytes) * target;
   const size_t element = packed.layout == DeltaLayout::kDenseF16 ? 2 : 4;
   for (uint32_t v = 0; v < packed.vertex_count; ++v) {
     for (uint32_t c = 0; c < f.stride; ++c) {
-      const uint8_t* at = block + denseElementIndex(packed.vertex_count, f.stride, v, c) * element;
+      const uint8_t* at = packed.bytes.data() + denseElementIndex(packed.target_count, f.stride, target, v, c) * element;
       float& value = out[size_t(v) * f.stride + c];
       if (packed.layout == DeltaLayout::kDenseF16) {
         uint16_t h;

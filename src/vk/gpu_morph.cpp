@@ -22,6 +22,7 @@ struct GpuPrimitive {
 // morph.comp indexes a delta buffer with 32-bit element indices (f16 elements at worst: 2 bytes), so one
 // delta buffer stays below 8 GiB; maxMemoryAllocationSize is smaller on every device we know.
 constexpr uint64_t kMaxDeltaBufferBytes = uint64_t(2) << 32;
+static_assert(kDeltaTileVertices == MORPH_GROUP_SIZE, "a dense delta tile is one workgroup's vertices");
 
 struct GpuBatch {
   struct Instance {
