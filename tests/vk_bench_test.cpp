@@ -45,5 +45,22 @@ TEST_F(VulkanTest, BenchRunsEveryVariant) {
   EXPECT_NE(json.find("\"percent_of_copy\""), std::string::npos);
 }
 
+// --rigid: the same rows without a joint palette (the kernel's transform branch), clean under validation.
+TEST_F(VulkanTest, BenchRunsRigidRows) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  GpuBenchOptions options;
+  options.vertices = {700};
+  options.targets = {9};
+  options.active = 3;
+  options.repetitions = 1;
+  options.copy_bytes = 1 << 20;
+  options.skinned = false;
+  Expected<GpuBenchReport> report = runGpuBench(*context_, options);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->rows.size(), 4u);
+  for (const GpuBenchRow& row : report->rows) EXPECT_TRUE(row.skipped.empty()) << row.variant << ": " << row.skipped;
+  EXPECT_TRUE(gpuValidationMessages(*context_).empty());
+}
+
 }  // namespace
 }  // namespace morphkit

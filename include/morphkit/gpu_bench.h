@@ -28,6 +28,7 @@ struct GpuBenchOptions {
   uint64_t copy_bytes = uint64_t(1024) << 20;    // copy-kernel buffer size (capped at maxMemoryAllocationSize)
   std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse};
   bool all_targets = true;       // also run dense f32 walking every target (no active list)
+  bool skinned = true;           // 4 joints per vertex from a 32-joint palette; false: rigid (model matrix only)
   // Called after each (vertices, targets) configuration with (done, total); the CLI draws its progress bar.
   std::function<void(size_t done, size_t total)> progress;
 };

@@ -24,6 +24,7 @@ struct BenchOptions {
   int device = -1;
   bool json = false;
   bool validation = false;
+  bool skinned = true;
 };
 
 int runBench(const BenchOptions& o) {
@@ -34,6 +35,7 @@ int runBench(const BenchOptions& o) {
   options.repetitions = o.repetitions;
   options.max_delta_bytes = uint64_t(o.max_delta_mib * 1048576.0);
   options.copy_bytes = uint64_t(o.copy_mib * 1048576.0);
+  options.skinned = o.skinned;
   options.layouts.clear();
   for (const std::string& name : o.layouts) {
     if (name == "dense_f32") options.layouts.push_back(DeltaLayout::kDenseF32);
@@ -71,6 +73,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
   sub->add_option("--active", options->active, "active targets for the active-list variants (default 16)");
   sub->add_option("--repetitions", options->repetitions, "dispatches per configuration, best is reported (default 5)");
   sub->add_option("--max-delta-mib", options->max_delta_mib, "skip configurations whose dense f32 deltas exceed this (default 4096)");
+  sub->add_flag("!--rigid", options->skinned, "morph without skinning (the node's matrix only)");
   sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 1024, capped at the device's maxMemoryAllocationSize)");
   sub->add_option("--device", options->device, "Vulkan device index (default: the best)");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");

@@ -112,7 +112,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           continue;
         }
         const GpuPrimitiveInfo info = gpuPrimitiveInfo(**gp);  // a copy: the primitive is destroyed below
-        GpuInstanceDesc desc{*gp, true, kBenchJoints};
+        GpuInstanceDesc desc{*gp, options.skinned, options.skinned ? kBenchJoints : 0};
         Expected<GpuBatch*> batch = createGpuBatch(context, std::span(&desc, 1));
         if (!batch) {
           destroyGpuPrimitive(context, *gp);
@@ -121,7 +121,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           report.rows.push_back(row);
           continue;
         }
-        GpuInstanceState state{weights, palette, {}};
+        GpuInstanceState state{weights, options.skinned ? std::span<const Mat4>(palette) : std::span<const Mat4>(), {}};
         GpuMorphJob job{&context, *batch, std::span(&state, 1)};
         job.use_active_list = !v.all;
         double best = std::nan("");
