@@ -9,7 +9,9 @@
 #include <cstring>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -508,6 +510,226 @@ TEST(CompressedCli, CorruptStreamsAreOneLineErrors) {
       EXPECT_TRUE(run.out.empty()) << run.out;
     }
   }
+}
+
+// ---- KHR_texture_transform ------------------------------------------------------------------------------------
+
+TEST(TextureTransform, MatrixFollowsTheExtension) {
+  TextureRef ref;
+  EXPECT_EQ(textureTransformMatrix(ref), (std::array<float, 6>{1, 0, 0, 0, 1, 0}));
+  ref.has_transform = true;
+  ref.transform.offset[0] = 0.25f;
+  ref.transform.offset[1] = 0.5f;
+  ref.transform.scale[0] = 2.0f;
+  ref.transform.scale[1] = 3.0f;
+  ref.transform.rotation = float(M_PI / 2);
+  // T · R · S with R = [cos sin; -sin cos]: at 90°, u' = 3v + 0.25 and v' = -2u + 0.5.
+  const std::array<float, 6> m = textureTransformMatrix(ref);
+  const float expected[6] = {0, 3, 0.25f, -2, 0, 0.5f};
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(m[k], expected[k], 1e-6) << k;
+  EXPECT_EQ(textureCoordinateSet(ref), 0u);
+  ref.transform.texcoord = 1;  // the extension's texCoord overrides textureInfo.texCoord
+  EXPECT_EQ(textureCoordinateSet(ref), 1u);
+}
+
+TEST(TextureTransform, LoadedFromTheFile) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> asset = loadAsset(fieldDir() / "assets" / "Fox_gltfpack.glb");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  EXPECT_TRUE(asset->notes.empty()) << asset->notes[0];  // no "not supported; ignored" note any more
+  const TextureRef& ref = asset->materials[0].base_color_texture;
+  ASSERT_TRUE(ref.has_transform);
+  EXPECT_FLOAT_EQ(ref.transform.offset[0], 0.0204429999f);
+  EXPECT_FLOAT_EQ(ref.transform.offset[1], 0.0197620001f);
+  EXPECT_FLOAT_EQ(ref.transform.scale[0], 15.405014f);
+  EXPECT_FLOAT_EQ(ref.transform.scale[1], 15.4472961f);
+  EXPECT_EQ(ref.transform.rotation, 0.0f);
+}
+
+struct ObjMesh {
+  std::vector<std::array<double, 3>> v;
+  std::vector<std::array<double, 2>> vt;
+  std::vector<std::array<int, 6>> faces;  // v, vt of 3 corners (0-based)
+};
+
+ObjMesh parseObj(const std::string& text) {
+  ObjMesh obj;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream l(line);
+    std::string tag;
+    l >> tag;
+    if (tag == "v") {
+      std::array<double, 3> p{};
+      l >> p[0] >> p[1] >> p[2];
+      obj.v.push_back(p);
+    } else if (tag == "vt") {
+      std::array<double, 2> t{};
+      l >> t[0] >> t[1];
+      obj.vt.push_back(t);
+    } else if (tag == "f") {
+      std::array<int, 6> f{};
+      for (int k = 0; k < 3; ++k) {
+        std::string corner;
+        l >> corner;
+        int a = 0, b = 0;
+        std::sscanf(corner.c_str(), "%d/%d", &a, &b);
+        f[size_t(k)] = a - 1;
+        f[size_t(k) + 3] = b - 1;
+      }
+      obj.faces.push_back(f);
+    }
+  }
+  return obj;
+}
+
+// Fox.glb (float UVs) and Fox_gltfpack.glb (u16 UVs whose scale and offset live in KHR_texture_transform), each
+// posed to OBJ by the CLI: every triangle of one is found in the other by its corner positions, and the corners'
+// UVs agree within gltfpack's quantization step (the transform's scale / 65535).
+TEST(TextureTransform, ObjUvsOfBothFoxFilesAgree) {
+  MORPHKIT_REQUIRE_SHARED();
+  const std::filesystem::path dir = test::scratchDir();
+  const std::string fox = (test::assetsDir() / "Fox/glTF-Binary/Fox.glb").string();
+  const std::string packed = (fieldDir() / "assets" / "Fox_gltfpack.glb").string();
+  ASSERT_EQ(test::runMorphkit(dir, "pose '" + fox + "' --out fox.obj").exit_code, 0);
+  test::CliRun run = test::runMorphkit(dir, "pose '" + packed + "' --out packed.obj");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const ObjMesh a = parseObj(test::slurp(dir / "fox.obj"));
+  const ObjMesh b = parseObj(test::slurp(dir / "packed.obj"));
+  ASSERT_EQ(a.faces.size(), b.faces.size());
+  ASSERT_FALSE(b.vt.empty());
+  // Each triangle of the gltfpack file is matched to the Fox.glb triangles whose corners lie at the same places
+  // (within 0.02 units of a 176-unit model; gltfpack's positions are within 3e-5 of it), in the same winding from
+  // any start; a triangle may exist twice (both sides of a UV seam), so the closest UVs count.
+  auto near = [](const std::array<double, 3>& p, const std::array<double, 3>& q) {
+    return std::fabs(p[0] - q[0]) < 0.02 && std::fabs(p[1] - q[1]) < 0.02 && std::fabs(p[2] - q[2]) < 0.02;
+  };
+  const double step = 15.45 / 65535.0;  // the larger scale of the transform / the u16 range
+  double worst = 0;
+  size_t matched = 0;
+  for (const auto& fb : b.faces) {
+    double best = HUGE_VAL;
+    for (const auto& fa : a.faces) {
+      for (int rotation = 0; rotation < 3; ++rotation) {
+        bool same = true;
+        for (int k = 0; k < 3 && same; ++k) {
+          same = near(a.v[size_t(fa[size_t((k + rotation) % 3)])], b.v[size_t(fb[size_t(k)])]);
+        }
+        if (!same) continue;
+        double d = 0;
+        for (int k = 0; k < 3; ++k) {
+          const auto& ua = a.vt[size_t(fa[size_t((k + rotation) % 3) + 3])];
+          const auto& ub = b.vt[size_t(fb[size_t(k) + 3])];
+          d = std::max({d, std::fabs(ua[0] - ub[0]), std::fabs(ua[1] - ub[1])});
+        }
+        best = std::min(best, d);
+      }
+    }
+    if (best == HUGE_VAL) continue;
+    worst = std::max(worst, best);
+    ++matched;
+  }
+  EXPECT_EQ(matched, b.faces.size());
+  EXPECT_LE(worst, step) << "worst UV difference " << worst << " vs the quantization step " << step;
+  std::printf("  OBJ UVs: %zu of %zu triangles matched, worst UV difference %.3g (step %.3g)\n", matched,
+              b.faces.size(), worst, step);
+}
+
+// The posed .glb stores the file's TEXCOORDs, so the material keeps KHR_texture_transform as it was.
+TEST(TextureTransform, PosedGlbKeepsTheExtension) {
+  MORPHKIT_REQUIRE_SHARED();
+  const std::filesystem::path dir = test::scratchDir();
+  const std::string packed = (fieldDir() / "assets" / "Fox_gltfpack.glb").string();
+  test::CliRun run = test::runMorphkit(dir, "pose '" + packed + "' --out posed.glb");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Expected<Asset> posed = loadAsset(dir / "posed.glb");
+  ASSERT_TRUE(posed.ok()) << posed.error().message;
+  Expected<Asset> source = loadAsset(packed);
+  ASSERT_TRUE(source.ok());
+  EXPECT_NE(std::find(posed->extensions_used.begin(), posed->extensions_used.end(), "KHR_texture_transform"),
+            posed->extensions_used.end());
+  ASSERT_EQ(posed->materials.size(), 1u);
+  ASSERT_EQ(posed->meshes[0].primitives[0].material, 0u);
+  const TextureRef& ref = posed->materials[0].base_color_texture;
+  const TextureRef& want = source->materials[0].base_color_texture;
+  ASSERT_TRUE(ref.has_transform);
+  EXPECT_EQ(textureTransformMatrix(ref), textureTransformMatrix(want));
+  ASSERT_EQ(posed->images.size(), 1u);
+  EXPECT_NE(posed->images[0].buffer_view, kNone);  // the PNG travels inside the .glb
+  // TEXCOORD_0 as stored (dequantized u16, not transformed).
+  const uint32_t uv = findAttribute(posed->meshes[0].primitives[0].attributes, "TEXCOORD_0");
+  const uint32_t source_uv = findAttribute(source->meshes[0].primitives[0].attributes, "TEXCOORD_0");
+  EXPECT_EQ(readAccessorFloats(*posed, uv), readAccessorFloats(*source, source_uv));
+}
+
+// ---- KHR_texture_basisu ---------------------------------------------------------------------------------------
+
+// A textured triangle whose only texture is KTX2 (KHR_texture_basisu required), with or without a PNG fallback.
+std::string basisuTriangle(bool fallback) {
+  test::Bytes b;
+  b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});  // POSITION
+  b.put<float>({0, 0, 1, 0, 0, 1});           // TEXCOORD_0
+  const std::vector<uint8_t> ktx2 = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A};
+  // A 1×1 PNG (signature + IHDR + IDAT + IEND), red.
+  const std::vector<uint8_t> png = {
+      0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+      0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00,
+      0x0C, 0x49, 0x44, 0x41, 0x54, 0x08, 0xD7, 0x63, 0xF8, 0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18,
+      0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82};
+  std::string images = "{\"uri\":\"data:image/ktx2;base64," + test::base64(ktx2) + "\",\"mimeType\":\"image/ktx2\"}";
+  if (fallback) images += ",{\"uri\":\"data:image/png;base64," + test::base64(png) + "\"}";
+  const std::string texture = fallback ? "{\"source\":1,\"extensions\":{\"KHR_texture_basisu\":{\"source\":0}}}"
+                                       : "{\"extensions\":{\"KHR_texture_basisu\":{\"source\":0}}}";
+  const std::string body =
+      "\"extensionsUsed\":[\"KHR_texture_basisu\"],\"extensionsRequired\":[\"KHR_texture_basisu\"],"
+      "\"buffers\":[" + test::bufferJson(b.data) + "],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+      "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],"
+      "\"images\":[" + images + "],\"textures\":[" + texture + "],"
+      "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},\"emissiveTexture\":{\"index\":0}}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},\"material\":0}]}],"
+      "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]";
+  return test::gltfJson(body);
+}
+
+TEST(TextureBasisu, InspectAndPoseWorkAndNameTheKtx2Textures) {
+  const std::filesystem::path dir = test::scratchDir();
+  for (bool fallback : {false, true}) {
+    SCOPED_TRACE(fallback ? "with fallback" : "KTX2 only");
+    test::writeText(dir / "ktx2.gltf", basisuTriangle(fallback));
+    Expected<Asset> asset = loadAsset(dir / "ktx2.gltf");
+    ASSERT_TRUE(asset.ok()) << asset.error().message;
+    EXPECT_EQ(asset->textures[0].basisu_source, 0u);
+    EXPECT_TRUE(isKtx2Image(*asset, 0));
+    test::CliRun run = test::runMorphkit(dir, "inspect ktx2.gltf");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("textures[0]: images[0] is KTX2"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(fallback ? "render uses the fallback images[1]" : "no fallback"), std::string::npos) << run.out;
+    run = test::runMorphkit(dir, "inspect --json ktx2.gltf");
+    ASSERT_EQ(run.exit_code, 0);
+    test::Json doc;
+    ASSERT_TRUE(test::JsonParser(run.out).parse(doc));
+    const test::Json& t = doc.get("textures")->items.at(0);
+    EXPECT_TRUE(t.get("ktx2")->boolean);
+    EXPECT_EQ(t.get("ktx2Image")->number, 0);
+    EXPECT_EQ(t.get("drawable")->boolean, fallback);
+    run = test::runMorphkit(dir, "pose ktx2.gltf --out ktx2.obj");
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_TRUE(std::filesystem::exists(dir / "ktx2.obj"));
+  }
+}
+
+TEST(SupportedExtensions, InspectHelpListsEveryOne) {
+  const std::filesystem::path dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "inspect --help");
+  ASSERT_EQ(run.exit_code, 0);
+  ASSERT_GE(supportedExtensions().size(), 5u);
+  for (const char* name : supportedExtensions()) EXPECT_NE(run.out.find(name), std::string::npos) << name;
+  // docs/CLI.md lists them too.
+  const std::string cli_md = test::slurp(test::sourceDir() / "docs" / "CLI.md");
+  for (const char* name : supportedExtensions()) EXPECT_NE(cli_md.find(name), std::string::npos) << name;
 }
 
 }  // namespace

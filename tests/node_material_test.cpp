@@ -135,7 +135,8 @@ TEST(NodeMaterial, StaticGraphCompilesNoMorphAndReachesNoFeature) {
   ASSERT_EQ(m->uniforms.size(), 6u);
   EXPECT_EQ(m->uniforms[0].offset, 160u);
   EXPECT_EQ(m->uniforms[5].offset, 160u + 5 * 16);
-  EXPECT_EQ(m->uniform_block_bytes, 160u + 6 * 16);
+  EXPECT_EQ(m->uv_transform_offset, 160u + 6 * 16);
+  EXPECT_EQ(m->uniform_block_bytes, 160u + 6 * 16 + 5 * 32);  // 2 KHR_texture_transform rows per texture
   Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
   ASSERT_TRUE(glsl) << glsl.error().message;
   // No morph GLSL anywhere, no morph binding.

@@ -1082,6 +1082,10 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   mu.normal_scale = 1.0f;
   mu.occlusion_strength = 1.0f;
   mu.texture_flags = MAT_BASE_COLOR_TEXTURE | MAT_METALLIC_ROUGHNESS_TEXTURE;
+  for (int i = 0; i < 5; ++i) {  // no KHR_texture_transform: identity rows
+    mu.uv_transform[2 * i] = {1, 0, 0, 0};
+    mu.uv_transform[2 * i + 1] = {0, 1, 0, 0};
+  }
   const GpuBuffer material_ubo = make(sizeof mu, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &mu);
   const VkDescriptorSet frame_set = allocate(set_layouts[0]), mesh_set = allocate(set_layouts[1]),
                         material_set = allocate(set_layouts[2]);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/render.h"
+#include "gltf_test_util.h"
 #include "vk_test_support.h"
 
 namespace morphkit {
@@ -115,6 +117,31 @@ class RenderTest : public test::VulkanTest {
 
   RendererInfo info_;
 };
+
+// A triangle textured by a KTX2 image (KHR_texture_basisu), optionally with a red 1×1 PNG fallback `source`.
+std::string ktx2Triangle(bool fallback) {
+  const float data[15] = {-1, -1, 0, 1, -1, 0, 0, 1, 0, 0, 0, 1, 0, 0.5f, 1};
+  std::vector<uint8_t> bytes(sizeof data);
+  std::memcpy(bytes.data(), data, sizeof data);
+  const std::vector<uint8_t> ktx2 = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A};
+  const uint8_t red[4] = {255, 0, 0, 255};
+  Expected<std::vector<uint8_t>> png = encodePng(red, 1, 1);
+  std::string images = "{\"uri\":\"data:image/ktx2;base64," + test::base64(ktx2) + "\",\"mimeType\":\"image/ktx2\"}";
+  if (fallback) images += ",{\"uri\":\"data:image/png;base64," + test::base64(*png) + "\"}";
+  const std::string texture = fallback ? "{\"source\":1,\"extensions\":{\"KHR_texture_basisu\":{\"source\":0}}}"
+                                       : "{\"extensions\":{\"KHR_texture_basisu\":{\"source\":0}}}";
+  return test::gltfJson(
+      "\"extensionsUsed\":[\"KHR_texture_basisu\"],\"extensionsRequired\":[\"KHR_texture_basisu\"],"
+      "\"buffers\":[" + test::bufferJson(bytes) + "],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[-1,-1,0],\"max\":[1,1,0]},"
+      "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],"
+      "\"images\":[" + images + "],\"textures\":[" + texture + "],"
+      "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},\"emissiveTexture\":{\"index\":0},"
+      "\"emissiveFactor\":[0.5,0.5,0.5],\"doubleSided\":true}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},\"material\":0}]}],"
+      "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]");
+}
 
 RenderOptions vertexPath() {
   RenderOptions o;
@@ -225,7 +252,7 @@ TEST_F(RenderTest, VertexAndComputePathsAgreeRiggedFigure) {
 TEST_F(RenderTest, FieldFoxFilesMatchTheFoxGolden) {
   MORPHKIT_REQUIRE_GPU(context_);
   MORPHKIT_REQUIRE_SHARED();
-  for (const char* file : {"Fox_unnormalized.glb", "Fox_draco.glb"}) {
+  for (const char* file : {"Fox_unnormalized.glb", "Fox_draco.glb", "Fox_gltfpack.glb", "Fox_meshopt.glb"}) {
     SCOPED_TRACE(file);
     auto asset = loadAsset(test::sharedDir() / "field" / "assets" / file);
     ASSERT_TRUE(asset.ok()) << asset.error().message;
@@ -246,6 +273,30 @@ TEST_F(RenderTest, FieldMorphSkinFilesVertexAndComputeAgree) {
     Shot shot{0, 0.4};
     expectSame(render(*asset, vertexPath(), shot), render(*asset, computePath(), shot), std::string(file) + " vertex vs compute");
   }
+}
+
+// KHR_texture_basisu without a fallback: drawn with the material's factors, one warning per texture (the texture
+// feeds two slots of the material here); with a PNG fallback: the fallback, no warning, another image.
+TEST_F(RenderTest, Ktx2TexturesWarnOnceAndUseTheFallback) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const std::filesystem::path dir = test::scratchDir();
+  std::vector<RenderedImage> images;
+  for (bool fallback : {false, true}) {
+    test::writeText(dir / "ktx2.gltf", ktx2Triangle(fallback));
+    auto asset = loadAsset(dir / "ktx2.gltf");
+    ASSERT_TRUE(asset.ok()) << asset.error().message;
+    images.push_back(render(*asset, vertexPath(), {}));
+    if (fallback) {
+      EXPECT_TRUE(info_.warnings.empty()) << info_.warnings[0];
+    } else {
+      ASSERT_EQ(info_.warnings.size(), 1u);
+      EXPECT_NE(info_.warnings[0].find("textures[0]: images[0] is KTX2 (KHR_texture_basisu)"), std::string::npos)
+          << info_.warnings[0];
+    }
+  }
+  auto diff = diffImages(asDecoded(images[0]), asDecoded(images[1]), 16);
+  ASSERT_TRUE(diff.ok());
+  EXPECT_GT(diff->fraction_over, 0.01) << "the red fallback texture should show";
 }
 
 // ---- Seed uniform variant == active-list variant ----

@@ -126,8 +126,9 @@ TEST_F(RenderNodeMaterialTest, MorphSkinGraphEqualsBuiltInOnSkinnedModel) {
   expectSame(builtin, node, "Fox t=0.7, morph_skin_pbr.json vs built-in");
 }
 
-// Node materials read the same decoded primitive as every other path: Fox_unnormalized (weights rescaled at
-// decode) drawn by the graph equals Fox.glb drawn by the built-in shaders.
+// Node materials read the same decoded primitive and texture references as every other path: Fox_unnormalized
+// (weights rescaled at decode) and Fox_gltfpack (quantized UVs + KHR_texture_transform) drawn by the graph equal
+// Fox.glb drawn by the built-in shaders.
 TEST_F(RenderNodeMaterialTest, FieldFileEqualsItsSourceModel) {
   MORPHKIT_REQUIRE_GPU(context_);
   MORPHKIT_REQUIRE_SHARED();
@@ -135,7 +136,7 @@ TEST_F(RenderNodeMaterialTest, FieldFileEqualsItsSourceModel) {
   ASSERT_TRUE(fox.ok()) << fox.error().message;
   const NodeMaterial material = graph("morph_skin_pbr.json");
   RenderedImage builtin = render(*fox, nullptr, 0, 0.7);
-  for (const char* file : {"Fox_unnormalized.glb"}) {
+  for (const char* file : {"Fox_unnormalized.glb", "Fox_gltfpack.glb"}) {  // rescaled weights; KHR_texture_transform
     auto asset = loadAsset(test::sharedDir() / "field" / "assets" / file);
     ASSERT_TRUE(asset.ok()) << asset.error().message;
     expectSame(builtin, render(*asset, &material, 0, 0.7), std::string(file) + " t=0.7, morph_skin_pbr.json vs Fox built-in");

@@ -3,6 +3,7 @@
 // here is in range and every accessor fits its bufferView, so consumers need no further checks.
 // An absent optional index is kNone. No getters: read the fields.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -147,12 +148,29 @@ struct Scene {
   std::vector<uint32_t> nodes;  // root nodes
 };
 
+// KHR_texture_transform on a textureInfo (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_texture_transform):
+// uv' = T(offset) · R(rotation) · S(scale) · uv, in UV space (origin top-left, rotation counter-clockwise).
+struct TextureTransform {
+  float offset[2] = {0, 0};
+  float rotation = 0.0f;      // radians
+  float scale[2] = {1, 1};
+  uint32_t texcoord = kNone;  // the extension's texCoord: replaces TextureRef::texcoord when set
+};
+
 // Kept for the renderer: texture references and PBR metallic-roughness factors (glTF 2.0 §3.9).
 struct TextureRef {
   uint32_t texture = kNone;
   uint32_t texcoord = 0;
-  float scale = 1.0f;  // normalTexture.scale or occlusionTexture.strength
+  float scale = 1.0f;           // normalTexture.scale or occlusionTexture.strength
+  bool has_transform = false;   // KHR_texture_transform present (writers write it back as it was)
+  TextureTransform transform;
 };
+
+// u' = m[0]·u + m[1]·v + m[2], v' = m[3]·u + m[4]·v + m[5]: the reference's KHR_texture_transform (identity
+// without one), computed in double and rounded once.
+std::array<float, 6> textureTransformMatrix(const TextureRef& ref);
+// The TEXCOORD_n set a reference samples: KHR_texture_transform's texCoord when present, else textureInfo.texCoord.
+uint32_t textureCoordinateSet(const TextureRef& ref);
 
 enum class AlphaMode : uint8_t { kOpaque, kMask, kBlend };
 
@@ -174,7 +192,8 @@ struct Material {
 
 struct Texture {
   uint32_t sampler = kNone;
-  uint32_t source = kNone;  // image index
+  uint32_t source = kNone;         // image index (with KHR_texture_basisu: the PNG/JPEG fallback, if any)
+  uint32_t basisu_source = kNone;  // KHR_texture_basisu: the KTX2 image (extensions.KHR_texture_basisu.source)
 };
 
 struct Image {
@@ -221,6 +240,10 @@ struct Asset {
   std::vector<Sampler> samplers;
   std::vector<Camera> cameras;
 };
+
+// True when images[image] is a KTX2 container (mimeType image/ktx2, or a .ktx2 URI): KHR_texture_basisu data,
+// which needs a Basis Universal transcoder to draw.
+bool isKtx2Image(const Asset& asset, uint32_t image);
 
 // The accessor index of attribute `name`, or kNone.
 uint32_t findAttribute(const std::vector<Attribute>& attributes, std::string_view name);

@@ -21,8 +21,10 @@ namespace morphkit {
 // Fields are written only when they differ from the glTF default (empty arrays, kNone indices, identity
 // TRS, mode TRIANGLES, ...), so a load → write → load round trip reproduces the same Asset fields.
 // `mesh.target_names` goes to `mesh.extras.targetNames`. `asset.path`, `base_dir` and `notes` are not written.
-// The data model keeps no extension objects or other extras, so only the extensionsUsed/extensionsRequired
-// names are written; image URIs are written as they are (relative ones still resolve against the folder the
+// The data model keeps two extension objects, written back as they were read: KHR_texture_transform on texture
+// references and KHR_texture_basisu's source on textures (the caller lists them in extensionsUsed). Other
+// extension objects and extras are not kept, so only their extensionsUsed/extensionsRequired names are written;
+// image URIs are written as they are (relative ones still resolve against the folder the
 // .glb is written to, so callers writing elsewhere should embed or copy the images).
 // The writer checks only what it needs to produce well-formed bytes (buffer indices, buffer data sizes,
 // the 4 GiB GLB size limit); it does not run the validation pass — use validateAsset (morphkit/gltf.h).

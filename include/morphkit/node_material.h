@@ -169,7 +169,8 @@ struct NodeMaterial {
   std::vector<NodeUniformInfo> uniforms;  // in declaration order
   std::vector<NodeTextureInfo> textures;  // in declaration order (binding 1 + index)
   NodeBuildState state;                   // features installed (morph, skin), in install order
-  uint32_t uniform_block_bytes = 0;       // sizeof(NodeObjectHeader) + 16 × uniforms
+  uint32_t uv_transform_offset = 0;       // sizeof(NodeObjectHeader) + 16 × uniforms: 2 vec4 per texture follow
+  uint32_t uniform_block_bytes = 0;       // uv_transform_offset + 32 × textures
   uint32_t pbr_output = kNone;            // the PbrOutput block
   uint32_t vertex_output = kNone;         // the VertexOutput block, or kNone (attributes pass through)
 };
@@ -283,11 +284,13 @@ struct NodeTextureSource {
   uint32_t texture = kNone;  // asset.textures index (slots); kNone for image textures
   uint32_t image = kNone;    // asset.images index
   uint32_t sampler = kNone;  // asset.samplers index, kNone: the default sampler
-  uint32_t texcoord = 0;     // 0 or 1
+  uint32_t texcoord = 0;     // 0 or 1 (KHR_texture_transform's texCoord when the slot has one)
   bool srgb = false;
+  std::array<float, 6> uv_transform{1, 0, 0, 0, 1, 0};  // the slot's KHR_texture_transform (textureTransformMatrix)
 };
 NodeTextureSource nodeTextureSource(const NodeMaterial& node, uint32_t k, const Asset& asset, const Material* gltf);
 // The node uniform block of one draw (node.uniform_block_bytes bytes): `header` with texture_mask, texcoord_sets,
+// the textures' KHR_texture_transform rows at uv_transform_offset (identity for unbound and image textures),
 // alpha_mode and alpha_cutoff filled from `gltf` and the texture sources, then each uniform: glTF-driven ones from
 // `gltf` (or the glTF defaults), the others their default value.
 std::vector<uint8_t> nodeUniformBytes(const NodeMaterial& node, const Asset& asset, const Material* gltf,

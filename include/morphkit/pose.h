@@ -81,8 +81,10 @@ Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOpt
 std::string writePoseJson(std::span<const PoseResult> cases, std::string_view model, bool pretty = false);
 
 // Wavefront OBJ of one case: one `o node<N>_mesh<M>_prim<P>` group per posed primitive with v, vn (when
-// present), vt (TEXCOORD_0, V flipped to OBJ's bottom-left origin) and faces (strips and fans triangulated,
-// lines as `l`, points as `p`).
-std::string writePoseObj(const PoseResult& pose);
+// present), vt and faces (strips and fans triangulated, lines as `l`, points as `p`). OBJ has one UV set and no
+// texture transform, so vt is what the primitive's base-colour texture samples: its TEXCOORD set with its
+// KHR_texture_transform applied (from `asset`, the posed file; TEXCOORD_0 as stored without one or without
+// `asset`), V flipped to OBJ's bottom-left origin.
+std::string writePoseObj(const PoseResult& pose, const Asset* asset = nullptr);
 
 }  // namespace morphkit

@@ -27,7 +27,11 @@ layout(location = 0) out vec4 outColor;
 
 const float kPi = 3.14159265358979;
 
-vec2 uvFor(uint slot) { return ((material.texcoord_sets >> slot) & 1u) != 0u ? inUv1 : inUv0; }
+// The texture's TEXCOORD set, through its KHR_texture_transform (identity rows without one).
+vec2 uvFor(uint slot) {
+  vec3 uv = vec3(((material.texcoord_sets >> slot) & 1u) != 0u ? inUv1 : inUv0, 1.0);
+  return vec2(dot(material.uv_transform[2u * slot].xyz, uv), dot(material.uv_transform[2u * slot + 1u].xyz, uv));
+}
 
 float shadowFactor(vec3 worldPos, vec3 n) {
   if (frame.shadow_params.y == 0.0) return 1.0;

@@ -135,6 +135,9 @@ struct MaterialUniforms {
   uint texcoord_sets;  // 1 bit per texture (bit i set: texture i uses TEXCOORD_1), order of the bindings
   uint pad0;
   uint pad1;
+  // KHR_texture_transform per texture (binding order): rows 2i and 2i+1 hold (a, b, c, 0) and (d, e, f, 0) with
+  // u' = a·u + b·v + c, v' = d·u + e·v + f (textureTransformMatrix in morphkit/asset.h); identity without one.
+  vec4 uv_transform[10];
 };
 
 #ifdef __cplusplus
@@ -147,8 +150,8 @@ static_assert(sizeof(FrameUniforms) == 224 && offsetof(FrameUniforms, light_view
               offsetof(FrameUniforms, camera_position) == 128 && offsetof(FrameUniforms, shadow_params) == 208);
 static_assert(sizeof(ObjectUniforms) == 144 && offsetof(ObjectUniforms, features) == 128 &&
               offsetof(ObjectUniforms, skin_sets) == 132);
-static_assert(sizeof(MaterialUniforms) == 64 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
-              offsetof(MaterialUniforms, texture_flags) == 48);
+static_assert(sizeof(MaterialUniforms) == 224 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
+              offsetof(MaterialUniforms, texture_flags) == 48 && offsetof(MaterialUniforms, uv_transform) == 64);
 static_assert(MSH_HAS_MORPH_TARGETS == 8, "seed 000: MSH_HAS_MORPH_TARGETS = 1 << 3");
 }  // namespace morphkit::render
 #endif

@@ -42,6 +42,16 @@ std::string encodingOf(const Accessor& a) {
 
 bool isQuantized(const Accessor& a) { return a.component_type != ComponentType::kFloat; }
 
+// The texture's KTX2 image (KHR_texture_basisu source, or a `source` that is itself KTX2), or kNone.
+uint32_t ktx2Image(const Asset& asset, const Texture& texture) {
+  if (texture.basisu_source != kNone) return texture.basisu_source;
+  return isKtx2Image(asset, texture.source) ? texture.source : kNone;
+}
+// Whether `render` can draw it: a source that is not KTX2 (a PNG/JPEG, possibly the basisu fallback).
+bool textureDrawable(const Asset& asset, const Texture& texture) {
+  return texture.source != kNone && !isKtx2Image(asset, texture.source);
+}
+
 // What decodePrimitive's normalizeSkinWeights does to this primitive's WEIGHTS_n (read here without decoding the
 // rest of the primitive); `has` is false without skin weights.
 struct SkinWeightReport {
@@ -206,6 +216,17 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
     json.endObject();
   }
   json.endArray();
+  json.key("textures").beginArray();
+  for (size_t t = 0; t < asset.textures.size(); ++t) {
+    const Texture& texture = asset.textures[t];
+    const uint32_t ktx2 = ktx2Image(asset, texture);
+    json.beginObject().field("index", uint32_t(t)).key("source");
+    if (texture.source == kNone) json.null(); else json.value(texture.source);
+    json.field("ktx2", ktx2 != kNone).key("ktx2Image");
+    if (ktx2 == kNone) json.null(); else json.value(ktx2);
+    json.field("drawable", textureDrawable(asset, texture)).endObject();
+  }
+  json.endArray();
   json.key("animations").beginArray();
   for (size_t a = 0; a < asset.animations.size(); ++a) {
     const Animation& animation = asset.animations[a];
@@ -277,6 +298,17 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     }
     if (!mesh.target_names.empty()) fmt::print("{:<14} target names: {} given\n", "", mesh.target_names.size());
   }
+  bool ktx2_heading = false;
+  for (size_t t = 0; t < asset.textures.size(); ++t) {
+    const Texture& texture = asset.textures[t];
+    const uint32_t ktx2 = ktx2Image(asset, texture);
+    if (ktx2 == kNone) continue;
+    if (!ktx2_heading) fmt::print("\nKTX2 textures (KHR_texture_basisu; posing never needs them):\n");
+    ktx2_heading = true;
+    fmt::print("  textures[{}]: images[{}] is KTX2; {}\n", t, ktx2,
+               textureDrawable(asset, texture) ? fmt::format("render uses the fallback images[{}]", texture.source)
+                                              : std::string("no fallback: render draws its materials with their factors"));
+  }
   if (!asset.skins.empty()) fmt::print("\nskins:\n");
   for (size_t s = 0; s < asset.skins.size(); ++s) {
     fmt::print("  {} {:<20} {} joints\n", s, asset.skins[s].name.empty() ? "-" : asset.skins[s].name, asset.skins[s].joints.size());
@@ -308,6 +340,10 @@ const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
   sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
   sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
   sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
+  std::string extensions;
+  for (const char* name : supportedExtensions()) extensions += std::string(extensions.empty() ? "" : ", ") + name;
+  sub->footer("Supported glTF extensions (docs/CLI.md says what each does): " + extensions +
+              ". Other extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and ignored.");
   sub->callback([options, &exit_code] {
     LoadOptions load;
     load.allow_external_paths = options->allow_external_paths;

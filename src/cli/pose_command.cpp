@@ -43,19 +43,47 @@ struct PoseCommandOptions {
   float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
 };
 
+// The source's materials, textures, samplers and images, copied into `asset` with the same indices: texture
+// references keep their KHR_texture_transform (the posed TEXCOORDs are stored as in the file, so the transform
+// must travel with them), KTX2 textures their KHR_texture_basisu source. Images stored in bufferViews are copied
+// into the new buffer; URIs are kept as they are.
+void copyMaterials(const Asset& source, Asset& asset) {
+  asset.materials = source.materials;
+  asset.textures = source.textures;
+  asset.samplers = source.samplers;
+  for (const Image& image : source.images) {
+    Image copy = image;
+    if (image.buffer_view != kNone) {
+      const BufferView& view = source.buffer_views[image.buffer_view];
+      const uint8_t* begin = source.buffers[view.buffer].data.data() + view.byte_offset;
+      copy.buffer_view = appendBufferView(asset, std::span<const uint8_t>(begin, view.byte_length));
+    }
+    asset.images.push_back(std::move(copy));
+  }
+  for (const char* name : {"KHR_texture_transform", "KHR_texture_basisu"}) {
+    for (const auto* list : {&source.extensions_used, &source.extensions_required}) {
+      if (std::find(list->begin(), list->end(), name) == list->end()) continue;
+      auto& target = list == &source.extensions_used ? asset.extensions_used : asset.extensions_required;
+      target.push_back(name);
+    }
+  }
+}
+
 // A static glTF of posed meshes: one mesh + node per posed primitive, world-space attributes, no skin, no
-// morph targets, the default material. Built with the glb_writer builder helpers.
-Expected<std::vector<uint8_t>> posedGlb(const PoseResult& pose) {
+// morph targets, the source's materials. Built with the glb_writer builder helpers.
+Expected<std::vector<uint8_t>> posedGlb(const PoseResult& pose, const Asset& source) {
   Asset asset;
   asset.generator = "morphkit pose";
   asset.scenes.emplace_back();
   asset.scene = 0;
+  copyMaterials(source, asset);
   AppendAccessorOptions vertex_options;
   vertex_options.target = kArrayBuffer;
   for (const PosedPrimitive& m : pose.meshes) {
     if (m.vertex_count == 0) continue;
     Primitive primitive;
     primitive.mode = m.mode;
+    primitive.material = source.meshes[m.mesh].primitives[m.primitive].material;
     AppendAccessorOptions position_options = vertex_options;
     position_options.min_max = true;  // §3.7.2.1: POSITION needs min/max
     primitive.attributes.push_back(
@@ -103,7 +131,8 @@ std::string lowerExtension(const std::string& path) {
 }
 
 // The output seam: format chosen by extension; every format goes through writeFileAtomic.
-int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases, const std::string& model) {
+int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases, const std::string& model,
+                    const Asset& asset) {
   const std::string ext = lowerExtension(out);
   if (ext == ".json") {
     Status written = writeFileAtomic(out, writePoseJson(cases, model));
@@ -114,11 +143,11 @@ int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases
     return kExitUsage;
   }
   if (ext == ".obj") {
-    Status written = writeFileAtomic(out, writePoseObj(cases[0]));
+    Status written = writeFileAtomic(out, writePoseObj(cases[0], &asset));
     return written ? 0 : reportFailure(out, written.error());
   }
   if (ext == ".glb") {
-    Expected<std::vector<uint8_t>> glb = posedGlb(cases[0]);
+    Expected<std::vector<uint8_t>> glb = posedGlb(cases[0], asset);
     if (!glb) return reportFailure(out, glb.error());
     Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb));
     return written ? 0 : reportFailure(out, written.error());
@@ -299,7 +328,7 @@ int run(const PoseCommandOptions& options) {
     cases = std::move(*gpu);
   }
 
-  if (!options.out.empty()) return writePoseOutput(options.out, cases, options.file);
+  if (!options.out.empty()) return writePoseOutput(options.out, cases, options.file, *asset);
   if (options.json) {
     fmt::print("{}\n", writePoseJson(cases, options.file));
   } else {

@@ -1,5 +1,7 @@
 #include "morphkit/asset.h"
 
+#include <cmath>
+
 #include "morphkit/error.h"
 
 namespace morphkit {
@@ -21,6 +23,27 @@ const char* errorName(Error error) {
     case Error::kDeviceLost: return "device_lost";
   }
   return "unknown";
+}
+
+std::array<float, 6> textureTransformMatrix(const TextureRef& ref) {
+  if (!ref.has_transform) return {1, 0, 0, 0, 1, 0};
+  // KHR_texture_transform: T · R · S with R = [cos sin; -sin cos] (the extension's matrices, row-major).
+  const TextureTransform& t = ref.transform;
+  const double c = std::cos(double(t.rotation)), s = std::sin(double(t.rotation));
+  return {float(c * t.scale[0]),  float(s * t.scale[1]), t.offset[0],
+          float(-s * t.scale[0]), float(c * t.scale[1]), t.offset[1]};
+}
+
+bool isKtx2Image(const Asset& asset, uint32_t image) {
+  if (image >= asset.images.size()) return false;
+  const Image& i = asset.images[image];
+  if (i.mime_type == "image/ktx2") return true;
+  const std::string& uri = i.uri;
+  return uri.size() >= 5 && uri.compare(uri.size() - 5, 5, ".ktx2") == 0 && uri.rfind("data:", 0) != 0;
+}
+
+uint32_t textureCoordinateSet(const TextureRef& ref) {
+  return ref.has_transform && ref.transform.texcoord != kNone ? ref.transform.texcoord : ref.texcoord;
 }
 
 uint32_t componentSize(ComponentType type) {

@@ -98,6 +98,15 @@ void textureInfo(JsonWriter& json, std::string_view name, const TextureRef& ref,
   json.field("index", ref.texture);
   if (ref.texcoord != 0) json.field("texCoord", ref.texcoord);
   if (scale_name && ref.scale != 1.0f) json.field(scale_name, ref.scale);
+  if (ref.has_transform) {  // KHR_texture_transform, as it was read (the caller lists it in extensionsUsed)
+    const TextureTransform& t = ref.transform;
+    json.key("extensions").beginObject().key("KHR_texture_transform").beginObject();
+    if (t.offset[0] != 0 || t.offset[1] != 0) json.key("offset").array(std::span<const float>(t.offset));
+    if (t.rotation != 0) json.field("rotation", t.rotation);
+    if (t.scale[0] != 1 || t.scale[1] != 1) json.key("scale").array(std::span<const float>(t.scale));
+    if (t.texcoord != kNone) json.field("texCoord", t.texcoord);
+    json.endObject().endObject();
+  }
   json.endObject();
 }
 
@@ -362,6 +371,10 @@ Expected<std::string> writeGltfJson(const Asset& asset) {
       json.beginObject();
       optionalIndex(json, "sampler", texture.sampler);
       optionalIndex(json, "source", texture.source);
+      if (texture.basisu_source != kNone) {  // the caller lists KHR_texture_basisu in extensionsUsed
+        json.key("extensions").beginObject().key("KHR_texture_basisu").beginObject();
+        json.field("source", texture.basisu_source).endObject().endObject();
+      }
       json.endObject();
     }
     json.endArray();

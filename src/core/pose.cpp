@@ -2,6 +2,7 @@
 #include "morphkit/pose.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <string>
 
@@ -201,6 +202,26 @@ std::string writePoseJson(std::span<const PoseResult> cases, std::string_view mo
 
 namespace {
 
+// The UVs an OBJ of this primitive carries: the base-colour texture's set and transform (see writePoseObj).
+struct ObjUv {
+  uint32_t set = 0;
+  std::array<float, 6> m{1, 0, 0, 0, 1, 0};
+};
+
+ObjUv objUv(const Asset* asset, const PosedPrimitive& posed) {
+  ObjUv uv;
+  if (!asset || posed.mesh >= asset->meshes.size() || posed.primitive >= asset->meshes[posed.mesh].primitives.size()) {
+    return uv;
+  }
+  const uint32_t material = asset->meshes[posed.mesh].primitives[posed.primitive].material;
+  if (material >= asset->materials.size()) return uv;
+  const TextureRef& ref = asset->materials[material].base_color_texture;
+  if (ref.texture == kNone) return uv;
+  uv.set = textureCoordinateSet(ref);
+  uv.m = textureTransformMatrix(ref);
+  return uv;
+}
+
 void appendf(std::string& out, const char* format, double a, double b, double c) {
   char buffer[128];
   int len = std::snprintf(buffer, sizeof(buffer), format, a, b, c);
@@ -209,7 +230,7 @@ void appendf(std::string& out, const char* format, double a, double b, double c)
 
 }  // namespace
 
-std::string writePoseObj(const PoseResult& pose) {
+std::string writePoseObj(const PoseResult& pose, const Asset* asset) {
   std::string out = "# morphkit pose\n";
   size_t v_base = 1, vt_base = 1, vn_base = 1;  // OBJ indices are global and 1-based
   for (const PosedPrimitive& m : pose.meshes) {
@@ -217,13 +238,17 @@ std::string writePoseObj(const PoseResult& pose) {
            std::to_string(m.primitive) + "\n";
     const size_t n = m.vertex_count;
     for (size_t v = 0; v < n; ++v) appendf(out, "v %.9g %.9g %.9g\n", m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);
-    const bool has_vt = !m.texcoords.empty();
+    const ObjUv uv = objUv(asset, m);
+    const bool has_vt = uv.set < m.texcoords.size();
     const bool has_vn = !m.normals.empty();
     if (has_vt) {
+      const std::vector<float>& t = m.texcoords[uv.set];
       for (size_t v = 0; v < n; ++v) {
+        const double s = t[2 * v], r = t[2 * v + 1];
+        const double u2 = double(uv.m[0]) * s + double(uv.m[1]) * r + double(uv.m[2]);
+        const double v2 = double(uv.m[3]) * s + double(uv.m[4]) * r + double(uv.m[5]);
         char buffer[96];
-        int len = std::snprintf(buffer, sizeof(buffer), "vt %.9g %.9g\n", double(m.texcoords[0][2 * v]),
-                                1.0 - double(m.texcoords[0][2 * v + 1]));
+        int len = std::snprintf(buffer, sizeof(buffer), "vt %.9g %.9g\n", u2, 1.0 - v2);
         if (len > 0) out.append(buffer, size_t(len));
       }
     }

@@ -19,7 +19,9 @@ using namespace gltf_detail;
 
 namespace {
 
-constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension, kDracoExtension};
+// Every extension the loader implements (docs/CLI.md lists them with what each does).
+constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension, kDracoExtension,
+                                                "KHR_texture_transform", "KHR_texture_basisu"};
 
 // GLB container (glTF 2.0 §4.4): 12-byte header, then chunks of (length, type, data).
 constexpr uint32_t kGlbMagic = 0x46546C67;      // "glTF"
@@ -108,8 +110,28 @@ Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& o
   return Ok{};
 }
 
+// KHR_texture_transform on a textureInfo: offset, rotation, scale, texCoord (all optional).
+Status parseTextureTransform(object info, TextureRef& ref, const std::string& where) {
+  element e;
+  object extensions, ext;
+  if (info.at_key("extensions").get(e) != simdjson::SUCCESS || e.get_object().get(extensions) != simdjson::SUCCESS ||
+      extensions.at_key("KHR_texture_transform").get(e) != simdjson::SUCCESS) {
+    return Ok{};
+  }
+  const std::string here = where + ".extensions.KHR_texture_transform";
+  if (e.get_object().get(ext) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+  ref.has_transform = true;
+  std::vector<float> pair;
+  MORPHKIT_TRY(readNumbers(ext, "offset", pair, here, 2));
+  if (!pair.empty()) ref.transform.offset[0] = pair[0], ref.transform.offset[1] = pair[1];
+  MORPHKIT_TRY(readNumbers(ext, "scale", pair, here, 2));
+  if (!pair.empty()) ref.transform.scale[0] = pair[0], ref.transform.scale[1] = pair[1];
+  MORPHKIT_TRY(readFloat(ext, "rotation", ref.transform.rotation, here));
+  return readIndex(ext, "texCoord", ref.transform.texcoord, here);
+}
+
 Status parseTextureRef(object material, std::string_view key, TextureRef& ref, const std::string& where,
-                       std::string_view scale_key) {
+                       std::string_view scale_key, bool texture_transform) {
   element e;
   if (material.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
   object info;
@@ -118,6 +140,7 @@ Status parseTextureRef(object material, std::string_view key, TextureRef& ref, c
   MORPHKIT_TRY(readIndex(info, "index", ref.texture, here, true));
   MORPHKIT_TRY(readIndex(info, "texCoord", ref.texcoord, here));
   if (!scale_key.empty()) MORPHKIT_TRY(readFloat(info, scale_key, ref.scale, here));
+  if (texture_transform) MORPHKIT_TRY(parseTextureTransform(info, ref, here));
   return Ok{};
 }
 
@@ -144,7 +167,17 @@ class Parser {
     MORPHKIT_TRY(forEachObject(root, "textures", "", [&](object o, const std::string& w) -> Status {
       Texture& texture = asset_.textures.emplace_back();
       MORPHKIT_TRY(readIndex(o, "sampler", texture.sampler, w));
-      return readIndex(o, "source", texture.source, w);
+      MORPHKIT_TRY(readIndex(o, "source", texture.source, w));
+      element ext;
+      object extensions, basisu;
+      if (uses("KHR_texture_basisu") && o.at_key("extensions").get(ext) == simdjson::SUCCESS &&
+          ext.get_object().get(extensions) == simdjson::SUCCESS &&
+          extensions.at_key("KHR_texture_basisu").get(ext) == simdjson::SUCCESS) {
+        const std::string here = w + ".extensions.KHR_texture_basisu";
+        if (ext.get_object().get(basisu) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+        MORPHKIT_TRY(readIndex(basisu, "source", texture.basisu_source, here, true));
+      }
+      return Status(Ok{});
     }));
     MORPHKIT_TRY(forEachObject(root, "images", "", [&](object o, const std::string& w) -> Status {
       Image& image = asset_.images.emplace_back();
@@ -424,6 +457,7 @@ class Parser {
   Status parseMaterial(object o, const std::string& where) {
     Material& material = asset_.materials.emplace_back();
     MORPHKIT_TRY(readString(o, "name", material.name, where));
+    const bool transform = uses("KHR_texture_transform");
     element e;
     object pbr;
     if (o.at_key("pbrMetallicRoughness").get(e) == simdjson::SUCCESS) {
@@ -434,12 +468,12 @@ class Parser {
       if (!color.empty()) std::copy(color.begin(), color.end(), material.base_color_factor);
       MORPHKIT_TRY(readFloat(pbr, "metallicFactor", material.metallic_factor, here));
       MORPHKIT_TRY(readFloat(pbr, "roughnessFactor", material.roughness_factor, here));
-      MORPHKIT_TRY(parseTextureRef(pbr, "baseColorTexture", material.base_color_texture, here, ""));
-      MORPHKIT_TRY(parseTextureRef(pbr, "metallicRoughnessTexture", material.metallic_roughness_texture, here, ""));
+      MORPHKIT_TRY(parseTextureRef(pbr, "baseColorTexture", material.base_color_texture, here, "", transform));
+      MORPHKIT_TRY(parseTextureRef(pbr, "metallicRoughnessTexture", material.metallic_roughness_texture, here, "", transform));
     }
-    MORPHKIT_TRY(parseTextureRef(o, "normalTexture", material.normal_texture, where, "scale"));
-    MORPHKIT_TRY(parseTextureRef(o, "occlusionTexture", material.occlusion_texture, where, "strength"));
-    MORPHKIT_TRY(parseTextureRef(o, "emissiveTexture", material.emissive_texture, where, ""));
+    MORPHKIT_TRY(parseTextureRef(o, "normalTexture", material.normal_texture, where, "scale", transform));
+    MORPHKIT_TRY(parseTextureRef(o, "occlusionTexture", material.occlusion_texture, where, "strength", transform));
+    MORPHKIT_TRY(parseTextureRef(o, "emissiveTexture", material.emissive_texture, where, "", transform));
     std::vector<float> emissive;
     MORPHKIT_TRY(readNumbers(o, "emissiveFactor", emissive, where, 3));
     if (!emissive.empty()) std::copy(emissive.begin(), emissive.end(), material.emissive_factor);

@@ -547,6 +547,8 @@ Status validateMaterials(const Asset& asset) {
   for (size_t t = 0; t < asset.textures.size(); ++t) {
     TRY(checkIndex(asset.textures[t].sampler, asset.samplers.size(), at("textures", t) + ".sampler", "sampler"));
     TRY(checkIndex(asset.textures[t].source, asset.images.size(), at("textures", t) + ".source", "image"));
+    TRY(checkIndex(asset.textures[t].basisu_source, asset.images.size(),
+                   at("textures", t) + ".extensions.KHR_texture_basisu.source", "image"));
   }
   for (size_t i = 0; i < asset.images.size(); ++i) {
     const Image& image = asset.images[i];

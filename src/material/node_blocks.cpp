@@ -137,8 +137,15 @@ class TextureEmitter final : public NodeBlockEmitter {
   Expected<std::vector<std::string>> emit(const NodeEmitContext& c, std::string& code) const override {
     const std::string k = std::to_string(index_);
     const std::string v = c.prefix + "_rgba";
-    code += "  vec4 " + v + " = (node.texture_mask & (1u << " + k + "u)) != 0u ? texture(nodeTexture" + k + ", " +
-            c.inputs[0] + ") : " + glslValue(NodeValueType::kVec4, unbound_) + ";\n";
+    // The texture reference's KHR_texture_transform applies to whatever UV reaches the block (identity rows
+    // for image textures and references without the extension).
+    const std::string uv = c.prefix + "_uv";
+    code += "  vec3 " + uv + " = vec3(" + c.inputs[0] + ", 1.0);\n";
+    const std::string row = "node.uv_transform[" + std::to_string(2 * index_) + "]";
+    const std::string row1 = "node.uv_transform[" + std::to_string(2 * index_ + 1) + "]";
+    code += "  vec4 " + v + " = (node.texture_mask & (1u << " + k + "u)) != 0u ? texture(nodeTexture" + k +
+            ", vec2(dot(" + row + ".xyz, " + uv + "), dot(" + row1 + ".xyz, " + uv + "))) : " +
+            glslValue(NodeValueType::kVec4, unbound_) + ";\n";
     return std::vector<std::string>{v, v + ".rgb", v + ".r", v + ".g", v + ".b", v + ".a"};
   }
 

@@ -70,6 +70,8 @@ std::string uniformBlock(const NodeMaterial& m, uint32_t binding) {
                   "  mat4 model;\n  mat4 normal_matrix;\n  uint features;\n  uint skin_sets;\n  uint texture_mask;\n"
                   "  uint texcoord_sets;\n  uint alpha_mode;\n  float alpha_cutoff;\n  uint pad0;\n  uint pad1;\n";
   for (const NodeUniformInfo& u : m.uniforms) s += "  vec4 u_" + u.name + ";\n";
+  // KHR_texture_transform rows per declared texture (NodeMaterial::uv_transform_offset).
+  if (!m.textures.empty()) s += "  vec4 uv_transform[" + std::to_string(2 * m.textures.size()) + "];\n";
   return s + "} node;\n";
 }
 

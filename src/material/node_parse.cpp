@@ -613,7 +613,8 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
       }
     }
   }
-  material.uniform_block_bytes = uint32_t(sizeof(NodeObjectHeader) + 16 * material.uniforms.size());
+  material.uv_transform_offset = uint32_t(sizeof(NodeObjectHeader) + 16 * material.uniforms.size());
+  material.uniform_block_bytes = uint32_t(material.uv_transform_offset + 32 * material.textures.size());
   return material;
 }
 

@@ -39,14 +39,16 @@ NodeTextureSource nodeTextureSource(const NodeMaterial& node, uint32_t k, const 
     case NodeTextureSlot::kImage:
       break;
   }
-  if (!ref || ref->texture == kNone || ref->texture >= asset.textures.size() || ref->texcoord > 1) return out;
+  if (!ref || ref->texture == kNone || ref->texture >= asset.textures.size() || textureCoordinateSet(*ref) > 1) return out;
   const Texture& texture = asset.textures[ref->texture];
-  if (texture.source == kNone || texture.source >= asset.images.size()) return out;
+  // A KTX2 texture without a fallback source is bound (the renderer then warns once and draws the factor).
+  if ((texture.source == kNone || texture.source >= asset.images.size()) && texture.basisu_source == kNone) return out;
   out.bound = true;
   out.texture = ref->texture;
   out.image = texture.source;
   out.sampler = texture.sampler != kNone && texture.sampler < asset.samplers.size() ? texture.sampler : kNone;
-  out.texcoord = ref->texcoord;
+  out.texcoord = textureCoordinateSet(*ref);
+  out.uv_transform = textureTransformMatrix(*ref);
   return out;
 }
 
@@ -65,6 +67,13 @@ std::vector<uint8_t> nodeUniformBytes(const NodeMaterial& node, const Asset& ass
   header.alpha_cutoff = m.alpha_cutoff;
   std::vector<uint8_t> bytes(std::max<size_t>(node.uniform_block_bytes, sizeof header), 0);
   std::memcpy(bytes.data(), &header, sizeof header);
+  for (uint32_t k = 0; k < node.textures.size(); ++k) {
+    const size_t at = size_t(node.uv_transform_offset) + 32 * k;
+    if (at + 32 > bytes.size()) break;
+    const std::array<float, 6> t = nodeTextureSource(node, k, asset, gltf).uv_transform;  // identity when unbound
+    const float rows[8] = {t[0], t[1], t[2], 0, t[3], t[4], t[5], 0};
+    std::memcpy(bytes.data() + at, rows, sizeof rows);
+  }
   for (const NodeUniformInfo& u : node.uniforms) {
     std::array<float, 4> v = u.value;
     switch (u.gltf) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -162,6 +163,7 @@ struct Renderer {
   VkSampler shadow_sampler = VK_NULL_HANDLE;
   std::vector<VkSampler> samplers;  // per glTF sampler, then the default
   std::vector<RenderImage> images;  // decoded glTF images, per (image, srgb): index 2·image + srgb
+  std::set<uint32_t> warned_textures;  // textures already named in a warning (one warning each)
   RenderImage white, flat_normal;
   VkDescriptorSetLayout frame_layout = VK_NULL_HANDLE, material_layout = VK_NULL_HANDLE;
   std::unordered_map<uint32_t, VkDescriptorSetLayout> mesh_layouts;
@@ -471,9 +473,26 @@ Expected<const RenderImage*> sourceImage(Renderer& r, uint32_t index, bool srgb)
   return &slot;
 }
 
+// One warning per texture, however many materials and slots use it.
+void warnTexture(Renderer& r, uint32_t texture, const std::string& message) {
+  if (texture != kNone && !r.warned_textures.insert(texture).second) return;
+  r.info.warnings.push_back(message);
+}
+
+// KHR_texture_basisu: `source` is the PNG/JPEG fallback when the file has one (used); the KTX2 image itself needs
+// a Basis Universal transcoder, which Debian does not package, so without a fallback the texture is not drawn.
 Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool srgb) {
   const Texture& t = r.asset->textures[texture];
-  if (t.source == kNone) return fail(Error::kUnsupportedExtension, "textures[" + std::to_string(texture) + "]: no source");
+  const std::string where = "textures[" + std::to_string(texture) + "]";
+  if (t.source == kNone || isKtx2Image(*r.asset, t.source)) {
+    const uint32_t ktx2 = t.source != kNone ? t.source : t.basisu_source;
+    if (ktx2 != kNone) {
+      return fail(Error::kUnsupportedExtension, where + ": images[" + std::to_string(ktx2) +
+                                                    "] is KTX2 (KHR_texture_basisu) and no fallback source exists; "
+                                                    "morphkit has no Basis Universal transcoder");
+    }
+    return fail(Error::kUnsupportedExtension, where + ": no source");
+  }
   return sourceImage(r, t.source, srgb);
 }
 
@@ -514,22 +533,26 @@ Status createMaterials(Renderer& r) {
     for (int i = 0; i < 5; ++i) {
       images[i] = {r.samplers.back(), i == 2 ? r.flat_normal.view : r.white.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       const TextureRef& ref = *refs[i];
+      const std::array<float, 6> t = textureTransformMatrix(ref);
+      u.uv_transform[2 * i] = {t[0], t[1], t[2], 0};
+      u.uv_transform[2 * i + 1] = {t[3], t[4], t[5], 0};
       if (ref.texture == kNone || ref.texture >= asset.textures.size()) continue;
-      if (ref.texcoord > 1) {
-        r.info.warnings.push_back("materials[" + std::to_string(m) + "]: TEXCOORD_" + std::to_string(ref.texcoord) +
+      const uint32_t set = textureCoordinateSet(ref);
+      if (set > 1) {
+        r.info.warnings.push_back("materials[" + std::to_string(m) + "]: TEXCOORD_" + std::to_string(set) +
                                   " is not supported; texture ignored");
         continue;
       }
       Expected<const RenderImage*> image = textureImage(r, ref.texture, srgb[i]);
       if (!image) {
-        r.info.warnings.push_back(image.error().message + "; using the factor");
+        warnTexture(r, ref.texture, image.error().message + "; materials using it are drawn with their factors");
         continue;
       }
       const uint32_t sampler = asset.textures[ref.texture].sampler;
       images[i] = {sampler != kNone && sampler < asset.samplers.size() ? r.samplers[sampler] : r.samplers.back(),
                    (*image)->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       u.texture_flags |= flags[i];
-      if (ref.texcoord == 1) u.texcoord_sets |= 1u << i;
+      if (set == 1) u.texcoord_sets |= 1u << i;
       if (i == 2) gpu.normal_texture = true;
     }
     Expected<GpuBuffer> ubo = createBuffer(*r.ctx, sizeof u, MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
@@ -682,7 +705,7 @@ Status createNodeDraw(Renderer& r, Renderer::Draw& d, const PosePrepared::Instan
           images[i] = {src.sampler != kNone ? r.samplers[src.sampler] : r.samplers.back(), (*image)->view,
                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         } else {
-          r.info.warnings.push_back(image.error().message + "; using white");
+          warnTexture(r, src.texture, image.error().message + "; materials using it are drawn with their factors");
         }
       }
       w.pImageInfo = &images[i];
