@@ -28,7 +28,7 @@ namespace {
 struct Fixture {
   PrimitiveData primitive;
   PackedTargets packed;
-  std::vector<Mat4> joints;
+  std::vector<DMat4> joints;
   std::vector<float> weights;
   size_t dense_delta_bytes = 0;  // bytes of every dense delta array (all targets active)
   bool synthetic = false;

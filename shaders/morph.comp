@@ -295,28 +295,41 @@ void main() {
   n += s.n;
   t.xyz += s.t;
 
-  // Stage 2: skinning (§3.7.3) or the node's transform.
-  if ((e.flags & MORPH_FLAG_SKINNED) != 0u) {
-    Uints skin = Uints(e.skin_address);
-    Matrices palette = Matrices(e.matrices_address);
-    uint n4 = 4u * e.influence_sets;
-    uint sv = v * 2u * n4;
-    mat4 m = mat4(0.0);
-    for (uint i = 0u; i < n4; ++i) {
-      float w = uintBitsToFloat(skin.u[sv + n4 + i]);
-      if (w != 0.0) m += w * palette.m[skin.u[sv + i]];
-    }
-    p = (m * vec4(p, 1.0)).xyz;
-    // The blended matrix itself, as three.js, Babylon.js and the CPU reference do (a blend of rotations is
-    // not orthogonal; its inverse-transpose would differ from every engine).
-    n = mat3(m) * n;
-    t.xyz = mat3(m) * t.xyz;
-  } else if ((e.flags & MORPH_FLAG_TRANSFORM) != 0u) {
+  // Stage 2: skinning (§3.7.3) or the node's transform. The matrices are relative to an origin (docs/LAYOUTS.md
+  // §5): m[0] holds the primitive's pivot and the origin as a high and a low float; every product below works on
+  // small numbers and the origin is added last, so a primitive far from 0 keeps its digits.
+  if ((e.flags & (MORPH_FLAG_SKINNED | MORPH_FLAG_TRANSFORM)) != 0u) {
     Matrices mats = Matrices(e.matrices_address);
-    mat4 model = mats.m[0];
-    p = (model * vec4(p, 1.0)).xyz;
-    n = mat3(mats.m[1]) * n;
-    t.xyz = mat3(model) * t.xyz;
+    mat4 origin = mats.m[0];
+    vec3 rel = p - origin[0].xyz;
+    float excess = 0.0;  // Σ weights − 1: the origin is weighted like every joint
+    if ((e.flags & MORPH_FLAG_SKINNED) != 0u) {
+      Uints skin = Uints(e.skin_address);
+      uint n4 = 4u * e.influence_sets;
+      uint sv = v * 2u * n4;
+      mat4 m = mat4(0.0);
+      excess = -1.0;
+      for (uint i = 0u; i < n4; ++i) {
+        float w = uintBitsToFloat(skin.u[sv + n4 + i]);
+        if (w != 0.0) {
+          m += w * mats.m[1u + skin.u[sv + i]];
+          excess += w;
+        }
+      }
+      p = (m * vec4(rel, 1.0)).xyz;
+      // The blended matrix itself, as three.js, Babylon.js and the CPU reference do (a blend of rotations is
+      // not orthogonal; its inverse-transpose would differ from every engine).
+      n = mat3(m) * n;
+      t.xyz = mat3(m) * t.xyz;
+    } else {
+      mat4 model = mats.m[1];
+      p = (model * vec4(rel, 1.0)).xyz;
+      n = mat3(mats.m[2]) * n;
+      t.xyz = mat3(model) * t.xyz;
+    }
+    precise vec3 low = p + origin[2].xyz + excess * origin[1].xyz;
+    precise vec3 placed = low + origin[1].xyz;
+    p = placed;
   }
 
   // Stage 3: renormalize and write (texcoords/colors are copied, plus their deltas when morphed).

@@ -32,8 +32,10 @@ using uint = uint32_t;
 #define MORPH_LAYOUT_DENSE_F32 0u  // target-major f32 deltas
 #define MORPH_LAYOUT_DENSE_F16 1u  // target-major f16 deltas (IEEE binary16, little endian)
 #define MORPH_LAYOUT_SPARSE 2u     // per-vertex CSR list of (target, f32 deltas)
-#define MORPH_FLAG_SKINNED (1u << 2)       // linear blend skinning with `matrices` (joint palette)
-#define MORPH_FLAG_TRANSFORM (1u << 3)     // unskinned: matrices[0] = model, matrices[1] = normal matrix
+// `matrices` (docs/LAYOUTS.md §5) start with the origin block: column 0 the pivot, 1 the origin's high floats, 2
+// its low floats; the matrices after it place p − pivot relative to the origin.
+#define MORPH_FLAG_SKINNED (1u << 2)       // linear blend skinning: matrices[1 + j] = joint j
+#define MORPH_FLAG_TRANSFORM (1u << 3)     // unskinned: matrices[1] = model, matrices[2] = normal matrix
 #define MORPH_FLAG_HAS_TARGETS (1u << 4)   // delta buffers are bound (target_count > 0)
 
 // One (instance, primitive) of a batched dispatch. The dispatch table is an array of these, sorted by

@@ -673,8 +673,8 @@ TEST(AccessorScene, NodeTrsVersusMatrix) {
   EXPECT_FALSE(trs.has_matrix);
   EXPECT_EQ(trs.translation.x, 1.0f);
   EXPECT_EQ(trs.translation.z, 3.0f);
-  EXPECT_EQ(trs.rotation.z, 0.6f);
-  EXPECT_EQ(trs.rotation.w, 0.8f);
+  EXPECT_EQ(trs.rotation.z, 0.6);  // the file's numbers in double (scene composition is double)
+  EXPECT_EQ(trs.rotation.w, 0.8);
   EXPECT_EQ(trs.scale.y, 3.0f);
   const Node& matrix = asset->nodes[1];
   EXPECT_TRUE(matrix.has_matrix);

@@ -314,8 +314,8 @@ TEST(Scene, SkinnedJointMatricesUseWorldTimesInverseBind) {
   ASSERT_EQ(ibm.size(), 1u);
   EXPECT_EQ(ibm[0].m, Mat4{}.m);  // absent: identity
   Mat4 custom = composeTRS({-1, 0, 0}, {}, {1, 1, 1});
-  std::vector<Mat4> joints = jointMatrices(asset, *state, 0, std::span<const Mat4>(&custom, 1));
-  Vec3 p = transformPoint(joints[0], {0, 0, 0});  // world(joint) = T(1,0,5), IBM = T(-1,0,0)
+  std::vector<DMat4> joints = jointMatrices(asset, *state, 0, std::span<const Mat4>(&custom, 1));
+  Vec3 p = transformPoint(toFloat(joints[0]), {0, 0, 0});  // world(joint) = T(1,0,5), IBM = T(-1,0,0)
   EXPECT_NEAR(p.x, 0, 1e-6);
   EXPECT_NEAR(p.z, 5, 1e-6);
   EXPECT_EQ(state->scene_nodes, (std::vector<uint32_t>{0, 1, 2}));

@@ -134,14 +134,14 @@ TEST(MorphSkinJob, MorphsBeforeSkinning) {
   p.joints = {0, 0, 0, 0};
   p.skin_weights = {1, 0, 0, 0};
   const float h = std::sqrt(0.5f);
-  Mat4 joint = composeTRS({}, {0, 0, h, h}, {1, 1, 1});
+  const DMat4 joint = composeTRS({}, {0, 0, h, h}, {1, 1, 1});
   std::vector<float> weights{1.0f};
   for (bool fast : {false, true}) {
     Outputs out(p);
     MorphSkinJob job;
     job.primitive = &p;
     job.weights = weights;
-    job.joint_matrices = std::span<const Mat4>(&joint, 1);
+    job.joint_matrices = std::span<const DMat4>(&joint, 1);
     job.end = 1;
     out.attach(job);
     PackedTargets packed = packTargets(p);
@@ -186,7 +186,7 @@ void compareFastWithReference(uint32_t n, uint32_t targets, uint32_t sets, uint3
   const uint32_t joint_count = 12;
   PrimitiveData p = randomPrimitive(n, targets, sets, joint_count, seed);
   std::mt19937 rng(seed + 1);
-  std::vector<Mat4> joints;
+  std::vector<DMat4> joints;
   for (uint32_t j = 0; j < joint_count; ++j) joints.push_back(randomMatrix(rng));
   std::vector<float> weights(targets);
   std::uniform_real_distribution<float> w(-1.5f, 1.5f);
@@ -273,7 +273,7 @@ TEST(FastMorphSkinJob, MatchesReferenceFourInfluencesNoTargets) {
 TEST(MorphSkinJob, WritesOnlyItsRange) {
   PrimitiveData p = randomPrimitive(300, 4, 1, 5, 21);
   std::mt19937 rng(3);
-  std::vector<Mat4> joints;
+  std::vector<DMat4> joints;
   for (int j = 0; j < 5; ++j) joints.push_back(randomMatrix(rng));
   std::vector<float> weights{0.5f, -0.25f, 0.0f, 2.0f};
   PackedTargets packed = packTargets(p);
@@ -306,7 +306,7 @@ TEST(MorphSkinJob, WritesOnlyItsRange) {
 // One validity test per job: start from a valid job and break each input in turn.
 TEST(MorphSkinJob, ValidityBreaksEachInputInTurn) {
   PrimitiveData p = randomPrimitive(10, 2, 1, 3, 5);
-  std::vector<Mat4> joints(3);
+  std::vector<DMat4> joints(3);
   std::vector<float> weights{0.5f, 0.5f};
   Outputs out(p);
   MorphSkinJob good;
@@ -332,7 +332,7 @@ TEST(MorphSkinJob, ValidityBreaksEachInputInTurn) {
   std::vector<float> extra_normals(30);
   std::vector<std::span<float>> one_texcoord(1, std::span<float>(out.texcoords[0]));
   std::vector<std::span<float>> short_color(1, std::span<float>(small));
-  std::vector<Mat4> two_joints(2);
+  std::vector<DMat4> two_joints(2);
   expectInvalid("null primitive", [](MorphSkinJob& j, PrimitiveData&) { j.primitive = nullptr; });
   expectInvalid("weights size", [&](MorphSkinJob& j, PrimitiveData&) { j.weights = short_weights; });
   expectInvalid("non-finite weight", [&](MorphSkinJob& j, PrimitiveData&) { j.weights = nan_weights; });
@@ -383,7 +383,7 @@ TEST(MorphSkinJob, ValidityBreaksEachInputInTurn) {
 
 TEST(FastMorphSkinJob, ValidityBreaksEachInputInTurn) {
   PrimitiveData p = randomPrimitive(10, 2, 1, 3, 5);
-  std::vector<Mat4> joints(3);
+  std::vector<DMat4> joints(3);
   std::vector<float> weights{0.5f, 0.5f};
   Outputs out(p);
   FastMorphSkinJob good;

@@ -270,7 +270,7 @@ TEST(Demo, SkinWeightsAreNormalized) {
     Vec3 world;
     for (uint32_t b = 0; b < bones; ++b) {
       const Node& joint = asset.nodes[asset.skins[0].joints[b]];
-      world = world + joint.translation;  // a chain without rotation or scale
+      world = world + Vec3{float(joint.translation.x), float(joint.translation.y), float(joint.translation.z)};  // a chain without rotation or scale
       EXPECT_NEAR(ibm[16 * b + 12], -world.x, 1e-6f);
       EXPECT_NEAR(ibm[16 * b + 13], -world.y, 1e-6f);
       EXPECT_NEAR(ibm[16 * b + 14], -world.z, 1e-6f);

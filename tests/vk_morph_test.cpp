@@ -27,7 +27,7 @@ struct Deformed {
 };
 
 // The CPU reference for one instance.
-Deformed cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const Mat4> joints, const Mat4& world) {
+Deformed cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const DMat4> joints, const DMat4& world) {
   Deformed d;
   const size_t n = p.vertex_count;
   d.positions.assign(3 * n, NAN);
@@ -118,7 +118,7 @@ void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layo
   Expected<GpuBatch*> batch = createGpuBatch(context, descs);
   ASSERT_TRUE(batch) << batch.error().message;
   std::vector<std::vector<float>> weights(instances);
-  std::vector<std::vector<Mat4>> palettes(instances);
+  std::vector<std::vector<DMat4>> palettes(instances);
   std::vector<GpuInstanceState> states(instances);
   for (uint32_t i = 0; i < instances; ++i) {
     weights[i] = test::syntheticWeights(uint32_t(p.targets.size()), active_every, 100 + i);
@@ -241,7 +241,7 @@ TEST_F(VulkanTest, BatchOfHundredInstancesOfMixedPrimitives) {
   Expected<GpuBatch*> batch = createGpuBatch(*context_, descs);
   ASSERT_TRUE(batch) << batch.error().message;
   std::vector<std::vector<float>> weights(count);
-  std::vector<std::vector<Mat4>> palettes(count);
+  std::vector<std::vector<DMat4>> palettes(count);
   std::vector<GpuInstanceState> states(count);
   for (uint32_t i = 0; i < count; ++i) {
     weights[i] = test::syntheticWeights(uint32_t(prims[i % 3].targets.size()), 1 + i % 2, 1000 + i);
@@ -278,7 +278,7 @@ TEST_F(VulkanTest, ZeroActiveTargetsAndIncrementalUpdates) {
   GpuInstanceDesc desc{*gp, true, 6};
   Expected<GpuBatch*> batch = createGpuBatch(*context_, std::span(&desc, 1));
   ASSERT_TRUE(batch);
-  const std::vector<Mat4> palette = test::syntheticJoints(6, 5);
+  const std::vector<DMat4> palette = test::syntheticJoints(6, 5);
   // Frame sequence: zero weights; weights under epsilon; many active; fewer active; back to zero.
   std::vector<std::vector<float>> frames = {std::vector<float>(16, 0.0f), std::vector<float>(16, 0.001f),
                                             test::syntheticWeights(16, 1, 7), test::syntheticWeights(16, 5, 8),
@@ -321,7 +321,7 @@ TEST_F(VulkanTest, InvalidJobsAreRefused) {
   Expected<GpuBatch*> batch = createGpuBatch(*context_, std::span(&desc, 1));
   ASSERT_TRUE(batch);
   const std::vector<float> weights(2, 0.5f), wrong_weights(3, 0.5f);
-  const std::vector<Mat4> palette(6), short_palette(5);
+  const std::vector<DMat4> palette(6), short_palette(5);
   GpuInstanceState state{weights, palette, {}};
   EXPECT_FALSE(GpuMorphJob{}.validate());
   GpuMorphJob job{context_, *batch, std::span(&state, 1)};

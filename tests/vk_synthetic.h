@@ -106,10 +106,10 @@ inline std::vector<float> syntheticWeights(uint32_t targets, uint32_t active_eve
   return w;
 }
 
-inline std::vector<Mat4> syntheticJoints(uint32_t joints, uint64_t seed) {
+inline std::vector<DMat4> syntheticJoints(uint32_t joints, uint64_t seed) {
   Lcg rng{seed};
-  std::vector<Mat4> m(joints);
-  for (Mat4& j : m) {
+  std::vector<DMat4> m(joints);  // float matrices (composeTRS), held in double as scene.h hands them out
+  for (DMat4& j : m) {
     Quat q = normalize(Quat{rng.signedNext(), rng.signedNext(), rng.signedNext(), rng.signedNext() + 1.5f});
     const float s = 0.8f + 0.4f * rng.next();
     j = composeTRS(Vec3{rng.signedNext(), rng.signedNext(), rng.signedNext()}, q, Vec3{s, s, s});

@@ -107,11 +107,13 @@ struct Node {
   uint32_t mesh = kNone;
   uint32_t skin = kNone;
   uint32_t camera = kNone;
+  // The file's numbers in double, as JSON gives them (three.js and Babylon.js keep them so too): far from the
+  // origin a float translation alone would cost 1e-5 of a small primitive (evaluateScene composes in double).
   bool has_matrix = false;  // true: `matrix` is the local transform, else TRS
-  Mat4 matrix;
-  Vec3 translation;
-  Quat rotation;
-  Vec3 scale{1, 1, 1};
+  DMat4 matrix;
+  DVec3 translation;
+  DQuat rotation;
+  DVec3 scale{1, 1, 1};
   std::vector<float> weights;  // per-instance morph weights; empty: use mesh.weights
 };
 

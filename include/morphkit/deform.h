@@ -30,8 +30,9 @@ struct MorphSkinJob {
   // Inputs.
   const PrimitiveData* primitive = nullptr;  // required; base attributes, target deltas, joints/weights
   std::span<const float> weights;            // required: exactly primitive->targets.size() morph weights
-  std::span<const Mat4> joint_matrices;      // skinned: world(joint)·IBM per skin joint; empty: rigid by `world`
-  Mat4 world;                                // rigid primitives only: the node's world matrix
+  std::span<const DMat4> joint_matrices;     // skinned: world(joint)·IBM per skin joint; empty: rigid by `world`
+  DMat4 world;                               // rigid primitives only: the node's world matrix
+  // Both in double (scene.h composes them so): positions are transformed in double and rounded to float once.
   uint32_t begin = 0, end = 0;               // vertex range [begin, end), end <= vertex_count
 
   // Outputs, each sized for the WHOLE primitive; only [begin, end) is written.

@@ -82,6 +82,7 @@ struct GpuPrimitiveInfo {
   uint32_t joints_needed = 0;    // a skinned instance must pass at least this many joint matrices
   uint64_t delta_bytes = 0;      // bytes of the delta buffer(s) (rows included for sparse)
   uint64_t record_count = 0;     // delta records stored (see PackedDeltas)
+  float pivot[3] = {0, 0, 0};    // centre of the base positions' bounding box: the shader transforms p − pivot
 };
 
 // Packs (gpu_layout.h) and uploads one primitive. A primitive without targets is fine (skin/transform only).
@@ -102,10 +103,12 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
 void destroyGpuBatch(VulkanContext& context, GpuBatch* batch);  // null is fine
 
 // One instance's state for a frame.
+// Matrices in double (scene.h composes them so): run() splits each into a float part relative to an origin and
+// the origin itself as two floats (docs/LAYOUTS.md §5), which keeps 1e-5 of a small primitive far from 0.
 struct GpuInstanceState {
   std::span<const float> weights;         // exactly target_count morph weights
-  std::span<const Mat4> joint_matrices;   // skinned: joint_count matrices world(joint)·IBM; else empty
-  Mat4 world;                             // rigid instances: the node's world matrix
+  std::span<const DMat4> joint_matrices;  // skinned: joint_count matrices world(joint)·IBM; else empty
+  DMat4 world;                            // rigid instances: the node's world matrix
 };
 
 // Deforms every instance of `batch` (ozz-style job: validate() then run()). The CPU builds each

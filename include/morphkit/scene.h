@@ -24,8 +24,10 @@ Expected<uint32_t> resolveScene(const Asset& asset, uint32_t requested = kNone);
 
 struct SceneState {
   uint32_t scene = kNone;
-  std::vector<Mat4> local;                  // per asset node
-  std::vector<Mat4> world;                  // per asset node; nodes outside every tree path: their local
+  // Composed in double (the file's node numbers are double; animated values float, as the engines sample them)
+  // and never rounded here: deformation uses them in double, float consumers round once (toFloat).
+  std::vector<DMat4> local;                 // per asset node
+  std::vector<DMat4> world;                 // per asset node; nodes outside every tree path: their local
   std::vector<uint32_t> scene_nodes;        // nodes reachable from the scene's roots, in traversal (pre-)order
   std::vector<std::vector<float>> weights;  // per asset node with a mesh: resolved morph weights (target count)
 };
@@ -39,8 +41,8 @@ Expected<SceneState> evaluateScene(const Asset& asset, uint32_t scene, std::span
 // Decodes skins[skin].inverseBindMatrices (identity for each joint when absent).
 std::vector<Mat4> decodeInverseBindMatrices(const Asset& asset, uint32_t skin);
 
-// jointMatrix[j] = world(skin.joints[j]) · inverse_bind[j]; `inverse_bind` has one matrix per joint.
-std::vector<Mat4> jointMatrices(const Asset& asset, const SceneState& state, uint32_t skin,
+// jointMatrix[j] = world(skin.joints[j]) · inverse_bind[j] in double; `inverse_bind` has one matrix per joint.
+std::vector<DMat4> jointMatrices(const Asset& asset, const SceneState& state, uint32_t skin,
                                 std::span<const Mat4> inverse_bind);
 
 }  // namespace morphkit

@@ -15,13 +15,13 @@ struct Affine {  // row-major 3x4 in double
   double m[3][4] = {};
 };
 
-void accumulate(Affine& acc, const Mat4& m, double w) {
+void accumulate(Affine& acc, const DMat4& m, double w) {
   for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 4; ++c) acc.m[r][c] += w * double(m(r, c));
+    for (int c = 0; c < 4; ++c) acc.m[r][c] += w * m(r, c);
   }
 }
 
-Affine toAffine(const Mat4& m) {
+Affine toAffine(const DMat4& m) {
   Affine a;
   for (int r = 0; r < 3; ++r) {
     for (int c = 0; c < 4; ++c) a.m[r][c] = m(r, c);

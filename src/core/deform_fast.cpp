@@ -150,8 +150,10 @@ bool FastMorphSkinJob::run() const {
     attr_stride[PackedTargets::kTexcoord0 + packed->texcoord_sets + s] = 4;
   }
 
-  // Rigid transform, and its cofactor matrix (a positive multiple of the inverse-transpose).
-  auto cofactorOf = [](const float m[3][4], float c[3][3]) {
+  // Rigid transform, and its cofactor matrix (a positive multiple of the inverse-transpose). The transform is
+  // applied in double: matrices arrive in double (scene.h), and far from the origin float would lose the
+  // digits a small primitive needs; the morph (the throughput part) stays in float.
+  auto cofactorOf = [](const double m[3][4], double c[3][3]) {
     c[0][0] = m[1][1] * m[2][2] - m[1][2] * m[2][1];
     c[0][1] = m[1][2] * m[2][0] - m[1][0] * m[2][2];
     c[0][2] = m[1][0] * m[2][1] - m[1][1] * m[2][0];
@@ -161,14 +163,14 @@ bool FastMorphSkinJob::run() const {
     c[2][0] = m[0][1] * m[1][2] - m[0][2] * m[1][1];
     c[2][1] = m[0][2] * m[1][0] - m[0][0] * m[1][2];
     c[2][2] = m[0][0] * m[1][1] - m[0][1] * m[1][0];
-    const float det = m[0][0] * c[0][0] + m[0][1] * c[0][1] + m[0][2] * c[0][2];
+    const double det = m[0][0] * c[0][0] + m[0][1] * c[0][1] + m[0][2] * c[0][2];
     if (det < 0) {
       for (int r = 0; r < 3; ++r) {
         for (int col = 0; col < 3; ++col) c[r][col] = -c[r][col];
       }
     }
   };
-  float rigid[3][4], rigid_cof[3][3];
+  double rigid[3][4], rigid_cof[3][3];
   for (int r = 0; r < 3; ++r) {
     for (int c = 0; c < 4; ++c) rigid[r][c] = job.world(r, c);
   }
@@ -211,18 +213,18 @@ bool FastMorphSkinJob::run() const {
     }
 
     // 3. Skin (or rigid transform) the morphed block in place.
-    float blended[3][4];
+    double blended[3][4];
     for (uint32_t v = block_begin; v < block_end; ++v) {
-      const float(*m)[4] = rigid;
-      const float* cof_rows[3] = {rigid_cof[0], rigid_cof[1], rigid_cof[2]};
+      const double(*m)[4] = rigid;
+      const double* cof_rows[3] = {rigid_cof[0], rigid_cof[1], rigid_cof[2]};
       if (skinned) {
         for (int r = 0; r < 3; ++r) {
-          for (int c = 0; c < 4; ++c) blended[r][c] = 0.0f;
+          for (int c = 0; c < 4; ++c) blended[r][c] = 0.0;
         }
         for (size_t i = size_t(v) * k; i < size_t(v + 1) * k; ++i) {
-          const float w = p.skin_weights[i];
-          if (w == 0.0f) continue;
-          const Mat4& j = job.joint_matrices[p.joints[i]];
+          const double w = p.skin_weights[i];
+          if (w == 0.0) continue;
+          const DMat4& j = job.joint_matrices[p.joints[i]];
           for (int c = 0; c < 4; ++c) {
             blended[0][c] += w * j.m[size_t(c) * 4 + 0];
             blended[1][c] += w * j.m[size_t(c) * 4 + 1];
@@ -233,18 +235,18 @@ bool FastMorphSkinJob::run() const {
         cof_rows[0] = blended[0], cof_rows[1] = blended[1], cof_rows[2] = blended[2];  // skinned normals: the blended matrix itself (see deform.cpp)
       }
       float* pos = &job.out_positions[size_t(v) * 3];
-      const float x = pos[0], y = pos[1], z = pos[2];
-      for (int r = 0; r < 3; ++r) pos[r] = m[r][0] * x + m[r][1] * y + m[r][2] * z + m[r][3];
+      const double x = pos[0], y = pos[1], z = pos[2];
+      for (int r = 0; r < 3; ++r) pos[r] = float(m[r][0] * x + m[r][1] * y + m[r][2] * z + m[r][3]);
       if (has_normals) {
         float* n = &job.out_normals[size_t(v) * 3];
-        const float nx = n[0], ny = n[1], nz = n[2];
-        for (int r = 0; r < 3; ++r) n[r] = cof_rows[r][0] * nx + cof_rows[r][1] * ny + cof_rows[r][2] * nz;
+        const double nx = n[0], ny = n[1], nz = n[2];
+        for (int r = 0; r < 3; ++r) n[r] = float(cof_rows[r][0] * nx + cof_rows[r][1] * ny + cof_rows[r][2] * nz);
         normalize3(n);
       }
       if (has_tangents) {
         float* tg = &job.out_tangents[size_t(v) * 4];  // w (handedness) untouched
-        const float tx = tg[0], ty = tg[1], tz = tg[2];
-        for (int r = 0; r < 3; ++r) tg[r] = m[r][0] * tx + m[r][1] * ty + m[r][2] * tz;
+        const double tx = tg[0], ty = tg[1], tz = tg[2];
+        for (int r = 0; r < 3; ++r) tg[r] = float(m[r][0] * tx + m[r][1] * ty + m[r][2] * tz);
         normalize3(tg);
       }
     }

@@ -532,7 +532,7 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   for (uint32_t b = 0; b < bones; ++b) {
     Node joint;
     joint.name = bone_names[b];
-    joint.translation = b == 0 ? pivot[0] : pivot[b] - pivot[b - 1];
+    joint.translation = toDouble(b == 0 ? pivot[0] : pivot[b] - pivot[b - 1]);
     if (b + 1 < bones) joint.children = {b + 2};
     asset.nodes.push_back(joint);
     // The bind pose has no rotation, so each inverse bind matrix is the translation by -pivot (§3.7.3.1).

@@ -116,7 +116,7 @@ void writeAttributes(JsonWriter& json, const std::vector<Attribute>& attributes)
   json.endObject();
 }
 
-bool isIdentity(const Quat& q) { return q.x == 0 && q.y == 0 && q.z == 0 && q.w == 1; }
+bool isIdentity(const DQuat& q) { return q.x == 0 && q.y == 0 && q.z == 0 && q.w == 1; }
 
 }  // namespace
 
@@ -250,23 +250,14 @@ Expected<std::string> writeGltfJson(const Asset& asset) {
       optionalIndex(json, "camera", node.camera);
       // §3.5.3: a node has either `matrix` or TRS; identity TRS components are omitted.
       if (node.has_matrix) {
-        floatArray(json, "matrix", node.matrix.m);
+        doubleArray(json, "matrix", std::vector<double>(node.matrix.m.begin(), node.matrix.m.end()));
       } else {
-        const Vec3& t = node.translation;
-        const Quat& r = node.rotation;
-        const Vec3& s = node.scale;
-        if (t.x != 0 || t.y != 0 || t.z != 0) {
-          float v[3] = {t.x, t.y, t.z};
-          floatArray(json, "translation", v);
-        }
-        if (!isIdentity(r)) {
-          float v[4] = {r.x, r.y, r.z, r.w};
-          floatArray(json, "rotation", v);
-        }
-        if (s.x != 1 || s.y != 1 || s.z != 1) {
-          float v[3] = {s.x, s.y, s.z};
-          floatArray(json, "scale", v);
-        }
+        const DVec3& t = node.translation;
+        const DQuat& r = node.rotation;
+        const DVec3& s = node.scale;
+        if (t.x != 0 || t.y != 0 || t.z != 0) doubleArray(json, "translation", {t.x, t.y, t.z});
+        if (!isIdentity(r)) doubleArray(json, "rotation", {r.x, r.y, r.z, r.w});
+        if (s.x != 1 || s.y != 1 || s.z != 1) doubleArray(json, "scale", {s.x, s.y, s.z});
       }
       if (!node.weights.empty()) floatArray(json, "weights", node.weights);
       json.endObject();

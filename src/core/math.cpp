@@ -17,6 +17,55 @@ Mat4 operator*(const Mat4& a, const Mat4& b) {
   return r;
 }
 
+std::vector<DMat4> toDouble(std::span<const Mat4> matrices) { return std::vector<DMat4>(matrices.begin(), matrices.end()); }
+
+Mat4 toFloat(const DMat4& m) {
+  Mat4 r;
+  for (size_t i = 0; i < 16; ++i) r.m[i] = float(m.m[i]);
+  return r;
+}
+
+std::vector<Mat4> toFloat(std::span<const DMat4> matrices) {
+  std::vector<Mat4> out;
+  out.reserve(matrices.size());
+  for (const DMat4& m : matrices) out.push_back(toFloat(m));
+  return out;
+}
+
+DMat4 operator*(const DMat4& a, const DMat4& b) {
+  DMat4 r;
+  for (int col = 0; col < 4; ++col) {
+    for (int row = 0; row < 4; ++row) {
+      double sum = 0.0;
+      for (int k = 0; k < 4; ++k) sum += a(row, k) * b(k, col);
+      r(row, col) = sum;
+    }
+  }
+  return r;
+}
+
+DMat4 composeTRSDouble(DVec3 t, DQuat q, DVec3 s) {
+  const double x = q.x, y = q.y, z = q.z, w = q.w;
+  DMat4 r;
+  r(0, 0) = (1 - 2 * (y * y + z * z)) * s.x;
+  r(1, 0) = (2 * (x * y + w * z)) * s.x;
+  r(2, 0) = (2 * (x * z - w * y)) * s.x;
+  r(3, 0) = 0;
+  r(0, 1) = (2 * (x * y - w * z)) * s.y;
+  r(1, 1) = (1 - 2 * (x * x + z * z)) * s.y;
+  r(2, 1) = (2 * (y * z + w * x)) * s.y;
+  r(3, 1) = 0;
+  r(0, 2) = (2 * (x * z + w * y)) * s.z;
+  r(1, 2) = (2 * (y * z - w * x)) * s.z;
+  r(2, 2) = (1 - 2 * (x * x + y * y)) * s.z;
+  r(3, 2) = 0;
+  r(0, 3) = t.x;
+  r(1, 3) = t.y;
+  r(2, 3) = t.z;
+  r(3, 3) = 1;
+  return r;
+}
+
 Vec3 transformPoint(const Mat4& m, Vec3 p) {
   return {m(0, 0) * p.x + m(0, 1) * p.y + m(0, 2) * p.z + m(0, 3),
           m(1, 0) * p.x + m(1, 1) * p.y + m(1, 2) * p.z + m(1, 3),

@@ -85,7 +85,7 @@ Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOption
   result.animation = options.animation;
   result.time = options.time;
   result.meshes.reserve(prepared.instances.size());
-  std::vector<std::vector<Mat4>> joints_by_skin(asset.skins.size());
+  std::vector<std::vector<DMat4>> joints_by_skin(asset.skins.size());
   std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
 
   for (const PosePrepared::Instance& inst : prepared.instances) {

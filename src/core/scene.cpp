@@ -40,10 +40,10 @@ Expected<SceneState> evaluateScene(const Asset& asset, uint32_t scene, std::span
     if (node.has_matrix && !animated_trs) {
       state.local[i] = node.matrix;
     } else {
-      Vec3 t = p && p->has_translation ? p->translation : node.translation;
-      Quat r = p && p->has_rotation ? p->rotation : node.rotation;
-      Vec3 s = p && p->has_scale ? p->scale : node.scale;
-      state.local[i] = composeTRS(t, r, s);
+      const DVec3 t = p && p->has_translation ? toDouble(p->translation) : node.translation;
+      const DQuat r = p && p->has_rotation ? toDouble(p->rotation) : node.rotation;
+      const DVec3 s = p && p->has_scale ? toDouble(p->scale) : node.scale;
+      state.local[i] = composeTRSDouble(t, r, s);
     }
     // §3.7.2.1: animated weights, else node.weights, else mesh.weights, else zeros; always target count long.
     if (node.mesh != kNone && node.mesh < asset.meshes.size()) {
@@ -124,15 +124,15 @@ std::vector<Mat4> decodeInverseBindMatrices(const Asset& asset, uint32_t skin) {
   return out;
 }
 
-std::vector<Mat4> jointMatrices(const Asset& asset, const SceneState& state, uint32_t skin,
-                                std::span<const Mat4> inverse_bind) {
+std::vector<DMat4> jointMatrices(const Asset& asset, const SceneState& state, uint32_t skin,
+                                 std::span<const Mat4> inverse_bind) {
   if (skin >= asset.skins.size()) return {};
   const Skin& s = asset.skins[skin];
-  std::vector<Mat4> out(s.joints.size());
+  std::vector<DMat4> out(s.joints.size());
   for (size_t j = 0; j < s.joints.size(); ++j) {
     const uint32_t node = s.joints[j];
-    const Mat4 world = node < state.world.size() ? state.world[node] : Mat4{};
-    out[j] = j < inverse_bind.size() ? world * inverse_bind[j] : world;
+    const DMat4 world = node < state.world.size() ? state.world[node] : DMat4{};
+    out[j] = j < inverse_bind.size() ? world * DMat4(inverse_bind[j]) : world;
   }
   return out;
 }

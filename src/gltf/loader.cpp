@@ -2,7 +2,9 @@
 // rule lives in validate.cpp, run once after the buffers are resolved.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 // MORPHKIT_TRY nests inside the forEachObject lambdas; the inner status shadowing the outer one is harmless.
@@ -380,22 +382,31 @@ class Parser {
     MORPHKIT_TRY(readIndex(o, "camera", node.camera, where));
     MORPHKIT_TRY(readNumbers(o, "weights", node.weights, where));
     if (has(o, "weights") && node.weights.empty()) return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.25)");
-    std::vector<float> numbers;
+    // Kept in double (scene composition is double); still within float range, as every float consumer (the
+    // renderer's uniforms) rounds them once and a larger value would not convert.
+    std::vector<double> numbers;
+    auto readTransform = [&](std::string_view key, size_t count) -> Status {
+      MORPHKIT_TRY(readNumbers(o, key, numbers, where, count));
+      for (double v : numbers) {
+        if (std::fabs(v) > double(std::numeric_limits<float>::max())) return schemaError(where, key, "contains a number out of float range");
+      }
+      return Ok{};
+    };
     if (has(o, "matrix")) {
-      MORPHKIT_TRY(readNumbers(o, "matrix", numbers, where, 16));
+      MORPHKIT_TRY(readTransform("matrix", 16));
       node.has_matrix = true;
       std::copy(numbers.begin(), numbers.end(), node.matrix.m.begin());
     }
     if (has(o, "translation")) {
-      MORPHKIT_TRY(readNumbers(o, "translation", numbers, where, 3));
+      MORPHKIT_TRY(readTransform("translation", 3));
       node.translation = {numbers[0], numbers[1], numbers[2]};
     }
     if (has(o, "rotation")) {
-      MORPHKIT_TRY(readNumbers(o, "rotation", numbers, where, 4));
+      MORPHKIT_TRY(readTransform("rotation", 4));
       node.rotation = {numbers[0], numbers[1], numbers[2], numbers[3]};
     }
     if (has(o, "scale")) {
-      MORPHKIT_TRY(readNumbers(o, "scale", numbers, where, 3));
+      MORPHKIT_TRY(readTransform("scale", 3));
       node.scale = {numbers[0], numbers[1], numbers[2]};
     }
     if (node.has_matrix && (has(o, "translation") || has(o, "rotation") || has(o, "scale"))) {

@@ -68,7 +68,7 @@ Expected<RenderCamera> fileCamera(const Asset& asset, uint32_t scene, uint32_t c
       return fail(Error::kInvalidArgument, "cameras[" + std::to_string(c) + "]: orthographic cameras are not supported");
     }
     // glTF 2.0 §3.10: the camera looks down its local −Z with +Y up.
-    const Mat4& world = state->world[node];
+    const Mat4 world = toFloat(state->world[node]);
     RenderCamera out;
     out.eye = transformPoint(world, {0, 0, 0});
     out.target = out.eye + normalize(transformVector(world, {0, 0, -1}));

@@ -1200,7 +1200,7 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
   std::vector<NodePose> pose;
   std::vector<GpuInstanceState> states;
   std::vector<std::vector<float>> state_weights;
-  std::vector<std::vector<Mat4>> state_joints;
+  std::vector<std::vector<DMat4>> state_joints;
   const bool compute = r.info.path == MorphPath::kCompute;
   if (compute) {
     states.resize(r.draws.size());
@@ -1219,7 +1219,10 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
     }
     Expected<SceneState> state = evaluateScene(asset, r.prepared.scene, pose);
     if (!state) return state.error();
-    std::vector<std::vector<Mat4>> joints(asset.skins.size());
+    // Joint and world matrices come in double (scene.h): the compute path takes them so (it keeps the digits far
+    // from the origin); the vertex path and node materials upload floats, rounded once here.
+    std::vector<std::vector<DMat4>> joints(asset.skins.size());
+    std::vector<std::vector<Mat4>> joints_float(asset.skins.size());
     for (; draw_index < r.draws.size() && r.draws[draw_index].copy == copy; ++draw_index) {
       Renderer::Draw& d = r.draws[draw_index];
       const PosePrepared::Instance& inst = r.prepared.instances[d.instance];
@@ -1227,8 +1230,11 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
       std::vector<float> weights(prim.target_count, 0.0f);
       const std::vector<float>& node_weights = input.override_weights ? *input.override_weights : state->weights[inst.node];
       for (size_t k = 0; k < weights.size() && k < node_weights.size(); ++k) weights[k] = node_weights[k];
-      if (d.skin != kNone && joints[d.skin].empty()) joints[d.skin] = jointMatrices(asset, *state, d.skin, r.prepared.inverse_bind[d.skin]);
-      const Mat4& world = state->world[inst.node];
+      if (d.skin != kNone && joints[d.skin].empty()) {
+        joints[d.skin] = jointMatrices(asset, *state, d.skin, r.prepared.inverse_bind[d.skin]);
+        joints_float[d.skin] = toFloat(joints[d.skin]);
+      }
+      const Mat4 world = toFloat(state->world[inst.node]);
       d.flip = d.skin == kNone && determinant3(world) < 0.0f;
       if (r.node) {
         const NodeMaterial& material = *r.options.node_material;
@@ -1243,7 +1249,7 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
         const std::vector<uint8_t> bytes = nodeUniformBytes(material, asset, gltf, header);
         std::memcpy(d.node_ubo.mapped, bytes.data(), std::min<size_t>(bytes.size(), material.uniform_block_bytes));
         if (Status s = updateNodeDrawWeights(*d.node, weights); !s) return s.error();
-        if (d.skin != kNone) std::memcpy(d.joints.mapped, joints[d.skin].data(), joints[d.skin].size() * sizeof(Mat4));
+        if (d.skin != kNone) std::memcpy(d.joints.mapped, joints_float[d.skin].data(), joints_float[d.skin].size() * sizeof(Mat4));
         continue;
       }
       rs::ObjectUniforms object{};
@@ -1262,10 +1268,10 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
         if (d.skin != kNone) state_joints[draw_index] = joints[d.skin];
         states[draw_index].weights = state_weights[draw_index];
         states[draw_index].joint_matrices = state_joints[draw_index];
-        states[draw_index].world = world;
+        states[draw_index].world = state->world[inst.node];
         continue;
       }
-      if (d.features & MSH_HAS_SKIN) std::memcpy(d.joints.mapped, joints[d.skin].data(), joints[d.skin].size() * sizeof(Mat4));
+      if (d.features & MSH_HAS_SKIN) std::memcpy(d.joints.mapped, joints_float[d.skin].data(), joints_float[d.skin].size() * sizeof(Mat4));
       if (d.features & MSH_MORPH_ACTIVE_LIST) {
         auto* bytes = static_cast<uint8_t*>(d.morph.mapped);
         auto* entries = reinterpret_cast<rs::MorphActiveEntry*>(bytes + sizeof(rs::MorphActiveHeader));

@@ -71,7 +71,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
   report.copy_microseconds = *copy;
   report.copy_gbps = 2.0 * double(report.copy_bytes) / (*copy * 1e3);
 
-  const std::vector<Mat4> palette(kBenchJoints);
+  const std::vector<DMat4> palette(kBenchJoints);
   const size_t configurations = options.vertices.size() * options.targets.size();
   size_t done = 0;
   for (uint32_t vertices : options.vertices) {
@@ -121,7 +121,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           report.rows.push_back(row);
           continue;
         }
-        GpuInstanceState state{weights, options.skinned ? std::span<const Mat4>(palette) : std::span<const Mat4>(), {}};
+        GpuInstanceState state{weights, options.skinned ? std::span<const DMat4>(palette) : std::span<const DMat4>(), {}};
         GpuMorphJob job{&context, *batch, std::span(&state, 1)};
         job.use_active_list = !v.all;
         double best = std::nan("");

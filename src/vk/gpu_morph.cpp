@@ -80,6 +80,12 @@ Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const Primiti
   GpuPrimitiveInfo& info = p->info;
   info.vertex_count = data.vertex_count;
   info.target_count = uint32_t(data.targets.size());
+  float lo[3] = {HUGE_VALF, HUGE_VALF, HUGE_VALF}, hi[3] = {-HUGE_VALF, -HUGE_VALF, -HUGE_VALF};
+  for (size_t k = 0; k < data.position.size(); ++k) {
+    lo[k % 3] = std::min(lo[k % 3], data.position[k]);
+    hi[k % 3] = std::max(hi[k % 3], data.position[k]);
+  }
+  for (int c = 0; c < 3; ++c) info.pivot[c] = std::isfinite(lo[c] + hi[c]) ? 0.5f * lo[c] + 0.5f * hi[c] : 0.0f;
   PackedVertices vertices = packVertices(data);
   info.vertex = vertices.format;
   auto failWith = [&](const Failure& f) -> Expected<GpuPrimitive*> {
@@ -157,7 +163,7 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
     GpuBatch::Instance inst;
     inst.primitive = d.primitive;
     inst.skinned = d.skinned;
-    inst.matrix_count = d.skinned ? d.joint_count : 2;
+    inst.matrix_count = 1 + (d.skinned ? d.joint_count : 2);  // the origin block, then palette or model + normal
     inst.weights_offset = dynamic_bytes;
     dynamic_bytes = alignUp(dynamic_bytes + 4 * size_t(info.target_count), 16);
     inst.active_offset = dynamic_bytes;
@@ -234,13 +240,58 @@ void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
   delete batch;
 }
 
+// The matrices block of one instance (docs/LAYOUTS.md §5). Far from the origin a float matrix cannot place a
+// small primitive to 1e-5 of its size (a float at 22 is good to 1.9e-6), so the split happens here, in double:
+//   origin o = M·pivot (rigid) or the mean of M_j·pivot (skinned), stored as o_hi = float(o), o_lo = float(o − o_hi);
+//   each matrix keeps its 3×3 and gets translation float(M·pivot − o), small;
+// morph.comp computes M'·(p − pivot) (all small numbers), adds o_lo, then o_hi last, rounding once at full size.
+namespace {
+
+std::vector<Mat4> relativeMatrices(const GpuBatch::Instance& inst, const GpuInstanceState& state) {
+  const float* pivot = inst.primitive->info.pivot;
+  auto place = [&](const DMat4& m) {  // m · (pivot, 1) in double
+    DVec3 r;
+    r.x = m(0, 0) * pivot[0] + m(0, 1) * pivot[1] + m(0, 2) * pivot[2] + m(0, 3);
+    r.y = m(1, 0) * pivot[0] + m(1, 1) * pivot[1] + m(1, 2) * pivot[2] + m(1, 3);
+    r.z = m(2, 0) * pivot[0] + m(2, 1) * pivot[1] + m(2, 2) * pivot[2] + m(2, 3);
+    return r;
+  };
+  std::span<const DMat4> sources = inst.skinned ? state.joint_matrices : std::span<const DMat4>(&state.world, 1);
+  DVec3 origin;
+  for (const DMat4& m : sources) {
+    const DVec3 r = place(m);
+    origin.x += r.x, origin.y += r.y, origin.z += r.z;
+  }
+  const double n = double(std::max<size_t>(sources.size(), 1));
+  origin.x /= n, origin.y /= n, origin.z /= n;
+  const float hi[3] = {float(origin.x), float(origin.y), float(origin.z)};
+  std::vector<Mat4> out;
+  out.reserve(sources.size() + 2);
+  Mat4 block;
+  block.m = {pivot[0], pivot[1], pivot[2], 0,  hi[0], hi[1], hi[2], 0,
+             float(origin.x - hi[0]), float(origin.y - hi[1]), float(origin.z - hi[2]), 0,  0, 0, 0, 0};
+  out.push_back(block);
+  for (const DMat4& m : sources) {
+    Mat4 relative = toFloat(m);
+    const DVec3 r = place(m);
+    relative(0, 3) = float(r.x - origin.x);
+    relative(1, 3) = float(r.y - origin.y);
+    relative(2, 3) = float(r.z - origin.z);
+    out.push_back(relative);
+  }
+  if (!inst.skinned) out.push_back(normalMatrix(toFloat(state.world)));
+  return out;
+}
+
+}  // namespace
+
 bool GpuMorphJob::validate() const {
   if (!context || !batch || !(epsilon >= 0.0f)) return false;
   if (instances.size() != batch->instances.size()) return false;
   for (size_t i = 0; i < instances.size(); ++i) {
     const GpuBatch::Instance& inst = batch->instances[i];
     if (instances[i].weights.size() != inst.primitive->info.target_count) return false;
-    if (inst.skinned ? instances[i].joint_matrices.size() != inst.matrix_count : !instances[i].joint_matrices.empty()) return false;
+    if (inst.skinned ? instances[i].joint_matrices.size() + 1 != inst.matrix_count : !instances[i].joint_matrices.empty()) return false;
   }
   return true;
 }
@@ -281,14 +332,7 @@ Status GpuMorphJob::run() const {
       batch->entries[i].active_count = uint32_t(active.size());
       table[i].active_count = uint32_t(active.size());
     }
-    // Matrices: the joint palette, or the rigid model matrix and its normal matrix.
-    Mat4 rigid[2];
-    std::span<const Mat4> matrices = state.joint_matrices;
-    if (!inst.skinned) {
-      rigid[0] = state.world;
-      rigid[1] = normalMatrix(state.world);
-      matrices = std::span<const Mat4>(rigid, 2);
-    }
+    const std::vector<Mat4> matrices = relativeMatrices(inst, state);
     if (inst.matrices.size() != matrices.size()) inst.matrices.assign(matrices.size(), Mat4{});
     auto* gpu_matrices = reinterpret_cast<float*>(dynamic + inst.matrices_offset);
     for (size_t m = 0; m < matrices.size(); ++m) {

@@ -83,7 +83,7 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
   result.scene = prepared.scene;
   result.animation = options.animation;
   result.time = options.time;
-  std::vector<std::vector<Mat4>> joints_by_skin(asset.skins.size());
+  std::vector<std::vector<DMat4>> joints_by_skin(asset.skins.size());
   std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
   std::vector<std::vector<float>> weights(prepared.instances.size());
   std::vector<GpuInstanceState> states(prepared.instances.size());
