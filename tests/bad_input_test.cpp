@@ -401,6 +401,19 @@ TEST(BadSize, SparseAccessors) {
   EXPECT_FAILURE(loadJson(out_of_range), Error::kInvalidGltf, "accessors[0].sparse.indices", "index 9");
   EXPECT_FAILURE(loadJson(mutate(sparse("1", "1"), "\"componentType\":5121}", "\"componentType\":5122}")), Error::kInvalidGltf,
                  "accessors[0].sparse.indices.componentType");
+  // §5.3 / §5.4: the sparse bufferViews MUST NOT define byteStride (or target).
+  Bytes ordered;
+  ordered.put<float>({1, 2, 3, 4}).put<uint8_t>({1, 2, 0, 0}).put<float>({5, 6});
+  const std::string valid = gltfJson("\"buffers\":[" + test::bufferJson(ordered.data) + "],"
+                                     "\"bufferViews\":[{\"buffer\":0,\"byteLength\":16},{\"buffer\":0,\"byteOffset\":16,\"byteLength\":4},"
+                                     "{\"buffer\":0,\"byteOffset\":20,\"byteLength\":8}],"
+                                     "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"SCALAR\",\"sparse\":{\"count\":2,"
+                                     "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}]");
+  ASSERT_LOADED(loadJson(valid));
+  EXPECT_FAILURE(loadJson(mutate(valid, "\"byteOffset\":16,\"byteLength\":4}", "\"byteOffset\":16,\"byteLength\":4,\"byteStride\":4}")),
+                 Error::kInvalidGltf, "accessors[0].sparse.indices.bufferView", "defines byteStride", "§5.3");
+  EXPECT_FAILURE(loadJson(mutate(valid, "\"byteOffset\":20,\"byteLength\":8}", "\"byteOffset\":20,\"byteLength\":8,\"byteStride\":4}")),
+                 Error::kInvalidGltf, "accessors[0].sparse.values.bufferView", "defines byteStride", "§5.4");
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -518,6 +531,51 @@ TEST(BadSkin, InverseBindMatricesAndJoints) {
   bytes.data[160 + 5] = 3;
   std::string json = baseJson(test::bufferJson(bytes.data));
   EXPECT_FAILURE(loadJson(json), Error::kInvalidGltf, "nodes[0]", "JOINTS_0 uses joint 3", "1 joints");
+}
+
+// §3.7.3.3: a node with a skin needs JOINTS_0 and WEIGHTS_0 on every primitive of its mesh.
+TEST(BadSkin, SkinnedPrimitiveNeedsJointsAndWeights) {
+  EXPECT_FAILURE(loadJson(mutateBase("\"JOINTS_0\":6,", "")), Error::kInvalidGltf, "nodes[0]",
+                 "meshes[0].primitives[0] has no JOINTS_0", "§3.7.3.3");
+  EXPECT_FAILURE(loadJson(mutateBase(",\"WEIGHTS_0\":7", "")), Error::kInvalidGltf, "nodes[0]",
+                 "meshes[0].primitives[0] has no WEIGHTS_0", "§3.7.3.3");
+  // Without the skin the same primitive is fine (it is just not skinned).
+  ASSERT_LOADED(loadJson(mutateBase("{\"mesh\":0,\"skin\":0}", "{\"mesh\":0}")));
+}
+
+// §3.6.2.4: vertex attribute elements aligned to 4 bytes (byteOffset and stride multiples of 4).
+TEST(BadSize, VertexAttributesAlignedToFourBytes) {
+  // JOINTS_0 (u8 VEC4) moved 2 bytes into a 2-byte longer view: component-aligned, not 4-byte aligned.
+  std::string shifted = mutate(mutateBase("\"byteOffset\":160,\"byteLength\":12", "\"byteOffset\":160,\"byteLength\":14"),
+                               "{\"bufferView\":6,\"componentType\":5121", "{\"bufferView\":6,\"byteOffset\":2,\"componentType\":5121");
+  EXPECT_FAILURE(loadJson(shifted), Error::kInvalidGltf, "meshes[0].primitives[0].attributes.JOINTS_0",
+                 "byteOffset 2 is not a multiple of 4", "§3.6.2.4");
+  // A tightly packed u8 normalized VEC3 COLOR_0 (3-byte elements, no byteStride).
+  std::string color = mutate(mutateBase("\"WEIGHTS_0\":7", "\"WEIGHTS_0\":7,\"COLOR_0\":9"),
+                             "{\"bufferView\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]",
+                             "{\"bufferView\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
+                             "{\"bufferView\":6,\"componentType\":5121,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"}]");
+  EXPECT_FAILURE(loadJson(color), Error::kInvalidGltf, "attributes.COLOR_0", "3 bytes apart", "§3.6.2.4");
+  // The same data behind a 4-byte byteStride is aligned.
+  ASSERT_LOADED(loadJson(mutate(color, "{\"buffer\":0,\"byteOffset\":160,\"byteLength\":12}",
+                                "{\"buffer\":0,\"byteOffset\":160,\"byteLength\":12,\"byteStride\":4}")));
+}
+
+// A channel on a non-core path (KHR_animation_pointer's "pointer") is ignored, and inspect names it as it is.
+TEST(BadAnimation, NonCorePathsAreNamedAndIgnored) {
+  const std::string json = mutateBase("{\"node\":1,\"path\":\"translation\"}", "{\"path\":\"pointer\"}");
+  Expected<Asset> asset = loadJson(json);
+  ASSERT_LOADED(asset);
+  const AnimationChannel& channel = asset->animations[0].channels[1];
+  EXPECT_EQ(channel.node, kNone);
+  EXPECT_EQ(channel.other_path, "pointer");
+  const std::filesystem::path dir = test::scratchDir();
+  test::writeText(dir / "pointer.gltf", json);
+  test::CliRun run = test::runMorphkit(dir, "inspect --json pointer.gltf");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"path\": \"pointer (ignored)\""), std::string::npos) << run.out;
+  run = test::runMorphkit(dir, "inspect pointer.gltf");
+  EXPECT_NE(run.out.find("1x pointer (ignored) LINEAR"), std::string::npos) << run.out;
 }
 
 TEST(BadAnimation, SamplerOutputCounts) {

@@ -137,6 +137,7 @@ struct AnimationChannel {
   uint32_t sampler = kNone;
   uint32_t node = kNone;  // kNone: the channel targets nothing (allowed; ignored)
   TargetPath path = TargetPath::kTranslation;
+  std::string other_path;  // the file's target.path when it is not a core one (e.g. "pointer"); then node is kNone
 };
 
 struct Animation {

@@ -27,6 +27,10 @@ const char* pathName(TargetPath path) {
   static const char* kNames[] = {"translation", "rotation", "scale", "weights"};
   return kNames[uint32_t(path)];
 }
+// Non-core paths (extensions such as KHR_animation_pointer) keep their own name: "pointer (ignored)".
+std::string channelPathName(const AnimationChannel& channel) {
+  return channel.other_path.empty() ? std::string(pathName(channel.path)) : channel.other_path + " (ignored)";
+}
 const char* interpolationName(Interpolation interpolation) {
   static const char* kNames[] = {"LINEAR", "STEP", "CUBICSPLINE"};
   return kNames[uint32_t(interpolation)];
@@ -238,7 +242,7 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
       json.beginObject();
       json.key("node");
       if (channel.node == kNone) json.null(); else json.value(channel.node);
-      json.field("path", pathName(channel.path)).field("interpolation", interpolationName(sampler.interpolation));
+      json.field("path", channelPathName(channel)).field("interpolation", interpolationName(sampler.interpolation));
       json.field("sampler", channel.sampler).field("keys", asset.accessors[sampler.input].count);
       const Accessor& output = asset.accessors[sampler.output];
       json.field("outputEncoding", encodingOf(output));
@@ -318,7 +322,7 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     const Animation& animation = asset.animations[a];
     std::map<std::string, int> counts;
     for (const AnimationChannel& channel : animation.channels) {
-      counts[fmt::format("{} {}", pathName(channel.path), interpolationName(animation.samplers[channel.sampler].interpolation))]++;
+      counts[fmt::format("{} {}", channelPathName(channel), interpolationName(animation.samplers[channel.sampler].interpolation))]++;
     }
     std::string channels;
     for (const auto& [label, count] : counts) channels += fmt::format("{}{}x {}", channels.empty() ? "" : ", ", count, label);

@@ -458,6 +458,7 @@ class Parser {
       else {
         // An extension-defined path (e.g. KHR_animation_pointer): not ours to animate.
         channel.node = kNone;
+        channel.other_path = path;
         asset_.notes.push_back(w + ".target.path: '" + path + "' is not a core path; channel ignored");
       }
       return Status(Ok{});

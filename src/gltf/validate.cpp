@@ -96,6 +96,16 @@ Status validateSparse(const Asset& asset, const Accessor& accessor, const std::s
   }
   const BufferView& index_view = asset.buffer_views[sparse.indices_buffer_view];
   const BufferView& value_view = asset.buffer_views[sparse.values_buffer_view];
+  // §5.3 / §5.4: "The referenced buffer view MUST NOT have its target or byteStride properties defined."
+  for (const auto& [view, index, name, section] :
+       {std::tuple{&index_view, sparse.indices_buffer_view, ".indices", "§5.3"},
+        std::tuple{&value_view, sparse.values_buffer_view, ".values", "§5.4"}}) {
+    if (view->byte_stride != 0 || view->target != 0) {
+      return invalid(here + name + ".bufferView", "bufferView " + std::to_string(index) + " defines " +
+                                                      (view->byte_stride != 0 ? "byteStride" : "target") +
+                                                      "; a sparse accessor's bufferView MUST NOT (glTF 2.0 " + section + ")");
+    }
+  }
   size_t index_size = componentSize(sparse.indices_component_type);
   if (!fits(sparse.indices_byte_offset, index_size, sparse.count, index_size, index_view.byte_length)) {
     return invalid(here + ".indices", "byteOffset + count * indexSize exceeds bufferView " +
@@ -219,6 +229,27 @@ Status checkAttributeFormat(const Asset& asset, const std::string& name, uint32_
   return Ok{};
 }
 
+// §3.6.2.4: "each element of a vertex attribute MUST be aligned to 4-byte boundaries inside a bufferView (i.e.,
+// accessor.byteOffset and bufferView.byteStride MUST be multiples of 4)". Without a byteStride the elements are
+// packed at their own size, which must then be a multiple of 4 too (a tightly packed u8 VEC3 is not aligned).
+Status checkVertexAlignment(const Asset& asset, uint32_t index, const std::string& where) {
+  const Accessor& a = asset.accessors[index];
+  if (a.buffer_view == kNone) return Ok{};
+  const BufferView& view = asset.buffer_views[a.buffer_view];
+  const size_t stride = view.byte_stride ? view.byte_stride : elementSize(a.component_type, a.type);
+  if (a.byte_offset % 4 != 0) {
+    return invalid(where, "accessor " + std::to_string(index) + " byteOffset " + std::to_string(a.byte_offset) +
+                              " is not a multiple of 4 (glTF 2.0 §3.6.2.4: vertex attribute elements MUST be aligned to 4 bytes)");
+  }
+  if (stride % 4 != 0) {
+    return invalid(where, "accessor " + std::to_string(index) + " elements are " + std::to_string(stride) +
+                              " bytes apart (bufferView " + std::to_string(a.buffer_view) +
+                              " has no byteStride), not a multiple of 4 (glTF 2.0 §3.6.2.4: vertex attribute elements "
+                              "MUST be aligned to 4 bytes; give the bufferView a byteStride)");
+  }
+  return Ok{};
+}
+
 // Per-accessor facts that several rules need, computed at most once per accessor: a file with many
 // primitives, nodes or samplers sharing one large accessor must not be re-read for each of them.
 class AccessorCache {
@@ -298,6 +329,7 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
         std::string here = where + ".attributes." + attribute.name;
         TRY(checkRequiredIndex(attribute.accessor, asset.accessors.size(), here, "accessor"));
         TRY(checkAttributeFormat(asset, attribute.name, attribute.accessor, false, here));
+        TRY(checkVertexAlignment(asset, attribute.accessor, here));
         uint32_t count = asset.accessors[attribute.accessor].count;
         if (vertex_count == kNone) vertex_count = count;
         if (count != vertex_count) {
@@ -334,6 +366,7 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
           std::string here = where + ".targets[" + std::to_string(t) + "]." + attribute.name;
           TRY(checkRequiredIndex(attribute.accessor, asset.accessors.size(), here, "accessor"));
           TRY(checkAttributeFormat(asset, attribute.name, attribute.accessor, true, here));
+          TRY(checkVertexAlignment(asset, attribute.accessor, here));
           uint32_t count = asset.accessors[attribute.accessor].count;
           if (count != vertex_count) {
             return invalid(here, "count " + std::to_string(count) + " differs from the primitive's vertex count " +
@@ -434,12 +467,22 @@ Status validateSkins(const Asset& asset, AccessorCache& cache) {
       }
     }
   }
-  // Skinned primitives: JOINTS_n values index skin.joints (§3.7.3.3).
+  // Skinned primitives: JOINTS_0 and WEIGHTS_0 present; JOINTS_n values index skin.joints (§3.7.3.3).
   for (size_t n = 0; n < asset.nodes.size(); ++n) {
     const Node& node = asset.nodes[n];
     if (node.skin == kNone) continue;
     size_t joints = asset.skins[node.skin].joints.size();
-    for (const Primitive& primitive : asset.meshes[node.mesh].primitives) {
+    const std::vector<Primitive>& primitives = asset.meshes[node.mesh].primitives;
+    for (size_t p = 0; p < primitives.size(); ++p) {
+      for (const char* name : {"JOINTS_0", "WEIGHTS_0"}) {
+        if (findAttribute(primitives[p].attributes, name) == kNone) {
+          return invalid(at("nodes", n), "has skin " + std::to_string(node.skin) + " but meshes[" + std::to_string(node.mesh) +
+                                             "].primitives[" + std::to_string(p) + "] has no " + name +
+                                             " (glTF 2.0 §3.7.3.3: a skinned mesh MUST have JOINTS_0 and WEIGHTS_0)");
+        }
+      }
+    }
+    for (const Primitive& primitive : primitives) {
       for (const Attribute& attribute : primitive.attributes) {
         if (attribute.name.rfind("JOINTS_", 0) != 0) continue;
         uint32_t joint = cache.maxValue(attribute.accessor);
