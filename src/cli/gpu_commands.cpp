@@ -1,12 +1,15 @@
-// `morphkit bench`: GPU morph + skin throughput per layout, next to a copy kernel (morphkit/gpu_bench.h).
+// `morphkit bench`: GPU morph + skin throughput per layout, next to a copy kernel (morphkit/gpu_bench.h);
+// `morphkit bench FILE`: every deformation path on the user's own asset (bench_file.cpp).
 // Built only when the Vulkan layer exists (HAVE_morphkit_vk).
 #ifdef HAVE_morphkit_vk
 #include <fmt/core.h>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "bench_file.h"
 #include "command.h"
 #include "morphkit/gpu_bench.h"
 
@@ -64,21 +67,59 @@ int runBench(const BenchOptions& o) {
   return messages.empty() ? 0 : kExitFailure;
 }
 
+// Options of the synthetic table; with FILE they are a usage error (they would be silently ignored).
+constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib"};
+// Options of the FILE mode; without FILE likewise.
+constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths"};
+
 const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
   auto options = std::make_shared<BenchOptions>();
-  CLI::App* sub = app.add_subcommand("bench", "GPU morph + skin throughput per delta layout, against a copy kernel");
+  auto file_options = std::make_shared<FileBenchOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "ms per frame of every deformation path on FILE; without FILE, GPU throughput per delta layout against a copy kernel");
+  sub->add_option("FILE", file_options->file, "a .gltf or .glb to run every path on (CPU reference, fast path at 1..N threads, "
+                                              "GPU compute per layout, renderer vertex/compute path)");
+  sub->add_option("--anim", file_options->anim, "FILE: animation index or name (default: the first; rest pose when none)");
+  sub->add_option("--frames", file_options->frames, "FILE: frames per pass, frame i at t = i * duration / N (default 30)")
+      ->check(CLI::Range(1u, 100000u));
+  sub->add_option("--threads", file_options->threads, "FILE: fast path at 1..N threads (default: every hardware thread)")
+      ->check(CLI::Range(0u, 256u));
+  sub->add_option("--paths", file_options->paths, "FILE: rows to run: reference, fast, gpu, render (default all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"reference", "fast", "gpu", "render"}));
+  sub->add_option("--size", file_options->size, "FILE: render rows' target size WxH (default 256x256)");
+  sub->add_flag("--allow-external-paths", file_options->allow_external_paths, "FILE: let URIs point outside the file's folder");
   sub->add_option("--vertices", options->vertices, "vertex counts (default 10000 100000 1000000)")->delimiter(',');
   sub->add_option("--targets", options->targets, "morph target counts (default 8 52 256 1024)")->delimiter(',');
   sub->add_option("--layouts", options->layouts, "dense_f32, dense_f16, sparse (default all)")->delimiter(',');
   sub->add_option("--active", options->active, "active targets for the active-list variants (default 16)");
-  sub->add_option("--repetitions", options->repetitions, "dispatches per configuration, best is reported (default 5)");
+  sub->add_option("--repetitions", options->repetitions,
+                  "dispatches per configuration (FILE: passes over the frames per row), best is reported (default 5; FILE: 3)");
   sub->add_option("--max-delta-mib", options->max_delta_mib, "skip configurations whose dense f32 deltas exceed this (default 4096)");
   sub->add_flag("!--rigid", options->skinned, "morph without skinning (the node's matrix only)");
   sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 1024, capped at the device's maxMemoryAllocationSize)");
   sub->add_option("--device", options->device, "Vulkan device index (default: the best)");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");
   sub->add_flag("--json", options->json, "machine-readable output");
-  sub->callback([options, &exit_code] { exit_code = runBench(*options); });
+  sub->callback([sub, options, file_options, &exit_code] {
+    const bool file_mode = !file_options->file.empty();
+    for (const char* name : file_mode ? std::span<const char* const>(kSyntheticOnly) : std::span<const char* const>(kFileOnly)) {
+      if (sub->count(name) > 0) {
+        fmt::print(stderr, "morphkit: error: bench: {} {}\n", name, file_mode ? "applies to the synthetic table (no FILE)" : "needs FILE");
+        exit_code = kExitUsage;
+        return;
+      }
+    }
+    if (!file_mode) {
+      exit_code = runBench(*options);
+      return;
+    }
+    file_options->json = options->json;
+    file_options->validation = options->validation;
+    file_options->device = options->device;
+    if (sub->count("--repetitions") > 0) file_options->repetitions = options->repetitions;
+    exit_code = runFileBench(*file_options);
+  });
 }});
 
 }  // namespace

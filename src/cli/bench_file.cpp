@@ -1,0 +1,334 @@
+// `morphkit bench FILE [--anim A] [--frames N] [--threads N] [--paths ...] [--json]`: the user's own asset, every
+// deformation path, ms per frame. Frame i of N samples t = i · d / N (d = the clip's duration), so one pass
+// plays the clip once; each row runs one warm-up frame, then `repetitions` passes, and reports the best pass.
+//   reference       evaluatePose, scalar reference path (morphkit/pose.h), 1 thread
+//   fast            evaluatePose, fast path, on a ThreadPool of 1..N threads
+//   gpu             evaluateGpuPose (morphkit/gpu_pose.h) with the delta layout forced to each layout in turn:
+//                   wall ms (CPU sampling + upload + dispatch + readback) and the dispatch's GPU ms (timestamps)
+//   render_vertex   renderFrame, vertex-shader morph (seed 000 texture), 1 pass (no shadow, no prepass), no
+//   render_compute  readback; GPU ms = render pass (+ the compute dispatch); compute: the GpuBatch output drawn
+// Every row is a full frame as an application would run it: animation sampling and scene evaluation included.
+#include "bench_file.h"
+
+#ifdef HAVE_morphkit_vk
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "command.h"
+#include "morphkit/animation.h"
+#include "morphkit/gltf.h"
+#include "morphkit/gpu.h"
+#include "morphkit/gpu_pose.h"
+#include "morphkit/json_writer.h"
+#include "morphkit/pose.h"
+#if HAVE_morphkit_render
+#include "morphkit/render.h"
+#endif
+
+namespace morphkit::cli {
+namespace {
+
+struct Row {
+  std::string path;     // reference, fast, gpu, render_vertex, render_compute
+  uint32_t threads = 0;  // CPU rows
+  std::string layout;   // gpu rows: the delta layout
+  double ms = std::nan("");      // wall ms per frame, best pass
+  double gpu_ms = std::nan("");  // GPU ms per frame (timestamps) in that pass; NaN for CPU rows / no timestamps
+  std::string skipped;  // non-empty: why the row did not run
+};
+
+struct Context {
+  const FileBenchOptions& options;
+  std::vector<double> times;  // one per frame
+  ProgressBar& bar;
+  size_t done = 0;
+};
+
+// One frame: returns its GPU ms (NaN when not measured) or a failure.
+using FrameFn = std::function<Expected<double>(double time)>;
+
+// One warm-up frame, then `repetitions` passes over every frame; fills row.ms / row.gpu_ms from the best pass.
+Status timeRow(Context& c, Row& row, const FrameFn& frame) {
+  using Clock = std::chrono::steady_clock;
+  if (Expected<double> warm = frame(c.times.front()); !warm) return warm.error();
+  const uint32_t passes = std::max(c.options.repetitions, 1u);
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    double gpu = 0.0;
+    const auto start = Clock::now();
+    for (double t : c.times) {
+      Expected<double> g = frame(t);
+      if (!g) return g.error();
+      gpu += *g;
+      c.bar.update(++c.done);
+    }
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count() / double(c.times.size());
+    if (std::isnan(row.ms) || ms < row.ms) {
+      row.ms = ms;
+      row.gpu_ms = gpu / double(c.times.size());
+    }
+  }
+  return Ok{};
+}
+
+Expected<uint32_t> findAnimation(const Asset& asset, const std::string& anim) {
+  if (anim.empty()) return asset.animations.empty() ? kNone : 0u;
+  uint32_t index = 0;
+  auto [end, ec] = std::from_chars(anim.data(), anim.data() + anim.size(), index);
+  if (ec == std::errc() && end == anim.data() + anim.size()) {
+    if (index >= asset.animations.size()) {
+      return fail(Error::kInvalidArgument, "--anim " + anim + ": the file has " + std::to_string(asset.animations.size()) +
+                                               " animation(s)");
+    }
+    return index;
+  }
+  for (uint32_t a = 0; a < asset.animations.size(); ++a) {
+    if (asset.animations[a].name == anim) return a;
+  }
+  return fail(Error::kInvalidArgument, "--anim \"" + anim + "\": no animation of that name");
+}
+
+bool wants(const FileBenchOptions& o, const char* path) {
+  return std::find(o.paths.begin(), o.paths.end(), path) != o.paths.end();
+}
+
+Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, unsigned threads, std::vector<Row>& rows) {
+  auto run = [&](Row row, CpuPath path, ThreadPool* pool) -> Status {
+    SamplingContext sampling;
+    Status s = timeRow(c, row, [&](double t) -> Expected<double> {
+      PoseOptions pose;
+      pose.animation = animation;
+      pose.time = t;
+      pose.path = path;
+      pose.pool = pool;
+      pose.sampling = &sampling;
+      Expected<PoseResult> result = evaluatePose(prepared, pose);
+      if (!result) return result.error();
+      return 0.0;
+    });
+    row.gpu_ms = std::nan("");
+    rows.push_back(row);
+    return s;
+  };
+  if (wants(c.options, "reference")) {
+    if (Status s = run(Row{"reference", 1}, CpuPath::kReference, nullptr); !s) return s;
+  }
+  if (wants(c.options, "fast")) {
+    for (unsigned n = 1; n <= threads; ++n) {
+      ThreadPool pool(n);  // the CLI owns the threads; the library borrows them
+      if (Status s = run(Row{"fast", n}, CpuPath::kFast, &pool); !s) return s;
+    }
+  }
+  return Ok{};
+}
+
+Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation, std::vector<Row>& rows) {
+  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse}) {
+    Row row{"gpu", 0, deltaLayoutName(layout)};
+    GpuUploadOptions upload;
+    upload.layout = layout;
+    Expected<GpuPose*> pose = prepareGpuPose(context, prepared, upload);
+    if (!pose) {
+      if (pose.error().code != Error::kOutOfMemory && pose.error().code != Error::kTooLarge) return pose.error();
+      row.skipped = pose.error().message;
+      rows.push_back(row);
+      c.bar.update(c.done += c.times.size() * std::max(c.options.repetitions, 1u));
+      continue;
+    }
+    std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
+    SamplingContext sampling;
+    Status s = timeRow(c, row, [&](double t) -> Expected<double> {
+      GpuPoseOptions options;
+      options.animation = animation;
+      options.time = t;
+      options.sampling = &sampling;
+      Expected<PoseResult> result = evaluateGpuPose(context, **pose, options);
+      if (!result) return result.error();
+      return lastGpuPoseMicroseconds(**pose) / 1000.0;
+    });
+    if (!s) return s;
+    rows.push_back(row);
+  }
+  return Ok{};
+}
+
+#if HAVE_morphkit_render
+Status renderRows(Context& c, VulkanContext& context, const Asset& asset, uint32_t animation, uint32_t width,
+                  uint32_t height, std::vector<Row>& rows) {
+  for (MorphPath path : {MorphPath::kVertex, MorphPath::kCompute}) {
+    Row row{std::string("render_") + morphPathName(path)};
+    RenderOptions options;
+    options.width = width;
+    options.height = height;
+    options.morph_path = path;
+    options.shadows = false;
+    options.depth_prepass = false;
+    Expected<Renderer*> renderer = createRenderer(context, asset, options);
+    if (!renderer) {
+      // The renderer does not apply (no graphics queue, a morph texture over the device's limits, ...).
+      row.skipped = renderer.error().message;
+      rows.push_back(row);
+      c.bar.update(c.done += c.times.size() * std::max(c.options.repetitions, 1u));
+      continue;
+    }
+    std::unique_ptr<Renderer, void (*)(Renderer*)> owner(*renderer, destroyRenderer);
+    Status s = timeRow(c, row, [&](double t) -> Expected<double> {
+      RenderFrameInput input;
+      input.animation = animation;
+      input.time = t;
+      input.readback = false;
+      RenderStats stats;
+      Expected<RenderedImage> image = renderFrame(**renderer, input, &stats);
+      if (!image) return image.error();
+      return stats.gpu_ms + (std::isnan(stats.morph_gpu_ms) ? 0.0 : stats.morph_gpu_ms);
+    });
+    if (!s) return s;
+    rows.push_back(row);
+  }
+  return Ok{};
+}
+#endif
+
+std::string fixed(double v, int digits) { return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, digits); }
+
+}  // namespace
+
+int runFileBench(const FileBenchOptions& o) {
+  uint32_t width = 0, height = 0;
+  if (const size_t x = o.size.find('x'); x == std::string::npos ||
+      std::from_chars(o.size.data(), o.size.data() + x, width).ptr != o.size.data() + x ||
+      std::from_chars(o.size.data() + x + 1, o.size.data() + o.size.size(), height).ptr != o.size.data() + o.size.size() ||
+      width == 0 || height == 0 || width > 16384 || height > 16384) {
+    fmt::print(stderr, "morphkit: error: bench: --size {}: expected WxH (e.g. 256x256)\n", o.size);
+    return kExitUsage;
+  }
+  LoadOptions load;
+  load.allow_external_paths = o.allow_external_paths;
+  Expected<Asset> asset = loadAsset(o.file, load);
+  if (!asset) return reportFailure(o.file, asset.error());
+  Expected<uint32_t> animation = findAnimation(*asset, o.anim);
+  if (!animation) return reportFailure(o.file, animation.error());
+  Expected<PosePrepared> prepared = preparePose(*asset);
+  if (!prepared) return reportFailure(o.file, prepared.error());
+
+  const double duration = *animation == kNone ? 0.0 : animationDuration(*asset, *animation);
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = o.threads == 0 ? hardware : o.threads;
+  uint64_t vertices = 0;
+  uint32_t max_targets = 0;
+  for (const PosePrepared::Instance& inst : prepared->instances) {
+    vertices += prepared->primitives[inst.data].vertex_count;
+    max_targets = std::max(max_targets, uint32_t(prepared->primitives[inst.data].targets.size()));
+  }
+
+  // Rows in order; the progress bar counts frames.
+  const bool want_gpu = wants(o, "gpu"), want_render = wants(o, "render");
+  const size_t row_count = (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 3 : 0) +
+                           (want_render ? 2 : 0);
+  std::vector<Row> rows;
+  GpuDeviceInfo device;
+  std::string device_error;
+  std::vector<std::string> messages;
+  {
+    ProgressBar bar("bench", row_count * size_t(o.frames) * std::max(o.repetitions, 1u));
+    Context c{o, {}, bar};
+    for (uint32_t i = 0; i < o.frames; ++i) c.times.push_back(duration * double(i) / double(o.frames));
+    if (Status s = cpuRows(c, *prepared, *animation, threads, rows); !s) return reportFailure(o.file, s.error());
+    if (want_gpu || want_render) {
+      GpuContextOptions context_options;
+      context_options.device_index = o.device;
+      context_options.validation = o.validation;
+      Expected<VulkanContext*> context = createVulkanContext(context_options);
+      if (!context) {
+        device_error = context.error().message;
+        for (const char* p : {"gpu", "render_vertex", "render_compute"}) {
+          if ((p[0] == 'g' && want_gpu) || (p[0] == 'r' && want_render)) rows.push_back(Row{p, 0, {}, NAN, NAN, device_error});
+        }
+      } else {
+        std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> owner(*context, [](VulkanContext* v) { destroyVulkanContext(v); });
+        device = gpuDeviceInfo(**context);
+        Status s = want_gpu ? gpuRows(c, **context, *prepared, *animation, rows) : Status(Ok{});
+#if HAVE_morphkit_render
+        if (s && want_render) s = renderRows(c, **context, *asset, *animation, width, height, rows);
+#else
+        if (want_render) rows.push_back(Row{"render", 0, {}, NAN, NAN, "built without the render layer"});
+#endif
+        if (!s) return reportFailure(o.file, s.error());
+        messages = gpuValidationMessages(**context);
+      }
+    }
+  }
+  for (const std::string& m : messages) fmt::print(stderr, "morphkit: {}\n", m);
+
+  double reference_ms = std::nan("");
+  for (const Row& r : rows) {
+    if (r.path == "reference") reference_ms = r.ms;
+  }
+  const std::string anim_name = *animation == kNone ? std::string() : asset->animations[*animation].name;
+  if (o.json) {
+    JsonWriter w(true);
+    w.beginObject();
+    w.field("file", o.file);
+    w.key("animation");
+    if (*animation == kNone) {
+      w.null();
+    } else {
+      w.beginObject().field("index", *animation).field("name", anim_name).field("duration", duration).endObject();
+    }
+    w.field("frames", o.frames).field("repetitions", std::max(o.repetitions, 1u));
+    w.field("vertices", vertices).field("primitives", uint64_t(prepared->instances.size())).field("max_targets", max_targets);
+    w.field("hardware_threads", hardware);
+    w.key("device");
+    if (device.name.empty()) {
+      w.null();
+    } else {
+      w.beginObject().field("name", device.name).field("type", gpuDeviceTypeName(device.type)).field("driver", device.driver);
+      w.field("timestamps", device.timestamps).endObject();
+    }
+    w.key("rows").beginArray();
+    for (const Row& r : rows) {
+      w.beginObject().field("path", r.path);
+      if (r.threads) w.field("threads", r.threads);
+      if (!r.layout.empty()) w.field("layout", r.layout);
+      if (!r.skipped.empty()) {
+        w.field("skipped", r.skipped);
+      } else {
+        w.field("ms_per_frame", r.ms).field("gpu_ms_per_frame", r.gpu_ms).field("speedup_vs_reference", reference_ms / r.ms);
+      }
+      w.endObject();
+    }
+    w.endArray().endObject();
+    fmt::print("{}\n", w.str());
+  } else {
+    fmt::print("{}: {} vertices in {} primitive(s), up to {} targets; {}; {} frames, best of {} passes\n", o.file, vertices,
+               prepared->instances.size(), max_targets,
+               *animation == kNone ? std::string("rest pose")
+                                   : fmt::format("animation {}{} ({:.3g} s)", *animation,
+                                                 anim_name.empty() ? "" : " \"" + anim_name + "\"", duration),
+               o.frames, std::max(o.repetitions, 1u));
+    if (!device.name.empty()) fmt::print("device: {} ({})\n", device.name, gpuDeviceTypeName(device.type));
+    fmt::print("{:<15} {:>7} {:<10} {:>10} {:>12} {:>10}\n", "path", "threads", "layout", "ms/frame", "GPU ms/frame",
+               "x reference");
+    for (const Row& r : rows) {
+      const std::string threads_text = r.threads ? std::to_string(r.threads) : "-";
+      const std::string layout_text = r.layout.empty() ? "-" : r.layout;
+      if (!r.skipped.empty()) {
+        fmt::print("{:<15} {:>7} {:<10}   skipped: {}\n", r.path, threads_text, layout_text, r.skipped);
+      } else {
+        fmt::print("{:<15} {:>7} {:<10} {:>10} {:>12} {:>10}\n", r.path, threads_text, layout_text, fixed(r.ms, 3),
+                   fixed(r.gpu_ms, 3), fixed(reference_ms / r.ms, 1));
+      }
+    }
+  }
+  return messages.empty() ? 0 : kExitFailure;
+}
+
+}  // namespace morphkit::cli
+#endif  // HAVE_morphkit_vk

@@ -1,0 +1,25 @@
+// `morphkit bench FILE`: ms per frame of every deformation path on the user's own asset (bench_file.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace morphkit::cli {
+
+struct FileBenchOptions {
+  std::string file;
+  std::string anim;            // index or name; empty: the first animation (rest pose when there is none)
+  uint32_t frames = 30;        // frame i samples t = i · duration / frames (one pass over the clip)
+  uint32_t threads = 0;        // fast path at 1..threads threads (0: every hardware thread)
+  uint32_t repetitions = 3;    // passes over the frames per row; the best pass is reported
+  std::vector<std::string> paths = {"reference", "fast", "gpu", "render"};  // rows to run
+  std::string size = "256x256";  // render rows: target size
+  int device = -1;             // Vulkan device index
+  bool validation = false;
+  bool json = false;
+  bool allow_external_paths = false;
+};
+
+int runFileBench(const FileBenchOptions& options);
+
+}  // namespace morphkit::cli

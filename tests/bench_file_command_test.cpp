@@ -1,0 +1,112 @@
+// `morphkit bench FILE`: every path's row is there (CPU reference, fast path at 1..N threads, GPU compute per
+// layout, the renderer's vertex and compute paths), in the table and in --json; options of the other mode are
+// usage errors. No timing thresholds: only that each row ran and reported a time.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "morphkit/gpu.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+// Skips without a Vulkan device on a user's machine; fails with CI=true (MORPHKIT_REQUIRE_GPU for a CLI test).
+#define REQUIRE_GPU_FOR_CLI()                                                                     \
+  do {                                                                                            \
+    Expected<VulkanContext*> context = createVulkanContext();                                     \
+    if (!context) {                                                                               \
+      if (test::runningInCi()) FAIL() << "CI=true but no Vulkan device: " << context.error().message; \
+      GTEST_SKIP() << context.error().message << " (MORPHKIT_REQUIRE_GPU)";                       \
+    }                                                                                             \
+    destroyVulkanContext(*context);                                                               \
+  } while (0)
+
+std::string model() { return (test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb").string(); }
+
+TEST(BenchFileCommand, JsonHasEveryPathRow) {
+  MORPHKIT_REQUIRE_SHARED();
+  REQUIRE_GPU_FOR_CLI();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --anim Talk --frames 2 --repetitions 1 --threads 2 --size 64x64 --json --validation");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+  EXPECT_EQ(uint64_t(root["vertices"]), 8383u);
+  EXPECT_EQ(uint64_t(root["max_targets"]), 52u);
+  EXPECT_EQ(uint64_t(root["frames"]), 2u);
+  EXPECT_EQ(std::string_view(root["animation"]["name"]), "Talk");
+  EXPECT_EQ(uint64_t(root["animation"]["index"]), 2u);
+  EXPECT_GT(double(root["animation"]["duration"]), 0.0);
+  EXPECT_FALSE(std::string_view(root["device"]["name"]).empty());
+
+  std::set<std::string> seen;
+  for (simdjson::dom::element row : root["rows"].get_array()) {
+    std::string key{std::string_view(row["path"])};
+    int64_t threads = 0;
+    if (row["threads"].get(threads) == simdjson::SUCCESS) key += "/" + std::to_string(threads);
+    std::string_view layout;
+    if (row["layout"].get(layout) == simdjson::SUCCESS) key += "/" + std::string(layout);
+    std::string_view skipped;
+    EXPECT_NE(row["skipped"].get(skipped), simdjson::SUCCESS) << key << ": " << skipped;
+    const double ms = row["ms_per_frame"];
+    EXPECT_TRUE(std::isfinite(ms) && ms > 0.0) << key;
+    EXPECT_TRUE(seen.insert(key).second) << "duplicate row " << key;
+    // GPU rows carry the dispatch / render-pass time (lavapipe has timestamps), CPU rows none.
+    const bool gpu = key.rfind("gpu", 0) == 0 || key.rfind("render", 0) == 0;
+    double gpu_ms = 0;
+    if (gpu) {
+      ASSERT_EQ(row["gpu_ms_per_frame"].get(gpu_ms), simdjson::SUCCESS) << key;
+      EXPECT_GT(gpu_ms, 0.0) << key;
+    } else {
+      EXPECT_TRUE(row["gpu_ms_per_frame"].is_null()) << key;
+    }
+    EXPECT_GT(double(row["speedup_vs_reference"]), 0.0) << key;
+  }
+  const std::set<std::string> expected = {"reference/1",   "fast/1",       "fast/2",        "gpu/dense_f32",
+                                          "gpu/dense_f16", "gpu/sparse",   "render_vertex", "render_compute"};
+  EXPECT_EQ(seen, expected);
+}
+
+TEST(BenchFileCommand, TableAndPathSelection) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --frames 2 --repetitions 1 --threads 2 --paths reference,fast");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("8383 vertices"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("animation 0 \"Blink\""), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("ms/frame"), std::string::npos) << run.out;
+  for (const char* row : {"\nreference ", "\nfast  "}) EXPECT_NE(run.out.find(row), std::string::npos) << row << "\n" << run.out;
+  EXPECT_EQ(run.out.find("gpu"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("render_"), std::string::npos) << run.out;
+  EXPECT_TRUE(run.err.empty()) << run.err;  // not a terminal: no progress bar
+}
+
+TEST(BenchFileCommand, ModeOptionsAndBadInput) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --vertices 100");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--vertices applies to the synthetic table"), std::string::npos) << run.err;
+  run = test::runMorphkit(dir, "bench --frames 3");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--frames needs FILE"), std::string::npos) << run.err;
+  run = test::runMorphkit(dir, "bench '" + model() + "' --paths reference,warp");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  run = test::runMorphkit(dir, "bench '" + model() + "' --size 12");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  run = test::runMorphkit(dir, "bench '" + model() + "' --anim 7 --paths reference");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "morphkit: error: " + model() + ": --anim 7: the file has 3 animation(s)\n");
+  run = test::runMorphkit(dir, "bench missing.glb --paths reference");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.rfind("morphkit: error: missing.glb: ", 0), 0u) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+}  // namespace
+}  // namespace morphkit
