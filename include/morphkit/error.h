@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: MIT
 // morphkit/error.h — one error enum and a tiny Expected<T>; no exceptions cross the API.
 #pragma once
-#include <cassert>
+#include <cassert>  // kept: files that include error.h use assert()
 #include <string>
 #include <utility>
 #include <variant>
@@ -32,7 +33,13 @@ struct Failure {
   std::string message;
 };
 
+// Called by Expected::value() on an error (and error() on a value): prints
+// "morphkit: fatal: value() on an error: <name>: <message>" to stderr and calls std::abort(). In every build
+// type: a misuse never becomes an exception (std::bad_variant_access) or undefined behaviour.
+[[noreturn]] void terminateOnMisuse(const Failure* failure) noexcept;
+
 // Either a value or a Failure. Minimal by design: check `ok()` (or bool), then use `value()` / `error()`.
+// value() on an error, or error() on a value, terminates with the message (terminateOnMisuse); it never throws.
 template <class T>
 class [[nodiscard]] Expected {
  public:
@@ -42,17 +49,30 @@ class [[nodiscard]] Expected {
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
-  T& value() & { assert(ok()); return std::get<0>(state_); }
-  const T& value() const& { assert(ok()); return std::get<0>(state_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  T& value() & { return *checkedValue(); }
+  const T& value() const& { return *checkedValue(); }
+  T&& value() && { return std::move(*checkedValue()); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
-  const Failure& error() const { assert(!ok()); return std::get<1>(state_); }
+  const Failure& error() const {
+    if (const Failure* failure = std::get_if<1>(&state_)) return *failure;
+    terminateOnMisuse(nullptr);
+  }
 
  private:
+  // get_if, not get: std::get would throw std::bad_variant_access.
+  T* checkedValue() {
+    if (T* v = std::get_if<0>(&state_)) return v;
+    terminateOnMisuse(std::get_if<1>(&state_));
+  }
+  const T* checkedValue() const {
+    if (const T* v = std::get_if<0>(&state_)) return v;
+    terminateOnMisuse(std::get_if<1>(&state_));
+  }
+
   std::variant<T, Failure> state_;
 };
 

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#include "morphkit/error.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace morphkit {
+
+void terminateOnMisuse(const Failure* failure) noexcept {
+  // stdio, not iostream: this runs in a failing program and must not allocate more than it has to.
+  if (failure) {
+    std::fprintf(stderr, "morphkit: fatal: value() on an error: %s: %s\n", errorName(failure->code), failure->message.c_str());
+  } else {
+    std::fprintf(stderr, "morphkit: fatal: error() on a value\n");
+  }
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace morphkit
