@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // deform_bench.cpp — CPU morph + skin throughput: the scalar reference vs the fast path, 1 vs 2 threads,
 // on make-demo data (morphkit/demo.h) at 52 and 256 targets × 20k and 200k vertices, next to a STREAM-like
 // copy measured in the same binary (the memory-bandwidth ceiling the delta streaming is up against).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // load_bench.cpp — glTF loading: morphkit (simdjson + one validation pass) against tinygltf 2.7 (Debian's
 // libtinygltf-dev, nlohmann::json), in one binary, on the largest shared model (MorphSkinBlob52.glb) and on
 // the default make-demo asset (52 targets × 20k vertices, written to a temporary .glb at start-up).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Frame time of the renderer's two morph paths (morphkit/render.h), one binary, every variant:
 //   path      vertex (seed 000 texture; active-list storage buffer past 4 targets) | compute (GpuBatch output bound
 //             as the vertex buffer)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // copy.comp — dst[i] = src[i] over uvec4 elements: the bandwidth ceiling the morph kernels are compared with.
 #version 460
 #extension GL_EXT_buffer_reference : require

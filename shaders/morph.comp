@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morph.comp — morph targets, then linear blend skinning, then renormalization, one invocation per vertex.
 // Order and formulas: glTF 2.0 §3.7.2.2 (morphed = base + Σ wᵢ·Δᵢ, normals/tangents renormalized) and
 // §3.7.3 (skinned = Σⱼ weightⱼ · jointMatrixⱼ · morphed, jointMatrix = world(joint) · inverseBindMatrix).

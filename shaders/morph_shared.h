@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morph_shared.h — GPU structs and flags shared by GLSL (shaders/*.comp) and C++ (src/vk/*.cpp).
 // One definition, two languages: C++ sees the same struct names with static_asserts on every size and
 // offset (std430 rules in GLSL, natural alignment in C++: both put 8-byte fields at 8-byte offsets).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accessor semantics of the glTF loader (glTF 2.0 §3.6.2, §3.7.2, §3.11, KHR_mesh_quantization), each feature
 // on a tiny asset built in memory. Expected values are written by hand (or by the spec formula), never taken
 // from the code under test. Unused/padding bytes are filled with a poison value (0xCD) so reading them shows.

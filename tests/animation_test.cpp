@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // animation_test.cpp — keyframe sampling (glTF 2.0 §3.11, Appendix C) on hand-made channels whose expected
 // values are computed by hand in the comments, plus decodeAnimation on an asset built in code.
 #include <gtest/gtest.h>

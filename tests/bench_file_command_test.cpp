@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit bench FILE`: every path's row is there (CPU reference, fast path at 1..N threads, GPU compute per
 // layout, the renderer's vertex and compute paths), in the table and in --json; options of the other mode are
 // usage errors. No timing thresholds: only that each row ran and reported a time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // deform_test.cpp — MorphSkinJob (scalar reference) and FastMorphSkinJob on hand-built primitives:
 // the morph-then-skin order, fast == reference on random data, poisoned outputs, one validity test per input.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for morphkit/demo.h (the make-demo asset): geometry, targets, skin and animation properties
 // checked on the decoded data, plus the Khronos glTF validator on the written .glb (scripts/validate-gltf).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // field_test.cpp — files as they arrive from the field (../shared/field/README.md): shared models re-encoded by
 // gltfpack, glTF-Transform and a weight-scaling script. Every file is posed on both CPU paths and on the GPU
 // compute path and compared with its three.js reference (cross-checked by Babylon.js) at the README's

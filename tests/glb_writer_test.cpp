@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for morphkit/glb_writer.h: the GLB container bytes (glTF 2.0 §4.4) and the builder helpers.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers for tests that build tiny glTF assets in memory: byte buffers, base64 data: URIs, GLB containers,
 // and assertions on Expected/Failure. Everything here is written independently of the loader under test.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit make-demo`: the file it writes, its summary line / JSON, and its exit codes.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sweep over every model file in ../shared/assets/gltf: each loads, `morphkit inspect --json` succeeds on it, and
 // what inspect reports matches the facts of MANIFEST.md's "Structure" table (parsed from the markdown here, at
 // test time): meshes/primitives, vertex sum, attribute set, morph targets and what they displace, default

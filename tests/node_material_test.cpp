@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Node materials (src/material): parsing and its errors, the generated GLSL, the fixed binding order, the morph and
 // skinning features as opt-in modules, flag-only custom blocks, morph-before-skin, SPIR-V for every example graph,
 // and the morph buffer layouts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Node materials on Vulkan: the morph feature's shared zero-target fallback (one allocation per device, however
 // many meshes), per-mesh morph buffers, pipelines built from the generated SPIR-V and binding list with the
 // validation layer on, and draws that check numerically that morph runs before skinning and that the fallback

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pose_command_test.cpp — `morphkit pose` end to end: outputs, exit codes, no partial files.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit pose --device gpu` writes the same JSON as the CPU path (within the GPU tolerances), and
 // `--compare` reports per-attribute errors. Runs on lavapipe in CI.
 #include <gtest/gtest.h>

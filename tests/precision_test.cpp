@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // precision_test.cpp — far from the origin. A small primitive (about 0.17 units across) 22 units from the origin,
 // under node transforms that mirror and scale non-uniformly, rigid and skinned. The expected world positions are
 // computed here in long double straight from the numbers written into the JSON (an evaluation independent of

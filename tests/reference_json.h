@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reference_json.h — reading ../shared/reference (and ../shared/field/reference) files and comparing a PoseResult
 // with one of their cases, with the tolerances their README.md states. Shared by the CPU and GPU differential tests.
 #pragma once

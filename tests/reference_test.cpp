@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reference_test.cpp — differential test of the CPU pose (reference and fast paths) against the independent
 // engines' output in shared/reference/ (three.js, cross-checked by Babylon.js; see its README.md for the format
 // and the tolerances used here): every model file under shared/assets/gltf, every case in its reference.

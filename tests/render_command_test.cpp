@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit render`: frames, contact sheet, summary line / JSON, exit codes (validation layer on).
 #include <gtest/gtest.h>
 

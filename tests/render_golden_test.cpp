@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Golden images of the headless renderer (morphkit/render.h) on lavapipe or any Vulkan device, validation on:
 //   goldens    tests/golden/<case>.png; metric: mean |Δ| ≤ 1/255 over all channels AND ≤ 0.5 % of pixels with a
 //              channel off by > 16/255. On failure <case>_actual.png and <case>_diff.png are written beside the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Seed 000's morph texture layout and weights uniform as pure functions (no device needed), the morph-path rule,
 // camera parsing, PNG round trips, contact sheets and the image metric the goldens use.
 #include <gtest/gtest.h>

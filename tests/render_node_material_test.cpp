@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Node materials in the renderer (RenderOptions::node_material, `morphkit render --material`), lavapipe or any
 // Vulkan device, validation on (any message fails: VulkanTest's TearDown):
 //   equal    examples/morph_skin_pbr.json on AnimatedMorphCube mid-animation, examples/static_pbr.json on a model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared helpers for the test binaries: locating ../shared, the CLI, scratch folders.
 #pragma once
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit bench`'s engine (morphkit/gpu_bench.h) on tiny sizes: every variant runs under validation,
 // reports plausible numbers, and configurations over the size cap are reported as skipped.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Vulkan context: device selection, memory types, buffers, submission, timestamps, error mapping.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Packing layouts of the GPU path (morphkit/gpu_layout.h, docs/LAYOUTS.md): every layout decodes back to
 // the PrimitiveData it came from. No device needed.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU morph + skin (shaders/morph.comp) against the CPU reference MorphSkinJob (morphkit/deform.h) and
 // poseAsset (morphkit/pose.h). Tolerances (from shared/reference/README.md):
 //   positions ≤ 1e-5 × the primitive's bounding-box diagonal, normals/tangents ≤ 1e-4 absolute;

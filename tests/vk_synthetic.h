@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthetic primitives for the GPU tests and benchmarks: deterministic (LCG), every attribute the kernel
 // handles (normal, tangent, a texcoord and a color set, two JOINTS/WEIGHTS sets), targets that each move a
 // contiguous region of vertices (like facial blend shapes), so the sparse layout has something to skip.

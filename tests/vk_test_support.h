@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers for the Vulkan tests (tests/vk_*_test.cpp): one validated context per test suite, and a check
 // after every test that the validation layer reported nothing.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/accessor.h — reading accessor data as the spec defines it (glTF 2.0 §3.6.2, §3.11).
 // Every function handles byteStride, sparse substitution (§3.6.2.3), accessors without a bufferView
 // (zeros), every componentType, and normalized integers (KHR_mesh_quantization included).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/animation.h — exact keyframe sampling (glTF 2.0 §3.11 "Animations", Appendix C "Interpolation").
 //
 // Sampler data is decoded once (decodeAnimation) into plain float arrays, so sampling never touches accessors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/asset.h — plain structs mirroring glTF 2.0 (https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html).
 // Filled by morphkit::loadAsset (morphkit/gltf.h) and validated once, right after parsing: every index
 // here is in range and every accessor fits its bufferView, so consumers need no further checks.

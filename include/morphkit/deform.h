@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/deform.h — CPU morph + skin deformation of one primitive (ozz-style jobs: plain structs, validate(), run()).
 //
 // The order every morphkit path follows (glTF 2.0 §3.7.2.2 morph targets, §3.7.3.3 skinning; see docs/POSE.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/demo.h — a built-in, procedurally generated test asset: a skinned "head" with facial morph
 // targets and animations (docs/DEMO.md describes it in full). Part of morphkit::core: no dependencies.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/glb_writer.h — serializing a morphkit::Asset to a binary glTF (.glb, glTF 2.0 §4.4),
 // plus small builder helpers for code that makes assets (make-demo, tests).
 // Part of morphkit::core: no third-party dependency.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/gltf.h — loading .gltf / .glb files into a validated morphkit::Asset.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/gpu.h — the Vulkan compute path: morph targets + skinning on the GPU, many instances per dispatch.
 //
 // Vulkan stays out of this header: the library hands out typed handles (VulkanContext, GpuPrimitive,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/gpu_bench.h — GPU morph + skin throughput, measured with timestamp queries, next to a copy kernel
 // measured in the same run. Used by `morphkit bench` and bench/gpu_bench.cpp.
 //

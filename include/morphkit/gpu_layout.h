@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/gpu_layout.h — the byte layouts the Vulkan compute path uploads, as pure functions
 // `PrimitiveData → bytes + layout descriptor`, each with a decoder (used by the tests) that turns the bytes
 // back into plain float arrays. No Vulkan here: these run and are tested without a device.

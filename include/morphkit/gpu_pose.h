@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/gpu_pose.h — "pose an asset" on the GPU: the same PoseResult as morphkit/pose.h's CPU path, with
 // every (node, primitive) of the scene deformed by one batched morph + skin dispatch (morphkit/gpu.h).
 // Animation sampling, scene evaluation and joint matrices run on the CPU exactly as in evaluatePose.

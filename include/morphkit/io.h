@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/io.h — whole-file reads with a size guard, and writes that never leave a partial file.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/json_writer.h — a small streaming JSON writer (core has no third-party dependencies).
 // Commas and nesting are tracked for you; floats print with the shortest text that round-trips.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/math.h — the little linear algebra the core needs (no third-party dependency).
 // Conventions follow glTF: column-major 4x4 matrices, quaternions stored (x, y, z, w).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/node_material.h — node materials (morphkit::material): a material as a graph of blocks in JSON,
 // compiled to GLSL and SPIR-V for the renderer's depth, shadow and color pipelines. Morph targets and skinning
 // are opt-in feature modules (seed 000 "NodeMaterial Opt-In Path"): only a graph that asks for morph targets

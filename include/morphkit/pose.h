@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/pose.h — "pose an asset": every (node, primitive) of a scene, morphed and skinned on the CPU at an
 // animation time, in world space. This is what `morphkit pose` prints and what every GPU path is checked against.
 //

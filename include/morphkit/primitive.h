@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/primitive.h — one primitive's vertex data decoded to float arrays, ready for deformation.
 // This is the boundary between the file format and every deformation path (CPU reference, CPU fast,
 // Vulkan compute, Vulkan vertex): they all consume PrimitiveData, never accessors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/render.h — the headless PBR renderer (morphkit::render) and the pure functions behind it.
 //
 // Vulkan stays out of this header: a Renderer is a typed handle created on a VulkanContext (morphkit/gpu.h) and

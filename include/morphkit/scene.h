@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/scene.h — scene evaluation: local and world transforms, resolved morph weights, joint matrices.
 //
 // glTF 2.0 §3.5.2–§3.5.3: a node's local transform is `matrix` or T·R·S; an animated TRS property overrides the

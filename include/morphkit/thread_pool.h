@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/thread_pool.h — a tiny fork-join pool the *application* owns and lends to jobs.
 //
 // The library never creates threads: functions that can run in parallel take an optional ThreadPool*

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mesh.vert — the one vertex shader of every pass (shadow, depth prepass, color), so the morph code runs in
 // each pipeline that draws a mesh. Compiled once per per-mesh layout (MSH_LAYOUT = the MSH_LAYOUT_MASK bits);
 // the other feature bits come in as a specialization constant.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pbr.frag — glTF 2.0 metallic-roughness shading (glTF 2.0 §3.9.2 and Appendix B "BRDF Implementation"):
 // base color, metallic-roughness, normal (tangent space, §3.9.3), occlusion and emissive textures; one
 // directional light with a 3×3 PCF shadow map plus a hemisphere ambient term. Output is linear: the color

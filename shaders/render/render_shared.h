@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // render_shared.h — GPU structs, feature flags and binding slots shared by the render shaders
 // (shaders/render/*.vert|frag) and C++ (src/render/*.cpp). One definition, two languages: C++ sees the same
 // struct names with static_asserts on every size and offset (std140 for uniform blocks, std430 for storage

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit bench FILE [--anim A] [--frames N] [--threads N] [--paths ...] [--json]`: the user's own asset, every
 // deformation path, ms per frame. Frame i of N samples t = i · d / N (d = the clip's duration), so one pass
 // plays the clip once; each row runs one warm-up frame, then `repetitions` passes, and reports the best pass.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit bench FILE`: ms per frame of every deformation path on the user's own asset (bench_file.cpp).
 #pragma once
 #include <cstdint>

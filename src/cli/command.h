@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CLI's plumbing: self-registering subcommands, the error line format, exit codes.
 #pragma once
 #include <CLI/CLI.hpp>

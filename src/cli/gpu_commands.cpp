@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit bench`: GPU morph + skin throughput per layout, next to a copy kernel (morphkit/gpu_bench.h);
 // `morphkit bench FILE`: every deformation path on the user's own asset (bench_file.cpp).
 // Built only when the Vulkan layer exists (HAVE_morphkit_vk).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit inspect FILE [--json]`: what a glTF file holds, as far as morphing and skinning care.
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit — command-line entry point. Subcommands live in *_command.cpp and register themselves.
 #include <algorithm>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "command.h"
+#include "morphkit/version.h"
 
 namespace morphkit::cli {
 
@@ -59,7 +61,7 @@ int main(int argc, char** argv) {
   using namespace morphkit::cli;
   CLI::App app{"morphkit — glTF 2.0 morph targets and skinning on the GPU (Vulkan) and the CPU"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "morphkit 0.1.0");
+  app.set_version_flag("--version", "morphkit " MORPHKIT_VERSION_STRING);
   int exit_code = 0;
   auto specs = registry();
   std::sort(specs.begin(), specs.end(), [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--json]`:
 // writes the built-in demo asset (morphkit/demo.h, docs/DEMO.md) as a .glb.
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit material GRAPH.json [--out DIR]` — checks a node material graph (docs/NODE_MATERIALS.md): parses it,
 // compiles GLSL and SPIR-V for the depth, shadow and color pipelines, and prints the installed features and the
 // binding list. With --out, writes <pipeline>.vert / .frag GLSL and .spv files there.

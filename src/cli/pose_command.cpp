@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit pose FILE [--scene N] [--anim N|NAME] [--time S[,S...]]... [--out OUT.json|.obj|.glb]
 //                     [--cpu-path reference|fast] [--threads N] [--json] [--allow-external-paths]`
 // Poses every (node, primitive) of a scene on the CPU (morph, then skin; morphkit/pose.h) at one or more times

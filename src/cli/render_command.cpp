@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit render FILE [--anim N|NAME] [--fps 30] [--duration S | --frames A:B] [--size WxH] [--out DIR]
 //  [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]] [--material GRAPH.json] [--json]`:
 // renders an animation headlessly (morphkit/render.h) to PNG frames, a contact sheet and — when ffmpeg is on

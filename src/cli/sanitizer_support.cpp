@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Only in sanitizer builds (scripts/test): LeakSanitizer suppressions for third-party Vulkan drivers and layers
 // (as tests/lsan.supp), built in so the CLI run by hand reports only morphkit's own leaks. The driver libraries
 // stay loaded for symbolization because createVulkanContext pins them (src/vk/vk_context.cpp).

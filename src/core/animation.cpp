@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // animation.cpp — keyframe decoding and sampling (glTF 2.0 §3.11, Appendix C).
 #include "morphkit/animation.h"
 

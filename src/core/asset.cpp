@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "morphkit/asset.h"
 
 #include <cmath>

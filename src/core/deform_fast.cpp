@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // deform_fast.cpp — the fast CPU path: same steps as deform.cpp (morph, then skin), restructured for throughput.
 //   - Deltas are prepacked target-major and trimmed to their non-zero vertex span (packTargets).
 //   - Only active targets (|w| > 0) are visited.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The built-in demo asset (morphkit/demo.h, docs/DEMO.md). Everything is computed from the options and a
 // seeded splitmix64 generator with our own uniform mapping, so the bytes are identical on every platform.
 #include "morphkit/demo.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "morphkit/glb_writer.h"
 
 #include <algorithm>

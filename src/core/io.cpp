@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "morphkit/io.h"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "morphkit/json_writer.h"
 
 #include <charconv>

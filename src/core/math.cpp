@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // math.cpp — the linear algebra of morphkit/math.h. Column-major matrices, (x, y, z, w) quaternions (glTF 2.0 §3.5.3).
 #include "morphkit/math.h"
 

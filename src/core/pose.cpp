@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pose.cpp — sampling → scene → morph+skin for every (node, primitive) of a scene; JSON and OBJ writers.
 #include "morphkit/pose.h"
 

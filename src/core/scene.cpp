@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scene.cpp — transforms, weights and joint matrices of one scene (glTF 2.0 §3.5, §3.7.2.1, §3.7.3).
 #include "morphkit/scene.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // thread_pool.cpp — fork-join over index ranges; owned by the application, never by the library.
 #include "morphkit/thread_pool.h"
 

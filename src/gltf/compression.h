@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compressed geometry (EXT_meshopt_compression, KHR_draco_mesh_compression): what the loader reads of them from
 // the JSON, and the decoders that run at load time, after the buffers are resolved and before the validation
 // pass. They write plain bytes into buffers and bufferViews, so the Asset holds uncompressed data and nothing

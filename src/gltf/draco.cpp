@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KHR_draco_mesh_compression (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_draco_mesh_compression):
 // each compressed primitive is decoded with Draco (Debian's libdraco) at load time; its attribute and index
 // accessors are pointed at the decoded bytes (one new buffer, one bufferView per accessor), so the validation

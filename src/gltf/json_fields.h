@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed field readers over simdjson's DOM, each failing with "<where>.<key>: <what>". Private to morphkit::gltf.
 #pragma once
 #include <simdjson.h>

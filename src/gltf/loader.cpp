@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // .gltf / .glb → morphkit::Asset. Parsing only checks JSON types and required fields; every cross-object
 // rule lives in validate.cpp, run once after the buffers are resolved.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // EXT_meshopt_compression (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Vendor/EXT_meshopt_compression):
 // every rule of the extension is checked before a byte is decoded, then meshoptimizer (Debian's
 // libmeshoptimizer) decodes each bufferView into its parent bufferView's bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // URI helpers for buffers and images (glTF 2.0 §2.8: relative URIs, RFC 3986 percent-encoding, base64 data URIs).
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one validation pass over cross-object invariants (cgltf/glTF-Validator style). Runs after buffers are
 // resolved; once it passes, every index is in range and every accessor read stays inside its buffer.
 // Each message cites the glTF 2.0 section whose rule it enforces.

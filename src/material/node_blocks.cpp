@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_blocks.cpp — the built-in block types of node materials (docs/NODE_MATERIALS.md "Blocks").
 #include <algorithm>
 #include <charconv>

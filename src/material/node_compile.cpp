@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_compile.cpp — NodeMaterial → GLSL (vertex + fragment per pipeline) → SPIR-V (shaderc). The vertex interface
 // and the lighting epilogue follow the renderer's shaders/render/mesh.vert and pbr.frag, so a node graph that
 // restates a glTF material draws what the built-in PBR pipeline draws.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_device.cpp — per-device fallbacks and per-draw feature resources of node materials.
 #include <atomic>
 #include <cstring>

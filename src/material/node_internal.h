@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_internal.h — internal: built-in block emitters and GLSL helpers shared by the parser and the compiler.
 #pragma once
 #include <map>

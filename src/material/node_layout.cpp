@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_layout.cpp — the morph feature's buffer layouts (pure functions + decoders; docs/NODE_MATERIALS.md).
 #include <algorithm>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_material_vk.h — internal: the Vulkan side of node materials, for the renderer (src/render) and tests.
 // The public handles of morphkit/node_material.h (NodeMaterialDevice, NodeDrawResources) are these structs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_morph.cpp — the morph feature module of node materials (seed 000 "NodeMaterial Opt-In Path"). Reached
 // only through nodeMorphFeature(), which the MorphTargets block's emitter (or parseNodeMaterial, for flag-only
 // custom blocks) calls; static graphs never reach it.

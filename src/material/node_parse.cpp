@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_parse.cpp — parseNodeMaterial: JSON (simdjson, privately) → a type-checked NodeMaterial with its features
 // installed. Errors name the block and field: "blocks[3].inputs.a: unknown block 'foo'".
 #include <simdjson.h>

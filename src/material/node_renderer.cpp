@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_renderer.cpp — pure helpers a renderer uses to feed a node material: texture sources and the uniform block.
 #include <cstring>
 

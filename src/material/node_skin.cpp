@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node_skin.cpp — the skinning feature module of node materials. Same seam as the morph feature: reached only
 // through the Skinning block (or a flag-only custom block setting uses_skinning). Its prologue runs after the morph
 // feature's (order 1 > 0): morph, then skin (glTF 2.0 §3.7.3.3; docs/NODE_MATERIALS.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cameras: morph- and skin-aware auto framing (bounds of CPU-posed vertices), the file's cameras, --camera text.
 #include <algorithm>
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PNG through libspng, JPEG through stb_image (header-only, Debian libstb-dev), contact sheets, image diffs.
 #include <spng.h>
 

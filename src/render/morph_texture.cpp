@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Seed 000's morph texture layout and weights uniform as pure functions, plus the morph-path rule.
 #include <algorithm>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Images for the renderer: creation, upload through a staging buffer, image URIs.
 #include "render_vk.h"
 

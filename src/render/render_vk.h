@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // render_vk.h — internal: images and the few Vulkan helpers the renderer needs beyond src/vk/vk_context.h
 // (which owns the context, buffers, memory types and submission; the renderer reuses those as they are).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The headless renderer: offscreen targets, render passes, pipelines (one vertex shader per per-mesh layout,
 // shared by the shadow, depth and color passes), the scene's GPU resources and the per-frame loop.
 #include <algorithm>

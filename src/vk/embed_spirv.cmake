@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Turns a SPIR-V binary into a C++ header with its words: cmake -DINPUT=x.spv -DOUTPUT=x.h -DNAME=kX -P embed_spirv.cmake
 # (no downloads, no xxd: CMake alone, so the build needs only glslc).
 file(READ "${INPUT}" hex HEX)

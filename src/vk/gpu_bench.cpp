@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU throughput benchmark (morphkit/gpu_bench.h).
 #include "morphkit/gpu_bench.h"
 

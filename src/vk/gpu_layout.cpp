@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Packing layouts of the Vulkan compute path (docs/LAYOUTS.md). Pure functions, no Vulkan.
 #include "morphkit/gpu_layout.h"
 

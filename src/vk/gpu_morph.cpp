@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU primitives, batches and the morph job (morphkit/gpu.h).
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // poseAssetGpu: CPU animation + scene evaluation (as in src/core/pose.cpp), GPU deformation.
 #include "morphkit/gpu_pose.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Vulkan context: headless instance, device selection, compute queue, memory, submission, timestamps.
 #include "vk_context.h"
 

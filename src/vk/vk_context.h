@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vk_context.h — internal: the Vulkan objects behind morphkit/gpu.h's typed handles. Plain structs with
 // createX/destroyX free functions and one owner (the VulkanContext owns the instance, device, queue,
 // command pool, pipelines; buffers are owned by whoever created them and destroyed with destroyBuffer).

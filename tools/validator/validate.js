@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Validates one glTF asset with the Khronos glTF validator's JS API (validateBytes) and prints a summary.
 // Exit codes: 0 no errors, 1 errors, 2 usage / I/O problem. `--json` prints the full report instead.
 'use strict';

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// The version lives in one place, project(VERSION) in CMakeLists.txt: the generated morphkit/version.h and
+// `morphkit --version` must agree with it.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "morphkit/version.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+std::string projectVersion() {
+  const std::string cmake = test::slurp(test::sourceDir() / "CMakeLists.txt");
+  std::smatch match;
+  if (!std::regex_search(cmake, match, std::regex(R"(project\(morphkit VERSION ([0-9]+\.[0-9]+\.[0-9]+))"))) return {};
+  return match[1];
+}
+
+TEST(Version, HeaderMatchesProjectVersion) {
+  const std::string version = projectVersion();
+  ASSERT_FALSE(version.empty()) << "no project(morphkit VERSION x.y.z) in CMakeLists.txt";
+  EXPECT_EQ(version, MORPHKIT_VERSION_STRING);
+  EXPECT_EQ(version, std::to_string(MORPHKIT_VERSION_MAJOR) + "." + std::to_string(MORPHKIT_VERSION_MINOR) + "." +
+                         std::to_string(MORPHKIT_VERSION_PATCH));
+  EXPECT_EQ(MORPHKIT_VERSION, MORPHKIT_VERSION_MAJOR * 10000 + MORPHKIT_VERSION_MINOR * 100 + MORPHKIT_VERSION_PATCH);
+}
+
+TEST(Version, CliPrintsTheProjectVersion) {
+  auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "--version");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "morphkit " + projectVersion() + "\n");
+}
+
+// The changelog names the current version (Keep a Changelog: "## [x.y.z]").
+TEST(Version, ChangelogHasTheVersion) {
+  const std::string changelog = test::slurp(test::sourceDir() / "CHANGELOG.md");
+  EXPECT_NE(changelog.find("## [" + projectVersion() + "]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace morphkit
