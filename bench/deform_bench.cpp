@@ -4,13 +4,16 @@
 // copy measured in the same binary (the memory-bandwidth ceiling the delta streaming is up against).
 //
 // Counters: items = vertices × active targets per second; bytes = morph-delta bytes read per second
-// (reference: every dense delta array of the active targets; fast: the packed, trimmed streams).
+// (reference: every dense delta array of the active targets; fast: the packed, trimmed streams); moved = every
+// byte the job must move (deltas, base attributes, outputs, skin stream) per second, against BM_StreamCopy on
+// 1 and 2 threads. BM_MorphSkinGrain and BM_PoolRoundTrip look at two-thread scaling (chunk size, wake-up).
 // Every target is active (weight 0.5): the worst case for both paths.
 //
 // 256 targets × 200k vertices exceeds make-demo's kDemoMaxTargetVertices; that one configuration uses a
 // synthetic demo-like primitive (each target moves one contiguous 3–15 % window of vertices).
 #include <benchmark/benchmark.h>
 
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -113,12 +116,13 @@ Fixture& fixture(uint32_t targets, uint32_t vertices) {
   return f;
 }
 
-// Args: targets, vertices, fast (0/1), threads.
+// Args: targets, vertices, fast (0/1), threads, grain (vertices per parallelFor chunk; 0: one even chunk per thread).
 void BM_MorphSkin(benchmark::State& state) {
   const uint32_t targets = uint32_t(state.range(0));
   const uint32_t vertices = uint32_t(state.range(1));
   const bool fast = state.range(2) != 0;
   const unsigned threads = unsigned(state.range(3));
+  const size_t grain = state.range(4) >= 0 ? size_t(state.range(4)) : size_t(8192);
   Fixture& f = fixture(targets, vertices);
   const PrimitiveData& p = f.primitive;
   const size_t n = p.vertex_count;
@@ -135,7 +139,7 @@ void BM_MorphSkin(benchmark::State& state) {
   job.out_texcoords = texcoord_spans;
   ThreadPool pool(threads);
   for (auto _ : state) {
-    pool.parallelFor(n, 8192, [&](size_t begin, size_t end) {
+    pool.parallelFor(n, grain, [&](size_t begin, size_t end) {
       MorphSkinJob range = job;
       range.begin = uint32_t(begin);
       range.end = uint32_t(end);
@@ -152,6 +156,12 @@ void BM_MorphSkin(benchmark::State& state) {
   const size_t delta_bytes = fast ? f.packed.deltas.size() * sizeof(float) : f.dense_delta_bytes;
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n) * int64_t(p.targets.size()));
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(delta_bytes));
+  // Every byte the job must move: deltas + base attributes read, outputs written, the skin stream (u32 joints,
+  // f32 weights) read. Compared with the STREAM copy's read + write bytes.
+  const size_t vertex_bytes = n * sizeof(float) * 2 * (3 + (p.normal.empty() ? 0 : 3) + (p.tangent.empty() ? 0 : 4)) +
+                              n * size_t(p.influences) * 8;
+  state.counters["moved"] =
+      benchmark::Counter(double(state.iterations()) * double(delta_bytes + vertex_bytes), benchmark::Counter::kIsRate);
   state.counters["vertices"] = double(n);
   state.counters["delta_MB"] = double(delta_bytes) / 1e6;
   state.counters["synthetic"] = f.synthetic ? 1 : 0;
@@ -162,26 +172,50 @@ void morphSkinArgs(benchmark::internal::Benchmark* b) {
   for (int64_t targets : {52, 256}) {
     for (int64_t vertices : {20000, 200000}) {
       for (int64_t fast : {0, 1}) {
-        for (int64_t threads : {1, 2}) b->Args({targets, vertices, fast, threads});
+        for (int64_t threads : {1, 2}) b->Args({targets, vertices, fast, threads, 8192});
       }
     }
   }
-  b->ArgNames({"targets", "vertices", "fast", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+  b->ArgNames({"targets", "vertices", "fast", "threads", "grain"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 BENCHMARK(BM_MorphSkin)->Apply(morphSkinArgs);
 
-// STREAM-like copy of 256 MiB: bytes = read + write, the ceiling for streaming deltas from memory.
+// Two-thread scaling at 52 × 20k (fast path): the chunk size decides the balance (20k vertices in 8192-vertex
+// chunks is 3 chunks for 2 threads) and how often a thread claims work.
+void grainArgs(benchmark::internal::Benchmark* b) {
+  for (int64_t grain : {8192, 4096, 2048, 1024, 0}) {
+    for (int64_t threads : {1, 2}) b->Args({52, 20000, 1, threads, grain});
+  }
+  b->ArgNames({"targets", "vertices", "fast", "threads", "grain"})->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+BENCHMARK(BM_MorphSkin)->Name("BM_MorphSkinGrain")->Apply(grainArgs);
+
+// The pool's fork-join round trip with nothing to do: wake the workers, claim chunks, wait for all.
+void BM_PoolRoundTrip(benchmark::State& state) {
+  ThreadPool pool(unsigned(state.range(0)));
+  std::atomic<size_t> sink{0};
+  for (auto _ : state) {
+    pool.parallelFor(2 * pool.threadCount(), 1, [&](size_t begin, size_t) { sink.fetch_add(begin, std::memory_order_relaxed); });
+  }
+  benchmark::DoNotOptimize(sink.load());
+}
+BENCHMARK(BM_PoolRoundTrip)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// STREAM-like copy of 256 MiB on 1 or 2 threads of the same ThreadPool the deformation uses (each thread copies
+// its contiguous half): bytes = read + write, the ceiling for streaming deltas from memory.
 void BM_StreamCopy(benchmark::State& state) {
   const size_t bytes = size_t(state.range(0)) << 20;
+  ThreadPool pool(unsigned(state.range(1)));
   std::vector<char> src(bytes, 1), dst(bytes, 0);
+  const size_t chunk = (bytes + pool.threadCount() - 1) / pool.threadCount();
   for (auto _ : state) {
-    std::memcpy(dst.data(), src.data(), bytes);
+    pool.parallelFor(bytes, chunk, [&](size_t begin, size_t end) { std::memcpy(dst.data() + begin, src.data() + begin, end - begin); });
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(2 * bytes));
 }
-BENCHMARK(BM_StreamCopy)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_StreamCopy)->Args({256, 1})->Args({256, 2})->ArgNames({"MiB", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace morphkit

@@ -417,6 +417,28 @@ TEST(FastMorphSkinJob, ValidityBreaksEachInputInTurn) {
   job = good;
   job.job.end = 11;  // the description itself is checked too
   EXPECT_FALSE(job.validate());
+
+  // The joint check uses packTargets' joints_needed (the whole primitive), so it is O(1) per range.
+  EXPECT_EQ(packed.joints_needed, 3u);
+  std::vector<DMat4> two_joints(2);
+  job = good;
+  job.job.joint_matrices = two_joints;
+  EXPECT_FALSE(job.validate());
+  EXPECT_FALSE(job.run());
+}
+
+TEST(PackTargets, JointsNeededCountsOnlyWeightedJoints) {
+  PrimitiveData p = randomPrimitive(10, 1, 1, 3, 7);
+  for (size_t i = 0; i < p.joints.size(); ++i) p.joints[i] = uint32_t(i % 3);
+  p.joints[5] = 40;
+  p.skin_weights[5] = 0.0f;  // carries no weight: not needed
+  EXPECT_EQ(packTargets(p).joints_needed, 3u);
+  p.skin_weights[5] = 0.1f;
+  EXPECT_EQ(packTargets(p).joints_needed, 41u);
+  p.joints.clear();
+  p.skin_weights.clear();
+  p.influences = 0;
+  EXPECT_EQ(packTargets(p).joints_needed, 0u);
 }
 
 TEST(PackTargets, TrimsStreamsToTheirNonZeroSpan) {

@@ -70,6 +70,7 @@ void checkModel(const std::string& model, CpuPath path, test::ReferenceStats& st
   Expected<PosePrepared> prepared = preparePose(*asset);
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;
   ThreadPool pool(2);
+  PoseResult reused;  // the fast path poses every case into one result, as a player does (buffers reused)
   for (const test::Json& c : ref.get("cases")->items) {
     PoseOptions options;
     options.animation = test::caseAnimation(c);
@@ -77,9 +78,59 @@ void checkModel(const std::string& model, CpuPath path, test::ReferenceStats& st
     options.path = path;
     options.pool = &pool;
     SCOPED_TRACE(test::caseName(model, c));
+    if (path == CpuPath::kFast) {
+      Status s = evaluatePose(*prepared, options, reused);
+      ASSERT_TRUE(s.ok()) << s.error().message;
+      test::expectMatchesCase(reused, c, position_tolerance, stats);
+      continue;
+    }
     Expected<PoseResult> pose = evaluatePose(*prepared, options);
     ASSERT_TRUE(pose.ok()) << pose.error().message;
     test::expectMatchesCase(*pose, c, position_tolerance, stats);
+  }
+}
+
+// evaluatePose into a reused result: the same bits as a fresh result, frame after frame, with no reallocation
+// of the vertex arrays after the first frame.
+TEST(EvaluatePose, ReusedResultEqualsFreshAndKeepsItsBuffers) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> asset = loadAsset(test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb");
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  Expected<PosePrepared> prepared = preparePose(*asset);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  for (CpuPath path : {CpuPath::kReference, CpuPath::kFast}) {
+    PoseResult reused;
+    const float* positions = nullptr;
+    const float* tangents = nullptr;
+    for (auto [animation, time] : {std::pair{kNone, 0.0}, {0u, 0.3}, {2u, 1.7}, {1u, 2.2}, {2u, 0.1}}) {
+      PoseOptions options;
+      options.animation = animation;
+      options.time = time;
+      options.path = path;
+      ASSERT_TRUE(evaluatePose(*prepared, options, reused).ok());
+      Expected<PoseResult> fresh = evaluatePose(*prepared, options);
+      ASSERT_TRUE(fresh.ok());
+      ASSERT_EQ(reused.meshes.size(), fresh->meshes.size());
+      EXPECT_EQ(reused.animation, animation);
+      EXPECT_EQ(reused.time, time);
+      for (size_t m = 0; m < fresh->meshes.size(); ++m) {
+        const PosedPrimitive& a = reused.meshes[m];
+        const PosedPrimitive& b = fresh->meshes[m];
+        EXPECT_EQ(a.node, b.node);
+        EXPECT_EQ(a.weights, b.weights);
+        EXPECT_EQ(a.positions, b.positions);
+        EXPECT_EQ(a.normals, b.normals);
+        EXPECT_EQ(a.tangents, b.tangents);
+        EXPECT_EQ(a.texcoords, b.texcoords);
+        EXPECT_EQ(a.indices, b.indices);
+      }
+      if (positions) {
+        EXPECT_EQ(reused.meshes[0].positions.data(), positions) << "positions reallocated";
+        EXPECT_EQ(reused.meshes[0].tangents.data(), tangents) << "tangents reallocated";
+      }
+      positions = reused.meshes[0].positions.data();
+      tangents = reused.meshes[0].tangents.data();
+    }
   }
 }
 

@@ -46,6 +46,8 @@ struct MorphSkinJob {
   // True when every span has the size stated above, every target array is empty or full size, and (skinned)
   // the primitive has JOINTS/WEIGHTS and every joint index of [begin, end) with a non-zero weight is in range.
   bool validate() const;
+  // validate() without the per-vertex joint-index scan (the fast path checks PackedTargets::joints_needed instead).
+  bool validateLayout() const;
   bool run() const;  // validates first; returns false (writing nothing) when invalid
 };
 
@@ -63,6 +65,7 @@ struct PackedTargets {
   uint32_t vertex_count = 0;
   uint32_t target_count = 0;
   uint32_t texcoord_sets = 0, color_sets = 0;
+  uint32_t joints_needed = 0;  // 1 + the largest joint index with a non-zero skin weight (0: no skin data)
   std::vector<uint32_t> target_streams;  // target_count + 1 offsets into streams
   std::vector<Stream> streams;
   std::vector<float> deltas;
@@ -73,7 +76,9 @@ PackedTargets packTargets(const PrimitiveData& primitive);
 
 // The fast path: same contract and results as MorphSkinJob (to ~1e-6 relative, float accumulation), using
 // PackedTargets, an active-target list (|w| > 0) and cache-sized vertex blocks. Built with
-// MORPHKIT_SCALAR_ONLY it runs the reference instead.
+// MORPHKIT_SCALAR_ONLY it runs the reference instead. One difference in validate(): the joint-index check is
+// over the whole primitive (joint_matrices.size() >= packed->joints_needed), not only [begin, end), so that
+// validating a range costs O(1) per vertex range instead of a scan.
 struct FastMorphSkinJob {
   MorphSkinJob job;                      // the description (inputs, range, outputs)
   const PackedTargets* packed = nullptr;  // required: packTargets(*job.primitive)

@@ -73,6 +73,9 @@ struct PoseOptions {
 };
 
 Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options);
+// The same into a caller-kept result, for playback: its buffers are reused (resized, not reallocated, when it
+// held a pose of the same `prepared`), so a frame allocates no vertex arrays. On failure `result` is unspecified.
+Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result);
 // preparePose + evaluatePose.
 Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOptions& options);
 

@@ -2,8 +2,8 @@
 // `morphkit bench FILE [--anim A] [--frames N] [--threads N] [--paths ...] [--json]`: the user's own asset, every
 // deformation path, ms per frame. Frame i of N samples t = i · d / N (d = the clip's duration), so one pass
 // plays the clip once; each row runs one warm-up frame, then `repetitions` passes, and reports the best pass.
-//   reference       evaluatePose, scalar reference path (morphkit/pose.h), 1 thread
-//   fast            evaluatePose, fast path, on a ThreadPool of 1..N threads
+//   reference       evaluatePose into a reused PoseResult, scalar reference path (morphkit/pose.h), 1 thread
+//   fast            the same, fast path, on a ThreadPool of 1..N threads
 //   gpu             evaluateGpuPose (morphkit/gpu_pose.h) with the delta layout forced to each layout in turn:
 //                   wall ms (CPU sampling + upload + dispatch + readback) and the dispatch's GPU ms (timestamps)
 //   render_vertex   renderFrame, vertex-shader morph (seed 000 texture), 1 pass (no shadow, no prepass), no
@@ -103,6 +103,7 @@ bool wants(const FileBenchOptions& o, const char* path) {
 Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, unsigned threads, std::vector<Row>& rows) {
   auto run = [&](Row row, CpuPath path, ThreadPool* pool) -> Status {
     SamplingContext sampling;
+    PoseResult result;  // reused frame to frame, as a player would
     Status s = timeRow(c, row, [&](double t) -> Expected<double> {
       PoseOptions pose;
       pose.animation = animation;
@@ -110,8 +111,7 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
       pose.path = path;
       pose.pool = pool;
       pose.sampling = &sampling;
-      Expected<PoseResult> result = evaluatePose(prepared, pose);
-      if (!result) return result.error();
+      if (Status posed = evaluatePose(prepared, pose, result); !posed) return posed.error();
       return 0.0;
     });
     row.gpu_ms = std::nan("");

@@ -59,6 +59,19 @@ void writeNormalized(const double v[3], float* out) {
 }  // namespace
 
 bool MorphSkinJob::validate() const {
+  if (!validateLayout()) return false;
+  // Skinning inputs: every joint index of [begin, end) that carries weight.
+  if (!joint_matrices.empty()) {
+    const PrimitiveData& p = *primitive;
+    const size_t k = size_t(p.influences);
+    for (size_t i = size_t(begin) * k; i < size_t(end) * k; ++i) {
+      if (p.skin_weights[i] != 0.0f && p.joints[i] >= joint_matrices.size()) return false;
+    }
+  }
+  return true;
+}
+
+bool MorphSkinJob::validateLayout() const {
   if (!primitive) return false;
   const PrimitiveData& p = *primitive;
   const size_t n = p.vertex_count;
@@ -106,9 +119,6 @@ bool MorphSkinJob::validate() const {
   if (!joint_matrices.empty()) {
     const size_t k = size_t(p.influences);
     if (k == 0 || p.joints.size() != k * n || p.skin_weights.size() != k * n) return false;
-    for (size_t i = size_t(begin) * k; i < size_t(end) * k; ++i) {
-      if (p.skin_weights[i] != 0.0f && p.joints[i] >= joint_matrices.size()) return false;
-    }
   }
   return true;
 }

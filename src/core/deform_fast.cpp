@@ -58,11 +58,19 @@ inline void axpy(float* __restrict out, uint32_t out_stride, const float* __rest
   }
 }
 
-inline void normalize3(float* v) {
-  const float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-  if (len2 > 0.0f) {
-    const float inv = 1.0f / std::sqrt(len2);
-    v[0] *= inv, v[1] *= inv, v[2] *= inv;
+inline float length2(const float* v) { return v[0] * v[0] + v[1] * v[1] + v[2] * v[2]; }
+
+// Normalizes the xyz of `count` vectors `stride` floats apart, given their squared lengths (overwritten). A
+// zero-length vector stays zero. Split from the skinning loop so the independent 1/sqrt of a whole block
+// vectorizes (this file is built with -fno-math-errno -fno-trapping-math) instead of stalling each vertex on sqrt + div latency.
+void normalizeBlock(float* __restrict v, uint32_t stride, float* __restrict len2, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const float inv = 1.0f / std::sqrt(len2[i]);  // computed unconditionally: a select, not a branch
+    len2[i] = len2[i] > 0.0f ? inv : 1.0f;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    float* x = v + size_t(i) * stride;
+    x[0] *= len2[i], x[1] *= len2[i], x[2] *= len2[i];
   }
 }
 
@@ -74,6 +82,9 @@ PackedTargets packTargets(const PrimitiveData& p) {
   packed.target_count = uint32_t(p.targets.size());
   packed.texcoord_sets = uint32_t(p.texcoords.size());
   packed.color_sets = uint32_t(p.colors.size());
+  for (size_t i = 0; i < p.joints.size() && i < p.skin_weights.size(); ++i) {
+    if (p.skin_weights[i] != 0.0f) packed.joints_needed = std::max(packed.joints_needed, p.joints[i] + (p.joints[i] < UINT32_MAX ? 1 : 0));
+  }
   packed.target_streams.push_back(0);
   for (const MorphTargetData& t : p.targets) {
     addStream(packed, PackedTargets::kPosition, 3, t.position);
@@ -91,7 +102,8 @@ PackedTargets packTargets(const PrimitiveData& p) {
 }
 
 bool FastMorphSkinJob::validate() const {
-  if (!job.validate() || !packed) return false;
+  if (!packed || !job.validateLayout()) return false;
+  if (!job.joint_matrices.empty() && packed->joints_needed > job.joint_matrices.size()) return false;
   const PrimitiveData& p = *job.primitive;
   if (packed->vertex_count != p.vertex_count || packed->target_count != p.targets.size() ||
       packed->texcoord_sets != p.texcoords.size() || packed->color_sets != p.colors.size() ||
@@ -213,7 +225,8 @@ bool FastMorphSkinJob::run() const {
       }
     }
 
-    // 3. Skin (or rigid transform) the morphed block in place.
+    // 3. Skin (or rigid transform) the morphed block in place; normals and tangents are normalized after it.
+    float normal_len2[kBlockVertices], tangent_len2[kBlockVertices];
     double blended[3][4];
     for (uint32_t v = block_begin; v < block_end; ++v) {
       const double(*m)[4] = rigid;
@@ -242,15 +255,17 @@ bool FastMorphSkinJob::run() const {
         float* n = &job.out_normals[size_t(v) * 3];
         const double nx = n[0], ny = n[1], nz = n[2];
         for (int r = 0; r < 3; ++r) n[r] = float(cof_rows[r][0] * nx + cof_rows[r][1] * ny + cof_rows[r][2] * nz);
-        normalize3(n);
+        normal_len2[v - block_begin] = length2(n);
       }
       if (has_tangents) {
         float* tg = &job.out_tangents[size_t(v) * 4];  // w (handedness) untouched
         const double tx = tg[0], ty = tg[1], tz = tg[2];
         for (int r = 0; r < 3; ++r) tg[r] = float(m[r][0] * tx + m[r][1] * ty + m[r][2] * tz);
-        normalize3(tg);
+        tangent_len2[v - block_begin] = length2(tg);
       }
     }
+    if (has_normals) normalizeBlock(&job.out_normals[size_t(block_begin) * 3], 3, normal_len2, count);
+    if (has_tangents) normalizeBlock(&job.out_tangents[size_t(block_begin) * 4], 4, tangent_len2, count);
   }
   return true;
 #endif

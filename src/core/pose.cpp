@@ -59,6 +59,12 @@ Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene_request) {
 }
 
 Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options) {
+  PoseResult result;
+  if (Status s = evaluatePose(prepared, options, result); !s) return s.error();
+  return result;
+}
+
+Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
   if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
   const Asset& asset = *prepared.asset;
   std::vector<NodePose> pose;
@@ -81,18 +87,23 @@ Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOption
   Expected<SceneState> state = evaluateScene(asset, prepared.scene, pose);
   if (!state) return state.error();
 
-  PoseResult result;
   result.scene = prepared.scene;
   result.animation = options.animation;
   result.time = options.time;
-  result.meshes.reserve(prepared.instances.size());
+  result.meshes.resize(prepared.instances.size());  // a reused result keeps its buffers: no allocation per frame
   std::vector<std::vector<DMat4>> joints_by_skin(asset.skins.size());
   std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
 
-  for (const PosePrepared::Instance& inst : prepared.instances) {
+  for (size_t i = 0; i < prepared.instances.size(); ++i) {
+    const PosePrepared::Instance& inst = prepared.instances[i];
     const PrimitiveData& data = prepared.primitives[inst.data];
     const Node& node = asset.nodes[inst.node];
-    PosedPrimitive out;
+    PosedPrimitive& out = result.meshes[i];
+    // Indices and mode are static: copied only when this slot held another primitive (or nothing) before.
+    if (out.node != inst.node || out.mesh != inst.mesh || out.primitive != inst.primitive ||
+        out.indices.size() != data.indices.size()) {
+      out.indices = data.indices;
+    }
     out.node = inst.node;
     out.mesh = inst.mesh;
     out.primitive = inst.primitive;
@@ -100,14 +111,15 @@ Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOption
     out.weights = state->weights[inst.node];
     out.weights.resize(data.targets.size(), 0.0f);
     out.skinned = node.skin != kNone && node.skin < asset.skins.size() && data.influences > 0;
-    out.indices = data.indices;
     out.mode = data.mode;
     const size_t n = data.vertex_count;
     out.positions.resize(3 * n);
-    if (!data.normal.empty()) out.normals.resize(3 * n);
-    if (!data.tangent.empty()) out.tangents.resize(4 * n);
-    out.texcoords.resize(data.texcoords.size(), std::vector<float>(2 * n));
-    out.colors.resize(data.colors.size(), std::vector<float>(4 * n));
+    out.normals.resize(data.normal.empty() ? 0 : 3 * n);
+    out.tangents.resize(data.tangent.empty() ? 0 : 4 * n);
+    out.texcoords.resize(data.texcoords.size());
+    for (std::vector<float>& t : out.texcoords) t.resize(2 * n);
+    out.colors.resize(data.colors.size());
+    for (std::vector<float>& c : out.colors) c.resize(4 * n);
     std::vector<std::span<float>> texcoord_spans(out.texcoords.begin(), out.texcoords.end());
     std::vector<std::span<float>> color_spans(out.colors.begin(), out.colors.end());
 
@@ -130,12 +142,14 @@ Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOption
     job.out_colors = color_spans;
     job.begin = 0;
     job.end = data.vertex_count;
-    const std::string where = "nodes[" + std::to_string(inst.node) + "] meshes[" + std::to_string(inst.mesh) +
-                              "].primitives[" + std::to_string(inst.primitive) + "]";
-    if (!job.validate()) {
-      return fail(Error::kInvalidArgument, where + ": inputs do not fit the deformation job (joint index out of range?)");
-    }
     const PackedTargets* packed = &prepared.packed[inst.data];
+    // Validated once per primitive here; the range jobs validate again (cheap for the fast path: its joint check
+    // is packed->joints_needed, not a scan of every vertex).
+    if (options.path == CpuPath::kFast ? !FastMorphSkinJob{job, packed}.validate() : !job.validate()) {
+      return fail(Error::kInvalidArgument, "nodes[" + std::to_string(inst.node) + "] meshes[" + std::to_string(inst.mesh) +
+                                               "].primitives[" + std::to_string(inst.primitive) +
+                                               "]: inputs do not fit the deformation job (joint index out of range?)");
+    }
     parallelFor(options.pool, n, kRangeGrain, [&](size_t begin, size_t end) {
       MorphSkinJob range = job;
       range.begin = uint32_t(begin);
@@ -149,9 +163,8 @@ Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOption
         range.run();
       }
     });
-    result.meshes.push_back(std::move(out));
   }
-  return result;
+  return Ok{};
 }
 
 Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOptions& options) {
