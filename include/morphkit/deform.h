@@ -66,6 +66,7 @@ struct PackedTargets {
   uint32_t target_count = 0;
   uint32_t texcoord_sets = 0, color_sets = 0;
   uint32_t joints_needed = 0;  // 1 + the largest joint index with a non-zero skin weight (0: no skin data)
+  float pivot[3] = {0, 0, 0};  // centre of the base positions' bounding box: the float transforms use p − pivot
   std::vector<uint32_t> target_streams;  // target_count + 1 offsets into streams
   std::vector<Stream> streams;
   std::vector<float> deltas;
@@ -74,7 +75,8 @@ struct PackedTargets {
 // Pure function: PrimitiveData → PackedTargets.
 PackedTargets packTargets(const PrimitiveData& primitive);
 
-// The fast path: same contract and results as MorphSkinJob (to ~1e-6 relative, float accumulation), using
+// The fast path: same contract and results as MorphSkinJob (to ~1e-6 relative: float accumulation, float
+// transforms relative to PackedTargets::pivot and an origin split off in double), using
 // PackedTargets, an active-target list (|w| > 0) and cache-sized vertex blocks. Built with
 // MORPHKIT_SCALAR_ONLY it runs the reference instead. One difference in validate(): the joint-index check is
 // over the whole primitive (joint_matrices.size() >= packed->joints_needed), not only [begin, end), so that

@@ -5,7 +5,8 @@
 //   - Vertices are processed in blocks small enough that the block's outputs stay in L1/L2 while every active
 //     target's deltas stream through once; the inner loop is a contiguous axpy (out[i] += w·d[i]) the compiler
 //     vectorizes.
-//   - Skinning then runs per vertex on the morphed block, in float, with a 3x4 blended matrix.
+//   - Skinning then runs per vertex on the morphed block, in float (relative to a pivot and an origin), with
+//     the blended matrix as four 4-wide columns; normalization runs once per block, vectorized.
 #include <algorithm>
 #include <cmath>
 
@@ -16,6 +17,24 @@ namespace morphkit {
 namespace {
 
 constexpr uint32_t kBlockVertices = 1024;
+
+// Four floats in one SSE/NEON register. A matrix is kept as its columns (x, y, z, translation; lane 3 unused),
+// so blending, M·p and M·n are lane-wise multiply-adds with no horizontal sums.
+#if defined(__GNUC__) || defined(__clang__)
+using Float4 = float __attribute__((vector_size(16)));
+#else
+struct Float4 {
+  float v[4];
+  float& operator[](int i) { return v[i]; }
+  float operator[](int i) const { return v[i]; }
+  friend Float4 operator*(Float4 a, float s) { return {a.v[0] * s, a.v[1] * s, a.v[2] * s, a.v[3] * s}; }
+  friend Float4 operator+(Float4 a, Float4 b) { return {a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}; }
+  Float4& operator+=(Float4 b) { return *this = *this + b; }
+};
+#endif
+struct Columns {
+  Float4 c[4];
+};
 
 // Returns [first, last) of vertices with any non-zero component, or first == last when all zero.
 void nonZeroSpan(const std::vector<float>& d, uint32_t components, uint32_t vertex_count, uint32_t& first,
@@ -84,6 +103,19 @@ PackedTargets packTargets(const PrimitiveData& p) {
   packed.color_sets = uint32_t(p.colors.size());
   for (size_t i = 0; i < p.joints.size() && i < p.skin_weights.size(); ++i) {
     if (p.skin_weights[i] != 0.0f) packed.joints_needed = std::max(packed.joints_needed, p.joints[i] + (p.joints[i] < UINT32_MAX ? 1 : 0));
+  }
+  // Pivot: the float centre of the base positions' bounding box (the float skinning works relative to it).
+  if (p.vertex_count > 0 && p.position.size() >= size_t(3) * p.vertex_count) {
+    for (int c = 0; c < 3; ++c) {
+      float lo = p.position[size_t(c)], hi = lo;
+      for (size_t v = 0; v < p.vertex_count; ++v) {
+        const float x = p.position[3 * v + size_t(c)];
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+      }
+      const float centre = float(0.5 * (double(lo) + double(hi)));
+      packed.pivot[c] = std::isfinite(centre) ? centre : 0.0f;
+    }
   }
   packed.target_streams.push_back(0);
   for (const MorphTargetData& t : p.targets) {
@@ -163,31 +195,60 @@ bool FastMorphSkinJob::run() const {
     attr_stride[PackedTargets::kTexcoord0 + packed->texcoord_sets + s] = 4;
   }
 
-  // Rigid transform, and its cofactor matrix (a positive multiple of the inverse-transpose). The transform is
-  // applied in double: matrices arrive in double (scene.h), and far from the origin float would lose the
-  // digits a small primitive needs; the morph (the throughput part) stays in float.
-  auto cofactorOf = [](const double m[3][4], double c[3][3]) {
-    c[0][0] = m[1][1] * m[2][2] - m[1][2] * m[2][1];
-    c[0][1] = m[1][2] * m[2][0] - m[1][0] * m[2][2];
-    c[0][2] = m[1][0] * m[2][1] - m[1][1] * m[2][0];
-    c[1][0] = m[0][2] * m[2][1] - m[0][1] * m[2][2];
-    c[1][1] = m[0][0] * m[2][2] - m[0][2] * m[2][0];
-    c[1][2] = m[0][1] * m[2][0] - m[0][0] * m[2][1];
-    c[2][0] = m[0][1] * m[1][2] - m[0][2] * m[1][1];
-    c[2][1] = m[0][2] * m[1][0] - m[0][0] * m[1][2];
-    c[2][2] = m[0][0] * m[1][1] - m[0][1] * m[1][0];
-    const double det = m[0][0] * c[0][0] + m[0][1] * c[0][1] + m[0][2] * c[0][2];
-    if (det < 0) {
-      for (int r = 0; r < 3; ++r) {
-        for (int col = 0; col < 3; ++col) c[r][col] = -c[r][col];
-      }
-    }
+  // Transforms in float, relative to two origins (the compute path's split, docs/LAYOUTS.md §5), so that far
+  // from the origin float keeps the digits a small primitive needs: a vertex enters as p − pivot (pivot: the
+  // float centre of the base positions, PackedTargets::pivot; the subtraction of nearby floats is exact), each
+  // matrix J = [R | T] becomes K = [R | R·pivot + T − origin] in float with `origin` (double) a point near every
+  // R·pivot + T, and position = Σw·origin + Σ w·K·(p − pivot), the last add in double. Every float operand is
+  // then of the primitive's own size. Rigid primitives use K of the world matrix (origin = its R·pivot + T) and
+  // the cofactor matrix (a positive multiple of the inverse-transpose) for normals.
+  const double pivot[3] = {packed->pivot[0], packed->pivot[1], packed->pivot[2]};
+  auto translated = [&](const DMat4& j, int r) {
+    return j(r, 0) * pivot[0] + j(r, 1) * pivot[1] + j(r, 2) * pivot[2] + j(r, 3);
   };
-  double rigid[3][4], rigid_cof[3][3];
-  for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 4; ++c) rigid[r][c] = job.world(r, c);
+  auto toColumns = [&](const DMat4& j, const double origin[3]) {
+    Columns out;
+    for (int c = 0; c < 3; ++c) out.c[c] = Float4{float(j(0, c)), float(j(1, c)), float(j(2, c)), 0.0f};
+    out.c[3] = Float4{float(translated(j, 0) - origin[0]), float(translated(j, 1) - origin[1]),
+                    float(translated(j, 2) - origin[2]), 0.0f};
+    return out;
+  };
+  double origin[3] = {0, 0, 0};
+  const uint32_t joint_count = skinned ? std::min<uint32_t>(packed->joints_needed, uint32_t(job.joint_matrices.size())) : 0;
+  Columns palette_buffer[64];
+  std::vector<Columns> palette_heap;
+  Columns* palette = palette_buffer;  // joint_count matrices K
+  if (joint_count > 64) {
+    palette_heap.resize(joint_count);
+    palette = palette_heap.data();
   }
-  cofactorOf(rigid, rigid_cof);
+  Columns rigid{}, rigid_cof{};
+  if (skinned) {
+    for (uint32_t j = 0; j < joint_count; ++j) {
+      for (int r = 0; r < 3; ++r) origin[r] += translated(job.joint_matrices[j], r) / double(joint_count);
+    }
+    for (uint32_t j = 0; j < joint_count; ++j) palette[j] = toColumns(job.joint_matrices[j], origin);
+  } else {
+    for (int r = 0; r < 3; ++r) origin[r] = translated(job.world, r);
+    rigid = toColumns(job.world, origin);
+    double c[3][3];
+    const DMat4& m = job.world;
+    c[0][0] = m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1);
+    c[0][1] = m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2);
+    c[0][2] = m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0);
+    c[1][0] = m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2);
+    c[1][1] = m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0);
+    c[1][2] = m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1);
+    c[2][0] = m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1);
+    c[2][1] = m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2);
+    c[2][2] = m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0);
+    const double det = m(0, 0) * c[0][0] + m(0, 1) * c[0][1] + m(0, 2) * c[0][2];
+    const double sign = det < 0 ? -1.0 : 1.0;  // keep the normal on its side under a mirror
+    for (int col = 0; col < 3; ++col) {
+      rigid_cof.c[col] = Float4{float(sign * c[0][col]), float(sign * c[1][col]), float(sign * c[2][col]), 0.0f};
+    }
+  }
+  const float fpivot[3] = {packed->pivot[0], packed->pivot[1], packed->pivot[2]};
 
   for (uint32_t block_begin = job.begin; block_begin < job.end; block_begin += kBlockVertices) {
     const uint32_t block_end = std::min(job.end, block_begin + kBlockVertices);
@@ -227,40 +288,38 @@ bool FastMorphSkinJob::run() const {
 
     // 3. Skin (or rigid transform) the morphed block in place; normals and tangents are normalized after it.
     float normal_len2[kBlockVertices], tangent_len2[kBlockVertices];
-    double blended[3][4];
     for (uint32_t v = block_begin; v < block_end; ++v) {
-      const double(*m)[4] = rigid;
-      const double* cof_rows[3] = {rigid_cof[0], rigid_cof[1], rigid_cof[2]};
+      Columns blended;
+      const Columns* m = &rigid;
+      const Columns* n_matrix = &rigid_cof;
+      float weight_sum = 1.0f;
       if (skinned) {
-        for (int r = 0; r < 3; ++r) {
-          for (int c = 0; c < 4; ++c) blended[r][c] = 0.0;
-        }
+        for (Float4& c : blended.c) c = Float4{0, 0, 0, 0};
+        weight_sum = 0.0f;
         for (size_t i = size_t(v) * k; i < size_t(v + 1) * k; ++i) {
-          const double w = p.skin_weights[i];
-          if (w == 0.0) continue;
-          const DMat4& j = job.joint_matrices[p.joints[i]];
-          for (int c = 0; c < 4; ++c) {
-            blended[0][c] += w * j.m[size_t(c) * 4 + 0];
-            blended[1][c] += w * j.m[size_t(c) * 4 + 1];
-            blended[2][c] += w * j.m[size_t(c) * 4 + 2];
-          }
+          const float w = p.skin_weights[i];
+          if (w == 0.0f) continue;  // also skips joints that were never validated (weight 0)
+          const Columns& j = palette[p.joints[i]];
+          for (int c = 0; c < 4; ++c) blended.c[c] += j.c[c] * w;
+          weight_sum += w;
         }
-        m = blended;
-        cof_rows[0] = blended[0], cof_rows[1] = blended[1], cof_rows[2] = blended[2];  // skinned normals: the blended matrix itself (see deform.cpp)
+        m = &blended;
+        n_matrix = &blended;  // skinned normals: the blended matrix itself (see deform.cpp)
       }
       float* pos = &job.out_positions[size_t(v) * 3];
-      const double x = pos[0], y = pos[1], z = pos[2];
-      for (int r = 0; r < 3; ++r) pos[r] = float(m[r][0] * x + m[r][1] * y + m[r][2] * z + m[r][3]);
+      const Float4 local = m->c[0] * (pos[0] - fpivot[0]) + m->c[1] * (pos[1] - fpivot[1]) +
+                           m->c[2] * (pos[2] - fpivot[2]) + m->c[3];
+      for (int r = 0; r < 3; ++r) pos[r] = float(double(local[r]) + double(weight_sum) * origin[r]);
       if (has_normals) {
         float* n = &job.out_normals[size_t(v) * 3];
-        const double nx = n[0], ny = n[1], nz = n[2];
-        for (int r = 0; r < 3; ++r) n[r] = float(cof_rows[r][0] * nx + cof_rows[r][1] * ny + cof_rows[r][2] * nz);
+        const Float4 t = n_matrix->c[0] * n[0] + n_matrix->c[1] * n[1] + n_matrix->c[2] * n[2];
+        n[0] = t[0], n[1] = t[1], n[2] = t[2];
         normal_len2[v - block_begin] = length2(n);
       }
       if (has_tangents) {
         float* tg = &job.out_tangents[size_t(v) * 4];  // w (handedness) untouched
-        const double tx = tg[0], ty = tg[1], tz = tg[2];
-        for (int r = 0; r < 3; ++r) tg[r] = float(m[r][0] * tx + m[r][1] * ty + m[r][2] * tz);
+        const Float4 t = m->c[0] * tg[0] + m->c[1] * tg[1] + m->c[2] * tg[2];
+        tg[0] = t[0], tg[1] = t[1], tg[2] = t[2];
         tangent_len2[v - block_begin] = length2(tg);
       }
     }

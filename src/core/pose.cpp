@@ -14,8 +14,13 @@ namespace morphkit {
 
 namespace {
 
-// Vertices per parallel task: large enough to amortize the dispatch, small enough to balance 2–16 threads.
-constexpr size_t kRangeGrain = 8192;
+// Vertices per parallel task: about two tasks per thread (a fixed 8192 left an 8383-vertex mesh as one task of
+// 8192 and one of 191, so a second thread gained nothing), never below 1024 (a task's fixed cost: its active
+// list, palette and blocks).
+size_t rangeGrain(size_t vertices, const ThreadPool* pool) {
+  const size_t tasks = pool ? 2 * size_t(pool->threadCount()) : 1;
+  return std::max<size_t>(1024, (vertices + tasks - 1) / tasks);
+}
 
 }  // namespace
 
@@ -150,7 +155,7 @@ Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, Po
                                                "].primitives[" + std::to_string(inst.primitive) +
                                                "]: inputs do not fit the deformation job (joint index out of range?)");
     }
-    parallelFor(options.pool, n, kRangeGrain, [&](size_t begin, size_t end) {
+    parallelFor(options.pool, n, rangeGrain(n, options.pool), [&](size_t begin, size_t end) {
       MorphSkinJob range = job;
       range.begin = uint32_t(begin);
       range.end = uint32_t(end);
