@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 """morphkit's CPU paths against three.js's CPU morph + skin path, in the same run, same sampling.
 
-    bench/threejs/compare.py FILE [--anim A ...] [--frames 30] [--rounds 3] [--threads N] [--morphkit PATH] [--json]
+    bench/threejs/compare.py FILE [--anim A ...] [--frames 30] [--rounds 3] [--repetitions 10] [--threads N]
+                             [--morphkit PATH] [--json]
 
 For each animation (default: every animation of FILE), runs `morphkit bench FILE --paths reference,fast --json`
 and `node bench/threejs/deform.mjs FILE --json` alternately `--rounds` times (so a load change on the machine hits
-both), keeps each one's best, and prints ms per frame and the ratio three.js / morphkit. Before timing, it checks
+both), each run taking the best of `--repetitions` passes over the frames, keeps each one's best, and prints ms per frame and the ratio three.js / morphkit. Before timing, it checks
 that both compute the same thing: three.js's world-space positions at t = 0.37 d against `morphkit pose --json`
 (max abs difference over the bounding-box diagonal). Needs scripts/install-three and a built morphkit.
 """
@@ -54,6 +55,7 @@ def main():
     p.add_argument("--anim", action="append", help="animation index or name (repeatable; default: every animation)")
     p.add_argument("--frames", type=int, default=30)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--repetitions", type=int, default=10, help="passes over the frames per run, best kept (both engines)")
     p.add_argument("--threads", type=int, default=0, help="morphkit fast path at 1..N threads (default: all)")
     p.add_argument("--morphkit", default=os.path.join(ROOT, "build", "release", "src", "cli", "morphkit"))
     p.add_argument("--json", action="store_true")
@@ -72,9 +74,11 @@ def main():
         best_three, best_ours = None, {}
         check = None
         for r in range(args.rounds):
-            three = run_json(["node", os.path.join(HERE, "deform.mjs"), args.file, *anim_args, "--frames", str(args.frames), "--json"])
+            reps = ["--repetitions", str(args.repetitions)]
+            three = run_json(["node", os.path.join(HERE, "deform.mjs"), args.file, *anim_args, "--frames", str(args.frames),
+                              *reps, "--json"])
             ours = run_json([args.morphkit, "bench", args.file, *anim_args, "--paths", "reference,fast", "--frames",
-                             str(args.frames), "--threads", str(args.threads), "--json"])
+                             str(args.frames), "--threads", str(args.threads), *reps, "--json"])
             if check is None and three["animation"]:
                 check = check_same_positions(args, anim, three["animation"]["duration"])
             if best_three is None or three["ms_per_frame"] < best_three["ms_per_frame"]:
