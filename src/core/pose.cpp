@@ -14,11 +14,13 @@ namespace morphkit {
 
 namespace {
 
-// Vertices per parallel task: about two tasks per thread (a fixed 8192 left an 8383-vertex mesh as one task of
-// 8192 and one of 191, so a second thread gained nothing), never below 1024 (a task's fixed cost: its active
-// list, palette and blocks).
+// Vertices per parallel task: about four tasks per thread, never below 1024 (a task's fixed cost: its active
+// list, palette and blocks). A fixed 8192 left an 8383-vertex mesh as tasks of 8192 and 191 (no gain from a
+// second thread), and split a 20k-vertex face into 3 tasks whose largest held 65 % of the work, because morph
+// targets cluster in parts of the vertex range; 4 tasks per thread, claimed in order, let 2 threads reach 1.99×
+// of the work split (bench/deform_bench.cpp BM_MorphSkinGrain, split_speedup_2; docs/PERFORMANCE.md).
 size_t rangeGrain(size_t vertices, const ThreadPool* pool) {
-  const size_t tasks = pool ? 2 * size_t(pool->threadCount()) : 1;
+  const size_t tasks = pool ? 4 * size_t(pool->threadCount()) : 1;
   return std::max<size_t>(1024, (vertices + tasks - 1) / tasks);
 }
 
