@@ -12,7 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <iterator>
 #include <sstream>
 
 #include "../src/material/node_feature.h"
@@ -423,10 +423,20 @@ TEST(NodeMaterial, FrameUniformsMatchTheRendererStruct) {
     std::vector<std::string> out;
     const size_t start = source.find("struct FrameUniforms {");
     const size_t end = source.find("};", start);
-    std::regex member(R"((mat4|vec4)\s+(\w+)\s*;)");
-    const std::string body = source.substr(start, end - start);
-    for (std::sregex_iterator it(body.begin(), body.end(), member), last; it != last; ++it)
-      out.push_back((*it)[1].str() + " " + (*it)[2].str());
+    // Members are "mat4|vec4 NAME ;" (tokens, not std::regex: libstdc++ 12's regex trips -Wmaybe-uninitialized
+    // under ASan, and the build treats warnings as errors).
+    std::string body = source.substr(start, end - start);
+    std::string spaced;
+    for (char c : body) spaced += c == ';' ? std::string(" ; ") : std::string(1, c);
+    std::istringstream stream(spaced);
+    std::vector<std::string> tokens{std::istream_iterator<std::string>(stream), std::istream_iterator<std::string>()};
+    auto isName = [](const std::string& t) {
+      return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+    };
+    for (size_t i = 0; i + 2 < tokens.size(); ++i) {
+      if ((tokens[i] == "mat4" || tokens[i] == "vec4") && isName(tokens[i + 1]) && tokens[i + 2] == ";")
+        out.push_back(tokens[i] + " " + tokens[i + 1]);
+    }
     return out;
   };
   Expected<NodeMaterial> m = parseNodeMaterial(R"({"blocks": [{"id": "out", "type": "PbrOutput"}]})");

@@ -225,8 +225,12 @@ TEST(RenderImages, PngRoundTripAndDiff) {
   // Every truncated prefix fails cleanly or (missing only trailing chunks) still decodes the same pixels; never crashes.
   for (size_t n = 0; n < png->size(); ++n) {
     auto partial = decodeImage(std::span<const uint8_t>(png->data(), n));
-    if (partial.ok()) EXPECT_EQ(partial->rgba, a.rgba) << "prefix " << n;
-    if (n < 40) EXPECT_FALSE(partial.ok()) << "prefix " << n;  // no complete IHDR + IDAT yet
+    if (partial.ok()) {
+      EXPECT_EQ(partial->rgba, a.rgba) << "prefix " << n;
+    }
+    if (n < 40) {
+      EXPECT_FALSE(partial.ok()) << "prefix " << n;  // no complete IHDR + IDAT yet
+    }
   }
   EXPECT_FALSE(encodePng(a.rgba, 4, 3).ok());
 

@@ -3,7 +3,7 @@
 // `morphkit --version` must agree with it.
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <cctype>
 #include <string>
 
 #include "morphkit/version.h"
@@ -14,9 +14,13 @@ namespace {
 
 std::string projectVersion() {
   const std::string cmake = test::slurp(test::sourceDir() / "CMakeLists.txt");
-  std::smatch match;
-  if (!std::regex_search(cmake, match, std::regex(R"(project\(morphkit VERSION ([0-9]+\.[0-9]+\.[0-9]+))"))) return {};
-  return match[1];
+  const std::string key = "project(morphkit VERSION ";
+  const size_t start = cmake.find(key);
+  if (start == std::string::npos) return {};
+  const size_t first = start + key.size();
+  size_t last = first;
+  while (last < cmake.size() && (std::isdigit((unsigned char)cmake[last]) || cmake[last] == '.')) ++last;
+  return cmake.substr(first, last - first);
 }
 
 TEST(Version, HeaderMatchesProjectVersion) {

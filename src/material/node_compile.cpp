@@ -131,7 +131,9 @@ Expected<std::string> emitBlocks(const NodeMaterial& m, uint32_t root, uint32_t 
     const std::vector<NodePortDecl> ports = block.emitter->inputs();
     NodeEmitContext context;
     context.stage = stage;
-    context.prefix = "n" + std::to_string(b);
+    // Appended, not `"n" + std::to_string(b)`: GCC 12 at -O3 reports a false -Wrestrict inside that operator+.
+    context.prefix = "n";
+    context.prefix += std::to_string(b);
     context.block = &block;
     for (size_t i = 0; i < ports.size(); ++i) {
       const NodePortDecl& p = ports[i];
