@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// `morphkit render` writes an MP4 through ffmpeg: the video has one frame per rendered frame, the rendered size
+// (odd sizes padded to even, as yuv420p needs), checked with ffprobe. Without ffmpeg/ffprobe on PATH the test
+// skips on a user's machine and fails under CI=true (scripts/install-deps installs Debian's ffmpeg).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "morphkit/demo.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/gpu.h"
+#include "morphkit/io.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+bool onPath(const std::string& program) { return std::system(("command -v " + program + " > /dev/null 2>&1").c_str()) == 0; }
+
+#define MORPHKIT_REQUIRE_FFMPEG()                                                                   \
+  do {                                                                                              \
+    if (!onPath("ffmpeg") || !onPath("ffprobe")) {                                                  \
+      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but ffmpeg/ffprobe are not on PATH";  \
+      GTEST_SKIP() << "ffmpeg/ffprobe not on PATH (scripts/install-deps installs them)";            \
+    }                                                                                               \
+  } while (0)
+
+// Skips without a Vulkan device on a user's machine; fails under CI=true.
+#define MORPHKIT_REQUIRE_GPU_DEVICE()                                                \
+  do {                                                                               \
+    auto probe = createVulkanContext();                                              \
+    if (!probe) {                                                                    \
+      if (::morphkit::test::runningInCi() || probe.error().code != Error::kNoDevice) \
+        FAIL() << probe.error().message;                                             \
+      GTEST_SKIP() << probe.error().message << " (MORPHKIT_REQUIRE_GPU)";            \
+    }                                                                                \
+    destroyVulkanContext(*probe);                                                    \
+  } while (0)
+
+void writeDemo(const std::filesystem::path& dir) {
+  DemoOptions options;
+  options.vertices = 800;
+  options.targets = 8;
+  auto asset = makeDemoAsset(options);
+  ASSERT_TRUE(asset.ok());
+  auto glb = writeGlb(*asset);
+  ASSERT_TRUE(glb.ok());
+  ASSERT_TRUE(writeFileAtomic(dir / "demo.glb", std::span<const uint8_t>(*glb)).ok());
+}
+
+// ffprobe's view of the first video stream: "codec,width,height,pix_fmt,frames_read".
+std::string probeVideo(const std::filesystem::path& video) {
+  const std::string command = "ffprobe -v error -select_streams v:0 -count_frames -show_entries "
+                              "stream=codec_type,width,height,pix_fmt,nb_read_frames -of csv=p=0 '" +
+                              video.string() + "' 2>&1";
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    pclose(pipe);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+TEST(RenderVideo, FrameCountAndSizeMatchTheRender) {
+  MORPHKIT_REQUIRE_FFMPEG();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  test::CliRun run = test::runMorphkit(dir, "render demo.glb --anim talk --frames 0:5 --fps 10 --size 64x48 --out frames --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_TRUE(std::filesystem::exists(dir / "frames/animation.mp4")) << run.out;
+  EXPECT_NE(run.out.find("\"video\":\"frames/animation.mp4\""), std::string::npos) << run.out;
+  // ffprobe prints the requested fields in its own order: codec_type, width, height, pix_fmt, nb_read_frames.
+  EXPECT_EQ(probeVideo(dir / "frames/animation.mp4"), "video,64,48,yuv420p,5");
+}
+
+TEST(RenderVideo, OddSizesArePaddedToEven) {
+  MORPHKIT_REQUIRE_FFMPEG();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  test::CliRun run = test::runMorphkit(dir, "render demo.glb --anim blink --frames 1:4 --size 33x21 --out out");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("animation.mp4"), std::string::npos) << run.out;
+  EXPECT_EQ(probeVideo(dir / "out/animation.mp4"), "video,34,22,yuv420p,3");
+}
+
+}  // namespace
+}  // namespace morphkit
