@@ -187,8 +187,20 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
 
   // Output pointers per packed attribute id; tangents are morphed in place in the 4-wide output (stride 4).
   const uint32_t attr_count = PackedTargets::kTexcoord0 + packed->texcoord_sets + packed->color_sets;
-  std::vector<float*> attr_out(attr_count, nullptr);
-  std::vector<uint32_t> attr_stride(attr_count, 0);
+  // On the stack for the usual attribute count: a range job allocates nothing (it runs once per task per frame).
+  constexpr uint32_t kInlineAttributes = 16;
+  float* attr_out_buffer[kInlineAttributes] = {};
+  uint32_t attr_stride_buffer[kInlineAttributes] = {};
+  std::vector<float*> attr_out_heap;
+  std::vector<uint32_t> attr_stride_heap;
+  float** attr_out = attr_out_buffer;
+  uint32_t* attr_stride = attr_stride_buffer;
+  if (attr_count > kInlineAttributes) {
+    attr_out_heap.assign(attr_count, nullptr);
+    attr_stride_heap.assign(attr_count, 0);
+    attr_out = attr_out_heap.data();
+    attr_stride = attr_stride_heap.data();
+  }
   attr_out[PackedTargets::kPosition] = job.out_positions.data();
   attr_stride[PackedTargets::kPosition] = 3;
   if (has_normals) attr_out[PackedTargets::kNormal] = job.out_normals.data(), attr_stride[PackedTargets::kNormal] = 3;
