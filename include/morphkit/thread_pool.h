@@ -4,6 +4,7 @@
 // The library never creates threads: functions that can run in parallel take an optional ThreadPool*
 // (nullptr: run on the calling thread). The CLI creates one pool (--threads N) and passes it down.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -25,7 +26,9 @@ class ThreadPool {
 
   // Calls fn(begin, end) over disjoint chunks covering [0, count), each at most `grain` long (grain 0: split
   // evenly over the threads), and returns when every chunk is done. The caller's thread works too.
-  // fn must not throw. Calls from inside fn (nested parallelFor) run inline on that thread.
+  // fn must not throw. Calls from inside fn (nested parallelFor) run inline on that thread. After a batch the
+  // workers spin (yielding) up to 100 µs for the next one before they sleep, so back-to-back batches do not pay
+  // a wake-up each.
   void parallelFor(size_t count, size_t grain, const std::function<void(size_t begin, size_t end)>& fn);
 
  private:
@@ -39,6 +42,7 @@ class ThreadPool {
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
   size_t count_ = 0, grain_ = 1, next_ = 0, chunks_left_ = 0;
   unsigned generation_ = 0;
+  std::atomic<unsigned> published_{0};  // generation_, readable without the lock (workers spin on it briefly)
   unsigned busy_workers_ = 0;
   bool stop_ = false;
   bool in_batch_ = false;
