@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "morphkit/deform.h"
@@ -479,6 +481,22 @@ TEST(ThreadPool, CoversEveryIndexOnceAndNestsInline) {
       for (auto& h : hits) ASSERT_EQ(h.load(), 1);
     }
     pool.parallelFor(0, 1, [](size_t, size_t) { FAIL(); });
+  }
+}
+
+// Back-to-back batches find the workers spinning, batches after a pause find them asleep; every batch covers
+// every index once either way, and a pool destroyed while its workers spin joins them.
+TEST(ThreadPool, BatchesWhileWorkersSpinOrSleep) {
+  for (unsigned threads : {2u, 3u}) {
+    ThreadPool pool(threads);
+    for (int batch = 0; batch < 300; ++batch) {
+      if (batch % 50 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));  // past the spin
+      std::vector<std::atomic<int>> hits(257);
+      pool.parallelFor(hits.size(), 16, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) hits[i]++;
+      });
+      for (auto& h : hits) ASSERT_EQ(h.load(), 1) << "batch " << batch;
+    }
   }
 }
 
