@@ -41,6 +41,14 @@ struct Float4 {
   Float4& operator+=(Float4 b) { return *this = *this + b; }
 };
 #endif
+inline void prefetch(const void* address) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(address);
+#else
+  (void)address;
+#endif
+}
+
 struct Columns {
   Float4 c[4];
 };
@@ -271,6 +279,7 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
   }
   const float fpivot[3] = {packed->pivot[0], packed->pivot[1], packed->pivot[2]};
 
+  const bool prefetch_streams = packed->deltas.size() * sizeof(float) > (size_t(8) << 20);
   for (uint32_t block_begin = job.begin; block_begin < job.end; block_begin += kBlockVertices) {
     const uint32_t block_end = std::min(job.end, block_begin + kBlockVertices);
     const uint32_t count = block_end - block_begin;
@@ -291,7 +300,8 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
       std::copy_n(&p.colors[s][size_t(block_begin) * 4], size_t(count) * 4, &job.out_colors[s][size_t(block_begin) * 4]);
     }
 
-    // 2. Morph: for each active target and each of its streams overlapping the block, one axpy.
+    // 2. Morph: for each active target and each of its streams overlapping the block, one axpy. Deltas that
+    //    cannot stay cached from frame to frame (over 8 MiB) are prefetched one block ahead.
     for (uint32_t a = 0; a < active_count; ++a) {
       const uint32_t t = active[a];
       const float w = job.weights[t];
@@ -302,8 +312,17 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
         const uint32_t lo = std::max(block_begin, s.first), hi = std::min(block_end, s.last);
         if (lo >= hi) continue;
         const uint32_t stride = attr_stride[s.attribute];
-        axpy(out + size_t(lo) * stride, stride, &packed->deltas[s.offset + size_t(lo - s.first) * s.components],
-             s.components, w, hi - lo);
+        const float* d = &packed->deltas[s.offset + size_t(lo - s.first) * s.components];
+        axpy(out + size_t(lo) * stride, stride, d, s.components, w, hi - lo);
+        // The next block's part of this stream: about 100 streams interleave block by block, more than the
+        // hardware prefetchers follow, so ask for it now (it arrives while the rest of this block runs).
+        // Measured at 52 × 200k: 7–8 % less time on 1 and 2 threads (docs/PERFORMANCE.md).
+        const uint32_t next_hi = std::min(block_end + kBlockVertices, s.last);
+        if (prefetch_streams && next_hi > hi) {
+          const char* next = reinterpret_cast<const char*>(d + size_t(hi - lo) * s.components);
+          const size_t bytes = size_t(next_hi - hi) * s.components * sizeof(float);
+          for (size_t o = 0; o < bytes; o += 64) prefetch(next + o);
+        }
       }
     }
 
