@@ -614,7 +614,8 @@ TEST(BadAnimation, KeyTimes) {
   EXPECT_FAILURE(loadJson(withTimes(1.0f, 1.0f)), Error::kInvalidGltf, "animations[0].samplers[0].input", "strictly increasing");
   EXPECT_FAILURE(loadJson(withTimes(1.0f, 0.5f)), Error::kInvalidGltf, "animations[0].samplers[0].input", "strictly increasing");
   EXPECT_FAILURE(loadJson(withTimes(-1.0f, 0.5f)), Error::kInvalidGltf, "animations[0].samplers[0].input", "negative");
-  EXPECT_FAILURE(loadJson(withTimes(std::nanf(""), 0.5f)), Error::kInvalidGltf, "animations[0].samplers[0].input", "NaN");
+  // NaN (and infinite) values are refused for every float accessor, at the accessor (§3.6.2.2).
+  EXPECT_FAILURE(loadJson(withTimes(std::nanf(""), 0.5f)), Error::kInvalidGltf, "accessors[3]", "is NaN", "§3.6.2.2");
   EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":4}", "{\"input\":8,\"output\":4}")),
                  Error::kInvalidGltf, "animations[0].samplers[0].input", "SCALAR");
 }

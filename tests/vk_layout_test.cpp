@@ -241,3 +241,28 @@ TEST(VkLayoutTest, SkinStreamAndTooManyMorphedExtras) {
 
 }  // namespace
 }  // namespace morphkit
+
+namespace morphkit {
+namespace {
+
+// Issue 9, class 4: a target that moves nothing the base has ({} or NORMAL deltas on a primitive without
+// normals) packs to nothing, through the library API, without memcpy(nullptr, nullptr, 0) (UBSan aborts).
+TEST(VkLayoutTest, TargetsThatMoveNothingPackWithoutUndefinedBehaviour) {
+  PrimitiveData p;
+  p.vertex_count = 3;
+  p.position = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  p.targets.emplace_back();                                           // {}
+  p.targets.emplace_back().normal = {0, 0, 1, 0, 0, 1, 0, 0, 1};     // deltas for an attribute the base lacks
+  p.targets[1].normal.clear();                                        // as decodePrimitive drops them
+  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse}) {
+    Expected<PackedDeltas> packed = packDeltas(p, layout);
+    ASSERT_TRUE(packed.ok()) << packed.error().message;
+    EXPECT_EQ(packed->format.stride, 0u);
+    EXPECT_TRUE(packed->bytes.empty());
+    for (uint32_t t = 0; t < 2; ++t) EXPECT_TRUE(unpackTargetDeltas(*packed, t).empty());
+    if (layout == DeltaLayout::kSparse) EXPECT_EQ(packed->rows, std::vector<uint32_t>(4, 0u));
+  }
+}
+
+}  // namespace
+}  // namespace morphkit

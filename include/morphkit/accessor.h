@@ -32,6 +32,12 @@ struct SparseData {
 };
 SparseData readSparse(const Asset& asset, uint32_t accessor);
 
+// True when every element is zero: no bufferView and no sparse substitution (§3.6.2.3). Such an accessor costs
+// nothing in the file whatever its count, so readers skip it rather than decode count zeros.
+inline bool accessorIsAllZero(const Accessor& accessor) {
+  return accessor.buffer_view == kNone && !accessor.has_sparse;
+}
+
 // Bytes the accessor actually occupies in its buffers (dense part + sparse indices and values).
 size_t accessorStorageBytes(const Asset& asset, uint32_t accessor);
 

@@ -50,10 +50,14 @@ struct AnimationData {
 };
 
 // Decodes animations[animation] of a validated asset. Fails (kInvalidGltf, "animations[i].samplers[j]: ...")
-// when an output count does not match its input count × components (× 3 for CUBICSPLINE).
+// when an output count does not match its input count × components (× 3 for CUBICSPLINE). Samplers no kept
+// channel uses (none at all, or only channels without a node, e.g. KHR_animation_pointer) stay empty:
+// components 0, no times, no values; so do duplicates of an earlier sampler (same input, output, interpolation
+// and path), whose channels point at that earlier one.
 Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation);
 
-// The clip's duration: the max of its samplers' input maxima (0 for an animation without samplers).
+// The clip's duration: the max of the input maxima of the samplers its channels use (channels with a node only;
+// 0 when there are none).
 double animationDuration(const Asset& asset, uint32_t animation);
 
 // Cursor cached between samples of one sampler: the index of the key interval used last time.

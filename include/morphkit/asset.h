@@ -37,7 +37,8 @@ const char* accessorTypeName(AccessorType type);    // "SCALAR", "VEC3", ...
 
 struct Buffer {
   std::string name;
-  std::string uri;            // empty for the GLB BIN chunk; "data:..." for embedded base64
+  std::string uri;            // empty for the GLB BIN chunk; for a data: URI only its header "data:...;base64,"
+                              // (the loader decodes the payload into `data` and keeps no second copy)
   size_t byte_length = 0;     // as declared; `data` holds at least this many bytes after loading
   std::vector<uint8_t> data;  // the bytes (GLB BIN chunk, decoded data URI, or external file)
 };

@@ -2,7 +2,10 @@
 // morphkit/error.h — one error enum and a tiny Expected<T>; no exceptions cross the API.
 #pragma once
 #include <cassert>  // kept: files that include error.h use assert()
+#include <new>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -81,5 +84,19 @@ struct Ok {};
 using Status = Expected<Ok>;
 
 inline Failure fail(Error code, std::string message) { return Failure{code, std::move(message)}; }
+
+// Runs `body` (returning an Expected or a Status) and turns a failed allocation (std::bad_alloc, or the
+// std::length_error of an absurd size) into a kOutOfMemory Failure "<what>: out of memory". The API's entry
+// points that allocate in proportion to a file wrap their work in it: no exception ever leaves the library.
+template <class Body>
+auto catchOutOfMemory(std::string_view what, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(Error::kOutOfMemory, std::string(what) + ": out of memory");
+  } catch (const std::length_error&) {
+    return fail(Error::kOutOfMemory, std::string(what) + ": out of memory (a size beyond what can be allocated)");
+  }
+}
 
 }  // namespace morphkit

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "morphkit/asset.h"
+#include "morphkit/budget.h"
 #include "morphkit/error.h"
 
 namespace morphkit {
@@ -19,18 +20,22 @@ struct LoadOptions {
   // Babylon.js do; see normalizeSkinWeights in morphkit/primitive.h). True keeps the stored values instead.
   // Copied to Asset::keep_skin_weights, which every deformation path honours.
   bool keep_skin_weights = false;
+  // What decoding and posing the asset may cost (morphkit/budget.h), checked before validation reads any data.
+  Budget budget;
 };
 
-// Loads, resolves buffers and validates (every rule of the validation pass, see docs/ARCHITECTURE.md).
-// Errors name the file's object: "accessors[3]: ...".
+// Loads, resolves buffers, checks the budget and validates (every rule of the validation pass, see
+// docs/ARCHITECTURE.md). Errors name the file's object: "accessors[3]: ...". Never throws: running out of memory
+// is a kOutOfMemory failure.
 Expected<Asset> loadAsset(const std::filesystem::path& path, const LoadOptions& options = {});
 
 // Same from memory (.glb bytes or .gltf JSON text); relative URIs resolve against `base_dir`.
 Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
                                     const LoadOptions& options = {});
 
-// The validation pass alone, for assets built in code (make-demo) or edited after loading.
-Status validateAsset(const Asset& asset);
+// The validation pass alone, for assets built in code (make-demo) or edited after loading. The structural rules
+// come first, then `budget` (morphkit/budget.h), then the rules that read accessor data.
+Status validateAsset(const Asset& asset, const Budget& budget = {});
 
 // Extensions loadAsset implements; anything else in extensionsRequired is an error.
 std::span<const char* const> supportedExtensions();

@@ -11,11 +11,17 @@
 
 namespace morphkit {
 
-// Reads a whole file. Fails with kFileNotFound, kIo, or kTooLarge when it exceeds `max_bytes`.
-Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_t max_bytes = size_t(4) << 30);
+// Reads a whole file. Fails with kFileNotFound, kIo, or kTooLarge when it exceeds `max_bytes`. The vector has
+// room for `spare_capacity` more bytes (a parser's padding) without reallocating.
+Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_t max_bytes = size_t(4) << 30,
+                                        size_t spare_capacity = 0);
 
-// Writes to "<path>.tmp-XXXX" in the same folder and renames over `path` only after every byte is
-// flushed, so a failure (disk full, crash) never leaves a truncated output behind.
+// Writes to a new temporary "<name>.tmp-<16 random hex digits>" in the same folder and renames it over `path`
+// only after every byte is written, so a failure (disk full, crash) never leaves a truncated output behind.
+// Safe in a folder others can write to (/tmp): the temporary is created with O_CREAT|O_EXCL|O_NOFOLLOW, so a
+// planted file or symlink is never written through; `path` itself is replaced, never followed if a symlink.
+// Permissions are those of a plain write: 0666 minus the umask for a new file, an existing file's bits kept.
+// The temporary is removed on every error path.
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 Status writeFileAtomic(const std::filesystem::path& path, std::string_view text);
 

@@ -55,9 +55,9 @@ struct PosePrepared {
   const Asset* asset = nullptr;
   uint32_t scene = kNone;
   std::vector<Instance> instances;                // sorted by node, mesh, primitive
-  std::vector<PrimitiveData> primitives;          // one per distinct (mesh, primitive)
+  std::vector<PrimitiveData> primitives;          // one per distinct primitive (primitiveIdentity)
   std::vector<PackedTargets> packed;              // packTargets(primitives[i])
-  std::vector<std::vector<Mat4>> inverse_bind;    // per skin
+  std::vector<std::vector<Mat4>> inverse_bind;    // per skin; empty for skins no node of the scene uses
   std::vector<AnimationData> animations;          // per asset animation
 };
 
@@ -76,6 +76,12 @@ Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOption
 // The same into a caller-kept result, for playback: its buffers are reused (resized, not reallocated, when it
 // held a pose of the same `prepared`), so a frame allocates no vertex arrays. On failure `result` is unspecified.
 Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result);
+// NaN never leaves a pose: evaluatePose and the GPU's evaluateGpuPose fail (kTooLarge, "nodes[N] meshes[M]
+// .primitives[P]: ...") when a posed position, normal or tangent is not finite. Validation already refuses
+// non-finite data in the file (glTF 2.0 §3.6.2.2); finite data can still overflow float (weights × deltas,
+// huge transforms). Exposed so every producer of a PoseResult applies the same rule.
+Status checkPoseFinite(const PoseResult& pose);
+
 // preparePose + evaluatePose.
 Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOptions& options);
 

@@ -62,7 +62,13 @@ struct PrimitiveData {
   std::vector<MorphTargetData> targets;
 };
 
-// Decodes meshes[mesh].primitives[primitive] of a validated asset.
+// Decodes meshes[mesh].primitives[primitive] of a validated asset. Target deltas stored as all-zero accessors
+// (no bufferView, no sparse) stay empty: they move nothing, and a few bytes of JSON must not become gigabytes.
 Expected<PrimitiveData> decodePrimitive(const Asset& asset, uint32_t mesh, uint32_t primitive);
+
+// Two primitives with equal identities (attributes, indices, material, mode and targets, accessor for accessor)
+// decode to the same PrimitiveData but for its mesh/primitive fields: preparePose decodes them once and shares
+// the result (and so do the budgets of morphkit/budget.h).
+std::string primitiveIdentity(const Primitive& primitive);
 
 }  // namespace morphkit

@@ -7,7 +7,9 @@
 #include <functional>
 #include <string>
 
+#include "morphkit/budget.h"
 #include "morphkit/error.h"
+#include "morphkit/text.h"
 
 namespace morphkit::cli {
 
@@ -24,9 +26,27 @@ struct CommandRegistration {
   explicit CommandRegistration(CommandSpec spec);
 };
 
+// Every line the CLI prints about an input holds text from outside (file names, names and URIs from the file,
+// messages quoting them): it goes through shown() (morphkit/text.h: controls escaped, one line, cut to a sane
+// length with the total size). The sinks below apply it to the whole line, so no caller can forget.
+inline constexpr size_t kLineMaxBytes = 4096;
+std::string shown(std::string_view text, size_t max_bytes = kLineMaxBytes);
+
 // Prints "morphkit: error: FILE: <message>" (or without FILE when empty) and returns kExitFailure.
 int reportFailure(const std::filesystem::path& file, const Failure& failure);
 int reportError(const std::string& message);  // "morphkit: error: <message>", returns kExitFailure
+// "morphkit: warning: <message>" / "morphkit: note: <message>" / "morphkit: <message>" on stderr, escaped.
+void reportWarning(const std::string& message);
+void reportNote(const std::string& message);
+void reportMessage(const std::string& message);
+
+// --max-decoded-mb / --max-posed-mb on every command that loads a glTF file (morphkit/budget.h).
+struct BudgetFlags {
+  uint64_t decoded_mb = Budget{}.max_decoded_bytes >> 20;
+  uint64_t posed_mb = Budget{}.max_posed_bytes >> 20;
+  Budget budget() const;
+};
+void addBudgetOptions(CLI::App* sub, BudgetFlags& flags);
 
 // True when stderr is a terminal: progress bars only then.
 bool stderrIsTerminal();

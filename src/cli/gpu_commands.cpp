@@ -59,7 +59,7 @@ int runBench(const BenchOptions& o) {
   std::vector<std::string> messages = gpuValidationMessages(**context);
   destroyVulkanContext(*context);
   if (!report) return reportFailure({}, report.error());
-  for (const std::string& m : messages) fmt::print(stderr, "morphkit: {}\n", m);
+  for (const std::string& m : messages) reportMessage(m);
   if (o.json) {
     fmt::print("{}\n", gpuBenchJson(*report, true));
   } else {

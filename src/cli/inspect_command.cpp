@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "command.h"
 #include "morphkit/accessor.h"
@@ -13,6 +14,7 @@
 #include "morphkit/gltf.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/primitive.h"
+#include "morphkit/text.h"
 #if HAVE_morphkit_vk
 #include "morphkit/gpu_layout.h"
 #endif
@@ -148,6 +150,20 @@ PrimitiveSummary summarize(const Asset& asset, const Primitive& primitive) {
   return s;
 }
 
+// Identical primitives (primitiveIdentity) are summarized once: a file repeating one primitive a thousand times
+// must not be decoded a thousand times.
+using SummaryCache = std::unordered_map<std::string, PrimitiveSummary>;
+
+const PrimitiveSummary& summaryOf(SummaryCache& cache, const Asset& asset, size_t m, size_t p) {
+  const Primitive& primitive = asset.meshes[m].primitives[p];
+  auto [it, inserted] = cache.try_emplace(primitiveIdentity(primitive));
+  if (inserted) {
+    it->second = summarize(asset, primitive);
+    if (!primitive.targets.empty()) measureF16(asset, uint32_t(m), uint32_t(p), it->second);
+  }
+  return it->second;
+}
+
 // {"name", "type", "componentType", "normalized", "sparse", "count"} of one attribute's accessor.
 void writeAttribute(JsonWriter& json, const Asset& asset, const Attribute& attribute) {
   const Accessor& a = asset.accessors[attribute.accessor];
@@ -168,6 +184,7 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
   json.field("nodes", uint32_t(asset.nodes.size()));
   json.key("meshes").beginArray();
   std::vector<std::string> warnings;
+  SummaryCache summaries;
   for (size_t m = 0; m < asset.meshes.size(); ++m) {
     const Mesh& mesh = asset.meshes[m];
     json.beginObject().field("index", uint32_t(m)).field("name", mesh.name);
@@ -176,8 +193,7 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
     json.key("primitives").beginArray();
     for (size_t p = 0; p < mesh.primitives.size(); ++p) {
       const Primitive& primitive = mesh.primitives[p];
-      PrimitiveSummary s = summarize(asset, primitive);
-      measureF16(asset, uint32_t(m), uint32_t(p), s);
+      const PrimitiveSummary& s = summaryOf(summaries, asset, m, p);
       json.beginObject().field("index", uint32_t(p)).field("mode", modeName(primitive.mode));
       json.field("vertexCount", s.vertex_count).field("indexCount", s.index_count);
       json.key("attributes").beginArray();
@@ -260,41 +276,41 @@ void writeJson(const Asset& asset, const std::filesystem::path& file) {
 }
 
 void writeTable(const Asset& asset, const std::filesystem::path& file) {
-  fmt::print("{}  (generator: {})\n", file.string(), asset.generator.empty() ? "-" : asset.generator);
+  fmt::print("{}  (generator: {})\n", shown(file.string(), 1024), asset.generator.empty() ? "-" : shown(asset.generator, kPrintableMaxBytes));
   if (!asset.extensions_used.empty()) {
     std::string list;
-    for (const auto& e : asset.extensions_used) list += (list.empty() ? "" : ", ") + e;
+    for (const auto& e : asset.extensions_used) list += (list.empty() ? "" : ", ") + printable(e);
     fmt::print("extensions: {}\n", list);
   }
-  for (const auto& note : asset.notes) fmt::print("note: {}\n", note);
+  for (const auto& note : asset.notes) fmt::print("note: {}\n", shown(note));
   fmt::print("\n{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", "mesh/prim", "vertices", "indices", "targets", "morph bytes", "attributes");
   std::vector<std::string> warnings;
+  SummaryCache summaries;
   for (size_t m = 0; m < asset.meshes.size(); ++m) {
     const Mesh& mesh = asset.meshes[m];
     for (size_t p = 0; p < mesh.primitives.size(); ++p) {
       const Primitive& primitive = mesh.primitives[p];
-      PrimitiveSummary s = summarize(asset, primitive);
-      measureF16(asset, uint32_t(m), uint32_t(p), s);
+      const PrimitiveSummary& s = summaryOf(summaries, asset, m, p);
       std::string attributes;
-      for (const Attribute& attribute : primitive.attributes) attributes += (attributes.empty() ? "" : " ") + attribute.name;
+      for (const Attribute& attribute : primitive.attributes) attributes += (attributes.empty() ? "" : " ") + printable(attribute.name);
       fmt::print("{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", fmt::format("{}/{}", m, p), s.vertex_count, s.index_count,
                  primitive.targets.size(), s.morph_bytes, attributes);
       // Targets grouped by the attribute set they move: "targets 0-51 move NORMAL POSITION".
       std::map<std::string, std::vector<size_t>> groups;
       for (size_t t = 0; t < s.target_attributes.size(); ++t) {
         std::string key;
-        for (const auto& name : s.target_attributes[t]) key += (key.empty() ? "" : " ") + name;
+        for (const auto& name : s.target_attributes[t]) key += (key.empty() ? "" : " ") + printable(name);
         groups[key.empty() ? "(nothing)" : key].push_back(t);
       }
       for (const auto& [moved, targets] : groups) {
         fmt::print("{:<14} {} target(s) move {}\n", "", targets.size(), moved);
       }
-      for (const auto& line : s.sparse) fmt::print("{:<14} sparse    {}\n", "", line);
+      for (const auto& line : s.sparse) fmt::print("{:<14} sparse    {}\n", "", shown(line));
       if (s.has_f16) {
         fmt::print("{:<14} f16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "", s.f16_position,
                    s.f16_normal, s.f16_tangent, s.f16_overflow ? " (OVERFLOW: f16 unusable)" : "");
       }
-      for (const auto& line : s.quantized) fmt::print("{:<14} quantized {}\n", "", line);
+      for (const auto& line : s.quantized) fmt::print("{:<14} quantized {}\n", "", shown(line));
       if (s.weights.fix.rescaled > 0) {
         fmt::print("{:<14} skin weights: {} vertices rescaled to sum 1 (worst sum {:.6g}, {} all-zero)\n", "",
                    s.weights.fix.rescaled, s.weights.fix.worst_sum, s.weights.fix.zero);
@@ -316,7 +332,7 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
   }
   if (!asset.skins.empty()) fmt::print("\nskins:\n");
   for (size_t s = 0; s < asset.skins.size(); ++s) {
-    fmt::print("  {} {:<20} {} joints\n", s, asset.skins[s].name.empty() ? "-" : asset.skins[s].name, asset.skins[s].joints.size());
+    fmt::print("  {} {:<20} {} joints\n", s, asset.skins[s].name.empty() ? "-" : printable(asset.skins[s].name), asset.skins[s].joints.size());
   }
   if (!asset.animations.empty()) fmt::print("\nanimations:\n");
   for (size_t a = 0; a < asset.animations.size(); ++a) {
@@ -327,16 +343,17 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     }
     std::string channels;
     for (const auto& [label, count] : counts) channels += fmt::format("{}{}x {}", channels.empty() ? "" : ", ", count, label);
-    fmt::print("  {} {:<20} {:.3f} s  {} channels: {}\n", a, animation.name.empty() ? "-" : animation.name,
+    fmt::print("  {} {:<20} {:.3f} s  {} channels: {}\n", a, animation.name.empty() ? "-" : printable(animation.name),
                animationDuration(asset, uint32_t(a)), animation.channels.size(), channels);
   }
-  for (const auto& warning : warnings) fmt::print(stderr, "morphkit: warning: {}\n", warning);
+  for (const auto& warning : warnings) reportWarning(warning);
 }
 
 struct InspectOptions {
   std::string file;
   bool json = false;
   bool allow_external_paths = false;
+  BudgetFlags budget;
 };
 
 const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
@@ -349,9 +366,11 @@ const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
   for (const char* name : supportedExtensions()) extensions += std::string(extensions.empty() ? "" : ", ") + name;
   sub->footer("Supported glTF extensions (docs/CLI.md says what each does): " + extensions +
               ". Other extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and ignored.");
+  addBudgetOptions(sub, options->budget);
   sub->callback([options, &exit_code] {
     LoadOptions load;
     load.allow_external_paths = options->allow_external_paths;
+    load.budget = options->budget.budget();
     auto asset = loadAsset(options->file, load);
     if (!asset) {
       exit_code = reportFailure(options->file, asset.error());

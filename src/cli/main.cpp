@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "command.h"
+#include "morphkit/text.h"
 #include "morphkit/version.h"
 
 namespace morphkit::cli {
@@ -19,18 +20,38 @@ static std::vector<CommandSpec>& registry() {
 
 CommandRegistration::CommandRegistration(CommandSpec spec) { registry().push_back(std::move(spec)); }
 
+std::string shown(std::string_view text, size_t max_bytes) { return printable(text, max_bytes); }
+
 int reportFailure(const std::filesystem::path& file, const Failure& failure) {
   if (file.empty()) {
-    fmt::print(stderr, "morphkit: error: {}\n", failure.message);
+    fmt::print(stderr, "morphkit: error: {}\n", shown(failure.message));
   } else {
-    fmt::print(stderr, "morphkit: error: {}: {}\n", file.string(), failure.message);
+    fmt::print(stderr, "morphkit: error: {}: {}\n", shown(file.string(), 1024), shown(failure.message));
   }
   return kExitFailure;
 }
 
 int reportError(const std::string& message) {
-  fmt::print(stderr, "morphkit: error: {}\n", message);
+  fmt::print(stderr, "morphkit: error: {}\n", shown(message));
   return kExitFailure;
+}
+
+void reportWarning(const std::string& message) { fmt::print(stderr, "morphkit: warning: {}\n", shown(message)); }
+void reportNote(const std::string& message) { fmt::print(stderr, "morphkit: note: {}\n", shown(message)); }
+void reportMessage(const std::string& message) { fmt::print(stderr, "morphkit: {}\n", shown(message)); }
+
+Budget BudgetFlags::budget() const {
+  Budget b;
+  b.max_decoded_bytes = decoded_mb > (UINT64_MAX >> 20) ? UINT64_MAX : decoded_mb << 20;
+  b.max_posed_bytes = posed_mb > (UINT64_MAX >> 20) ? UINT64_MAX : posed_mb << 20;
+  return b;
+}
+
+void addBudgetOptions(CLI::App* sub, BudgetFlags& flags) {
+  sub->add_option("--max-decoded-mb", flags.decoded_mb, "budget: MiB of accessor data decoded (docs/SECURITY.md)")
+      ->capture_default_str();
+  sub->add_option("--max-posed-mb", flags.posed_mb, "budget: MiB of posed data, one pose of every mesh instance")
+      ->capture_default_str();
 }
 
 bool stderrIsTerminal() { return isatty(fileno(stderr)) != 0; }
@@ -73,6 +94,11 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     app.exit(e);
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // The library reports its own allocation failures as values; this catches the CLI's (output text, PNGs).
+    return reportError("out of memory (docs/SECURITY.md: the budgets bound what a file may cost)");
+  } catch (const std::length_error&) {
+    return reportError("out of memory: a size beyond what can be allocated");
   }
   return exit_code;
 }

@@ -68,7 +68,7 @@ int run(const MakeDemoOptions& options) {
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
-    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes\n", options.file, vertices,
+    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes\n", shown(options.file, 1024), vertices,
                triangles, targets, bones, asset->animations.size(), glb->size());
   }
   return 0;

@@ -27,7 +27,7 @@ int runMaterial(const MaterialCommandOptions& o) {
   if (!material) return reportError(material.error().message);
   Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*material);
   if (!programs) return reportFailure(o.file, programs.error());
-  fmt::print("{}: \"{}\", {} blocks, {} uniforms, {} textures\n", o.file, material->name, material->blocks.size(),
+  fmt::print("{}: {}, {} blocks, {} uniforms, {} textures\n", shown(o.file, 1024), quote(material->name), material->blocks.size(),
              material->uniforms.size(), material->textures.size());
   std::string features;
   for (const char* f : {"morph", "skin"}) {
@@ -36,9 +36,9 @@ int runMaterial(const MaterialCommandOptions& o) {
   fmt::print("features: {}\n", features.empty() ? "none" : features);
   fmt::print("bindings (set {}):\n", kNodeMaterialSet);
   for (const NodeBinding& b : programs->glsl.bindings) {
-    fmt::print("  {:2}  {:<18} {:<16} {}{}{}\n", b.binding, b.name, nodeBindingKindName(b.kind),
+    fmt::print("  {:2}  {:<18} {:<16} {}{}{}\n", b.binding, printable(b.name), nodeBindingKindName(b.kind),
                (b.stages & kNodeStageVertex) ? "V" : "", (b.stages & kNodeStageFragment) ? "F" : "",
-               b.feature.empty() ? "" : "  (" + b.feature + ")");
+               b.feature.empty() ? "" : "  (" + printable(b.feature) + ")");
   }
   if (o.out.empty()) return 0;
   std::error_code ec;
@@ -56,7 +56,7 @@ int runMaterial(const MaterialCommandOptions& o) {
     if (s && !spirv.fragment.empty()) s = writeFileAtomic(base.string() + ".frag.spv", words(spirv.fragment));
     if (!s) return reportFailure(base, s.error());
   }
-  fmt::print("wrote {}\n", o.out);
+  fmt::print("wrote {}\n", shown(o.out, 1024));
   return 0;
 }
 

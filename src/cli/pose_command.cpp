@@ -19,6 +19,7 @@
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/pose.h"
+#include "morphkit/text.h"
 #if HAVE_morphkit_vk
 #include "morphkit/gpu_pose.h"
 #endif
@@ -42,6 +43,7 @@ struct PoseCommandOptions {
   int gpu_index = -1;            // --gpu N
   std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | sparse
   float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
+  BudgetFlags budget;
 };
 
 // The source's materials, textures, samplers and images, copied into `asset` with the same indices: texture
@@ -140,7 +142,7 @@ int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases
     return written ? 0 : reportFailure(out, written.error());
   }
   if (cases.size() != 1) {
-    fmt::print(stderr, "morphkit: error: --out {}: {} holds one pose; give a single --time (or use .json)\n", out, ext);
+    reportError(fmt::format("--out {}: {} holds one pose; give a single --time (or use .json)", out, ext));
     return kExitUsage;
   }
   if (ext == ".obj") {
@@ -153,7 +155,7 @@ int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases
     Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb));
     return written ? 0 : reportFailure(out, written.error());
   }
-  fmt::print(stderr, "morphkit: error: --out {}: unknown format (use .json, .obj or .glb)\n", out);
+  reportError(fmt::format("--out {}: unknown format (use .json, .obj or .glb)", out));
   return kExitUsage;
 }
 
@@ -163,7 +165,7 @@ void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
       fmt::print("scene {} rest pose\n", c.scene);
     } else {
       const std::string& name = asset.animations[c.animation].name;
-      fmt::print("scene {} animation {}{} t={:.6g}s\n", c.scene, c.animation, name.empty() ? "" : " \"" + name + "\"",
+      fmt::print("scene {} animation {}{} t={:.6g}s\n", c.scene, c.animation, name.empty() ? "" : " " + quote(name),
                  c.time);
     }
     for (const PosedPrimitive& m : c.meshes) {
@@ -282,8 +284,14 @@ int run(const PoseCommandOptions& options) {
   LoadOptions load;
   load.allow_external_paths = options.allow_external_paths;
   load.keep_skin_weights = options.keep_skin_weights;
+  load.budget = options.budget.budget();
   Expected<Asset> asset = loadAsset(options.file, load);
   if (!asset) return reportFailure(options.file, asset.error());
+  // Every requested time is held at once (JSON output), so the posed budget covers all of them.
+  const uint64_t poses = std::max<size_t>(1, options.times.size()) * (options.compare ? 2 : 1);
+  if (Status budget = checkBudget(estimateCost(*asset), load.budget, poses); !budget) {
+    return reportFailure(options.file, budget.error());
+  }
 
   uint32_t animation = kNone;
   if (!options.anim.empty()) {
@@ -365,6 +373,7 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   sub->add_option("--layout", options->layout, "GPU delta layout: auto, dense, f16 or sparse")
       ->check(CLI::IsMember({"auto", "dense", "f16", "sparse"}));
   sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
+  addBudgetOptions(sub, options->budget);
   sub->callback([options, &exit_code] { exit_code = run(*options); });
 }});
 

@@ -42,6 +42,7 @@ struct RenderCommandOptions {
   double fps = 30.0;
   double duration = -1.0;
   std::string frames;  // "A:B", half-open frame range at --fps
+  BudgetFlags budget;
   std::string size = "256x256";
   std::string out;
   std::string morph_path = "auto";
@@ -117,6 +118,7 @@ int run(const RenderCommandOptions& o) {
 
   LoadOptions load;
   load.keep_skin_weights = o.keep_skin_weights;
+  load.budget = o.budget.budget();
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
 
@@ -149,8 +151,16 @@ int run(const RenderCommandOptions& o) {
     }
   } else if (animation != kNone) {
     const double duration = o.duration >= 0.0 ? o.duration : clip;
-    last = std::max<uint32_t>(1, uint32_t(std::floor(duration * o.fps + 1e-9)) + 1);
-    if (last > 100000) return reportError("--duration: more than 100000 frames");
+    // In double first: a clip whose last key is 3e38 s (or --duration 1e308) has no uint32_t frame count.
+    const double count = std::floor(duration * o.fps + 1e-9) + 1.0;
+    if (!(count <= 100000.0)) {
+      const std::string what = o.duration >= 0.0 ? fmt::format("--duration {:g}", duration)
+                                                 : fmt::format("animations[{}] lasts {:g} s, so it", animation, duration);
+      return reportFailure(o.file, fail(Error::kInvalidArgument,
+                                        fmt::format("{} needs {:g} frames at {:g} fps, more than 100000 (use --duration "
+                                                    "or --frames)", what, count, o.fps)));
+    }
+    last = std::max<uint32_t>(1, uint32_t(count));
   }
   const uint32_t frame_count = last - first;
 
@@ -197,8 +207,13 @@ int run(const RenderCommandOptions& o) {
   std::filesystem::create_directories(out_dir, ec);
   if (ec) return reportFailure(out_dir, fail(Error::kIo, "cannot create the folder: " + ec.message()));
 
-  std::vector<RenderedImage> frames;
-  frames.reserve(frame_count);
+  // Only the contact sheet's frames (up to 16, evenly spread) stay in memory; every frame is on disk as a PNG,
+  // so a long clip costs disk and time, not frame_count images of RAM.
+  const uint32_t sheet_count = std::min<uint32_t>(frame_count, 16);
+  std::vector<uint32_t> pick_frames(sheet_count);
+  for (uint32_t i = 0; i < sheet_count; ++i) pick_frames[i] = uint32_t(uint64_t(i) * frame_count / sheet_count);
+  std::vector<RenderedImage> picks;
+  picks.reserve(sheet_count);
   double gpu_ms = 0, cpu_ms = 0, morph_ms = 0, wall_ms = 0;
   {
     ProgressBar progress("render", frame_count);
@@ -217,14 +232,11 @@ int run(const RenderCommandOptions& o) {
       if (!png) return reportFailure({}, png.error());
       const std::filesystem::path name = out_dir / fmt::format("frame_{:04d}.png", f - first);
       if (Status s = writeFileAtomic(name, std::span<const uint8_t>(*png)); !s) return reportFailure(name, s.error());
-      frames.push_back(std::move(*image));
+      if (picks.size() < sheet_count && pick_frames[picks.size()] == f - first) picks.push_back(std::move(*image));
       progress.update(f - first + 1);
     }
   }
-  // Contact sheet: up to 16 frames evenly spread, 4 per row.
-  std::vector<RenderedImage> picks;
-  const uint32_t sheet_count = std::min<uint32_t>(frame_count, 16);
-  for (uint32_t i = 0; i < sheet_count; ++i) picks.push_back(frames[size_t(uint64_t(i) * frame_count / sheet_count)]);
+  // Contact sheet: the picked frames, 4 per row.
   DecodedImage sheet = makeContactSheet(picks, 4, std::min<uint32_t>(options.width, 256));
   const std::filesystem::path sheet_path = out_dir / "contact_sheet.png";
   Expected<std::vector<uint8_t>> sheet_png = encodePng(sheet.rgba, sheet.width, sheet.height);
@@ -246,10 +258,10 @@ int run(const RenderCommandOptions& o) {
       video_note = "ffmpeg failed: no video";
     }
   }
-  for (const std::string& warning : info.warnings) fmt::print(stderr, "morphkit: warning: {}: {}\n", o.file, warning);
+  for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
   // --validation: every message is printed, and any message makes the run fail.
   const std::vector<std::string> messages = rendererValidationMessages(*renderer);
-  for (const std::string& message : messages) fmt::print(stderr, "morphkit: {}\n", message);
+  for (const std::string& message : messages) reportMessage(message);
   if (!messages.empty()) return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
 
   const double n = double(std::max(frame_count, 1u));
@@ -284,8 +296,9 @@ int run(const RenderCommandOptions& o) {
   } else {
     fmt::print("{}: {} frame{} {}x{} of {} on {} ({} path, {} passes): GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
                "(contact_sheet.png{})\n",
-               o.file, frame_count, frame_count == 1 ? "" : "s", options.width, options.height, anim_name, info.device,
-               morphPathName(info.path), info.passes, gpu_ms / n + morph_ms / n, cpu_ms / n, out_dir.string(),
+               shown(o.file, 1024), frame_count, frame_count == 1 ? "" : "s", options.width, options.height,
+               shown(anim_name, kPrintableMaxBytes), shown(info.device), morphPathName(info.path), info.passes,
+               gpu_ms / n + morph_ms / n, cpu_ms / n, shown(out_dir.string(), 1024),
                video.empty() ? (video_note.empty() ? std::string() : "; " + video_note) : ", animation.mp4");
   }
   return 0;
@@ -300,6 +313,7 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   auto* duration = sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)");
   auto* frames = sub->add_option("--frames", options->frames, "frame range A:B (half-open, at --fps)");
   duration->excludes(frames);
+  addBudgetOptions(sub, options->budget);
   sub->add_option("--size", options->size, "image size WxH")->capture_default_str();
   sub->add_option("--out", options->out, "output folder (default: <file stem>_render)");
   sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")->capture_default_str();

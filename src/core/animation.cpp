@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "morphkit/accessor.h"
 
@@ -121,17 +123,30 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation) 
   data.name = anim.name;
   data.samplers.resize(anim.samplers.size());
 
-  // A sampler's component count comes from its channel's path; weights' from the output/input ratio.
+  // A sampler's component count comes from its channel's path; weights' from the output/input ratio. Only
+  // channels morphkit animates count: a sampler used by no channel, or only by channels without a node (such as
+  // KHR_animation_pointer's), has no path to check against and is left undecoded (components 0).
   std::vector<int> sampler_path(anim.samplers.size(), -1);
   for (const AnimationChannel& ch : anim.channels) {
-    if (ch.sampler < anim.samplers.size()) sampler_path[ch.sampler] = int(ch.path);
+    if (ch.sampler < anim.samplers.size() && ch.node != kNone) sampler_path[ch.sampler] = int(ch.path);
   }
+  // Samplers that read the same accessors the same way are decoded once; their channels share the first one.
+  std::vector<uint32_t> canonical(anim.samplers.size());
+  std::unordered_map<std::string, uint32_t> first_with;
   for (size_t i = 0; i < anim.samplers.size(); ++i) {
     const AnimationSampler& src = anim.samplers[i];
     SamplerData& dst = data.samplers[i];
     const std::string swhere = where + ".samplers[" + std::to_string(i) + "]";
+    canonical[i] = uint32_t(i);
+    if (sampler_path[i] < 0) continue;
     if (src.input >= asset.accessors.size() || src.output >= asset.accessors.size()) {
       return fail(Error::kInvalidGltf, swhere + ": input/output accessor out of range");
+    }
+    const std::string key = std::to_string(src.input) + "/" + std::to_string(src.output) + "/" +
+                            std::to_string(int(src.interpolation)) + "/" + std::to_string(sampler_path[i]);
+    if (auto [it, inserted] = first_with.try_emplace(key, uint32_t(i)); !inserted) {
+      canonical[i] = it->second;
+      continue;
     }
     dst.interpolation = src.interpolation;
     dst.times = readAccessorFloats(asset, src.input);
@@ -144,9 +159,9 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation) 
     const size_t keys = dst.times.size();
     const size_t per_key = dst.interpolation == Interpolation::kCubicSpline ? 3 : 1;
     if (keys == 0) return fail(Error::kInvalidGltf, swhere + ": input has no keys");
-    const TargetPath path = sampler_path[i] >= 0 ? TargetPath(sampler_path[i]) : TargetPath::kTranslation;
+    const TargetPath path = TargetPath(sampler_path[i]);
     uint32_t components = pathComponents(path);
-    if (path == TargetPath::kWeights || sampler_path[i] < 0) {
+    if (path == TargetPath::kWeights) {
       // §3.11: for weights, output count = input count × targets (× 3 for CUBICSPLINE), scalar floats.
       const size_t floats = dst.values.size();
       if (floats % (keys * per_key) != 0) {
@@ -167,16 +182,20 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation) 
     if (ch.sampler >= data.samplers.size() || ch.node >= asset.nodes.size()) {
       return fail(Error::kInvalidGltf, where + ": channel sampler or node out of range");
     }
-    data.channels.push_back(ChannelData{ch.sampler, ch.node, ch.path});
+    data.channels.push_back(ChannelData{canonical[ch.sampler], ch.node, ch.path});
   }
   return data;
 }
 
 double animationDuration(const Asset& asset, uint32_t animation) {
   if (animation >= asset.animations.size()) return 0.0;
+  const Animation& anim = asset.animations[animation];
   double duration = 0.0;
-  for (const AnimationSampler& s : asset.animations[animation].samplers) {
-    if (s.input >= asset.accessors.size()) continue;
+  std::unordered_set<uint32_t> seen;  // input accessors, each read once however many samplers share it
+  for (const AnimationChannel& ch : anim.channels) {  // the samplers decodeAnimation keeps
+    if (ch.node == kNone || ch.sampler >= anim.samplers.size()) continue;
+    const AnimationSampler& s = anim.samplers[ch.sampler];
+    if (s.input >= asset.accessors.size() || !seen.insert(s.input).second) continue;
     std::vector<float> times = readAccessorFloats(asset, s.input);
     for (float t : times) duration = std::max(duration, double(t));
   }

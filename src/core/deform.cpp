@@ -133,6 +133,16 @@ bool MorphSkinJob::run() const {
   const Affine rigid = toAffine(world);
   double rigid_cof[3][3];
   cofactor(rigid, rigid_cof);
+  // Targets that can move this range: a non-zero weight and some delta. Skipping the rest changes no sum
+  // (w·Δ is exactly 0), and a file of a thousand targets that move nothing costs nothing per vertex.
+  std::vector<uint32_t> active;
+  for (size_t t = 0; t < p.targets.size(); ++t) {
+    const MorphTargetData& d = p.targets[t];
+    bool moves = !d.position.empty() || !d.normal.empty() || !d.tangent.empty();
+    for (const auto& set : d.texcoords) moves = moves || !set.empty();
+    for (const auto& set : d.colors) moves = moves || !set.empty();
+    if (moves && weights[t] != 0.0f) active.push_back(uint32_t(t));
+  }
 
   for (size_t v = begin; v < end; ++v) {
     // 1. Morph in object space (§3.7.2.2): base + Σ wᵢ·Δᵢ.
@@ -144,7 +154,7 @@ bool MorphSkinJob::run() const {
     if (has_tangents) {
       for (int c = 0; c < 3; ++c) tan[c] = p.tangent[4 * v + size_t(c)];
     }
-    for (size_t t = 0; t < p.targets.size(); ++t) {
+    for (uint32_t t : active) {
       const double w = weights[t];
       const MorphTargetData& d = p.targets[t];
       if (!d.position.empty()) {
@@ -196,7 +206,7 @@ bool MorphSkinJob::run() const {
     for (size_t s = 0; s < out_texcoords.size(); ++s) {
       for (int c = 0; c < 2; ++c) {
         double value = p.texcoords[s][2 * v + size_t(c)];
-        for (size_t t = 0; t < p.targets.size(); ++t) {
+        for (uint32_t t : active) {
           const auto& d = p.targets[t].texcoords;
           if (s < d.size() && !d[s].empty()) value += double(weights[t]) * d[s][2 * v + size_t(c)];
         }
@@ -206,7 +216,7 @@ bool MorphSkinJob::run() const {
     for (size_t s = 0; s < out_colors.size(); ++s) {
       for (int c = 0; c < 4; ++c) {
         double value = p.colors[s][4 * v + size_t(c)];
-        for (size_t t = 0; t < p.targets.size(); ++t) {
+        for (uint32_t t : active) {
           const auto& d = p.targets[t].colors;
           if (s < d.size() && !d[s].empty()) value += double(weights[t]) * d[s][4 * v + size_t(c)];
         }

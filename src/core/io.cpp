@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "morphkit/io.h"
 
+#include "io_internal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,7 +16,7 @@
 
 namespace morphkit {
 
-Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_t max_bytes) {
+Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_t max_bytes, size_t spare_capacity) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return fail(Error::kFileNotFound, "file not found");
   if (std::filesystem::is_directory(path, ec)) return fail(Error::kIo, "is a directory, not a file");
@@ -25,7 +31,10 @@ Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_
       return fail(Error::kTooLarge, "file is " + std::to_string(size) + " bytes, over the limit of " +
                                         std::to_string(max_bytes));
     }
-    if (size > 0) bytes.resize(size_t(size));
+    if (size > 0) {
+      bytes.reserve(size_t(size) + spare_capacity);
+      bytes.resize(size_t(size));
+    }
     std::fseek(file, 0, SEEK_SET);
   }
   size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), file);
@@ -36,22 +45,72 @@ Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_
   return bytes;
 }
 
-Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+namespace {
+
+// 64 unpredictable bits per name: getrandom(2) through std::random_device (libstdc++ reads the kernel's pool).
+std::string randomSuffix() {
   std::random_device random;
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(random() % 1000000);
-  std::FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (!file) return fail(Error::kIo, path.string() + ": cannot create: " + std::strerror(errno));
-  size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), file);
-  bool ok = written == bytes.size() && std::fflush(file) == 0;
-  ok = (std::fclose(file) == 0) && ok;
-  std::error_code ec;
-  if (ok) std::filesystem::rename(tmp, path, ec);
-  if (!ok || ec) {
-    std::filesystem::remove(tmp, ec);
-    return fail(Error::kIo, path.string() + ": write failed");
+  uint64_t bits = (uint64_t(random()) << 32) ^ uint64_t(random());
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
+  return text;
+}
+
+// Writes every byte, retrying short writes and EINTR.
+bool writeAll(int fd, std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += size_t(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace io_detail {
+
+// The temporary sits in the destination's own folder (so rename(2) is atomic) and is created with
+// O_CREAT|O_EXCL|O_NOFOLLOW: an existing name, a planted symlink included, is never opened, only skipped.
+// Mode 0666 lets the umask apply exactly as for a plain fopen("w"); replacing an existing regular file keeps
+// its permission bits. Every failure after creation removes the temporary.
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes,
+                       const std::function<std::string()>& next_suffix) {
+  const std::filesystem::path folder = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  // NAME_MAX is 255 on Linux: keep room for ".tmp-" and the suffix however long the output's name is.
+  std::string stem = path.filename().string().substr(0, 200);
+  int fd = -1;
+  std::filesystem::path tmp;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    tmp = folder / (stem + ".tmp-" + next_suffix());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return fail(Error::kIo, path.string() + ": cannot create a temporary file: " + std::strerror(errno));
+  struct stat existing;
+  if (::lstat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+    (void)::fchmod(fd, existing.st_mode & 0777);  // a plain write would have kept these bits
+  }
+  bool ok = writeAll(fd, bytes);
+  int saved = errno;
+  ok = (::close(fd) == 0) && ok;
+  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    saved = errno;
+  }
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    return fail(Error::kIo, path.string() + ": write failed: " + std::strerror(saved));
   }
   return Ok{};
+}
+
+}  // namespace io_detail
+
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  return io_detail::writeFileAtomic(path, bytes, randomSuffix);
 }
 
 Status writeFileAtomic(const std::filesystem::path& path, std::string_view text) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "morphkit/text.h"
+
 namespace morphkit {
 
 void JsonWriter::newline() {
@@ -68,24 +70,35 @@ JsonWriter& JsonWriter::value(std::string_view text) {
   return *this;
 }
 
+// Strings may come from a file: besides JSON's own escapes (RFC 8259 §7), C1 controls, line separators and bidi
+// controls become \uXXXX (so the output is safe on a terminal and in JavaScript), and bytes that are not UTF-8
+// become U+FFFD (JSON text must be UTF-8, RFC 8259 §8.1).
 void JsonWriter::writeString(std::string_view text) {
   out_ += '"';
-  for (char c : text) {
-    switch (c) {
+  size_t i = 0;
+  while (i < text.size()) {
+    Utf8Char c = decodeUtf8(text.substr(i));
+    if (c.length == 0) {
+      out_ += "\\ufffd";
+      ++i;
+      continue;
+    }
+    switch (c.code_point) {
       case '"': out_ += "\\\""; break;
       case '\\': out_ += "\\\\"; break;
       case '\n': out_ += "\\n"; break;
       case '\r': out_ += "\\r"; break;
       case '\t': out_ += "\\t"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (isUnsafeCodePoint(c.code_point)) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c.code_point));
           out_ += buf;
         } else {
-          out_ += c;
+          out_.append(text.substr(i, c.length));
         }
     }
+    i += c.length;
   }
   out_ += '"';
 }

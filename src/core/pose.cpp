@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <string>
+#include <unordered_map>
 
 #include "morphkit/json_writer.h"
 #include "morphkit/scene.h"
@@ -26,7 +28,9 @@ size_t rangeGrain(size_t vertices, const ThreadPool* pool) {
 
 }  // namespace
 
-Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene_request) {
+namespace {
+
+Expected<PosePrepared> prepare(const Asset& asset, uint32_t scene_request) {
   Expected<uint32_t> scene = resolveScene(asset, scene_request);
   if (!scene) return scene.error();
   Expected<SceneState> rest = evaluateScene(asset, *scene);
@@ -37,26 +41,37 @@ Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene_request) {
   prepared.scene = *scene;
   std::vector<uint32_t> nodes = rest->scene_nodes;
   std::sort(nodes.begin(), nodes.end());
-  // One PrimitiveData per distinct (mesh, primitive), shared by every node that instances the mesh.
+  // One PrimitiveData per distinct primitive, shared by every node that instances its mesh and by identical
+  // primitives elsewhere (primitiveIdentity): work grows with the data, not with the references to it.
   std::vector<std::vector<uint32_t>> slot(asset.meshes.size());
+  std::unordered_map<std::string, uint32_t> by_identity;
+  std::vector<uint8_t> skin_used(asset.skins.size(), 0);
   for (uint32_t node : nodes) {
     const uint32_t mesh = asset.nodes[node].mesh;
     if (mesh == kNone || mesh >= asset.meshes.size()) continue;
+    if (asset.nodes[node].skin < asset.skins.size()) skin_used[asset.nodes[node].skin] = 1;
     const uint32_t prim_count = uint32_t(asset.meshes[mesh].primitives.size());
     if (slot[mesh].empty()) slot[mesh].assign(prim_count, kNone);
     for (uint32_t p = 0; p < prim_count; ++p) {
       if (slot[mesh][p] == kNone) {
-        Expected<PrimitiveData> data = decodePrimitive(asset, mesh, p);
-        if (!data) return data.error();
-        slot[mesh][p] = uint32_t(prepared.primitives.size());
-        prepared.packed.push_back(packTargets(*data));
-        prepared.primitives.push_back(std::move(*data));
+        auto [known, inserted] =
+            by_identity.try_emplace(primitiveIdentity(asset.meshes[mesh].primitives[p]), uint32_t(prepared.primitives.size()));
+        if (inserted) {
+          Expected<PrimitiveData> data = decodePrimitive(asset, mesh, p);
+          if (!data) return data.error();
+          prepared.packed.push_back(packTargets(*data));
+          prepared.primitives.push_back(std::move(*data));
+        }
+        slot[mesh][p] = known->second;
       }
       prepared.instances.push_back(PosePrepared::Instance{node, mesh, p, slot[mesh][p]});
     }
   }
+  // Inverse bind matrices of the skins this scene uses (an unused skin of 10^6 joints costs nothing).
   prepared.inverse_bind.resize(asset.skins.size());
-  for (uint32_t s = 0; s < asset.skins.size(); ++s) prepared.inverse_bind[s] = decodeInverseBindMatrices(asset, s);
+  for (uint32_t s = 0; s < asset.skins.size(); ++s) {
+    if (skin_used[s]) prepared.inverse_bind[s] = decodeInverseBindMatrices(asset, s);
+  }
   for (uint32_t a = 0; a < asset.animations.size(); ++a) {
     Expected<AnimationData> anim = decodeAnimation(asset, a);
     if (!anim) return anim.error();
@@ -65,13 +80,7 @@ Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene_request) {
   return prepared;
 }
 
-Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options) {
-  PoseResult result;
-  if (Status s = evaluatePose(prepared, options, result); !s) return s.error();
-  return result;
-}
-
-Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
+Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
   if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
   const Asset& asset = *prepared.asset;
   std::vector<NodePose> pose;
@@ -171,7 +180,40 @@ Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, Po
       }
     });
   }
+  return checkPoseFinite(result);
+}
+
+}  // namespace
+
+Status checkPoseFinite(const PoseResult& pose) {
+  for (const PosedPrimitive& m : pose.meshes) {
+    const std::pair<const std::vector<float>*, const char*> arrays[] = {
+        {&m.positions, "position"}, {&m.normals, "normal"}, {&m.tangents, "tangent"}};
+    for (const auto& [values, name] : arrays) {
+      auto bad = std::find_if(values->begin(), values->end(), [](float x) { return !std::isfinite(x); });
+      if (bad == values->end()) continue;
+      const size_t per_vertex = values->size() / std::max<size_t>(1, m.vertex_count);
+      return fail(Error::kTooLarge, "nodes[" + std::to_string(m.node) + "] meshes[" + std::to_string(m.mesh) +
+                                        "].primitives[" + std::to_string(m.primitive) + "]: posed " + name +
+                                        " of vertex " + std::to_string(size_t(bad - values->begin()) / per_vertex) +
+                                        " is not finite (weights x deltas or transforms overflow float); not output");
+    }
+  }
   return Ok{};
+}
+
+Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene) {
+  return catchOutOfMemory("preparing the pose", [&] { return prepare(asset, scene); });
+}
+
+Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
+  return catchOutOfMemory("posing", [&] { return evaluateInto(prepared, options, result); });
+}
+
+Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options) {
+  PoseResult result;
+  if (Status s = evaluatePose(prepared, options, result); !s) return s.error();
+  return result;
 }
 
 Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOptions& options) {

@@ -36,7 +36,7 @@ static std::vector<float> readColors(const Asset& asset, uint32_t accessor, floa
 
 static void readDelta(const Asset& asset, uint32_t accessor, std::vector<float>& dense, std::vector<uint32_t>& sparse_indices,
                       bool& is_sparse) {
-  if (accessor == kNone) return;
+  if (accessor == kNone || accessorIsAllZero(asset.accessors[accessor])) return;
   dense = readAccessorFloats(asset, accessor);
   const Accessor& a = asset.accessors[accessor];
   // Only a bufferView-less sparse accessor is "really" sparse: its dense part is all zeros.
@@ -133,16 +133,31 @@ Expected<PrimitiveData> decodePrimitive(const Asset& asset, uint32_t mesh_index,
     delta.texcoords.resize(texcoord_sets);
     for (size_t n = 0; n < texcoord_sets; ++n) {
       uint32_t accessor = findAttribute(target.attributes, "TEXCOORD_" + std::to_string(n));
-      if (accessor != kNone) delta.texcoords[n] = readAccessorFloats(asset, accessor);
+      if (accessor != kNone && !accessorIsAllZero(asset.accessors[accessor])) delta.texcoords[n] = readAccessorFloats(asset, accessor);
     }
     delta.colors.resize(color_sets);
     for (size_t n = 0; n < color_sets; ++n) {
       uint32_t accessor = findAttribute(target.attributes, "COLOR_" + std::to_string(n));
-      if (accessor != kNone) delta.colors[n] = readColors(asset, accessor, 0.0f);
+      if (accessor != kNone && !accessorIsAllZero(asset.accessors[accessor])) delta.colors[n] = readColors(asset, accessor, 0.0f);
     }
     data.targets.push_back(std::move(delta));
   }
   return data;
+}
+
+std::string primitiveIdentity(const Primitive& primitive) {
+  auto list = [](std::string& out, const std::vector<Attribute>& attributes) {
+    // Length-prefixed names: "A=1,B" cannot pass for two attributes.
+    for (const Attribute& a : attributes) out += std::to_string(a.name.size()) + ":" + a.name + "=" + std::to_string(a.accessor) + ",";
+  };
+  std::string out = std::to_string(uint32_t(primitive.mode)) + "/" + std::to_string(primitive.indices) + "/" +
+                    std::to_string(primitive.material) + "/";
+  list(out, primitive.attributes);
+  for (const MorphTarget& target : primitive.targets) {
+    out += "|";
+    list(out, target.attributes);
+  }
+  return out;
 }
 
 }  // namespace morphkit

@@ -3,6 +3,7 @@
 #include "morphkit/scene.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "morphkit/accessor.h"
@@ -61,6 +62,14 @@ Expected<SceneState> evaluateScene(const Asset& asset, uint32_t scene, std::span
       std::vector<float>& w = state.weights[i];
       w.assign(targets, 0.0f);
       if (source) std::copy_n(source->begin(), std::min<size_t>(targets, source->size()), w.begin());
+      // Keys are finite after validation (§3.6.2.2), but a CUBICSPLINE of huge finite keys can still overflow.
+      // One rule for every consumer (CPU, GPU, renderer): such a weight is an error, never a NaN vertex.
+      for (size_t k = 0; k < w.size(); ++k) {
+        if (!std::isfinite(w[k])) {
+          return fail(Error::kTooLarge, "nodes[" + std::to_string(i) + "]: morph weight " + std::to_string(k) +
+                                            " is not finite (animation keyframes overflow float)");
+        }
+      }
     }
   }
 

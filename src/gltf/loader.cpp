@@ -14,6 +14,7 @@
 #include "json_fields.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
+#include "morphkit/text.h"
 #include "uri.h"
 
 namespace morphkit {
@@ -95,7 +96,7 @@ Expected<AccessorType> parseAccessorType(const std::string& text, const std::str
   for (const auto& [name, type] : kTypes) {
     if (text == name) return type;
   }
-  return fail(Error::kInvalidGltf, where + ".type: '" + text + "' is not an accessor type (glTF 2.0 §3.6.2.1)");
+  return fail(Error::kInvalidGltf, where + ".type: " + quote(text) + " is not an accessor type (glTF 2.0 §3.6.2.1)");
 }
 
 Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& out, const std::string& where) {
@@ -106,7 +107,7 @@ Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& o
   for (auto field : attributes) {
     uint64_t index;
     if (field.value.get_uint64().get(index) != simdjson::SUCCESS || index >= 0xFFFFFFFFull) {
-      return schemaError(where, std::string(key) + "." + std::string(field.key), "must be an accessor index");
+      return schemaError(where, std::string(key) + "." + printable(field.key), "must be an accessor index");
     }
     out.push_back({std::string(field.key), uint32_t(index)});
   }
@@ -150,6 +151,10 @@ Status parseTextureRef(object material, std::string_view key, TextureRef& ref, c
 class Parser {
  public:
   Parser(Asset& asset, CompressedData& compressed) : asset_(asset), compressed_(compressed) {}
+
+  // Per buffer, its data: URI as a view into the parsed JSON (empty for other buffers). Buffer::uri keeps only
+  // the part before the payload, so a 200 MB URI is not held twice; valid while the DOM lives.
+  std::vector<std::string_view> data_uris;
 
   Status parse(object root) {
     MORPHKIT_TRY(parseHeader(root));
@@ -212,9 +217,9 @@ class Parser {
     MORPHKIT_TRY(readString(header, "minVersion", min_version, "asset"));
     MORPHKIT_TRY(readString(header, "generator", asset_.generator, "asset"));
     std::string major = version.substr(0, version.find('.'));
-    if (major != "2") return fail(Error::kInvalidGltf, "asset.version: '" + version + "' is not a glTF 2.x version (glTF 2.0 §3.2)");
+    if (major != "2") return fail(Error::kInvalidGltf, "asset.version: " + quote(version) + " is not a glTF 2.x version (glTF 2.0 §3.2)");
     if (!min_version.empty() && min_version != "2.0") {
-      return fail(Error::kInvalidGltf, "asset.minVersion: '" + min_version + "' is newer than 2.0, which morphkit implements (glTF 2.0 §3.2)");
+      return fail(Error::kInvalidGltf, "asset.minVersion: " + quote(min_version) + " is newer than 2.0, which morphkit implements (glTF 2.0 §3.2)");
     }
     MORPHKIT_TRY(readStrings(root, "extensionsUsed", asset_.extensions_used));
     MORPHKIT_TRY(readStrings(root, "extensionsRequired", asset_.extensions_required));
@@ -224,15 +229,15 @@ class Parser {
       if (!known) {
         std::string supported;
         for (const char* s : kSupportedExtensions) supported += std::string(supported.empty() ? "" : ", ") + s;
-        return fail(Error::kUnsupportedExtension, "extensionsRequired: '" + name +
-                                                      "' is not supported by morphkit (glTF 2.0 §3.12; supported: " +
+        return fail(Error::kUnsupportedExtension, "extensionsRequired: " + quote(name) +
+                                                      " is not supported by morphkit (glTF 2.0 §3.12; supported: " +
                                                       supported + ")");
       }
     }
     for (const auto& name : asset_.extensions_used) {
       bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
                                [&](const char* s) { return name == s; });
-      if (!known) asset_.notes.push_back("extensionsUsed: '" + name + "' is not supported by morphkit; ignored (used, not required)");
+      if (!known) asset_.notes.push_back("extensionsUsed: " + quote(name) + " is not supported by morphkit; ignored (used, not required)");
     }
     return Ok{};
   }
@@ -253,7 +258,13 @@ class Parser {
   Status parseBuffer(object o, const std::string& where) {
     Buffer& buffer = asset_.buffers.emplace_back();
     MORPHKIT_TRY(readString(o, "name", buffer.name, where));
-    MORPHKIT_TRY(readString(o, "uri", buffer.uri, where));
+    std::string_view uri;
+    element e;
+    if (o.at_key("uri").get(e) == simdjson::SUCCESS && e.get_string().get(uri) != simdjson::SUCCESS) {
+      return schemaError(where, "uri", "must be a string");
+    }
+    data_uris.emplace_back(isDataUri(uri) ? uri : std::string_view());
+    buffer.uri = isDataUri(uri) ? std::string(uri.substr(0, uri.find(',') + 1)) : std::string(uri);
     MORPHKIT_TRY(readSize(o, "byteLength", buffer.byte_length, where, true));
     if (buffer.byte_length == 0) return schemaError(where, "byteLength", "must be at least 1 (glTF 2.0 §5.10)");
     uint8_t& fallback = compressed_.meshopt_fallback.emplace_back(0);
@@ -352,7 +363,7 @@ class Parser {
           for (auto field : target) {
             uint64_t index;
             if (field.value.get_uint64().get(index) != simdjson::SUCCESS || index >= 0xFFFFFFFFull) {
-              return fail(Error::kInvalidGltf, here + "." + std::string(field.key) + ": must be an accessor index");
+              return fail(Error::kInvalidGltf, here + "." + printable(field.key) + ": must be an accessor index");
             }
             morph.attributes.push_back({std::string(field.key), uint32_t(index)});
           }
@@ -438,7 +449,7 @@ class Parser {
       if (interpolation == "LINEAR") sampler.interpolation = Interpolation::kLinear;
       else if (interpolation == "STEP") sampler.interpolation = Interpolation::kStep;
       else if (interpolation == "CUBICSPLINE") sampler.interpolation = Interpolation::kCubicSpline;
-      else return schemaError(w, "interpolation", "'" + interpolation + "' is not LINEAR, STEP or CUBICSPLINE (glTF 2.0 §5.8)");
+      else return schemaError(w, "interpolation", quote(interpolation) + " is not LINEAR, STEP or CUBICSPLINE (glTF 2.0 §5.8)");
       return Status(Ok{});
     }));
     MORPHKIT_TRY(forEachObject(o, "channels", where, [&](object c, const std::string& w) -> Status {
@@ -460,7 +471,7 @@ class Parser {
         // An extension-defined path (e.g. KHR_animation_pointer): not ours to animate.
         channel.node = kNone;
         channel.other_path = path;
-        asset_.notes.push_back(w + ".target.path: '" + path + "' is not a core path; channel ignored");
+        asset_.notes.push_back(w + ".target.path: " + quote(path) + " is not a core path; channel ignored");
       }
       return Status(Ok{});
     }));
@@ -495,7 +506,7 @@ class Parser {
     if (alpha_mode == "OPAQUE") material.alpha_mode = AlphaMode::kOpaque;
     else if (alpha_mode == "MASK") material.alpha_mode = AlphaMode::kMask;
     else if (alpha_mode == "BLEND") material.alpha_mode = AlphaMode::kBlend;
-    else return schemaError(where, "alphaMode", "'" + alpha_mode + "' is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
+    else return schemaError(where, "alphaMode", quote(alpha_mode) + " is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
     MORPHKIT_TRY(readFloat(o, "alphaCutoff", material.alpha_cutoff, where));
     MORPHKIT_TRY(readBool(o, "doubleSided", material.double_sided, where));
     return Ok{};
@@ -528,7 +539,7 @@ class Parser {
       MORPHKIT_TRY(readFloat(params, "znear", camera.znear, here));
       MORPHKIT_TRY(readFloat(params, "zfar", camera.zfar, here));
     } else {
-      return schemaError(where, "type", "'" + type + "' is not perspective or orthographic (glTF 2.0 §5.12)");
+      return schemaError(where, "type", quote(type) + " is not perspective or orthographic (glTF 2.0 §5.12)");
     }
     return Ok{};
   }
@@ -544,8 +555,8 @@ class Parser {
 // Fills every Buffer::data: the GLB BIN chunk, a data: URI, or an external file inside the asset's folder.
 // Declared lengths are checked against the bytes present before anything of that size is allocated.
 // Buffers flagged in `decoded_later` (EXT_meshopt_compression fallbacks and placeholders) are left empty.
-Status resolveBuffers(Asset& asset, const GlbParts* glb, const LoadOptions& options,
-                      const std::vector<uint8_t>& decoded_later) {
+Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::string_view>& data_uris,
+                      const LoadOptions& options, const std::vector<uint8_t>& decoded_later) {
   for (size_t i = 0; i < asset.buffers.size(); ++i) {
     Buffer& buffer = asset.buffers[i];
     std::string where = "buffers[" + std::to_string(i) + "]";
@@ -567,11 +578,12 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const LoadOptions& opti
       continue;
     }
     if (isDataUri(buffer.uri)) {
-      if (dataUriDecodedSize(buffer.uri) < buffer.byte_length) {
+      const std::string_view uri = data_uris[i];
+      if (dataUriDecodedSize(uri) < buffer.byte_length) {
         return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
                                           " bytes but its data: URI is too short to hold them");
       }
-      auto decoded = decodeDataUri(buffer.uri);
+      auto decoded = decodeDataUri(uri);
       if (!decoded) return fail(decoded.error().code, where + ".uri: " + decoded.error().message);
       buffer.data = std::move(decoded.value());
     } else {
@@ -579,13 +591,13 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const LoadOptions& opti
       if (!path) return fail(path.error().code, where + ".uri: " + path.error().message);
       std::error_code ec;
       auto size = std::filesystem::file_size(*path, ec);
-      if (ec) return fail(Error::kFileNotFound, where + ".uri: '" + buffer.uri + "' not found (" + path->string() + ")");
+      if (ec) return fail(Error::kFileNotFound, where + ".uri: " + quote(buffer.uri) + " not found (" + printable(path->string()) + ")");
       if (size < buffer.byte_length) {
         return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
-                                          " bytes but '" + buffer.uri + "' has " + std::to_string(size));
+                                          " bytes but " + quote(buffer.uri) + " has " + std::to_string(size));
       }
       auto bytes = readFile(*path, options.max_buffer_bytes);
-      if (!bytes) return fail(bytes.error().code, where + ".uri: '" + buffer.uri + "': " + bytes.error().message);
+      if (!bytes) return fail(bytes.error().code, where + ".uri: " + quote(buffer.uri) + ": " + bytes.error().message);
       buffer.data = std::move(bytes.value());
     }
     if (buffer.data.size() < buffer.byte_length) {
@@ -603,12 +615,34 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const LoadOptions& opti
   return Ok{};
 }
 
+// §3.11: a channel without target.node is ignored; so is a sampler that no remaining channel uses (one used only
+// by KHR_animation_pointer channels, or by nothing). Say so instead of checking it against a path it lacks.
+void noteIgnoredSamplers(Asset& asset) {
+  for (size_t a = 0; a < asset.animations.size(); ++a) {
+    const Animation& animation = asset.animations[a];
+    std::vector<uint8_t> used(animation.samplers.size(), 0);
+    for (const AnimationChannel& channel : animation.channels) {
+      if (channel.node != kNone && channel.sampler < used.size()) used[channel.sampler] = 1;
+    }
+    for (size_t s = 0; s < used.size(); ++s) {
+      if (used[s]) continue;
+      asset.notes.push_back("animations[" + std::to_string(a) + "].samplers[" + std::to_string(s) +
+                            "]: no channel morphkit animates uses it; ignored");
+    }
+  }
+}
+
 }  // namespace
 
 std::span<const char* const> supportedExtensions() { return kSupportedExtensions; }
 
-Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
-                                    const LoadOptions& options) {
+namespace {
+
+// `owner`, when given, holds `bytes` followed by at least SIMDJSON_PADDING readable bytes (loadAsset reads the
+// file that way): the JSON is then parsed in place instead of copied, and a .gltf file's bytes are released as
+// soon as the DOM holds what it needs. A file of one huge data: URI peaks at about twice its size, not five times.
+Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
+                               const LoadOptions& options, std::vector<uint8_t>* owner = nullptr) {
   Asset asset;
   asset.base_dir = base_dir;
   asset.keep_skin_weights = options.keep_skin_weights;
@@ -622,9 +656,13 @@ Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::f
     json = glb.json;
   }
   simdjson::dom::parser parser;
-  simdjson::padded_string text(reinterpret_cast<const char*>(json.data()), json.size());
+  const uint8_t* end = owner ? owner->data() + owner->size() : bytes.data() + bytes.size();
+  const bool padded = size_t(end - (json.data() + json.size())) >= simdjson::SIMDJSON_PADDING;
+  simdjson::padded_string copy;
+  if (!padded) copy = simdjson::padded_string(reinterpret_cast<const char*>(json.data()), json.size());
+  const uint8_t* text = padded ? json.data() : reinterpret_cast<const uint8_t*>(copy.data());
   element doc;
-  if (auto error = parser.parse(text).get(doc); error != simdjson::SUCCESS) {
+  if (auto error = parser.parse(text, json.size(), false).get(doc); error != simdjson::SUCCESS) {
     std::string message = std::string(is_glb ? "GLB JSON chunk" : "JSON") + ": " + simdjson::error_message(error);
     // Text that does not even start like JSON is most likely a GLB with a damaged header: say so.
     size_t first = 0;
@@ -641,23 +679,48 @@ Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::f
   CompressedData compressed;
   Parser gltf_parser(asset, compressed);
   MORPHKIT_TRY(gltf_parser.parse(root));
+  if (!is_glb) {  // the DOM holds every string now; a GLB still needs its BIN chunk
+    copy = simdjson::padded_string();
+    if (owner) std::vector<uint8_t>().swap(*owner);
+  }
   const std::vector<uint8_t> placeholders = meshoptPlaceholders(asset, compressed, is_glb && glb.has_bin);
-  MORPHKIT_TRY(resolveBuffers(asset, is_glb ? &glb : nullptr, options, placeholders));
+  MORPHKIT_TRY(resolveBuffers(asset, is_glb ? &glb : nullptr, gltf_parser.data_uris, options, placeholders));
+  // The budget (morphkit/budget.h) before decompression too: what the accessors will decode to is known from
+  // the JSON, so an over-budget file is refused before its compressed streams are expanded. (Uncompressed files
+  // meet it inside validateAsset, after the structural rules, whose messages are more precise.)
+  const bool compressed_geometry =
+      !compressed.draco.empty() || std::any_of(compressed.meshopt_views.begin(), compressed.meshopt_views.end(),
+                                               [](const MeshoptView& v) { return v.present; });
+  if (compressed_geometry) MORPHKIT_TRY(checkBudget(estimateCost(asset), options.budget));
   // Compressed geometry becomes plain bytes before the validation pass, which then checks it like any other.
   MORPHKIT_TRY(decodeMeshopt(asset, compressed, placeholders, options));
   MORPHKIT_TRY(decodeDraco(asset, compressed, options));
-  MORPHKIT_TRY(validateAsset(asset));
+  MORPHKIT_TRY(validateAsset(asset, options.budget));  // the budget again, then the rules that read data
+  noteIgnoredSamplers(asset);
   return asset;
 }
 
-Expected<Asset> loadAsset(const std::filesystem::path& path, const LoadOptions& options) {
-  auto bytes = readFile(path, options.max_buffer_bytes);
+Expected<Asset> loadFromFile(const std::filesystem::path& path, const LoadOptions& options) {
+  auto bytes = readFile(path, options.max_buffer_bytes, simdjson::SIMDJSON_PADDING);
   if (!bytes) return bytes.error();
   std::filesystem::path base = path.parent_path();
   if (base.empty()) base = ".";
-  auto asset = loadAssetFromMemory(bytes.value(), base, options);
+  const size_t size = bytes->size();
+  bytes->resize(size + simdjson::SIMDJSON_PADDING);  // within the reserved capacity: no copy
+  auto asset = loadFromMemory(std::span<const uint8_t>(bytes->data(), size), base, options, &bytes.value());
   if (asset) asset->path = path;
   return asset;
+}
+
+}  // namespace
+
+Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
+                                    const LoadOptions& options) {
+  return catchOutOfMemory("loading", [&] { return loadFromMemory(bytes, base_dir, options); });
+}
+
+Expected<Asset> loadAsset(const std::filesystem::path& path, const LoadOptions& options) {
+  return catchOutOfMemory("loading", [&] { return loadFromFile(path, options); });
 }
 
 }  // namespace morphkit

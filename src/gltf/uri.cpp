@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "uri.h"
 
+#include "morphkit/text.h"
+
 #include <system_error>
 
 namespace morphkit::gltf_detail {
@@ -98,18 +100,18 @@ Expected<std::filesystem::path> resolveUri(std::string_view uri, const std::file
   size_t colon = text.find(':');
   size_t slash = text.find('/');
   bool has_scheme = colon != std::string::npos && (slash == std::string::npos || colon < slash) && colon > 1;
-  if (has_scheme) return fail(Error::kInvalidGltf, "URI scheme is not supported (only relative paths and data: URIs): " + text);
+  if (has_scheme) return fail(Error::kInvalidGltf, "URI scheme is not supported (only relative paths and data: URIs): " + quote(text));
   std::filesystem::path relative(text);
   if (relative.is_absolute() && !allow_external) {
     return fail(Error::kPathEscapesFolder,
-                "URI '" + text + "' is an absolute path outside the asset's folder (use --allow-external-paths)");
+                "URI " + quote(text) + " is an absolute path outside the asset's folder (use --allow-external-paths)");
   }
   std::filesystem::path full = relative.is_absolute() ? relative : base_dir / relative;
   if (allow_external) return full;
   std::filesystem::path lexical = relative.lexically_normal();
   if (!lexical.empty() && *lexical.begin() == "..") {
     return fail(Error::kPathEscapesFolder,
-                "URI '" + text + "' leaves the asset's folder (use --allow-external-paths)");
+                "URI " + quote(text) + " leaves the asset's folder (use --allow-external-paths)");
   }
   // Symlinks: compare the canonical forms (weakly: the file may not exist yet; that error comes later).
   std::error_code ec;
@@ -117,7 +119,7 @@ Expected<std::filesystem::path> resolveUri(std::string_view uri, const std::file
   std::filesystem::path target = std::filesystem::weakly_canonical(full, ec);
   if (!ec && !isInside(target, folder)) {
     return fail(Error::kPathEscapesFolder,
-                "URI '" + text + "' resolves (through a symlink) outside the asset's folder (use --allow-external-paths)");
+                "URI " + quote(text) + " resolves (through a symlink) outside the asset's folder (use --allow-external-paths)");
   }
   return full;
 }

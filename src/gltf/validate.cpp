@@ -3,12 +3,15 @@
 // resolved; once it passes, every index is in range and every accessor read stays inside its buffer.
 // Each message cites the glTF 2.0 section whose rule it enforces.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "morphkit/accessor.h"
 #include "morphkit/gltf.h"
+#include "morphkit/text.h"
 
 namespace morphkit {
 
@@ -138,6 +141,39 @@ Status validateSparse(const Asset& asset, const Accessor& accessor, const std::s
   return Ok{};
 }
 
+// §3.6.2.2: "Values of NaN, +Infinity, and -Infinity MUST NOT be present." One rule for every float accessor
+// (vertex data, deltas, skins, keyframes), checked here once, so no deformation path, CPU or GPU, ever sees one.
+Status checkFinite(const Asset& asset, const Accessor& accessor, const std::string& where) {
+  if (accessor.component_type != ComponentType::kFloat) return Ok{};
+  const size_t components = componentCount(accessor.type);
+  const size_t element = elementSize(accessor.component_type, accessor.type);
+  auto scan = [&](const uint8_t* base, size_t stride, size_t count, const char* part) -> Status {
+    for (size_t i = 0; i < count; ++i) {
+      for (size_t c = 0; c < components; ++c) {
+        float value;
+        std::memcpy(&value, base + i * stride + 4 * c, 4);  // FLOAT matrices have no column padding
+        if (!std::isfinite(value)) {
+          return invalid(where, std::string(part) + "element " + std::to_string(i) + " component " + std::to_string(c) +
+                                    " is " + (std::isnan(value) ? "NaN" : "infinite") +
+                                    " (glTF 2.0 §3.6.2.2: NaN and infinities MUST NOT be present)");
+        }
+      }
+    }
+    return Ok{};
+  };
+  if (accessor.buffer_view != kNone) {
+    const BufferView& view = asset.buffer_views[accessor.buffer_view];
+    const uint8_t* base = asset.buffers[view.buffer].data.data() + view.byte_offset + accessor.byte_offset;
+    TRY(scan(base, view.byte_stride ? view.byte_stride : element, accessor.count, ""));
+  }
+  if (accessor.has_sparse) {
+    const BufferView& view = asset.buffer_views[accessor.sparse.values_buffer_view];
+    const uint8_t* base = asset.buffers[view.buffer].data.data() + view.byte_offset + accessor.sparse.values_byte_offset;
+    TRY(scan(base, element, accessor.sparse.count, "sparse value "));
+  }
+  return Ok{};
+}
+
 Status validateAccessors(const Asset& asset) {
   const size_t present = bytesPresent(asset);
   const size_t zero_fill_limit = std::max(kZeroFilledFloorBytes, present > SIZE_MAX / 4 ? SIZE_MAX : 4 * present);
@@ -182,7 +218,18 @@ Status validateAccessors(const Asset& asset) {
                                         std::to_string(zero_fill_limit) + " bytes (4 x the " + std::to_string(present) +
                                         " buffer bytes present, at least 16 MiB)");
     }
+  }
+  return Ok{};
+}
+
+// The reads: sparse indices and the finite-value scan. Run after the budget, which bounds them (every accessor
+// once), so a thousand accessors aliasing one bufferView cannot make validation itself the amplifier.
+Status validateAccessorData(const Asset& asset) {
+  for (size_t i = 0; i < asset.accessors.size(); ++i) {
+    const Accessor& accessor = asset.accessors[i];
+    std::string where = at("accessors", i);
     if (accessor.has_sparse) TRY(validateSparse(asset, accessor, where));
+    TRY(checkFinite(asset, accessor, where));
   }
   return Ok{};
 }
@@ -198,7 +245,7 @@ Status checkAttributeFormat(const Asset& asset, const std::string& name, uint32_
                    c == ComponentType::kUnsignedShort;
   bool unorm = a.normalized && (c == ComponentType::kUnsignedByte || c == ComponentType::kUnsignedShort);
   auto bad = [&](const char* rule) {
-    return invalid(where, std::string(name) + " accessor " + std::to_string(index) + " is " + accessorTypeName(a.type) +
+    return invalid(where, printable(name) + " accessor " + std::to_string(index) + " is " + accessorTypeName(a.type) +
                               " " + componentTypeName(c) + (a.normalized ? " normalized" : "") + "; " + rule);
   };
   auto type_is = [&](std::initializer_list<AccessorType> types) {
@@ -327,7 +374,7 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
       }
       uint32_t vertex_count = kNone;
       for (const Attribute& attribute : primitive.attributes) {
-        std::string here = where + ".attributes." + attribute.name;
+        std::string here = where + ".attributes." + printable(attribute.name);
         TRY(checkRequiredIndex(attribute.accessor, asset.accessors.size(), here, "accessor"));
         TRY(checkAttributeFormat(asset, attribute.name, attribute.accessor, false, here));
         TRY(checkVertexAlignment(asset, attribute.accessor, here));
@@ -364,7 +411,7 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
       }
       for (size_t t = 0; t < primitive.targets.size(); ++t) {
         for (const Attribute& attribute : primitive.targets[t].attributes) {
-          std::string here = where + ".targets[" + std::to_string(t) + "]." + attribute.name;
+          std::string here = where + ".targets[" + std::to_string(t) + "]." + printable(attribute.name);
           TRY(checkRequiredIndex(attribute.accessor, asset.accessors.size(), here, "accessor"));
           TRY(checkAttributeFormat(asset, attribute.name, attribute.accessor, true, here));
           TRY(checkVertexAlignment(asset, attribute.accessor, here));
@@ -488,7 +535,7 @@ Status validateSkins(const Asset& asset, AccessorCache& cache) {
         if (attribute.name.rfind("JOINTS_", 0) != 0) continue;
         uint32_t joint = cache.maxValue(attribute.accessor);
         if (joint >= joints) {
-          return invalid(at("nodes", n), "mesh " + std::to_string(node.mesh) + " " + attribute.name + " uses joint " +
+          return invalid(at("nodes", n), "mesh " + std::to_string(node.mesh) + " " + printable(attribute.name) + " uses joint " +
                                              std::to_string(joint) + " but skin " + std::to_string(node.skin) +
                                              " has " + std::to_string(joints) + " joints (glTF 2.0 §3.7.3.3)");
         }
@@ -608,7 +655,7 @@ Status validateMaterials(const Asset& asset) {
 
 }  // namespace
 
-Status validateAsset(const Asset& asset) {
+Status validateAsset(const Asset& asset, const Budget& budget) {
   for (size_t b = 0; b < asset.buffers.size(); ++b) {
     if (asset.buffers[b].data.size() < asset.buffers[b].byte_length) {
       return fail(Error::kInvalidGltf, at("buffers", b) + ": holds " + std::to_string(asset.buffers[b].data.size()) +
@@ -618,6 +665,10 @@ Status validateAsset(const Asset& asset) {
   // Order matters: each step may rely on the references the steps before it checked.
   if (Status status = validateBufferViews(asset); !status) return status;
   if (Status status = validateAccessors(asset); !status) return status;
+  // What decoding and posing will cost, from the structure alone (morphkit/budget.h): before any rule below
+  // reads accessor data, so that nothing large is read or decoded for a file over budget.
+  if (Status status = checkBudget(estimateCost(asset), budget); !status) return status;
+  if (Status status = validateAccessorData(asset); !status) return status;
   AccessorCache cache(asset);
   if (Status status = validateMeshes(asset, cache); !status) return status;
   if (Status status = validateNodes(asset); !status) return status;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "morphkit/text.h"
 #include "node_feature.h"
 #include "node_internal.h"
 
@@ -440,7 +441,7 @@ Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(
     NodeValueType out;
     if (!nodeTypeFromComponents(block.components.size(), out)) {
       return fail(Error::kInvalidArgument,
-                  where + ".components: '" + block.components + "' must have 1 to 4 components");
+                  where + ".components: " + quote(block.components) + " must have 1 to 4 components");
     }
     for (char ch : block.components) {
       const char* set = "xyzw";
@@ -450,7 +451,7 @@ Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(
       const long index = at && ch ? at - set : at2 && ch ? at2 - rgba : -1;
       if (index < 0 || uint32_t(index) >= n) {
         return fail(Error::kInvalidArgument,
-                    where + ".components: '" + block.components + "' reads beyond a " + nodeValueTypeName(it->second));
+                    where + ".components: " + quote(block.components) + " reads beyond a " + nodeValueTypeName(it->second));
       }
     }
     return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<SwizzleEmitter>(it->second, out, block.components));
@@ -468,7 +469,7 @@ Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(
     nodeTypeFromComponents(components, resolved);
     return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<MathEmitter>(*op, resolved));
   }
-  return fail(Error::kInvalidArgument, where + ": unknown block type '" + type + "'");
+  return fail(Error::kInvalidArgument, where + ": unknown block type " + quote(type));
 }
 
 }  // namespace morphkit

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "morphkit/text.h"
 #include "node_feature.h"
 #include "node_internal.h"
 
@@ -377,7 +378,7 @@ Expected<NodeMaterialGlsl> generateNodeMaterialGlsl(const NodeMaterial& material
   for (const NodeBlock& b : material.blocks) {
     if (!b.emitter)
       return fail(Error::kInvalidArgument,
-                  "node material: block '" + b.id + "' has no emitter (use parseNodeMaterial)");
+                  "node material: block " + quote(b.id) + " has no emitter (use parseNodeMaterial)");
   }
   const Layout layout = bindingLayout(material);
   NodeMaterialGlsl out;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "morphkit/text.h"
 #include "node_feature.h"
 #include "node_material_vk.h"
 
@@ -60,7 +61,7 @@ Expected<const GpuBuffer*> acquireNodeFallback(NodeMaterialDevice& device, const
     }
   }
   if (!feature.allocate_fallback)
-    return fail(Error::kInvalidArgument, "node feature '" + feature.name + "': no fallback");
+    return fail(Error::kInvalidArgument, "node feature " + quote(feature.name) + ": no fallback");
   Expected<GpuBuffer> buffer = feature.allocate_fallback(*device.context);
   if (!buffer) return buffer.error();
   ++g_fallback_allocations;

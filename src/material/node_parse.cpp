@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "morphkit/text.h"
 #include "morphkit/io.h"
 #include "node_feature.h"
 #include "node_internal.h"
@@ -142,7 +143,7 @@ Expected<NodeValueType> readValueType(std::string_view text, const std::string& 
   if (text == "vec2") return NodeValueType::kVec2;
   if (text == "vec3") return NodeValueType::kVec3;
   if (text == "vec4") return NodeValueType::kVec4;
-  return bad(where, "unknown value type '" + std::string(text) + "' (float, vec2, vec3, vec4)");
+  return bad(where, "unknown value type " + quote(text) + " (float, vec2, vec3, vec4)");
 }
 
 struct GltfValueInfo {
@@ -216,9 +217,9 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
       return bad(where + ".name", "required string");
     }
     if (!isIdentifier(name))
-      return bad(where + ".name", "'" + std::string(name) + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+      return bad(where + ".name", quote(name) + " is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     for (const NodeUniformInfo& u : material.uniforms) {
-      if (u.name == name) return bad(where + ".name", "duplicate uniform '" + std::string(name) + "'");
+      if (u.name == name) return bad(where + ".name", "duplicate uniform " + quote(name));
     }
     NodeUniformInfo info;
     info.name = std::string(name);
@@ -230,7 +231,7 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
       for (const GltfValueInfo& gv : kGltfValues) {
         if (g == gv.name) found = &gv;
       }
-      if (!found) return bad(where + ".gltf", "unknown glTF material value '" + std::string(g) + "'");
+      if (!found) return bad(where + ".gltf", "unknown glTF material value " + quote(g));
       info.gltf = found->value;
       info.type = found->type;
       info.value = found->fallback;
@@ -278,8 +279,7 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
         if (slot == s.name) found = &s;
       }
       if (!found) {
-        return bad(where + ".slot", "unknown slot '" + std::string(slot) +
-                                        "' (baseColor, metallicRoughness, normal, occlusion, emissive)");
+        return bad(where + ".slot", "unknown slot " + quote(slot) + " (baseColor, metallicRoughness, normal, occlusion, emissive)");
       }
       info.slot = found->slot;
       info.srgb = found->srgb;
@@ -405,8 +405,8 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
       return bad(where + ".id", "required non-empty string");
     }
     block.id = std::string(text);
-    if (block.id.find('.') != std::string::npos) return bad(where + ".id", "'" + block.id + "' must not contain '.'");
-    if (!ids.emplace(block.id, index).second) return bad(where + ".id", "duplicate id '" + block.id + "'");
+    if (block.id.find('.') != std::string::npos) return bad(where + ".id", quote(block.id) + " must not contain '.'");
+    if (!ids.emplace(block.id, index).second) return bad(where + ".id", "duplicate id " + quote(block.id));
     if (o.at_key("type").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS) {
       return bad(where + ".type", "required string");
     }
@@ -423,7 +423,7 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
     } else {
       std::shared_ptr<const NodeBlockEmitter> custom =
           options.block_loader ? options.block_loader(block.type) : nullptr;
-      if (!custom) return bad(where + ".type", "unknown block type '" + block.type + "'");
+      if (!custom) return bad(where + ".type", "unknown block type " + quote(block.type));
       block.emitter = std::move(custom);
     }
     RawBlock raw;
@@ -446,11 +446,11 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
     for (RawInput& in : raws[b].inputs) {
       const std::string where = "blocks[" + std::to_string(b) + "].inputs." + in.name;
       if (std::find(ports.begin(), ports.end(), in.name) == ports.end()) {
-        return bad(where, block.type + " has no input '" + in.name + "'");
+        return bad(where, block.type + " has no input " + quote(in.name));
       }
       if (in.literal) continue;
       auto it = ids.find(in.block_id);
-      if (it == ids.end()) return bad(where, "unknown block '" + in.block_id + "'");
+      if (it == ids.end()) return bad(where, "unknown block " + quote(in.block_id));
       in.block = it->second;
     }
   }
@@ -463,8 +463,8 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
     for (const RawInput& in : raws[b].inputs) {
       if (in.literal) continue;
       if (mark[in.block] == 1) {
-        return bad("blocks[" + std::to_string(b) + "].inputs." + in.name,
-                   "cycle through '" + material.blocks[in.block].id + "'");
+        return bad("blocks[" + std::to_string(b) + "].inputs." + printable(in.name),
+                   "cycle through " + quote(material.blocks[in.block].id));
       }
       if (mark[in.block] == 0) {
         if (Status s = visit(in.block); !s) return s;
@@ -498,7 +498,7 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
         const NodeBlock& source = material.blocks[in.block];
         const std::vector<NodePortDecl> outs = source.emitter->outputs();
         const std::string here = where + ".inputs." + in.name;
-        if (outs.empty()) return bad(here, "block '" + source.id + "' (" + source.type + ") has no outputs");
+        if (outs.empty()) return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no outputs");
         uint32_t k = 0;
         if (!in.output.empty()) {
           k = kNone;
@@ -506,7 +506,7 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
             if (outs[i].name == in.output) k = i;
           }
           if (k == kNone)
-            return bad(here, "block '" + source.id + "' (" + source.type + ") has no output '" + in.output + "'");
+            return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no output " + quote(in.output));
         }
         n.block = in.block;
         n.output = k;
@@ -580,8 +580,7 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
         seen[s] = 1;
         if (material.blocks[s].type == "Skinning") {
           return bad("blocks[" + std::to_string(b) + "].inputs." + in.name,
-                     "MorphTargets reads the output of Skinning '" + material.blocks[s].id +
-                         "'; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
+                     "MorphTargets reads the output of Skinning " + quote(material.blocks[s].id) + "; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
         }
         for (const NodeInput& next : material.blocks[s].inputs) {
           if (next.block != kNone) stack.push_back(next.block);
@@ -608,7 +607,7 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
         const NodeBlock& source = material.blocks[in.block];
         if ((source.emitter->stages() & stage) == 0) {
           return bad("blocks[" + std::to_string(s) + "].inputs." + in.name,
-                     "'" + source.id + "' (" + source.type + ") is not available in the " + stage_name + " stage");
+                     quote(source.id) + " (" + source.type + ") is not available in the " + stage_name + " stage");
         }
         stack.push_back(in.block);
       }

@@ -259,6 +259,12 @@ Expected<PackedDeltas> packDeltas(const PrimitiveData& p, DeltaLayout layout) {
   out.vertex_count = p.vertex_count;
   out.target_count = uint32_t(p.targets.size());
   const DeltaFormat& f = out.format;
+  if (f.stride == 0) {
+    // Targets that move nothing the base has ({} or deltas for absent attributes): no records, and no
+    // memcpy through the null data() of empty vectors (undefined even for 0 bytes, C11 §7.24.1).
+    if (layout == DeltaLayout::kSparse) out.rows.assign(size_t(p.vertex_count) + 1, 0);
+    return out;
+  }
   std::vector<float> record(f.stride);
   if (layout == DeltaLayout::kSparse) {
     // Vertex-major gather list: for each vertex, its records in ascending target order, so the kernel's sum

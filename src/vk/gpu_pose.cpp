@@ -135,6 +135,7 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
     out.mode = data.mode;
     result.meshes.push_back(std::move(out));
   }
+  if (Status finite = checkPoseFinite(result); !finite) return finite.error();  // the CPU path's rule
   return result;
 }
 

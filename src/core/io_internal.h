@@ -1,0 +1,16 @@
+// Internal seam of writeFileAtomic for tests: the temporary names come from `next_suffix`, so a test can plant
+// symlinks or files under exactly the names the writer will try. Not installed, not public API.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "morphkit/error.h"
+
+namespace morphkit::io_detail {
+
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes,
+                       const std::function<std::string()>& next_suffix);
+
+}  // namespace morphkit::io_detail
