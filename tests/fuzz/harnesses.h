@@ -1,0 +1,183 @@
+// The bodies of the libFuzzer harnesses, one function per harness, shared by the harness mains (fuzz_<name>.cpp,
+// clang + libFuzzer) and by tests/fuzz_replay_test.cpp (the g++ suite replays every crasher through the same code).
+// Each returns 0, or -1 for an input that belongs to another harness (libFuzzer then keeps it out of the corpus).
+// EXTENSION POINT: a new harness is a function here, a fuzz_<name>.cpp main, an entry in tests/fuzz/CMakeLists.txt
+// (MORPHKIT_FUZZ_HARNESSES), in kHarnesses of tests/fuzz_replay_test.cpp and, for its seeds, in
+// scripts/fuzz-corpus. Still to come: the face-capture CSV parser (a function taking the CSV text).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "morphkit/gltf.h"
+#include "morphkit/node_material.h"  // header only here; nodeMaterial() is linked only where it is called
+#include "morphkit/pose.h"
+
+namespace morphkit::fuzz {
+
+// Small budgets keep one input cheap; URIs resolve against a folder that does not exist, so no input can make
+// the harness read the machine's files.
+inline LoadOptions loadOptions() {
+  LoadOptions options;
+  options.max_buffer_bytes = size_t(16) << 20;
+  options.budget.max_decoded_bytes = uint64_t(64) << 20;
+  options.budget.max_posed_bytes = uint64_t(64) << 20;
+  return options;
+}
+
+inline Expected<Asset> load(const uint8_t* data, size_t size) {
+  static const std::filesystem::path kNoFolder = "/nonexistent/morphkit-fuzz";
+  return loadAssetFromMemory(std::span<const uint8_t>(data, size), kNoFolder, loadOptions());
+}
+
+inline bool isGlb(const uint8_t* data, size_t size) { return size >= 4 && std::memcmp(data, "glTF", 4) == 0; }
+
+// .gltf JSON text: parsing, buffer resolution (data: URIs), the budget, validation.
+inline int gltf(const uint8_t* data, size_t size) {
+  if (isGlb(data, size)) return -1;
+  (void)load(data, size);
+  return 0;
+}
+
+// .glb containers: header, chunk walk, the BIN chunk as buffer 0, then as gltf().
+inline int glb(const uint8_t* data, size_t size) {
+  if (!isGlb(data, size)) return -1;
+  (void)load(data, size);
+  return 0;
+}
+
+// Load (either container), then pose on the CPU as `morphkit pose` does: the rest pose and the first two
+// animations at a few times, on the reference and the fast path; then the OBJ and JSON writers.
+inline int pose(const uint8_t* data, size_t size) {
+  Expected<Asset> asset = load(data, size);
+  if (!asset) return 0;
+  Expected<PosePrepared> prepared = preparePose(*asset);
+  if (!prepared) return 0;
+  const uint32_t animations = uint32_t(std::min<size_t>(prepared->animations.size(), 2));
+  for (uint32_t a = 0; a <= animations; ++a) {
+    const uint32_t animation = a == animations ? kNone : a;
+    const double end = animation == kNone ? 0.0 : prepared->animations[animation].duration;
+    for (double time : {0.0, 0.37 * end, end, end + 1.0}) {
+      SamplingContext sampling;
+      for (CpuPath path : {CpuPath::kReference, CpuPath::kFast}) {
+        PoseOptions options;
+        options.animation = animation;
+        options.time = time;
+        options.path = path;
+        options.sampling = &sampling;
+        Expected<PoseResult> result = evaluatePose(*prepared, options);
+        if (!result) continue;
+        (void)writePoseObj(*result);
+        (void)writePoseJson(std::span<const PoseResult>(&*result, 1), "fuzz");
+      }
+      if (animation == kNone) break;
+    }
+  }
+  return 0;
+}
+
+// The node-material JSON parser and type checker (docs/NODE_MATERIALS.md), then GLSL generation for every
+// pipeline (not shaderc: that is not our code).
+inline int nodeMaterial(const uint8_t* data, size_t size) {
+  Expected<NodeMaterial> material = parseNodeMaterial(std::string_view(reinterpret_cast<const char*>(data), size));
+  if (material) (void)generateNodeMaterialGlsl(*material);
+  return 0;
+}
+
+// ---- Compressed geometry (EXT_meshopt_compression, KHR_draco_mesh_compression) ----
+// The input's tail is the compressed stream, put in the BIN chunk of a fixed GLB whose JSON takes its parameters
+// from the first bytes: mutations reach the codec and the loader's handling of its output, not the JSON around
+// it (fuzz_glb covers that). scripts/fuzz-corpus extracts seeds in this format from ../shared/field/assets.
+
+inline std::vector<uint8_t> glbOf(std::string json, const uint8_t* bin, size_t bin_size) {
+  while (json.size() % 4) json += ' ';
+  const size_t padded = (bin_size + 3) & ~size_t(3);
+  std::vector<uint8_t> out;
+  auto word = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+  };
+  word(0x46546C67u);
+  word(2);
+  word(uint32_t(12 + 8 + json.size() + 8 + padded));
+  word(uint32_t(json.size()));
+  word(0x4E4F534Au);
+  out.insert(out.end(), json.begin(), json.end());
+  word(uint32_t(padded));
+  word(0x004E4942u);
+  out.insert(out.end(), bin, bin + bin_size);
+  out.resize(out.size() + (padded - bin_size), 0);
+  return out;
+}
+
+// Header: mode (ATTRIBUTES, TRIANGLES, INDICES), filter (NONE, OCTAHEDRAL, QUATERNION, EXPONENTIAL), byteStride
+// code, count (u16); then the compressed bytes of one bufferView.
+inline int meshopt(const uint8_t* data, size_t size) {
+  if (size < 5) return -1;
+  static const char* kModes[] = {"ATTRIBUTES", "TRIANGLES", "INDICES"};
+  static const char* kFilters[] = {"NONE", "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL"};
+  const uint32_t mode = data[0] % 3, filter = mode == 0 ? data[1] % 4 : 0;
+  const uint32_t stride = mode == 0 ? 4 * (1 + data[2] % 64) : (data[2] & 1 ? 4 : 2);
+  uint32_t count = 1 + (uint32_t(data[3]) | uint32_t(data[4]) << 8);
+  if (mode == 1) count = 3 * ((count + 2) / 3);
+  const size_t payload = size - 5;
+  if (payload == 0) return 0;
+  const std::string bytes = std::to_string(size_t(count) * stride);
+  const std::string json =
+      "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+      "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
+      "\"buffers\":[{\"byteLength\":" + std::to_string(payload) + "},{\"byteLength\":" + bytes +
+      ",\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+      "\"bufferViews\":[{\"buffer\":1,\"byteLength\":" + bytes + (mode == 0 ? ",\"byteStride\":" + std::to_string(stride) : "") +
+      ",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,\"byteLength\":" + std::to_string(payload) +
+      ",\"byteStride\":" + std::to_string(stride) + ",\"count\":" + std::to_string(count) + ",\"mode\":\"" + kModes[mode] +
+      "\",\"filter\":\"" + kFilters[filter] + "\"}}}]}";
+  const std::vector<uint8_t> glb_bytes = glbOf(json, data + 5, payload);
+  (void)load(glb_bytes.data(), glb_bytes.size());
+  return 0;
+}
+
+// Header: vertex count (u16), triangle count (u16), flags (bit 0: NORMAL, bit 1: TEXCOORD_0, bit 2: 16-bit
+// indices); then one Draco mesh. The primitive maps POSITION/NORMAL/TEXCOORD_0 to Draco attributes 0/1/2.
+inline int draco(const uint8_t* data, size_t size) {
+  if (size < 5) return -1;
+  const uint32_t vertices = 1 + (uint32_t(data[0]) | uint32_t(data[1]) << 8);
+  const uint32_t indices = 3 * (1 + (uint32_t(data[2]) | uint32_t(data[3]) << 8));
+  const bool normal = data[4] & 1, texcoord = data[4] & 2;
+  const char* index_type = data[4] & 4 ? "5123" : "5125";
+  const size_t payload = size - 5;
+  if (payload == 0) return 0;
+  std::string accessors = "{\"componentType\":5126,\"count\":" + std::to_string(vertices) +
+                          ",\"type\":\"VEC3\",\"min\":[-1e9,-1e9,-1e9],\"max\":[1e9,1e9,1e9]},"
+                          "{\"componentType\":" + index_type + ",\"count\":" + std::to_string(indices) + ",\"type\":\"SCALAR\"}";
+  std::string attributes = "\"POSITION\":0", ids = "\"POSITION\":0";
+  uint32_t next = 2;
+  if (normal) {
+    accessors += ",{\"componentType\":5126,\"count\":" + std::to_string(vertices) + ",\"type\":\"VEC3\"}";
+    attributes += ",\"NORMAL\":" + std::to_string(next++);
+    ids += ",\"NORMAL\":1";
+  }
+  if (texcoord) {
+    accessors += ",{\"componentType\":5126,\"count\":" + std::to_string(vertices) + ",\"type\":\"VEC2\"}";
+    attributes += ",\"TEXCOORD_0\":" + std::to_string(next++);
+    ids += ",\"TEXCOORD_0\":2";
+  }
+  const std::string json =
+      "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_draco_mesh_compression\"],"
+      "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],"
+      "\"buffers\":[{\"byteLength\":" + std::to_string(payload) + "}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":" + std::to_string(payload) + "}],"
+      "\"accessors\":[" + accessors + "],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{" + attributes + "},\"indices\":1,"
+      "\"extensions\":{\"KHR_draco_mesh_compression\":{\"bufferView\":0,\"attributes\":{" + ids + "}}}}]}],"
+      "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
+  const std::vector<uint8_t> glb_bytes = glbOf(json, data + 5, payload);
+  (void)pose(glb_bytes.data(), glb_bytes.size());  // a decoded mesh goes on to posing
+  return 0;
+}
+
+}  // namespace morphkit::fuzz
