@@ -109,6 +109,19 @@ std::string fieldName(const ::testing::TestParamInfo<FieldModel>& info) {
 
 INSTANTIATE_TEST_SUITE_P(FieldModels, FieldReferenceTest, ::testing::ValuesIn(fieldModels()), fieldName);
 
+// The list above names every file of ../shared/field/assets, and each has its reference.
+TEST(FieldList, CoversEveryFieldFile) {
+  MORPHKIT_REQUIRE_SHARED();
+  std::set<std::string> listed, found;
+  for (const FieldModel& model : fieldModels()) listed.insert(model.file);
+  for (const auto& entry : std::filesystem::directory_iterator(fieldDir() / "assets")) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".gltf" || ext == ".glb") found.insert(entry.path().filename().string());
+  }
+  EXPECT_EQ(found, listed) << "update fieldModels() in field_test.cpp";
+  for (const std::string& file : found) EXPECT_TRUE(std::filesystem::exists(fieldReference(file))) << file;
+}
+
 // The GPU compute path against the same references and tolerances (not only against the CPU).
 class FieldGpuTest : public test::VulkanTest {};
 
