@@ -81,6 +81,7 @@ struct NodePose {
 // Cursors of one animation, one per sampler; reuse it across frames for O(1) sequential playback.
 struct SamplingContext {
   std::vector<SamplerCursor> cursors;
+  SamplerCursor weight_track;  // the cursor of a weight track (morphkit/weights.h) played alongside
 };
 
 // Job (ozz style): samples every channel of `animation` at `time` into `output`, one NodePose per asset node.

@@ -15,6 +15,7 @@ enum class Error {
   kFileNotFound,         // a file named by the user or by a URI does not exist
   kIo,                   // reading or writing failed
   kInvalidJson,          // the JSON text does not parse
+  kInvalidCsv,           // a CSV file (face capture) breaks its layout: ragged row, bad number or timecode
   kInvalidGlb,           // GLB container: magic, version, chunk lengths (glTF 2.0 §4.4)
   kInvalidGltf,          // the JSON parses but breaks a glTF 2.0 rule (the message cites it)
   kUnsupportedExtension, // an `extensionsRequired` entry morphkit does not implement

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // morphkit/gpu_pose.h — "pose an asset" on the GPU: the same PoseResult as morphkit/pose.h's CPU path, with
 // every (node, primitive) of the scene deformed by one batched morph + skin dispatch (morphkit/gpu.h).
-// Animation sampling, scene evaluation and joint matrices run on the CPU exactly as in evaluatePose.
+// Animation sampling, scene evaluation and joint matrices run on the CPU exactly as in evaluatePose (evaluateFrame).
 #pragma once
 #include <cstdint>
 
@@ -23,6 +23,7 @@ struct GpuPoseOptions {
   double time = 0.0;                    // seconds
   float epsilon = 0.0f;                 // morph targets with |w| <= epsilon are skipped
   SamplingContext* sampling = nullptr;  // optional cursor cache for sequential playback
+  WeightInputs weights;                 // optional track + overrides (morphkit/weights.h), as in PoseOptions
 };
 
 // Poses on the GPU and reads the vertices back. Same contract and layout as evaluatePose (world space,

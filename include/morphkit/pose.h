@@ -17,7 +17,9 @@
 #include "morphkit/deform.h"
 #include "morphkit/error.h"
 #include "morphkit/primitive.h"
+#include "morphkit/scene.h"
 #include "morphkit/thread_pool.h"
+#include "morphkit/weights.h"
 
 namespace morphkit {
 
@@ -64,12 +66,25 @@ struct PosePrepared {
 // `scene` kNone: asset.scene, else 0. Fails when the scene does not exist or a primitive/animation does not decode.
 Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene = kNone);
 
+// One frame of a prepared scene: the step every consumer shares (CPU pose, GPU pose, renderer). Samples
+// `animation` at `time`, evaluates the scene (transforms, joint inputs, weights animated > node > mesh > 0),
+// then applies `weights` (morphkit/weights.h: the track at `time`, then the overrides).
+struct FrameRequest {
+  uint32_t animation = kNone;           // kNone: rest pose
+  double time = 0.0;                    // seconds
+  SamplingContext* sampling = nullptr;  // optional cursor cache (animation samplers and the weight track)
+  WeightInputs weights;                 // optional weights from outside the file
+};
+// Fails (kInvalidArgument) for an animation index out of range or an override naming no target.
+Expected<SceneState> evaluateFrame(const PosePrepared& prepared, const FrameRequest& request);
+
 struct PoseOptions {
   uint32_t animation = kNone;  // kNone: rest pose
   double time = 0.0;           // seconds; before the first / after the last key hold the end values
   CpuPath path = CpuPath::kReference;
   ThreadPool* pool = nullptr;  // optional, owned by the caller
   SamplingContext* sampling = nullptr;  // optional cursor cache for sequential playback of one animation
+  WeightInputs weights;        // optional track + overrides on top of the animation / rest weights (weights.h)
 };
 
 Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options);

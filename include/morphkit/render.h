@@ -26,6 +26,7 @@
 #include "morphkit/error.h"
 #include "morphkit/math.h"
 #include "morphkit/primitive.h"
+#include "morphkit/weights.h"
 
 namespace morphkit {
 
@@ -87,8 +88,9 @@ struct Bounds {
 };
 // Morph- and skin-aware bounds: the world-space AABB of the CPU-posed vertices (morphkit/pose.h, fast path) of
 // `scene` at `samples` times spread evenly over [t0, t1] of `animation` (kNone: the rest pose only).
+// `weights` (optional) drives targets on top of the animation, as in PoseOptions.
 Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animation, double t0, double t1,
-                             uint32_t samples = 12);
+                             uint32_t samples = 12, const WeightInputs& weights = {});
 // A camera that frames `bounds` (the bounding sphere fills the view at `aspect`), looking from the front
 // (+Z) and a little above, the glTF convention (+Y up, front faces +Z).
 RenderCamera frameBounds(const Bounds& bounds, float aspect);
@@ -142,6 +144,7 @@ struct RenderFrameInput {
   double time = 0.0;           // seconds
   std::optional<RenderCamera> camera;  // empty: the camera given by setRendererCamera (default: auto-framed rest pose)
   bool readback = true;        // false: render only (bench)
+  WeightInputs weights;        // optional track + overrides (morphkit/weights.h), as in PoseOptions
   // Test hook: replaces every mesh's morph weights with these (each mesh takes the first target_count; missing = 0).
   std::optional<std::vector<float>> override_weights;
 };

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `morphkit pose FILE [--scene N] [--anim N|NAME] [--time S[,S...]]... [--out OUT.json|.obj|.glb]
-//                     [--cpu-path reference|fast] [--threads N] [--json] [--allow-external-paths]`
+//                     [--cpu-path reference|fast] [--threads N] [--json] [--allow-external-paths]
+//                     [--weights NAME=V,...] [--weights-file W.json] [--weights-csv C.csv [--csv-fps F] [--map M.json]]`
 // Poses every (node, primitive) of a scene on the CPU (morph, then skin; morphkit/pose.h) at one or more times
-// and prints a summary, or writes JSON (the shared/reference schema), OBJ or a static .glb of the posed meshes.
+// and prints a summary (with the non-zero weights by name), or writes JSON (the shared/reference schema), OBJ or a static .glb of the posed meshes.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "command.h"
+#include "weight_options.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -44,6 +46,7 @@ struct PoseCommandOptions {
   std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | sparse
   float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
   BudgetFlags budget;
+  WeightOptions weights;         // --weights, --weights-file, --weights-csv, ...
 };
 
 // The source's materials, textures, samplers and images, copied into `asset` with the same indices: texture
@@ -174,18 +177,19 @@ void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
         lo[i % 3] = std::min(lo[i % 3], m.positions[i]);
         hi[i % 3] = std::max(hi[i % 3], m.positions[i]);
       }
-      std::string weights;
-      for (size_t i = 0; i < m.weights.size() && i < 8; ++i) weights += fmt::format("{}{:.4g}", i ? " " : "", m.weights[i]);
-      if (m.weights.size() > 8) weights += fmt::format(" … ({} targets)", m.weights.size());
-      fmt::print("  node {} mesh {} primitive {}: {} vertices{}{}  bbox [{:.4g} {:.4g} {:.4g}]..[{:.4g} {:.4g} {:.4g}]\n",
-                 m.node, m.mesh, m.primitive, m.vertex_count, m.skinned ? ", skinned" : "",
-                 weights.empty() ? "" : ", weights [" + weights + "]", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+      fmt::print("  node {} mesh {} primitive {}: {} vertices{}  bbox [{:.4g} {:.4g} {:.4g}]..[{:.4g} {:.4g} {:.4g}]\n", m.node,
+                 m.mesh, m.primitive, m.vertex_count, m.skinned ? ", skinned" : "", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+      if (m.weights.empty()) continue;
+      const size_t active = size_t(std::count_if(m.weights.begin(), m.weights.end(), [](float w) { return w != 0.0f; }));
+      const std::string listed = nonZeroWeights(asset.meshes[m.mesh], m.weights);
+      fmt::print("    weights: {} of {} non-zero{}{}\n", active, m.weights.size(), listed.empty() ? "" : ": ", listed);
     }
   }
 }
 
 Expected<std::vector<PoseResult>> poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options,
-                                            uint32_t animation, const std::vector<double>& times) {
+                                            uint32_t animation, const std::vector<double>& times,
+                                            const WeightInputs& weights) {
   const unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
   ThreadPool pool(threads);  // the CLI owns the threads; the library only borrows them
   SamplingContext sampling;
@@ -197,6 +201,7 @@ Expected<std::vector<PoseResult>> poseOnCpu(const PosePrepared& prepared, const 
     pose.path = options.cpu_path == "fast" ? CpuPath::kFast : CpuPath::kReference;
     pose.pool = &pool;
     pose.sampling = &sampling;
+    pose.weights = weights;
     Expected<PoseResult> result = evaluatePose(prepared, pose);
     if (!result) return result.error();
     cases.push_back(std::move(*result));
@@ -206,7 +211,8 @@ Expected<std::vector<PoseResult>> poseOnCpu(const PosePrepared& prepared, const 
 
 #if HAVE_morphkit_vk
 Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options,
-                                            uint32_t animation, const std::vector<double>& times) {
+                                            uint32_t animation, const std::vector<double>& times,
+                                            const WeightInputs& weights) {
   GpuContextOptions context_options;
   context_options.device_index = options.gpu_index;
   Expected<VulkanContext*> context = createVulkanContext(context_options);
@@ -230,6 +236,7 @@ Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared& prepared, const 
     pose.time = t;
     pose.epsilon = options.epsilon;
     pose.sampling = &sampling;
+    pose.weights = weights;
     Expected<PoseResult> result = evaluateGpuPose(**context, **gpu_pose, pose);
     if (!result) {
       failure = result.error();
@@ -245,7 +252,7 @@ Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared& prepared, const 
 }
 #else
 Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t,
-                                            const std::vector<double>&) {
+                                            const std::vector<double>&, const WeightInputs&) {
   return fail(Error::kNoDevice, "this morphkit was built without the Vulkan layer");
 }
 #endif
@@ -316,6 +323,8 @@ int run(const PoseCommandOptions& options) {
       }
     }
   }
+  LoadedWeights weights;
+  if (int code = loadWeights(*asset, options.file, options.weights, weights); code != 0) return code;
   const uint32_t scene = options.scene < 0 ? kNone : uint32_t(std::min<int64_t>(options.scene, int64_t(kNone) - 1));
   Expected<PosePrepared> prepared = preparePose(*asset, scene);
   if (!prepared) return reportFailure(options.file, prepared.error());
@@ -323,12 +332,12 @@ int run(const PoseCommandOptions& options) {
   std::vector<double> times = options.times.empty() ? std::vector<double>{0.0} : options.times;
   std::vector<PoseResult> cases;
   if (options.device == "cpu" || options.compare) {
-    Expected<std::vector<PoseResult>> cpu = poseOnCpu(*prepared, options, animation, times);
+    Expected<std::vector<PoseResult>> cpu = poseOnCpu(*prepared, options, animation, times, weights.inputs());
     if (!cpu) return reportFailure(options.file, cpu.error());
     cases = std::move(*cpu);
   }
   if (options.device == "gpu" || options.compare) {
-    Expected<std::vector<PoseResult>> gpu = poseOnGpu(*prepared, options, animation, times);
+    Expected<std::vector<PoseResult>> gpu = poseOnGpu(*prepared, options, animation, times, weights.inputs());
     if (!gpu) return reportFailure(options.file, gpu.error());
     if (options.compare) {
       printComparison(cases, *gpu);
@@ -374,6 +383,7 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"auto", "dense", "f16", "sparse"}));
   sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
   addBudgetOptions(sub, options->budget);
+  addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
   sub->callback([options, &exit_code] { exit_code = run(*options); });
 }});
 

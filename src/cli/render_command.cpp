@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `morphkit render FILE [--anim N|NAME] [--fps 30] [--duration S | --frames A:B] [--size WxH] [--out DIR]
-//  [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]] [--material GRAPH.json] [--json]`:
+//  [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]] [--material GRAPH.json] [--json]
+//  [--weights NAME=V,...] [--weights-file W.json] [--weights-csv C.csv [--csv-fps F] [--map M.json]]`:
 // renders an animation headlessly (morphkit/render.h) to PNG frames, a contact sheet and — when ffmpeg is on
-// PATH — an MP4. --material draws every primitive with a node material (morphkit/node_material.h).
+// PATH — an MP4. --material draws every primitive with a node material (morphkit/node_material.h). --weights-csv
+// plays a face capture (on the rest pose unless --anim is given too), its duration at --fps.
 #ifdef HAVE_morphkit_render
 #include <fmt/core.h>
 #include <spawn.h>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "command.h"
+#include "weight_options.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
@@ -54,6 +57,7 @@ struct RenderCommandOptions {
   bool validation = false;
   int device = -1;
   bool json = false;
+  WeightOptions weights;  // --weights, --weights-file, --weights-csv, ...
 };
 
 bool parseUint(std::string_view text, uint32_t& out) {
@@ -138,10 +142,14 @@ int run(const RenderCommandOptions& o) {
       }
       if (animation == kNone) return reportFailure(o.file, fail(Error::kInvalidArgument, "animations: none is named \"" + o.anim + "\""));
     }
-  } else if (!asset->animations.empty()) {
-    animation = 0;
+  } else if (!asset->animations.empty() && o.weights.csv.empty()) {
+    animation = 0;  // a capture plays on the rest pose unless --anim names an animation too
   }
-  const double clip = animation == kNone ? 0.0 : animationDuration(*asset, animation);
+  LoadedWeights weights;
+  if (int code = loadWeights(*asset, o.file, o.weights, weights); code != 0) return code;
+  const WeightInputs weight_inputs = weights.inputs();
+  const double track = weight_inputs.track ? weightTrackDuration(*weight_inputs.track) : 0.0;
+  const double clip = std::max(animation == kNone ? 0.0 : animationDuration(*asset, animation), track);
   uint32_t first = 0, last = 1;  // frames [first, last)
   if (!o.frames.empty()) {
     const size_t colon = o.frames.find(':');
@@ -149,7 +157,7 @@ int run(const RenderCommandOptions& o) {
         !parseUint(std::string_view(o.frames).substr(colon + 1), last) || last <= first || last - first > 100000) {
       return reportError("--frames " + o.frames + ": expected A:B with A < B (half-open, at --fps)");
     }
-  } else if (animation != kNone) {
+  } else if (animation != kNone || weight_inputs.track) {
     const double duration = o.duration >= 0.0 ? o.duration : clip;
     // In double first: a clip whose last key is 3e38 s (or --duration 1e308) has no uint32_t frame count.
     const double count = std::floor(duration * o.fps + 1e-9) + 1.0;
@@ -190,7 +198,7 @@ int run(const RenderCommandOptions& o) {
 
   // Camera: auto (bounds of the posed vertices over the rendered frames), the file's, or explicit.
   const double t0 = first / o.fps, t1 = (last - 1) / o.fps;
-  Expected<Bounds> bounds = posedBounds(*asset, options.scene, animation, t0, t1, std::min<uint32_t>(frame_count, 24));
+  Expected<Bounds> bounds = posedBounds(*asset, options.scene, animation, t0, t1, std::min<uint32_t>(frame_count, 24), weight_inputs);
   if (!bounds) return reportFailure(o.file, bounds.error());
   RenderCamera camera = frameBounds(*bounds, float(options.width) / float(options.height));
   if (file_camera_requested) {
@@ -221,6 +229,7 @@ int run(const RenderCommandOptions& o) {
       RenderFrameInput input;
       input.animation = animation;
       input.time = f / o.fps;
+      input.weights = weight_inputs;
       RenderStats stats;
       Expected<RenderedImage> image = renderFrame(*renderer, input, &stats);
       if (!image) return reportFailure(o.file, image.error());
@@ -265,9 +274,10 @@ int run(const RenderCommandOptions& o) {
   if (!messages.empty()) return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
 
   const double n = double(std::max(frame_count, 1u));
-  const std::string anim_name = animation == kNone ? std::string("rest pose")
-                                : asset->animations[animation].name.empty() ? "animation " + std::to_string(animation)
-                                                                            : asset->animations[animation].name;
+  std::string anim_name = animation == kNone ? std::string("rest pose")
+                          : asset->animations[animation].name.empty() ? "animation " + std::to_string(animation)
+                                                                      : asset->animations[animation].name;
+  if (weight_inputs.track) anim_name += " + capture " + o.weights.csv;
   if (o.json) {
     JsonWriter json;
     json.beginObject();
@@ -326,6 +336,7 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");
   sub->add_option("--device", options->device, "Vulkan device index (default: the best)");
   sub->add_flag("--json", options->json, "print the summary as one JSON object");
+  addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
   sub->callback([options, &exit_code] { exit_code = run(*options); });
 }});
 

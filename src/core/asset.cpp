@@ -12,6 +12,7 @@ const char* errorName(Error error) {
     case Error::kFileNotFound: return "file_not_found";
     case Error::kIo: return "io";
     case Error::kInvalidJson: return "invalid_json";
+    case Error::kInvalidCsv: return "invalid_csv";
     case Error::kInvalidGlb: return "invalid_glb";
     case Error::kInvalidGltf: return "invalid_gltf";
     case Error::kUnsupportedExtension: return "unsupported_extension";

@@ -10,7 +10,6 @@
 #include <unordered_map>
 
 #include "morphkit/json_writer.h"
-#include "morphkit/scene.h"
 
 namespace morphkit {
 
@@ -80,27 +79,42 @@ Expected<PosePrepared> prepare(const Asset& asset, uint32_t scene_request) {
   return prepared;
 }
 
-Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
-  if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
+Expected<SceneState> frame(const PosePrepared& prepared, const FrameRequest& request) {
+  if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluateFrame: not prepared");
   const Asset& asset = *prepared.asset;
   std::vector<NodePose> pose;
-  if (options.animation != kNone) {
-    if (options.animation >= prepared.animations.size()) {
-      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) +
+  if (request.animation != kNone) {
+    if (request.animation >= prepared.animations.size()) {
+      return fail(Error::kInvalidArgument, "animations[" + std::to_string(request.animation) +
                                                "]: no such animation (the asset has " +
                                                std::to_string(prepared.animations.size()) + ")");
     }
     pose.resize(asset.nodes.size());
     AnimationSamplingJob sampling;
-    sampling.animation = &prepared.animations[options.animation];
-    sampling.time = options.time;
-    sampling.context = options.sampling;
+    sampling.animation = &prepared.animations[request.animation];
+    sampling.time = request.time;
+    sampling.context = request.sampling;
     sampling.output = pose;
     if (!sampling.run()) {
-      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) + "]: sampling failed");
+      return fail(Error::kInvalidArgument, "animations[" + std::to_string(request.animation) + "]: sampling failed");
     }
   }
   Expected<SceneState> state = evaluateScene(asset, prepared.scene, pose);
+  if (!state) return state.error();
+  SamplerCursor* cursor = request.sampling ? &request.sampling->weight_track : nullptr;
+  if (Status s = applyWeightInputs(asset, request.weights, request.time, cursor, state->weights); !s) return s.error();
+  return state;
+}
+
+Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
+  if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
+  const Asset& asset = *prepared.asset;
+  FrameRequest request;
+  request.animation = options.animation;
+  request.time = options.time;
+  request.sampling = options.sampling;
+  request.weights = options.weights;
+  Expected<SceneState> state = frame(prepared, request);
   if (!state) return state.error();
 
   result.scene = prepared.scene;
@@ -204,6 +218,10 @@ Status checkPoseFinite(const PoseResult& pose) {
 
 Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene) {
   return catchOutOfMemory("preparing the pose", [&] { return prepare(asset, scene); });
+}
+
+Expected<SceneState> evaluateFrame(const PosePrepared& prepared, const FrameRequest& request) {
+  return catchOutOfMemory("evaluating the frame", [&] { return frame(prepared, request); });
 }
 
 Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {

@@ -12,11 +12,11 @@
 namespace morphkit {
 
 Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animation, double t0, double t1,
-                             uint32_t samples) {
+                             uint32_t samples, const WeightInputs& weights) {
   Expected<PosePrepared> prepared = preparePose(asset, scene);
   if (!prepared) return prepared.error();
   Bounds bounds;
-  const uint32_t count = animation == kNone ? 1 : std::max(samples, 1u);
+  const uint32_t count = animation == kNone && !weights.track ? 1 : std::max(samples, 1u);
   SamplingContext sampling;
   for (uint32_t i = 0; i < count; ++i) {
     PoseOptions options;
@@ -24,6 +24,7 @@ Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animat
     options.time = count == 1 ? t0 : t0 + (t1 - t0) * double(i) / double(count - 1);
     options.path = CpuPath::kFast;
     options.sampling = &sampling;
+    options.weights = weights;
     Expected<PoseResult> pose = evaluatePose(*prepared, options);
     if (!pose) return pose.error();
     for (const PosedPrimitive& mesh : pose->meshes) {

@@ -1198,7 +1198,6 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
   Clock::time_point cpu_start = Clock::now();
 
   // ---- CPU: per copy, sample → scene → per draw weights, matrices ----
-  std::vector<NodePose> pose;
   std::vector<GpuInstanceState> states;
   std::vector<std::vector<float>> state_weights;
   std::vector<std::vector<DMat4>> state_joints;
@@ -1210,15 +1209,11 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
   }
   size_t draw_index = 0;
   for (uint32_t copy = 0; copy < r.options.instances; ++copy) {
-    if (input.animation != kNone) {
-      pose.assign(asset.nodes.size(), NodePose{});
-      AnimationSamplingJob sampling;
-      sampling.animation = &r.prepared.animations[input.animation];
-      sampling.time = input.time + copy * r.options.instance_time_step;
-      sampling.output = pose;
-      if (!sampling.run()) return fail(Error::kInvalidArgument, "renderFrame: animation sampling failed");
-    }
-    Expected<SceneState> state = evaluateScene(asset, r.prepared.scene, pose);
+    FrameRequest request;  // the same frame step as evaluatePose / evaluateGpuPose
+    request.animation = input.animation;
+    request.time = input.time + copy * r.options.instance_time_step;
+    request.weights = input.weights;
+    Expected<SceneState> state = evaluateFrame(r.prepared, request);
     if (!state) return state.error();
     // Joint and world matrices come in double (scene.h): the compute path takes them so (it keeps the digits far
     // from the origin); the vertex path and node materials upload floats, rounded once here.

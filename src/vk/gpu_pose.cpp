@@ -61,23 +61,12 @@ double lastGpuPoseMicroseconds(const GpuPose& pose) { return pose.batch ? lastDi
 Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options) {
   const PosePrepared& prepared = *pose.prepared;
   const Asset& asset = *prepared.asset;
-  std::vector<NodePose> node_pose;
-  if (options.animation != kNone) {
-    if (options.animation >= prepared.animations.size()) {
-      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) + "]: no such animation (the asset has " +
-                                               std::to_string(prepared.animations.size()) + ")");
-    }
-    node_pose.resize(asset.nodes.size());
-    AnimationSamplingJob sampling;
-    sampling.animation = &prepared.animations[options.animation];
-    sampling.time = options.time;
-    sampling.context = options.sampling;
-    sampling.output = node_pose;
-    if (!sampling.run()) {
-      return fail(Error::kInvalidArgument, "animations[" + std::to_string(options.animation) + "]: sampling failed");
-    }
-  }
-  Expected<SceneState> state = evaluateScene(asset, prepared.scene, node_pose);
+  FrameRequest request;
+  request.animation = options.animation;
+  request.time = options.time;
+  request.sampling = options.sampling;
+  request.weights = options.weights;
+  Expected<SceneState> state = evaluateFrame(prepared, request);  // the same frame step as evaluatePose
   if (!state) return state.error();
 
   PoseResult result;

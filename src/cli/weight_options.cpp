@@ -1,0 +1,203 @@
+// --weights / --weights-file / --weights-csv for pose, render and animate (weight_options.h).
+#include "weight_options.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "command.h"
+#include "morphkit/io.h"
+#include "morphkit/weight_files.h"
+
+namespace morphkit::cli {
+namespace {
+
+constexpr size_t kMaxWeightsFileBytes = size_t(16) << 20;
+constexpr size_t kMaxCaptureBytes = size_t(1) << 30;  // ~1.5 M rows of the app's 61 columns
+
+bool parseIndex(std::string_view text, uint32_t& out) {
+  if (text.empty() || text.size() > 9) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// NAME=VALUE: NAME is a target name; when no target carries it, "N" is target N of every mesh and "M:N" target N of
+// mesh M. Returns false (malformed) with `why` set.
+bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match, WeightOverride& out, std::string& why) {
+  const size_t eq = item.rfind('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    why = "expected NAME=VALUE";
+    return false;
+  }
+  const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+  double number = 0.0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || !std::isfinite(number) ||
+      !std::isfinite(float(number))) {
+    why = "the value is not a finite number";
+    return false;
+  }
+  out = WeightOverride{};
+  out.value = float(number);
+  if (findTargetsByName(asset, key, match).empty()) {
+    const size_t colon = key.find(':');
+    uint32_t mesh = kNone, target = kNone;
+    if (colon == std::string_view::npos ? parseIndex(key, target)
+                                        : parseIndex(key.substr(0, colon), mesh) && parseIndex(key.substr(colon + 1), target)) {
+      out.mesh = mesh;
+      out.target = target;
+      return true;
+    }
+  }
+  out.name = std::string(key);
+  return true;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "-" : out;
+}
+
+// Unknown names: one error (exit 1), or with --ignore-unknown a warning and the entry dropped.
+int resolveOverrides(const Asset& asset, const std::string& asset_file, const WeightOptions& options,
+                     std::vector<WeightOverride>& overrides, NameMatch match) {
+  std::vector<WeightOverride> known;
+  for (WeightOverride& o : overrides) {
+    Expected<std::vector<TargetRef>> refs = resolveOverride(asset, o, match);
+    if (refs) {
+      known.push_back(std::move(o));
+    } else if (options.ignore_unknown) {
+      fmt::print(stderr, "morphkit: warning: {}: {}; ignored (--ignore-unknown)\n", asset_file, refs.error().message);
+    } else {
+      return reportFailure(asset_file, fail(Error::kInvalidArgument, refs.error().message + " (--ignore-unknown to skip it)"));
+    }
+  }
+  overrides = std::move(known);
+  return 0;
+}
+
+int loadCapture(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out) {
+  std::optional<CaptureMap> map;
+  if (!options.map.empty()) {
+    Expected<std::vector<uint8_t>> bytes = readFile(options.map, kMaxWeightsFileBytes);
+    if (!bytes) return reportFailure(options.map, bytes.error());
+    Expected<CaptureMap> parsed = parseCaptureMapJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+    if (!parsed) return reportFailure(options.map, parsed.error());
+    map = std::move(*parsed);
+  }
+  Expected<std::vector<uint8_t>> bytes = readFile(options.csv, kMaxCaptureBytes);
+  if (!bytes) return reportFailure(options.csv, bytes.error());
+  CaptureCsvOptions csv_options;
+  csv_options.fps = options.csv_fps;
+  Expected<CaptureCsv> capture =
+      parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options);
+  if (!capture) return reportFailure(options.csv, capture.error());
+  CaptureMatch match = matchCapture(asset, *capture, map ? &*map : nullptr);
+
+  for (const std::string& entry : match.unknown_map_targets) {
+    const std::string target = entry.substr(entry.find(" -> ") + 4);
+    const std::string message = "'" + entry + "': " + asset_file + " has no target named '" + target + "' (closest: " +
+                                joined(closestTargetNames(asset, target)) + ")";
+    if (!options.ignore_unknown) return reportFailure(options.map, fail(Error::kInvalidArgument, message + " (--ignore-unknown to skip it)"));
+    fmt::print(stderr, "morphkit: warning: {}: {}; ignored (--ignore-unknown)\n", options.map, message);
+  }
+  for (const std::string& column : match.unused_map_columns) {
+    fmt::print(stderr, "morphkit: warning: {}: '{}' names no column of {}\n", options.map, column, options.csv);
+  }
+  if (match.track.names.empty()) {
+    return reportFailure(options.csv, fail(Error::kInvalidArgument, "no column matches a target name of " + asset_file + " (" +
+                                                                        std::to_string(match.unmatched_columns.size()) +
+                                                                        " unmatched columns; --map names them)"));
+  }
+  const size_t unmatched = match.unmatched_columns.size() + match.unused_rotation_columns.size();
+  fmt::print(stderr,
+             "morphkit: {}: {} rows over {:.3f} s; columns: {} matched, {} unmatched ({} rotation unused{}); targets: {} "
+             "unmatched\n",
+             options.csv, capture->rows(), double(capture->times.back()), match.matched_columns.size(), unmatched,
+             match.unused_rotation_columns.size(),
+             match.ignored_columns.empty() ? std::string() : fmt::format(", {} ignored by the map", match.ignored_columns.size()),
+             match.unmatched_targets.size());
+  if (options.verbose) {
+    fmt::print(stderr, "  matched columns: {}\n", joined(match.matched_columns));
+    fmt::print(stderr, "  unmatched columns: {}\n", joined(match.unmatched_columns));
+    fmt::print(stderr, "  unused rotation columns: {}\n", joined(match.unused_rotation_columns));
+    if (!match.ignored_columns.empty()) fmt::print(stderr, "  ignored columns: {}\n", joined(match.ignored_columns));
+    fmt::print(stderr, "  unmatched targets: {}\n", joined(match.unmatched_targets));
+  }
+  out.capture = std::move(match);
+  return 0;
+}
+
+}  // namespace
+
+void addWeightOptions(CLI::App& sub, WeightOptions& o, unsigned sets) {
+  if (sets & kOverrideOptions) {
+    sub.add_option("--weights", o.weights, "set weights: NAME=VALUE[,NAME=VALUE...] (N=V: target N of every mesh, M:N=V: of mesh M)")
+        ->delimiter(',')
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    sub.add_option("--weights-file", o.weights_file, "set weights from a JSON file {\"NAME\": VALUE, ...}");
+    sub.add_flag("--ignore-case", o.ignore_case, "--weights / --weights-file names match target names case-insensitively");
+  }
+  if (sets & kCaptureOptions) {
+    sub.add_option("--weights-csv", o.csv, "a face capture CSV (Live Link Face layout) driving targets by name");
+    sub.add_option("--csv-fps", o.csv_fps, "frame rate of the CSV's timecodes (HH:MM:SS:FF)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.001, 1000.0));
+    sub.add_option("--map", o.map, "JSON map from capture columns to target names (and scales)");
+    sub.add_flag("--verbose", o.verbose, "list the capture's matched and unmatched names");
+  }
+  sub.add_flag("--ignore-unknown", o.ignore_unknown, "an unknown target name is a warning, not an error");
+}
+
+WeightInputs LoadedWeights::inputs() const {
+  WeightInputs inputs;
+  inputs.track = capture ? &capture->track : nullptr;
+  inputs.overrides = overrides;
+  inputs.match = match;
+  return inputs;
+}
+
+int loadWeights(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out) {
+  out = LoadedWeights{};
+  out.match = options.ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact;
+  if (!options.map.empty() && options.csv.empty()) return reportError("--map: needs --weights-csv");
+  if (!options.weights_file.empty()) {
+    Expected<std::vector<uint8_t>> bytes = readFile(options.weights_file, kMaxWeightsFileBytes);
+    if (!bytes) return reportFailure(options.weights_file, bytes.error());
+    Expected<std::vector<WeightOverride>> parsed =
+        parseWeightsJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+    if (!parsed) return reportFailure(options.weights_file, parsed.error());
+    std::vector<WeightOverride> from_file = std::move(*parsed);
+    if (int code = resolveOverrides(asset, asset_file, options, from_file, out.match); code != 0) return code;
+    out.overrides = std::move(from_file);
+  }
+  std::vector<WeightOverride> from_line;
+  for (const std::string& item : options.weights) {
+    WeightOverride o;
+    std::string why;
+    if (!parseWeightItem(asset, item, out.match, o, why)) {
+      fmt::print(stderr, "morphkit: error: --weights '{}': {}\n", item, why);
+      return kExitUsage;
+    }
+    from_line.push_back(std::move(o));
+  }
+  if (int code = resolveOverrides(asset, asset_file, options, from_line, out.match); code != 0) return code;
+  out.overrides.insert(out.overrides.end(), from_line.begin(), from_line.end());  // the command line wins
+  if (!options.csv.empty()) return loadCapture(asset, asset_file, options, out);
+  return 0;
+}
+
+std::string nonZeroWeights(const Mesh& mesh, const std::vector<float>& weights) {
+  std::string out;
+  for (size_t t = 0; t < weights.size(); ++t) {
+    if (weights[t] == 0.0f) continue;
+    const bool named = t < mesh.target_names.size() && !mesh.target_names[t].empty();
+    out += fmt::format("{}{}={:.4g}", out.empty() ? "" : " ", named ? mesh.target_names[t] : std::to_string(t), weights[t]);
+  }
+  return out;
+}
+
+}  // namespace morphkit::cli

@@ -1,0 +1,47 @@
+// Options shared by the commands that drive morph targets by name (pose, render, animate): --weights,
+// --weights-file, --weights-csv, --csv-fps, --map, --ignore-unknown, --ignore-case, --verbose; loading and
+// resolving them against one asset, with the capture summary and warnings on stderr.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "morphkit/asset.h"
+#include "morphkit/capture.h"
+#include "morphkit/weights.h"
+
+namespace morphkit::cli {
+
+struct WeightOptions {
+  std::vector<std::string> weights;  // NAME=VALUE items (--weights, comma-separated, repeatable)
+  std::string weights_file;          // {"name": value}
+  std::string csv;                   // Live Link Face CSV
+  double csv_fps = 60.0;             // timecode frame rate of the CSV
+  std::string map;                   // capture column → target map (JSON)
+  bool ignore_unknown = false;       // unknown names: warning instead of error
+  bool ignore_case = false;          // --weights / --weights-file names match case-insensitively
+  bool verbose = false;              // list the capture's matched / unmatched names
+};
+
+enum WeightOptionSet : unsigned { kOverrideOptions = 1, kCaptureOptions = 2 };
+void addWeightOptions(CLI::App& sub, WeightOptions& options, unsigned sets);
+
+// What the options load to for one asset; owns the track and overrides that inputs() points at.
+struct LoadedWeights {
+  std::vector<WeightOverride> overrides;  // every name known (unknown ones dropped with a warning or failed)
+  NameMatch match = NameMatch::kExact;
+  std::optional<CaptureMatch> capture;    // with --weights-csv: its track holds at least one column
+  WeightInputs inputs() const;
+  bool empty() const { return overrides.empty() && !capture; }
+};
+
+// Loads every file the options name, resolves names against `asset` and prints the capture summary (stderr).
+// Returns 0, or the exit code after printing one error line (1 bad input, 2 malformed --weights text).
+int loadWeights(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out);
+
+// "jawOpen=0.8 eyeBlinkLeft=1 7=0.25": the non-zero weights of one mesh by name (index when unnamed).
+std::string nonZeroWeights(const Mesh& mesh, const std::vector<float>& weights);
+
+}  // namespace morphkit::cli

@@ -1,0 +1,130 @@
+// weight_files.cpp — weights files and capture maps (JSON) on simdjson's DOM.
+#include "morphkit/weight_files.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <string>
+
+namespace morphkit {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+// A key from the file, safe on one terminal line (control bytes as \xNN, cut after 64 bytes).
+std::string shownKey(std::string_view text) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < 64; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  return out + (text.size() > 64 ? "...'" : "'");
+}
+
+Expected<object> parseObject(simdjson::dom::parser& parser, std::string_view text, const char* what) {
+  simdjson::padded_string padded(text.data(), text.size());
+  element doc;
+  if (auto error = parser.parse(padded).get(doc); error != simdjson::SUCCESS) {
+    return fail(Error::kInvalidJson, std::string("JSON: ") + simdjson::error_message(error));
+  }
+  object root;
+  if (doc.get_object().get(root) != simdjson::SUCCESS) {
+    return fail(Error::kInvalidArgument, std::string("the top level must be an object: ") + what);
+  }
+  return root;
+}
+
+// simdjson keeps every duplicate key; a weights file or map with one twice is almost certainly a mistake.
+Status checkUniqueKeys(object root) {
+  std::vector<std::string_view> seen;
+  for (auto field : root) {
+    for (std::string_view key : seen) {
+      if (key == field.key) return fail(Error::kInvalidArgument, shownKey(field.key) + ": repeated key");
+    }
+    seen.push_back(field.key);
+  }
+  return Ok{};
+}
+
+bool readFinite(element e, double& out) { return e.get_double().get(out) == simdjson::SUCCESS && std::isfinite(out); }
+
+}  // namespace
+
+Expected<std::vector<WeightOverride>> parseWeightsJson(std::string_view text) {
+  simdjson::dom::parser parser;
+  Expected<object> root = parseObject(parser, text, "{\"targetName\": weight, ...}");
+  if (!root) return root.error();
+  if (Status s = checkUniqueKeys(*root); !s) return s.error();
+  std::vector<WeightOverride> overrides;
+  for (auto field : *root) {
+    double value = 0.0;
+    if (!readFinite(field.value, value) || !std::isfinite(float(value))) {
+      return fail(Error::kInvalidArgument, shownKey(field.key) + ": must be a finite number");
+    }
+    if (field.key.empty()) return fail(Error::kInvalidArgument, "'': a target name must not be empty");
+    WeightOverride o;
+    o.name = std::string(field.key);
+    o.value = float(value);
+    overrides.push_back(std::move(o));
+  }
+  return overrides;
+}
+
+Expected<CaptureMap> parseCaptureMapJson(std::string_view text) {
+  simdjson::dom::parser parser;
+  Expected<object> root = parseObject(parser, text, "{\"CaptureColumn\": \"target\" | {\"target\", \"scale\"} | null, ...}");
+  if (!root) return root.error();
+  if (Status s = checkUniqueKeys(*root); !s) return s.error();
+  CaptureMap map;
+  for (auto field : *root) {
+    const std::string key = shownKey(field.key);
+    if (field.key.empty()) return fail(Error::kInvalidArgument, "'': a capture column name must not be empty");
+    CaptureMapEntry entry;
+    entry.column = std::string(field.key);
+    std::string_view target;
+    object spec;
+    if (field.value.is_null()) {
+      // an ignored column: empty target
+    } else if (field.value.get_string().get(target) == simdjson::SUCCESS) {
+      if (target.empty()) return fail(Error::kInvalidArgument, key + ": the target name must not be empty (null ignores the column)");
+      entry.target = std::string(target);
+    } else if (field.value.get_object().get(spec) == simdjson::SUCCESS) {
+      for (auto member : spec) {
+        if (member.key == "target") {
+          if (member.value.is_null()) continue;
+          if (member.value.get_string().get(target) != simdjson::SUCCESS || target.empty()) {
+            return fail(Error::kInvalidArgument, key + ".target: must be a non-empty string or null");
+          }
+          entry.target = std::string(target);
+        } else if (member.key == "scale") {
+          double scale = 0.0;
+          if (!readFinite(member.value, scale) || !std::isfinite(float(scale))) {
+            return fail(Error::kInvalidArgument, key + ".scale: must be a finite number");
+          }
+          entry.scale = float(scale);
+        } else {
+          return fail(Error::kInvalidArgument, key + "." + shownKey(member.key).substr(1, shownKey(member.key).size() - 2) +
+                                                   ": unknown field (expected target, scale)");
+        }
+      }
+      if (spec["target"].error() != simdjson::SUCCESS) {
+        return fail(Error::kInvalidArgument, key + ": needs \"target\" (a target name, or null to ignore the column)");
+      }
+    } else {
+      return fail(Error::kInvalidArgument, key + ": must be a target name, {\"target\": name, \"scale\": number} or null");
+    }
+    map.entries.push_back(std::move(entry));
+  }
+  return map;
+}
+
+}  // namespace morphkit
