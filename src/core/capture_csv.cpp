@@ -89,7 +89,14 @@ std::string formatNumber(double value) {
   return std::string(buffer, size_t(std::max(len, 0)));
 }
 
-Failure csvError(size_t line, std::string what) { return fail(Error::kInvalidCsv, "line " + std::to_string(line) + ": " + what); }
+// "line L: what" or, with `what` starting ", column C", "line L, column C: what".
+Failure csvError(size_t line, const std::string& what) { return fail(Error::kInvalidCsv, "line " + std::to_string(line) + what); }
+
+// "line L, column C (NAME): what" — C counts from 1 like a spreadsheet; NAME is the header's.
+Failure cellError(size_t line, size_t column, std::string_view name, const std::string& what) {
+  return fail(Error::kInvalidCsv, "line " + std::to_string(line) + ", column " + std::to_string(column) + " (" + shown(name) +
+                                      "): " + what);
+}
 
 }  // namespace
 
@@ -149,31 +156,30 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     const std::vector<std::string_view> fields = splitFields(line);
     if (!header) {
       if (!namesMatch(fields[0], "Timecode", NameMatch::kCaseInsensitive)) {
-        return csvError(line_number, "column 1 is '" + shown(fields[0]) + "', " + std::string(expected_header));
+        return csvError(line_number, ", column 1: '" + shown(fields[0]) + "' is not Timecode; " + std::string(expected_header));
       }
       if (fields.size() > 1 && namesMatch(fields[1], "BlendShapeCount", NameMatch::kCaseInsensitive)) value_begin = 2;
       for (size_t f = value_begin; f < fields.size(); ++f) {
-        if (fields[f].empty()) return csvError(line_number, "column " + std::to_string(f + 1) + ": empty column name");
+        if (fields[f].empty()) return csvError(line_number, ", column " + std::to_string(f + 1) + ": empty column name");
         for (size_t g = value_begin; g < f; ++g) {
           if (namesMatch(fields[g], fields[f], NameMatch::kCaseInsensitive)) {
-            return csvError(line_number, "column " + std::to_string(f + 1) + " (" + shown(fields[f]) + ") repeats column " +
-                                             std::to_string(g + 1));
+            return cellError(line_number, f + 1, fields[f], "repeats column " + std::to_string(g + 1) + " (" + shown(fields[g]) + ")");
           }
         }
         capture.columns.emplace_back(fields[f]);
       }
-      if (capture.columns.empty()) return csvError(line_number, "no value columns after Timecode");
+      if (capture.columns.empty()) return csvError(line_number, ": no value columns after Timecode");
       field_count = fields.size();
       header = true;
       continue;
     }
     if (fields.size() != field_count) {
-      return csvError(line_number, std::to_string(fields.size()) + " fields, the header has " + std::to_string(field_count) +
+      return csvError(line_number, ": " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(field_count) +
                                        " (ragged row)");
     }
     double seconds = 0.0;
     if (!parseTimecode(fields[0], options.fps, seconds)) {
-      return csvError(line_number, "column 1 (Timecode): '" + shown(fields[0]) + "' is not a timecode HH:MM:SS:FF[.fff] with FF below the frame rate " +
+      return cellError(line_number, 1, "Timecode", "'" + shown(fields[0]) + "' is not a timecode HH:MM:SS:FF[.fff] with FF below the frame rate " +
                                        formatNumber(options.fps));
     }
     if (capture.times.empty()) {
@@ -182,7 +188,7 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     } else {
       if (seconds < previous - 12 * 3600.0) seconds += 24 * 3600.0;  // a capture running past midnight
       if (!(seconds > previous)) {
-        return csvError(line_number, "column 1 (Timecode): " + shown(fields[0]) +
+        return cellError(line_number, 1, "Timecode", shown(fields[0]) +
                                          (seconds == previous ? " repeats" : " goes back before") + " line " +
                                          std::to_string(previous_line) + "'s " + previous_timecode +
                                          " (timecodes must increase)");
@@ -190,7 +196,7 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     }
     const float relative = float(seconds - start);
     if (!capture.times.empty() && !(relative > capture.times.back())) {
-      return csvError(line_number, "column 1 (Timecode): " + shown(fields[0]) + " is too close to line " +
+      return cellError(line_number, 1, "Timecode", shown(fields[0]) + " is too close to line " +
                                        std::to_string(previous_line) + "'s to keep as a float time");
     }
     previous = seconds;
@@ -200,14 +206,13 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     if (value_begin == 2) {
       float count = 0.0f;
       if (!parseNumber(fields[1], count)) {
-        return csvError(line_number, "column 2 (BlendShapeCount): '" + shown(fields[1]) + "' is not a number");
+        return cellError(line_number, 2, "BlendShapeCount", "'" + shown(fields[1]) + "' is not a number");
       }
     }
     for (size_t f = value_begin; f < fields.size(); ++f) {
       float value = 0.0f;
       if (!parseNumber(fields[f], value)) {
-        return csvError(line_number, "column " + std::to_string(f + 1) + " (" + shown(capture.columns[f - value_begin]) + "): '" +
-                                         shown(fields[f]) + "' is not a finite number");
+        return cellError(line_number, f + 1, capture.columns[f - value_begin], "'" + shown(fields[f]) + "' is not a finite number");
       }
       capture.values.push_back(value);
     }
