@@ -40,7 +40,13 @@ TEST(MakeDemoCommand, WritesTheDemoAssetAndASummary) {
   uint32_t vertices = asset->accessors[findAttribute(asset->meshes[0].primitives[0].attributes, "POSITION")].count;
   EXPECT_EQ(run.out, "head.glb: " + std::to_string(vertices) + " vertices, " +
                          std::to_string(asset->accessors[asset->meshes[0].primitives[0].indices].count / 3) +
-                         " triangles, 7 targets, 5 bones, 3 animations, " + std::to_string(bytes->size()) + " bytes\n");
+                         " triangles, 7 targets, 5 bones, 3 animations, " + std::to_string(bytes->size()) + " bytes\n" +
+                         "head_capture.csv: face capture, 240 rows at 60 fps (Live Link Face layout: 52 blend shapes + "
+                         "9 rotations)\n");
+  // The sample capture beside it is the library's, for the same seed.
+  auto capture = makeDemoCapture({.seed = 9});
+  ASSERT_TRUE(capture.ok());
+  EXPECT_EQ(test::slurp(dir / "head_capture.csv"), *capture);
   auto loaded = loadAsset(dir / "head.glb");
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   EXPECT_EQ(loaded->meshes[0].target_names.size(), 7u);
@@ -53,7 +59,14 @@ TEST(MakeDemoCommand, JsonSummary) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   size_t size = std::filesystem::file_size(dir / "d.glb");
   EXPECT_EQ(run.out, "{\"file\":\"d.glb\",\"vertices\":8,\"triangles\":12,\"targets\":0,\"bones\":1,\"animations\":2,"
-                     "\"seed\":1,\"bytes\":" + std::to_string(size) + "}\n");
+                     "\"seed\":1,\"bytes\":" + std::to_string(size) + ",\"capture\":\"d_capture.csv\",\"captureRows\":240}\n");
+  run = makeDemo(dir, "e.glb --targets 0 --vertices 8 --bones 1 --no-capture --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find(",\"capture\":null,\"captureRows\":0}"), std::string::npos) << run.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "e_capture.csv"));
+  run = makeDemo(dir, "f.glb --targets 0 --vertices 8 --bones 1 --capture-seconds 0.5 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"captureRows\":30}"), std::string::npos) << run.out;
 }
 
 TEST(MakeDemoCommand, BadOptionsFailCleanly) {
@@ -76,6 +89,16 @@ TEST(MakeDemoCommand, BadOptionsFailCleanly) {
   CliRun unwritable = makeDemo(dir, "no/such/dir/x.glb --vertices 100 --targets 1");
   EXPECT_EQ(unwritable.exit_code, 1);
   EXPECT_EQ(unwritable.err.rfind("morphkit: error: no/such/dir/x.glb: ", 0), 0u) << unwritable.err;
+
+  CliRun bad_capture = makeDemo(dir, "x.glb --vertices 100 --targets 1 --capture-seconds 0");
+  EXPECT_EQ(bad_capture.exit_code, 1);
+  EXPECT_EQ(bad_capture.err, "morphkit: error: make-demo: capture seconds outside (0, 3600]\n");
+  // The capture's folder is the asset's: a capture that cannot be written takes the asset with it.
+  std::filesystem::create_directories(dir / "x_capture.csv");  // a folder where the file should go
+  CliRun blocked = makeDemo(dir, "x.glb --vertices 100 --targets 1");
+  EXPECT_EQ(blocked.exit_code, 1);
+  EXPECT_EQ(blocked.err.rfind("morphkit: error: x_capture.csv: ", 0), 0u) << blocked.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
 }
 
 }  // namespace

@@ -40,4 +40,18 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options = {});
 // The name makeDemoAsset gives target `index`: ARKit blend-shape names for 0..51, then "extra052", ...
 std::string demoTargetName(uint32_t index);
 
+// A sample face capture for the demo asset (docs/FACE_CAPTURE.md), in the Live Link Face CSV layout
+// (morphkit/capture.h): Timecode,BlendShapeCount, the 52 ARKit blend shapes, the 9 head/eye rotation columns.
+inline constexpr double kDemoMaxCaptureSeconds = 3600.0;
+struct DemoCaptureOptions {
+  double seconds = 4.0;  // (0, kDemoMaxCaptureSeconds]; rows = round(seconds × fps)
+  double fps = 60.0;     // a whole number in 1..240; timecodes start at 10:00:00:00 with fractional frames
+  uint64_t seed = 1;     // same options + same seed → identical text
+};
+// A synthetic performance: blinks every ~1.7 s, speech (jawOpen at ~3.7 Hz with lips and funnel/pucker) from
+// 0.3 s to 0.8 s before the end, a smile building up in the second half, brow accents, gaze with the matching
+// eye rotation columns, head sway. Blend shapes in [0, 1], rotations in radians, 8 decimals, CRLF lines.
+// Errors: kInvalidArgument "make-demo: capture ...".
+Expected<std::string> makeDemoCapture(const DemoCaptureOptions& options = {});
+
 }  // namespace morphkit

@@ -39,7 +39,7 @@ void dropUnkeptExtensions(Asset& asset, const std::string& file) {
   for (const std::string& name : asset.extensions_used) {
     if (unkept(name)) {
       fmt::print(stderr, "morphkit: warning: {}: extensionsUsed '{}': morphkit does not keep its data; not in the output\n",
-                 file, name);
+                 file, printableName(name));
     }
   }
   asset.extensions_used.erase(std::remove_if(asset.extensions_used.begin(), asset.extensions_used.end(), unkept),
@@ -75,7 +75,8 @@ int run(const AnimateOptions& o) {
   for (size_t i = 0; i < asset->images.size(); ++i) {
     const std::string& uri = asset->images[i].uri;
     if (!uri.empty() && !uri.starts_with("data:")) {
-      fmt::print(stderr, "morphkit: warning: {}: images[{}].uri '{}' stays relative: copy it beside {}\n", o.file, i, uri, o.out);
+      fmt::print(stderr, "morphkit: warning: {}: images[{}].uri '{}' stays relative: copy it beside {}\n", o.file, i,
+                 printableName(uri), o.out);
     }
   }
   Expected<uint32_t> baked = bakeWeightTrack(*asset, track, o.name, NameMatch::kExact);

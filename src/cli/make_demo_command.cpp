@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--json]`:
-// writes the built-in demo asset (morphkit/demo.h, docs/DEMO.md) as a .glb.
+// `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--capture-seconds S]
+//  [--no-capture] [--json]`: writes the built-in demo asset (morphkit/demo.h, docs/DEMO.md) as a .glb and, beside
+// it, a sample face capture OUT_capture.csv that drives its ARKit-named targets (docs/FACE_CAPTURE.md).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
@@ -24,8 +27,16 @@ struct MakeDemoOptions {
   uint64_t vertices = DemoOptions{}.vertices;
   uint64_t bones = DemoOptions{}.bones;
   uint64_t seed = DemoOptions{}.seed;
+  double capture_seconds = DemoCaptureOptions{}.seconds;
+  bool no_capture = false;
   bool json = false;
 };
+
+// OUT.glb → OUT_capture.csv beside it.
+std::filesystem::path capturePath(const std::string& out) {
+  std::filesystem::path path(out);
+  return path.parent_path() / (path.stem().string() + "_capture.csv");
+}
 
 uint32_t saturate(uint64_t value) {
   return value > std::numeric_limits<uint32_t>::max() ? std::numeric_limits<uint32_t>::max() : uint32_t(value);
@@ -46,8 +57,28 @@ int run(const MakeDemoOptions& options) {
   if (!asset) return reportFailure({}, asset.error());
   auto glb = writeGlb(*asset);
   if (!glb) return reportFailure(options.file, glb.error());
+  // The sample capture drives the ARKit-named targets (docs/FACE_CAPTURE.md). Both are made in memory first;
+  // when the capture cannot be written the asset is removed again, so a failure leaves neither behind.
+  std::string capture;
+  const std::filesystem::path capture_path = capturePath(options.file);
+  if (!options.no_capture) {
+    DemoCaptureOptions capture_options;
+    capture_options.seconds = options.capture_seconds;
+    capture_options.seed = options.seed;
+    Expected<std::string> made = makeDemoCapture(capture_options);
+    if (!made) return reportFailure({}, made.error());
+    capture = std::move(*made);
+  }
   Status written = writeFileAtomic(options.file, std::span<const uint8_t>(*glb));
   if (!written) return reportFailure(options.file, written.error());
+  if (!options.no_capture) {
+    if (Status s = writeFileAtomic(capture_path, capture); !s) {
+      std::error_code ec;
+      std::filesystem::remove(options.file, ec);
+      return reportFailure(capture_path, s.error());
+    }
+  }
+  const size_t capture_rows = size_t(std::count(capture.begin(), capture.end(), '\n')) - (capture.empty() ? 0 : 1);
 
   const Primitive& primitive = asset->meshes[0].primitives[0];
   uint32_t vertices = asset->accessors[findAttribute(primitive.attributes, "POSITION")].count;
@@ -65,11 +96,18 @@ int run(const MakeDemoOptions& options) {
     json.field("animations", uint32_t(asset->animations.size()));
     json.field("seed", uint64_t(options.seed));
     json.field("bytes", uint64_t(glb->size()));
+    json.key("capture");
+    if (options.no_capture) json.null(); else json.value(std::string_view(capture_path.string()));
+    json.field("captureRows", uint64_t(capture_rows));
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
     fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes\n", shown(options.file, 1024), vertices,
                triangles, targets, bones, asset->animations.size(), glb->size());
+    if (!options.no_capture) {
+      fmt::print("{}: face capture, {} rows at 60 fps (Live Link Face layout: 52 blend shapes + 9 rotations)\n",
+                 capture_path.string(), capture_rows);
+    }
   }
   return 0;
 }
@@ -82,6 +120,9 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   sub->add_option("--vertices", options->vertices, "approximate vertex count, 8..5000000")->check(kNotNegative)->capture_default_str();
   sub->add_option("--bones", options->bones, "skin joints in one chain, 1..256")->check(kNotNegative)->capture_default_str();
   sub->add_option("--seed", options->seed, "random seed; same options and seed give identical bytes")->check(kNotNegative)->capture_default_str();
+  sub->add_option("--capture-seconds", options->capture_seconds, "length of the sample capture OUT_capture.csv")
+      ->capture_default_str();
+  sub->add_flag("--no-capture", options->no_capture, "do not write the sample capture OUT_capture.csv");
   sub->add_flag("--json", options->json, "print the summary as one JSON object");
   sub->callback([options, &exit_code] { exit_code = run(*options); });
 }});

@@ -45,23 +45,7 @@ std::vector<std::string_view> splitFields(std::string_view line) {
   return fields;
 }
 
-// A name or value from the file, safe on one terminal line: control bytes become \xNN, long text is cut.
-std::string shown(std::string_view text) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < text.size() && out.size() < 64; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  if (out.size() >= 64) out += "...";
-  return out;
-}
+std::string shown(std::string_view text) { return printableName(text); }
 
 bool parseUnsigned(std::string_view text, size_t digits, uint32_t& out) {
   if (text.size() != digits) return false;

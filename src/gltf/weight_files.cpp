@@ -13,22 +13,7 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-// A key from the file, safe on one terminal line (control bytes as \xNN, cut after 64 bytes).
-std::string shownKey(std::string_view text) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < 64; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  return out + (text.size() > 64 ? "...'" : "'");
-}
+std::string shownKey(std::string_view text) { return "'" + printableName(text) + "'"; }
 
 Expected<object> parseObject(simdjson::dom::parser& parser, std::string_view text, const char* what) {
   simdjson::padded_string padded(text.data(), text.size());
