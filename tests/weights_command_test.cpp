@@ -293,6 +293,31 @@ TEST(Animate, SharedSampleOnMorphSkinBlob52) {
   EXPECT_EQ(posedMeshes(dir / "a.json"), posedMeshes(dir / "b.json"));
 }
 
+// Compressed inputs (../shared/field): meshopt and Draco were decoded at load, so the baked file is written
+// plain, does not declare the compression extensions, passes the validator and poses like the input.
+TEST(Animate, CompressedInputsAreBakedUncompressed) {
+  MORPHKIT_REQUIRE_SHARED();
+  MORPHKIT_REQUIRE_VALIDATOR();
+  const auto dir = test::scratchDir();
+  const std::string capture = (test::sharedDir() / "assets/capture/sample_capture.csv").string();
+  for (const char* name : {"MorphSkinBlob52_meshopt.glb", "MorphSkinBlob52_draco.glb"}) {
+    SCOPED_TRACE(name);
+    const std::string model = (test::sharedDir() / "field/assets" / name).string();
+    ASSERT_TRUE(std::filesystem::exists(model));
+    CliRun run = morphkit(dir, "animate '" + model + "' --weights-csv '" + capture + "' --out baked.glb");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("decoded at load, the output is written uncompressed"), std::string::npos) << run.err;
+    EXPECT_EQ(validateFile(dir / "baked.glb"), 0);
+    Expected<Asset> baked = loadAsset(dir / "baked.glb");
+    ASSERT_TRUE(baked.ok()) << baked.error().message;
+    for (const std::string& used : baked->extensions_used) EXPECT_EQ(used, "KHR_mesh_quantization");  // data-level
+    for (const std::string& required : baked->extensions_required) EXPECT_EQ(required, "KHR_mesh_quantization");
+    ASSERT_EQ(morphkit(dir, "pose baked.glb --anim capture --time 0.61 --out a.json").exit_code, 0);
+    ASSERT_EQ(morphkit(dir, "pose '" + model + "' --weights-csv '" + capture + "' --time 0.61 --out b.json").exit_code, 0);
+    EXPECT_EQ(posedMeshes(dir / "a.json"), posedMeshes(dir / "b.json"));
+  }
+}
+
 TEST(Animate, FailuresLeaveNoOutput) {
   const auto dir = test::scratchDir();
   writeHead(dir);

@@ -6,15 +6,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "command.h"
+#include "morphkit/accessor.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/primitive.h"
 #include "weight_options.h"
 
 namespace morphkit::cli {
@@ -29,21 +32,75 @@ struct AnimateOptions {
   WeightOptions weights;
 };
 
-// The data model keeps no extension objects (morphkit/glb_writer.h), so an extension morphkit does not implement
-// would be declared in OUT without its data: drop its name and say so.
+// What OUT may declare. The data model keeps no extension objects (morphkit/glb_writer.h): KHR_mesh_quantization
+// lives in the accessors themselves and survives; EXT_meshopt_compression and KHR_draco_mesh_compression were
+// decoded at load, so OUT holds plain data and must not declare them; any other extension's data is lost. Every
+// name dropped from extensionsUsed/extensionsRequired is reported.
 void dropUnkeptExtensions(Asset& asset, const std::string& file) {
-  const std::span<const char* const> kept = supportedExtensions();
-  auto unkept = [&](const std::string& name) {
-    return std::none_of(kept.begin(), kept.end(), [&](const char* k) { return name == k; });
+  auto kept = [](const std::string& name) { return name == "KHR_mesh_quantization"; };
+  auto decoded = [](const std::string& name) {
+    return name == "EXT_meshopt_compression" || name == "KHR_draco_mesh_compression";
   };
   for (const std::string& name : asset.extensions_used) {
-    if (unkept(name)) {
-      fmt::print(stderr, "morphkit: warning: {}: extensionsUsed '{}': morphkit does not keep its data; not in the output\n",
-                 file, printableName(name));
+    if (kept(name)) continue;
+    fmt::print(stderr, "morphkit: warning: {}: extensionsUsed '{}': {}\n", file, printableName(name),
+               decoded(name) ? "decoded at load, the output is written uncompressed"
+                             : "morphkit does not keep its data; not in the output");
+  }
+  std::erase_if(asset.extensions_used, [&](const std::string& name) { return !kept(name); });
+  std::erase_if(asset.extensions_required, [&](const std::string& name) { return !kept(name); });
+}
+
+// KHR_draco_mesh_compression is lossy and the loader decoded it: written plain, the decoded attributes must
+// satisfy the core rules the compressed file did not have to state exactly — accessor min/max equal to the data
+// (§3.6.2.5) and float skin weights summing to 1 (§3.7.3.3). min/max of float accessors are recomputed from the
+// data; float WEIGHTS_n that do not sum to 1 are rescaled (normalizeSkinWeights, as every morphkit path and
+// three.js already treat them) into new accessors the primitive points at.
+void settleDecodedDraco(Asset& asset) {
+  for (uint32_t a = 0; a < asset.accessors.size(); ++a) {
+    Accessor& accessor = asset.accessors[a];
+    if (accessor.min.empty() || accessor.component_type != ComponentType::kFloat || accessor.count == 0) continue;
+    const std::vector<float> values = readAccessorFloats(asset, a);
+    const size_t components = componentCount(accessor.type);
+    accessor.min.assign(components, INFINITY);
+    accessor.max.assign(components, -INFINITY);
+    for (size_t i = 0; i < values.size(); ++i) {
+      accessor.min[i % components] = std::min(accessor.min[i % components], double(values[i]));
+      accessor.max[i % components] = std::max(accessor.max[i % components], double(values[i]));
     }
   }
-  asset.extensions_used.erase(std::remove_if(asset.extensions_used.begin(), asset.extensions_used.end(), unkept),
-                              asset.extensions_used.end());
+  for (Mesh& mesh : asset.meshes) {
+    for (Primitive& primitive : mesh.primitives) {
+      std::vector<uint32_t> sets;
+      for (uint32_t s = 0;; ++s) {
+        const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
+        if (w == kNone) break;
+        sets.push_back(w);
+      }
+      const bool all_float = !sets.empty() && std::all_of(sets.begin(), sets.end(), [&](uint32_t w) {
+        return asset.accessors[w].component_type == ComponentType::kFloat;
+      });
+      if (!all_float) continue;
+      const uint32_t influences = uint32_t(4 * sets.size());
+      const size_t vertices = asset.accessors[sets[0]].count;
+      std::vector<float> weights(vertices * influences);
+      for (size_t s = 0; s < sets.size(); ++s) {
+        const std::vector<float> set = readAccessorFloats(asset, sets[s]);
+        for (size_t v = 0; v < vertices; ++v) std::copy_n(&set[4 * v], 4, &weights[v * influences + 4 * s]);
+      }
+      if (normalizeSkinWeights(weights, influences).rescaled == 0) continue;
+      for (size_t s = 0; s < sets.size(); ++s) {
+        std::vector<float> set(4 * vertices);
+        for (size_t v = 0; v < vertices; ++v) std::copy_n(&weights[v * influences + 4 * s], 4, &set[4 * v]);
+        AppendAccessorOptions options;
+        options.target = kArrayBuffer;
+        const uint32_t fixed = appendAccessor(asset, std::span<const float>(set), AccessorType::kVec4, options);
+        for (Attribute& attribute : primitive.attributes) {
+          if (attribute.name == "WEIGHTS_" + std::to_string(s)) attribute.accessor = fixed;
+        }
+      }
+    }
+  }
 }
 
 int run(const AnimateOptions& o) {
@@ -71,7 +128,10 @@ int run(const AnimateOptions& o) {
   if (int code = loadWeights(*asset, o.file, o.weights, weights); code != 0) return code;
   const WeightTrack& track = weights.capture->track;
 
+  const bool draco = std::find(asset->extensions_used.begin(), asset->extensions_used.end(), "KHR_draco_mesh_compression") !=
+                     asset->extensions_used.end();
   dropUnkeptExtensions(*asset, o.file);
+  if (draco) settleDecodedDraco(*asset);
   for (size_t i = 0; i < asset->images.size(); ++i) {
     const std::string& uri = asset->images[i].uri;
     if (!uri.empty() && !uri.starts_with("data:")) {
