@@ -32,12 +32,14 @@ struct AnimateOptions {
   WeightOptions weights;
 };
 
-// What OUT may declare. The data model keeps no extension objects (morphkit/glb_writer.h): KHR_mesh_quantization
-// lives in the accessors themselves and survives; EXT_meshopt_compression and KHR_draco_mesh_compression were
-// decoded at load, so OUT holds plain data and must not declare them; any other extension's data is lost. Every
-// name dropped from extensionsUsed/extensionsRequired is reported.
+// What OUT may declare. KHR_mesh_quantization lives in the accessors themselves and survives; the writer keeps
+// the KHR_texture_transform and KHR_texture_basisu objects (morphkit/glb_writer.h); EXT_meshopt_compression and
+// KHR_draco_mesh_compression were decoded at load, so OUT holds plain data and must not declare them; any other
+// extension's data is lost. Every name dropped from extensionsUsed/extensionsRequired is reported.
 void dropUnkeptExtensions(Asset& asset, const std::string& file) {
-  auto kept = [](const std::string& name) { return name == "KHR_mesh_quantization"; };
+  auto kept = [](const std::string& name) {
+    return name == "KHR_mesh_quantization" || name == "KHR_texture_transform" || name == "KHR_texture_basisu";
+  };
   auto decoded = [](const std::string& name) {
     return name == "EXT_meshopt_compression" || name == "KHR_draco_mesh_compression";
   };
