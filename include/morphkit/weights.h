@@ -31,10 +31,6 @@ enum class NameMatch : uint8_t { kExact, kCaseInsensitive };
 
 bool namesMatch(std::string_view a, std::string_view b, NameMatch match);
 
-// A name (or value) read from a file, safe on one terminal line: control bytes (C0, DEL) become \xNN and text
-// past 64 bytes is cut with "...". Every message that quotes a target name, a capture column or a map key uses it.
-std::string printableName(std::string_view text);
-
 // One morph target of one mesh.
 struct TargetRef {
   uint32_t mesh = kNone;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "command.h"
+#include "morphkit/text.h"
 #include "morphkit/accessor.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
@@ -45,7 +46,7 @@ void dropUnkeptExtensions(Asset& asset, const std::string& file) {
   };
   for (const std::string& name : asset.extensions_used) {
     if (kept(name)) continue;
-    fmt::print(stderr, "morphkit: warning: {}: extensionsUsed '{}': {}\n", file, printableName(name),
+    fmt::print(stderr, "morphkit: warning: {}: extensionsUsed '{}': {}\n", file, printable(name),
                decoded(name) ? "decoded at load, the output is written uncompressed"
                              : "morphkit does not keep its data; not in the output");
   }
@@ -138,7 +139,7 @@ int run(const AnimateOptions& o) {
     const std::string& uri = asset->images[i].uri;
     if (!uri.empty() && !uri.starts_with("data:")) {
       fmt::print(stderr, "morphkit: warning: {}: images[{}].uri '{}' stays relative: copy it beside {}\n", o.file, i,
-                 printableName(uri), o.out);
+                 printable(uri), o.out);
     }
   }
   Expected<uint32_t> baked = bakeWeightTrack(*asset, track, o.name, NameMatch::kExact);

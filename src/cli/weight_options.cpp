@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "command.h"
+#include "morphkit/text.h"
 #include "morphkit/io.h"
 #include "morphkit/weight_files.h"
 
@@ -57,7 +58,7 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + printableName(n);
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + printable(n);
   return out.empty() ? "-" : out;
 }
 
@@ -99,14 +100,14 @@ int loadCapture(const Asset& asset, const std::string& asset_file, const WeightO
 
   for (const std::string& entry : match.unknown_map_targets) {
     const std::string target = entry.substr(entry.find(" -> ") + 4);
-    const std::string message = "'" + printableName(entry) + "': " + asset_file + " has no target named '" +
-                                printableName(target) + "' (closest: " +
+    const std::string message = "'" + printable(entry) + "': " + asset_file + " has no target named '" +
+                                printable(target) + "' (closest: " +
                                 joined(closestTargetNames(asset, target)) + ")";
     if (!options.ignore_unknown) return reportFailure(options.map, fail(Error::kInvalidArgument, message + " (--ignore-unknown to skip it)"));
     fmt::print(stderr, "morphkit: warning: {}: {}; ignored (--ignore-unknown)\n", options.map, message);
   }
   for (const std::string& column : match.unused_map_columns) {
-    fmt::print(stderr, "morphkit: warning: {}: '{}' names no column of {}\n", options.map, printableName(column), options.csv);
+    fmt::print(stderr, "morphkit: warning: {}: '{}' names no column of {}\n", options.map, printable(column), options.csv);
   }
   if (match.track.names.empty()) {
     return reportFailure(options.csv, fail(Error::kInvalidArgument, "no column matches a target name of " + asset_file + " (" +
@@ -196,7 +197,7 @@ std::string nonZeroWeights(const Mesh& mesh, const std::vector<float>& weights) 
   for (size_t t = 0; t < weights.size(); ++t) {
     if (weights[t] == 0.0f) continue;
     const bool named = t < mesh.target_names.size() && !mesh.target_names[t].empty();
-    out += fmt::format("{}{}={:.4g}", out.empty() ? "" : " ", named ? printableName(mesh.target_names[t]) : std::to_string(t),
+    out += fmt::format("{}{}={:.4g}", out.empty() ? "" : " ", named ? printable(mesh.target_names[t]) : std::to_string(t),
                        weights[t]);
   }
   return out;

@@ -1,4 +1,5 @@
 // capture_csv.cpp — Live Link Face CSV → CaptureCsv, and a capture's columns → one asset's targets.
+#include "morphkit/text.h"
 #include "morphkit/capture.h"
 
 #include <algorithm>
@@ -45,7 +46,7 @@ std::vector<std::string_view> splitFields(std::string_view line) {
   return fields;
 }
 
-std::string shown(std::string_view text) { return printableName(text); }
+std::string shown(std::string_view text) { return printable(text); }
 
 bool parseUnsigned(std::string_view text, size_t digits, uint32_t& out) {
   if (text.size() != digits) return false;

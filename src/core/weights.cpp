@@ -1,5 +1,6 @@
 // weights.cpp — target names → (mesh, target), overrides and weight tracks on top of the file's weights, and
 // baking a track into a glTF animation.
+#include "morphkit/text.h"
 #include "morphkit/weights.h"
 
 #include <algorithm>
@@ -34,7 +35,7 @@ size_t editDistance(std::string_view a, std::string_view b) {
 
 std::string joinNames(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + printableName(n);
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + printable(n);
   return out;
 }
 
@@ -48,23 +49,6 @@ std::vector<float> staticWeights(const Asset& asset, const Node& node) {
 }
 
 }  // namespace
-
-std::string printableName(std::string_view text) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (i == 64) return out + "...";
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  return out;
-}
 
 bool namesMatch(std::string_view a, std::string_view b, NameMatch match) {
   if (a.size() != b.size()) return false;
@@ -117,7 +101,7 @@ Expected<std::vector<TargetRef>> resolveOverride(const Asset& asset, const Weigh
     std::vector<TargetRef> refs = findTargetsByName(asset, o.name, match);
     if (refs.empty()) {
       const std::vector<std::string> closest = closestTargetNames(asset, o.name);
-      return fail(Error::kInvalidArgument, "weights: no target named '" + printableName(o.name) + "'" +
+      return fail(Error::kInvalidArgument, "weights: no target named '" + printable(o.name) + "'" +
                                                (closest.empty() ? std::string(" (the file has no target names)")
                                                                 : " (closest: " + joinNames(closest) + ")"));
     }
@@ -220,7 +204,7 @@ Status applyWeightInputs(const Asset& asset, const WeightInputs& inputs, double 
 Expected<uint32_t> bakeWeightTrack(Asset& asset, const WeightTrack& track, const std::string& name, NameMatch match) {
   if (Status s = checkWeightTrack(track); !s) return s.error();
   for (const Animation& a : asset.animations) {
-    if (a.name == name) return fail(Error::kInvalidArgument, "animations: one is already named '" + printableName(name) + "'");
+    if (a.name == name) return fail(Error::kInvalidArgument, "animations: one is already named '" + printable(name) + "'");
   }
   const TrackMatch matched = matchWeightTrack(asset, track, match);
   // Per mesh: for each target, the track column driving it (the last one wins, as in applyWeightInputs).

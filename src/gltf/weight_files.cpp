@@ -1,4 +1,5 @@
 // weight_files.cpp — weights files and capture maps (JSON) on simdjson's DOM.
+#include "morphkit/text.h"
 #include "morphkit/weight_files.h"
 
 #include <simdjson.h>
@@ -13,7 +14,7 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-std::string shownKey(std::string_view text) { return "'" + printableName(text) + "'"; }
+std::string shownKey(std::string_view text) { return "'" + printable(text) + "'"; }
 
 Expected<object> parseObject(simdjson::dom::parser& parser, std::string_view text, const char* what) {
   simdjson::padded_string padded(text.data(), text.size());
