@@ -339,7 +339,7 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     const Animation& animation = asset.animations[a];
     std::map<std::string, int> counts;
     for (const AnimationChannel& channel : animation.channels) {
-      counts[fmt::format("{} {}", channelPathName(channel), interpolationName(animation.samplers[channel.sampler].interpolation))]++;
+      counts[fmt::format("{} {}", printable(channelPathName(channel)), interpolationName(animation.samplers[channel.sampler].interpolation))]++;
     }
     std::string channels;
     for (const auto& [label, count] : counts) channels += fmt::format("{}{}x {}", channels.empty() ? "" : ", ", count, label);
