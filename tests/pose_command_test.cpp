@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,8 @@
 #include <sys/wait.h>
 
 #include "morphkit/gltf.h"
+#include "morphkit/io.h"
+#include "morphkit/npy.h"
 #include "morphkit/pose.h"
 #include "test_support.h"
 
@@ -88,6 +91,79 @@ TEST(PoseCommand, ErrorsAndUsage) {
   EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "no/such/dir/x.json").string()), 1);
   EXPECT_FALSE(std::filesystem::exists(dir / "two.obj"));
   EXPECT_FALSE(std::filesystem::exists(dir / "x.txt"));
+}
+
+// Positions of every posed primitive of `model` at `times`, from the library (the CLI's reference).
+std::vector<PoseResult> libraryPoses(const std::filesystem::path& model, uint32_t animation, const std::vector<double>& times) {
+  Expected<Asset> asset = loadAsset(model);
+  EXPECT_TRUE(asset.ok());
+  std::vector<PoseResult> cases;
+  for (double t : times) {
+    PoseOptions options;
+    options.animation = animation;
+    options.time = t;
+    Expected<PoseResult> pose = poseAsset(*asset, kNone, options);
+    EXPECT_TRUE(pose.ok());
+    cases.push_back(std::move(*pose));
+  }
+  return cases;
+}
+
+TEST(PoseCommand, NpyHoldsFramesByVerticesByThreeOfOnePrimitive) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto model = test::assetsDir() / "Fox/glTF-Binary/Fox.glb";
+  const auto dir = test::scratchDir();
+  // 0.1:0.5:0.1 is half-open: 0.1, 0.2, 0.3, 0.4 (each A + k·STEP).
+  ASSERT_EQ(runCli("pose " + model.string() + " --anim 2 --time 0.1:0.5:0.1 --out " + (dir / "fox.npy").string()), 0);
+  auto npy = decodeNpy(*readFile(dir / "fox.npy"));
+  ASSERT_TRUE(npy.ok()) << npy.error().message;
+  const std::vector<double> times{0.1, 0.1 + 0.1, 0.1 + 2 * 0.1, 0.1 + 3 * 0.1};
+  const auto cases = libraryPoses(model, 2, times);
+  ASSERT_EQ(cases[0].meshes.size(), 1u);
+  const uint32_t vertices = cases[0].meshes[0].vertex_count;
+  EXPECT_EQ(npy->descr, "<f4");
+  EXPECT_EQ(npy->shape, (std::vector<uint64_t>{4, vertices, 3}));
+  ASSERT_EQ(npy->data.size(), size_t(4) * vertices * 3 * 4);
+  for (size_t f = 0; f < 4; ++f) {
+    EXPECT_EQ(std::memcmp(npy->data.data() + f * vertices * 12, cases[f].meshes[0].positions.data(), vertices * 12), 0)
+        << "frame " << f;
+  }
+}
+
+TEST(PoseCommand, NpzHoldsEveryPrimitiveAndTheTimes) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto model = test::assetsDir() / "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb";
+  const auto dir = test::scratchDir();
+  ASSERT_EQ(runCli("pose " + model.string() + " --time 0,0.5 --device cpu --out " + (dir / "p.npz").string()), 0);
+  // Two primitives do not fit one .npy: a usage error, and no file.
+  EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "p.npy").string()), 2);
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.npy"));
+  auto arrays = decodeNpz(*readFile(dir / "p.npz"));
+  ASSERT_TRUE(arrays.ok()) << arrays.error().message;
+  const auto cases = libraryPoses(model, kNone, {0.0, 0.5});
+  ASSERT_EQ(cases[0].meshes.size(), 2u);
+  std::vector<std::string> names;
+  for (const auto& [name, array] : *arrays) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"times", "node1_mesh0_prim0_positions", "node1_mesh0_prim0_normals",
+                                             "node1_mesh0_prim1_positions", "node1_mesh0_prim1_normals"}));
+  const auto& positions = (*arrays)[3].second;  // primitive 1
+  const uint32_t vertices = cases[0].meshes[1].vertex_count;
+  EXPECT_EQ(positions.shape, (std::vector<uint64_t>{2, vertices, 3}));
+  EXPECT_EQ(std::memcmp(positions.data.data() + vertices * 12, cases[1].meshes[1].positions.data(), vertices * 12), 0);
+  EXPECT_EQ((*arrays)[0].second.descr, "<f8");
+}
+
+TEST(PoseCommand, TimeRangesAreHalfOpenAndMixWithSingleTimes) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto model = test::assetsDir() / "SimpleMorph/glTF/SimpleMorph.gltf";
+  const auto dir = test::scratchDir();
+  ASSERT_EQ(runCli("pose " + model.string() + " --anim 0 --time 0:1:0.25,2 --out " + (dir / "a.json").string()), 0);
+  const auto cases = libraryPoses(model, 0, {0.0, 0.25, 0.5, 0.75, 2.0});
+  EXPECT_EQ(readText(dir / "a.json"), writePoseJson(cases, model.string()));
+  EXPECT_EQ(runCli("pose " + model.string() + " --time 1:0:0.1"), 2);
+  EXPECT_EQ(runCli("pose " + model.string() + " --time 0:1:0"), 2);
+  EXPECT_EQ(runCli("pose " + model.string() + " --time 0:1"), 2);
+  EXPECT_EQ(runCli("pose " + model.string() + " --time 0:1e9:1e-3"), 2);  // over a million times
 }
 
 }  // namespace

@@ -91,6 +91,11 @@ struct Bounds {
 // `weights` (optional) drives targets on top of the animation, as in PoseOptions.
 Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animation, double t0, double t1,
                              uint32_t samples = 12, const WeightInputs& weights = {});
+// The bounds a clip render frames (CLI render, Python Renderer.render, batch tasks): posedBounds over the whole
+// clip [0, animationDuration] of `animation` with 24 samples (the rest pose for kNone), whatever frames are then
+// rendered, so that split frame ranges match a whole render byte for byte. With a weight track (a face capture)
+// the clip lasts as long as the longer of the animation and the track.
+Expected<Bounds> clipBounds(const Asset& asset, uint32_t scene, uint32_t animation, const WeightInputs& weights = {});
 // A camera that frames `bounds` (the bounding sphere fills the view at `aspect`), looking from the front
 // (+Z) and a little above, the glTF convention (+Y up, front faces +Z).
 RenderCamera frameBounds(const Bounds& bounds, float aspect);
@@ -174,8 +179,13 @@ struct DecodedImage {
 Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes);
 // PNG or JPEG by signature (JPEG through stb_image); fails with kUnsupportedExtension for other formats.
 Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
-// Frames laid out in rows of `columns`, each scaled (box filter) to fit `cell_width`; frames must share a size.
+// Frames laid out in rows of `columns`, each scaled (downscaleImage) to fit `cell_width`; frames must share a size.
+// Frames already downscaled to the cell size give the same sheet as the originals, so a long render keeps only
+// small copies of the frames it will show (memory flat in the number of frames).
 DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width);
+// A box-filtered copy min(cell_width, width) wide, the height scaled to keep the aspect (at least 1 row); an
+// empty image for an empty or inconsistent frame. A frame already that size comes back unchanged.
+RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width);
 
 // Image comparison for goldens: per-channel absolute differences (RGB and A), in units of 1/255.
 struct ImageDiff {

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
-// `morphkit pose FILE [--scene N] [--anim N|NAME] [--time S[,S...]]... [--out OUT.json|.obj|.glb]
+// `morphkit pose FILE [--scene N] [--anim N|NAME] [--time S|A:B:STEP[,...]]... [--out OUT.json|.obj|.glb|.npy|.npz]
 //                     [--cpu-path reference|fast] [--threads N] [--json] [--allow-external-paths]
 //                     [--weights NAME=V,...] [--weights-file W.json] [--weights-csv C.csv [--csv-fps F] [--map M.json]]`
 // Poses every (node, primitive) of a scene on the CPU (morph, then skin; morphkit/pose.h) at one or more times
-// and prints a summary (with the non-zero weights by name), or writes JSON (the shared/reference schema), OBJ or a static .glb of the posed meshes.
+// and prints a summary (with the non-zero weights by name), or writes JSON (the shared/reference schema), OBJ, a static .glb of the posed meshes, or
+// (frames, vertices, 3) float32 arrays (.npy: one posed primitive; .npz: every one, morphkit/npy.h).
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -20,7 +24,9 @@
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/npy.h"
 #include "morphkit/pose.h"
+#include "morphkit/pose_arrays.h"
 #include "morphkit/text.h"
 #if HAVE_morphkit_vk
 #include "morphkit/gpu_pose.h"
@@ -33,7 +39,7 @@ struct PoseCommandOptions {
   std::string file;
   int64_t scene = -1;
   std::string anim;  // empty: rest pose; digits: index; else a name
-  std::vector<double> times;
+  std::vector<std::string> times;  // seconds, or A:B:STEP ranges
   std::string out;
   std::string cpu_path = "reference";
   uint32_t threads = 1;
@@ -136,6 +142,93 @@ std::string lowerExtension(const std::string& path) {
   return ext;
 }
 
+// "--time" items: S (seconds) or A:B:STEP, the half-open range A, A+STEP, ... < B (like --frames A:B), each
+// time computed as A + k·STEP so long ranges do not drift and split ranges meet exactly.
+Expected<std::vector<double>> parseTimes(const std::vector<std::string>& items) {
+  constexpr size_t kMaxTimes = 1000000;
+  std::vector<double> times;
+  auto number = [](std::string_view text, double& out) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
+  };
+  for (const std::string& item : items) {
+    const size_t c1 = item.find(':');
+    if (c1 == std::string::npos) {
+      double t = 0;
+      if (!number(item, t)) return fail(Error::kInvalidArgument, "--time " + item + ": not a number of seconds");
+      times.push_back(t);
+      continue;
+    }
+    const size_t c2 = item.find(':', c1 + 1);
+    double a = 0, b = 0, step = 0;
+    if (c2 == std::string::npos || !number(std::string_view(item).substr(0, c1), a) ||
+        !number(std::string_view(item).substr(c1 + 1, c2 - c1 - 1), b) || !number(std::string_view(item).substr(c2 + 1), step) ||
+        !(step > 0) || !(b > a)) {
+      return fail(Error::kInvalidArgument, "--time " + item + ": expected A:B:STEP with A < B and STEP > 0 (half-open)");
+    }
+    const double count = std::ceil((b - a) / step - 1e-9);
+    if (count > double(kMaxTimes - times.size())) return fail(Error::kInvalidArgument, "--time " + item + ": more than 1000000 times");
+    for (uint64_t k = 0; k < uint64_t(count); ++k) times.push_back(a + double(k) * step);
+  }
+  if (times.size() > kMaxTimes) return fail(Error::kInvalidArgument, "--time: more than 1000000 times");
+  return times;
+}
+
+// Per posed primitive, (frames, vertices, 3) float32 arrays filled frame by frame (morphkit/pose_arrays.h).
+struct PoseArrays {
+  std::vector<PoseArrayShape> shapes;
+  std::vector<std::vector<float>> positions, normals;
+  std::vector<PoseArrayView> views;
+  size_t frames = 0;
+  PoseArrays(const PosePrepared& prepared, size_t frame_count) : shapes(poseArrayShapes(prepared)), frames(frame_count) {
+    for (const PoseArrayShape& shape : shapes) {
+      positions.emplace_back(frames * shape.vertex_count * 3);
+      normals.emplace_back(shape.has_normals ? frames * shape.vertex_count * 3 : 0);
+    }
+    for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i], normals[i], {}});
+  }
+};
+
+bool isArrayOutput(const std::string& ext) { return ext == ".npy" || ext == ".npz"; }
+
+// .npy: the positions of the one posed primitive; .npz: "<node..>_positions" (+ "_normals") per primitive and
+// "times" (float64 seconds).
+int writeArrayOutput(const std::string& out, const PoseArrays& arrays, const std::vector<double>& times) {
+  auto shapeOf = [&](size_t i) {
+    return std::vector<uint64_t>{uint64_t(arrays.frames), uint64_t(arrays.shapes[i].vertex_count), 3};
+  };
+  Expected<std::vector<uint8_t>> bytes = fail(Error::kInvalidArgument, "");
+  if (lowerExtension(out) == ".npy") {
+    if (arrays.shapes.size() != 1) {
+      fmt::print(stderr, "morphkit: error: --out {}: .npy holds one posed primitive and the scene has {}; use .npz\n", out,
+                 arrays.shapes.size());
+      return kExitUsage;
+    }
+    bytes = encodeNpy(std::span<const float>(arrays.positions[0]), shapeOf(0));
+  } else {
+    std::vector<NpzEntry> entries;
+    Expected<std::vector<uint8_t>> time_array = encodeNpy(std::span<const double>(times), std::vector<uint64_t>{times.size()});
+    if (!time_array) return reportFailure(out, time_array.error());
+    entries.push_back({"times", std::move(*time_array)});
+    for (size_t i = 0; i < arrays.shapes.size(); ++i) {
+      const PoseArrayShape& s = arrays.shapes[i];
+      const std::string name = posedPrimitiveName(s.node, s.mesh, s.primitive);
+      Expected<std::vector<uint8_t>> p = encodeNpy(std::span<const float>(arrays.positions[i]), shapeOf(i));
+      if (!p) return reportFailure(out, p.error());
+      entries.push_back({name + "_positions", std::move(*p)});
+      if (s.has_normals) {
+        Expected<std::vector<uint8_t>> n = encodeNpy(std::span<const float>(arrays.normals[i]), shapeOf(i));
+        if (!n) return reportFailure(out, n.error());
+        entries.push_back({name + "_normals", std::move(*n)});
+      }
+    }
+    bytes = encodeNpz(entries);
+  }
+  if (!bytes) return reportFailure(out, bytes.error());
+  Status written = writeFileAtomic(out, std::span<const uint8_t>(*bytes));
+  return written ? 0 : reportFailure(out, written.error());
+}
+
 // The output seam: format chosen by extension; every format goes through writeFileAtomic.
 int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases, const std::string& model,
                     const Asset& asset) {
@@ -158,7 +251,7 @@ int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases
     Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb));
     return written ? 0 : reportFailure(out, written.error());
   }
-  reportError(fmt::format("--out {}: unknown format (use .json, .obj or .glb)", out));
+  reportError(fmt::format("--out {}: unknown format (use .json, .obj, .glb, .npy or .npz)", out));
   return kExitUsage;
 }
 
@@ -187,72 +280,63 @@ void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
   }
 }
 
-Expected<std::vector<PoseResult>> poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options,
-                                            uint32_t animation, const std::vector<double>& times,
-                                            const WeightInputs& weights) {
+// Receives each posed frame in time order (index into the times, the pose).
+using FrameSink = std::function<Status(size_t, PoseResult&&)>;
+
+Status poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options, uint32_t animation,
+                 const std::vector<double>& times, const WeightInputs& weights, const FrameSink& sink) {
   const unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
   ThreadPool pool(threads);  // the CLI owns the threads; the library only borrows them
   SamplingContext sampling;
-  std::vector<PoseResult> cases;
-  for (double t : times) {
+  for (size_t i = 0; i < times.size(); ++i) {
     PoseOptions pose;
     pose.animation = animation;
-    pose.time = t;
+    pose.time = times[i];
     pose.path = options.cpu_path == "fast" ? CpuPath::kFast : CpuPath::kReference;
     pose.pool = &pool;
     pose.sampling = &sampling;
     pose.weights = weights;
     Expected<PoseResult> result = evaluatePose(prepared, pose);
     if (!result) return result.error();
-    cases.push_back(std::move(*result));
+    if (Status s = sink(i, std::move(*result)); !s) return s;
   }
-  return cases;
+  return Ok{};
 }
 
 #if HAVE_morphkit_vk
-Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options,
-                                            uint32_t animation, const std::vector<double>& times,
-                                            const WeightInputs& weights) {
+Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options, uint32_t animation,
+                 const std::vector<double>& times, const WeightInputs& weights, const FrameSink& sink) {
   GpuContextOptions context_options;
   context_options.device_index = options.gpu_index;
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return context.error();
+  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(*context, [](VulkanContext* c) { destroyVulkanContext(c); });
   GpuUploadOptions upload;
   if (options.layout == "dense") upload.layout = DeltaLayout::kDenseF32;
   if (options.layout == "f16") upload.layout = DeltaLayout::kDenseF16;
   if (options.layout == "sparse") upload.layout = DeltaLayout::kSparse;
   Expected<GpuPose*> gpu_pose = prepareGpuPose(**context, prepared, upload);
-  if (!gpu_pose) {
-    destroyVulkanContext(*context);
-    return gpu_pose.error();
-  }
-  std::vector<PoseResult> cases;
-  Failure failure{Error::kVulkan, ""};
-  bool ok = true;
+  if (!gpu_pose) return gpu_pose.error();
+  VulkanContext* raw_context = *context;
+  auto destroy = [raw_context](GpuPose* p) { destroyGpuPose(*raw_context, p); };
+  std::unique_ptr<GpuPose, decltype(destroy)> pose_owner(*gpu_pose, destroy);
   SamplingContext sampling;
-  for (double t : times) {
+  for (size_t i = 0; i < times.size(); ++i) {
     GpuPoseOptions pose;
     pose.animation = animation;
-    pose.time = t;
+    pose.time = times[i];
     pose.epsilon = options.epsilon;
     pose.sampling = &sampling;
     pose.weights = weights;
     Expected<PoseResult> result = evaluateGpuPose(**context, **gpu_pose, pose);
-    if (!result) {
-      failure = result.error();
-      ok = false;
-      break;
-    }
-    cases.push_back(std::move(*result));
+    if (!result) return result.error();
+    if (Status s = sink(i, std::move(*result)); !s) return s;
   }
-  destroyGpuPose(**context, *gpu_pose);
-  destroyVulkanContext(*context);
-  if (!ok) return failure;
-  return cases;
+  return Ok{};
 }
 #else
-Expected<std::vector<PoseResult>> poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t,
-                                            const std::vector<double>&, const WeightInputs&) {
+Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const std::vector<double>&, const WeightInputs&,
+                 const FrameSink&) {
   return fail(Error::kNoDevice, "this morphkit was built without the Vulkan layer");
 }
 #endif
@@ -294,11 +378,6 @@ int run(const PoseCommandOptions& options) {
   load.budget = options.budget.budget();
   Expected<Asset> asset = loadAsset(options.file, load);
   if (!asset) return reportFailure(options.file, asset.error());
-  // Every requested time is held at once (JSON output), so the posed budget covers all of them.
-  const uint64_t poses = std::max<size_t>(1, options.times.size()) * (options.compare ? 2 : 1);
-  if (Status budget = checkBudget(estimateCost(*asset), load.budget, poses); !budget) {
-    return reportFailure(options.file, budget.error());
-  }
 
   uint32_t animation = kNone;
   if (!options.anim.empty()) {
@@ -323,29 +402,63 @@ int run(const PoseCommandOptions& options) {
       }
     }
   }
+  Expected<std::vector<double>> parsed_times = parseTimes(options.times);
+  if (!parsed_times) {  // a malformed option value: a usage error, like CLI11's own checks
+    reportError(parsed_times.error().message);
+    return kExitUsage;
+  }
+  const std::vector<double> times = options.times.empty() ? std::vector<double>{0.0} : *parsed_times;
+  if (times.empty()) return reportError("--time: the ranges hold no time");
+  // Every requested time is held at once (JSON output), so the posed budget covers all of them.
+  const uint64_t poses = times.size() * (options.compare ? 2 : 1);
+  if (Status budget = checkBudget(estimateCost(*asset), load.budget, poses); !budget) {
+    return reportFailure(options.file, budget.error());
+  }
   LoadedWeights weights;
   if (int code = loadWeights(*asset, options.file, options.weights, weights); code != 0) return code;
   const uint32_t scene = options.scene < 0 ? kNone : uint32_t(std::min<int64_t>(options.scene, int64_t(kNone) - 1));
   Expected<PosePrepared> prepared = preparePose(*asset, scene);
   if (!prepared) return reportFailure(options.file, prepared.error());
 
-  std::vector<double> times = options.times.empty() ? std::vector<double>{0.0} : options.times;
-  std::vector<PoseResult> cases;
+  const bool arrays_out = !options.out.empty() && isArrayOutput(lowerExtension(options.out));
+  std::optional<PoseArrays> arrays;
+  if (arrays_out) arrays.emplace(*prepared, times.size());
+
+  // Array outputs take each frame as it is posed (memory: the arrays); the other outputs collect the cases.
+  std::vector<PoseResult> cases, cpu_cases;
+  auto collect = [&](std::vector<PoseResult>& into, bool copy_to_arrays) -> FrameSink {
+    return [&into, &arrays, copy_to_arrays](size_t i, PoseResult&& pose) -> Status {
+      if (copy_to_arrays) return copyPoseFrame(pose, i, arrays->views);
+      into.push_back(std::move(pose));
+      return Ok{};
+    };
+  };
+  const bool gpu = options.device == "gpu" || options.compare;
   if (options.device == "cpu" || options.compare) {
-    Expected<std::vector<PoseResult>> cpu = poseOnCpu(*prepared, options, animation, times, weights.inputs());
-    if (!cpu) return reportFailure(options.file, cpu.error());
-    cases = std::move(*cpu);
-  }
-  if (options.device == "gpu" || options.compare) {
-    Expected<std::vector<PoseResult>> gpu = poseOnGpu(*prepared, options, animation, times, weights.inputs());
-    if (!gpu) return reportFailure(options.file, gpu.error());
-    if (options.compare) {
-      printComparison(cases, *gpu);
-      if (options.out.empty()) return 0;
+    if (Status s = poseOnCpu(*prepared, options, animation, times, weights.inputs(), collect(cpu_cases, arrays_out && !gpu)); !s) {
+      return reportFailure(options.file, s.error());
     }
-    cases = std::move(*gpu);
+  }
+  if (gpu) {
+    std::vector<PoseResult> gpu_cases;
+    // --compare needs the GPU cases whole; otherwise GPU frames stream into the arrays like CPU ones.
+    FrameSink sink = collect(gpu_cases, arrays_out && !options.compare);
+    if (Status s = poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink); !s) return reportFailure(options.file, s.error());
+    if (options.compare) {
+      printComparison(cpu_cases, gpu_cases);
+      if (options.out.empty()) return 0;
+      if (arrays_out) {
+        for (size_t i = 0; i < gpu_cases.size(); ++i) {
+          if (Status s = copyPoseFrame(gpu_cases[i], i, arrays->views); !s) return reportFailure(options.file, s.error());
+        }
+      }
+    }
+    cases = std::move(gpu_cases);
+  } else {
+    cases = std::move(cpu_cases);
   }
 
+  if (arrays_out) return writeArrayOutput(options.out, *arrays, times);
   if (!options.out.empty()) return writePoseOutput(options.out, cases, options.file, *asset);
   if (options.json) {
     fmt::print("{}\n", writePoseJson(cases, options.file));
@@ -362,11 +475,14 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--anim", options->anim, "animation index or name (default: none, the rest pose)");
-  sub->add_option("--time", options->times, "time(s) in seconds; repeat or comma-separate for several (default 0)")
+  sub->add_option("--time", options->times,
+                  "time(s) in seconds, or A:B:STEP (A, A+STEP, ... < B); repeat or comma-separate for several (default 0)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->delimiter(',');
-  sub->add_option("--out", options->out, "write OUT.json (every time), OUT.obj or OUT.glb (one time)");
+  sub->add_option("--out", options->out,
+                  "write OUT.json (every time), OUT.obj or OUT.glb (one time), OUT.npy (frames × vertices × 3 float32, one "
+                  "posed primitive) or OUT.npz (every primitive's positions and normals, and the times)");
   sub->add_option("--cpu-path", options->cpu_path, "reference (scalar, double accumulation) or fast")
       ->check(CLI::IsMember({"reference", "fast"}));
   sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")

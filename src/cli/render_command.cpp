@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 // `morphkit render FILE [--anim N|NAME] [--fps 30] [--duration S | --frames A:B] [--size WxH] [--out DIR]
-//  [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]] [--material GRAPH.json] [--json]
-//  [--weights NAME=V,...] [--weights-file W.json] [--weights-csv C.csv [--csv-fps F] [--map M.json]]`:
+//  [--force | --resume] [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]]
+//  [--material GRAPH.json] [--json] [--weights NAME=V,...] [--weights-file W.json]
+//  [--weights-csv C.csv [--csv-fps F] [--map M.json]]`:
 // renders an animation headlessly (morphkit/render.h) to PNG frames, a contact sheet and — when ffmpeg is on
 // PATH — an MP4. --material draws every primitive with a node material (morphkit/node_material.h). --weights-csv
 // plays a face capture (on the rest pose unless --anim is given too), its duration at --fps.
+// Safe to split across workers: frames are named by their real index, written as they finish (nothing but
+// small contact-sheet cells stays in memory), and the auto camera frames the whole clip, so `--frames 0:30`
+// and `--frames 30:60` into one folder (the second with --resume) equal one `--frames 0:60`.
 #ifdef HAVE_morphkit_render
 #include <fmt/core.h>
 #include <spawn.h>
@@ -30,6 +34,7 @@
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/render.h"
+#include "output_folder.h"
 #if HAVE_morphkit_material
 #include "morphkit/node_material.h"
 #endif
@@ -57,6 +62,10 @@ struct RenderCommandOptions {
   bool validation = false;
   int device = -1;
   bool json = false;
+  bool force = false;   // clear morphkit's outputs in --out first
+  bool resume = false;  // keep frames already in --out, render the rest
+  bool no_contact_sheet = false;
+  bool no_video = false;
   WeightOptions weights;  // --weights, --weights-file, --weights-csv, ...
 };
 
@@ -185,47 +194,61 @@ int run(const RenderCommandOptions& o) {
     if (!explicit_camera) return reportError("--camera " + o.camera + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
   }
 
-  GpuContextOptions context_options;
-  context_options.validation = o.validation;
-  context_options.device_index = o.device;
-  Expected<VulkanContext*> context = createVulkanContext(context_options);
-  if (!context) return reportFailure({}, context.error());
-  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(*context, [](VulkanContext* c) { destroyVulkanContext(c); });
-  Expected<Renderer*> created = createRenderer(**context, *asset, options);
-  if (!created) return reportFailure(o.file, created.error());
-  std::unique_ptr<Renderer, void (*)(Renderer*)> renderer(*created, destroyRenderer);
-  const RendererInfo& info = rendererInfo(*renderer);
-
-  // Camera: auto (bounds of the posed vertices over the rendered frames), the file's, or explicit.
-  const double t0 = first / o.fps, t1 = (last - 1) / o.fps;
-  Expected<Bounds> bounds = posedBounds(*asset, options.scene, animation, t0, t1, std::min<uint32_t>(frame_count, 24), weight_inputs);
-  if (!bounds) return reportFailure(o.file, bounds.error());
-  RenderCamera camera = frameBounds(*bounds, float(options.width) / float(options.height));
-  if (file_camera_requested) {
-    Expected<RenderCamera> file_camera = fileCamera(*asset, options.scene, camera_index);
-    if (!file_camera) return reportFailure(o.file, file_camera.error());
-    camera = *file_camera;
-  } else if (explicit_camera) {
-    camera = *explicit_camera;
-  }
-  setRendererCamera(*renderer, camera, *bounds);
-
   const std::filesystem::path out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render") : std::filesystem::path(o.out);
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) return reportFailure(out_dir, fail(Error::kIo, "cannot create the folder: " + ec.message()));
+  const ExistingOutput policy = o.force ? ExistingOutput::kForce : o.resume ? ExistingOutput::kResume : ExistingOutput::kRefuse;
+  if (Status s = prepareOutputFolder(out_dir, policy); !s) return reportFailure(out_dir, s.error());
+  uint32_t missing = 0;
+  for (uint32_t f = first; f < last; ++f) {
+    std::error_code exists_ec;
+    if (!o.resume || !std::filesystem::exists(out_dir / frameFileName(f), exists_ec)) ++missing;
+  }
 
-  // Only the contact sheet's frames (up to 16, evenly spread) stay in memory; every frame is on disk as a PNG,
-  // so a long clip costs disk and time, not frame_count images of RAM.
+  // No device work at all when --resume finds every frame written.
+  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(nullptr, [](VulkanContext* c) { destroyVulkanContext(c); });
+  std::unique_ptr<Renderer, void (*)(Renderer*)> renderer(nullptr, destroyRenderer);
+  static const RendererInfo kNoRenderer{.device = "none (every frame already written)"};
+  if (missing > 0) {
+    GpuContextOptions context_options;
+    context_options.validation = o.validation;
+    context_options.device_index = o.device;
+    Expected<VulkanContext*> context = createVulkanContext(context_options);
+    if (!context) return reportFailure({}, context.error());
+    context_owner.reset(*context);
+    Expected<Renderer*> created = createRenderer(**context, *asset, options);
+    if (!created) return reportFailure(o.file, created.error());
+    renderer.reset(*created);
+
+    // Camera: auto (clipBounds: the whole clip whatever --frames says), the file's, or explicit.
+    Expected<Bounds> bounds = clipBounds(*asset, options.scene, animation, weight_inputs);
+    if (!bounds) return reportFailure(o.file, bounds.error());
+    RenderCamera camera = frameBounds(*bounds, float(options.width) / float(options.height));
+    if (file_camera_requested) {
+      Expected<RenderCamera> file_camera = fileCamera(*asset, options.scene, camera_index);
+      if (!file_camera) return reportFailure(o.file, file_camera.error());
+      camera = *file_camera;
+    } else if (explicit_camera) {
+      camera = *explicit_camera;
+    }
+    setRendererCamera(*renderer, camera, *bounds);
+  }
+  const RendererInfo& info = renderer ? rendererInfo(*renderer) : kNoRenderer;
+
+  // Contact sheet: up to 16 frames evenly spread, 4 per row; only their small copies are kept.
   const uint32_t sheet_count = std::min<uint32_t>(frame_count, 16);
-  std::vector<uint32_t> pick_frames(sheet_count);
-  for (uint32_t i = 0; i < sheet_count; ++i) pick_frames[i] = uint32_t(uint64_t(i) * frame_count / sheet_count);
-  std::vector<RenderedImage> picks;
-  picks.reserve(sheet_count);
+  const uint32_t cell_width = std::min<uint32_t>(options.width, 256);
+  std::vector<uint32_t> picks;  // frame indices
+  for (uint32_t i = 0; i < sheet_count; ++i) picks.push_back(first + uint32_t(uint64_t(i) * frame_count / sheet_count));
+  std::vector<RenderedImage> cells(picks.size());
+
+  uint32_t rendered = 0;
   double gpu_ms = 0, cpu_ms = 0, morph_ms = 0, wall_ms = 0;
   {
     ProgressBar progress("render", frame_count);
     for (uint32_t f = first; f < last; ++f) {
+      const std::filesystem::path name = out_dir / frameFileName(f);
+      std::error_code exists_ec;
+      if (o.resume && std::filesystem::exists(name, exists_ec)) continue;  // written complete (writeFileAtomic)
+      if (!renderer) return reportFailure(name, fail(Error::kIo, "--resume: the frame disappeared while rendering"));
       RenderFrameInput input;
       input.animation = animation;
       input.time = f / o.fps;
@@ -239,41 +262,69 @@ int run(const RenderCommandOptions& o) {
       wall_ms += stats.wall_ms;
       Expected<std::vector<uint8_t>> png = encodePng(image->rgba, image->width, image->height);
       if (!png) return reportFailure({}, png.error());
-      const std::filesystem::path name = out_dir / fmt::format("frame_{:04d}.png", f - first);
       if (Status s = writeFileAtomic(name, std::span<const uint8_t>(*png)); !s) return reportFailure(name, s.error());
-      if (picks.size() < sheet_count && pick_frames[picks.size()] == f - first) picks.push_back(std::move(*image));
+      for (size_t i = 0; i < picks.size(); ++i) {
+        if (picks[i] == f) cells[i] = downscaleImage(*image, cell_width);
+      }
+      ++rendered;
       progress.update(f - first + 1);
     }
   }
-  // Contact sheet: the picked frames, 4 per row.
-  DecodedImage sheet = makeContactSheet(picks, 4, std::min<uint32_t>(options.width, 256));
   const std::filesystem::path sheet_path = out_dir / "contact_sheet.png";
-  Expected<std::vector<uint8_t>> sheet_png = encodePng(sheet.rgba, sheet.width, sheet.height);
-  if (!sheet_png) return reportFailure({}, sheet_png.error());
-  if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s) return reportFailure(sheet_path, s.error());
+  std::error_code sheet_ec;
+  if (!o.no_contact_sheet && (rendered > 0 || !std::filesystem::exists(sheet_path, sheet_ec))) {
+    // Frames skipped by --resume come back from their files (at most 16 decodes).
+    for (size_t i = 0; i < picks.size(); ++i) {
+      if (!cells[i].rgba.empty()) continue;
+      const std::filesystem::path name = out_dir / frameFileName(picks[i]);
+      Expected<std::vector<uint8_t>> bytes = readFile(name, size_t(1) << 30);
+      if (!bytes) return reportFailure(name, bytes.error());
+      Expected<DecodedImage> decoded = decodePng(*bytes);
+      if (!decoded) return reportFailure(name, decoded.error());
+      if (decoded->width != options.width || decoded->height != options.height) {
+        return reportFailure(name, fail(Error::kInvalidArgument, fmt::format("--resume: the frame is {}x{}, not {}x{}", decoded->width,
+                                                                             decoded->height, options.width, options.height)));
+      }
+      cells[i] = downscaleImage(RenderedImage{decoded->width, decoded->height, std::move(decoded->rgba)}, cell_width);
+    }
+    DecodedImage sheet = makeContactSheet(cells, 4, cell_width);
+    Expected<std::vector<uint8_t>> sheet_png = encodePng(sheet.rgba, sheet.width, sheet.height);
+    if (!sheet_png) return reportFailure({}, sheet_png.error());
+    if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s) return reportFailure(sheet_path, s.error());
+  }
 
   std::string video;
   std::string video_note;
-  const std::string ffmpeg = findOnPath("ffmpeg");
-  if (ffmpeg.empty()) {
+  const std::filesystem::path mp4 = out_dir / "animation.mp4";
+  const std::string ffmpeg = o.no_video ? std::string() : findOnPath("ffmpeg");
+  std::error_code mp4_ec;
+  if (o.no_video) {
+    video_note = "--no-video";
+  } else if (ffmpeg.empty()) {
     video_note = "no ffmpeg on PATH: no video";
+  } else if (frame_count > 1 && rendered == 0 && std::filesystem::exists(mp4, mp4_ec)) {
+    video = mp4.string();  // --resume with nothing left to render: the video is already there
   } else if (frame_count > 1) {
-    const std::filesystem::path mp4 = out_dir / "animation.mp4";
-    if (runProgram({ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-i",
-                    (out_dir / "frame_%04d.png").string(), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p",
-                    mp4.string()})) {
-      video = mp4.string();
+    // ffmpeg reads exactly the frames [first, last): the folder holds no stale frames (refused, --force or --resume).
+    const std::filesystem::path tmp = out_dir / "animation.tmp.mp4";
+    if (runProgram({ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-start_number",
+                    std::to_string(first), "-i", (out_dir / "frame_%04d.png").string(), "-frames:v", std::to_string(frame_count),
+                    "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", tmp.string()})) {
+      std::filesystem::rename(tmp, mp4, mp4_ec);
+      if (!mp4_ec) video = mp4.string();
+      else video_note = "could not rename the video: " + mp4_ec.message();
     } else {
+      std::filesystem::remove(tmp, mp4_ec);
       video_note = "ffmpeg failed: no video";
     }
   }
   for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
   // --validation: every message is printed, and any message makes the run fail.
-  const std::vector<std::string> messages = rendererValidationMessages(*renderer);
+  const std::vector<std::string> messages = renderer ? rendererValidationMessages(*renderer) : std::vector<std::string>();
   for (const std::string& message : messages) reportMessage(message);
   if (!messages.empty()) return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
 
-  const double n = double(std::max(frame_count, 1u));
+  const double n = double(std::max(rendered, 1u));
   std::string anim_name = animation == kNone ? std::string("rest pose")
                           : asset->animations[animation].name.empty() ? "animation " + std::to_string(animation)
                                                                       : asset->animations[animation].name;
@@ -285,6 +336,9 @@ int run(const RenderCommandOptions& o) {
     json.key("animation");
     if (animation == kNone) json.null(); else json.value(animation);
     json.field("frames", frame_count);
+    json.field("first_frame", first);
+    json.field("rendered", rendered);
+    json.field("skipped", frame_count - rendered);
     json.field("width", options.width);
     json.field("height", options.height);
     json.field("device", std::string_view(info.device));
@@ -296,7 +350,8 @@ int run(const RenderCommandOptions& o) {
     json.field("cpu_ms_per_frame", cpu_ms / n);
     json.field("wall_ms_per_frame", wall_ms / n);
     json.field("out", out_dir.string());
-    json.field("contact_sheet", sheet_path.string());
+    json.key("contact_sheet");
+    if (o.no_contact_sheet) json.null(); else json.value(std::string_view(sheet_path.string()));
     json.key("video");
     if (video.empty()) json.null(); else json.value(std::string_view(video));
     json.key("warnings");
@@ -304,11 +359,13 @@ int run(const RenderCommandOptions& o) {
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
-    fmt::print("{}: {} frame{} {}x{} of {} on {} ({} path, {} passes): GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
-               "(contact_sheet.png{})\n",
+    const std::string skipped = rendered == frame_count ? std::string() : fmt::format(" ({} already there)", frame_count - rendered);
+    fmt::print("{}: {} frame{} {}x{} of {} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
+               "({}{})\n",
                shown(o.file, 1024), frame_count, frame_count == 1 ? "" : "s", options.width, options.height,
-               shown(anim_name, kPrintableMaxBytes), shown(info.device), morphPathName(info.path), info.passes,
+               shown(anim_name, kPrintableMaxBytes), shown(info.device), morphPathName(info.path), info.passes, skipped,
                gpu_ms / n + morph_ms / n, cpu_ms / n, shown(out_dir.string(), 1024),
+               o.no_contact_sheet ? "no contact sheet" : "contact_sheet.png",
                video.empty() ? (video_note.empty() ? std::string() : "; " + video_note) : ", animation.mp4");
   }
   return 0;
@@ -325,7 +382,12 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   duration->excludes(frames);
   addBudgetOptions(sub, options->budget);
   sub->add_option("--size", options->size, "image size WxH")->capture_default_str();
-  sub->add_option("--out", options->out, "output folder (default: <file stem>_render)");
+  sub->add_option("--out", options->out, "output folder (default: <file stem>_render); must be empty unless --force/--resume");
+  auto* force = sub->add_flag("--force", options->force, "remove morphkit's outputs (frames, contact sheet, video) from --out first");
+  auto* resume = sub->add_flag("--resume", options->resume, "keep the frames already in --out and render only the missing ones");
+  force->excludes(resume);
+  sub->add_flag("--no-contact-sheet", options->no_contact_sheet, "write no contact_sheet.png (e.g. one range of a split job)");
+  sub->add_flag("--no-video", options->no_video, "write no animation.mp4 even when ffmpeg is on PATH");
   sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")->capture_default_str();
   sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")->capture_default_str();
   sub->add_option("--material", options->material, "node material graph (JSON, docs/NODE_MATERIALS.md) for every primitive");

@@ -117,6 +117,34 @@ Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes) {
   return fail(Error::kUnsupportedExtension, "decodeImage: neither PNG nor JPEG");
 }
 
+RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width) {
+  RenderedImage cell;
+  const uint32_t fw = frame.width, fh = frame.height;
+  if (fw == 0 || fh == 0 || cell_width == 0 || frame.rgba.size() != size_t(fw) * fh * 4) return cell;
+  const uint32_t cw = std::min(cell_width, fw);
+  const uint32_t ch = std::max<uint32_t>(1, uint32_t(uint64_t(fh) * cw / fw));
+  cell.width = cw;
+  cell.height = ch;
+  cell.rgba.resize(size_t(cw) * ch * 4);
+  // Box filter: each cell pixel averages the source pixels it covers (at least one), rounded to nearest.
+  for (uint32_t y = 0; y < ch; ++y) {
+    const uint32_t y0 = uint32_t(uint64_t(y) * fh / ch), y1 = std::max(y0 + 1, uint32_t(uint64_t(y + 1) * fh / ch));
+    for (uint32_t x = 0; x < cw; ++x) {
+      const uint32_t x0 = uint32_t(uint64_t(x) * fw / cw), x1 = std::max(x0 + 1, uint32_t(uint64_t(x + 1) * fw / cw));
+      uint32_t sum[4] = {0, 0, 0, 0};
+      for (uint32_t sy = y0; sy < y1; ++sy) {
+        for (uint32_t sx = x0; sx < x1; ++sx) {
+          for (int c = 0; c < 4; ++c) sum[c] += frame.rgba[(size_t(sy) * fw + sx) * 4 + c];
+        }
+      }
+      const uint32_t n = (y1 - y0) * (x1 - x0);
+      uint8_t* dst = &cell.rgba[(size_t(y) * cw + x) * 4];
+      for (int c = 0; c < 4; ++c) dst[c] = uint8_t((sum[c] + n / 2) / n);
+    }
+  }
+  return cell;
+}
+
 DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width) {
   DecodedImage sheet;
   if (frames.empty() || columns == 0 || cell_width == 0 || frames[0].width == 0 || frames[0].height == 0) return sheet;
@@ -132,21 +160,11 @@ DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t co
   for (size_t f = 0; f < frames.size(); ++f) {
     const RenderedImage& frame = frames[f];
     if (frame.width != fw || frame.height != fh || frame.rgba.size() != size_t(fw) * fh * 4) continue;
+    // A frame already cell-sized (downscaleImage) is copied as it is: the box filter at scale 1 is the identity.
+    const RenderedImage cell = downscaleImage(frame, cw);
     const uint32_t ox = uint32_t(f % columns) * cw, oy = uint32_t(f / columns) * ch;
     for (uint32_t y = 0; y < ch; ++y) {
-      const uint32_t y0 = uint32_t(uint64_t(y) * fh / ch), y1 = std::max(y0 + 1, uint32_t(uint64_t(y + 1) * fh / ch));
-      for (uint32_t x = 0; x < cw; ++x) {
-        const uint32_t x0 = uint32_t(uint64_t(x) * fw / cw), x1 = std::max(x0 + 1, uint32_t(uint64_t(x + 1) * fw / cw));
-        uint32_t sum[4] = {0, 0, 0, 0};
-        for (uint32_t sy = y0; sy < y1; ++sy) {
-          for (uint32_t sx = x0; sx < x1; ++sx) {
-            for (int c = 0; c < 4; ++c) sum[c] += frame.rgba[(size_t(sy) * fw + sx) * 4 + c];
-          }
-        }
-        const uint32_t n = (y1 - y0) * (x1 - x0);
-        uint8_t* dst = &sheet.rgba[(size_t(oy + y) * sheet.width + ox + x) * 4];
-        for (int c = 0; c < 4; ++c) dst[c] = uint8_t((sum[c] + n / 2) / n);
-      }
+      std::memcpy(&sheet.rgba[(size_t(oy + y) * sheet.width + ox) * 4], &cell.rgba[size_t(y) * cw * 4], size_t(cw) * 4);
     }
   }
   return sheet;

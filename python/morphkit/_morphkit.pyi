@@ -1,0 +1,127 @@
+"""Types of the morphkit._morphkit extension (src/python/module.cpp), re-exported by morphkit."""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Literal, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+class AnimationInfo:
+    """One animation of an asset."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def duration(self) -> float:
+        """Seconds: the last key time over the animation's samplers."""
+
+class PosedPrimitive:
+    """One posed (node, mesh, primitive) over every frame of a pose call, world space."""
+
+    @property
+    def node(self) -> int: ...
+    @property
+    def mesh(self) -> int: ...
+    @property
+    def primitive(self) -> int: ...
+    @property
+    def skinned(self) -> bool: ...
+    @property
+    def name(self) -> str:
+        """"node<N>_mesh<M>_prim<P>", as in .npz files written by `morphkit pose`."""
+    @property
+    def positions(self) -> npt.NDArray[np.float32]:
+        """(frames, vertices, 3) float32."""
+    @property
+    def normals(self) -> npt.NDArray[np.float32] | None:
+        """(frames, vertices, 3) float32, unit length; None when the primitive has no NORMAL."""
+    @property
+    def weights(self) -> npt.NDArray[np.float32]:
+        """(frames, targets) float32: the morph weights each frame used."""
+
+class PoseResult:
+    """What Asset.pose returns."""
+
+    @property
+    def times(self) -> npt.NDArray[np.float64]:
+        """(frames,) seconds."""
+    @property
+    def animation(self) -> int | None: ...
+    @property
+    def scene(self) -> int: ...
+    @property
+    def device(self) -> Literal["cpu", "gpu"]: ...
+    @property
+    def primitives(self) -> list[PosedPrimitive]:
+        """Sorted by node, mesh, primitive; a mesh instanced by two nodes appears twice."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> PosedPrimitive: ...
+
+class Asset:
+    """A loaded, validated glTF 2.0 asset (morphkit.load)."""
+
+    @property
+    def path(self) -> str: ...
+    def info(self) -> dict[str, Any]:
+        """The data of `morphkit inspect --json`, as a dict (schema in docs/CLI.md)."""
+    @property
+    def target_names(self) -> list[str]:
+        """Distinct morph target names (mesh.extras.targetNames), mesh then target order."""
+    @property
+    def animations(self) -> list[AnimationInfo]: ...
+    def pose(
+        self,
+        anim: int | str | None = None,
+        times: Sequence[float] | npt.ArrayLike = (0.0,),
+        weights: Mapping[str, float] | None = None,
+        device: Literal["cpu", "gpu"] = "cpu",
+        path: Literal["fast", "reference"] = "fast",
+        scene: int | None = None,
+        threads: int = 1,
+    ) -> PoseResult:
+        """Morph, then skin, every (node, primitive) of `scene` at each time (seconds).
+
+        anim: an animation index or name; None poses the rest pose (node/mesh weights).
+        weights: {target name: value}, applied on top of the animation or rest weights for every mesh
+            target carrying the name; an unknown name raises InvalidArgumentError.
+        device: "cpu" or "gpu" (Vulkan compute; the same result within float precision).
+        path: the CPU path, "fast" (packed deltas) or "reference" (scalar, double accumulation).
+        threads: CPU worker threads for this call (0: every core).
+        The GIL is released while posing; arrays are allocated once and filled in place.
+        """
+
+def load(path: str | os.PathLike[str], *, allow_external_paths: bool = False) -> Asset:
+    """Load and validate a .gltf / .glb file; raises a morphkit.Error subclass on bad input."""
+
+class Renderer:
+    """A headless Vulkan renderer (PBR, one shadowed light) of one image size on one device."""
+
+    def __init__(
+        self,
+        device: int = -1,
+        size: tuple[int, int] = (256, 256),
+        *,
+        morph_path: Literal["vertex", "compute", "auto"] = "auto",
+        shadows: bool = True,
+        prepass: bool = True,
+        validation: bool = False,
+    ) -> None:
+        """device: the Vulkan device index (-1: the best); size: (width, height)."""
+    @property
+    def device_name(self) -> str: ...
+    @property
+    def size(self) -> tuple[int, int]: ...
+    def render(
+        self, asset: Asset, anim: int | str | None = None, frames: Iterable[int] | None = None, fps: float = 30.0
+    ) -> npt.NDArray[np.uint8]:
+        """Render frames (indices at fps; None: the whole clip, as `morphkit render`) to uint8 RGBA
+        (frames, height, width, 4), sRGB, top row first. The camera frames the whole clip, so any frame
+        equals the same frame of `morphkit render`. The GIL is released while rendering."""
+    def validation_messages(self) -> list[str]:
+        """Messages of the Vulkan validation layer so far (empty without validation)."""
+    def close(self) -> None: ...
+    def __enter__(self) -> Renderer: ...
+    def __exit__(self, *args: object) -> None: ...

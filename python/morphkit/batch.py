@@ -1,0 +1,103 @@
+"""morphkit.batch — batch jobs over many assets on Dask distributed (docs/BATCH.md).
+
+    import morphkit.batch
+    manifest = morphkit.batch.run({"assets": ["avatars/*.glb"], "out": "out", "outputs": ["poses", "frames"],
+                                   "frames": [0, 120], "chunk": 30})
+    manifest["summary"]            # {"tasks": ..., "failed": ..., "skipped": ..., ...}
+
+The job is split into tasks of at most `chunk` frames of one animation of one asset. Each task writes its own
+files (OUT/<asset>/<animation>/frame_NNNN.png, poses/*.npy, done/<range>.json last), so a retried task, a
+re-run and `resume` give the same bytes. Planning, the task itself and the manifest are the C++ library's
+(the same code as `morphkit batch JOB.json`); this module only hands tasks to Dask and gathers results.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import uuid
+from typing import Any, Callable, Mapping
+
+from . import _morphkit
+
+JobLike = Mapping[str, Any] | str | os.PathLike[str]
+
+
+def _load_job(job: JobLike) -> tuple[str, str]:
+    """(job JSON text, the folder relative paths resolve against)."""
+    if isinstance(job, Mapping):
+        data = dict(job)
+        return json.dumps(data), str(data.pop("base_dir", os.getcwd()))
+    path = pathlib.Path(job)
+    return path.read_text(), str(path.parent.resolve())
+
+
+def plan(job: JobLike) -> tuple[dict[str, Any], list[str]]:
+    """The normalized job (every default filled in) and its tasks, as JSON texts for the workers."""
+    text, base_dir = _load_job(job)
+    job_json, tasks = _morphkit._batch_plan(text, base_dir)
+    return json.loads(job_json), tasks
+
+
+def run_task(task_json: str, hook: Callable[[str], None] | None = None) -> str:
+    """Runs one task in this process (on a Dask worker) and returns its result JSON. Never raises for a bad
+    asset: the error is inside the result. `hook(task_json)` runs first (tests use it to kill a worker)."""
+    try:
+        from distributed import get_worker
+        name = get_worker().address
+    except (ImportError, ValueError):
+        name = "local"
+    if hook is not None:
+        hook(task_json)
+    return _morphkit._batch_run_task(task_json, name)
+
+
+def run(job: JobLike, *, client: Any = None, scheduler: str | None = None, workers: int | None = None,
+        resume: bool | None = None, hook: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Runs a batch job on Dask distributed and returns its manifest (also written to OUT/<manifest>).
+
+    client: a distributed.Client to use as it is. Otherwise `scheduler` (or the job's "scheduler") is the
+    address of a running scheduler (`dask scheduler`, then `dask worker ADDRESS` on each machine), and
+    without one a LocalCluster of `workers` (or the job's "workers", default: half the cores) single-threaded
+    worker processes is started and closed again. resume: overrides the job's "resume".
+    A failing asset, or a task whose workers kept dying, is an error entry in the manifest, not an exception.
+    """
+    text, base_dir = _load_job(job)
+    data = json.loads(text)
+    if resume is not None:
+        data["resume"] = bool(resume)
+    job_json, tasks = _morphkit._batch_plan(json.dumps(data), base_dir)
+
+    from distributed import Client, LocalCluster, as_completed
+
+    own: list[Any] = []
+    if client is None:
+        address = scheduler or data.get("scheduler")
+        if address:
+            client = Client(address)
+        else:
+            count = workers or data.get("workers") or max(1, (os.cpu_count() or 2) // 2)
+            cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, dashboard_address=None)
+            own.append(cluster)
+            client = Client(cluster)
+        own.insert(0, client)
+    try:
+        run_id = uuid.uuid4().hex[:12]
+        futures = client.map(run_task, tasks, hook=hook, key=[f"morphkit-task-{run_id}-{i}" for i in range(len(tasks))])
+        index = {future.key: i for i, future in enumerate(futures)}
+        results: list[str] = [""] * len(tasks)
+        for future in as_completed(futures):
+            i = index[future.key]
+            try:
+                results[i] = future.result()
+            except Exception as e:  # e.g. KilledWorker: the task's workers died too often
+                results[i] = _morphkit._batch_failed_result(tasks[i], "", f"{type(e).__name__}: {e}")
+        del futures
+    finally:
+        for thing in own:
+            thing.close()
+    _, manifest = _morphkit._batch_write_manifest(job_json, results)
+    return json.loads(manifest)
+
+
+__all__ = ["plan", "run", "run_task"]

@@ -1,0 +1,414 @@
+// batch_run.cpp — planning a batch job into tasks, running one task (posed arrays, rendered frames, the
+// done-marker), and the manifest (morphkit/batch.h).
+#include <fmt/core.h>
+#include <glob.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "morphkit/animation.h"
+#include "morphkit/batch.h"
+#include "morphkit/gltf.h"
+#include "morphkit/gpu.h"
+#include "morphkit/io.h"
+#include "morphkit/json_writer.h"
+#include "morphkit/npy.h"
+#include "morphkit/pose.h"
+#include "morphkit/pose_arrays.h"
+#include "morphkit/render.h"
+
+namespace morphkit {
+namespace {
+
+std::string sanitize(std::string_view text) {
+  std::string out;
+  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+bool isPattern(std::string_view text) { return text.find_first_of("*?[") != std::string_view::npos; }
+
+// Every file the job's asset list names, in order, each once. Patterns expand sorted (glob(3)).
+std::vector<std::filesystem::path> resolveAssets(const BatchJob& job) {
+  std::vector<std::filesystem::path> files;
+  std::set<std::string> seen;
+  auto add = [&](const std::filesystem::path& path) {
+    if (seen.insert(path.lexically_normal().string()).second) files.push_back(path.lexically_normal());
+  };
+  for (const std::string& entry : job.assets) {
+    std::filesystem::path path(entry);
+    if (path.is_relative()) path = job.base_dir / path;
+    std::error_code ec;
+    path = std::filesystem::absolute(path, ec);  // tasks travel to other processes and machines
+    if (!isPattern(entry)) {
+      add(path);  // a missing file still becomes a task that reports it
+      continue;
+    }
+    glob_t matches{};
+    if (glob(path.c_str(), 0, nullptr, &matches) == 0) {
+      for (size_t i = 0; i < matches.gl_pathc; ++i) add(matches.gl_pathv[i]);
+    }
+    globfree(&matches);
+  }
+  return files;
+}
+
+// The deepest folder holding every file.
+std::filesystem::path commonFolder(const std::vector<std::filesystem::path>& files) {
+  std::filesystem::path common = files.empty() ? std::filesystem::path() : files[0].parent_path();
+  for (const auto& f : files) {
+    std::filesystem::path shared;
+    auto a = common.begin(), b = f.parent_path().begin();
+    for (; a != common.end() && b != f.parent_path().end() && *a == *b; ++a, ++b) shared /= *a;
+    common = shared;
+  }
+  return common;
+}
+
+// The file's stem, unless two files share it (Model.gltf and Model.glb, or two Model.gltf in two folders):
+// then its path below the folder common to every asset, '/' → '_', extension kept.
+std::vector<std::string> assetKeys(const std::vector<std::filesystem::path>& files) {
+  std::map<std::string, int> stems;
+  for (const auto& f : files) ++stems[f.stem().string()];
+  const std::filesystem::path common = commonFolder(files);
+  std::vector<std::string> keys;
+  for (const auto& f : files) {
+    if (stems[f.stem().string()] == 1) {
+      keys.push_back(sanitize(f.stem().string()));
+      continue;
+    }
+    std::string key = f.lexically_relative(common).generic_string();
+    std::replace(key.begin(), key.end(), '/', '_');
+    keys.push_back(sanitize(key));
+  }
+  return keys;
+}
+
+std::string animationKey(const Asset& asset, uint32_t animation) {
+  if (animation == kNone) return "rest";
+  const std::string& name = asset.animations[animation].name;
+  return std::to_string(animation) + (name.empty() ? "" : "_" + sanitize(name));
+}
+
+std::string rangeTag(uint32_t first, uint32_t last) { return fmt::format("f{:04d}-{:04d}", first, last); }
+
+std::filesystem::path outDir(const BatchJob& job) {
+  std::filesystem::path out(job.out);
+  return out.is_relative() ? job.base_dir / out : out;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+Expected<BatchPlan> planBatch(const BatchJob& job) {
+  BatchPlan plan;
+  plan.job = job;
+  const std::vector<std::filesystem::path> files = resolveAssets(job);
+  if (files.empty()) return fail(Error::kInvalidArgument, "assets: no file matches");
+  const std::vector<std::string> keys = assetKeys(files);
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto addTask = [&](uint32_t animation, std::string animation_key, uint32_t first, uint32_t last, std::string error) {
+      BatchTask task;
+      task.id = uint32_t(plan.tasks.size());
+      task.asset = files[i].string();
+      task.asset_key = keys[i];
+      task.animation = animation;
+      task.animation_key = std::move(animation_key);
+      task.first = first;
+      task.last = last;
+      task.error = std::move(error);
+      plan.tasks.push_back(std::move(task));
+    };
+    Expected<Asset> asset = loadAsset(files[i]);
+    if (!asset) {
+      addTask(kNone, "rest", 0, 0, files[i].string() + ": " + asset.error().message);
+      continue;
+    }
+    std::vector<uint32_t> animations;
+    if (job.animations.empty()) {
+      for (uint32_t a = 0; a < asset->animations.size(); ++a) animations.push_back(a);
+      if (animations.empty()) animations.push_back(kNone);
+    } else {
+      for (const std::string& wanted : job.animations) {
+        uint32_t found = kNone;
+        const bool digits = !wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c); });
+        for (uint32_t a = 0; a < asset->animations.size(); ++a) {
+          if (digits ? std::to_string(a) == wanted : asset->animations[a].name == wanted) found = a;
+        }
+        if (found == kNone) {
+          addTask(kNone, sanitize(wanted), 0, 0, files[i].string() + ": animations: none is " + (digits ? "numbered " : "named ") + wanted);
+        } else {
+          animations.push_back(found);
+        }
+      }
+    }
+    for (uint32_t animation : animations) {
+      uint32_t first = 0, last = 1;
+      if (job.has_frames) {
+        first = job.first_frame;
+        last = job.last_frame;
+      } else if (animation != kNone) {  // the whole clip, as `morphkit render` counts it
+        last = std::max<uint32_t>(1, uint32_t(std::floor(animationDuration(*asset, animation) * job.fps + 1e-9)) + 1);
+      }
+      for (uint32_t f = first; f < last; f += job.chunk) {
+        addTask(animation, animationKey(*asset, animation), f, std::min<uint32_t>(last, f + std::max(job.chunk, 1u)), {});
+      }
+    }
+  }
+  return plan;
+}
+
+// ---- Worker ----
+
+struct BatchWorker {
+  std::string asset_path;
+  std::unique_ptr<Asset> asset;
+  std::unique_ptr<PosePrepared> prepared;
+  VulkanContext* context = nullptr;
+  int context_device = -2;
+  Renderer* renderer = nullptr;
+  std::string renderer_key;  // asset + size + morph path the renderer was made for
+  uint32_t camera_animation = kNone - 1;
+
+  void dropRenderer() {
+    destroyRenderer(renderer);
+    renderer = nullptr;
+    renderer_key.clear();
+  }
+  ~BatchWorker() {
+    dropRenderer();
+    destroyVulkanContext(context);
+  }
+
+  Status useAsset(const std::string& path) {
+    if (asset && asset_path == path) return Ok{};
+    dropRenderer();  // it points at the old asset
+    prepared.reset();
+    asset.reset();
+    asset_path.clear();
+    Expected<Asset> loaded = loadAsset(path);
+    if (!loaded) return fail(loaded.error().code, path + ": " + loaded.error().message);
+    asset = std::make_unique<Asset>(std::move(*loaded));
+    Expected<PosePrepared> p = preparePose(*asset);
+    if (!p) return fail(p.error().code, path + ": " + p.error().message);
+    prepared = std::make_unique<PosePrepared>(std::move(*p));
+    asset_path = path;
+    return Ok{};
+  }
+
+  Status useRenderer(const BatchJob& job, uint32_t animation) {
+    if (!context || context_device != job.device) {
+      dropRenderer();
+      destroyVulkanContext(context);
+      context = nullptr;
+      GpuContextOptions options;  // MORPHKIT_VALIDATION=1 turns the validation layer on
+      options.device_index = job.device;
+      Expected<VulkanContext*> created = createVulkanContext(options);
+      if (!created) return created.error();
+      context = *created;
+      context_device = job.device;
+    }
+    const std::string key = fmt::format("{}|{}x{}|{}", asset_path, job.width, job.height, job.morph_path);
+    if (!renderer || renderer_key != key) {
+      dropRenderer();
+      RenderOptions options;
+      options.width = job.width;
+      options.height = job.height;
+      options.morph_path = parseMorphPath(job.morph_path).value_or(MorphPath::kAuto);
+      Expected<Renderer*> created = createRenderer(*context, *asset, options);
+      if (!created) return fail(created.error().code, asset_path + ": " + created.error().message);
+      renderer = *created;
+      renderer_key = key;
+      camera_animation = kNone - 1;
+    }
+    if (camera_animation != animation) {
+      Expected<Bounds> bounds = clipBounds(*asset, kNone, animation);  // the camera of `morphkit render`
+      if (!bounds) return bounds.error();
+      setRendererCamera(*renderer, frameBounds(*bounds, float(job.width) / float(job.height)), *bounds);
+      camera_animation = animation;
+    }
+    return Ok{};
+  }
+};
+
+BatchWorker* createBatchWorker() { return new BatchWorker(); }
+void destroyBatchWorker(BatchWorker* worker) { delete worker; }
+
+namespace {
+
+// Posed arrays of frames [first, last) at fps: one .npy per primitive and attribute.
+Status writePoses(BatchWorker& w, const BatchJob& job, const BatchTask& task, const std::filesystem::path& dir,
+                  const std::string& relative_dir, std::vector<std::string>& outputs) {
+  const size_t frames = task.last - task.first;
+  const std::vector<PoseArrayShape> shapes = poseArrayShapes(*w.prepared);
+  std::vector<std::vector<float>> positions, normals;
+  std::vector<PoseArrayView> views;
+  for (const PoseArrayShape& s : shapes) {
+    positions.emplace_back(frames * s.vertex_count * 3);
+    normals.emplace_back(s.has_normals ? frames * s.vertex_count * 3 : 0);
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i], normals[i], {}});
+  SamplingContext sampling;
+  for (uint32_t f = task.first; f < task.last; ++f) {
+    PoseOptions options;
+    options.animation = task.animation;
+    options.time = f / job.fps;
+    options.path = CpuPath::kFast;
+    options.sampling = &sampling;
+    Expected<PoseResult> pose = evaluatePose(*w.prepared, options);
+    if (!pose) return pose.error();
+    if (Status s = copyPoseFrame(*pose, f - task.first, views); !s) return s;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir / "poses", ec);
+  if (ec) return fail(Error::kIo, (dir / "poses").string() + ": cannot create: " + ec.message());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::vector<uint64_t> shape{frames, shapes[i].vertex_count, 3};
+    const std::string stem = rangeTag(task.first, task.last) + "_" + posedPrimitiveName(shapes[i].node, shapes[i].mesh, shapes[i].primitive);
+    for (int attribute = 0; attribute < 2; ++attribute) {
+      const std::vector<float>& values = attribute == 0 ? positions[i] : normals[i];
+      if (attribute == 1 && !shapes[i].has_normals) continue;
+      const std::string name = stem + (attribute == 0 ? "_positions.npy" : "_normals.npy");
+      Expected<std::vector<uint8_t>> npy = encodeNpy(std::span<const float>(values), shape);
+      if (!npy) return npy.error();
+      if (Status s = writeFileAtomic(dir / "poses" / name, std::span<const uint8_t>(*npy)); !s) return s;
+      outputs.push_back(relative_dir + "/poses/" + name);
+    }
+  }
+  return Ok{};
+}
+
+// PNG frames [first, last), named by their real index; with resume, frames already there are kept.
+Status writeFrames(BatchWorker& w, const BatchJob& job, const BatchTask& task, const std::filesystem::path& dir,
+                   const std::string& relative_dir, std::vector<std::string>& outputs, uint32_t& rendered) {
+  bool ready = false;
+  for (uint32_t f = task.first; f < task.last; ++f) {
+    const std::string name = fmt::format("frame_{:04d}.png", f);
+    std::error_code ec;
+    outputs.push_back(relative_dir + "/" + name);
+    if (job.resume && std::filesystem::exists(dir / name, ec)) continue;  // complete: writeFileAtomic
+    if (!ready) {
+      if (Status s = w.useRenderer(job, task.animation); !s) return s;
+      ready = true;
+    }
+    RenderFrameInput input;
+    input.animation = task.animation;
+    input.time = f / job.fps;
+    Expected<RenderedImage> image = renderFrame(*w.renderer, input);
+    if (!image) return image.error();
+    Expected<std::vector<uint8_t>> png = encodePng(image->rgba, image->width, image->height);
+    if (!png) return png.error();
+    if (Status s = writeFileAtomic(dir / name, std::span<const uint8_t>(*png)); !s) return s;
+    ++rendered;
+  }
+  if (ready) {
+    const std::vector<std::string> messages = rendererValidationMessages(*w.renderer);
+    if (!messages.empty()) {
+      clearGpuValidationMessages(*w.context);
+      return fail(Error::kVulkan, "the validation layer reported " + std::to_string(messages.size()) + " message(s); first: " + messages[0]);
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTask& task, std::string_view worker_name) {
+  const auto start = std::chrono::steady_clock::now();
+  BatchTaskResult result;
+  result.id = task.id;
+  result.asset = task.asset;
+  result.asset_key = task.asset_key;
+  result.animation = task.animation;
+  result.animation_key = task.animation_key;
+  result.first = task.first;
+  result.last = task.last;
+  result.worker = std::string(worker_name);
+  if (!task.error.empty()) {
+    result.error = task.error;
+    return result;
+  }
+  const std::string relative_dir = task.asset_key + "/" + task.animation_key;
+  const std::filesystem::path dir = outDir(job) / task.asset_key / task.animation_key;
+  const std::filesystem::path marker = dir / "done" / (rangeTag(task.first, task.last) + ".json");
+  std::error_code ec;
+  if (job.resume && std::filesystem::exists(marker, ec)) {
+    // The marker is written last, after every output: the task is complete. No asset load, no rendering.
+    Expected<std::vector<uint8_t>> bytes = readFile(marker, size_t(64) << 20);
+    if (bytes) {
+      Expected<BatchTaskResult> earlier = parseBatchTaskResultJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+      if (earlier && earlier->error.empty()) {
+        result.outputs = earlier->outputs;
+        result.skipped = true;
+        result.seconds = secondsSince(start);
+        return result;
+      }
+    }
+  }
+  Status status = [&]() -> Status {
+    std::filesystem::create_directories(dir / "done", ec);
+    if (ec) return fail(Error::kIo, dir.string() + ": cannot create: " + ec.message());
+    if (Status s = w.useAsset(task.asset); !s) return s;
+    if (job.poses) {
+      if (Status s = writePoses(w, job, task, dir, relative_dir, result.outputs); !s) return s;
+    }
+    if (job.frames) {
+      if (Status s = writeFrames(w, job, task, dir, relative_dir, result.outputs, result.rendered); !s) return s;
+    }
+    return Ok{};
+  }();
+  result.seconds = secondsSince(start);
+  if (!status) {
+    result.error = status.error().message;
+    return result;
+  }
+  // The marker holds what the task wrote (no timing or worker: equal runs leave equal markers).
+  BatchTaskResult stamp = result;
+  stamp.seconds = 0;
+  stamp.worker.clear();
+  stamp.rendered = 0;
+  if (Status s = writeFileAtomic(marker, batchTaskResultJson(stamp)); !s) result.error = s.error().message;
+  return result;
+}
+
+std::string batchManifestJson(const BatchJob& job, std::span<const BatchTaskResult> results) {
+  uint32_t failed = 0, skipped = 0, rendered = 0;
+  uint64_t frames = 0, outputs = 0;
+  double seconds = 0;
+  for (const BatchTaskResult& r : results) {
+    failed += r.error.empty() ? 0 : 1;
+    skipped += r.skipped ? 1 : 0;
+    rendered += r.rendered;
+    frames += r.last - r.first;
+    outputs += r.outputs.size();
+    seconds += r.seconds;
+  }
+  std::string text = "{\"job\":" + batchJobJson(job) + ",\n\"tasks\":[";
+  for (size_t i = 0; i < results.size(); ++i) text += (i ? ",\n" : "\n") + batchTaskResultJson(results[i]);
+  JsonWriter summary;
+  summary.beginObject();
+  summary.field("tasks", uint64_t(results.size())).field("failed", failed).field("skipped", skipped);
+  summary.field("frames", frames).field("rendered", rendered).field("outputs", outputs).field("task_seconds", seconds);
+  summary.endObject();
+  text += "],\n\"summary\":" + summary.str() + "}\n";
+  return text;
+}
+
+Status writeBatchManifest(const BatchJob& job, std::span<const BatchTaskResult> results) {
+  std::error_code ec;
+  const std::filesystem::path path = outDir(job) / job.manifest;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return fail(Error::kIo, path.parent_path().string() + ": cannot create: " + ec.message());
+  return writeFileAtomic(path, batchManifestJson(job, results));
+}
+
+}  // namespace morphkit

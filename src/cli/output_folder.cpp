@@ -1,0 +1,71 @@
+#include "output_folder.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <system_error>
+#include <vector>
+
+namespace morphkit::cli {
+namespace {
+
+bool isFrameName(std::string_view name) {
+  constexpr std::string_view kPrefix = "frame_", kSuffix = ".png";
+  if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return false;
+  const std::string_view digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  return std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+}  // namespace
+
+std::string frameFileName(uint32_t frame) { return fmt::format("frame_{:04d}.png", frame); }
+
+bool isRenderOutputName(std::string_view name) {
+  // writeFileAtomic's temporary: "<final name>.tmp-<digits>", left behind only by a killed process.
+  if (const size_t tmp = name.rfind(".tmp-"); tmp != std::string_view::npos) {
+    const std::string_view digits = name.substr(tmp + 5);
+    if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+      name = name.substr(0, tmp);
+    }
+  }
+  return isFrameName(name) || name == "contact_sheet.png" || name == "animation.mp4";
+}
+
+Status prepareOutputFolder(const std::filesystem::path& dir, ExistingOutput policy) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail(Error::kIo, "cannot create the folder: " + ec.message());
+  std::vector<std::filesystem::path> ours;
+  size_t others = 0;
+  std::string first_other;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (isRenderOutputName(name) && it->is_regular_file(ec)) {
+      ours.push_back(it->path());
+    } else {
+      if (others++ == 0) first_other = name;
+    }
+  }
+  if (ec) return fail(Error::kIo, "cannot list the folder: " + ec.message());
+  switch (policy) {
+    case ExistingOutput::kRefuse:
+      if (ours.empty() && others == 0) return Ok{};
+      return fail(Error::kInvalidArgument,
+                  fmt::format("the output folder is not empty ({} morphkit output(s), {} other file(s){}); use --force to "
+                              "replace morphkit's outputs or --resume to render only the missing frames",
+                              ours.size(), others, others ? ", e.g. " + first_other : ""));
+    case ExistingOutput::kForce:
+      for (const auto& path : ours) {
+        if (!std::filesystem::remove(path, ec) && ec) return fail(Error::kIo, path.filename().string() + ": cannot remove: " + ec.message());
+      }
+      return Ok{};
+    case ExistingOutput::kResume:
+      // Everything stays: a frame_N.png present was renamed into place complete (writeFileAtomic), and a
+      // ".tmp-N" may belong to another worker writing into the same folder right now.
+      return Ok{};
+  }
+  return Ok{};
+}
+
+}  // namespace morphkit::cli

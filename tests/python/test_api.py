@@ -1,0 +1,178 @@
+"""morphkit's Python API against the CLI's JSON on the shared models: info(), pose(), errors, arrays."""
+from __future__ import annotations
+
+import json
+import pathlib
+import threading
+
+import numpy as np
+import pytest
+
+import morphkit
+from conftest import ASSETS, model_id, run_cli, shared_models
+
+MODELS = shared_models()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[model_id(m) for m in MODELS])
+def test_info_is_the_inspect_json(assets: pathlib.Path, cli: str, model: pathlib.Path) -> None:
+    done = run_cli(cli, "inspect", model, "--json")
+    assert done.returncode == 0, done.stderr
+    assert morphkit.load(str(model)).info() == json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[model_id(m) for m in MODELS])
+def test_pose_equals_the_cli_json(assets: pathlib.Path, cli: str, model: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    asset = morphkit.load(model)
+    anim = 0 if asset.animations else None
+    times = [0.0, 0.3, 0.7]
+    args = ["pose", model, "--time", "0,0.3,0.7", "--out", tmp_path / "pose.json"]
+    if anim is not None:
+        args += ["--anim", "0"]
+    done = run_cli(cli, *args)
+    assert done.returncode == 0, done.stderr
+    cases = json.loads((tmp_path / "pose.json").read_text())["cases"]
+    # The CLI's default CPU path is the reference one; its floats print as the shortest float32 round trip.
+    result = asset.pose(anim=anim, times=times, path="reference")
+    assert result.animation == anim
+    np.testing.assert_array_equal(result.times, times)
+    for frame, case in enumerate(cases):
+        assert len(case["meshes"]) == len(result.primitives)
+        for mesh, prim in zip(case["meshes"], result.primitives):
+            assert (mesh["node"], mesh["mesh"], mesh["primitive"], mesh["skinned"]) == (
+                prim.node, prim.mesh, prim.primitive, prim.skinned)
+            np.testing.assert_array_equal(prim.positions[frame].ravel(), np.asarray(mesh["positions"], dtype=np.float32))
+            if mesh["normals"] is None:
+                assert prim.normals is None
+            else:
+                np.testing.assert_array_equal(prim.normals[frame].ravel(), np.asarray(mesh["normals"], dtype=np.float32))
+            np.testing.assert_array_equal(prim.weights[frame], np.asarray(mesh["weights"], dtype=np.float32))
+    # The fast path agrees within float precision.
+    fast = asset.pose(anim=anim, times=times, path="fast", threads=2)
+    for a, b in zip(fast.primitives, result.primitives):
+        scale = max(1.0, float(np.abs(b.positions).max(initial=0.0)))
+        np.testing.assert_allclose(a.positions, b.positions, atol=1e-5 * scale, rtol=0)
+
+
+def test_arrays_shapes_dtypes_and_layout(assets: pathlib.Path) -> None:
+    fox = morphkit.load(ASSETS / "Fox/glTF-Binary/Fox.glb")
+    result = fox.pose(anim="Run", times=np.linspace(0, 1, 5))
+    assert len(result) == 1 and result.device == "cpu"
+    prim = result[0]
+    assert prim.positions.shape == (5, 1728, 3)
+    assert prim.positions.dtype == np.float32 and prim.positions.flags.c_contiguous
+    assert prim.normals is None  # Fox has no NORMAL
+    assert prim.weights.shape == (5, 0) and prim.weights.dtype == np.float32
+    assert result.times.dtype == np.float64 and prim.skinned and prim.name == f"node{prim.node}_mesh0_prim0"
+    # Frames differ (the fox runs) and nothing is left unwritten.
+    assert np.isfinite(prim.positions).all()
+    assert not np.array_equal(prim.positions[0], prim.positions[2])
+    # MorphPrimitivesTest: two primitives of one mesh, both with normals, one weight each.
+    prims = morphkit.load(ASSETS / "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb").pose()
+    assert [p.primitive for p in prims.primitives] == [0, 1]
+    assert all(p.normals is not None and p.normals.shape == p.positions.shape for p in prims.primitives)
+    np.testing.assert_array_equal(prims[0].weights, [[0.5]])
+    assert fox.pose(times=[]).primitives[0].positions.shape == (0, 1728, 3)
+
+
+def test_npy_from_the_cli_equals_numpy(assets: pathlib.Path, cli: str, tmp_path: pathlib.Path) -> None:
+    model = ASSETS / "Fox/glTF-Binary/Fox.glb"
+    done = run_cli(cli, "pose", model, "--anim", "1", "--time", "0:1:0.25", "--out", tmp_path / "fox.npy")
+    assert done.returncode == 0, done.stderr
+    positions = morphkit.load(model).pose(anim=1, times=[0, 0.25, 0.5, 0.75], path="reference")[0].positions
+    np.testing.assert_array_equal(np.load(tmp_path / "fox.npy"), positions)
+    np.save(tmp_path / "numpy.npy", positions)  # same header and padding as NumPy's own writer
+    assert (tmp_path / "numpy.npy").read_bytes() == (tmp_path / "fox.npy").read_bytes()
+    done = run_cli(cli, "pose", ASSETS / "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb", "--time", "0,1",
+                   "--out", tmp_path / "p.npz")
+    assert done.returncode == 0, done.stderr
+    with np.load(tmp_path / "p.npz") as npz:
+        assert sorted(npz.files) == ["node1_mesh0_prim0_normals", "node1_mesh0_prim0_positions",
+                                     "node1_mesh0_prim1_normals", "node1_mesh0_prim1_positions", "times"]
+        np.testing.assert_array_equal(npz["times"], [0.0, 1.0])
+        assert npz["node1_mesh0_prim1_positions"].shape[0] == 2
+
+
+def test_target_names_and_animations(assets: pathlib.Path) -> None:
+    blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")
+    info = blob.info()
+    assert blob.target_names == info["meshes"][0]["targetNames"] and len(blob.target_names) == 52
+    assert [a.name for a in blob.animations] == [a["name"] for a in info["animations"]]
+    assert [a.duration for a in blob.animations] == [a["duration"] for a in info["animations"]]
+    assert [a.index for a in blob.animations] == [0, 1, 2]
+    assert morphkit.load(ASSETS / "SimpleSkin/glTF/SimpleSkin.gltf").target_names == []
+
+
+def cli_error(cli: str, *args: object) -> str:
+    done = run_cli(cli, *args)
+    assert done.returncode == 1, done.stderr
+    prefix = "morphkit: error: "
+    assert done.stderr.startswith(prefix)
+    return done.stderr[len(prefix):].strip()
+
+
+def test_errors_are_typed_and_carry_the_cli_message(assets: pathlib.Path, cli: str, tmp_path: pathlib.Path) -> None:
+    missing = tmp_path / "missing.glb"
+    with pytest.raises(morphkit.FileNotFoundError_) as e:
+        morphkit.load(missing)
+    assert isinstance(e.value, morphkit.Error) and isinstance(e.value, FileNotFoundError)
+    assert e.value.code == "file_not_found"
+    assert str(e.value) == cli_error(cli, "inspect", missing)
+
+    bad_json = tmp_path / "bad.gltf"
+    bad_json.write_text('{"asset": {"version": "2.0"}, "nodes": [')
+    with pytest.raises(morphkit.InvalidJsonError) as e:
+        morphkit.load(bad_json)
+    assert isinstance(e.value, morphkit.InvalidAssetError) and str(e.value) == cli_error(cli, "inspect", bad_json)
+
+    bad_rule = tmp_path / "rule.gltf"
+    bad_rule.write_text('{"asset": {"version": "2.0"}, "nodes": [{"mesh": 3}]}')
+    with pytest.raises(morphkit.InvalidGltfError) as e:
+        morphkit.load(bad_rule)
+    assert str(e.value) == cli_error(cli, "inspect", bad_rule)
+
+    escaping = tmp_path / "sub" / "escape.gltf"
+    escaping.parent.mkdir()
+    escaping.write_text('{"asset": {"version": "2.0"}, "buffers": [{"uri": "../outside.bin", "byteLength": 4}]}')
+    (tmp_path / "outside.bin").write_bytes(b"\0" * 4)
+    with pytest.raises(morphkit.PathEscapesFolderError):
+        morphkit.load(escaping)
+    morphkit.load(escaping, allow_external_paths=True)
+
+    fox = morphkit.load(ASSETS / "Fox/glTF-Binary/Fox.glb")
+    with pytest.raises(morphkit.InvalidArgumentError, match=r"animations\[7\]: no such animation"):
+        fox.pose(anim=7)
+    with pytest.raises(morphkit.InvalidArgumentError, match="none is named"):
+        fox.pose(anim="Fly")
+    with pytest.raises(morphkit.InvalidArgumentError, match="device"):
+        fox.pose(device="tpu")  # type: ignore[arg-type]
+    with pytest.raises(morphkit.InvalidArgumentError, match="path"):
+        fox.pose(path="slow")  # type: ignore[arg-type]
+    with pytest.raises(morphkit.InvalidArgumentError, match="times"):
+        fox.pose(times=[[0.0, 1.0]])
+    with pytest.raises(morphkit.InvalidArgumentError, match="not finite"):
+        fox.pose(times=[float("nan")])
+    with pytest.raises(morphkit.InvalidArgumentError, match="scene"):
+        fox.pose(scene=-1)
+
+
+def test_posing_releases_the_gil(assets: pathlib.Path) -> None:
+    """While one thread poses, another keeps running Python code (no timing: counts, not seconds)."""
+    blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")
+    counter = [0]
+    seen: dict[str, int] = {}
+    done = threading.Event()
+
+    def worker() -> None:
+        seen["before"] = counter[0]
+        blob.pose(anim=0, times=np.linspace(0, 2, 120), path="reference")
+        seen["after"] = counter[0]
+        done.set()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    while not done.is_set():
+        counter[0] += 1
+    thread.join()
+    # With the GIL held for the whole call the main loop could not advance during it.
+    assert seen["after"] - seen["before"] > 1000
