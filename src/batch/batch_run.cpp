@@ -63,9 +63,10 @@ std::vector<std::filesystem::path> resolveAssets(const BatchJob& job) {
 std::filesystem::path commonFolder(const std::vector<std::filesystem::path>& files) {
   std::filesystem::path common = files.empty() ? std::filesystem::path() : files[0].parent_path();
   for (const auto& f : files) {
+    const std::filesystem::path parent = f.parent_path();
     std::filesystem::path shared;
-    auto a = common.begin(), b = f.parent_path().begin();
-    for (; a != common.end() && b != f.parent_path().end() && *a == *b; ++a, ++b) shared /= *a;
+    auto a = common.begin(), b = parent.begin();
+    for (; a != common.end() && b != parent.end() && *a == *b; ++a, ++b) shared /= *a;
     common = shared;
   }
   return common;

@@ -60,13 +60,18 @@ def test_dask_batch_equals_one_process_over_every_shared_model(assets: pathlib.P
     assert json.loads((tmp_path / "dask" / "manifest.json").read_text())["summary"] == summary
     ok = [t for t in manifest["tasks"] if not t["error"]]
     # Every model is there, every task wrote its frames and arrays, named by the real frame index.
-    assert {t["asset"] for t in ok} == {str(m) for m in models[:-1]}
+    assert {t["asset"] for t in ok} == {os.path.normpath(m) for m in models[:-1]}
     for task in ok:
         first, last = task["frames"]
         assert last - first == 1 and task["rendered"] == 1
         assert f"{task['asset_key']}/{task['animation_key']}/frame_{first:04d}.png" in task["outputs"]
         assert all((tmp_path / "dask" / o).is_file() for o in task["outputs"])
     assert {t["worker"] for t in ok} <= set(client.scheduler_info()["workers"])
+    # A batch frame is the frame `morphkit render` draws (same camera: the whole clip).
+    done = run_cli(cli, "render", ASSETS / "Fox/glTF-Binary/Fox.glb", "--anim", "0", "--frames", "1:2", "--size", "16x16",
+                   "--out", tmp_path / "render", "--no-video")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "render/frame_0001.png").read_bytes() == dask["Fox/0_Survey/frame_0001.png"]
 
 
 def test_killed_worker_task_reruns_and_resume_does_no_work(assets: pathlib.Path, gpu: None, client: Any,
