@@ -85,8 +85,8 @@ class Asset:
         """Morph, then skin, every (node, primitive) of `scene` at each time (seconds).
 
         anim: an animation index or name; None poses the rest pose (node/mesh weights).
-        weights: {target name: value}, applied on top of the animation or rest weights for every mesh
-            target carrying the name; an unknown name raises InvalidArgumentError.
+        weights: {target name: value}; names are checked (an unknown name raises InvalidArgumentError), but
+            applying values is not supported by this build yet: a non-empty dict raises InvalidArgumentError.
         device: "cpu" or "gpu" (Vulkan compute; the same result within float precision).
         path: the CPU path, "fast" (packed deltas) or "reference" (scalar, double accumulation).
         threads: CPU worker threads for this call (0: every core).

@@ -229,7 +229,9 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
   {
     py::gil_scoped_release release;
     status = [&]() -> Status {
-      if (!named.empty()) return fail(Error::kInvalidArgument, "weights: needs the weight overrides of issue 13");
+      // Names are checked above against mesh.extras.targetNames; applying them needs per-frame weight overrides
+      // in PoseOptions, which this build's core does not have yet (docs/PYTHON.md).
+      if (!named.empty()) return fail(Error::kInvalidArgument, "weights: setting target weights by name is not supported by this build yet");
       if (device == "cpu") {
         ThreadPool pool(threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
         SamplingContext sampling;

@@ -103,6 +103,15 @@ def test_target_names_and_animations(assets: pathlib.Path) -> None:
     assert morphkit.load(ASSETS / "SimpleSkin/glTF/SimpleSkin.gltf").target_names == []
 
 
+def test_weights_by_name_are_checked_but_not_applied_yet(assets: pathlib.Path) -> None:
+    blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")
+    with pytest.raises(morphkit.InvalidArgumentError, match="weights: no target named 'notAShape'"):
+        blob.pose(weights={"notAShape": 1.0})
+    with pytest.raises(morphkit.InvalidArgumentError, match="not supported by this build yet"):
+        blob.pose(weights={blob.target_names[0]: 1.0})
+    assert blob.pose(weights={}).primitives[0].positions.shape == (1, 8383, 3)
+
+
 def cli_error(cli: str, *args: object) -> str:
     done = run_cli(cli, *args)
     assert done.returncode == 1, done.stderr
