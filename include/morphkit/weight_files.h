@@ -11,6 +11,7 @@
 // number" (etc.) for a value of the wrong kind, a repeated key, or a top-level value that is not an object.
 // Keys and targets are kept exactly as written.
 #pragma once
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,10 @@
 #include "morphkit/weights.h"
 
 namespace morphkit {
+
+// Read limits for these files and for a capture CSV, shared by the CLI and the Python package.
+inline constexpr size_t kMaxWeightsFileBytes = size_t(16) << 20;
+inline constexpr size_t kMaxCaptureBytes = size_t(1) << 30;  // ~1.5 M rows of the app's 61 columns
 
 Expected<std::vector<WeightOverride>> parseWeightsJson(std::string_view text);
 Expected<CaptureMap> parseCaptureMapJson(std::string_view text);

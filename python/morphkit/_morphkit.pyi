@@ -77,6 +77,7 @@ class Asset:
         anim: int | str | None = None,
         times: Sequence[float] | npt.ArrayLike = (0.0,),
         weights: Mapping[str, float] | None = None,
+        ignore_case: bool = False,
         device: Literal["cpu", "gpu"] = "cpu",
         path: Literal["fast", "reference"] = "fast",
         scene: int | None = None,
@@ -85,12 +86,36 @@ class Asset:
         """Morph, then skin, every (node, primitive) of `scene` at each time (seconds).
 
         anim: an animation index or name; None poses the rest pose (node/mesh weights).
-        weights: {target name: value}; names are checked (an unknown name raises InvalidArgumentError), but
-            applying values is not supported by this build yet: a non-empty dict raises InvalidArgumentError.
+        weights: {target name: value}, set on every mesh carrying the name, on top of the animation or rest
+            weights (the CLI's --weights). An unknown name raises InvalidArgumentError listing the closest names.
+        ignore_case: match weight names case-insensitively (ARKit's jawOpen vs a capture's JawOpen).
         device: "cpu" or "gpu" (Vulkan compute; the same result within float precision).
         path: the CPU path, "fast" (packed deltas) or "reference" (scalar, double accumulation).
         threads: CPU worker threads for this call (0: every core).
         The GIL is released while posing; arrays are allocated once and filled in place.
+        """
+    def pose_csv(
+        self,
+        capture: str | os.PathLike[str],
+        *,
+        times: Sequence[float] | npt.ArrayLike | None = None,
+        csv_fps: float = 60.0,
+        map: Mapping[str, str | Mapping[str, Any] | None] | str | os.PathLike[str] | None = None,
+        anim: int | str | None = None,
+        weights: Mapping[str, float] | None = None,
+        ignore_case: bool = False,
+        device: Literal["cpu", "gpu"] = "cpu",
+        path: Literal["fast", "reference"] = "fast",
+        scene: int | None = None,
+        threads: int = 1,
+    ) -> PoseResult:
+        """Play a face capture (Live Link Face CSV, docs/FACE_CAPTURE.md) on the asset, like the CLI's --weights-csv.
+
+        Columns match target names case-insensitively (LINEAR between rows); the 9 rotation columns are unused
+        unless mapped. times: seconds from the first row (default: every row's time). csv_fps: the timecodes'
+        frame rate. map: {column: target} or {column: {"target": t, "scale": s}}, or a JSON file of that form.
+        anim: an animation the capture plays on top of (default: the rest pose). weights: overrides applied last.
+        Raises a morphkit.Error subclass naming the line and column of a bad CSV.
         """
 
 def load(path: str | os.PathLike[str], *, allow_external_paths: bool = False) -> Asset:

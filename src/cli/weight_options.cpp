@@ -15,8 +15,6 @@
 namespace morphkit::cli {
 namespace {
 
-constexpr size_t kMaxWeightsFileBytes = size_t(16) << 20;
-constexpr size_t kMaxCaptureBytes = size_t(1) << 30;  // ~1.5 M rows of the app's 61 columns
 
 bool parseIndex(std::string_view text, uint32_t& out) {
   if (text.empty() || text.size() > 9) return false;

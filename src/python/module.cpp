@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "morphkit/animation.h"
+#include "morphkit/capture.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_pose.h"
@@ -26,6 +27,9 @@
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 #include "morphkit/render.h"
+#include "morphkit/io.h"
+#include "morphkit/weight_files.h"
+#include "morphkit/weights.h"
 #include "python_module.h"
 
 namespace py = pybind11;
@@ -122,17 +126,6 @@ uint32_t resolveScene(const py::object& scene) {
   return uint32_t(s);
 }
 
-// The distinct target names of the asset's meshes (mesh.extras.targetNames), in mesh then target order.
-std::vector<std::string> targetNames(const Asset& asset) {
-  std::vector<std::string> names;
-  for (const Mesh& mesh : asset.meshes) {
-    for (const std::string& name : mesh.target_names) {
-      if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    }
-  }
-  return names;
-}
-
 struct AnimationInfo {
   uint32_t index = 0;
   std::string name;
@@ -155,47 +148,54 @@ struct PyPoseResult {
   std::vector<PyPosedPrimitive> primitives;
 };
 
-// weights={name: value}: every mesh target carrying the name takes the value (mesh.extras.targetNames).
-// Applied as per-frame overrides after the animation or rest weights.
-struct NamedWeight {
-  std::string name;
-  float value;
-};
-std::vector<NamedWeight> namedWeights(const PyAsset& a, const py::object& weights) {
-  std::vector<NamedWeight> out;
+NameMatch nameMatch(bool ignore_case) { return ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact; }
+
+// weights={name: value}: every mesh target carrying the name (mesh.extras.targetNames) takes the value, on top of
+// the animation or rest weights (WeightInputs::overrides, morphkit/weights.h). An unknown name raises with the
+// closest names, as the CLI's --weights does.
+std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& weights, NameMatch match) {
+  std::vector<WeightOverride> out;
   if (weights.is_none()) return out;
   if (!py::isinstance<py::dict>(weights)) raise(fail(Error::kInvalidArgument, "weights: expected None or a dict {name: value}"), a.path);
-  const std::vector<std::string> known = targetNames(a.asset);
   for (auto item : weights.cast<py::dict>()) {
     if (!py::isinstance<py::str>(item.first)) raise(fail(Error::kInvalidArgument, "weights: keys must be target names (str)"), a.path);
-    const std::string name = item.first.cast<std::string>();
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      raise(fail(Error::kInvalidArgument, "weights: no target named '" + name + "'"), a.path);
-    }
-    out.push_back({name, item.second.cast<float>()});
+    WeightOverride entry;
+    entry.name = item.first.cast<std::string>();
+    entry.value = item.second.cast<float>();
+    if (!std::isfinite(entry.value)) raise(fail(Error::kInvalidArgument, "weights: " + quote(entry.name) + ": not finite"), a.path);
+    if (Expected<std::vector<TargetRef>> refs = resolveOverride(a.asset, entry, match); !refs) raise(refs.error(), a.path);
+    out.push_back(std::move(entry));
   }
   return out;
 }
 
-PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& times_in, const py::object& weights,
-                  const std::string& device, const std::string& path, const py::object& scene_in, unsigned threads) {
+void checkDeviceAndPath(const std::string& device, const std::string& path) {
   if (device != "cpu" && device != "gpu") raise(fail(Error::kInvalidArgument, "device: expected \"cpu\" or \"gpu\", not \"" + device + "\""));
   if (path != "fast" && path != "reference") raise(fail(Error::kInvalidArgument, "path: expected \"fast\" or \"reference\", not \"" + path + "\""));
-  const uint32_t animation = resolveAnimation(*a, anim);
-  const uint32_t scene = resolveScene(scene_in);
-  const std::vector<NamedWeight> named = namedWeights(*a, weights);
-  py::array_t<double, py::array::c_style | py::array::forcecast> times = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(times_in);
+}
+
+std::vector<double> timesFrom(const py::object& times_in) {
+  using Times = py::array_t<double, py::array::c_style | py::array::forcecast>;
+  Times times = Times::ensure(times_in);
   if (!times || times.ndim() != 1) raise(fail(Error::kInvalidArgument, "times: expected a 1-D sequence of seconds"));
-  const size_t frames = size_t(times.shape(0));
-  for (size_t i = 0; i < frames; ++i) {
-    if (!std::isfinite(times.at(i))) raise(fail(Error::kInvalidArgument, "times[" + std::to_string(i) + "]: not finite"));
+  std::vector<double> out(times.data(), times.data() + times.shape(0));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i])) raise(fail(Error::kInvalidArgument, "times[" + std::to_string(i) + "]: not finite"));
   }
+  return out;
+}
+
+// Poses `time_values` with `inputs` (weights by name, a capture track) on top of `animation` (or the rest pose).
+PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector<double>& time_values,
+                        const WeightInputs& inputs, const std::string& device, const std::string& path, uint32_t scene,
+                        unsigned threads) {
+  const size_t frames = time_values.size();
   const PosePrepared& prepared = a->preparedFor(scene);
 
   // The output arrays, allocated once; each frame is copied in as it is posed.
   PyPoseResult result;
   result.times = py::array_t<double>(py::ssize_t(frames));
-  std::copy(times.data(), times.data() + frames, result.times.mutable_data());
+  std::copy(time_values.begin(), time_values.end(), result.times.mutable_data());
   if (animation != kNone) result.animation = animation;
   result.scene = prepared.scene;
   result.device = device;
@@ -223,15 +223,11 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
     result.primitives.push_back(std::move(p));
   }
   if (frames == 0) return result;
-  std::vector<double> time_values(times.data(), times.data() + frames);
 
   Status status = Ok{};
   {
     py::gil_scoped_release release;
     status = [&]() -> Status {
-      // Names are checked above against mesh.extras.targetNames; applying them needs per-frame weight overrides
-      // in PoseOptions, which this build's core does not have yet (docs/PYTHON.md).
-      if (!named.empty()) return fail(Error::kInvalidArgument, "weights: setting target weights by name is not supported by this build yet");
       if (device == "cpu") {
         ThreadPool pool(threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
         SamplingContext sampling;
@@ -242,6 +238,7 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
           options.path = path == "fast" ? CpuPath::kFast : CpuPath::kReference;
           options.pool = &pool;
           options.sampling = &sampling;
+          options.weights = inputs;
           Expected<PoseResult> frame = evaluatePose(prepared, options);
           if (!frame) return frame.error();
           if (Status s = copyPoseFrame(*frame, i, views); !s) return s;
@@ -267,6 +264,7 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
         options.animation = animation;
         options.time = time_values[i];
         options.sampling = &sampling;
+        options.weights = inputs;
         Expected<PoseResult> frame = evaluateGpuPose(*a->gpu->context, *a->gpu->pose, options);
         if (!frame) return frame.error();
         if (Status s = copyPoseFrame(*frame, i, views); !s) return s;
@@ -282,6 +280,69 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
   }
   if (!status) raise(status.error(), a->path);
   return result;
+}
+
+PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& times_in, const py::object& weights,
+                  bool ignore_case, const std::string& device, const std::string& path, const py::object& scene_in,
+                  unsigned threads) {
+  checkDeviceAndPath(device, path);
+  const uint32_t animation = resolveAnimation(*a, anim);
+  const uint32_t scene = resolveScene(scene_in);
+  const std::vector<double> times = timesFrom(times_in);
+  WeightInputs inputs;
+  inputs.match = nameMatch(ignore_case);
+  const std::vector<WeightOverride> overrides = weightOverrides(*a, weights, inputs.match);
+  inputs.overrides = overrides;
+  return poseFrames(a, animation, times, inputs, device, path, scene, threads);
+}
+
+// A capture map from a dict ({column: target} or {column: {"target": t, "scale": s}}) or a JSON file's path.
+std::optional<CaptureMap> captureMap(const PyAsset& a, const py::object& map) {
+  if (map.is_none()) return std::nullopt;
+  std::string text;
+  std::string where = a.path;
+  if (py::isinstance<py::dict>(map)) {
+    text = py::module_::import("json").attr("dumps")(map).cast<std::string>();
+  } else {
+    where = py::module_::import("os").attr("fspath")(map).cast<std::string>();
+    Expected<std::vector<uint8_t>> bytes = readFile(where, kMaxWeightsFileBytes);
+    if (!bytes) raise(bytes.error(), where);
+    text.assign(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  }
+  return take(parseCaptureMapJson(text), where);
+}
+
+// A face capture (Live Link Face CSV) played on the asset: the CLI's --weights-csv, in Python.
+PyPoseResult poseCsv(const AssetPtr& a, const py::object& csv_path, const py::object& times_in, double csv_fps,
+                     const py::object& map, const py::object& anim, const py::object& weights, bool ignore_case,
+                     const std::string& device, const std::string& path, const py::object& scene_in, unsigned threads) {
+  checkDeviceAndPath(device, path);
+  const std::string csv_file = py::module_::import("os").attr("fspath")(csv_path).cast<std::string>();
+  const uint32_t animation = resolveAnimation(*a, anim);
+  const uint32_t scene = resolveScene(scene_in);
+  const std::optional<CaptureMap> capture_map = captureMap(*a, map);
+  Expected<std::vector<uint8_t>> bytes = readFile(csv_file, kMaxCaptureBytes);
+  if (!bytes) raise(bytes.error(), csv_file);
+  CaptureCsvOptions csv_options;
+  csv_options.fps = csv_fps;
+  const CaptureCsv capture = take(
+      parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options), csv_file);
+  const CaptureMatch match = matchCapture(a->asset, capture, capture_map ? &*capture_map : nullptr);
+  if (!match.unknown_map_targets.empty()) {
+    raise(fail(Error::kInvalidArgument, "map: " + quote(match.unknown_map_targets.front()) + ": no such target"), a->path);
+  }
+  if (match.track.names.empty()) {
+    raise(fail(Error::kInvalidArgument, "no column of " + quote(csv_file) + " matches a target name (map= names them)"), a->path);
+  }
+  // Default times: the capture's own rows.
+  const std::vector<double> times =
+      times_in.is_none() ? std::vector<double>(capture.times.begin(), capture.times.end()) : timesFrom(times_in);
+  WeightInputs inputs;
+  inputs.track = &match.track;
+  inputs.match = nameMatch(ignore_case);
+  const std::vector<WeightOverride> overrides = weightOverrides(*a, weights, inputs.match);
+  inputs.overrides = overrides;
+  return poseFrames(a, animation, times, inputs, device, path, scene, threads);
 }
 
 // ---- Renderer ----
@@ -453,7 +514,7 @@ PYBIND11_MODULE(_morphkit, m) {
       .def("info", [](const PyAsset& a) {
         return py::module_::import("json").attr("loads")(inspectJson(a.asset, a.path));
       }, "The data of `morphkit inspect --json` as a dict (schema in docs/CLI.md).")
-      .def_property_readonly("target_names", [](const PyAsset& a) { return targetNames(a.asset); },
+      .def_property_readonly("target_names", [](const PyAsset& a) { return targetNameList(a.asset); },
                              "Distinct morph target names (mesh.extras.targetNames), in mesh then target order.")
       .def_property_readonly("animations", [](const PyAsset& a) {
         std::vector<AnimationInfo> out;
@@ -461,8 +522,15 @@ PYBIND11_MODULE(_morphkit, m) {
         return out;
       }, "The asset's animations in file order.")
       .def("pose", &pose, py::arg("anim") = py::none(), py::arg("times") = std::vector<double>{0.0}, py::arg("weights") = py::none(),
-           py::arg("device") = "cpu", py::arg("path") = "fast", py::arg("scene") = py::none(), py::arg("threads") = 1u,
+           py::arg("ignore_case") = false, py::arg("device") = "cpu", py::arg("path") = "fast", py::arg("scene") = py::none(),
+           py::arg("threads") = 1u,
            "Morph, then skin, every (node, primitive) of a scene at each time. See morphkit/_morphkit.pyi.")
+      .def("pose_csv", &poseCsv, py::arg("capture"), py::kw_only(), py::arg("times") = py::none(), py::arg("csv_fps") = 60.0,
+           py::arg("map") = py::none(), py::arg("anim") = py::none(), py::arg("weights") = py::none(),
+           py::arg("ignore_case") = false, py::arg("device") = "cpu", py::arg("path") = "fast", py::arg("scene") = py::none(),
+           py::arg("threads") = 1u,
+           "Play a face capture (Live Link Face CSV) on the asset: weights by column name at each time (default: the "
+           "capture's rows). See morphkit/_morphkit.pyi.")
       .def("__repr__", [](const PyAsset& a) { return "<morphkit.Asset '" + a.path + "'>"; });
 
   m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("allow_external_paths") = false,

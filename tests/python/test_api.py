@@ -103,13 +103,72 @@ def test_target_names_and_animations(assets: pathlib.Path) -> None:
     assert morphkit.load(ASSETS / "SimpleSkin/glTF/SimpleSkin.gltf").target_names == []
 
 
-def test_weights_by_name_are_checked_but_not_applied_yet(assets: pathlib.Path) -> None:
-    blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")
-    with pytest.raises(morphkit.InvalidArgumentError, match="weights: no target named 'notAShape'"):
-        blob.pose(weights={"notAShape": 1.0})
-    with pytest.raises(morphkit.InvalidArgumentError, match="not supported by this build yet"):
-        blob.pose(weights={blob.target_names[0]: 1.0})
+CAPTURE = pathlib.Path(ASSETS).parent / "capture" / "sample_capture.csv"
+
+
+def cli_pose(cli: str, tmp_path: pathlib.Path, model: pathlib.Path, *args: object) -> list[dict]:
+    out = tmp_path / "cli_pose.json"
+    done = run_cli(cli, "pose", model, *args, "--out", out)
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text())["cases"]
+
+
+def assert_equals_cli(result: morphkit.PoseResult, cases: list[dict]) -> None:
+    for frame, case in enumerate(cases):
+        for prim, mesh in zip(result.primitives, case["meshes"]):
+            np.testing.assert_array_equal(prim.weights[frame], np.float32(mesh["weights"]))
+            np.testing.assert_array_equal(prim.positions[frame].ravel(), np.float32(mesh["positions"]))
+
+
+def test_weights_by_name_equal_the_cli(assets: pathlib.Path, cli: str, tmp_path: pathlib.Path) -> None:
+    model = ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb"
+    blob = morphkit.load(model)
+    weights = {"jawOpen": 0.8, "eyeBlinkLeft": 1.0}
+    result = blob.pose(anim=0, times=[0.0, 0.5], weights=weights, path="reference")
+    assert_equals_cli(result, cli_pose(cli, tmp_path, model, "--anim", "0", "--time", "0,0.5",
+                                       "--weights", "jawOpen=0.8,eyeBlinkLeft=1"))
+    names = blob.target_names
+    w = result.primitives[0].weights
+    assert w[0, names.index("jawOpen")] == np.float32(0.8) and w[1, names.index("eyeBlinkLeft")] == 1.0
+    # Case-insensitive on request only; an unknown name lists the closest ones.
+    with pytest.raises(morphkit.InvalidArgumentError, match="no target named 'JawOpen'.*closest: jawOpen"):
+        blob.pose(weights={"JawOpen": 1.0})
+    folded = blob.pose(weights={"JawOpen": 0.8}, ignore_case=True).primitives[0].weights
+    assert folded[0, names.index("jawOpen")] == np.float32(0.8)
+    with pytest.raises(morphkit.InvalidArgumentError, match="not finite"):
+        blob.pose(weights={"jawOpen": float("nan")})
     assert blob.pose(weights={}).primitives[0].positions.shape == (1, 8383, 3)
+
+
+def test_weights_by_name_on_the_gpu_equal_the_cpu(assets: pathlib.Path, gpu: None) -> None:
+    blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")
+    kwargs = dict(anim=1, times=[0.25, 1.0], weights={"mouthSmileLeft": 0.7, "jawOpen": 0.3})
+    cpu = blob.pose(**kwargs).primitives[0]
+    on_gpu = blob.pose(device="gpu", **kwargs).primitives[0]
+    np.testing.assert_array_equal(cpu.weights, on_gpu.weights)
+    extent = float(np.ptp(cpu.positions, axis=1).max())
+    np.testing.assert_allclose(on_gpu.positions, cpu.positions, rtol=0, atol=1e-5 * extent)
+
+
+def test_pose_csv_equals_the_cli(assets: pathlib.Path, cli: str, tmp_path: pathlib.Path) -> None:
+    model = ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb"
+    blob = morphkit.load(model)
+    result = blob.pose_csv(CAPTURE, times=[0.0, 0.5, 1.25], path="reference")
+    assert_equals_cli(result, cli_pose(cli, tmp_path, model, "--weights-csv", CAPTURE, "--time", "0,0.5,1.25"))
+    assert np.count_nonzero(result.primitives[0].weights) > 0
+    # Default times: the capture's rows.
+    rows = sum(1 for _ in CAPTURE.open()) - 1
+    assert blob.pose_csv(CAPTURE).primitives[0].positions.shape[0] == rows
+    # A map renames a column (dict or file); an unknown target in it is an error.
+    mapped = blob.pose_csv(CAPTURE, times=[0.5], map={"JawOpen": {"target": "jawOpen", "scale": 0.5}})
+    plain = result.primitives[0].weights[1]
+    assert mapped.primitives[0].weights[0, blob.target_names.index("jawOpen")] == pytest.approx(0.5 * plain[blob.target_names.index("jawOpen")])
+    with pytest.raises(morphkit.InvalidArgumentError, match="map"):
+        blob.pose_csv(CAPTURE, map={"JawOpen": "noSuchTarget"})
+    bad = tmp_path / "bad.csv"
+    bad.write_text(CAPTURE.read_text().splitlines()[0] + "\n14:03:52:28.207,61,abc\n")
+    with pytest.raises(morphkit.Error, match="line 2"):
+        blob.pose_csv(bad)
 
 
 def cli_error(cli: str, *args: object) -> str:
