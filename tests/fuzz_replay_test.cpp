@@ -19,7 +19,8 @@ struct Harness {
 };
 const Harness kHarnesses[] = {{"fuzz_gltf", fuzz::gltf},       {"fuzz_glb", fuzz::glb},
                                {"fuzz_pose", fuzz::pose},       {"fuzz_meshopt", fuzz::meshopt},
-                               {"fuzz_draco", fuzz::draco},     {"fuzz_node_material", fuzz::nodeMaterial}};
+                               {"fuzz_draco", fuzz::draco},     {"fuzz_node_material", fuzz::nodeMaterial},
+                               {"fuzz_capture_csv", fuzz::captureCsv}};
 
 std::filesystem::path crasherRoot() { return test::sourceDir() / "tests" / "fuzz" / "crashers"; }
 

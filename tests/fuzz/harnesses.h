@@ -3,7 +3,7 @@
 // Each returns 0, or -1 for an input that belongs to another harness (libFuzzer then keeps it out of the corpus).
 // EXTENSION POINT: a new harness is a function here, a fuzz_<name>.cpp main, an entry in tests/fuzz/CMakeLists.txt
 // (MORPHKIT_FUZZ_HARNESSES), in kHarnesses of tests/fuzz_replay_test.cpp and, for its seeds, in
-// scripts/fuzz-corpus. Still to come: the face-capture CSV parser (a function taking the CSV text).
+// scripts/fuzz-corpus.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -14,9 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "morphkit/capture.h"
 #include "morphkit/gltf.h"
 #include "morphkit/node_material.h"  // header only here; nodeMaterial() is linked only where it is called
 #include "morphkit/pose.h"
+#include "morphkit/weight_files.h"
+#include "morphkit/weights.h"
 
 namespace morphkit::fuzz {
 
@@ -86,6 +89,47 @@ inline int pose(const uint8_t* data, size_t size) {
 inline int nodeMaterial(const uint8_t* data, size_t size) {
   Expected<NodeMaterial> material = parseNodeMaterial(std::string_view(reinterpret_cast<const char*>(data), size));
   if (material) (void)generateNodeMaterialGlsl(*material);
+  return 0;
+}
+
+// The face-capture inputs: the Live Link Face CSV parser, then matching and sampling the capture against a face
+// with ARKit's 52 target names (camelCase, so matching folds case); the same bytes also go through the two small
+// JSON parsers of weights by name (weights file, capture map), which reject CSV text at once.
+inline const Asset& arkitFace() {
+  static const Asset face = [] {
+    Asset asset;
+    Mesh mesh;
+    Primitive primitive;
+    primitive.targets.resize(kLiveLinkBlendShapes.size());
+    mesh.primitives.push_back(primitive);
+    for (std::string_view column : kLiveLinkBlendShapes) {
+      std::string name(column);
+      name[0] = char(name[0] - 'A' + 'a');
+      mesh.target_names.push_back(name);
+    }
+    asset.meshes.push_back(mesh);
+    Node node;
+    node.mesh = 0;
+    asset.nodes.push_back(node);
+    return asset;
+  }();
+  return face;
+}
+
+inline int captureCsv(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)parseWeightsJson(text);
+  Expected<CaptureMap> map = parseCaptureMapJson(text);
+  Expected<CaptureCsv> capture = parseCaptureCsv(text);
+  if (!capture) return 0;
+  const Asset& face = arkitFace();
+  CaptureMatch match = matchCapture(face, *capture, map ? &*map : nullptr);
+  if (match.track.names.empty()) return 0;
+  WeightInputs inputs;
+  inputs.track = &match.track;
+  std::vector<std::vector<float>> node_weights(1, std::vector<float>(kLiveLinkBlendShapes.size(), 0.0f));
+  const double end = capture->times.back();
+  for (double time : {-1.0, 0.0, 0.5 * end, end, end + 1.0}) (void)applyWeightInputs(face, inputs, time, nullptr, node_weights);
   return 0;
 }
 
