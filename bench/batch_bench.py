@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Batch throughput on this machine: the same job on a Dask LocalCluster of 1 and of 2 single-threaded workers,
 frames per second of wall time and each worker process's peak RSS (docs/BATCH.md quotes the output).
 

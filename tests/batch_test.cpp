@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // batch_test.cpp — morphkit/batch.h: job parsing (each key broken in turn), planning into chunks and keys,
 // task/result JSON round trips, `morphkit batch` end to end on the CPU (poses only: no device needed).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for morphkit/capture.h (Live Link Face CSV → weight track) and morphkit/weight_files.h (weights files,
 // capture maps): the app's exact column order driving MorphSkinBlob52's ARKit-named targets on the CPU, names
 // shared by several meshes, the mapping file, and every bad-input case with the line and column it names.

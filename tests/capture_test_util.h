@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A Live Link Face CSV written the way the app writes it, for the capture tests (CPU, GPU, renderer, CLI).
 #pragma once
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for makeDemoCapture (morphkit/demo.h): the sample face capture make-demo writes beside its asset is in the
 // Live Link Face layout, drives every ARKit-named target of the demo asset, and looks like a performance.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every committed fuzzing crasher (tests/fuzz/crashers/<harness>/*) replayed through its harness's own body
 // (tests/fuzz/harnesses.h) in the main g++ ASan + UBSan build, on every CI run. The clang build (scripts/fuzz)
 // replays them too, together with the seed corpus, before fuzzing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Hostile input (issue 9): each class of the attack report as a regression test, through the CLI where the
 // attack goes through the CLI. Files are built here, small and in memory; nothing is read from ../shared.
 #include <gtest/gtest.h>

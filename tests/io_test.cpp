@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // writeFileAtomic in a folder an attacker can write to (issue 9, class 3): planted symlinks and files under the
 // temporary names are never written through, permissions are those of a plain write, and nothing is left behind.
 #include <gtest/gtest.h>

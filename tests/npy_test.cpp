@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // npy_test.cpp — morphkit/npy.h: .npy headers as NumPy writes them, stored .npz archives, CRC-32.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Allocation failure is a value, never an abort (issue 9, class 1): the library's entry points that allocate in
 // proportion to a file turn std::bad_alloc into Error::kOutOfMemory, which the CLI prints as one line, exit 1.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // printable()/quote(): untrusted text made safe for one terminal line (issue 9, class 2), and the JSON writer's
 // escaping of the same characters.
 #include <gtest/gtest.h>

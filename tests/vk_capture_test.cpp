@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Weights from a face capture on the GPU: the compute path (evaluateGpuPose) and the renderer take the same
 // weight track as the CPU (evaluateFrame), checked against the CPU reference. The validation layer is on; any
 // message fails the test (VulkanTest's TearDown).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Driving targets by name from the command line: `pose`/`render` --weights, --weights-file, --weights-csv and
 // `animate` (bake a capture into a glTF animation): summaries, errors with exit codes, no partial output, the
 // animate round trip against --weights posing, and the Khronos validator on the baked file.

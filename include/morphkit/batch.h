@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/batch.h — batch jobs: many assets × animations × frame ranges, split into tasks of at most `chunk`
 // frames. Each task writes its own files (per-asset folder, PNG frames named by their real index, posed arrays
 // as .npy, a done-marker last), so a retried, re-run or resumed task gives the same bytes and never touches

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/budget.h — what loading and posing one file may cost, decided before the work is done.
 //
 // A few kilobytes of glTF can reference one large accessor from thousands of primitives, targets or nodes, or

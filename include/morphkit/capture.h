@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/capture.h — face-capture CSV files in the layout Epic's Live Link Face app writes (and importers for
 // Blender, Maya and Unreal read), turned into a weight track (morphkit/weights.h) for one asset.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/npy.h — NumPy's .npy and .npz formats, written without NumPy: posed vertex sequences as
 // (frames, vertices, 3) float32 arrays that `numpy.load` maps straight in.
 //

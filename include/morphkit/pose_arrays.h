@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/pose_arrays.h — a pose sequence as dense arrays, one set per posed (node, primitive): what
 // `morphkit pose --out X.npy|X.npz` writes and what the Python package returns. The caller owns the arrays
 // (a NumPy array, a std::vector); each frame is copied in place as it is posed, so memory is the output

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/text.h — making untrusted text safe to print. Names, URIs, generator strings and extension names come
 // from files anyone can write; printed raw they can retitle or clear a terminal, forge extra log lines, or flood
 // one. Every such string goes through printable() (or quote()) before it reaches a terminal, a log or an error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/weight_files.h — the two small JSON files that drive weights by name. Part of morphkit::gltf, which
 // owns the JSON parser (privately); the structs they fill are core's (morphkit/weights.h, morphkit/capture.h).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // morphkit/weights.h — driving morph targets by name: a target-name lookup, weight overrides and weight tracks
 // (times + one column of values per target name), applied on top of the animation or rest weights.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """morphkit — glTF 2.0 morph targets and skinning on the CPU and the GPU (Vulkan), as NumPy arrays.
 
     import morphkit

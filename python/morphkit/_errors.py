@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """morphkit.Error and its subclasses, one per morphkit::Error code (include/morphkit/error.h).
 
 Every error the extension raises is one of these; ``str(e)`` is the one-line message, the same text the CLI

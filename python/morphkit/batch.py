@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """morphkit.batch — batch jobs over many assets on Dask distributed (docs/BATCH.md).
 
     import morphkit.batch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // batch_json.cpp — job, task and result JSON (morphkit/batch.h): read with simdjson, written with JsonWriter.
 #include <simdjson.h>
 

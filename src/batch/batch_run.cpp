@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // batch_run.cpp — planning a batch job into tasks, running one task (posed arrays, rendered frames, the
 // done-marker), and the manifest (morphkit/batch.h).
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit animate IN --weights-csv CAPTURE.csv --out OUT.glb [--name capture] [--map MAP.json] [--csv-fps 60]
 //  [--ignore-unknown] [--verbose] [--json] [--allow-external-paths]`: bakes a face capture into a new glTF
 // animation (one LINEAR weights channel per node whose mesh has matched targets, morphkit/weights.h

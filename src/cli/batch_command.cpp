@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `morphkit batch JOB.json [--resume] [--json]`: runs a batch job (morphkit/batch.h, docs/BATCH.md) in this
 // process, task after task, and writes its manifest. The Python package's morphkit.batch runs the same tasks
 // on Dask distributed; both give the same files. A failing asset is reported in the manifest and on stderr and

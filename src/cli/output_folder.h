@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Output folders that are safe to split across workers and to re-run: morphkit's own file names, and the
 // refuse / --force / --resume policy for a folder that already holds files.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --weights / --weights-file / --weights-csv for pose, render and animate (weight_options.h).
 #include "weight_options.h"
 

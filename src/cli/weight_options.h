@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Options shared by the commands that drive morph targets by name (pose, render, animate): --weights,
 // --weights-file, --weights-csv, --csv-fps, --map, --ignore-unknown, --ignore-case, --verbose; loading and
 // resolving them against one asset, with the capture summary and warnings on stderr.

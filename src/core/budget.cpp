@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // budget.cpp — the cost of loading and posing an asset, from its structure alone (see morphkit/budget.h).
 // Each figure mirrors an allocation of the code it predicts; keep them in step with accessor.cpp, primitive.cpp,
 // pose.cpp and scene.cpp.

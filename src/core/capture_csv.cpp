@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // capture_csv.cpp — Live Link Face CSV → CaptureCsv, and a capture's columns → one asset's targets.
 #include "morphkit/text.h"
 #include "morphkit/capture.h"

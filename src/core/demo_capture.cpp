@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // demo_capture.cpp — a synthetic face performance in the Live Link Face CSV layout, matching the demo asset's
 // ARKit-named targets: blinks, speech (jaw and lips at a syllable rhythm), a smile that builds up, brow accents,
 // gaze and head sway with the matching rotation columns.

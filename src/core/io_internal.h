@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Internal seam of writeFileAtomic for tests: the temporary names come from `next_suffix`, so a test can plant
 // symlinks or files under exactly the names the writer will try. Not installed, not public API.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // npy.cpp — .npy headers and a stored-only ZIP writer for .npz (see morphkit/npy.h for the formats).
 #include "morphkit/npy.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "morphkit/text.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // weights.cpp — target names → (mesh, target), overrides and weight tracks on top of the file's weights, and
 // baking a track into a glTF animation.
 #include "morphkit/text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // weight_files.cpp — weights files and capture maps (JSON) on simdjson's DOM.
 #include "morphkit/text.h"
 #include "morphkit/weight_files.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // batch_bindings.cpp — the extension's side of morphkit.batch: planning, running one task on a worker, the
 // manifest. Everything crosses as JSON text (morphkit/batch.h), so that Dask ships plain strings and the CLI's
 // `morphkit batch` and the Dask front end run the very same task code.

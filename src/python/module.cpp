@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // module.cpp — `morphkit._morphkit`, the pybind11 extension behind the `morphkit` Python package
 // (python/morphkit/__init__.py re-exports it; python/morphkit/_morphkit.pyi types it; docs/PYTHON.md).
 //

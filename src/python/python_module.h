@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the extension's source files (src/python): Failure → Python exception, and the batch bindings.
 #pragma once
 #include <pybind11/pybind11.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clipBounds: the one auto-framing rule of clip renders (CLI render, Python Renderer.render, batch tasks).
 #include <algorithm>
 

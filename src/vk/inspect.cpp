@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // inspect.cpp — the report behind `morphkit inspect` and Asset.info() (moved out of the CLI so both use it).
 #include "morphkit/inspect.h"
 

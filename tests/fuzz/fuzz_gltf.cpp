@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer main of the gltf harness (body and contract: harnesses.h).
 #include "harnesses.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bodies of the libFuzzer harnesses, one function per harness, shared by the harness mains (fuzz_<name>.cpp,
 // clang + libFuzzer) and by tests/fuzz_replay_test.cpp (the g++ suite replays every crasher through the same code).
 // Each returns 0, or -1 for an input that belongs to another harness (libFuzzer then keeps it out of the corpus).

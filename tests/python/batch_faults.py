@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A task hook for tests/python/test_batch.py, importable on Dask workers (PYTHONPATH has this folder)."""
 from __future__ import annotations
 

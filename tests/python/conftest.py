@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures of the Python suite (run by ctest through scripts/test; see docs/PYTHON.md).
 
 Like the C++ suite: tests that need ../shared or a Vulkan device skip on a user's machine and FAIL when CI=true.

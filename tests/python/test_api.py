@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """morphkit's Python API against the CLI's JSON on the shared models: info(), pose(), errors, arrays."""
 from __future__ import annotations
 

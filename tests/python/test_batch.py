@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """morphkit.batch on a 2-worker Dask LocalCluster against `morphkit batch` (one process): same bytes over every
 shared model, a killed worker's task re-runs, resume does no work. Small frames and few of them: CI has 2 cores."""
 from __future__ import annotations

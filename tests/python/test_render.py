@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Renderer and the GPU pose on the Vulkan device (lavapipe in CI), validation layer on (MORPHKIT_VALIDATION=1)."""
 from __future__ import annotations
 
