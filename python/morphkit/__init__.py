@@ -13,15 +13,13 @@ Batch jobs over many assets on Dask: morphkit.batch (docs/BATCH.md). See docs/PY
 from __future__ import annotations
 
 from ._errors import (DeviceError, DeviceLostError, Error, FileNotFoundError_, InvalidArgumentError,
-                      InvalidAssetError, InvalidGlbError, InvalidGltfError, InvalidJsonError, IoError,
+                      InvalidAssetError, InvalidCsvError, InvalidGlbError, InvalidGltfError, InvalidJsonError, IoError,
                       NoDeviceError, OutOfMemoryError, PathEscapesFolderError, TooLargeError,
                       UnsupportedExtensionError, VulkanError)
-from ._morphkit import AnimationInfo, Asset, PosedPrimitive, PoseResult, Renderer, load
-
-__version__ = "0.1.0"
+from ._morphkit import AnimationInfo, Asset, PosedPrimitive, PoseResult, Renderer, __version__, load
 
 __all__ = ["load", "Asset", "AnimationInfo", "PoseResult", "PosedPrimitive", "Renderer", "Error",
-           "FileNotFoundError_", "IoError", "InvalidAssetError", "InvalidJsonError", "InvalidGlbError",
+           "FileNotFoundError_", "IoError", "InvalidAssetError", "InvalidJsonError", "InvalidCsvError", "InvalidGlbError",
            "InvalidGltfError", "UnsupportedExtensionError", "PathEscapesFolderError", "TooLargeError",
            "InvalidArgumentError", "DeviceError", "NoDeviceError", "VulkanError", "DeviceLostError",
            "OutOfMemoryError"]

@@ -35,6 +35,12 @@ class InvalidJsonError(InvalidAssetError):
     code = "invalid_json"
 
 
+class InvalidCsvError(Error, ValueError):
+    """A face-capture CSV breaks its layout (the message names the line and column)."""
+
+    code = "invalid_csv"
+
+
 class InvalidGlbError(InvalidAssetError):
     code = "invalid_glb"
 
@@ -87,7 +93,7 @@ class OutOfMemoryError(Error, MemoryError):
 
 _BY_CODE = {
     cls.code: cls
-    for cls in (FileNotFoundError_, IoError, InvalidJsonError, InvalidGlbError, InvalidGltfError,
+    for cls in (FileNotFoundError_, IoError, InvalidJsonError, InvalidCsvError, InvalidGlbError, InvalidGltfError,
                 UnsupportedExtensionError, PathEscapesFolderError, TooLargeError, InvalidArgumentError,
                 NoDeviceError, VulkanError, DeviceLostError, OutOfMemoryError)
 }
@@ -98,7 +104,7 @@ def error_class(code: str) -> type[Error]:
     return _BY_CODE.get(code, Error)
 
 
-__all__ = ["Error", "FileNotFoundError_", "IoError", "InvalidAssetError", "InvalidJsonError", "InvalidGlbError",
-           "InvalidGltfError", "UnsupportedExtensionError", "PathEscapesFolderError", "TooLargeError",
+__all__ = ["Error", "FileNotFoundError_", "IoError", "InvalidAssetError", "InvalidJsonError", "InvalidCsvError",
+           "InvalidGlbError", "InvalidGltfError", "UnsupportedExtensionError", "PathEscapesFolderError", "TooLargeError",
            "InvalidArgumentError", "DeviceError", "NoDeviceError", "VulkanError", "DeviceLostError",
            "OutOfMemoryError", "error_class"]

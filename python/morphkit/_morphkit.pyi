@@ -7,6 +7,8 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+__version__: str
+
 class AnimationInfo:
     """One animation of an asset."""
 

@@ -27,8 +27,9 @@
 #include "morphkit/inspect.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
-#include "morphkit/render.h"
 #include "morphkit/io.h"
+#include "morphkit/render.h"
+#include "morphkit/version.h"
 #include "morphkit/weight_files.h"
 #include "morphkit/weights.h"
 #include "python_module.h"
@@ -465,6 +466,7 @@ PYBIND11_MODULE(_morphkit, m) {
   using namespace morphkit;
   using namespace morphkit::python;
   m.doc() = "morphkit: glTF 2.0 morph targets and skinning on the CPU and the GPU (Vulkan), as NumPy arrays.";
+  m.attr("__version__") = MORPHKIT_VERSION_STRING;  // project(VERSION), the one place the version lives
 
   py::register_exception_translator([](std::exception_ptr p) {
     try {

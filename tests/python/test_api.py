@@ -168,8 +168,14 @@ def test_pose_csv_equals_the_cli(assets: pathlib.Path, cli: str, tmp_path: pathl
         blob.pose_csv(CAPTURE, map={"JawOpen": "noSuchTarget"})
     bad = tmp_path / "bad.csv"
     bad.write_text(CAPTURE.read_text().splitlines()[0] + "\n14:03:52:28.207,61,abc\n")
-    with pytest.raises(morphkit.Error, match="line 2"):
+    with pytest.raises(morphkit.InvalidCsvError, match="line 2") as e:
         blob.pose_csv(bad)
+    assert e.value.code == "invalid_csv" and isinstance(e.value, ValueError)
+
+
+def test_version_is_the_cli_version(cli: str) -> None:
+    done = run_cli(cli, "--version")
+    assert done.returncode == 0 and morphkit.__version__ in done.stdout
 
 
 def cli_error(cli: str, *args: object) -> str:
