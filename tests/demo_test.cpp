@@ -27,23 +27,8 @@ namespace {
 
 std::filesystem::path repoRoot() { return test::sourceDir(); }
 
-bool validatorAvailable() {
-  return std::system("command -v node >/dev/null 2>&1") == 0 &&
-         std::filesystem::exists(repoRoot() / "tools/validator/node_modules/gltf-validator/package.json");
-}
-
 }  // namespace
 }  // namespace morphkit
-
-// Skips when node or the validator (scripts/install-validator) is missing on a user's machine;
-// with CI=true a missing validator fails the test, like MORPHKIT_REQUIRE_SHARED.
-#define MORPHKIT_REQUIRE_VALIDATOR()                                                                   \
-  do {                                                                                                 \
-    if (!::morphkit::validatorAvailable()) {                                                           \
-      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but node or gltf-validator is missing";  \
-      GTEST_SKIP() << "node or gltf-validator missing: run scripts/install-validator (CI=true fails)"; \
-    }                                                                                                  \
-  } while (0)
 
 namespace morphkit {
 namespace {

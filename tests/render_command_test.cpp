@@ -30,18 +30,6 @@ using test::CliRun;
 
 CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
 
-// Skips without a Vulkan device on a user's machine; fails under CI=true (like MORPHKIT_REQUIRE_SHARED).
-#define MORPHKIT_REQUIRE_GPU_DEVICE()                                                        \
-  do {                                                                                       \
-    auto probe = createVulkanContext();                                                      \
-    if (!probe) {                                                                            \
-      if (::morphkit::test::runningInCi() || probe.error().code != Error::kNoDevice)         \
-        FAIL() << probe.error().message;                                                     \
-      GTEST_SKIP() << probe.error().message << " (MORPHKIT_REQUIRE_GPU)";                    \
-    }                                                                                        \
-    destroyVulkanContext(*probe);                                                            \
-  } while (0)
-
 std::filesystem::path writeDemo(const std::filesystem::path& dir) {
   DemoOptions options;
   options.vertices = 1500;

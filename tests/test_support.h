@@ -77,6 +77,12 @@ inline CliRun runMorphkit(const std::filesystem::path& dir, const std::string& a
   return run;
 }
 
+// The Khronos glTF validator, installed by scripts/install-validator (tools/validator).
+inline bool validatorAvailable() {
+  return std::system("command -v node >/dev/null 2>&1") == 0 &&
+         std::filesystem::exists(sourceDir() / "tools/validator/node_modules/gltf-validator/package.json");
+}
+
 }  // namespace morphkit::test
 
 // Skips when ../shared is absent on a user's machine; with CI=true a missing ../shared fails the test.
@@ -86,4 +92,25 @@ inline CliRun runMorphkit(const std::filesystem::path& dir, const std::string& a
       if (::morphkit::test::runningInCi()) FAIL() << "CI=true but ../shared is missing";        \
       GTEST_SKIP() << "../shared not found (MORPHKIT_REQUIRE_SHARED)";                          \
     }                                                                                          \
+  } while (0)
+
+// Skips when node or the validator (scripts/install-validator) is missing on a user's machine; fails under CI=true.
+#define MORPHKIT_REQUIRE_VALIDATOR()                                                                   \
+  do {                                                                                                 \
+    if (!::morphkit::test::validatorAvailable()) {                                                     \
+      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but node or gltf-validator is missing";  \
+      GTEST_SKIP() << "node or gltf-validator missing: run scripts/install-validator (CI=true fails)"; \
+    }                                                                                                  \
+  } while (0)
+
+// Skips without a Vulkan device on a user's machine; fails under CI=true (the test includes morphkit/gpu.h).
+#define MORPHKIT_REQUIRE_GPU_DEVICE()                                                                 \
+  do {                                                                                                \
+    auto probe = ::morphkit::createVulkanContext();                                                   \
+    if (!probe) {                                                                                     \
+      if (::morphkit::test::runningInCi() || probe.error().code != ::morphkit::Error::kNoDevice)     \
+        FAIL() << probe.error().message;                                                              \
+      GTEST_SKIP() << probe.error().message << " (MORPHKIT_REQUIRE_GPU)";                             \
+    }                                                                                                 \
+    ::morphkit::destroyVulkanContext(*probe);                                                         \
   } while (0)

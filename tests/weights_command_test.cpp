@@ -27,34 +27,8 @@ using test::CliRun;
 
 std::filesystem::path repoRoot() { return test::sourceDir(); }
 
-bool validatorAvailable() {
-  return std::system("command -v node >/dev/null 2>&1") == 0 &&
-         std::filesystem::exists(repoRoot() / "tools/validator/node_modules/gltf-validator/package.json");
-}
-
 }  // namespace
 }  // namespace morphkit
-
-// Skips when node or the validator (scripts/install-validator) is missing on a user's machine; fails under CI=true.
-#define MORPHKIT_REQUIRE_VALIDATOR()                                                                   \
-  do {                                                                                                 \
-    if (!::morphkit::validatorAvailable()) {                                                           \
-      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but node or gltf-validator is missing";  \
-      GTEST_SKIP() << "node or gltf-validator missing: run scripts/install-validator (CI=true fails)"; \
-    }                                                                                                  \
-  } while (0)
-
-// Skips without a Vulkan device on a user's machine; fails under CI=true.
-#define MORPHKIT_REQUIRE_GPU_DEVICE()                                                \
-  do {                                                                               \
-    auto probe = createVulkanContext();                                              \
-    if (!probe) {                                                                    \
-      if (::morphkit::test::runningInCi() || probe.error().code != Error::kNoDevice) \
-        FAIL() << probe.error().message;                                             \
-      GTEST_SKIP() << probe.error().message << " (MORPHKIT_REQUIRE_GPU)";            \
-    }                                                                                \
-    destroyVulkanContext(*probe);                                                    \
-  } while (0)
 
 namespace morphkit {
 namespace {
