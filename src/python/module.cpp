@@ -29,6 +29,7 @@
 #include "morphkit/pose_arrays.h"
 #include "morphkit/io.h"
 #include "morphkit/render.h"
+#include "morphkit/text.h"
 #include "morphkit/version.h"
 #include "morphkit/weight_files.h"
 #include "morphkit/weights.h"
