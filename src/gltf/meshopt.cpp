@@ -111,7 +111,12 @@ Status checkView(const Asset& asset, const CompressedData& data, const std::vect
                                       std::to_string(m.byte_length) + " compressed bytes (the codec expands at most " +
                                       std::to_string(kMaxExpansion) + "x; " + kBitstream + ")");
   }
-  if (parent.buffer >= asset.buffers.size()) return Ok{};  // the validation pass reports the bad reference
+  // Decoding writes into the parent's buffer before the validation pass runs: its reference is checked here.
+  if (parent.buffer >= asset.buffers.size()) {
+    return invalid("bufferViews[" + std::to_string(i) + "].buffer", std::to_string(parent.buffer) + " is out of range (" +
+                                                                    std::to_string(asset.buffers.size()) + " buffers exist)",
+                   "glTF 2.0 §3.6.1");
+  }
   const size_t target_size = placeholders[parent.buffer] ? SIZE_MAX : asset.buffers[parent.buffer].data.size();
   if (parent.byte_offset > target_size || parent.byte_length > target_size - parent.byte_offset) {
     return invalid("bufferViews[" + std::to_string(i) + "]",
