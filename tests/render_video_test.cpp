@@ -27,18 +27,6 @@ bool onPath(const std::string& program) { return std::system(("command -v " + pr
     }                                                                                               \
   } while (0)
 
-// Skips without a Vulkan device on a user's machine; fails under CI=true.
-#define MORPHKIT_REQUIRE_GPU_DEVICE()                                                \
-  do {                                                                               \
-    auto probe = createVulkanContext();                                              \
-    if (!probe) {                                                                    \
-      if (::morphkit::test::runningInCi() || probe.error().code != Error::kNoDevice) \
-        FAIL() << probe.error().message;                                             \
-      GTEST_SKIP() << probe.error().message << " (MORPHKIT_REQUIRE_GPU)";            \
-    }                                                                                \
-    destroyVulkanContext(*probe);                                                    \
-  } while (0)
-
 void writeDemo(const std::filesystem::path& dir) {
   DemoOptions options;
   options.vertices = 800;
