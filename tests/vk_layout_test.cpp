@@ -260,7 +260,9 @@ TEST(VkLayoutTest, TargetsThatMoveNothingPackWithoutUndefinedBehaviour) {
     EXPECT_EQ(packed->format.stride, 0u);
     EXPECT_TRUE(packed->bytes.empty());
     for (uint32_t t = 0; t < 2; ++t) EXPECT_TRUE(unpackTargetDeltas(*packed, t).empty());
-    if (layout == DeltaLayout::kSparse) EXPECT_EQ(packed->rows, std::vector<uint32_t>(4, 0u));
+    if (layout == DeltaLayout::kSparse) {
+      EXPECT_EQ(packed->rows, std::vector<uint32_t>(4, 0u));
+    }
   }
 }
 
