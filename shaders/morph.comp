@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // morph.comp — morph targets, then linear blend skinning, then renormalization, one invocation per vertex.
 // Order and formulas: glTF 2.0 §3.7.2.2 (morphed = base + Σ wᵢ·Δᵢ, normals/tangents renormalized) and
-// §3.7.3 (skinned = Σⱼ weightⱼ · jointMatrixⱼ · morphed, jointMatrix = world(joint) · inverseBindMatrix).
+// §3.7.3 (skinned = Σⱼ weightⱼ · jointMatrixⱼ · morphed, jointMatrix = world(joint) · inverseBindMatrix; the
+// blended matrix is skin.glsl's, shared with the vertex paths).
 // Many (instance, primitive) entries run in one dispatch: a workgroup finds its entry in the table by
 // binary search over first_group, so every workgroup is uniform (one entry, one layout, one branch).
 // Variants: MORPH_STORAGE16 reads f16 deltas through 16-bit storage (storageBuffer16BitAccess); without
@@ -233,6 +234,13 @@ void morphSparse(in MorphEntry e, uint v, inout Sums s) {
   }
 }
 
+// Skinning (skin.glsl): the entry's skin stream and matrices; joint j is matrices[1 + j] after the origin block.
+#include "skin.glsl"
+Uints g_skin_words;
+Matrices g_matrices;
+uint skinStreamWord(uint index) { return g_skin_words.u[index]; }
+mat4 skinJointMatrix(uint joint) { return g_matrices.m[1u + joint]; }
+
 // A zero-length vector stays as it is (never NaN), like morphkit::normalize on the CPU.
 vec3 safeNormalize(vec3 v) {
   float len = length(v);
@@ -305,18 +313,10 @@ void main() {
     vec3 rel = p - origin[0].xyz;
     float excess = 0.0;  // Σ weights − 1: the origin is weighted like every joint
     if ((e.flags & MORPH_FLAG_SKINNED) != 0u) {
-      Uints skin = Uints(e.skin_address);
-      uint n4 = 4u * e.influence_sets;
-      uint sv = v * 2u * n4;
-      mat4 m = mat4(0.0);
+      g_skin_words = Uints(e.skin_address);
+      g_matrices = mats;
       excess = -1.0;
-      for (uint i = 0u; i < n4; ++i) {
-        float w = uintBitsToFloat(skin.u[sv + n4 + i]);
-        if (w != 0.0) {
-          m += w * mats.m[1u + skin.u[sv + i]];
-          excess += w;
-        }
-      }
+      mat4 m = skinBlend(v, e.influence_sets, excess);
       p = (m * vec4(rel, 1.0)).xyz;
       // The blended matrix itself, as three.js, Babylon.js and the CPU reference do (a blend of rotations is
       // not orthogonal; its inverse-transpose would differ from every engine).

@@ -15,7 +15,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "../src/material/node_feature.h"
+#include "node_feature.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -219,8 +219,9 @@ TEST(NodeMaterial, MorphRunsBeforeSkinningInTheGeneratedVertexShader) {
   ASSERT_TRUE(glsl) << glsl.error().message;
   for (NodePipeline p : {NodePipeline::kDepth, NodePipeline::kShadow, NodePipeline::kColor}) {
     const std::string& vs = glsl->shaders[size_t(p)].vertex;
-    const size_t morph_loop = vs.find("nodeMorphDeltaPosition += w *");
-    const size_t skin_blend = vs.find("skin += weight * nodeJointMatrices");
+    // The sums themselves are shaders/morph.glsl and skin.glsl (included): their calls stand in order.
+    const size_t morph_loop = vs.find("morphAccumulate(nodeMorphWeights.header.count");
+    const size_t skin_blend = vs.find("nodeSkinMatrix = skinBlend(nodeVertexIndex");
     const size_t morph_apply = vs.find("vec3 n1_position = nodePosition + nodeMorphDeltaPosition;");
     const size_t skin_apply = vs.find("vec3 n2_worldPosition = (nodeSkinMatrix * vec4(n1_position, 1.0)).xyz;");
     const size_t output = vs.find("nodeOutWorldPosition = n2_worldPosition;");
@@ -414,38 +415,37 @@ TEST(NodeMaterial, TypesConvertAndLiteralsRoundTrip) {
   ASSERT_TRUE(compileNodeMaterial(*m));
 }
 
-TEST(NodeMaterial, FrameUniformsMatchTheRendererStruct) {
-  // The generated FrameUniforms restates shaders/render/render_shared.h: same members, same order.
-  const std::filesystem::path shared = sourceDir() / "shaders" / "render" / "render_shared.h";
-  ASSERT_TRUE(std::filesystem::exists(shared));
-  const std::string text = readText(shared);
-  auto members = [](const std::string& source) {
-    std::vector<std::string> out;
-    const size_t start = source.find("struct FrameUniforms {");
-    const size_t end = source.find("};", start);
-    // Members are "mat4|vec4 NAME ;" (tokens, not std::regex: libstdc++ 12's regex trips -Wmaybe-uninitialized
-    // under ASan, and the build treats warnings as errors).
-    std::string body = source.substr(start, end - start);
-    std::string spaced;
-    for (char c : body) spaced += c == ';' ? std::string(" ; ") : std::string(1, c);
-    std::istringstream stream(spaced);
-    std::vector<std::string> tokens{std::istream_iterator<std::string>(stream), std::istream_iterator<std::string>()};
-    auto isName = [](const std::string& t) {
-      return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
-    };
-    for (size_t i = 0; i + 2 < tokens.size(); ++i) {
-      if ((tokens[i] == "mat4" || tokens[i] == "vec4") && isName(tokens[i + 1]) && tokens[i + 2] == ";")
-        out.push_back(tokens[i] + " " + tokens[i + 1]);
-    }
-    return out;
-  };
-  Expected<NodeMaterial> m = parseNodeMaterial(R"({"blocks": [{"id": "out", "type": "PbrOutput"}]})");
-  ASSERT_TRUE(m);
+TEST(NodeMaterial, GeneratedCodeIncludesTheRendererContractAndRestatesNoStruct) {
+  // FrameUniforms, the NodeUniforms head, NodeMorphHeader and the MSH_* flags come from render_shared.h through
+  // shaderc's include callback; the morph and skin math from morph.glsl / skin.glsl.
+  Expected<NodeMaterial> m = parseNodeMaterial(morphGraph("MorphTargets", true));
+  ASSERT_TRUE(m) << m.error().message;
   Expected<NodeMaterialGlsl> glsl = generateNodeMaterialGlsl(*m);
-  ASSERT_TRUE(glsl);
-  const std::vector<std::string> expected = members(text);
-  EXPECT_EQ(expected.size(), 8u);
-  EXPECT_EQ(members(glsl->shaders[size_t(NodePipeline::kColor)].fragment), expected);
+  ASSERT_TRUE(glsl) << glsl.error().message;
+  for (NodePipeline p : {NodePipeline::kDepth, NodePipeline::kShadow, NodePipeline::kColor}) {
+    for (const std::string* text : {&glsl->shaders[size_t(p)].vertex, &glsl->shaders[size_t(p)].fragment}) {
+      if (text->empty()) continue;
+      EXPECT_NE(text->find("#include \"render_shared.h\""), std::string::npos) << *text;
+      EXPECT_NE(text->find("MSH_NODE_OBJECT_MEMBERS"), std::string::npos);
+      EXPECT_EQ(text->find("struct "), std::string::npos) << *text;  // no struct restated
+      EXPECT_EQ(text->find("mat4 view_proj"), std::string::npos);
+    }
+    const std::string& vs = glsl->shaders[size_t(p)].vertex;
+    EXPECT_NE(vs.find("#include \"morph.glsl\""), std::string::npos) << vs;
+    EXPECT_NE(vs.find("#include \"skin.glsl\""), std::string::npos);
+  }
+  ASSERT_TRUE(compileNodeMaterial(*m));
+}
+
+TEST(NodeMaterial, AnUnknownIncludeIsACompileErrorNamingIt) {
+  const std::string glsl = "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+                           "#include \"missing.glsl\"\nvoid main() {}\n";
+  Expected<std::vector<uint32_t>> words = compileNodeGlsl(glsl, kNodeStageVertex, "include-test");
+  ASSERT_FALSE(words);
+  EXPECT_EQ(words.error().code, Error::kInvalidArgument);
+  EXPECT_NE(words.error().message.find("include-test: GLSL does not compile"), std::string::npos)
+      << words.error().message;
+  EXPECT_NE(words.error().message.find("missing.glsl"), std::string::npos) << words.error().message;
 }
 
 TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
@@ -573,6 +573,11 @@ TEST(NodeMaterialCli, MaterialCommandListsBindingsAndWritesShaders) {
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "shaders" / "depth.frag"));
   EXPECT_NE(readText(dir / "shaders" / "color.vert").find("NodeMorphWeights"), std::string::npos);
+  // The files the shaders #include are written beside them, as embedded.
+  for (const NodeShaderInclude& file : nodeShaderIncludes()) {
+    EXPECT_EQ(readText(dir / "shaders" / file.name), std::string(file.text)) << file.name;
+  }
+  EXPECT_NE(readText(dir / "shaders" / "render_shared.h").find("struct FrameUniforms {"), std::string::npos);
 
   ASSERT_EQ(runCli("material " + examplePath("static_pbr.json").string(), log), 0);
   EXPECT_NE(readText(log).find("features: none"), std::string::npos);

@@ -3,7 +3,7 @@
 // many meshes), per-mesh morph buffers, pipelines built from the generated SPIR-V and binding list with the
 // validation layer on, and draws that check numerically that morph runs before skinning and that the fallback
 // reads no delta.
-#include "../src/material/node_material_vk.h"
+#include "node_material_vk.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "../shaders/render/render_shared.h"
-#include "../src/vk/vk_context.h"
+#include "render_shared.h"
+#include "vk_context.h"
 #include "morphkit/node_material.h"
 #include "vk_test_support.h"
 

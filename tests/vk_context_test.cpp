@@ -6,7 +6,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "../src/vk/vk_context.h"
+#include "vk_context.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

@@ -230,7 +230,17 @@ struct NodeMaterialPrograms {
 // generateNodeMaterialGlsl + shaderc (Vulkan 1.2 target). A GLSL compile error is kInvalidArgument naming the
 // pipeline and stage, with shaderc's message.
 Expected<NodeMaterialPrograms> compileNodeMaterial(const NodeMaterial& material);
-// shaderc on one GLSL text (exposed for tests); `stage` is kNodeStageVertex or kNodeStageFragment.
+// The files the generated GLSL #includes: shaders/render/render_shared.h (the renderer's GPU contract),
+// shaders/morph.glsl and shaders/skin.glsl (the morph sum and the skinning blend, shared with the renderer's own
+// shaders). Their text is embedded at build time; compileNodeGlsl resolves `#include "name"` to it, and
+// `morphkit material --out` writes them beside the shaders so that glslc compiles those as they are.
+struct NodeShaderInclude {
+  const char* name;  // as written in #include "name"
+  const char* text;
+};
+std::span<const NodeShaderInclude> nodeShaderIncludes();
+// shaderc on one GLSL text (exposed for tests); `stage` is kNodeStageVertex or kNodeStageFragment. `#include`
+// resolves only to nodeShaderIncludes(); any other name is a compile error naming it.
 Expected<std::vector<uint32_t>> compileNodeGlsl(const std::string& glsl, uint32_t stage, const std::string& name);
 
 // ---- GPU data layouts (std140/std430, static_asserts in node_material.cpp; docs/NODE_MATERIALS.md) ----

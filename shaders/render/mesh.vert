@@ -3,8 +3,8 @@
 // each pipeline that draws a mesh. Compiled once per per-mesh layout (MSH_LAYOUT = the MSH_LAYOUT_MASK bits);
 // the other feature bits come in as a specialization constant.
 //
-// Order (morphkit/deform.h): morph in object space (glTF 2.0 §3.7.2.2) → skin (§3.7.3.3) or the node's
-// rigid transform → project. The compute path's output (already morphed, skinned and in world space) is
+// Order (morphkit/deform.h): morph in object space (glTF 2.0 §3.7.2.2, shaders/morph.glsl) → skin (§3.7.3.3,
+// shaders/skin.glsl) or the node's rigid transform → project. The compute path's output (already morphed, skinned and in world space) is
 // drawn with MSH_LAYOUT = 0 and an identity model matrix.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -46,6 +46,30 @@ layout(set = MSH_SET_MESH, binding = MSH_BINDING_MORPH_WEIGHTS, std140) uniform 
 #endif
 #endif
 
+#if (MSH_LAYOUT & MSH_HAS_SKIN) != 0
+#include "skin.glsl"
+uint skinStreamWord(uint index) { return skin_words[index]; }
+mat4 skinJointMatrix(uint joint) { return joint_matrices[joint]; }
+#endif
+
+#if (MSH_LAYOUT & MSH_HAS_MORPH_TARGETS) != 0
+#include "morph.glsl"
+#if (MSH_LAYOUT & MSH_MORPH_ACTIVE_LIST) != 0
+uint morphListTarget(uint k) { return morphList.entries[k].target; }
+float morphListWeight(uint k) { return morphList.entries[k].weight; }
+vec3 morphBandDelta(uint band, uint vertex) {
+  uint width = morphList.header.texWidth;
+  return texelFetch(morphTargets, ivec2(vertex % width, band * morphList.header.rowsPerBand + vertex / width), 0).xyz;
+}
+#else
+uint morphListTarget(uint k) { return k; }
+float morphListWeight(uint k) { return morph.weights[k]; }
+vec3 morphBandDelta(uint band, uint vertex) {
+  return texelFetch(morphTargets, ivec2(vertex % morph.texWidth, band * morph.rowsPerBand + vertex / morph.texWidth), 0).xyz;
+}
+#endif
+#endif
+
 layout(location = 0) out vec3 outWorldPosition;
 layout(location = 1) out vec3 outNormal;
 layout(location = 2) out vec4 outTangent;
@@ -67,31 +91,10 @@ void main() {
 #if (MSH_LAYOUT & MSH_HAS_MORPH_TARGETS) != 0
 #if (MSH_LAYOUT & MSH_MORPH_ACTIVE_LIST) != 0
   // Past the seed: any number of targets; only the active ones (|w| > 0) are listed; tangent bands when present.
-  int col = int(vid % morphList.header.texWidth);
-  int rowInBand = int(vid / morphList.header.texWidth);
-  int rows = int(morphList.header.rowsPerBand);
-  uint bands = morphList.header.bandsPerTarget;
-  for (uint k = 0u; k < morphList.header.count; k = k + 1u) {
-    uint i = morphList.entries[k].target;
-    float w = morphList.entries[k].weight;
-    int band0 = int(i * bands);
-    morphedPos += w * texelFetch(morphTargets, ivec2(col, (band0 + MSH_BAND_POSITION) * rows + rowInBand), 0).xyz;
-    morphedNorm += w * texelFetch(morphTargets, ivec2(col, (band0 + MSH_BAND_NORMAL) * rows + rowInBand), 0).xyz;
-    if (bands > 2u) {
-      morphedTan += w * texelFetch(morphTargets, ivec2(col, (band0 + MSH_BAND_TANGENT) * rows + rowInBand), 0).xyz;
-    }
-  }
+  morphAccumulate(morphList.header.count, morphList.header.bandsPerTarget, vid, morphedPos, morphedNorm, morphedTan);
 #else
-  // Seed 000, verbatim: at most 4 targets, weights in a vec4, position and normal bands only.
-  int col = int(vid % morph.texWidth);
-  int rowInBand = int(vid / morph.texWidth);
-  for (uint i = 0u; i < morph.count; i = i + 1u) {
-    float w = morph.weights[i];
-    int posRow = int(i * 2u) * int(morph.rowsPerBand) + rowInBand;
-    int normRow = int(i * 2u + 1u) * int(morph.rowsPerBand) + rowInBand;
-    morphedPos += w * texelFetch(morphTargets, ivec2(col, posRow), 0).xyz;
-    morphedNorm += w * texelFetch(morphTargets, ivec2(col, normRow), 0).xyz;
-  }
+  // Seed 000: at most 4 targets, weights in a vec4, position and normal bands only.
+  morphAccumulate(morph.count, 2u, vid, morphedPos, morphedNorm, morphedTan);
 #endif
 #endif
 
@@ -101,13 +104,8 @@ void main() {
 #if (MSH_LAYOUT & MSH_HAS_SKIN) != 0
   // Linear blend skinning over every JOINTS_n/WEIGHTS_n set; the node's own transform does not apply
   // (glTF 2.0 §3.7.3.3). Normals and tangents use the blended matrix's 3×3, then renormalize (deform.h).
-  mat4 skin = mat4(0.0);
-  uint n = 4u * object.skin_sets;
-  uint base = vid * 2u * n;
-  for (uint j = 0u; j < n; j = j + 1u) {
-    float weight = uintBitsToFloat(skin_words[base + n + j]);
-    if (weight != 0.0) skin += weight * joint_matrices[skin_words[base + j]];
-  }
+  float weight_sum = 0.0;  // unused here
+  mat4 skin = skinBlend(vid, object.skin_sets, weight_sum);
   worldPos = (skin * vec4(morphedPos, 1.0)).xyz;
   worldNormal = mat3(skin) * morphedNorm;
   worldTangent = mat3(skin) * morphedTan;

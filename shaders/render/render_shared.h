@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // render_shared.h — GPU structs, feature flags and binding slots shared by the render shaders
-// (shaders/render/*.vert|frag) and C++ (src/render/*.cpp). One definition, two languages: C++ sees the same
+// (shaders/render/*.vert|frag, shaders/morph.glsl), the GLSL that node materials generate (src/material, through
+// shaderc's include callback) and C++ (src/render/*.cpp, src/material/*.cpp). One definition, two languages: C++ sees the same
 // struct names with static_asserts on every size and offset (std140 for uniform blocks, std430 for storage
 // blocks; every member here is a 16-byte vec4/mat4 or a run of 4-byte scalars, so C++ natural alignment
 // with alignas(16) vectors gives the same bytes). Macros are plain ints so the GLSL preprocessor can use them.
@@ -141,6 +142,37 @@ struct MaterialUniforms {
   vec4 uv_transform[10];
 };
 
+// ---- Node materials (src/material): the generated GLSL #includes this header (shaderc's include callback) ----
+// The fixed head of the generated `uniform NodeUniforms { MSH_NODE_OBJECT_MEMBERS <graph uniforms> } node;` block
+// (std140). A member list rather than a struct, so generated code and custom blocks keep writing `node.model`.
+// C++ fills it as morphkit::NodeObjectHeader (morphkit/node_material.h; static_asserts in node_layout.cpp).
+#define MSH_NODE_OBJECT_MEMBERS                                                                                  \
+  mat4 model;          /* object → world (identity for skinned draws) */                                       \
+  mat4 normal_matrix;  /* inverse-transpose of model's 3×3 */                                                  \
+  uint features;       /* MSH_HAS_NORMALS | MSH_HAS_TANGENTS | MSH_HAS_UV0 | MSH_HAS_UV1 */                     \
+  uint skin_sets;      /* JOINTS_n/WEIGHTS_n sets; 0: not skinned */                                           \
+  uint texture_mask;   /* bit k: texture k is bound */                                                         \
+  uint texcoord_sets;  /* bit k: texture k samples TEXCOORD_1 */                                               \
+  uint alpha_mode;     /* 0 OPAQUE, 1 MASK, 2 BLEND (glTF 2.0 §3.9.4) */                                        \
+  float alpha_cutoff;                                                                                          \
+  uint pad0;                                                                                                   \
+  uint pad1;
+struct NodeObjectUniforms {
+  MSH_NODE_OBJECT_MEMBERS
+};
+
+// Both storage buffers of the morph feature (NodeMorphDeltas, NodeMorphWeights) start with this std430 header;
+// C++ writes it as morphkit::NodeMorphHeader (node_material.h). Deltas: band b of target t (MSH_BAND_*), vertex v
+// at ((t · bands_per_target + b) · vertex_count + v) · 3.
+struct NodeMorphHeader {
+  uint count;             // morph targets (0: the shared fallback, no delta is read)
+  uint vertex_count;      // vertices per band (never 0)
+  uint bands_per_target;  // 2 (position, normal) or 3 (+ tangent)
+  uint pad0;
+  uint pad1;
+  uint pad2;
+};
+
 #ifdef __cplusplus
 static_assert(sizeof(MorphUniforms) == 32, "seed 000: the weights UBO is 32 bytes");
 static_assert(offsetof(MorphUniforms, weights) == 0 && offsetof(MorphUniforms, count) == 16 &&
@@ -153,6 +185,11 @@ static_assert(sizeof(ObjectUniforms) == 144 && offsetof(ObjectUniforms, features
               offsetof(ObjectUniforms, skin_sets) == 132);
 static_assert(sizeof(MaterialUniforms) == 224 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
               offsetof(MaterialUniforms, texture_flags) == 48 && offsetof(MaterialUniforms, uv_transform) == 64);
+static_assert(sizeof(NodeObjectUniforms) == 160 && offsetof(NodeObjectUniforms, features) == 128 &&
+              offsetof(NodeObjectUniforms, alpha_cutoff) == 148);
+static_assert(sizeof(NodeMorphHeader) == 24 && offsetof(NodeMorphHeader, bands_per_target) == 8);
+static_assert(MSH_BAND_POSITION == 0 && MSH_BAND_NORMAL == 1 && MSH_BAND_TANGENT == 2,
+              "morph.glsl and the node-material delta buffer put position, normal, tangent in this band order");
 static_assert(MSH_HAS_MORPH_TARGETS == 8, "seed 000: MSH_HAS_MORPH_TARGETS = 1 << 3");
 }  // namespace morphkit::render
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit material GRAPH.json [--out DIR]` — checks a node material graph (docs/NODE_MATERIALS.md): parses it,
 // compiles GLSL and SPIR-V for the depth, shadow and color pipelines, and prints the installed features and the
-// binding list. With --out, writes <pipeline>.vert / .frag GLSL and .spv files there.
+// binding list. With --out, writes <pipeline>.vert / .frag GLSL and .spv files there, with the files they #include.
 #if HAVE_morphkit_material
 #include <fmt/core.h>
 
@@ -55,6 +55,11 @@ int runMaterial(const MaterialCommandOptions& o) {
     if (s && !text.fragment.empty()) s = writeFileAtomic(base.string() + ".frag", text.fragment);
     if (s && !spirv.fragment.empty()) s = writeFileAtomic(base.string() + ".frag.spv", words(spirv.fragment));
     if (!s) return reportFailure(base, s.error());
+  }
+  // The files the shaders #include, so `glslc -I DIR` (or glslc in DIR) compiles them as written.
+  for (const NodeShaderInclude& file : nodeShaderIncludes()) {
+    const std::filesystem::path path = std::filesystem::path(o.out) / file.name;
+    if (Status s = writeFileAtomic(path, std::string_view(file.text)); !s) return reportFailure(path, s.error());
   }
   fmt::print("wrote {}\n", shown(o.out, 1024));
   return 0;

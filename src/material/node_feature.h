@@ -31,6 +31,9 @@ struct NodeFeature {
   uint32_t order = 0;  // binding and prologue order among features: morph 0, then skin 1 (glTF 2.0 §3.7.3.3)
   std::string vertex_declarations;           // structs and helpers, before the bindings
   std::vector<NodeFeatureBinding> bindings;  // in order
+  // Functions after the bindings (they may read them): the shared math's #include (shaders/morph.glsl,
+  // skin.glsl; resolved by compileNodeGlsl's include callback) and the hooks it calls.
+  std::string vertex_functions;
   std::string vertex_prologue;               // at the start of main(), after the attribute reads, in feature order
   // The per-device shared fallback bound when a draw has no data for this feature (null: none). Called at most
   // once per NodeMaterialDevice; the device destroys the buffer.

@@ -4,16 +4,28 @@
 #include <cstring>
 
 #include "morphkit/node_material.h"
+#include "render_shared.h"
 
 namespace morphkit {
 
-static_assert(offsetof(NodeObjectHeader, normal_matrix) == 64 && offsetof(NodeObjectHeader, features) == 128 &&
-                  offsetof(NodeObjectHeader, skin_sets) == 132 && offsetof(NodeObjectHeader, texture_mask) == 136 &&
-                  offsetof(NodeObjectHeader, texcoord_sets) == 140 && offsetof(NodeObjectHeader, alpha_mode) == 144 &&
-                  offsetof(NodeObjectHeader, alpha_cutoff) == 148,
-              "NodeObjectHeader mirrors the std140 NodeUniforms block of the generated GLSL");
-static_assert(offsetof(NodeMorphHeader, vertex_count) == 4 && offsetof(NodeMorphHeader, bands_per_target) == 8,
-              "NodeMorphHeader mirrors the std430 NodeMorphHeader struct of the morph feature");
+// The C++ structs the node renderer writes are the ones the generated GLSL reads from render_shared.h (its
+// NodeUniforms head and NodeMorphHeader): same size, same offsets.
+#define MORPHKIT_SAME_OFFSET(a, b, member) (offsetof(a, member) == offsetof(b, member))
+static_assert(sizeof(NodeObjectHeader) == sizeof(render::NodeObjectUniforms) &&
+                  MORPHKIT_SAME_OFFSET(NodeObjectHeader, render::NodeObjectUniforms, normal_matrix) &&
+                  MORPHKIT_SAME_OFFSET(NodeObjectHeader, render::NodeObjectUniforms, features) &&
+                  MORPHKIT_SAME_OFFSET(NodeObjectHeader, render::NodeObjectUniforms, skin_sets) &&
+                  MORPHKIT_SAME_OFFSET(NodeObjectHeader, render::NodeObjectUniforms, texture_mask) &&
+                  MORPHKIT_SAME_OFFSET(NodeObjectHeader, render::NodeObjectUniforms, texcoord_sets) &&
+                  MORPHKIT_SAME_OFFSET(NodeObjectHeader, render::NodeObjectUniforms, alpha_mode) &&
+                  MORPHKIT_SAME_OFFSET(NodeObjectHeader, render::NodeObjectUniforms, alpha_cutoff),
+              "NodeObjectHeader mirrors MSH_NODE_OBJECT_MEMBERS, the head of the generated NodeUniforms block");
+static_assert(sizeof(NodeMorphHeader) == sizeof(render::NodeMorphHeader) &&
+                  MORPHKIT_SAME_OFFSET(NodeMorphHeader, render::NodeMorphHeader, count) &&
+                  MORPHKIT_SAME_OFFSET(NodeMorphHeader, render::NodeMorphHeader, vertex_count) &&
+                  MORPHKIT_SAME_OFFSET(NodeMorphHeader, render::NodeMorphHeader, bands_per_target),
+              "NodeMorphHeader mirrors the std430 NodeMorphHeader of render_shared.h");
+#undef MORPHKIT_SAME_OFFSET
 
 namespace {
 

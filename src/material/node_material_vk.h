@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../vk/vk_context.h"
+#include "vk_context.h"
 #include "morphkit/node_material.h"
 
 namespace morphkit {

@@ -3,7 +3,8 @@
 // only through nodeMorphFeature(), which the MorphTargets block's emitter (or parseNodeMaterial, for flag-only
 // custom blocks) calls; static graphs never reach it.
 //
-// Data: two storage buffers that both start with NodeMorphHeader (morphkit/node_material.h). The fallback for a
+// Data: two storage buffers that both start with NodeMorphHeader (GLSL: shaders/render/render_shared.h; C++:
+// morphkit/node_material.h). The sum itself is shaders/morph.glsl, the renderer's own. The fallback for a
 // mesh without morph data is one 24-byte header {count 0, vertexCount 1, rest 0} bound to both bindings: the
 // loop below runs `count` times, so no delta is ever read, and vertexCount 1 keeps every index expression finite.
 #include <atomic>
@@ -17,18 +18,6 @@ namespace {
 
 std::atomic<uint64_t> g_requests{0};
 
-constexpr const char* kDeclarations =
-    R"(// Morph feature: both storage buffers start with this header (NodeMorphHeader).
-struct NodeMorphHeader {
-  uint count;
-  uint vertexCount;
-  uint bandsPerTarget;
-  uint pad0;
-  uint pad1;
-  uint pad2;
-};
-)";
-
 constexpr const char* kDeltas =
     "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeMorphDeltas {\n"
     "  NodeMorphHeader header;\n"
@@ -40,6 +29,18 @@ constexpr const char* kWeights =
     "  float weights[];\n"
     "} nodeMorphWeights;\n";
 
+// The hooks of shaders/morph.glsl (the one morph sum, shared with the renderer's mesh.vert): targets in order, the
+// weights buffer's weights, deltas at ((band · vertex_count) + v) · 3 (NodeMorphHeader in render_shared.h).
+constexpr const char* kFunctions =
+    R"(#include "morph.glsl"
+uint morphListTarget(uint k) { return k; }
+float morphListWeight(uint k) { return nodeMorphWeights.weights[k]; }
+vec3 morphBandDelta(uint band, uint vertex) {
+  uint p = (band * nodeMorphWeights.header.vertex_count + vertex) * 3u;
+  return vec3(nodeMorphDeltas.deltas[p], nodeMorphDeltas.deltas[p + 1u], nodeMorphDeltas.deltas[p + 2u]);
+}
+)";
+
 // Seed 000 "Vertex Shader Morph Blending", applied before skeletal deformation (glTF 2.0 §3.7.2.2: the morphed
 // attribute is the base plus the weighted sum of the target deltas).
 constexpr const char* kPrologue =
@@ -47,23 +48,8 @@ constexpr const char* kPrologue =
   vec3 nodeMorphDeltaPosition = vec3(0.0);
   vec3 nodeMorphDeltaNormal = vec3(0.0);
   vec3 nodeMorphDeltaTangent = vec3(0.0);
-  {
-    uint morphCount = nodeMorphWeights.header.count;
-    uint morphVertices = nodeMorphWeights.header.vertexCount;
-    uint morphBands = nodeMorphWeights.header.bandsPerTarget;
-    for (uint i = 0u; i < morphCount; i = i + 1u) {
-      float w = nodeMorphWeights.weights[i];
-      if (w == 0.0) continue;
-      uint p = ((i * morphBands) * morphVertices + nodeVertexIndex) * 3u;
-      nodeMorphDeltaPosition += w * vec3(nodeMorphDeltas.deltas[p], nodeMorphDeltas.deltas[p + 1u], nodeMorphDeltas.deltas[p + 2u]);
-      uint q = p + morphVertices * 3u;
-      nodeMorphDeltaNormal += w * vec3(nodeMorphDeltas.deltas[q], nodeMorphDeltas.deltas[q + 1u], nodeMorphDeltas.deltas[q + 2u]);
-      if (morphBands > 2u) {
-        uint t = q + morphVertices * 3u;
-        nodeMorphDeltaTangent += w * vec3(nodeMorphDeltas.deltas[t], nodeMorphDeltas.deltas[t + 1u], nodeMorphDeltas.deltas[t + 2u]);
-      }
-    }
-  }
+  morphAccumulate(nodeMorphWeights.header.count, nodeMorphWeights.header.bands_per_target, nodeVertexIndex,
+                  nodeMorphDeltaPosition, nodeMorphDeltaNormal, nodeMorphDeltaTangent);
 )";
 
 Expected<GpuBuffer> allocateMorphFallback(VulkanContext& context) {
@@ -85,9 +71,9 @@ std::shared_ptr<const NodeFeature> nodeMorphFeature() {
     auto f = std::make_shared<NodeFeature>();
     f->name = "morph";
     f->order = 0;
-    f->vertex_declarations = kDeclarations;
     f->bindings.push_back({"NodeMorphDeltas", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kDeltas});
     f->bindings.push_back({"NodeMorphWeights", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kWeights});
+    f->vertex_functions = kFunctions;
     f->vertex_prologue = kPrologue;
     f->allocate_fallback = &allocateMorphFallback;
     return std::shared_ptr<const NodeFeature>(std::move(f));

@@ -3,7 +3,7 @@
 // through the Skinning block (or a flag-only custom block setting uses_skinning). Its prologue runs after the morph
 // feature's (order 1 > 0): morph, then skin (glTF 2.0 §3.7.3.3; docs/NODE_MATERIALS.md).
 //
-// Data as the renderer's vertex path (shaders/render/mesh.vert): per vertex 4·sets u32 joints then 4·sets f32
+// Data and math as the renderer's vertex path (shaders/render/mesh.vert; the blend is shaders/skin.glsl): per vertex 4·sets u32 joints then 4·sets f32
 // weights, and the mat4 joint palette (world(joint) · inverseBindMatrix). Unskinned draws (skin_sets 0) bind the
 // shared 64-byte fallback (one identity matrix) to both bindings and never read it.
 #include <atomic>
@@ -23,6 +23,13 @@ constexpr const char* kJoints =
     "layout(set = @SET@, binding = @BINDING@, std430) restrict readonly buffer NodeJointMatrices { mat4 "
     "nodeJointMatrices[]; };\n";
 
+// The hooks of shaders/skin.glsl (the one blended joint matrix, shared with mesh.vert and morph.comp).
+constexpr const char* kFunctions =
+    R"(#include "skin.glsl"
+uint skinStreamWord(uint index) { return nodeSkinWords[index]; }
+mat4 skinJointMatrix(uint joint) { return nodeJointMatrices[joint]; }
+)";
+
 // glTF 2.0 §3.7.3.3: linear blend skinning over every JOINTS_n/WEIGHTS_n set; the skinned mesh ignores the node's
 // own transform. Normals use the blended matrix's 3×3 and are renormalized by the fragment shader.
 constexpr const char* kPrologue =
@@ -30,15 +37,9 @@ constexpr const char* kPrologue =
   mat4 nodeSkinMatrix = node.model;
   mat3 nodeSkinNormalMatrix = mat3(node.normal_matrix);
   if (node.skin_sets > 0u) {
-    mat4 skin = mat4(0.0);
-    uint n = 4u * node.skin_sets;
-    uint base = nodeVertexIndex * 2u * n;
-    for (uint j = 0u; j < n; j = j + 1u) {
-      float weight = uintBitsToFloat(nodeSkinWords[base + n + j]);
-      if (weight != 0.0) skin += weight * nodeJointMatrices[nodeSkinWords[base + j]];
-    }
-    nodeSkinMatrix = skin;
-    nodeSkinNormalMatrix = mat3(skin);
+    float nodeSkinWeightSum = 0.0;  // not needed here
+    nodeSkinMatrix = skinBlend(nodeVertexIndex, node.skin_sets, nodeSkinWeightSum);
+    nodeSkinNormalMatrix = mat3(nodeSkinMatrix);
   }
 )";
 
@@ -63,6 +64,7 @@ std::shared_ptr<const NodeFeature> nodeSkinFeature() {
     f->order = 1;
     f->bindings.push_back({"NodeSkinStream", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kStream});
     f->bindings.push_back({"NodeJointMatrices", NodeBindingKind::kStorageBuffer, kNodeStageVertex, kJoints});
+    f->vertex_functions = kFunctions;
     f->vertex_prologue = kPrologue;
     f->allocate_fallback = &allocateSkinFallback;
     return std::shared_ptr<const NodeFeature>(std::move(f));
