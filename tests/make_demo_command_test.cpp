@@ -71,14 +71,15 @@ TEST(MakeDemoCommand, JsonSummary) {
 
 TEST(MakeDemoCommand, BadOptionsFailCleanly) {
   auto dir = test::scratchDir();
+  // Out-of-range values are usage errors like malformed ones (docs/CLI.md: exit 2).
   CliRun bounds = makeDemo(dir, "x.glb --targets 5000");
-  EXPECT_EQ(bounds.exit_code, 1);
+  EXPECT_EQ(bounds.exit_code, 2);
   EXPECT_EQ(bounds.err, "morphkit: error: make-demo: targets 5000 outside 0..4096\n");
   EXPECT_TRUE(bounds.out.empty());
   EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
 
   CliRun huge = makeDemo(dir, "x.glb --vertices 99999999999");
-  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_EQ(huge.exit_code, 2);
   EXPECT_NE(huge.err.find("vertices"), std::string::npos) << huge.err;
 
   EXPECT_EQ(makeDemo(dir, "x.glb --bones -1").exit_code, 2);
@@ -91,7 +92,7 @@ TEST(MakeDemoCommand, BadOptionsFailCleanly) {
   EXPECT_EQ(unwritable.err.rfind("morphkit: error: no/such/dir/x.glb: ", 0), 0u) << unwritable.err;
 
   CliRun bad_capture = makeDemo(dir, "x.glb --vertices 100 --targets 1 --capture-seconds 0");
-  EXPECT_EQ(bad_capture.exit_code, 1);
+  EXPECT_EQ(bad_capture.exit_code, 2);
   EXPECT_EQ(bad_capture.err, "morphkit: error: make-demo: capture seconds outside (0, 3600]\n");
   // The capture's folder is the asset's: a capture that cannot be written takes the asset with it.
   std::filesystem::create_directories(dir / "x_capture.csv");  // a folder where the file should go

@@ -184,7 +184,7 @@ TEST(WeightsCsv, BadCapturesAndMapsAreOneErrorLine) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("morphkit: warning: map.json: 'JawOpen -> jaw_open'"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("columns: 51 matched"), std::string::npos) << run.err;
-  EXPECT_EQ(morphkit(dir, "pose head.glb --map map.json").exit_code, 1);  // --map needs --weights-csv
+  EXPECT_EQ(morphkit(dir, "pose head.glb --map map.json").exit_code, 2);  // --map needs --weights-csv: a usage error
 }
 
 TEST(WeightsCsv, MapRenamesAndScales) {

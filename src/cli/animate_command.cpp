@@ -111,12 +111,10 @@ int run(const AnimateOptions& o) {
   std::string ext = std::filesystem::path(o.out).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (ext != ".glb") {
-    fmt::print(stderr, "morphkit: error: --out {}: animate writes a binary glTF (.glb)\n", o.out);
-    return kExitUsage;
+    return reportUsage("--out " + o.out + ": animate writes a binary glTF (.glb)");
   }
   if (o.name.empty()) {
-    fmt::print(stderr, "morphkit: error: --name: must not be empty\n");
-    return kExitUsage;
+    return reportUsage("--name: must not be empty");
   }
   LoadOptions load;
   load.allow_external_paths = o.allow_external_paths;

@@ -207,8 +207,7 @@ int runFileBench(const FileBenchOptions& o) {
       std::from_chars(o.size.data(), o.size.data() + x, width).ptr != o.size.data() + x ||
       std::from_chars(o.size.data() + x + 1, o.size.data() + o.size.size(), height).ptr != o.size.data() + o.size.size() ||
       width == 0 || height == 0 || width > 16384 || height > 16384) {
-    fmt::print(stderr, "morphkit: error: bench: --size {}: expected WxH (e.g. 256x256)\n", o.size);
-    return kExitUsage;
+    return reportUsage("bench: --size " + o.size + ": expected WxH (e.g. 256x256)");
   }
   LoadOptions load;
   load.allow_external_paths = o.allow_external_paths;

@@ -13,7 +13,9 @@
 
 namespace morphkit::cli {
 
-// Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error (CLI11's parse errors).
+// Exit codes (docs/CLI.md): 0 success; 1 a bad input or a failed operation (a file, its content, or an option
+// naming something the file lacks); 2 a usage error: the command line is wrong whatever the files hold (CLI11's
+// parse errors, a malformed or out-of-range option value, options that contradict each other).
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
@@ -35,6 +37,8 @@ std::string shown(std::string_view text, size_t max_bytes = kLineMaxBytes);
 // Prints "morphkit: error: FILE: <message>" (or without FILE when empty) and returns kExitFailure.
 int reportFailure(const std::filesystem::path& file, const Failure& failure);
 int reportError(const std::string& message);  // "morphkit: error: <message>", returns kExitFailure
+// The same line for a usage error (the command line is wrong whatever the files hold), returns kExitUsage.
+int reportUsage(const std::string& message);
 // "morphkit: warning: <message>" / "morphkit: note: <message>" / "morphkit: <message>" on stderr, escaped.
 void reportWarning(const std::string& message);
 void reportNote(const std::string& message);

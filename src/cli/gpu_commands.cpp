@@ -45,7 +45,7 @@ int runBench(const BenchOptions& o) {
     if (name == "dense_f32") options.layouts.push_back(DeltaLayout::kDenseF32);
     else if (name == "dense_f16") options.layouts.push_back(DeltaLayout::kDenseF16);
     else if (name == "sparse") options.layouts.push_back(DeltaLayout::kSparse);
-    else return reportError("bench: unknown layout '" + name + "' (dense_f32, dense_f16, sparse)");
+    else return reportUsage("bench: unknown layout '" + name + "' (dense_f32, dense_f16, sparse)");
   }
   GpuContextOptions context_options;
   context_options.device_index = o.device;
@@ -106,8 +106,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
     const bool file_mode = !file_options->file.empty();
     for (const char* name : file_mode ? std::span<const char* const>(kSyntheticOnly) : std::span<const char* const>(kFileOnly)) {
       if (sub->count(name) > 0) {
-        fmt::print(stderr, "morphkit: error: bench: {} {}\n", name, file_mode ? "applies to the synthetic table (no FILE)" : "needs FILE");
-        exit_code = kExitUsage;
+        exit_code = reportUsage(fmt::format("bench: {} {}", name, file_mode ? "applies to the synthetic table (no FILE)" : "needs FILE"));
         return;
       }
     }

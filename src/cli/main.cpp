@@ -2,6 +2,8 @@
 // morphkit — command-line entry point. Subcommands live in *_command.cpp and register themselves.
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -34,6 +36,11 @@ int reportFailure(const std::filesystem::path& file, const Failure& failure) {
 int reportError(const std::string& message) {
   fmt::print(stderr, "morphkit: error: {}\n", shown(message));
   return kExitFailure;
+}
+
+int reportUsage(const std::string& message) {
+  fmt::print(stderr, "morphkit: error: {}\n", shown(message));
+  return kExitUsage;
 }
 
 void reportWarning(const std::string& message) { fmt::print(stderr, "morphkit: warning: {}\n", shown(message)); }
@@ -78,22 +85,60 @@ void ProgressBar::finish() {
 
 }  // namespace morphkit::cli
 
+namespace {
+
+using morphkit::cli::kExitUsage;
+using morphkit::cli::reportUsage;
+
+bool isCommand(const CLI::App& app, std::string_view name) {
+  return !app.get_subcommands([name](const CLI::App* sub) { return sub->get_name() == name; }).empty();
+}
+
+// CLI11's parse error as the one line every error is (docs/CLI.md): "morphkit: error: <what> (<where --help is>)".
+int reportParseError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  const std::string what = e.what();
+  if (argc < 2) return reportUsage("no command given; `morphkit --help` lists the commands");
+  // An unknown command: CLI11 reports a required subcommand or an unexpected argument; name the commands.
+  const std::string first = argv[1];
+  if (!first.starts_with('-')) {
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!isCommand(app, first)) return reportUsage("unknown command '" + first + "' (commands: " + names + ")");
+    return reportUsage(what + " (`morphkit " + first + " --help` for usage)");
+  }
+  return reportUsage(what + " (`morphkit --help` for usage)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace morphkit::cli;
-  CLI::App app{"morphkit — glTF 2.0 morph targets and skinning on the GPU (Vulkan) and the CPU"};
+  // The name is fixed: CLI11 would otherwise show argv[0], the binary's full path, in every usage line.
+  CLI::App app{"morphkit — glTF 2.0 morph targets and skinning on the GPU (Vulkan) and the CPU", "morphkit"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "morphkit " MORPHKIT_VERSION_STRING);
   int exit_code = 0;
   auto specs = registry();
   std::sort(specs.begin(), specs.end(), [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
   for (const auto& spec : specs) spec.add(app, exit_code);
+  // `morphkit help [COMMAND]` is `morphkit [COMMAND] --help`.
+  std::vector<char*> args(argv, argv + argc);
+  static char help_flag[] = "--help";
+  if (argc >= 2 && std::string_view(argv[1]) == "help") {
+    args.erase(args.begin() + 1);
+    args.push_back(help_flag);
+  }
+  if (args.size() >= 2 && !std::string_view(args[1]).starts_with('-')) {
+    if (!isCommand(app, args[1])) return reportParseError(app, CLI::ExtrasError({args[1]}), int(args.size()), args.data());
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(int(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
-    // --help / --version are "errors" with code 0; everything else is a usage error (exit 2).
+    // --help / --version are "errors" with code 0; everything else is a usage error (exit 2), one line.
     if (e.get_exit_code() == 0) return app.exit(e);
-    app.exit(e);
-    return kExitUsage;
+    return reportParseError(app, e, int(args.size()), args.data());
   } catch (const std::bad_alloc&) {
     // The library reports its own allocation failures as values; this catches the CLI's (output text, PNGs).
     return reportError("out of memory (docs/SECURITY.md: the budgets bound what a file may cost)");

@@ -53,8 +53,12 @@ int run(const MakeDemoOptions& options) {
   demo.vertices = saturate(options.vertices);
   demo.bones = saturate(options.bones);
   demo.seed = options.seed;
+  // makeDemoAsset refuses only its options (out of range, targets x vertices too large): a usage error.
   auto asset = makeDemoAsset(demo);
-  if (!asset) return reportFailure({}, asset.error());
+  if (!asset) {
+    reportFailure({}, asset.error());
+    return asset.error().code == Error::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
   auto glb = writeGlb(*asset);
   if (!glb) return reportFailure(options.file, glb.error());
   // The sample capture drives the ARKit-named targets (docs/FACE_CAPTURE.md). Both are made in memory first;
@@ -66,7 +70,10 @@ int run(const MakeDemoOptions& options) {
     capture_options.seconds = options.capture_seconds;
     capture_options.seed = options.seed;
     Expected<std::string> made = makeDemoCapture(capture_options);
-    if (!made) return reportFailure({}, made.error());
+    if (!made) {
+      reportFailure({}, made.error());
+      return made.error().code == Error::kInvalidArgument ? kExitUsage : kExitFailure;
+    }
     capture = std::move(*made);
   }
   Status written = writeFileAtomic(options.file, std::span<const uint8_t>(*glb));

@@ -200,9 +200,8 @@ int writeArrayOutput(const std::string& out, const PoseArrays& arrays, const std
   Expected<std::vector<uint8_t>> bytes = fail(Error::kInvalidArgument, "");
   if (lowerExtension(out) == ".npy") {
     if (arrays.shapes.size() != 1) {
-      fmt::print(stderr, "morphkit: error: --out {}: .npy holds one posed primitive and the scene has {}; use .npz\n", out,
-                 arrays.shapes.size());
-      return kExitUsage;
+      return reportUsage(
+          fmt::format("--out {}: .npy holds one posed primitive and the scene has {}; use .npz", out, arrays.shapes.size()));
     }
     bytes = encodeNpy(std::span<const float>(arrays.positions[0]), shapeOf(0));
   } else {
@@ -238,8 +237,7 @@ int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases
     return written ? 0 : reportFailure(out, written.error());
   }
   if (cases.size() != 1) {
-    reportError(fmt::format("--out {}: {} holds one pose; give a single --time (or use .json)", out, ext));
-    return kExitUsage;
+    return reportUsage(fmt::format("--out {}: {} holds one pose; give a single --time (or use .json)", out, ext));
   }
   if (ext == ".obj") {
     Status written = writeFileAtomic(out, writePoseObj(cases[0], &asset));
@@ -251,8 +249,7 @@ int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases
     Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb));
     return written ? 0 : reportFailure(out, written.error());
   }
-  reportError(fmt::format("--out {}: unknown format (use .json, .obj, .glb, .npy or .npz)", out));
-  return kExitUsage;
+  return reportUsage(fmt::format("--out {}: unknown format (use .json, .obj, .glb, .npy or .npz)", out));
 }
 
 void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
@@ -404,11 +401,10 @@ int run(const PoseCommandOptions& options) {
   }
   Expected<std::vector<double>> parsed_times = parseTimes(options.times);
   if (!parsed_times) {  // a malformed option value: a usage error, like CLI11's own checks
-    reportError(parsed_times.error().message);
-    return kExitUsage;
+    return reportUsage(parsed_times.error().message);
   }
   const std::vector<double> times = options.times.empty() ? std::vector<double>{0.0} : *parsed_times;
-  if (times.empty()) return reportError("--time: the ranges hold no time");
+  if (times.empty()) return reportUsage("--time: the ranges hold no time");
   // Every requested time is held at once (JSON output), so the posed budget covers all of them.
   const uint64_t poses = times.size() * (options.compare ? 2 : 1);
   if (Status budget = checkBudget(estimateCost(*asset), load.budget, poses); !budget) {

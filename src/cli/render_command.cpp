@@ -58,6 +58,7 @@ struct RenderCommandOptions {
   std::string material;  // node material graph (JSON); empty: the built-in PBR shaders
   bool no_shadows = false;
   bool keep_skin_weights = false;
+  bool allow_external_paths = false;
   bool no_prepass = false;
   bool validation = false;
   int device = -1;
@@ -108,15 +109,15 @@ int run(const RenderCommandOptions& o) {
     if (x == std::string::npos || !parseUint(std::string_view(o.size).substr(0, x), options.width) ||
         !parseUint(std::string_view(o.size).substr(x + 1), options.height) || options.width == 0 || options.height == 0 ||
         options.width > 8192 || options.height > 8192) {
-      return reportError("--size " + o.size + ": expected WxH with 1..8192 each");
+      return reportUsage("--size " + o.size + ": expected WxH with 1..8192 each");
     }
   }
   std::optional<MorphPath> path = parseMorphPath(o.morph_path);
-  if (!path) return reportError("--morph-path " + o.morph_path + ": expected vertex, compute or auto");
+  if (!path) return reportUsage("--morph-path " + o.morph_path + ": expected vertex, compute or auto");
   options.morph_path = *path;
   options.shadows = !o.no_shadows;
   options.depth_prepass = !o.no_prepass;
-  if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportError("--fps: expected 0 < fps <= 1000");
+  if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportUsage("--fps: expected 0 < fps <= 1000");
 #if HAVE_morphkit_material
   std::optional<NodeMaterial> node_material;
   if (!o.material.empty()) {
@@ -130,6 +131,7 @@ int run(const RenderCommandOptions& o) {
 #endif
 
   LoadOptions load;
+  load.allow_external_paths = o.allow_external_paths;
   load.keep_skin_weights = o.keep_skin_weights;
   load.budget = o.budget.budget();
   Expected<Asset> asset = loadAsset(o.file, load);
@@ -164,7 +166,7 @@ int run(const RenderCommandOptions& o) {
     const size_t colon = o.frames.find(':');
     if (colon == std::string::npos || !parseUint(std::string_view(o.frames).substr(0, colon), first) ||
         !parseUint(std::string_view(o.frames).substr(colon + 1), last) || last <= first || last - first > 100000) {
-      return reportError("--frames " + o.frames + ": expected A:B with A < B (half-open, at --fps)");
+      return reportUsage("--frames " + o.frames + ": expected A:B with A < B (half-open, at --fps)");
     }
   } else if (animation != kNone || weight_inputs.track) {
     const double duration = o.duration >= 0.0 ? o.duration : clip;
@@ -188,10 +190,10 @@ int run(const RenderCommandOptions& o) {
   uint32_t camera_index = kNone;
   std::optional<RenderCamera> explicit_camera;
   if (file_camera_requested) {
-    if (o.camera != "file" && !parseUint(o.camera, camera_index)) return reportError("--camera " + o.camera + ": not a camera index");
+    if (o.camera != "file" && !parseUint(o.camera, camera_index)) return reportUsage("--camera " + o.camera + ": not a camera index");
   } else if (o.camera != "auto") {
     explicit_camera = parseCamera(o.camera);
-    if (!explicit_camera) return reportError("--camera " + o.camera + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
+    if (!explicit_camera) return reportUsage("--camera " + o.camera + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
   }
 
   const std::filesystem::path out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render") : std::filesystem::path(o.out);
@@ -377,7 +379,8 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_option("FILE", options->file, "the .gltf or .glb file")->required();
   sub->add_option("--anim", options->anim, "animation index or name (default: the first; rest pose when none)");
   sub->add_option("--fps", options->fps, "frames per second")->capture_default_str();
-  auto* duration = sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)");
+  auto* duration = sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)")
+                       ->check(CLI::NonNegativeNumber);
   auto* frames = sub->add_option("--frames", options->frames, "frame range A:B (half-open, at --fps)");
   duration->excludes(frames);
   addBudgetOptions(sub, options->budget);
@@ -393,6 +396,7 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_option("--material", options->material, "node material graph (JSON, docs/NODE_MATERIALS.md) for every primitive");
   sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
                 "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
+  sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
   sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
   sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
   sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");

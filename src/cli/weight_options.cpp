@@ -164,7 +164,7 @@ WeightInputs LoadedWeights::inputs() const {
 int loadWeights(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out) {
   out = LoadedWeights{};
   out.match = options.ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact;
-  if (!options.map.empty() && options.csv.empty()) return reportError("--map: needs --weights-csv");
+  if (!options.map.empty() && options.csv.empty()) return reportUsage("--map: needs --weights-csv");
   if (!options.weights_file.empty()) {
     Expected<std::vector<uint8_t>> bytes = readFile(options.weights_file, kMaxWeightsFileBytes);
     if (!bytes) return reportFailure(options.weights_file, bytes.error());
@@ -180,8 +180,7 @@ int loadWeights(const Asset& asset, const std::string& asset_file, const WeightO
     WeightOverride o;
     std::string why;
     if (!parseWeightItem(asset, item, out.match, o, why)) {
-      fmt::print(stderr, "morphkit: error: --weights '{}': {}\n", item, why);
-      return kExitUsage;
+      return reportUsage("--weights '" + item + "': " + why);
     }
     from_line.push_back(std::move(o));
   }

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// The conventions docs/CLI.md promises for every command: one error line `morphkit: error: ...`, exit 2 for a
+// usage error and 1 for a bad input, CLI11's own parse errors included.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "morphkit/demo.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/gpu.h"
+#include "morphkit/io.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+using test::CliRun;
+
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
+
+// A small demo asset (3 animations: talk, blink, nod).
+void writeDemo(const std::filesystem::path& dir, const std::string& name = "demo.glb") {
+  DemoOptions options;
+  options.vertices = 600;
+  options.targets = 4;
+  auto asset = makeDemoAsset(options);
+  ASSERT_TRUE(asset.ok());
+  auto glb = writeGlb(*asset);
+  ASSERT_TRUE(glb.ok());
+  ASSERT_TRUE(writeFileAtomic(dir / name, std::span<const uint8_t>(*glb)).ok());
+}
+
+// One triangle whose buffer lives one folder up: `sub/tri.gltf` -> `../tri.bin`.
+void writeExternalTriangle(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir / "sub");
+  const float positions[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  std::ofstream(dir / "tri.bin", std::ios::binary).write(reinterpret_cast<const char*>(positions), sizeof positions);
+  std::ofstream(dir / "sub/tri.gltf") << R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],
+    "nodes":[{"mesh":0}],"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],
+    "buffers":[{"uri":"../tri.bin","byteLength":36}],"bufferViews":[{"buffer":0,"byteLength":36}],
+    "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}]})";
+}
+
+// Exactly one stderr line, with the documented prefix.
+void expectOneErrorLine(const CliRun& run) {
+  EXPECT_TRUE(run.err.starts_with("morphkit: error: ")) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+}
+
+void expectUsage(const CliRun& run) {
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  expectOneErrorLine(run);
+}
+
+void expectBadInput(const CliRun& run) {
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  expectOneErrorLine(run);
+}
+
+TEST(CliConventions, ParseErrorsAreOneLineWithThePrefixAndExitTwo) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  for (const char* args : {"pose", "pose demo.glb --nosuch", "pose demo.glb --scene", "pose demo.glb --scene abc",
+                           "pose demo.glb --cpu-path slow", "inspect demo.glb extra", "--nosuch",
+                           "make-demo out.glb --targets abc"}) {
+    SCOPED_TRACE(args);
+    CliRun run = morphkit(dir, args);
+    expectUsage(run);
+    EXPECT_EQ(run.err.find("Run with --help"), std::string::npos) << run.err;
+  }
+  // The hint names the command's own --help.
+  CliRun run = morphkit(dir, "pose demo.glb --nosuch");
+  EXPECT_NE(run.err.find("--nosuch"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("`morphkit pose --help`"), std::string::npos) << run.err;
+}
+
+TEST(CliConventions, NoCommandUnknownCommandAndHelp) {
+  auto dir = test::scratchDir();
+  CliRun none = morphkit(dir, "");
+  expectUsage(none);
+  EXPECT_NE(none.err.find("no command given"), std::string::npos) << none.err;
+  EXPECT_EQ(none.err.find("A subcommand is required"), std::string::npos) << none.err;
+
+  CliRun unknown = morphkit(dir, "posee x.glb");
+  expectUsage(unknown);
+  EXPECT_NE(unknown.err.find("unknown command 'posee'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("pose"), unknown.err.find("'posee'")) << unknown.err;
+  EXPECT_NE(unknown.err.find("inspect, "), std::string::npos) << unknown.err;
+
+  // `morphkit help` is `morphkit --help`; `morphkit help pose` is `morphkit pose --help`. The usage line names
+  // the program, not the binary's path.
+  CliRun help = morphkit(dir, "help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("Usage: morphkit "), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find(test::cliPath().string()), std::string::npos) << help.out;
+  EXPECT_EQ(help.out, morphkit(dir, "--help").out);
+  CliRun help_pose = morphkit(dir, "help pose");
+  EXPECT_EQ(help_pose.exit_code, 0) << help_pose.err;
+  EXPECT_NE(help_pose.out.find("Usage: morphkit pose "), std::string::npos) << help_pose.out;
+  EXPECT_EQ(help_pose.out, morphkit(dir, "pose --help").out);
+  expectUsage(morphkit(dir, "help nosuch"));
+}
+
+TEST(CliConventions, OutOfRangeOptionValuesAreUsageErrorsWhateverTheValue) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  // make-demo's bounds: -1 and 99999 targets are the same kind of mistake.
+  for (const char* args : {"make-demo out.glb --targets -1", "make-demo out.glb --targets 99999",
+                           "make-demo out.glb --vertices 3", "make-demo out.glb --bones 0",
+                           "make-demo out.glb --capture-seconds -2"}) {
+    SCOPED_TRACE(args);
+    expectUsage(morphkit(dir, args));
+    EXPECT_FALSE(std::filesystem::exists(dir / "out.glb"));
+  }
+  // render's option values are checked before any file or device work.
+  for (const char* args : {"render demo.glb --duration -1", "render demo.glb --size 0x0", "render demo.glb --fps 0",
+                           "render demo.glb --frames 5:2", "render demo.glb --camera 1,2", "render demo.glb --morph-path x",
+                           "pose demo.glb --time abc", "pose demo.glb --time 1:0:1", "pose demo.glb --weights jawOpen",
+                           "pose demo.glb --out p.txt", "bench demo.glb --vertices 10"}) {
+    SCOPED_TRACE(args);
+    expectUsage(morphkit(dir, args));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "demo_render"));
+}
+
+TEST(CliConventions, BadInputIsOneLineAndExitOne) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  std::ofstream(dir / "broken.gltf") << "{";
+  for (const char* args : {"inspect missing.glb", "inspect broken.gltf", "pose broken.gltf", "pose demo.glb --anim 7",
+                           "pose demo.glb --anim nosuch", "render broken.gltf --no-video"}) {
+    SCOPED_TRACE(args);
+    expectBadInput(morphkit(dir, args));
+  }
+}
+
+TEST(CliConventions, RenderTakesAllowExternalPathsLikePose) {
+  auto dir = test::scratchDir();
+  writeExternalTriangle(dir);
+  // Without the flag both refuse the URI and name the flag.
+  for (const char* args : {"pose sub/tri.gltf", "render sub/tri.gltf --size 8x8 --no-video --out r"}) {
+    SCOPED_TRACE(args);
+    CliRun run = morphkit(dir, args);
+    expectBadInput(run);
+    EXPECT_NE(run.err.find("--allow-external-paths"), std::string::npos) << run.err;
+  }
+  EXPECT_EQ(morphkit(dir, "pose sub/tri.gltf --allow-external-paths").exit_code, 0);
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  CliRun run = morphkit(dir, "render sub/tri.gltf --allow-external-paths --size 8x8 --no-video --out r");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "r/frame_0000.png"));
+}
+
+}  // namespace
+}  // namespace morphkit
