@@ -155,5 +155,103 @@ TEST(CliConventions, RenderTakesAllowExternalPathsLikePose) {
   EXPECT_TRUE(std::filesystem::exists(dir / "r/frame_0000.png"));
 }
 
+
+// --anim is resolved by one helper on every command: index, exact name, case-insensitive when unambiguous, 'rest';
+// an unknown or ambiguous name lists what the file has.
+TEST(CliConventions, AnimationLookupIsSharedCaseInsensitiveAndListsTheNames) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  CliRun exact = morphkit(dir, "pose demo.glb --anim blink --time 0.1 --json");
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  CliRun folded = morphkit(dir, "pose demo.glb --anim BLINK --time 0.1 --json");
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_EQ(folded.out, exact.out);
+  EXPECT_NE(exact.out, morphkit(dir, "pose demo.glb --time 0.1 --json").out);  // not the rest pose
+  EXPECT_EQ(morphkit(dir, "pose demo.glb --anim rest --time 0.1 --json").out, morphkit(dir, "pose demo.glb --time 0.1 --json").out);
+  for (const char* args : {"pose demo.glb --anim tlak", "render demo.glb --anim tlak --size 8x8 --no-video",
+                           "bench demo.glb --anim tlak --device cpu --frames 1"}) {
+    SCOPED_TRACE(args);
+    CliRun run = morphkit(dir, args);
+    expectBadInput(run);
+    EXPECT_NE(run.err.find("--anim 'tlak': no animation of that name (the file has 0 'talk', 1 'blink', 2 'express'"),
+              std::string::npos)
+        << run.err;
+  }
+  CliRun index = morphkit(dir, "pose demo.glb --anim 3");
+  expectBadInput(index);
+  EXPECT_NE(index.err.find("the file has 0 'talk'"), std::string::npos) << index.err;
+  // Two names equal ignoring case: the exact one still wins, a third spelling is ambiguous.
+  DemoOptions options;
+  options.vertices = 600;
+  options.targets = 4;
+  auto asset = makeDemoAsset(options);
+  ASSERT_TRUE(asset.ok());
+  asset->animations[1].name = "TALK";
+  auto glb = writeGlb(*asset);
+  ASSERT_TRUE(glb.ok());
+  ASSERT_TRUE(writeFileAtomic(dir / "twice.glb", std::span<const uint8_t>(*glb)).ok());
+  EXPECT_EQ(morphkit(dir, "pose twice.glb --anim TALK --time 0.1 --json").out, morphkit(dir, "pose twice.glb --anim 1 --time 0.1 --json").out);
+  CliRun ambiguous = morphkit(dir, "pose twice.glb --anim Talk");
+  expectBadInput(ambiguous);
+  EXPECT_NE(ambiguous.err.find("2 animations match ignoring case"), std::string::npos) << ambiguous.err;
+}
+
+// --device cpu|gpu|N everywhere; pose's old --gpu N still works with a warning.
+TEST(CliConventions, OneDeviceFlag) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  for (const char* args : {"pose demo.glb --device bogus", "pose demo.glb --device -1", "render demo.glb --device cpu",
+                           "render demo.glb --device fast", "bench --device cpu", "bench demo.glb --device cpu --paths gpu",
+                           "pose demo.glb --device 0 --gpu 0"}) {
+    SCOPED_TRACE(args);
+    expectUsage(morphkit(dir, args));
+  }
+  CliRun old = morphkit(dir, "pose demo.glb --gpu 0");
+  EXPECT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_EQ(old.err, "morphkit: warning: --gpu 0 is deprecated; use --device 0\n");
+  EXPECT_EQ(old.out, morphkit(dir, "pose demo.glb").out);  // --device stays cpu: as before, --gpu alone changes nothing
+  CliRun cpu_rows = morphkit(dir, "bench demo.glb --device cpu --frames 1 --threads 1 --repetitions 1 --json");
+  ASSERT_EQ(cpu_rows.exit_code, 0) << cpu_rows.err;
+  EXPECT_NE(cpu_rows.out.find("\"path\": \"reference\""), std::string::npos) << cpu_rows.out;
+  EXPECT_EQ(cpu_rows.out.find("\"path\": \"gpu\""), std::string::npos) << cpu_rows.out;
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  CliRun best = morphkit(dir, "pose demo.glb --anim talk --time 0.3 --device gpu --json");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  CliRun first = morphkit(dir, "pose demo.glb --anim talk --time 0.3 --device 0 --json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  CliRun alias = morphkit(dir, "pose demo.glb --anim talk --time 0.3 --device gpu --gpu 0 --json");
+  ASSERT_EQ(alias.exit_code, 0) << alias.err;
+  EXPECT_EQ(alias.out, first.out);
+  EXPECT_NE(morphkit(dir, "render demo.glb --device 0 --frames 0:1 --size 8x8 --no-video --out r").exit_code, 2);
+}
+
+// --out creates the folders it needs (none when the command fails first); a file name whose extension contradicts
+// what the command writes is refused.
+TEST(CliConventions, OutputFoldersAreCreatedAndContradictingExtensionsRefused) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  CliRun posed = morphkit(dir, "pose demo.glb --out nodir/deeper/p.obj");
+  ASSERT_EQ(posed.exit_code, 0) << posed.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "nodir/deeper/p.obj"));
+  CliRun demo = morphkit(dir, "make-demo made/d.glb --vertices 100 --targets 2 --no-capture");
+  ASSERT_EQ(demo.exit_code, 0) << demo.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "made/d.glb"));
+  // A file where a folder should be: one line naming the output once, and no folder left behind.
+  std::ofstream(dir / "plain") << "x";
+  CliRun blocked = morphkit(dir, "pose demo.glb --out plain/p.obj");
+  expectBadInput(blocked);
+  EXPECT_EQ(blocked.err.find("plain/p.obj"), blocked.err.rfind("plain/p.obj")) << blocked.err;
+  CliRun cannot = morphkit(dir, "pose demo.glb --out fresh/p.json --time 0 --scene 0 --max-posed-mb 0");
+  EXPECT_EQ(cannot.exit_code, 1) << cannot.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "fresh"));
+  for (const char* args : {"make-demo face.gltf --vertices 100 --targets 2 --no-capture", "make-demo face --no-capture",
+                           "pose demo.glb --time 0,1 --out newdir/p.obj", "render demo.glb --out clip.mp4",
+                           "animate demo.glb --weights-csv c.csv --out newdir/x.gltf"}) {
+    SCOPED_TRACE(args);
+    expectUsage(morphkit(dir, args));
+  }
+  for (const char* name : {"face.gltf", "face", "newdir", "clip.mp4"}) EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
+}
+
 }  // namespace
 }  // namespace morphkit

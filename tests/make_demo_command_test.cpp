@@ -87,9 +87,13 @@ TEST(MakeDemoCommand, BadOptionsFailCleanly) {
   EXPECT_EQ(makeDemo(dir, "").exit_code, 2);  // OUT is required
   EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
 
-  CliRun unwritable = makeDemo(dir, "no/such/dir/x.glb --vertices 100 --targets 1");
+  // The output's folder is created; a file in its way is one error line naming the output once.
+  std::ofstream(dir / "plain") << "x";
+  CliRun unwritable = makeDemo(dir, "plain/x.glb --vertices 100 --targets 1");
   EXPECT_EQ(unwritable.exit_code, 1);
-  EXPECT_EQ(unwritable.err.rfind("morphkit: error: no/such/dir/x.glb: ", 0), 0u) << unwritable.err;
+  EXPECT_EQ(unwritable.err.rfind("morphkit: error: plain/x.glb: cannot create the folder: ", 0), 0u) << unwritable.err;
+  EXPECT_EQ(makeDemo(dir, "no/such/dir/x.glb --vertices 100 --targets 1 --no-capture").exit_code, 0);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "no/such/dir/x.glb"));
 
   CliRun bad_capture = makeDemo(dir, "x.glb --vertices 100 --targets 1 --capture-seconds 0");
   EXPECT_EQ(bad_capture.exit_code, 2);

@@ -93,7 +93,7 @@ TEST(RenderCommand, BadArguments) {
       {"render demo.glb --size 0x10", 2, "--size 0x10"},
       {"render demo.glb --size big", 2, "--size big"},
       {"render demo.glb --frames 5:5", 2, "--frames 5:5"},
-      {"render demo.glb --anim 9", 1, "animations[9]"},
+      {"render demo.glb --anim 9", 1, "--anim 9: no animation of that index"},
       {"render demo.glb --anim nope", 1, "nope"},
       {"render demo.glb --camera 1,2:3", 2, "--camera"},
       {"render missing.glb", 1, "missing.glb"},

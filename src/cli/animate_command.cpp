@@ -13,6 +13,7 @@
 #include <string>
 
 #include "command.h"
+#include "output_folder.h"
 #include "morphkit/text.h"
 #include "morphkit/accessor.h"
 #include "morphkit/glb_writer.h"
@@ -147,7 +148,7 @@ int run(const AnimateOptions& o) {
   if (Status valid = validateAsset(*asset); !valid) return reportFailure(o.out, valid.error());
   Expected<std::vector<uint8_t>> glb = writeGlb(*asset);
   if (!glb) return reportFailure(o.out, glb.error());
-  if (Status written = writeFileAtomic(o.out, std::span<const uint8_t>(*glb)); !written) {
+  if (Status written = writeOutputFile(o.out, std::span<const uint8_t>(*glb)); !written) {
     return reportFailure(o.out, written.error());
   }
 

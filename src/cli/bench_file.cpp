@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "command.h"
+#include "selection.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
@@ -77,23 +78,6 @@ Status timeRow(Context& c, Row& row, const FrameFn& frame) {
     }
   }
   return Ok{};
-}
-
-Expected<uint32_t> findAnimation(const Asset& asset, const std::string& anim) {
-  if (anim.empty()) return asset.animations.empty() ? kNone : 0u;
-  uint32_t index = 0;
-  auto [end, ec] = std::from_chars(anim.data(), anim.data() + anim.size(), index);
-  if (ec == std::errc() && end == anim.data() + anim.size()) {
-    if (index >= asset.animations.size()) {
-      return fail(Error::kInvalidArgument, "--anim " + anim + ": the file has " + std::to_string(asset.animations.size()) +
-                                               " animation(s)");
-    }
-    return index;
-  }
-  for (uint32_t a = 0; a < asset.animations.size(); ++a) {
-    if (asset.animations[a].name == anim) return a;
-  }
-  return fail(Error::kInvalidArgument, "--anim \"" + anim + "\": no animation of that name");
 }
 
 bool wants(const FileBenchOptions& o, const char* path) {
@@ -213,7 +197,8 @@ int runFileBench(const FileBenchOptions& o) {
   load.allow_external_paths = o.allow_external_paths;
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
-  Expected<uint32_t> animation = findAnimation(*asset, o.anim);
+  // bench plays a clip like render: without --anim, the first animation (docs/CLI.md).
+  Expected<uint32_t> animation = findAnimation(*asset, o.anim, asset->animations.empty() ? kNone : 0u);
   if (!animation) return reportFailure(o.file, animation.error());
   Expected<PosePrepared> prepared = preparePose(*asset);
   if (!prepared) return reportFailure(o.file, prepared.error());

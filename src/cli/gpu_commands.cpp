@@ -5,6 +5,7 @@
 #ifdef HAVE_morphkit_vk
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "bench_file.h"
 #include "command.h"
+#include "selection.h"
 #include "morphkit/gpu_bench.h"
 
 namespace morphkit::cli {
@@ -25,7 +27,7 @@ struct BenchOptions {
   uint32_t repetitions = 5;
   double max_delta_mib = 4096;
   double copy_mib = 1024;
-  int device = -1;
+  std::string device = "gpu";  // gpu | N; FILE mode also takes cpu (the CPU rows only)
   bool json = false;
   bool validation = false;
   bool skinned = true;
@@ -48,7 +50,7 @@ int runBench(const BenchOptions& o) {
     else return reportUsage("bench: unknown layout '" + name + "' (dense_f32, dense_f16, sparse)");
   }
   GpuContextOptions context_options;
-  context_options.device_index = o.device;
+  context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
   context_options.validation = o.validation;
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return reportFailure({}, context.error());
@@ -80,7 +82,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
       "bench", "ms per frame of every deformation path on FILE; without FILE, GPU throughput per delta layout against a copy kernel");
   sub->add_option("FILE", file_options->file, "a .gltf or .glb to run every path on (CPU reference, fast path at 1..N threads, "
                                               "GPU compute per layout, renderer vertex/compute path)");
-  sub->add_option("--anim", file_options->anim, "FILE: animation index or name (default: the first; rest pose when none)");
+  sub->add_option("--anim", file_options->anim, "FILE: animation index or name, or rest (default: the first; the rest pose when none)");
   sub->add_option("--frames", file_options->frames, "FILE: frames per pass, frame i at t = i * duration / N (default 30)")
       ->check(CLI::Range(1u, 100000u));
   sub->add_option("--threads", file_options->threads, "FILE: fast path at 1..N threads (default: every hardware thread)")
@@ -99,7 +101,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
   sub->add_option("--max-delta-mib", options->max_delta_mib, "skip configurations whose dense f32 deltas exceed this (default 4096)");
   sub->add_flag("!--rigid", options->skinned, "morph without skinning (the node's matrix only)");
   sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 1024, capped at the device's maxMemoryAllocationSize)");
-  sub->add_option("--device", options->device, "Vulkan device index (default: the best)");
+  addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device), a Vulkan device index, or (FILE) cpu: the CPU rows only");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");
   sub->add_flag("--json", options->json, "machine-readable output");
   sub->callback([sub, options, file_options, &exit_code] {
@@ -110,13 +112,23 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
         return;
       }
     }
+    const DeviceChoice device = parseDevice(options->device).value_or(DeviceChoice{});
     if (!file_mode) {
-      exit_code = runBench(*options);
+      exit_code = device.gpu ? runBench(*options) : reportUsage("bench: --device cpu needs FILE (the table times GPU kernels)");
       return;
+    }
+    if (!device.gpu) {
+      const bool gpu_rows = sub->count("--paths") > 0 && std::any_of(file_options->paths.begin(), file_options->paths.end(),
+                                                                      [](const std::string& p) { return p == "gpu" || p == "render"; });
+      if (gpu_rows) {
+        exit_code = reportUsage("bench: --device cpu runs the CPU rows only; --paths asks for gpu/render rows");
+        return;
+      }
+      file_options->paths = {"reference", "fast"};
     }
     file_options->json = options->json;
     file_options->validation = options->validation;
-    file_options->device = options->device;
+    file_options->device = device.index;
     if (sub->count("--repetitions") > 0) file_options->repetitions = options->repetitions;
     exit_code = runFileBench(*file_options);
   });

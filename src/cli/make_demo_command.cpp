@@ -12,6 +12,7 @@
 #include <string>
 
 #include "command.h"
+#include "output_folder.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/io.h"
@@ -48,6 +49,8 @@ const CLI::Validator kNotNegative(
     "");
 
 int run(const MakeDemoOptions& options) {
+  // The file is GLB whatever its name says: a name that says otherwise is refused rather than silently wrong.
+  if (!hasExtension(options.file, ".glb")) return reportUsage("OUT " + options.file + ": make-demo writes a binary glTF (.glb)");
   DemoOptions demo;
   demo.targets = saturate(options.targets);
   demo.vertices = saturate(options.vertices);
@@ -76,10 +79,10 @@ int run(const MakeDemoOptions& options) {
     }
     capture = std::move(*made);
   }
-  Status written = writeFileAtomic(options.file, std::span<const uint8_t>(*glb));
+  Status written = writeOutputFile(options.file, std::span<const uint8_t>(*glb));
   if (!written) return reportFailure(options.file, written.error());
   if (!options.no_capture) {
-    if (Status s = writeFileAtomic(capture_path, capture); !s) {
+    if (Status s = writeOutputFile(capture_path, capture); !s) {
       std::error_code ec;
       std::filesystem::remove(options.file, ec);
       return reportFailure(capture_path, s.error());

@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 
+#include "morphkit/io.h"
+
 #include <algorithm>
 #include <cctype>
 #include <system_error>
@@ -18,7 +20,50 @@ bool isFrameName(std::string_view name) {
   return std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
+// Creates the missing folders above `file`; returns the outermost one it created (empty: none).
+Expected<std::filesystem::path> createParentFolders(const std::filesystem::path& file) {
+  const std::filesystem::path parent = file.parent_path();
+  if (parent.empty()) return std::filesystem::path();
+  std::filesystem::path outermost;
+  std::error_code ec;
+  for (std::filesystem::path p = parent; !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+    outermost = p;
+    if (p == p.parent_path()) break;
+  }
+  std::filesystem::create_directories(parent, ec);
+  if (ec) return fail(Error::kIo, "cannot create the folder: " + ec.message());
+  return outermost;
+}
+
+template <typename Bytes>
+Status writeOutput(const std::filesystem::path& file, Bytes bytes) {
+  Expected<std::filesystem::path> created = createParentFolders(file);
+  if (!created) return created.error();
+  Status written = writeFileAtomic(file, bytes);
+  if (written) return written;
+  if (!created->empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(*created, ec);
+  }
+  // writeFileAtomic's message starts with the path, which the CLI's error line already names.
+  Failure failure = written.error();
+  if (const std::string prefix = file.string() + ": "; failure.message.starts_with(prefix)) failure.message.erase(0, prefix.size());
+  return failure;
+}
+
 }  // namespace
+
+Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes) { return writeOutput(file, bytes); }
+Status writeOutputFile(const std::filesystem::path& file, std::string_view text) { return writeOutput(file, text); }
+
+bool hasExtension(const std::filesystem::path& path, std::string_view ext) {
+  const std::string actual = path.extension().string();
+  if (actual.size() != ext.size()) return false;
+  for (size_t i = 0; i < ext.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(actual[i])) != std::tolower(static_cast<unsigned char>(ext[i]))) return false;
+  }
+  return true;
+}
 
 std::string frameFileName(uint32_t frame) { return fmt::format("frame_{:04d}.png", frame); }
 

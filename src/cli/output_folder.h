@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -25,5 +26,13 @@ bool isRenderOutputName(std::string_view name);
 // Creates `dir` when missing; then applies `policy` to what it holds. Fails (kIo) when the folder cannot be
 // created or listed, or (kInvalidArgument) for kRefuse and a non-empty folder, naming what it found.
 Status prepareOutputFolder(const std::filesystem::path& dir, ExistingOutput policy);
+
+// An output file (--out nodir/p.obj): writeFileAtomic after creating the folders it goes into. When the write
+// fails, the folders this call created are removed again, so a failure leaves nothing behind.
+Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes);
+Status writeOutputFile(const std::filesystem::path& file, std::string_view text);
+
+// True when `path`'s extension is `ext` (".glb"), ignoring ASCII case.
+bool hasExtension(const std::filesystem::path& path, std::string_view ext);
 
 }  // namespace morphkit::cli

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "command.h"
+#include "output_folder.h"
+#include "selection.h"
 #include "weight_options.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
@@ -46,9 +48,9 @@ struct PoseCommandOptions {
   bool json = false;
   bool allow_external_paths = false;
   bool keep_skin_weights = false;
-  std::string device = "cpu";    // cpu | gpu
+  std::string device = "cpu";    // cpu | gpu | N (a Vulkan device index)
   bool compare = false;          // run both, print the largest differences
-  int gpu_index = -1;            // --gpu N
+  int gpu_index = -1;            // the deprecated --gpu N
   std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | sparse
   float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
   BudgetFlags budget;
@@ -224,7 +226,7 @@ int writeArrayOutput(const std::string& out, const PoseArrays& arrays, const std
     bytes = encodeNpz(entries);
   }
   if (!bytes) return reportFailure(out, bytes.error());
-  Status written = writeFileAtomic(out, std::span<const uint8_t>(*bytes));
+  Status written = writeOutputFile(out, std::span<const uint8_t>(*bytes));
   return written ? 0 : reportFailure(out, written.error());
 }
 
@@ -233,20 +235,20 @@ int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases
                     const Asset& asset) {
   const std::string ext = lowerExtension(out);
   if (ext == ".json") {
-    Status written = writeFileAtomic(out, writePoseJson(cases, model));
+    Status written = writeOutputFile(out, writePoseJson(cases, model));
     return written ? 0 : reportFailure(out, written.error());
   }
   if (cases.size() != 1) {
     return reportUsage(fmt::format("--out {}: {} holds one pose; give a single --time (or use .json)", out, ext));
   }
   if (ext == ".obj") {
-    Status written = writeFileAtomic(out, writePoseObj(cases[0], &asset));
+    Status written = writeOutputFile(out, writePoseObj(cases[0], &asset));
     return written ? 0 : reportFailure(out, written.error());
   }
   if (ext == ".glb") {
     Expected<std::vector<uint8_t>> glb = posedGlb(cases[0], asset);
     if (!glb) return reportFailure(out, glb.error());
-    Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb));
+    Status written = writeOutputFile(out, std::span<const uint8_t>(*glb));
     return written ? 0 : reportFailure(out, written.error());
   }
   return reportUsage(fmt::format("--out {}: unknown format (use .json, .obj, .glb, .npy or .npz)", out));
@@ -304,7 +306,8 @@ Status poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options
 Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options, uint32_t animation,
                  const std::vector<double>& times, const WeightInputs& weights, const FrameSink& sink) {
   GpuContextOptions context_options;
-  context_options.device_index = options.gpu_index;
+  const std::optional<DeviceChoice> device = parseDevice(options.device);
+  context_options.device_index = device && device->index >= 0 ? device->index : options.gpu_index;
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return context.error();
   std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(*context, [](VulkanContext* c) { destroyVulkanContext(c); });
@@ -376,29 +379,10 @@ int run(const PoseCommandOptions& options) {
   Expected<Asset> asset = loadAsset(options.file, load);
   if (!asset) return reportFailure(options.file, asset.error());
 
-  uint32_t animation = kNone;
-  if (!options.anim.empty()) {
-    const bool digits = std::all_of(options.anim.begin(), options.anim.end(), [](unsigned char c) { return std::isdigit(c); });
-    if (digits && options.anim.size() < 10) {
-      animation = uint32_t(std::stoul(options.anim));
-      if (animation >= asset->animations.size()) {
-        return reportFailure(options.file, fail(Error::kInvalidArgument, "--anim " + options.anim + ": the file has " +
-                                                                             std::to_string(asset->animations.size()) +
-                                                                             " animation(s)"));
-      }
-    } else {
-      for (uint32_t a = 0; a < asset->animations.size(); ++a) {
-        if (asset->animations[a].name == options.anim) {
-          animation = a;
-          break;
-        }
-      }
-      if (animation == kNone) {
-        return reportFailure(options.file,
-                             fail(Error::kInvalidArgument, "--anim \"" + options.anim + "\": no animation of that name"));
-      }
-    }
-  }
+  // pose samples given instants: without --anim, the rest pose (docs/CLI.md, "The default animation").
+  Expected<uint32_t> found = findAnimation(*asset, options.anim, kNone);
+  if (!found) return reportFailure(options.file, found.error());
+  const uint32_t animation = *found;
   Expected<std::vector<double>> parsed_times = parseTimes(options.times);
   if (!parsed_times) {  // a malformed option value: a usage error, like CLI11's own checks
     return reportUsage(parsed_times.error().message);
@@ -429,8 +413,9 @@ int run(const PoseCommandOptions& options) {
       return Ok{};
     };
   };
-  const bool gpu = options.device == "gpu" || options.compare;
-  if (options.device == "cpu" || options.compare) {
+  const bool on_gpu = parseDevice(options.device).value_or(DeviceChoice{}).gpu;
+  const bool gpu = on_gpu || options.compare;
+  if (!on_gpu || options.compare) {
     if (Status s = poseOnCpu(*prepared, options, animation, times, weights.inputs(), collect(cpu_cases, arrays_out && !gpu)); !s) {
       return reportFailure(options.file, s.error());
     }
@@ -470,7 +455,7 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
   sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--anim", options->anim, "animation index or name (default: none, the rest pose)");
+  sub->add_option("--anim", options->anim, "animation index or name, or rest (default: the rest pose)");
   sub->add_option("--time", options->times,
                   "time(s) in seconds, or A:B:STEP (A, A+STEP, ... < B); repeat or comma-separate for several (default 0)")
       ->expected(1)
@@ -487,16 +472,24 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
   sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
                 "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
-  sub->add_option("--device", options->device, "cpu (default) or gpu (Vulkan compute; same output)")
-      ->check(CLI::IsMember({"cpu", "gpu"}));
+  addDeviceOption(sub, options->device, "cpu (default), gpu (Vulkan compute, the best device; same output) or a Vulkan device index");
   sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
-  sub->add_option("--gpu", options->gpu_index, "Vulkan device index (default: discrete > integrated > CPU)");
+  auto* gpu_index = sub->add_option("--gpu", options->gpu_index, "deprecated: use --device N")->group("");
   sub->add_option("--layout", options->layout, "GPU delta layout: auto, dense, f16 or sparse")
       ->check(CLI::IsMember({"auto", "dense", "f16", "sparse"}));
   sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
   addBudgetOptions(sub, options->budget);
   addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
-  sub->callback([options, &exit_code] { exit_code = run(*options); });
+  sub->callback([gpu_index, options, &exit_code] {
+    if (gpu_index->count() > 0) {
+      if (parseDevice(options->device).value_or(DeviceChoice{}).index >= 0) {
+        exit_code = reportUsage("--gpu: give the device once, as --device N");
+        return;
+      }
+      reportWarning(fmt::format("--gpu {0} is deprecated; use --device {0}", options->gpu_index));
+    }
+    exit_code = run(*options);
+  });
 }});
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "command.h"
+#include "selection.h"
 #include "weight_options.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
@@ -61,7 +62,7 @@ struct RenderCommandOptions {
   bool allow_external_paths = false;
   bool no_prepass = false;
   bool validation = false;
-  int device = -1;
+  std::string device = "gpu";  // gpu | N; cpu is a usage error (rendering needs Vulkan)
   bool json = false;
   bool force = false;   // clear morphkit's outputs in --out first
   bool resume = false;  // keep frames already in --out, render the rest
@@ -137,25 +138,12 @@ int run(const RenderCommandOptions& o) {
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
 
-  // Animation: index or name; default the first one.
-  uint32_t animation = kNone;
-  if (!o.anim.empty()) {
-    uint32_t index = 0;
-    if (parseUint(o.anim, index)) {
-      if (index >= asset->animations.size()) {
-        return reportFailure(o.file, fail(Error::kInvalidArgument, "animations[" + o.anim + "]: no such animation (the asset has " +
-                                                                       std::to_string(asset->animations.size()) + ")"));
-      }
-      animation = index;
-    } else {
-      for (uint32_t a = 0; a < asset->animations.size(); ++a) {
-        if (asset->animations[a].name == o.anim) animation = a;
-      }
-      if (animation == kNone) return reportFailure(o.file, fail(Error::kInvalidArgument, "animations: none is named \"" + o.anim + "\""));
-    }
-  } else if (!asset->animations.empty() && o.weights.csv.empty()) {
-    animation = 0;  // a capture plays on the rest pose unless --anim names an animation too
-  }
+  // render plays a clip: without --anim, the first animation (the rest pose when there is none, and under a
+  // capture, which plays on the rest pose unless --anim names an animation too; docs/CLI.md).
+  const uint32_t fallback = asset->animations.empty() || !o.weights.csv.empty() ? kNone : 0u;
+  Expected<uint32_t> found = findAnimation(*asset, o.anim, fallback);
+  if (!found) return reportFailure(o.file, found.error());
+  const uint32_t animation = *found;
   LoadedWeights weights;
   if (int code = loadWeights(*asset, o.file, o.weights, weights); code != 0) return code;
   const WeightInputs weight_inputs = weights.inputs();
@@ -196,6 +184,10 @@ int run(const RenderCommandOptions& o) {
     if (!explicit_camera) return reportUsage("--camera " + o.camera + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
   }
 
+  // --out is a folder: a file's extension there is a mistake (`--out clip.mp4` would make a folder of that name).
+  for (const char* ext : {".png", ".mp4", ".gif", ".jpg", ".webm"}) {
+    if (hasExtension(o.out, ext)) return reportUsage("--out " + o.out + ": render writes a folder of frames (and animation.mp4 in it)");
+  }
   const std::filesystem::path out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render") : std::filesystem::path(o.out);
   const ExistingOutput policy = o.force ? ExistingOutput::kForce : o.resume ? ExistingOutput::kResume : ExistingOutput::kRefuse;
   if (Status s = prepareOutputFolder(out_dir, policy); !s) return reportFailure(out_dir, s.error());
@@ -212,7 +204,7 @@ int run(const RenderCommandOptions& o) {
   if (missing > 0) {
     GpuContextOptions context_options;
     context_options.validation = o.validation;
-    context_options.device_index = o.device;
+    context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
     Expected<VulkanContext*> context = createVulkanContext(context_options);
     if (!context) return reportFailure({}, context.error());
     context_owner.reset(*context);
@@ -377,7 +369,7 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RenderCommandOptions>();
   CLI::App* sub = app.add_subcommand("render", "Render an animation headlessly (Vulkan) to PNG frames, a contact sheet and an MP4");
   sub->add_option("FILE", options->file, "the .gltf or .glb file")->required();
-  sub->add_option("--anim", options->anim, "animation index or name (default: the first; rest pose when none)");
+  sub->add_option("--anim", options->anim, "animation index or name, or rest (default: the first; the rest pose when none)");
   sub->add_option("--fps", options->fps, "frames per second")->capture_default_str();
   auto* duration = sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)")
                        ->check(CLI::NonNegativeNumber);
@@ -400,10 +392,16 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
   sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
   sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");
-  sub->add_option("--device", options->device, "Vulkan device index (default: the best)");
+  addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device) or a Vulkan device index");
   sub->add_flag("--json", options->json, "print the summary as one JSON object");
   addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
-  sub->callback([options, &exit_code] { exit_code = run(*options); });
+  sub->callback([options, &exit_code] {
+    if (!parseDevice(options->device).value_or(DeviceChoice{}).gpu) {
+      exit_code = reportUsage("--device cpu: render draws with Vulkan; give gpu or a device index");
+      return;
+    }
+    exit_code = run(*options);
+  });
 }});
 
 }  // namespace

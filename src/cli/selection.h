@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// The options every command spells the same way (docs/CLI.md, "Conventions"): --device cpu|gpu|N and
+// --anim N|NAME|rest, parsed and resolved once here.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "morphkit/error.h"
+#include "morphkit/gltf.h"
+
+namespace morphkit::cli {
+
+// --device: "cpu", "gpu" (the best Vulkan device: discrete > integrated > CPU) or a Vulkan device index N.
+struct DeviceChoice {
+  bool gpu = false;
+  int index = -1;  // the Vulkan device index; -1: the best
+};
+std::optional<DeviceChoice> parseDevice(std::string_view text);
+
+// Adds --device with its validator (a malformed value is a CLI11 parse error: exit 2).
+CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::string& help);
+
+// --anim N|NAME|rest on `asset`: an index; a name, exact or, when exactly one animation matches, ignoring ASCII
+// case; "rest" (when no animation is so named): the rest pose (kNone). Empty `text`: `fallback`.
+// An unknown or ambiguous name, or an index out of range, fails naming the animations the file has.
+Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, uint32_t fallback);
+
+}  // namespace morphkit::cli
