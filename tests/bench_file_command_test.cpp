@@ -38,7 +38,7 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
   simdjson::dom::element root;
   ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
   EXPECT_EQ(uint64_t(root["vertices"]), 8383u);
-  EXPECT_EQ(uint64_t(root["max_targets"]), 52u);
+  EXPECT_EQ(uint64_t(root["maxTargets"]), 52u);
   EXPECT_EQ(uint64_t(root["frames"]), 2u);
   EXPECT_EQ(std::string_view(root["animation"]["name"]), "Talk");
   EXPECT_EQ(uint64_t(root["animation"]["index"]), 2u);
@@ -54,19 +54,19 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
     if (row["layout"].get(layout) == simdjson::SUCCESS) key += "/" + std::string(layout);
     std::string_view skipped;
     EXPECT_NE(row["skipped"].get(skipped), simdjson::SUCCESS) << key << ": " << skipped;
-    const double ms = row["ms_per_frame"];
+    const double ms = row["msPerFrame"];
     EXPECT_TRUE(std::isfinite(ms) && ms > 0.0) << key;
     EXPECT_TRUE(seen.insert(key).second) << "duplicate row " << key;
     // GPU rows carry the dispatch / render-pass time (lavapipe has timestamps), CPU rows none.
     const bool gpu = key.rfind("gpu", 0) == 0 || key.rfind("render", 0) == 0;
     double gpu_ms = 0;
     if (gpu) {
-      ASSERT_EQ(row["gpu_ms_per_frame"].get(gpu_ms), simdjson::SUCCESS) << key;
+      ASSERT_EQ(row["gpuMsPerFrame"].get(gpu_ms), simdjson::SUCCESS) << key;
       EXPECT_GT(gpu_ms, 0.0) << key;
     } else {
-      EXPECT_TRUE(row["gpu_ms_per_frame"].is_null()) << key;
+      EXPECT_TRUE(row["gpuMsPerFrame"].is_null()) << key;
     }
-    EXPECT_GT(double(row["speedup_vs_reference"]), 0.0) << key;
+    EXPECT_GT(double(row["speedupVsReference"]), 0.0) << key;
   }
   const std::set<std::string> expected = {"reference/1",   "fast/1",       "fast/2",        "gpu/dense_f32",
                                           "gpu/dense_f16", "gpu/sparse",   "render_vertex", "render_compute"};

@@ -60,8 +60,8 @@ TEST(RenderCommand, RendersFramesAContactSheetAndJson) {
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "frames/frame_0003.png"));
   EXPECT_NE(run.out.find("\"frames\":3"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("\"morph_path\":\"vertex\""), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("\"gpu_ms_per_frame\":"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\"morphPath\":\"vertex\""), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\"gpuMsPerFrame\":"), std::string::npos) << run.out;
   // Consecutive frames of an animation differ (the mouth moves).
   auto a = decodePng(*readFile(dir / "frames/frame_0000.png"));
   auto c = decodePng(*readFile(dir / "frames/frame_0002.png"));

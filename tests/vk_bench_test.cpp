@@ -43,7 +43,7 @@ TEST_F(VulkanTest, BenchRunsEveryVariant) {
   EXPECT_NE(table.find("dense_f16"), std::string::npos);
   EXPECT_NE(table.find("skipped"), std::string::npos);
   const std::string json = gpuBenchJson(*report);
-  EXPECT_NE(json.find("\"percent_of_copy\""), std::string::npos);
+  EXPECT_NE(json.find("\"percentOfCopy\""), std::string::npos);
 }
 
 // --rigid: the same rows without a joint palette (the kernel's transform branch), clean under validation.

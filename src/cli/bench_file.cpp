@@ -268,8 +268,8 @@ int runFileBench(const FileBenchOptions& o) {
       w.beginObject().field("index", *animation).field("name", anim_name).field("duration", duration).endObject();
     }
     w.field("frames", o.frames).field("repetitions", std::max(o.repetitions, 1u));
-    w.field("vertices", vertices).field("primitives", uint64_t(prepared->instances.size())).field("max_targets", max_targets);
-    w.field("hardware_threads", hardware);
+    w.field("vertices", vertices).field("primitives", uint64_t(prepared->instances.size())).field("maxTargets", max_targets);
+    w.field("hardwareThreads", hardware);
     w.key("device");
     if (device.name.empty()) {
       w.null();
@@ -285,7 +285,7 @@ int runFileBench(const FileBenchOptions& o) {
       if (!r.skipped.empty()) {
         w.field("skipped", r.skipped);
       } else {
-        w.field("ms_per_frame", r.ms).field("gpu_ms_per_frame", r.gpu_ms).field("speedup_vs_reference", reference_ms / r.ms);
+        w.field("msPerFrame", r.ms).field("gpuMsPerFrame", r.gpu_ms).field("speedupVsReference", reference_ms / r.ms);
       }
       w.endObject();
     }

@@ -182,7 +182,7 @@ std::string gpuBenchJson(const GpuBenchReport& r, bool pretty) {
   w.field("name", r.device.name);
   w.field("type", gpuDeviceTypeName(r.device.type));
   w.field("driver", r.device.driver);
-  w.field("storage_16bit", r.device.storage_16bit);
+  w.field("storage16bit", r.device.storage_16bit);
   w.endObject();
   w.key("copy").beginObject();
   w.field("bytes", uint64_t(r.copy_bytes));
@@ -202,7 +202,7 @@ std::string gpuBenchJson(const GpuBenchReport& r, bool pretty) {
       w.field("microseconds", row.microseconds);
       w.field("bytes", uint64_t(row.bytes));
       w.field("gbps", row.gbps);
-      w.field("percent_of_copy", row.percent_of_copy);
+      w.field("percentOfCopy", row.percent_of_copy);
     }
     w.endObject();
   }
