@@ -2,8 +2,10 @@
 // The conventions docs/CLI.md promises for every command: one error line `morphkit: error: ...`, exit 2 for a
 // usage error and 1 for a bad input, CLI11's own parse errors included.
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,7 +14,9 @@
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gpu.h"
+#include "morphkit/gltf.h"
 #include "morphkit/io.h"
+#include "morphkit/pose.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -65,7 +69,7 @@ TEST(CliConventions, ParseErrorsAreOneLineWithThePrefixAndExitTwo) {
   auto dir = test::scratchDir();
   writeDemo(dir);
   for (const char* args : {"pose", "pose demo.glb --nosuch", "pose demo.glb --scene", "pose demo.glb --scene abc",
-                           "pose demo.glb --cpu-path slow", "inspect demo.glb extra", "--nosuch",
+                           "pose demo.glb --cpu-path slow", "--nosuch",
                            "make-demo out.glb --targets abc"}) {
     SCOPED_TRACE(args);
     CliRun run = morphkit(dir, args);
@@ -251,6 +255,86 @@ TEST(CliConventions, OutputFoldersAreCreatedAndContradictingExtensionsRefused) {
     expectUsage(morphkit(dir, args));
   }
   for (const char* name : {"face.gltf", "face", "newdir", "clip.mp4"}) EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
+}
+
+// inspect takes several files (JSON: an array of the single-file objects, a failing file an {file, error} entry).
+TEST(CliConventions, InspectTakesSeveralFiles) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  writeDemo(dir, "other.glb");
+  CliRun one = morphkit(dir, "inspect demo.glb --json");
+  CliRun two = morphkit(dir, "inspect other.glb --json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  CliRun both = morphkit(dir, "inspect demo.glb other.glb --json");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  ASSERT_FALSE(one.out.empty());
+  EXPECT_EQ(both.out, "[\n" + one.out.substr(0, one.out.size() - 1) + ",\n" + two.out + "]\n");
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(both.out).get(root), simdjson::SUCCESS);
+  EXPECT_EQ(simdjson::dom::array(root).size(), 2u);
+
+  CliRun missing = morphkit(dir, "inspect demo.glb missing.glb --json");
+  expectBadInput(missing);
+  ASSERT_EQ(parser.parse(missing.out).get(root), simdjson::SUCCESS) << missing.out;
+  std::string_view error;
+  EXPECT_EQ(root.at(1)["error"].get(error), simdjson::SUCCESS) << missing.out;
+  CliRun table = morphkit(dir, "inspect demo.glb missing.glb other.glb");
+  EXPECT_EQ(table.exit_code, 1);
+  EXPECT_NE(table.out.find("other.glb"), std::string::npos) << table.out;  // the files after a failure still run
+}
+
+// inspect --json: materials, images, node names and the rest-pose bounds of the default scene.
+TEST(CliConventions, InspectJsonHasMaterialsImagesNodeNamesAndRestBounds) {
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  CliRun run = morphkit(dir, "inspect demo.glb --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS);
+  auto asset = loadAsset(dir / "demo.glb");
+  ASSERT_TRUE(asset.ok());
+  simdjson::dom::array names = root["nodeNames"];
+  ASSERT_EQ(names.size(), asset->nodes.size());
+  for (size_t i = 0; i < asset->nodes.size(); ++i) EXPECT_EQ(std::string_view(names.at(i)), asset->nodes[i].name);
+  simdjson::dom::array materials = root["materials"];
+  ASSERT_EQ(materials.size(), asset->materials.size());
+  EXPECT_EQ(std::string_view(materials.at(0)["name"]), "Skin");
+  EXPECT_EQ(std::string_view(materials.at(0)["alphaMode"]), "OPAQUE");
+  EXPECT_EQ(simdjson::dom::array(root["images"]).size(), asset->images.size());
+  // The bounds are the rest pose's, as pose computes it.
+  auto pose = poseAsset(*asset, kNone, PoseOptions{});
+  ASSERT_TRUE(pose.ok());
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (const PosedPrimitive& m : pose->meshes) {
+    for (size_t i = 0; i < m.positions.size(); ++i) {
+      lo[i % 3] = std::min(lo[i % 3], double(m.positions[i]));
+      hi[i % 3] = std::max(hi[i % 3], double(m.positions[i]));
+    }
+  }
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_FLOAT_EQ(float(double(root["bounds"]["min"].at(k))), float(lo[k])) << k;
+    EXPECT_FLOAT_EQ(float(double(root["bounds"]["max"].at(k))), float(hi[k])) << k;
+    EXPECT_LT(lo[k], hi[k]);
+  }
+}
+
+// The table groups quantized targets into one line per attribute and lists the target names.
+TEST(CliConventions, InspectTableGroupsQuantizedTargetsAndListsNames) {
+  MORPHKIT_REQUIRE_SHARED();
+  auto dir = test::scratchDir();
+  const std::string file = (test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52_quantized.glb").string();
+  CliRun run = morphkit(dir, "inspect '" + file + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.find("targets[1]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("quantized targets 0-51 POSITION: i16 normalized (52 targets)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("quantized targets 0-51 NORMAL: i8 normalized (52 targets)"), std::string::npos) << run.out;
+  auto asset = loadAsset(file);
+  ASSERT_TRUE(asset.ok());
+  ASSERT_EQ(asset->meshes[0].target_names.size(), 52u);
+  for (const std::string& name : asset->meshes[0].target_names) EXPECT_NE(run.out.find(" " + name), std::string::npos) << name;
+  EXPECT_NE(run.out.find("target names:"), std::string::npos) << run.out;
 }
 
 }  // namespace

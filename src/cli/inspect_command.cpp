@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `morphkit inspect FILE [--json]`: what a glTF file holds, as far as morphing and skinning care. The data comes
+// `morphkit inspect FILE... [--json]`: what glTF files hold, as far as morphing and skinning care. The data comes
 // from morphkit/inspect.h (the same builder as the Python package's Asset.info()).
 #include <fmt/core.h>
 
@@ -12,10 +12,57 @@
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
 #include "morphkit/inspect.h"
+#include "morphkit/json_writer.h"
 #include "morphkit/text.h"
 
 namespace morphkit::cli {
 namespace {
+
+// "0-3,7,9-51": target indices as ranges.
+std::string indexRanges(const std::vector<size_t>& indices) {
+  std::string text;
+  for (size_t i = 0; i < indices.size();) {
+    size_t j = i;
+    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
+    text += (text.empty() ? "" : ",") + (j == i ? std::to_string(indices[i]) : fmt::format("{}-{}", indices[i], indices[j]));
+    i = j + 1;
+  }
+  return text;
+}
+
+// Sparse and quantized morph-target accessors, one line per (attribute, encoding) instead of one per target:
+// "targets 0-51 POSITION: i16 normalized (52 targets)". The base attributes' lines stay as they are.
+void printTargetEncodings(const Asset& asset, const Primitive& primitive) {
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> sparse, quantized;
+  for (size_t t = 0; t < primitive.targets.size(); ++t) {
+    for (const Attribute& attribute : primitive.targets[t].attributes) {
+      const Accessor& a = asset.accessors[attribute.accessor];
+      const auto key = std::make_pair(printable(attribute.name), accessorEncoding(a));
+      if (a.has_sparse) sparse[key].push_back(t);
+      if (a.component_type != ComponentType::kFloat) quantized[key].push_back(t);
+    }
+  }
+  for (const auto& [label, groups] : {std::pair{"sparse   ", &sparse}, std::pair{"quantized", &quantized}}) {
+    for (const auto& [key, targets] : *groups) {
+      fmt::print("{:<14} {} targets {} {}: {} ({} target{})\n", "", label, indexRanges(targets), key.first, key.second,
+                 targets.size(), targets.size() == 1 ? "" : "s");
+    }
+  }
+}
+
+// "target names: jawOpen, eyeBlinkLeft, ..." wrapped at about 100 columns.
+void printTargetNames(const Mesh& mesh) {
+  std::string line = fmt::format("{:<14} target names:", "");
+  for (size_t t = 0; t < mesh.target_names.size(); ++t) {
+    const std::string name = fmt::format(" {}{}", printable(mesh.target_names[t], 64), t + 1 < mesh.target_names.size() ? "," : "");
+    if (line.size() + name.size() > 110) {
+      fmt::print("{}\n", line);
+      line = std::string(28, ' ');
+    }
+    line += name;
+  }
+  fmt::print("{}\n", line);
+}
 
 void writeTable(const Asset& asset, const std::filesystem::path& file) {
   fmt::print("{}  (generator: {})\n", shown(file.string(), 1024), asset.generator.empty() ? "-" : shown(asset.generator, kPrintableMaxBytes));
@@ -46,18 +93,23 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
       for (const auto& [moved, targets] : groups) {
         fmt::print("{:<14} {} target(s) move {}\n", "", targets.size(), moved);
       }
-      for (const auto& line : s.sparse) fmt::print("{:<14} sparse    {}\n", "", shown(line));
+      for (const auto& line : s.sparse) {
+        if (!line.starts_with("targets[")) fmt::print("{:<14} sparse    {}\n", "", shown(line));
+      }
       if (s.has_f16) {
         fmt::print("{:<14} f16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "", s.f16_position,
                    s.f16_normal, s.f16_tangent, s.f16_overflow ? " (OVERFLOW: f16 unusable)" : "");
       }
-      for (const auto& line : s.quantized) fmt::print("{:<14} quantized {}\n", "", shown(line));
+      for (const auto& line : s.quantized) {
+        if (!line.starts_with("targets[")) fmt::print("{:<14} quantized {}\n", "", shown(line));
+      }
+      printTargetEncodings(asset, primitive);
       if (s.skin_weights.rescaled > 0) {
         fmt::print("{:<14} skin weights: {} vertices rescaled to sum 1 (worst sum {:.6g}, {} all-zero)\n", "",
                    s.skin_weights.rescaled, s.skin_weights.worst_sum, s.skin_weights.zero);
       }
     }
-    if (!mesh.target_names.empty()) fmt::print("{:<14} target names: {} given\n", "", mesh.target_names.size());
+    if (!mesh.target_names.empty()) printTargetNames(mesh);
   }
   bool ktx2_heading = false;
   for (size_t t = 0; t < asset.textures.size(); ++t) {
@@ -90,16 +142,49 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
 }
 
 struct InspectOptions {
-  std::string file;
+  std::vector<std::string> files;
   bool json = false;
   bool allow_external_paths = false;
   BudgetFlags budget;
 };
 
+// Every file in turn: a failing one is its error line (and, with --json and several files, an entry
+// {"file", "error"}); the others are still reported; exit 1 when any failed. One file: one JSON object; several:
+// an array in the order given.
+int inspectFiles(const InspectOptions& options) {
+  LoadOptions load;
+  load.allow_external_paths = options.allow_external_paths;
+  load.budget = options.budget.budget();
+  const bool array = options.files.size() > 1;
+  int code = 0;
+  if (options.json && array) fmt::print("[\n");
+  for (size_t i = 0; i < options.files.size(); ++i) {
+    const std::string& file = options.files[i];
+    Expected<Asset> asset = loadAsset(file, load);
+    if (!asset) code = reportFailure(file, asset.error());
+    if (options.json) {
+      std::string entry;
+      if (asset) {
+        entry = inspectJson(*asset, file);
+      } else if (array) {
+        JsonWriter json(true);
+        json.beginObject().field("file", std::string_view(file)).field("error", asset.error().message).endObject();
+        entry = json.str();
+      }
+      if (!entry.empty()) fmt::print("{}{}\n", entry, array && i + 1 < options.files.size() ? "," : "");
+    } else if (asset) {
+      if (i > 0) fmt::print("\n");
+      writeTable(*asset, file);
+    }
+  }
+  if (options.json && array) fmt::print("]\n");
+  return code;
+}
+
 const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* sub = app.add_subcommand("inspect", "Show meshes, morph targets, skins and animations of a glTF file");
-  sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
+  sub->add_option("FILE", options->files, "one or more .gltf or .glb files")->required();
   sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
   sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
   std::string extensions;
@@ -107,18 +192,7 @@ const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
   sub->footer("Supported glTF extensions (docs/CLI.md says what each does): " + extensions +
               ". Other extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and ignored.");
   addBudgetOptions(sub, options->budget);
-  sub->callback([options, &exit_code] {
-    LoadOptions load;
-    load.allow_external_paths = options->allow_external_paths;
-    load.budget = options->budget.budget();
-    auto asset = loadAsset(options->file, load);
-    if (!asset) {
-      exit_code = reportFailure(options->file, asset.error());
-      return;
-    }
-    if (options->json) fmt::print("{}\n", inspectJson(*asset, options->file));
-    else writeTable(*asset, options->file);
-  });
+  sub->callback([options, &exit_code] { exit_code = inspectFiles(*options); });
 }});
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "morphkit/animation.h"
 #include "morphkit/gpu_layout.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/pose.h"
 #include "morphkit/primitive.h"
 
 namespace morphkit {
@@ -67,6 +68,32 @@ void writeAttribute(JsonWriter& json, const Asset& asset, const Attribute& attri
   json.beginObject().field("name", attribute.name).field("type", accessorTypeName(a.type));
   json.field("componentType", componentTypeName(a.component_type)).field("normalized", a.normalized);
   json.field("sparse", a.has_sparse).field("count", a.count).endObject();
+}
+
+const char* alphaModeName(AlphaMode mode) {
+  return mode == AlphaMode::kMask ? "MASK" : mode == AlphaMode::kBlend ? "BLEND" : "OPAQUE";  // glTF 2.0 §5.19
+}
+
+void textureIndex(JsonWriter& json, const char* key, const TextureRef& ref) {
+  json.key(key);
+  if (ref.texture == kNone) json.null(); else json.value(ref.texture);
+}
+
+// The default scene's world-space bounds at rest (node TRS, default weights, skinned as bound), or nothing when
+// it has no vertices or cannot be posed (glTF 2.0 §3.5.2: the rest pose is the nodes' own transforms).
+bool restBounds(const Asset& asset, float lo[3], float hi[3]) {
+  Expected<PoseResult> pose = poseAsset(asset, kNone, PoseOptions{});
+  if (!pose) return false;
+  bool any = false;
+  for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
+  for (const PosedPrimitive& m : pose->meshes) {
+    for (size_t i = 0; i < m.positions.size(); ++i) {
+      lo[i % 3] = std::min(lo[i % 3], m.positions[i]);
+      hi[i % 3] = std::max(hi[i % 3], m.positions[i]);
+      any = true;
+    }
+  }
+  return any;
 }
 
 }  // namespace
@@ -160,6 +187,16 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
   json.key("notes").array(std::span<const std::string>(asset.notes));
   json.field("scenes", uint32_t(asset.scenes.size()));
   json.field("nodes", uint32_t(asset.nodes.size()));
+  json.key("nodeNames").beginArray();
+  for (const Node& node : asset.nodes) json.value(std::string_view(node.name));
+  json.endArray();
+  float lo[3], hi[3];
+  json.key("bounds");
+  if (restBounds(asset, lo, hi)) {
+    json.beginObject().key("min").array(std::span<const float>(lo, 3)).key("max").array(std::span<const float>(hi, 3)).endObject();
+  } else {
+    json.null();
+  }
   json.key("meshes").beginArray();
   std::vector<std::string> warnings;
   PrimitiveSummaryCache summaries;
@@ -212,6 +249,31 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     json.field("inverseBindMatrices", skin.inverse_bind_matrices != kNone);
     json.key("skeleton");
     if (skin.skeleton == kNone) json.null(); else json.value(skin.skeleton);
+    json.endObject();
+  }
+  json.endArray();
+  json.key("materials").beginArray();
+  for (size_t i = 0; i < asset.materials.size(); ++i) {
+    const Material& material = asset.materials[i];
+    json.beginObject().field("index", uint32_t(i)).field("name", material.name);
+    json.key("baseColorFactor").array(std::span<const float>(material.base_color_factor, 4));
+    textureIndex(json, "baseColorTexture", material.base_color_texture);
+    json.field("metallicFactor", material.metallic_factor).field("roughnessFactor", material.roughness_factor);
+    textureIndex(json, "metallicRoughnessTexture", material.metallic_roughness_texture);
+    textureIndex(json, "normalTexture", material.normal_texture);
+    textureIndex(json, "occlusionTexture", material.occlusion_texture);
+    textureIndex(json, "emissiveTexture", material.emissive_texture);
+    json.field("alphaMode", alphaModeName(material.alpha_mode)).field("doubleSided", material.double_sided).endObject();
+  }
+  json.endArray();
+  json.key("images").beginArray();
+  for (size_t i = 0; i < asset.images.size(); ++i) {
+    const Image& image = asset.images[i];
+    json.beginObject().field("index", uint32_t(i)).field("name", image.name).field("mimeType", image.mime_type);
+    // A data: URI is the image itself: its size, not its bytes.
+    json.field("uri", image.uri.starts_with("data:") ? "data: (" + std::to_string(image.uri.size()) + " bytes)" : image.uri);
+    json.key("bufferView");
+    if (image.buffer_view == kNone) json.null(); else json.value(image.buffer_view);
     json.endObject();
   }
   json.endArray();
