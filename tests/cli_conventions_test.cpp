@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -335,6 +336,24 @@ TEST(CliConventions, InspectTableGroupsQuantizedTargetsAndListsNames) {
   ASSERT_EQ(asset->meshes[0].target_names.size(), 52u);
   for (const std::string& name : asset->meshes[0].target_names) EXPECT_NE(run.out.find(" " + name), std::string::npos) << name;
   EXPECT_NE(run.out.find("target names:"), std::string::npos) << run.out;
+}
+
+// A failed step is exit 1 even after other outputs were written: render when ffmpeg fails.
+TEST(CliConventions, RenderFailsWhenFfmpegFails) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  std::filesystem::create_directories(dir / "bin");
+  std::ofstream(dir / "bin/ffmpeg") << "#!/bin/sh\nexit 1\n";
+  std::filesystem::permissions(dir / "bin/ffmpeg", std::filesystem::perms::owner_all);
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", ((dir / "bin").string() + ":" + path).c_str(), 1);
+  CliRun run = morphkit(dir, "render demo.glb --frames 0:2 --size 8x8 --out r");
+  setenv("PATH", path.c_str(), 1);
+  expectBadInput(run);
+  EXPECT_NE(run.err.find("ffmpeg failed"), std::string::npos) << run.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "r/frame_0001.png"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r/animation.mp4"));
 }
 
 }  // namespace

@@ -305,11 +305,12 @@ int run(const RenderCommandOptions& o) {
                     std::to_string(first), "-i", (out_dir / "frame_%04d.png").string(), "-frames:v", std::to_string(frame_count),
                     "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", tmp.string()})) {
       std::filesystem::rename(tmp, mp4, mp4_ec);
-      if (!mp4_ec) video = mp4.string();
-      else video_note = "could not rename the video: " + mp4_ec.message();
+      if (mp4_ec) return reportFailure(mp4, fail(Error::kIo, "cannot rename the video into place: " + mp4_ec.message()));
+      video = mp4.string();
     } else {
+      // A failed operation like any other (exit 1): the frames and the contact sheet stay, the video is not there.
       std::filesystem::remove(tmp, mp4_ec);
-      video_note = "ffmpeg failed: no video";
+      return reportFailure(mp4, fail(Error::kIo, "ffmpeg failed to encode the frames (they are written; --no-video skips the video)"));
     }
   }
   for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
