@@ -100,6 +100,9 @@ void destroyBatchWorker(BatchWorker* worker);  // null is fine
 // Runs one task; never fails as a whole: a failure is recorded in the result's `error` (and files the task wrote
 // before failing stay, complete, for a resume). The done-marker is written last, only on success.
 BatchTaskResult runBatchTask(BatchWorker& worker, const BatchJob& job, const BatchTask& task, std::string_view worker_name);
+// A result that names `task` (id, asset, animation, frame range) and `worker_name`, with nothing done yet: where
+// runBatchTask starts, and what a front end reports for a task that never returned (a killed worker).
+BatchTaskResult batchTaskResultFor(const BatchTask& task, std::string_view worker_name);
 
 // The manifest: {"job": {...}, "tasks": [result, ...] in plan order, "summary": {tasks, failed, skipped,
 // frames, rendered, outputs, seconds}}. Written by writeBatchManifest to job.out / job.manifest.

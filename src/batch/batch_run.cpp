@@ -324,8 +324,7 @@ Status writeFrames(BatchWorker& w, const BatchJob& job, const BatchTask& task, c
 
 }  // namespace
 
-BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTask& task, std::string_view worker_name) {
-  const auto start = std::chrono::steady_clock::now();
+BatchTaskResult batchTaskResultFor(const BatchTask& task, std::string_view worker_name) {
   BatchTaskResult result;
   result.id = task.id;
   result.asset = task.asset;
@@ -335,6 +334,12 @@ BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTas
   result.first = task.first;
   result.last = task.last;
   result.worker = std::string(worker_name);
+  return result;
+}
+
+BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTask& task, std::string_view worker_name) {
+  const auto start = std::chrono::steady_clock::now();
+  BatchTaskResult result = batchTaskResultFor(task, worker_name);
   if (!task.error.empty()) {
     result.error = task.error;
     return result;

@@ -61,15 +61,7 @@ void addBatchBindings(py::module_& m) {
   m.def("_batch_failed_result", [](const std::string& task_json, const std::string& worker_name, const std::string& message) {
     BatchJob job;
     BatchTask task = take(parseBatchTaskJson(task_json, &job), "task");
-    BatchTaskResult result;
-    result.id = task.id;
-    result.asset = task.asset;
-    result.asset_key = task.asset_key;
-    result.animation = task.animation;
-    result.animation_key = task.animation_key;
-    result.first = task.first;
-    result.last = task.last;
-    result.worker = worker_name;
+    BatchTaskResult result = batchTaskResultFor(task, worker_name);
     result.error = message;
     return batchTaskResultJson(result);
   }, py::arg("task_json"), py::arg("worker"), py::arg("message"), "The result JSON of a task that never returned.");
