@@ -391,25 +391,6 @@ struct MorphFile {
   }
 };
 
-bool haveGpu(std::string* why) {
-  Expected<VulkanContext*> context = createVulkanContext();
-  if (!context) {
-    *why = context.error().message;
-    return false;
-  }
-  destroyVulkanContext(*context);
-  return true;
-}
-
-#define REQUIRE_GPU_FOR_CLI()                                                            \
-  do {                                                                                   \
-    std::string why;                                                                     \
-    if (!haveGpu(&why)) {                                                                \
-      if (test::runningInCi()) FAIL() << "CI=true but no Vulkan device: " << why;        \
-      GTEST_SKIP() << why << " (MORPHKIT_REQUIRE_GPU)";                                  \
-    }                                                                                    \
-  } while (0)
-
 // One error line naming the file, nothing on stdout, nothing written.
 void expectOneErrorLine(const test::CliRun& r, const std::string& file, const std::vector<std::string>& fragments) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -510,7 +491,7 @@ TEST(HostileNonFinite, NanKeyframesAreRefusedTheSameWayOnEveryPath) {
 }
 
 TEST(HostileNonFinite, FiniteWeightsThatOverflowNeverReachAnOutputFile) {
-  REQUIRE_GPU_FOR_CLI();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
   fs::path dir = test::scratchDir();
   MorphFile file;
   file.weights = {3e38f, 3e38f};  // finite, but 3e38 x delta 10 is not

@@ -28,26 +28,6 @@ int runCli(const std::string& args, std::string* output = nullptr) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// Skips without a Vulkan device on a user's machine; fails with CI=true.
-bool haveGpu(std::string* why) {
-  Expected<VulkanContext*> context = createVulkanContext();
-  if (!context) {
-    *why = context.error().message;
-    return false;
-  }
-  destroyVulkanContext(*context);
-  return true;
-}
-
-#define REQUIRE_GPU_FOR_CLI()                                                  \
-  do {                                                                         \
-    std::string why;                                                           \
-    if (!haveGpu(&why)) {                                                      \
-      if (test::runningInCi()) FAIL() << "CI=true but no Vulkan device: " << why; \
-      GTEST_SKIP() << why << " (MORPHKIT_REQUIRE_GPU)";                        \
-    }                                                                          \
-  } while (0)
-
 std::vector<double> numbers(simdjson::dom::element array) {
   std::vector<double> out;
   for (auto v : array.get_array()) out.push_back(v.get_double());
@@ -56,7 +36,7 @@ std::vector<double> numbers(simdjson::dom::element array) {
 
 TEST(PoseGpuCommand, GpuJsonMatchesCpuJson) {
   MORPHKIT_REQUIRE_SHARED();
-  REQUIRE_GPU_FOR_CLI();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto dir = test::scratchDir();
   const auto model = test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52_sparse.glb";
   const std::string common = model.string() + " --anim 0 --time 0.3,1.1";
@@ -90,7 +70,7 @@ TEST(PoseGpuCommand, GpuJsonMatchesCpuJson) {
 
 TEST(PoseGpuCommand, CompareReportsEachAttribute) {
   MORPHKIT_REQUIRE_SHARED();
-  REQUIRE_GPU_FOR_CLI();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto model = test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf";
   std::string output;
   ASSERT_EQ(runCli("pose " + model.string() + " --anim 0 --time 1.0 --compare", &output), 0) << output;
