@@ -3,20 +3,29 @@
 #include "morphkit/math.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace morphkit {
 
-Mat4 operator*(const Mat4& a, const Mat4& b) {
-  Mat4 r;
+namespace {
+
+// Column-major 4×4 product, accumulated in the matrices' own precision (float for Mat4, double for DMat4).
+template <class M>
+M multiply(const M& a, const M& b) {
+  M r;
   for (int col = 0; col < 4; ++col) {
     for (int row = 0; row < 4; ++row) {
-      float sum = 0.0f;
+      std::remove_cvref_t<decltype(a(0, 0))> sum = 0;
       for (int k = 0; k < 4; ++k) sum += a(row, k) * b(k, col);
       r(row, col) = sum;
     }
   }
   return r;
 }
+
+}  // namespace
+
+Mat4 operator*(const Mat4& a, const Mat4& b) { return multiply(a, b); }
 
 std::vector<DMat4> toDouble(std::span<const Mat4> matrices) { return std::vector<DMat4>(matrices.begin(), matrices.end()); }
 
@@ -33,17 +42,7 @@ std::vector<Mat4> toFloat(std::span<const DMat4> matrices) {
   return out;
 }
 
-DMat4 operator*(const DMat4& a, const DMat4& b) {
-  DMat4 r;
-  for (int col = 0; col < 4; ++col) {
-    for (int row = 0; row < 4; ++row) {
-      double sum = 0.0;
-      for (int k = 0; k < 4; ++k) sum += a(row, k) * b(k, col);
-      r(row, col) = sum;
-    }
-  }
-  return r;
-}
+DMat4 operator*(const DMat4& a, const DMat4& b) { return multiply(a, b); }
 
 DMat4 composeTRSDouble(DVec3 t, DQuat q, DVec3 s) {
   const double x = q.x, y = q.y, z = q.z, w = q.w;
