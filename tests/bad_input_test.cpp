@@ -486,6 +486,64 @@ TEST(BadUri, PathsEscapingTheAssetFolder) {
   ASSERT_LOADED(loadJson(withUri(absolute), dir, allow));
 }
 
+// An image URI goes through the buffers' URI code under the same LoadOptions: the loader reads the image (render
+// never opens a file), refuses the same URIs with the same error, and allow_external_paths opens both alike.
+TEST(BadUri, ImageUrisFollowTheBufferRules) {
+  auto root = test::scratchDir();
+  auto dir = root / "asset";
+  std::filesystem::create_directories(dir / "sub");
+  const std::vector<uint8_t> outside = {1, 2, 3, 4}, inside = {5, 6, 7, 8};
+  test::writeBytes(root / "outside.bin", outside);
+  test::writeBytes(dir / "inside.bin", inside);
+  std::filesystem::create_symlink(root / "outside.bin", dir / "link.bin");
+  auto withBuffer = [](const std::string& uri) {
+    return gltfJson("\"buffers\":[{\"byteLength\":4,\"uri\":\"" + uri + "\"}]");
+  };
+  auto withImage = [](const std::string& uri) { return gltfJson("\"images\":[{\"uri\":\"" + uri + "\"}]"); };
+  auto afterPrefix = [](const std::string& message, const std::string& prefix) {
+    return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : "(no prefix '" + prefix + "') " + message;
+  };
+  const std::string absolute = (root / "outside.bin").string();
+  for (const std::string& uri : {absolute, std::string("../outside.bin"), std::string("%2e%2e/outside.bin"),
+                                 std::string("sub/../../outside.bin"), std::string("link.bin"),
+                                 std::string("file:///etc/passwd"), std::string("bad%zzescape.bin")}) {
+    SCOPED_TRACE(uri);
+    Expected<Asset> buffer = loadJson(withBuffer(uri), dir);
+    Expected<Asset> image = loadJson(withImage(uri), dir);
+    ASSERT_FALSE(buffer.ok());
+    ASSERT_FALSE(image.ok());
+    EXPECT_STREQ(errorName(image.error().code), errorName(buffer.error().code));
+    EXPECT_EQ(afterPrefix(image.error().message, "images[0].uri: "), afterPrefix(buffer.error().message, "buffers[0].uri: "));
+  }
+  // Inside the folder: read by the loader.
+  Expected<Asset> asset = loadJson(withImage("sub/../inside.bin"), dir);
+  ASSERT_LOADED(asset);
+  EXPECT_EQ(asset->images[0].data, inside);
+  Expected<std::span<const uint8_t>> bytes = imageBytes(*asset, 0);
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  EXPECT_EQ(std::vector<uint8_t>(bytes->begin(), bytes->end()), inside);
+  // Allowed on request, for both alike.
+  LoadOptions allow;
+  allow.allow_external_paths = true;
+  for (const std::string& uri : {absolute, std::string("../outside.bin"), std::string("link.bin")}) {
+    SCOPED_TRACE(uri);
+    ASSERT_LOADED(loadJson(withBuffer(uri), dir, allow));
+    Expected<Asset> allowed = loadJson(withImage(uri), dir, allow);
+    ASSERT_LOADED(allowed);
+    EXPECT_EQ(allowed->images[0].data, outside);
+  }
+  // A missing file or a bad data: URI is not a load error (only a renderer reads images): imageBytes names it.
+  Expected<Asset> missing = loadJson(withImage("missing.png"), dir);
+  ASSERT_LOADED(missing);
+  EXPECT_FAILURE(imageBytes(*missing, 0), Error::kInvalidArgument, "images[0]", "missing.png");
+  Expected<Asset> bad = loadJson(withImage("data:image/png;base64,AA!A"), dir);
+  ASSERT_LOADED(bad);
+  EXPECT_FAILURE(imageBytes(*bad, 0), Error::kInvalidArgument, "images[0]", "base64");
+  Expected<Asset> data = loadJson(withImage("data:image/png;base64,AQIDBA=="), dir);
+  ASSERT_LOADED(data);
+  EXPECT_EQ(data->images[0].data, outside);
+}
+
 TEST(BadUri, MissingFileAndBadDataUri) {
   auto dir = test::scratchDir();
   EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[{\"byteLength\":4,\"uri\":\"missing.bin\"}]"), dir), Error::kFileNotFound,

@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "morphkit/error.h"
 #include "morphkit/math.h"
 
 namespace morphkit {
@@ -206,6 +208,14 @@ struct Image {
   std::string uri;               // relative file, "data:" URI, or empty when buffer_view is set
   std::string mime_type;
   uint32_t buffer_view = kNone;
+  // The bytes of a `uri` image, resolved by the loader with the same URI rules and LoadOptions as buffers
+  // (glTF 2.0 §3.8.3, §2.8): a data: URI decoded, or the file read inside the asset's folder. No later layer opens
+  // a file. Empty for a bufferView image (imageBytes reads the view) and for assets built in code.
+  std::vector<uint8_t> data;
+  // Why `data` could not be filled (missing file, bad base64): not a load error, since an image only matters to a
+  // renderer, which warns and draws the materials using it with their factors. A URI leaving the asset's folder
+  // *is* a load error, as for buffers.
+  std::string data_error;
 };
 
 struct Sampler {
@@ -249,6 +259,9 @@ struct Asset {
 // True when images[image] is a KTX2 container (mimeType image/ktx2, or a .ktx2 URI): KHR_texture_basisu data,
 // which needs a Basis Universal transcoder to draw.
 bool isKtx2Image(const Asset& asset, uint32_t image);
+// The encoded bytes of images[image] (PNG, JPEG, ...): its bufferView's bytes or the loader-resolved Image::data.
+// Fails (kInvalidArgument, "images[i]: ...") for an index out of range, an image with neither, or data_error.
+Expected<std::span<const uint8_t>> imageBytes(const Asset& asset, uint32_t image);
 
 // The accessor index of attribute `name`, or kNone.
 uint32_t findAttribute(const std::vector<Attribute>& attributes, std::string_view name);

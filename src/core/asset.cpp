@@ -44,6 +44,25 @@ bool isKtx2Image(const Asset& asset, uint32_t image) {
   return uri.size() >= 5 && uri.compare(uri.size() - 5, 5, ".ktx2") == 0 && uri.rfind("data:", 0) != 0;
 }
 
+Expected<std::span<const uint8_t>> imageBytes(const Asset& asset, uint32_t index) {
+  const std::string where = "images[" + std::to_string(index) + "]";
+  if (index >= asset.images.size()) return fail(Error::kInvalidArgument, where + ": no such image");
+  const Image& image = asset.images[index];
+  if (image.buffer_view != kNone) {
+    // Validation keeps the view inside its buffer's byteLength (glTF 2.0 §3.6.1); the bytes present may still be
+    // fewer (an EXT_meshopt_compression fallback buffer holds none), so they are checked here.
+    const BufferView& view = asset.buffer_views[image.buffer_view];
+    const std::vector<uint8_t>& data = asset.buffers[view.buffer].data;
+    if (view.byte_offset > data.size() || view.byte_length > data.size() - view.byte_offset) {
+      return fail(Error::kInvalidArgument, where + ": bufferView " + std::to_string(image.buffer_view) + " has no bytes");
+    }
+    return std::span<const uint8_t>(data.data() + view.byte_offset, view.byte_length);
+  }
+  if (!image.data_error.empty()) return fail(Error::kInvalidArgument, where + ": " + image.data_error);
+  if (image.data.empty()) return fail(Error::kInvalidArgument, where + ": no uri and no bufferView");
+  return std::span<const uint8_t>(image.data);
+}
+
 uint32_t textureCoordinateSet(const TextureRef& ref) {
   return ref.has_transform && ref.transform.texcoord != kNone ? ref.transform.texcoord : ref.texcoord;
 }

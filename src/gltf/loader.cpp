@@ -606,11 +606,28 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::
     }
     buffer.data.resize(buffer.byte_length);  // never read past the declared length
   }
-  for (size_t i = 0; i < asset.images.size(); ++i) {  // images load later, but refuse escaping URIs now
-    const Image& image = asset.images[i];
-    if (image.uri.empty() || isDataUri(image.uri)) continue;
+  return Ok{};
+}
+
+// Fills Image::data for every `uri` image with the buffers' rules and options (glTF 2.0 §3.8.3: an image is a
+// bufferView or a URI), so that no later layer opens a file. A URI that is refused (outside the folder, a scheme,
+// a bad %-escape) fails the load as a buffer's does; a missing file or bad base64 only sets data_error, since the
+// image matters to a renderer alone, which warns and draws with the material's factors.
+Status resolveImages(Asset& asset, const LoadOptions& options) {
+  for (size_t i = 0; i < asset.images.size(); ++i) {
+    Image& image = asset.images[i];
+    if (image.uri.empty()) continue;
+    if (isDataUri(image.uri)) {
+      auto decoded = decodeDataUri(image.uri);
+      if (decoded) image.data = std::move(decoded.value());
+      else image.data_error = decoded.error().message;
+      continue;
+    }
     auto path = resolveUri(image.uri, asset.base_dir, options.allow_external_paths);
     if (!path) return fail(path.error().code, "images[" + std::to_string(i) + "].uri: " + path.error().message);
+    auto bytes = readFile(*path, options.max_buffer_bytes);
+    if (bytes) image.data = std::move(bytes.value());
+    else image.data_error = quote(image.uri) + ": " + bytes.error().message;
   }
   return Ok{};
 }
@@ -685,6 +702,7 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
   }
   const std::vector<uint8_t> placeholders = meshoptPlaceholders(asset, compressed, is_glb && glb.has_bin);
   MORPHKIT_TRY(resolveBuffers(asset, is_glb ? &glb : nullptr, gltf_parser.data_uris, options, placeholders));
+  MORPHKIT_TRY(resolveImages(asset, options));
   // The budget (morphkit/budget.h) before decompression too: what the accessors will decode to is known from
   // the JSON, so an over-budget file is refused before its compressed streams are expanded. (Uncompressed files
   // meet it inside validateAsset, after the structural rules, whose messages are more precise.)

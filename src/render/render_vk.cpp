@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Images for the renderer: creation, upload through a staging buffer, image URIs.
+// Images for the renderer: creation, upload through a staging buffer.
 #include "render_vk.h"
 
 #include <cstring>
-#include <filesystem>
-
-#include "morphkit/io.h"
 
 namespace morphkit {
 
@@ -109,82 +106,6 @@ void destroyRenderImage(VulkanContext& context, RenderImage& image) {
   if (image.image) vkDestroyImage(context.device, image.image, nullptr);
   if (image.memory) vkFreeMemory(context.device, image.memory, nullptr);
   image = RenderImage{};
-}
-
-namespace {
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-int base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
-
-}  // namespace
-
-Expected<std::vector<uint8_t>> readImageUri(const Asset& asset, const std::string& uri, const std::string& where) {
-  if (uri.rfind("data:", 0) == 0) {
-    const size_t comma = uri.find(',');
-    if (comma == std::string::npos || uri.substr(0, comma).find(";base64") == std::string::npos) {
-      return fail(Error::kInvalidGltf, where + ": data URI is not base64");
-    }
-    std::vector<uint8_t> out;
-    uint32_t bits = 0;
-    int count = 0;
-    for (size_t i = comma + 1; i < uri.size(); ++i) {
-      if (uri[i] == '=') break;
-      const int v = base64Value(uri[i]);
-      if (v < 0) return fail(Error::kInvalidGltf, where + ": invalid base64 character");
-      bits = (bits << 6) | uint32_t(v);
-      if (++count == 4) {
-        out.push_back(uint8_t(bits >> 16));
-        out.push_back(uint8_t(bits >> 8));
-        out.push_back(uint8_t(bits));
-        bits = 0;
-        count = 0;
-      }
-    }
-    if (count == 2) out.push_back(uint8_t(bits >> 4));
-    if (count == 3) {
-      out.push_back(uint8_t(bits >> 10));
-      out.push_back(uint8_t(bits >> 2));
-    }
-    return out;
-  }
-  if (uri.empty()) return fail(Error::kInvalidGltf, where + ": no uri and no bufferView");
-  // glTF 2.0 §3.3: URIs are RFC 3986 references, percent-encoded.
-  std::string path;
-  for (size_t i = 0; i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size() && hexValue(uri[i + 1]) >= 0 && hexValue(uri[i + 2]) >= 0) {
-      path += char(hexValue(uri[i + 1]) * 16 + hexValue(uri[i + 2]));
-      i += 2;
-    } else {
-      path += uri[i];
-    }
-  }
-  if (path.find("://") != std::string::npos) return fail(Error::kUnsupportedExtension, where + ": remote URI " + uri);
-  const std::filesystem::path relative(path);
-  if (relative.is_absolute()) return fail(Error::kPathEscapesFolder, where + ": absolute path " + uri);
-  std::error_code ec;
-  const std::filesystem::path base = std::filesystem::weakly_canonical(asset.base_dir, ec);
-  const std::filesystem::path full = std::filesystem::weakly_canonical(asset.base_dir / relative, ec);
-  const std::string base_text = base.string(), full_text = full.string();
-  if (ec || full_text.compare(0, base_text.size(), base_text) != 0 ||
-      (full_text.size() > base_text.size() && full_text[base_text.size()] != '/' && base_text.back() != '/')) {
-    return fail(Error::kPathEscapesFolder, where + ": " + uri + " points outside the asset's folder");
-  }
-  Expected<std::vector<uint8_t>> bytes = readFile(full, size_t(256) << 20);
-  if (!bytes) return fail(bytes.error().code, where + ": " + bytes.error().message);
-  return bytes;
 }
 
 }  // namespace morphkit

@@ -31,10 +31,6 @@ Expected<RenderImage> uploadRenderImage(VulkanContext& context, uint32_t width, 
                                         const void* bytes, size_t size);
 void destroyRenderImage(VulkanContext& context, RenderImage& image);  // resets it; an empty image is fine
 
-// The bytes of an image URI: "data:...;base64,..." or a relative file inside the asset's folder (percent-decoded;
-// absolute paths and ".." components are refused unless they stay inside, as the loader's LoadOptions default).
-Expected<std::vector<uint8_t>> readImageUri(const Asset& asset, const std::string& uri, const std::string& where);
-
 // Where instance `instance` of a compute batch wrote its deformed vertices (interleaved VertexFormat).
 struct GpuBatchOutput {
   VkBuffer buffer = VK_NULL_HANDLE;

@@ -440,27 +440,13 @@ Status createSamplers(Renderer& r) {
   return Ok{};
 }
 
-// The bytes of images[index]: its bufferView, a data: URI, or a file next to the asset (never outside it).
-Expected<std::vector<uint8_t>> imageBytes(const Asset& asset, uint32_t index) {
-  const Image& image = asset.images[index];
-  const std::string where = "images[" + std::to_string(index) + "]";
-  if (image.buffer_view != kNone) {
-    const BufferView& view = asset.buffer_views[image.buffer_view];
-    const Buffer& buffer = asset.buffers[view.buffer];
-    if (view.byte_offset + view.byte_length > buffer.data.size()) return fail(Error::kInvalidGltf, where + ": bufferView out of range");
-    const uint8_t* begin = buffer.data.data() + view.byte_offset;
-    return std::vector<uint8_t>(begin, begin + view.byte_length);
-  }
-  return readImageUri(asset, image.uri, where);
-}
-
 // A decoded image as a texture; `srgb` for color data (base color, emissive: glTF 2.0 §3.9.2/§3.9.5).
 // images[index] decoded and uploaded once per (image, srgb).
 Expected<const RenderImage*> sourceImage(Renderer& r, uint32_t index, bool srgb) {
   if (index >= r.asset->images.size()) return fail(Error::kInvalidArgument, "images[" + std::to_string(index) + "]: no such image");
   RenderImage& slot = r.images[size_t(index) * 2 + (srgb ? 1 : 0)];
   if (slot.image) return &slot;
-  Expected<std::vector<uint8_t>> bytes = imageBytes(*r.asset, index);
+  Expected<std::span<const uint8_t>> bytes = imageBytes(*r.asset, index);  // resolved by the loader: no file opened here
   if (!bytes) return bytes.error();
   Expected<DecodedImage> decoded = decodeImage(*bytes);
   if (!decoded) {
