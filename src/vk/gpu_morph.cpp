@@ -7,6 +7,7 @@
 
 #include "morph_shared.h"
 #include "morphkit/gpu.h"
+#include "morphkit/gpu_interop.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -297,8 +298,15 @@ bool GpuMorphJob::validate() const {
   return true;
 }
 
-Status GpuMorphJob::run() const {
-  if (!validate()) return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the batch)");
+namespace {
+
+// Writes the job's weights, active lists and matrices into the batch's host-visible memory (only what changed).
+// The job is valid.
+void writeInstanceData(const GpuMorphJob& job) {
+  GpuBatch* batch = job.batch;
+  const std::span<const GpuInstanceState> instances = job.instances;
+  const float epsilon = job.epsilon;
+  const bool use_active_list = job.use_active_list;
   auto* dynamic = static_cast<uint8_t*>(batch->dynamic.mapped);
   auto* table = static_cast<gpu::MorphEntry*>(batch->table.mapped);
   std::vector<gpu::MorphActiveTarget> active;
@@ -344,25 +352,35 @@ Status GpuMorphJob::run() const {
     }
     inst.written = true;
   }
+}
 
-  VulkanContext& ctx = *context;
-  const uint32_t groups_x = std::min<uint32_t>(std::max(batch->total_groups, 1u), MORPH_MAX_GROUPS_X);
-  const uint32_t groups_y = (batch->total_groups + groups_x - 1) / groups_x;
+// The dispatch over every instance of the batch: bind, push constants, vkCmdDispatch (nothing when empty).
+void recordDispatch(const VulkanContext& ctx, const GpuBatch& batch, VkCommandBuffer cmd) {
+  if (batch.total_groups == 0) return;
+  const uint32_t groups_x = std::min<uint32_t>(batch.total_groups, MORPH_MAX_GROUPS_X);
+  const uint32_t groups_y = (batch.total_groups + groups_x - 1) / groups_x;
   gpu::MorphPush push{};
-  push.table_address = batch->table.address;
-  push.entry_count = uint32_t(batch->entries.size());
-  push.total_groups = batch->total_groups;
+  push.table_address = batch.table.address;
+  push.entry_count = uint32_t(batch.entries.size());
+  push.total_groups = batch.total_groups;
   push.groups_x = groups_x;
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.morph_pipeline);
+  vkCmdPushConstants(cmd, ctx.morph_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+  vkCmdDispatch(cmd, groups_x, groups_y, 1);
+}
+
+}  // namespace
+
+Status GpuMorphJob::run() const {
+  if (!validate()) return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the batch)");
+  writeInstanceData(*this);
+  VulkanContext& ctx = *context;
   Status s = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
     if (ctx.timestamps) {
       vkCmdResetQueryPool(cmd, ctx.timestamps, 0, 2);
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx.timestamps, 0);
     }
-    if (batch->total_groups > 0) {
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.morph_pipeline);
-      vkCmdPushConstants(cmd, ctx.morph_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-      vkCmdDispatch(cmd, groups_x, groups_y, 1);
-    }
+    recordDispatch(ctx, *batch, cmd);
     if (ctx.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx.timestamps, 1);
     computeWriteBarrier(ctx, cmd);
   }, "GpuMorphJob");
@@ -452,6 +470,37 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
 }  // namespace morphkit
 
 namespace morphkit {
+
+Status recordGpuMorphJob(const GpuMorphJob& job, VkCommandBuffer cmd) {
+  if (!job.validate()) return fail(Error::kInvalidArgument, "recordGpuMorphJob: invalid job (weights/matrices do not match the batch)");
+  if (cmd == VK_NULL_HANDLE) return fail(Error::kInvalidArgument, "recordGpuMorphJob: no command buffer");
+  writeInstanceData(job);
+  recordDispatch(*job.context, *job.batch, cmd);
+  return Ok{};
+}
+
+Expected<GpuOutputBuffer> gpuBatchOutput(const GpuBatch& batch, uint32_t instance) {
+  if (instance >= batch.instances.size()) {
+    return fail(Error::kInvalidArgument, "gpuBatchOutput: instance " + std::to_string(instance) + " out of range (" +
+                                             std::to_string(batch.instances.size()) + " instances)");
+  }
+  const GpuBatch::Instance& inst = batch.instances[instance];
+  const GpuPrimitiveInfo& info = inst.primitive->info;
+  auto bytes = [](uint32_t floats) { return floats == kLayoutAbsent ? kLayoutAbsent : floats * 4; };
+  GpuOutputBuffer out;
+  out.buffer = batch.output.buffer;
+  out.offset = inst.output_offset;
+  out.size = inst.output_bytes;
+  out.vertex_count = info.vertex_count;
+  out.stride = info.vertex.stride * 4;
+  out.position_offset = 0;
+  out.normal_offset = bytes(info.vertex.normal);
+  out.tangent_offset = bytes(info.vertex.tangent);
+  out.extra_offset = bytes(info.vertex.extra);
+  out.texcoord_sets = info.vertex.texcoord_sets;
+  out.color_sets = info.vertex.color_sets;
+  return out;
+}
 
 GpuBufferRange gpuBatchOutputRange(const GpuBatch& batch, uint32_t instance) {
   if (instance >= batch.instances.size()) return {};

@@ -2,6 +2,8 @@
 // poseAssetGpu: CPU animation + scene evaluation (as in src/core/pose.cpp), GPU deformation.
 #include "morphkit/gpu_pose.h"
 
+#include "morphkit/gpu_interop.h"
+
 #include <string>
 
 #include "morphkit/scene.h"
@@ -58,7 +60,17 @@ void destroyGpuPose(VulkanContext& context, GpuPose* pose) {
 
 double lastGpuPoseMicroseconds(const GpuPose& pose) { return pose.batch ? lastDispatchMicroseconds(*pose.batch) : 0.0; }
 
-Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options) {
+namespace {
+
+// One frame's inputs for the batch: the CPU frame step (the same as evaluatePose), then each instance's weights
+// and joint (or world) matrices. The GpuInstanceState spans point into `weights` and `joints_by_skin`.
+struct PoseFrame {
+  std::vector<std::vector<DMat4>> joints_by_skin;
+  std::vector<std::vector<float>> weights;
+  std::vector<GpuInstanceState> states;
+};
+
+Status evaluatePoseFrame(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame) {
   const PosePrepared& prepared = *pose.prepared;
   const Asset& asset = *prepared.asset;
   FrameRequest request;
@@ -68,36 +80,45 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
   request.weights = options.weights;
   Expected<SceneState> state = evaluateFrame(prepared, request);  // the same frame step as evaluatePose
   if (!state) return state.error();
+  frame.joints_by_skin.assign(asset.skins.size(), {});
+  std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
+  frame.weights.assign(prepared.instances.size(), {});
+  frame.states.assign(prepared.instances.size(), {});
+  for (size_t i = 0; i < prepared.instances.size(); ++i) {
+    const PosePrepared::Instance& inst = prepared.instances[i];
+    const PrimitiveData& data = prepared.primitives[inst.data];
+    frame.weights[i] = state->weights[inst.node];
+    frame.weights[i].resize(data.targets.size(), 0.0f);
+    frame.states[i].weights = frame.weights[i];
+    if (pose.skinned[i]) {
+      const uint32_t skin = asset.nodes[inst.node].skin;
+      if (!joints_ready[skin]) {
+        frame.joints_by_skin[skin] = jointMatrices(asset, *state, skin, prepared.inverse_bind[skin]);
+        joints_ready[skin] = 1;
+      }
+      frame.states[i].joint_matrices = frame.joints_by_skin[skin];  // §3.7.3: the mesh node's own transform is ignored
+    } else {
+      frame.states[i].world = state->world[inst.node];
+    }
+  }
+  return Ok{};
+}
 
+}  // namespace
+
+Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options) {
+  const PosePrepared& prepared = *pose.prepared;
+  PoseFrame frame;
+  if (Status s = evaluatePoseFrame(pose, options, frame); !s) return s.error();
   PoseResult result;
   result.scene = prepared.scene;
   result.animation = options.animation;
   result.time = options.time;
-  std::vector<std::vector<DMat4>> joints_by_skin(asset.skins.size());
-  std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
-  std::vector<std::vector<float>> weights(prepared.instances.size());
-  std::vector<GpuInstanceState> states(prepared.instances.size());
-  for (size_t i = 0; i < prepared.instances.size(); ++i) {
-    const PosePrepared::Instance& inst = prepared.instances[i];
-    const PrimitiveData& data = prepared.primitives[inst.data];
-    weights[i] = state->weights[inst.node];
-    weights[i].resize(data.targets.size(), 0.0f);
-    states[i].weights = weights[i];
-    if (pose.skinned[i]) {
-      const uint32_t skin = asset.nodes[inst.node].skin;
-      if (!joints_ready[skin]) {
-        joints_by_skin[skin] = jointMatrices(asset, *state, skin, prepared.inverse_bind[skin]);
-        joints_ready[skin] = 1;
-      }
-      states[i].joint_matrices = joints_by_skin[skin];  // §3.7.3: the mesh node's own transform is ignored
-    } else {
-      states[i].world = state->world[inst.node];
-    }
-  }
+  std::vector<std::vector<float>>& weights = frame.weights;
   GpuMorphJob job;
   job.context = &context;
   job.batch = pose.batch;
-  job.instances = states;
+  job.instances = frame.states;
   job.epsilon = options.epsilon;
   Status s = job.run();
   if (!s) return s.error();
@@ -137,6 +158,23 @@ Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, ui
   Expected<PoseResult> result = evaluateGpuPose(context, **pose, options);
   destroyGpuPose(context, *pose);
   return result;
+}
+
+Status recordGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options, VkCommandBuffer cmd) {
+  PoseFrame frame;
+  if (Status s = evaluatePoseFrame(pose, options, frame); !s) return s;
+  GpuMorphJob job;
+  job.context = &context;
+  job.batch = pose.batch;
+  job.instances = frame.states;
+  job.epsilon = options.epsilon;
+  return recordGpuMorphJob(job, cmd);  // the job's spans are read before it returns
+}
+
+uint32_t gpuPoseInstanceCount(const GpuPose& pose) { return uint32_t(pose.skinned.size()); }
+
+Expected<GpuOutputBuffer> gpuPoseOutput(const GpuPose& pose, uint32_t instance) {
+  return gpuBatchOutput(*pose.batch, instance);
 }
 
 }  // namespace morphkit

@@ -163,11 +163,15 @@ static int pinVulkanLibrary(struct dl_phdr_info* info, size_t, void*) {
 }
 #endif
 
-static void pinDriversForLeakSanitizer() {
+}  // namespace
+
+void pinDriversForLeakSanitizer() {
 #if defined(__SANITIZE_ADDRESS__)
   dl_iterate_phdr(pinVulkanLibrary, nullptr);
 #endif
 }
+
+namespace {
 
 Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& options) {
   uint32_t count = 0;
@@ -215,40 +219,8 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   }
   context.physical = chosen.device;
   context.queue_family = chosen.queue_family;
-  vkGetPhysicalDeviceProperties(context.physical, &context.properties);
-  vkGetPhysicalDeviceMemoryProperties(context.physical, &context.memory);
-
-  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
-  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &m3};
-  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
-  vkGetPhysicalDeviceProperties2(context.physical, &props2);
-  context.max_allocation = m3.maxMemoryAllocationSize;
-
-  VkPhysicalDeviceVulkan11Features have11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have11};
-  vkGetPhysicalDeviceFeatures2(context.physical, &have);
-
-  uint32_t family_count = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(context.physical, &family_count, nullptr);
-  std::vector<VkQueueFamilyProperties> families(family_count);
-  vkGetPhysicalDeviceQueueFamilyProperties(context.physical, &family_count, families.data());
-
-  GpuDeviceInfo& info = context.info;
-  info.name = context.properties.deviceName;
-  info.type = deviceType(context.properties.deviceType);
-  info.index = chosen.index;
-  info.api_version = context.properties.apiVersion;
-  info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
-  info.storage_16bit = have11.storageBuffer16BitAccess == VK_TRUE;
-  context.queue_has_graphics = (families[context.queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
-  info.timestamps = families[context.queue_family].timestampValidBits > 0 && context.properties.limits.timestampPeriod > 0;
-  info.timestamp_period_ns = context.properties.limits.timestampPeriod;
-  info.max_allocation_bytes = context.max_allocation;
-  for (uint32_t h = 0; h < context.memory.memoryHeapCount; ++h) {
-    if (context.memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
-      info.device_local_bytes = std::max<uint64_t>(info.device_local_bytes, context.memory.memoryHeaps[h].size);
-    }
-  }
+  describeDevice(context, chosen.index);
+  const GpuDeviceInfo& info = context.info;
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -268,6 +240,49 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateDevice", r);
   vkGetDeviceQueue(context.device, context.queue_family, 0, &context.queue);
 
+  return createContextObjects(context);
+}
+
+}  // namespace
+
+void describeDevice(VulkanContext& context, uint32_t index) {
+  vkGetPhysicalDeviceProperties(context.physical, &context.properties);
+  vkGetPhysicalDeviceMemoryProperties(context.physical, &context.memory);
+  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &m3};
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
+  vkGetPhysicalDeviceProperties2(context.physical, &props2);
+  context.max_allocation = m3.maxMemoryAllocationSize;
+
+  VkPhysicalDeviceVulkan11Features have11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have11};
+  vkGetPhysicalDeviceFeatures2(context.physical, &have);
+
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physical, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physical, &family_count, families.data());
+
+  GpuDeviceInfo& info = context.info;
+  info.name = context.properties.deviceName;
+  info.type = deviceType(context.properties.deviceType);
+  info.index = index;
+  info.api_version = context.properties.apiVersion;
+  info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  info.storage_16bit = have11.storageBuffer16BitAccess == VK_TRUE;
+  context.queue_has_graphics = (families[context.queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
+  info.timestamps = families[context.queue_family].timestampValidBits > 0 && context.properties.limits.timestampPeriod > 0;
+  info.timestamp_period_ns = context.properties.limits.timestampPeriod;
+  info.max_allocation_bytes = context.max_allocation;
+  for (uint32_t h = 0; h < context.memory.memoryHeapCount; ++h) {
+    if (context.memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
+      info.device_local_bytes = std::max<uint64_t>(info.device_local_bytes, context.memory.memoryHeaps[h].size);
+    }
+  }
+}
+
+Status createContextObjects(VulkanContext& context) {
+  VkResult r = VK_SUCCESS;
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = context.queue_family;
@@ -282,7 +297,7 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   r = vkCreateFence(context.device, &fence_info, nullptr, &context.fence);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateFence", r);
-  if (info.timestamps) {
+  if (context.info.timestamps) {
     VkQueryPoolCreateInfo query_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
     query_info.queryCount = 2;
@@ -290,7 +305,7 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
     if (r != VK_SUCCESS) return vulkanFailure("vkCreateQueryPool", r);
   }
 
-  Status s = info.storage_16bit
+  Status s = context.info.storage_16bit
                  ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
                                          sizeof(gpu::MorphPush), context.morph_layout, context.morph_pipeline)
                  : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush),
@@ -299,8 +314,6 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   return createComputePipeline(context, gpu::spirv::kCopy, sizeof(gpu::spirv::kCopy), sizeof(gpu::CopyPush),
                                context.copy_layout, context.copy_pipeline);
 }
-
-}  // namespace
 
 const char* vkResultName(VkResult result) {
   switch (result) {
@@ -424,7 +437,9 @@ Expected<VulkanContext*> createVulkanContext(const GpuContextOptions& options) {
 void destroyVulkanContext(VulkanContext* context, std::vector<std::string>* final_messages) {
   if (!context) return;
   if (context->device) {
-    vkDeviceWaitIdle(context->device);
+    // A caller's device may be busy on other queues (and vkDeviceWaitIdle would need all of them externally
+    // synchronized): the caller waits for morphkit's work itself (morphkit/gpu_interop.h).
+    if (context->owns_device) vkDeviceWaitIdle(context->device);
     vkDestroyPipeline(context->device, context->copy_pipeline, nullptr);
     vkDestroyPipelineLayout(context->device, context->copy_layout, nullptr);
     vkDestroyPipeline(context->device, context->morph_pipeline, nullptr);
@@ -432,14 +447,14 @@ void destroyVulkanContext(VulkanContext* context, std::vector<std::string>* fina
     vkDestroyQueryPool(context->device, context->timestamps, nullptr);
     vkDestroyFence(context->device, context->fence, nullptr);
     vkDestroyCommandPool(context->device, context->command_pool, nullptr);  // frees the command buffer
-    vkDestroyDevice(context->device, nullptr);
+    if (context->owns_device) vkDestroyDevice(context->device, nullptr);
   }
   if (context->messenger) {
     auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(context->instance, "vkDestroyDebugUtilsMessengerEXT"));
     if (destroy) destroy(context->instance, context->messenger, nullptr);
   }
-  if (context->instance) vkDestroyInstance(context->instance, nullptr);
+  if (context->instance && context->owns_device) vkDestroyInstance(context->instance, nullptr);
   if (final_messages) *final_messages = std::move(context->messages);
   delete context;
 }

@@ -16,6 +16,7 @@
 namespace morphkit {
 
 struct VulkanContext {
+  bool owns_device = true;  // false: the caller's instance and device (createVulkanContextFromDevice)
   VkInstance instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
@@ -39,6 +40,14 @@ struct VulkanContext {
   std::mutex messages_mutex;  // the messenger may be called from driver threads
   std::vector<std::string> messages;
 };
+
+// Fills context.properties, memory, max_allocation, queue_has_graphics and info from context.physical and
+// context.queue_family (`index`: the device's place in vkEnumeratePhysicalDevices order).
+void describeDevice(VulkanContext& context, uint32_t index);
+// Creates what the context owns on context.device: command pool + buffer, fence, timestamp pool, pipelines.
+Status createContextObjects(VulkanContext& context);
+// Sanitizer builds: keeps the loaded Vulkan drivers and layers from being unloaded (see vk_context.cpp).
+void pinDriversForLeakSanitizer();
 
 // "<where>: <VkResult name>" with the code mapped: OUT_OF_*_MEMORY → kOutOfMemory, DEVICE_LOST → kDeviceLost.
 Failure vulkanFailure(const std::string& where, VkResult result);

@@ -10,6 +10,7 @@
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
+#include "morphkit/gpu_interop.h"  // the one public header with <vulkan/vulkan.h>: Vulkan::Vulkan comes with morphkit::vk
 #include "morphkit/node_material.h"
 #include "morphkit/render.h"
 
@@ -33,6 +34,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "no Vulkan device: %s\n", context.error().message.c_str());
     return ci && std::strcmp(ci, "true") == 0 ? 1 : 0;
   }
+  // The engine-interop door links too: a context on the device this context created (not destroyed by it).
+  morphkit::GpuExternalDevice borrowed;
+  borrowed.queue_family_index = 99;
+  if (morphkit::createVulkanContextFromDevice(borrowed)) return std::fprintf(stderr, "null handles accepted\n"), 1;
+  if (morphkit::gpuOutputSync().dst_stage != VK_PIPELINE_STAGE_VERTEX_INPUT_BIT) return 1;
   morphkit::RenderOptions render_options;
   render_options.width = 32;
   render_options.height = 24;
