@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// Render targets and passes: the offscreen color/depth/shadow images, the three render passes (shadow map, depth
+// prepass, color) with their framebuffers, the readback buffer honoring row pitch, the frame's uniforms (camera
+// and light) and the recording of one frame's passes.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "renderer_state.h"
+
+namespace morphkit {
+
+namespace rs = render;
+
+namespace {
+
+constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_SRGB;  // hardware sRGB encode on store
+constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
+
+Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderTargets& t) {
+  {  // shadow: depth only, sampled afterwards
+    VkAttachmentDescription a{0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                              VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+                              VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub{};
+    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    sub.pDepthStencilAttachment = &ref;
+    VkSubpassDependency deps[2] = {
+        {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+         VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT, 0,
+         VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, 0},
+        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+         VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, 0}};
+    VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    info.attachmentCount = 1;
+    info.pAttachments = &a;
+    info.subpassCount = 1;
+    info.pSubpasses = &sub;
+    info.dependencyCount = 2;
+    info.pDependencies = deps;
+    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.shadow_pass), "vkCreateRenderPass(shadow)"); !s) return s;
+  }
+  const VkPipelineStageFlags tests = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  const VkAccessFlags depth_rw = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  if (options.depth_prepass) {
+    VkAttachmentDescription a{0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                              VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+                              VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub{};
+    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    sub.pDepthStencilAttachment = &ref;
+    VkSubpassDependency deps[2] = {{VK_SUBPASS_EXTERNAL, 0, tests, tests, depth_rw, depth_rw, 0},
+                                   {0, VK_SUBPASS_EXTERNAL, tests, tests, depth_rw, depth_rw, 0}};
+    VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    info.attachmentCount = 1;
+    info.pAttachments = &a;
+    info.subpassCount = 1;
+    info.pSubpasses = &sub;
+    info.dependencyCount = 2;
+    info.pDependencies = deps;
+    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.depth_pass), "vkCreateRenderPass(depth)"); !s) return s;
+  }
+  {
+    VkAttachmentDescription a[2] = {
+        {0, kColorFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
+        {0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT,
+         options.depth_prepass ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+         options.depth_prepass ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED,
+         VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL}};
+    VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub{};
+    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    sub.colorAttachmentCount = 1;
+    sub.pColorAttachments = &color_ref;
+    sub.pDepthStencilAttachment = &depth_ref;
+    VkSubpassDependency deps[2] = {
+        {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
+         VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | depth_rw, 0},
+        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests, VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
+         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+         VK_ACCESS_TRANSFER_READ_BIT | depth_rw, 0}};
+    VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    info.attachmentCount = 2;
+    info.pAttachments = a;
+    info.subpassCount = 1;
+    info.pSubpasses = &sub;
+    info.dependencyCount = 2;
+    info.pDependencies = deps;
+    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.color_pass), "vkCreateRenderPass(color)"); !s) return s;
+  }
+  return Ok{};
+}
+
+Status createFramebuffer(VkDevice device, VkRenderPass pass, std::initializer_list<VkImageView> views, uint32_t w, uint32_t h,
+                         VkFramebuffer& out) {
+  VkFramebufferCreateInfo info{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+  info.renderPass = pass;
+  info.attachmentCount = uint32_t(views.size());
+  info.pAttachments = views.begin();
+  info.width = w;
+  info.height = h;
+  info.layers = 1;
+  return checkVk(vkCreateFramebuffer(device, &info, nullptr, &out), "vkCreateFramebuffer");
+}
+
+}  // namespace
+
+Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTargets& t) {
+  Expected<RenderImage> color = createRenderImage(ctx, o.width, o.height, kColorFormat,
+                                                  VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                                  VK_IMAGE_ASPECT_COLOR_BIT);
+  if (!color) return color.error();
+  t.color = *color;
+  Expected<RenderImage> depth = createRenderImage(ctx, o.width, o.height, kDepthFormat,
+                                                  VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
+  if (!depth) return depth.error();
+  t.depth = *depth;
+  t.shadow_size = o.shadows ? o.shadow_size : 1;
+  Expected<RenderImage> shadow = createRenderImage(ctx, t.shadow_size, t.shadow_size, kDepthFormat,
+                                                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                                                   VK_IMAGE_ASPECT_DEPTH_BIT);
+  if (!shadow) return shadow.error();
+  t.shadow = *shadow;
+  // Readback rows padded to 256 bytes: the copy honours an explicit row pitch (bufferRowLength) and the CPU
+  // side de-pitches, the same code path as a driver-chosen pitch.
+  t.row_pitch = (o.width * 4 + 255) / 256 * 256;
+  Expected<GpuBuffer> readback = createBuffer(ctx, VkDeviceSize(t.row_pitch) * o.height, MemoryUse::kReadback);
+  if (!readback) return readback.error();
+  t.readback = *readback;
+  if (Status s = createRenderPasses(ctx.device, o, t); !s) return s;
+  if (Status s = createFramebuffer(ctx.device, t.shadow_pass, {t.shadow.view}, t.shadow_size, t.shadow_size, t.shadow_fb); !s) return s;
+  if (o.depth_prepass) {
+    if (Status s = createFramebuffer(ctx.device, t.depth_pass, {t.depth.view}, o.width, o.height, t.depth_fb); !s) return s;
+  }
+  if (Status s = createFramebuffer(ctx.device, t.color_pass, {t.color.view, t.depth.view}, o.width, o.height, t.color_fb); !s) return s;
+
+  VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  info.magFilter = info.minFilter = VK_FILTER_LINEAR;
+  info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  info.addressModeU = info.addressModeV = info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
+  info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE;
+  info.compareEnable = VK_TRUE;
+  info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  info.maxLod = 0.0f;
+  if (Status s = checkVk(vkCreateSampler(ctx.device, &info, nullptr, &t.shadow_sampler), "vkCreateSampler(shadow)"); !s) return s;
+  if (ctx.info.timestamps) {
+    VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    q.queryCount = 2;
+    if (Status s = checkVk(vkCreateQueryPool(ctx.device, &q, nullptr, &t.queries), "vkCreateQueryPool"); !s) return s;
+  }
+  return Ok{};
+}
+
+
+void destroyRenderTargets(VulkanContext& ctx, RenderTargets& t) {
+  VkDevice device = ctx.device;
+  vkDestroyQueryPool(device, t.queries, nullptr);
+  vkDestroySampler(device, t.shadow_sampler, nullptr);
+  vkDestroyFramebuffer(device, t.shadow_fb, nullptr);
+  vkDestroyFramebuffer(device, t.depth_fb, nullptr);
+  vkDestroyFramebuffer(device, t.color_fb, nullptr);
+  vkDestroyRenderPass(device, t.shadow_pass, nullptr);
+  vkDestroyRenderPass(device, t.depth_pass, nullptr);
+  vkDestroyRenderPass(device, t.color_pass, nullptr);
+  destroyRenderImage(ctx, t.color);
+  destroyRenderImage(ctx, t.depth);
+  destroyRenderImage(ctx, t.shadow);
+  destroyBuffer(ctx, t.readback);
+  t = RenderTargets{};
+}
+
+VkRenderPass renderPassFor(const RenderTargets& t, Pass pass) {
+  return pass == Pass::kColor ? t.color_pass : pass == Pass::kDepth ? t.depth_pass : t.shadow_pass;
+}
+
+namespace {
+
+// A depth-only pass (shadow map, depth prepass): clear depth to 1, draw every mesh with `pass`'s pipelines.
+void depthOnlyPass(VkCommandBuffer cmd, VkRenderPass render_pass, VkFramebuffer framebuffer, Pass pass, uint32_t w,
+                   uint32_t h, const DrawPass* draw) {
+  VkClearValue clear{};
+  clear.depthStencil = {1.0f, 0};
+  VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  begin.renderPass = render_pass;
+  begin.framebuffer = framebuffer;
+  begin.renderArea = {{0, 0}, {w, h}};
+  begin.clearValueCount = 1;
+  begin.pClearValues = &clear;
+  vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+  if (draw) (*draw)(cmd, pass, w, h);
+  vkCmdEndRenderPass(cmd);
+}
+
+}  // namespace
+
+void recordPasses(VkCommandBuffer cmd, const RenderTargets& t, const RenderOptions& options, bool readback,
+                  const DrawPass& draw) {
+  const uint32_t w = options.width, h = options.height;
+  if (t.queries) {
+    vkCmdResetQueryPool(cmd, t.queries, 0, 2);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t.queries, 0);
+  }
+  // The shadow map is cleared even when shadows are off: the color pass samples it.
+  depthOnlyPass(cmd, t.shadow_pass, t.shadow_fb, Pass::kShadow, t.shadow_size, t.shadow_size, options.shadows ? &draw : nullptr);
+  if (options.depth_prepass) depthOnlyPass(cmd, t.depth_pass, t.depth_fb, Pass::kDepth, w, h, &draw);
+  VkClearValue clears[2]{};
+  std::memcpy(clears[0].color.float32, options.background, sizeof(float) * 4);
+  clears[1].depthStencil = {1.0f, 0};
+  VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  begin.renderPass = t.color_pass;
+  begin.framebuffer = t.color_fb;
+  begin.renderArea = {{0, 0}, {w, h}};
+  begin.clearValueCount = 2;
+  begin.pClearValues = clears;
+  vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+  draw(cmd, Pass::kColor, w, h);
+  vkCmdEndRenderPass(cmd);
+  if (readback) {
+    VkBufferImageCopy region{};
+    region.bufferRowLength = t.row_pitch / 4;  // texels per buffer row: the explicit row pitch
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {w, h, 1};
+    vkCmdCopyImageToBuffer(cmd, t.color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t.readback.buffer, 1, &region);
+  }
+  // Transfer → host for the readback; vertex reads → the next frame's compute writes (WAR on the output).
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  if (t.queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t.queries, 1);
+}
+
+std::vector<uint8_t> readbackPixels(const RenderTargets& t, uint32_t w, uint32_t h) {
+  std::vector<uint8_t> rgba(size_t(w) * h * 4);
+  const auto* src = static_cast<const uint8_t*>(t.readback.mapped);
+  for (uint32_t y = 0; y < h; ++y) std::memcpy(&rgba[size_t(y) * w * 4], src + size_t(y) * t.row_pitch, size_t(w) * 4);
+  return rgba;
+}
+
+// ---- Frame uniforms: camera and light ----
+namespace {
+
+void copyMat(rs::mat4& dst, const Mat4& src) { std::memcpy(dst.m, src.m.data(), sizeof dst.m); }
+
+Mat4 lookAt(Vec3 eye, Vec3 target, Vec3 up) {
+  const Vec3 f = normalize(target - eye);
+  Vec3 s = cross(f, up);
+  if (length(s) < 1e-6f) s = cross(f, std::fabs(f.y) < 0.9f ? Vec3{0, 1, 0} : Vec3{1, 0, 0});
+  s = normalize(s);
+  const Vec3 u = cross(s, f);
+  Mat4 m;
+  m(0, 0) = s.x, m(0, 1) = s.y, m(0, 2) = s.z, m(0, 3) = -dot(s, eye);
+  m(1, 0) = u.x, m(1, 1) = u.y, m(1, 2) = u.z, m(1, 3) = -dot(u, eye);
+  m(2, 0) = -f.x, m(2, 1) = -f.y, m(2, 2) = -f.z, m(2, 3) = dot(f, eye);
+  return m;
+}
+
+// Right-handed view space → Vulkan clip space: y down (flipped here), depth 0..1.
+Mat4 perspective(float yfov, float aspect, float znear, float zfar) {
+  const float f = 1.0f / std::tan(yfov * 0.5f);
+  Mat4 m;
+  m.m.fill(0.0f);
+  m(0, 0) = f / aspect;
+  m(1, 1) = -f;
+  m(2, 2) = zfar / (znear - zfar);
+  m(2, 3) = znear * zfar / (znear - zfar);
+  m(3, 2) = -1.0f;
+  return m;
+}
+
+// Orthographic box [-r, r]² × [0, depth] in front of the light; no y flip (the shadow map is sampled with the
+// same convention it is rendered with).
+Mat4 orthographic(float r, float znear, float zfar) {
+  Mat4 m;
+  m(0, 0) = 1.0f / r;
+  m(1, 1) = 1.0f / r;
+  m(2, 2) = -1.0f / (zfar - znear);
+  m(2, 3) = -znear / (zfar - znear);
+  return m;
+}
+
+}  // namespace
+
+void writeFrameUniforms(FrameResources& resources, const RenderOptions& options, const RenderCamera& camera,
+                        const Bounds& bounds) {
+  const float aspect = float(options.width) / float(options.height);
+  rs::FrameUniforms frame{};
+  copyMat(frame.view_proj, perspective(camera.yfov, aspect, camera.znear, camera.zfar) * lookAt(camera.eye, camera.target, camera.up));
+  const Vec3 light_dir = normalize(Vec3{-0.45f, 1.0f, 0.65f});
+  Vec3 center{0, 0, 0};
+  float radius = 1.0f;
+  if (!bounds.empty()) {
+    center = (bounds.min + bounds.max) * 0.5f;
+    radius = std::max(length(bounds.max - bounds.min) * 0.5f, 1e-4f);
+  }
+  const Mat4 light_view = lookAt(center + light_dir * (radius * 2.0f), center, {0, 1, 0});
+  copyMat(frame.light_view_proj, orthographic(radius * 1.05f, radius * 0.5f, radius * 3.5f) * light_view);
+  frame.camera_position = {camera.eye.x, camera.eye.y, camera.eye.z, 1};
+  frame.light_direction = {light_dir.x, light_dir.y, light_dir.z, 0};
+  frame.light_color = {2.4f, 2.3f, 2.2f, 0};
+  frame.sky_color = {0.32f, 0.35f, 0.42f, 0};
+  frame.ground_color = {0.13f, 0.11f, 0.10f, 0};
+  const float shadow_texel = 1.0f / float(options.shadows ? options.shadow_size : 1);
+  frame.shadow_params = {shadow_texel, options.shadows ? 1.0f : 0.0f, radius * 2.1f * shadow_texel, 0};
+  std::memcpy(resources.ubo.mapped, &frame, sizeof frame);
+}
+
+}  // namespace morphkit

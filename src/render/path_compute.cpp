@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The compute path: one GpuBatch (src/vk) holds every draw as an instance; each frame one dispatch morphs and skins
+// them all, and the batch's output buffer (STORAGE | VERTEX) is bound directly as each draw's vertex buffer after
+// the dispatch's barrier (seed 003 §3: no copy, no readback). Every pass then draws the deformed vertices with the
+// plain mesh.vert variant.
+#include "renderer_state.h"
+
+namespace morphkit {
+
+namespace {
+
+class ComputePath final : public DeformPath {
+ public:
+  Status addPrimitive(Renderer& r, uint32_t index) override;
+  Status addDraw(Renderer& r, uint32_t draw) override;
+  Status finishDraws(Renderer& r) override;
+  Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) override;
+  Status dispatch(Renderer& r, RenderStats& stats) override;
+  Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass) override {
+    return meshStages(*r.ctx, r.mesh_program, d.layout_bits);
+  }
+  void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass pass) const override {
+    bindMeshDraw(r, cmd, r.draws[draw], draws_[draw].mesh, pass);
+    vkCmdBindVertexBuffers(cmd, 0, 1, &draws_[draw].output.buffer, &draws_[draw].output.offset);
+  }
+  void destroy(VulkanContext& ctx) override;
+
+ private:
+  struct DrawState {
+    MeshDraw mesh;
+    GpuInstanceDesc desc;
+    GpuBufferRange output;        // where the batch writes this draw's vertices (batch instance = draw index)
+    std::vector<float> weights;   // this frame's, kept alive for the job
+    std::vector<DMat4> joints;
+  };
+  std::vector<GpuPrimitive*> primitives_;  // static data, one per shared primitive
+  std::vector<DrawState> draws_;
+  std::vector<GpuInstanceState> states_;   // the job's input, one per draw
+  GpuBatch* batch_ = nullptr;
+};
+
+Status ComputePath::addPrimitive(Renderer& r, uint32_t index) {
+  const PrimitiveData& data = r.prepared.primitives[r.primitives[index].data];
+  Expected<GpuPrimitive*> uploaded = uploadGpuPrimitive(*r.ctx, data);
+  if (!uploaded) return fail(uploaded.error().code, primitiveName(data.mesh, data.primitive) + ": " + uploaded.error().message);
+  primitives_.push_back(*uploaded);
+  return Ok{};
+}
+
+Status ComputePath::addDraw(Renderer& r, uint32_t index) {
+  const Draw& d = r.draws[index];  // no path features: mesh.vert draws the deformed vertices as they are
+  DrawState& state = draws_.emplace_back();
+  state.desc.primitive = primitives_[d.primitive];
+  state.desc.skinned = d.skin != kNone;
+  state.desc.joint_count = d.skin != kNone ? uint32_t(r.asset->skins[d.skin].joints.size()) : 0;
+  return createMeshDraw(r, d.layout_bits, {}, state.mesh);
+}
+
+Status ComputePath::finishDraws(Renderer& r) {
+  states_.resize(draws_.size());
+  if (draws_.empty()) return Ok{};
+  std::vector<GpuInstanceDesc> descs;
+  for (const DrawState& d : draws_) descs.push_back(d.desc);
+  Expected<GpuBatch*> batch = createGpuBatch(*r.ctx, descs);
+  if (!batch) return batch.error();
+  batch_ = *batch;
+  for (uint32_t i = 0; i < draws_.size(); ++i) draws_[i].output = gpuBatchOutputRange(*batch_, i);
+  return Ok{};
+}
+
+Status ComputePath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& frame) {
+  const Draw& d = r.draws[index];
+  DrawState& state = draws_[index];
+  // The compute output is in world space already: identity model and normal matrices.
+  writeObjectUniforms(state.mesh, Mat4{}, Mat4{}, d.features, r.primitives[d.primitive].influence_sets);
+  // Joint and world matrices stay in double: the job keeps the digits far from the origin (docs/LAYOUTS.md §5).
+  state.weights.assign(frame.weights.begin(), frame.weights.end());
+  state.joints.assign(frame.joints.begin(), frame.joints.end());
+  states_[index].weights = state.weights;
+  states_[index].joint_matrices = state.joints;
+  states_[index].world = *frame.world;
+  return Ok{};
+}
+
+// One dispatch deforms every draw (GpuMorphJob, its own submission).
+Status ComputePath::dispatch(Renderer& r, RenderStats& stats) {
+  if (!batch_) return Ok{};
+  GpuMorphJob job;
+  job.context = r.ctx;
+  job.batch = batch_;
+  job.instances = states_;
+  if (Status s = job.run(); !s) return s;
+  stats.morph_gpu_ms = lastDispatchMicroseconds(*batch_) / 1000.0;
+  return Ok{};
+}
+
+void ComputePath::destroy(VulkanContext& ctx) {
+  for (DrawState& d : draws_) destroyMeshDraw(ctx, d.mesh);
+  destroyGpuBatch(ctx, batch_);
+  for (GpuPrimitive*& p : primitives_) destroyGpuPrimitive(ctx, p);
+  batch_ = nullptr;
+  draws_.clear();
+  primitives_.clear();
+}
+
+}  // namespace
+
+std::unique_ptr<DeformPath> makeComputePath() { return std::make_unique<ComputePath>(); }
+
+}  // namespace morphkit

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// renderer_state.h — internal: the Renderer and its parts, one owner each, shared by the files of src/render.
+//   passes.cpp     RenderTargets: images, render passes, framebuffers, readback; the frame's uniforms; recording
+//   materials.cpp  MaterialSet: samplers, decoded images, PBR material sets
+//   pipelines.cpp  MeshProgram (mesh.vert variants + pbr.frag and their layouts), MeshDraw, the pipeline cache
+//   path_*.cpp     one DeformPath per way of deforming: vertex (seed band texture), compute, node material
+//   renderer.cpp   createRenderer / destroyRenderer / renderFrame: the shared primitives and draws, the frame loop
+#pragma once
+#include <vulkan/vulkan.h>
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "morphkit/gpu.h"
+#include "morphkit/gpu_layout.h"
+#include "morphkit/pose.h"
+#include "morphkit/render.h"
+#include "render_shared.h"
+#include "render_vk.h"
+#include "vk_context.h"
+
+namespace morphkit {
+
+Status checkVk(VkResult r, const char* where);
+inline std::string primitiveName(uint32_t mesh, uint32_t primitive) {
+  return "meshes[" + std::to_string(mesh) + "].primitives[" + std::to_string(primitive) + "]";
+}
+
+// ---- passes.cpp ----
+enum class Pass : uint32_t { kColor = MSH_PASS_COLOR, kDepth = MSH_PASS_DEPTH, kShadow = MSH_PASS_SHADOW };
+
+// The offscreen attachments, the three render passes, their framebuffers, the readback buffer and the timestamp
+// queries. The shadow map exists (1×1) even without shadows: the color pass samples it.
+struct RenderTargets {
+  RenderImage color, depth, shadow;
+  GpuBuffer readback;
+  uint32_t row_pitch = 0;  // bytes per row in `readback`
+  uint32_t shadow_size = 1;
+  VkRenderPass shadow_pass = VK_NULL_HANDLE, depth_pass = VK_NULL_HANDLE, color_pass = VK_NULL_HANDLE;
+  VkFramebuffer shadow_fb = VK_NULL_HANDLE, depth_fb = VK_NULL_HANDLE, color_fb = VK_NULL_HANDLE;
+  VkSampler shadow_sampler = VK_NULL_HANDLE;
+  VkQueryPool queries = VK_NULL_HANDLE;  // 2 timestamps around the passes, when the device has them
+};
+Status createRenderTargets(VulkanContext& ctx, const RenderOptions& options, RenderTargets& out);
+void destroyRenderTargets(VulkanContext& ctx, RenderTargets& targets);
+VkRenderPass renderPassFor(const RenderTargets& targets, Pass pass);
+// Records shadow (cleared even when off), depth prepass, color and the readback copy; `draw` records one pass's
+// draws into the bound render pass.
+using DrawPass = std::function<void(VkCommandBuffer, Pass, uint32_t width, uint32_t height)>;
+void recordPasses(VkCommandBuffer cmd, const RenderTargets& targets, const RenderOptions& options, bool readback,
+                  const DrawPass& draw);
+// The color target's pixels from the readback buffer, rows de-pitched.
+std::vector<uint8_t> readbackPixels(const RenderTargets& targets, uint32_t width, uint32_t height);
+
+// The frame uniform block and set 0 of the mesh program (frame block + shadow map).
+struct FrameResources {
+  GpuBuffer ubo;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+};
+// Camera and light for this frame; the light box is fitted to `bounds`.
+void writeFrameUniforms(FrameResources& frame, const RenderOptions& options, const RenderCamera& camera, const Bounds& bounds);
+
+// ---- materials.cpp ----
+struct MaterialGpu {
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  GpuBuffer ubo;
+  AlphaMode alpha = AlphaMode::kOpaque;
+  bool double_sided = false;
+  bool normal_texture = false;
+};
+struct MaterialSet {
+  std::vector<VkSampler> samplers;     // per glTF sampler, then the default
+  std::vector<RenderImage> images;     // decoded glTF images, per (image, srgb): index 2·image + srgb
+  std::set<uint32_t> warned_textures;  // textures already named in a warning (one warning each)
+  RenderImage white, flat_normal;
+  std::vector<MaterialGpu> materials;  // per glTF material, then the default (last)
+};
+void destroyMaterialSet(VulkanContext& ctx, MaterialSet& set);
+
+// ---- shared primitives and draws (renderer.cpp) ----
+// A primitive's static vertices and indices, drawn by every path (the compute path binds its output instead).
+struct PrimitiveGpu {
+  uint32_t data = 0;  // into prepared.primitives
+  VertexFormat format;
+  GpuBuffer vertices, indices;
+  uint32_t index_count = 0, vertex_count = 0;
+  uint32_t target_count = 0;  // 0 when ignored
+  bool tangent_deltas = false;  // TANGENT deltas that a normal map reads (glTF 2.0 §3.9.3)
+  uint32_t influence_sets = 0, joints_needed = 0;
+};
+// One (instance, primitive, copy): what every path shares. A path keeps its own per-draw state, by draw index.
+struct Draw {
+  uint32_t instance = 0;   // into prepared.instances
+  uint32_t copy = 0;       // RenderOptions::instances copy
+  uint32_t primitive = 0;  // into primitives
+  uint32_t material = 0;   // into materials (last = default)
+  uint32_t layout_bits = 0, features = 0;
+  uint32_t skin = kNone;
+  bool flip = false;
+};
+
+// What the frame step gives one draw this frame.
+struct DrawFrame {
+  std::span<const float> weights;    // target_count weights
+  const DMat4* world = nullptr;      // the node's world matrix (double)
+  Mat4 world_float;                  // the same, rounded once
+  std::span<const DMat4> joints;     // the skin's joint matrices, empty when unskinned
+  std::span<const Mat4> joints_float;
+};
+
+// The shaders and layout a draw's pipelines use.
+struct PipelineStages {
+  VkShaderModule vertex = VK_NULL_HANDLE, fragment = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  bool specialize = false;  // constant 0 = the draw's features (mesh program); node programs have none
+};
+
+struct Renderer;
+
+// A morph path (RendererInfo::path; node materials are a third), one way of deforming: it owns its per-primitive and per-draw state and updates it each frame. The renderer
+// calls the hooks in this order: addPrimitive per primitive, addDraw per draw, finishDraws; then per frame
+// updateDraw per draw, dispatch, and stages/bind while recording. destroy frees everything it created, also
+// after a failure half-way.
+class DeformPath {
+ public:
+  virtual ~DeformPath() = default;
+  virtual Status addPrimitive(Renderer& r, uint32_t primitive) = 0;
+  // r.draws[draw] holds the shared fields and the attribute features; the path adds its feature bits.
+  virtual Status addDraw(Renderer& r, uint32_t draw) = 0;
+  virtual Status finishDraws(Renderer&) { return Ok{}; }
+  virtual Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) = 0;
+  virtual Status dispatch(Renderer&, RenderStats&) { return Ok{}; }  // after every draw's update
+  virtual Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass pass) = 0;
+  // Binds the draw's descriptor sets, push constants and vertex buffer.
+  virtual void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass pass) const = 0;
+  virtual void destroy(VulkanContext& ctx) = 0;
+};
+std::unique_ptr<DeformPath> makeVertexPath();
+std::unique_ptr<DeformPath> makeComputePath();
+Expected<std::unique_ptr<DeformPath>> makeNodePath(VulkanContext& ctx, const NodeMaterial& material);
+
+// ---- pipelines.cpp ----
+// mesh.vert (one variant per per-mesh layout) + pbr.frag, with set 0 frame, set 1 per mesh, set 2 material.
+struct MeshProgram {
+  VkDescriptorSetLayout frame_layout = VK_NULL_HANDLE, material_layout = VK_NULL_HANDLE;
+  std::unordered_map<uint32_t, VkDescriptorSetLayout> mesh_layouts;
+  std::unordered_map<uint32_t, VkPipelineLayout> pipeline_layouts;
+  std::unordered_map<uint32_t, VkShaderModule> vertex_modules;
+  VkShaderModule fragment_module = VK_NULL_HANDLE;
+};
+Status createMeshProgram(VulkanContext& ctx, MeshProgram& program);
+void destroyMeshProgram(VulkanContext& ctx, MeshProgram& program);
+Expected<VkPipelineLayout> meshPipelineLayout(VulkanContext& ctx, MeshProgram& program, uint32_t layout_bits);
+Expected<PipelineStages> meshStages(VulkanContext& ctx, MeshProgram& program, uint32_t layout_bits);
+// The frame uniform block and its set (set 0: frame block + shadow map), after the targets exist.
+Status createFrameResources(Renderer& r);
+
+// A mesh-program draw: its object uniforms and per-mesh set (vertex and compute paths).
+struct MeshDraw {
+  GpuBuffer object;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+};
+// One per-mesh set entry after the object uniforms, in slot order (render_shared.h).
+struct MeshBinding {
+  VkDescriptorType type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  VkBuffer buffer = VK_NULL_HANDLE;  // or
+  VkImageView view = VK_NULL_HANDLE;
+};
+Status createMeshDraw(Renderer& r, uint32_t layout_bits, std::span<const MeshBinding> bindings, MeshDraw& out);
+void destroyMeshDraw(VulkanContext& ctx, MeshDraw& draw);
+void writeObjectUniforms(MeshDraw& draw, const Mat4& model, const Mat4& normal_matrix, uint32_t features, uint32_t skin_sets);
+void bindMeshDraw(const Renderer& r, VkCommandBuffer cmd, const Draw& d, const MeshDraw& draw, Pass pass);
+
+// Graphics pipelines by (features, pass, material state, winding, topology, vertex format), built once each.
+struct PipelineCache {
+  std::unordered_map<std::string, VkPipeline> pipelines;
+};
+Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass);
+void destroyPipelineCache(VulkanContext& ctx, PipelineCache& cache);
+// The passes a draw is drawn in: shadow and depth only when enabled, and only for opaque materials.
+bool drawsInPass(const Renderer& r, const Draw& d, Pass pass);
+
+// ---- The renderer ----
+struct Renderer {
+  VulkanContext* ctx = nullptr;
+  const Asset* asset = nullptr;
+  RenderOptions options;
+  RendererInfo info;
+  PosePrepared prepared;
+  RenderCamera camera;
+  Bounds bounds;
+
+  VkDescriptorPool pool = VK_NULL_HANDLE;  // every set; destroyed with the renderer
+  RenderTargets targets;
+  FrameResources frame;
+  MeshProgram mesh_program;
+  MaterialSet materials;
+  PipelineCache pipelines;
+  std::vector<PrimitiveGpu> primitives;
+  std::vector<Draw> draws;
+  std::unique_ptr<DeformPath> path;
+};
+
+// materials.cpp (they read and fill the Renderer's MaterialSet)
+Status createSamplers(Renderer& r);
+Status createMaterials(Renderer& r);
+// The image of textures[texture] (its PNG/JPEG source; a KTX2-only texture is an error), or of images[image],
+// decoded and uploaded once per (image, srgb).
+Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool srgb);
+Expected<const RenderImage*> sourceImage(Renderer& r, uint32_t image, bool srgb);
+// One warning per texture, however many materials and slots use it.
+void warnTexture(Renderer& r, uint32_t texture, const std::string& message);
+
+}  // namespace morphkit
