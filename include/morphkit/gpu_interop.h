@@ -4,8 +4,8 @@
 // The only public header that includes <vulkan/vulkan.h>. It adds three doors to morphkit/gpu.h:
 //   1. createVulkanContextFromDevice: a context on the caller's VkInstance / VkPhysicalDevice / VkDevice /
 //      VkQueue. morphkit never destroys them; it creates (and destroyVulkanContext destroys) only its own objects:
-//      a command pool + buffer + fence for uploads and readbacks, a timestamp query pool, two compute pipelines,
-//      and the buffers of its primitives and batches.
+//      a command pool + buffer + fence for uploads and readbacks, a timestamp query pool, and the buffers of its
+//      primitives and batches (each batch with its morph compute pipeline, destroyed with the batch).
 //   2. gpuBatchOutput / gpuPoseOutput: the deformed vertices as a VkBuffer range with its vertex layout, and the
 //      barrier to issue between the dispatch and the first read (gpuOutputBarrier / gpuOutputBarrier2).
 //   3. recordGpuMorphJob / recordGpuPose: write the frame's weights and matrices, then record the morph + skin

@@ -44,9 +44,9 @@ Status createSamplers(Renderer& r) {
 }
 
 // `srgb` for color data (base color, emissive: glTF 2.0 §3.9.2/§3.9.5).
-Expected<const RenderImage*> sourceImage(Renderer& r, uint32_t index, bool srgb) {
+Expected<const GpuImage*> sourceImage(Renderer& r, uint32_t index, bool srgb) {
   if (index >= r.asset->images.size()) return fail(Error::kInvalidArgument, "images[" + std::to_string(index) + "]: no such image");
-  RenderImage& slot = r.materials.images[size_t(index) * 2 + (srgb ? 1 : 0)];
+  GpuImage& slot = r.materials.images[size_t(index) * 2 + (srgb ? 1 : 0)];
   if (slot.image) return &slot;
   Expected<std::span<const uint8_t>> bytes = imageBytes(*r.asset, index);  // resolved by the loader: no file opened here
   if (!bytes) return bytes.error();
@@ -54,7 +54,7 @@ Expected<const RenderImage*> sourceImage(Renderer& r, uint32_t index, bool srgb)
   if (!decoded) {
     return fail(decoded.error().code, "images[" + std::to_string(index) + "]: " + decoded.error().message);
   }
-  Expected<RenderImage> image = uploadRenderImage(*r.ctx, decoded->width, decoded->height,
+  Expected<GpuImage> image = uploadImage(*r.ctx, decoded->width, decoded->height,
                                                   srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM,
                                                   decoded->rgba.data(), decoded->rgba.size());
   if (!image) return image.error();
@@ -69,7 +69,7 @@ void warnTexture(Renderer& r, uint32_t texture, const std::string& message) {
 
 // KHR_texture_basisu: `source` is the PNG/JPEG fallback when the file has one (used); the KTX2 image itself needs
 // a Basis Universal transcoder, which Debian does not package, so without a fallback the texture is not drawn.
-Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool srgb) {
+Expected<const GpuImage*> textureImage(Renderer& r, uint32_t texture, bool srgb) {
   const Texture& t = r.asset->textures[texture];
   const std::string where = "textures[" + std::to_string(texture) + "]";
   if (t.source == kNone || isKtx2Image(*r.asset, t.source)) {
@@ -87,10 +87,10 @@ Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool sr
 Status createMaterials(Renderer& r) {
   const Asset& asset = *r.asset;
   const uint8_t white[4] = {255, 255, 255, 255}, flat[4] = {128, 128, 255, 255};
-  Expected<RenderImage> w = uploadRenderImage(*r.ctx, 1, 1, VK_FORMAT_R8G8B8A8_UNORM, white, 4);
+  Expected<GpuImage> w = uploadImage(*r.ctx, 1, 1, VK_FORMAT_R8G8B8A8_UNORM, white, 4);
   if (!w) return w.error();
   r.materials.white = *w;
-  Expected<RenderImage> f = uploadRenderImage(*r.ctx, 1, 1, VK_FORMAT_R8G8B8A8_UNORM, flat, 4);
+  Expected<GpuImage> f = uploadImage(*r.ctx, 1, 1, VK_FORMAT_R8G8B8A8_UNORM, flat, 4);
   if (!f) return f.error();
   r.materials.flat_normal = *f;
   r.materials.images.resize(asset.images.size() * 2);
@@ -131,7 +131,7 @@ Status createMaterials(Renderer& r) {
                                   " is not supported; texture ignored");
         continue;
       }
-      Expected<const RenderImage*> image = textureImage(r, ref.texture, srgb[i]);
+      Expected<const GpuImage*> image = textureImage(r, ref.texture, srgb[i]);
       if (!image) {
         warnTexture(r, ref.texture, image.error().message + "; materials using it are drawn with their factors");
         continue;
@@ -169,9 +169,9 @@ Status createMaterials(Renderer& r) {
 
 void destroyMaterialSet(VulkanContext& ctx, MaterialSet& set) {
   for (MaterialGpu& m : set.materials) destroyBuffer(ctx, m.ubo);  // the sets go with the renderer's pool
-  for (RenderImage& image : set.images) destroyRenderImage(ctx, image);
-  destroyRenderImage(ctx, set.white);
-  destroyRenderImage(ctx, set.flat_normal);
+  for (GpuImage& image : set.images) destroyImage(ctx, image);
+  destroyImage(ctx, set.white);
+  destroyImage(ctx, set.flat_normal);
   for (VkSampler s : set.samplers) vkDestroySampler(ctx.device, s, nullptr);
   set = MaterialSet{};
 }

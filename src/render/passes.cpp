@@ -113,17 +113,17 @@ Status createFramebuffer(VkDevice device, VkRenderPass pass, std::initializer_li
 }  // namespace
 
 Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTargets& t) {
-  Expected<RenderImage> color = createRenderImage(ctx, o.width, o.height, kColorFormat,
+  Expected<GpuImage> color = createImage(ctx, o.width, o.height, kColorFormat,
                                                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                                   VK_IMAGE_ASPECT_COLOR_BIT);
   if (!color) return color.error();
   t.color = *color;
-  Expected<RenderImage> depth = createRenderImage(ctx, o.width, o.height, kDepthFormat,
+  Expected<GpuImage> depth = createImage(ctx, o.width, o.height, kDepthFormat,
                                                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
   if (!depth) return depth.error();
   t.depth = *depth;
   t.shadow_size = o.shadows ? o.shadow_size : 1;
-  Expected<RenderImage> shadow = createRenderImage(ctx, t.shadow_size, t.shadow_size, kDepthFormat,
+  Expected<GpuImage> shadow = createImage(ctx, t.shadow_size, t.shadow_size, kDepthFormat,
                                                    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
                                                    VK_IMAGE_ASPECT_DEPTH_BIT);
   if (!shadow) return shadow.error();
@@ -170,9 +170,9 @@ void destroyRenderTargets(VulkanContext& ctx, RenderTargets& t) {
   vkDestroyRenderPass(device, t.shadow_pass, nullptr);
   vkDestroyRenderPass(device, t.depth_pass, nullptr);
   vkDestroyRenderPass(device, t.color_pass, nullptr);
-  destroyRenderImage(ctx, t.color);
-  destroyRenderImage(ctx, t.depth);
-  destroyRenderImage(ctx, t.shadow);
+  destroyImage(ctx, t.color);
+  destroyImage(ctx, t.depth);
+  destroyImage(ctx, t.shadow);
   destroyBuffer(ctx, t.readback);
   t = RenderTargets{};
 }

@@ -136,7 +136,7 @@ Status NodePath::writeSet(Renderer& r, const Draw& d, DrawState& state) {
       images[i] = {m.samplers.back(), m.white.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};  // unbound: never read
       const NodeTextureSource src = nodeTextureSource(material_, b.texture, asset, gltf);
       if (src.bound) {
-        Expected<const RenderImage*> image =
+        Expected<const GpuImage*> image =
             src.texture != kNone ? textureImage(r, src.texture, src.srgb) : sourceImage(r, src.image, src.srgb);
         if (image) {
           images[i] = {src.sampler != kNone ? m.samplers[src.sampler] : m.samplers.back(), (*image)->view,

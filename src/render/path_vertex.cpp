@@ -30,7 +30,7 @@ class VertexPath final : public DeformPath {
  private:
   struct PrimitiveState {
     GpuBuffer skin;              // the skin stream (packSkin), when the primitive has JOINTS_0/WEIGHTS_0
-    RenderImage morph_texture;   // the band texture, when it has targets
+    GpuImage morph_texture;   // the band texture, when it has targets
     MorphTextureLayout layout;   // of morph_texture: 2 bands per target (seed) or 3 with tangent deltas
   };
   struct DrawState {
@@ -62,7 +62,7 @@ Status VertexPath::addPrimitive(Renderer& r, uint32_t index) {
   if (!layout) return fail(layout.error().code, primitiveName(data.mesh, data.primitive) + ": " + layout.error().message);
   state.layout = *layout;
   std::vector<float> texels = packMorphTexture(data, *layout);
-  Expected<RenderImage> image = uploadRenderImage(*r.ctx, layout->tex_width, layout->height, VK_FORMAT_R32G32B32A32_SFLOAT,
+  Expected<GpuImage> image = uploadImage(*r.ctx, layout->tex_width, layout->height, VK_FORMAT_R32G32B32A32_SFLOAT,
                                                   texels.data(), texels.size() * 4);
   if (!image) return image.error();
   state.morph_texture = *image;
@@ -149,7 +149,7 @@ void VertexPath::destroy(VulkanContext& ctx) {
   }
   for (PrimitiveState& p : primitives_) {
     destroyBuffer(ctx, p.skin);
-    destroyRenderImage(ctx, p.morph_texture);
+    destroyImage(ctx, p.morph_texture);
   }
   draws_.clear();
   primitives_.clear();

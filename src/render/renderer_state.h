@@ -21,7 +21,6 @@
 #include "morphkit/pose.h"
 #include "morphkit/render.h"
 #include "render_shared.h"
-#include "render_vk.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -37,7 +36,7 @@ enum class Pass : uint32_t { kColor = MSH_PASS_COLOR, kDepth = MSH_PASS_DEPTH, k
 // The offscreen attachments, the three render passes, their framebuffers, the readback buffer and the timestamp
 // queries. The shadow map exists (1×1) even without shadows: the color pass samples it.
 struct RenderTargets {
-  RenderImage color, depth, shadow;
+  GpuImage color, depth, shadow;
   GpuBuffer readback;
   uint32_t row_pitch = 0;  // bytes per row in `readback`
   uint32_t shadow_size = 1;
@@ -75,9 +74,9 @@ struct MaterialGpu {
 };
 struct MaterialSet {
   std::vector<VkSampler> samplers;     // per glTF sampler, then the default
-  std::vector<RenderImage> images;     // decoded glTF images, per (image, srgb): index 2·image + srgb
+  std::vector<GpuImage> images;     // decoded glTF images, per (image, srgb): index 2·image + srgb
   std::set<uint32_t> warned_textures;  // textures already named in a warning (one warning each)
-  RenderImage white, flat_normal;
+  GpuImage white, flat_normal;
   std::vector<MaterialGpu> materials;  // per glTF material, then the default (last)
 };
 void destroyMaterialSet(VulkanContext& ctx, MaterialSet& set);
@@ -211,8 +210,8 @@ Status createSamplers(Renderer& r);
 Status createMaterials(Renderer& r);
 // The image of textures[texture] (its PNG/JPEG source; a KTX2-only texture is an error), or of images[image],
 // decoded and uploaded once per (image, srgb).
-Expected<const RenderImage*> textureImage(Renderer& r, uint32_t texture, bool srgb);
-Expected<const RenderImage*> sourceImage(Renderer& r, uint32_t image, bool srgb);
+Expected<const GpuImage*> textureImage(Renderer& r, uint32_t texture, bool srgb);
+Expected<const GpuImage*> sourceImage(Renderer& r, uint32_t image, bool srgb);
 // One warning per texture, however many materials and slots use it.
 void warnTexture(Renderer& r, uint32_t texture, const std::string& message);
 

@@ -8,6 +8,9 @@
 #include "morph_shared.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_interop.h"
+#include "morphkit_spirv/copy.h"
+#include "morphkit_spirv/morph.h"
+#include "morphkit_spirv/morph_storage16.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -44,6 +47,7 @@ struct GpuBatch {
   GpuBuffer table;    // MorphEntry[], host-visible (active_count changes per frame)
   GpuBuffer dynamic;  // weights, active lists, matrices, host-visible
   GpuBuffer output;   // deformed vertices, device-local, STORAGE | VERTEX
+  ComputePipeline morph;  // morph.comp (16-bit storage variant where the device has it): only batches carry it
   uint32_t total_groups = 0;
   double last_us = std::nan("");
 };
@@ -231,6 +235,12 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
     e.output_address = batch->output.address + inst.output_offset;
   }
   std::memcpy(batch->table.mapped, batch->entries.data(), sizeof(gpu::MorphEntry) * batch->entries.size());
+  const Status pipeline =
+      context.info.storage_16bit
+          ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
+                                  sizeof(gpu::MorphPush), batch->morph)
+          : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush), batch->morph);
+  if (!pipeline) return failWith(pipeline.error());
   return batch;
 }
 
@@ -239,6 +249,7 @@ void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
   destroyBuffer(context, batch->table);
   destroyBuffer(context, batch->dynamic);
   destroyBuffer(context, batch->output);
+  destroyComputePipeline(context, batch->morph);
   delete batch;
 }
 
@@ -355,7 +366,7 @@ void writeInstanceData(const GpuMorphJob& job) {
 }
 
 // The dispatch over every instance of the batch: bind, push constants, vkCmdDispatch (nothing when empty).
-void recordDispatch(const VulkanContext& ctx, const GpuBatch& batch, VkCommandBuffer cmd) {
+void recordDispatch(const GpuBatch& batch, VkCommandBuffer cmd) {
   if (batch.total_groups == 0) return;
   const uint32_t groups_x = std::min<uint32_t>(batch.total_groups, MORPH_MAX_GROUPS_X);
   const uint32_t groups_y = (batch.total_groups + groups_x - 1) / groups_x;
@@ -364,8 +375,8 @@ void recordDispatch(const VulkanContext& ctx, const GpuBatch& batch, VkCommandBu
   push.entry_count = uint32_t(batch.entries.size());
   push.total_groups = batch.total_groups;
   push.groups_x = groups_x;
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.morph_pipeline);
-  vkCmdPushConstants(cmd, ctx.morph_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, batch.morph.pipeline);
+  vkCmdPushConstants(cmd, batch.morph.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
   vkCmdDispatch(cmd, groups_x, groups_y, 1);
 }
 
@@ -380,7 +391,7 @@ Status GpuMorphJob::run() const {
       vkCmdResetQueryPool(cmd, ctx.timestamps, 0, 2);
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx.timestamps, 0);
     }
-    recordDispatch(ctx, *batch, cmd);
+    recordDispatch(*batch, cmd);
     if (ctx.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx.timestamps, 1);
     computeWriteBarrier(ctx, cmd);
   }, "GpuMorphJob");
@@ -423,11 +434,20 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
   if (count > UINT32_MAX || groups > uint64_t(MORPH_MAX_GROUPS_X) * MORPH_MAX_GROUPS_X) {
     return fail(Error::kTooLarge, "measureCopyMicroseconds: " + std::to_string(bytes) + " bytes is too large for one dispatch");
   }
+  ComputePipeline copy;  // copy.comp: only this measurement uses it
+  if (Status s = createComputePipeline(context, gpu::spirv::kCopy, sizeof(gpu::spirv::kCopy), sizeof(gpu::CopyPush), copy); !s) {
+    destroyComputePipeline(context, copy);
+    return s.error();
+  }
   Expected<GpuBuffer> src = createBuffer(context, bytes, MemoryUse::kDevice);
-  if (!src) return src.error();
+  if (!src) {
+    destroyComputePipeline(context, copy);
+    return src.error();
+  }
   Expected<GpuBuffer> dst = createBuffer(context, bytes, MemoryUse::kDevice);
   if (!dst) {
     destroyBuffer(context, *src);
+    destroyComputePipeline(context, copy);
     return dst.error();
   }
   gpu::CopyPush push{};
@@ -450,8 +470,8 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
         vkCmdResetQueryPool(cmd, context.timestamps, 0, 2);
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, context.timestamps, 0);
       }
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, context.copy_pipeline);
-      vkCmdPushConstants(cmd, context.copy_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, copy.pipeline);
+      vkCmdPushConstants(cmd, copy.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
       vkCmdDispatch(cmd, push.groups_x, groups_y, 1);
       if (context.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, context.timestamps, 1);
       computeWriteBarrier(context, cmd);
@@ -463,6 +483,7 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
   }
   destroyBuffer(context, *src);
   destroyBuffer(context, *dst);
+  destroyComputePipeline(context, copy);
   if (!s) return s.error();
   return best;
 }
@@ -475,7 +496,7 @@ Status recordGpuMorphJob(const GpuMorphJob& job, VkCommandBuffer cmd) {
   if (!job.validate()) return fail(Error::kInvalidArgument, "recordGpuMorphJob: invalid job (weights/matrices do not match the batch)");
   if (cmd == VK_NULL_HANDLE) return fail(Error::kInvalidArgument, "recordGpuMorphJob: no command buffer");
   writeInstanceData(job);
-  recordDispatch(*job.context, *job.batch, cmd);
+  recordDispatch(*job.batch, cmd);
   return Ok{};
 }
 

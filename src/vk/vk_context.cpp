@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Vulkan context: headless instance, device selection, compute queue, memory, submission, timestamps.
+// Vulkan context: headless instance, device selection, compute queue, submission, timestamps (buffers, images and
+// compute pipelines: vk_resources.cpp).
 #include "vk_context.h"
 
 #include <algorithm>
@@ -13,10 +14,6 @@
 #include <limits>
 #include <string>
 
-#include "morph_shared.h"
-#include "morphkit_spirv/copy.h"
-#include "morphkit_spirv/morph.h"
-#include "morphkit_spirv/morph_storage16.h"
 
 namespace morphkit {
 
@@ -24,7 +21,6 @@ namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 constexpr uint64_t kFenceTimeoutNs = 120ull * 1000 * 1000 * 1000;  // lavapipe under ASan is slow; 2 minutes
-constexpr VkDeviceSize kStagingChunk = VkDeviceSize(64) << 20;
 
 bool envValidation() {
   const char* value = std::getenv("MORPHKIT_VALIDATION");
@@ -113,39 +109,6 @@ Candidate inspect(VkPhysicalDevice device, uint32_t index) {
   }
   c.queue_family = uint32_t(best);
   return c;
-}
-
-Expected<VkShaderModule> createShader(VulkanContext& context, const uint32_t* words, size_t bytes) {
-  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  info.codeSize = bytes;
-  info.pCode = words;
-  VkShaderModule module = VK_NULL_HANDLE;
-  VkResult r = vkCreateShaderModule(context.device, &info, nullptr, &module);
-  if (r != VK_SUCCESS) return vulkanFailure("vkCreateShaderModule", r);
-  return module;
-}
-
-// A compute pipeline with one push-constant range and no descriptor sets (buffers are reached by address).
-Status createComputePipeline(VulkanContext& context, const uint32_t* words, size_t bytes, uint32_t push_size,
-                             VkPipelineLayout& layout, VkPipeline& pipeline) {
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &range;
-  VkResult r = vkCreatePipelineLayout(context.device, &layout_info, nullptr, &layout);
-  if (r != VK_SUCCESS) return vulkanFailure("vkCreatePipelineLayout", r);
-  Expected<VkShaderModule> module = createShader(context, words, bytes);
-  if (!module) return module.error();
-  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = *module;
-  info.stage.pName = "main";
-  info.layout = layout;
-  r = vkCreateComputePipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
-  vkDestroyShaderModule(context.device, *module, nullptr);
-  if (r != VK_SUCCESS) return vulkanFailure("vkCreateComputePipelines", r);
-  return Ok{};
 }
 
 // Sanitizer builds only: the loader unloads the ICD and layers at vkDestroyInstance, after which their
@@ -304,15 +267,7 @@ Status createContextObjects(VulkanContext& context) {
     r = vkCreateQueryPool(context.device, &query_info, nullptr, &context.timestamps);
     if (r != VK_SUCCESS) return vulkanFailure("vkCreateQueryPool", r);
   }
-
-  Status s = context.info.storage_16bit
-                 ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
-                                         sizeof(gpu::MorphPush), context.morph_layout, context.morph_pipeline)
-                 : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush),
-                                         context.morph_layout, context.morph_pipeline);
-  if (!s) return s;
-  return createComputePipeline(context, gpu::spirv::kCopy, sizeof(gpu::spirv::kCopy), sizeof(gpu::CopyPush),
-                               context.copy_layout, context.copy_pipeline);
+  return Ok{};
 }
 
 const char* vkResultName(VkResult result) {
@@ -440,10 +395,6 @@ void destroyVulkanContext(VulkanContext* context, std::vector<std::string>* fina
     // A caller's device may be busy on other queues (and vkDeviceWaitIdle would need all of them externally
     // synchronized): the caller waits for morphkit's work itself (morphkit/gpu_interop.h).
     if (context->owns_device) vkDeviceWaitIdle(context->device);
-    vkDestroyPipeline(context->device, context->copy_pipeline, nullptr);
-    vkDestroyPipelineLayout(context->device, context->copy_layout, nullptr);
-    vkDestroyPipeline(context->device, context->morph_pipeline, nullptr);
-    vkDestroyPipelineLayout(context->device, context->morph_layout, nullptr);
     vkDestroyQueryPool(context->device, context->timestamps, nullptr);
     vkDestroyFence(context->device, context->fence, nullptr);
     vkDestroyCommandPool(context->device, context->command_pool, nullptr);  // frees the command buffer
@@ -471,89 +422,6 @@ void clearGpuValidationMessages(VulkanContext& context) {
   context.messages.clear();
 }
 
-Expected<uint32_t> findMemoryType(const VulkanContext& context, uint32_t type_bits, MemoryUse use) {
-  VkMemoryPropertyFlags required = 0, preferred = 0;
-  switch (use) {
-    case MemoryUse::kDevice: required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
-    case MemoryUse::kUpload:
-      required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-      preferred = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-      break;
-    case MemoryUse::kReadback:
-      required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-      preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-      break;
-  }
-  int fallback = -1;
-  for (uint32_t i = 0; i < context.memory.memoryTypeCount; ++i) {
-    if (!(type_bits & (1u << i))) continue;
-    const VkMemoryPropertyFlags flags = context.memory.memoryTypes[i].propertyFlags;
-    if ((flags & required) != required) continue;
-    if ((flags & preferred) == preferred) return i;
-    if (fallback < 0) fallback = int(i);
-  }
-  if (fallback >= 0) return uint32_t(fallback);
-  char bits[16];
-  std::snprintf(bits, sizeof bits, "0x%x", type_bits);
-  return fail(Error::kVulkan, std::string("findMemoryType: no memory type among ") + bits + " has " +
-                                  (use == MemoryUse::kDevice ? "DEVICE_LOCAL" : "HOST_VISIBLE|HOST_COHERENT"));
-}
-
-Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, MemoryUse use, VkBufferUsageFlags usage) {
-  GpuBuffer buffer;
-  buffer.size = std::max<VkDeviceSize>(size, 16);
-  if (context.max_allocation && buffer.size > context.max_allocation) {
-    return fail(Error::kOutOfMemory, "createBuffer: " + std::to_string(buffer.size) + " bytes exceed maxMemoryAllocationSize " +
-                                         std::to_string(context.max_allocation));
-  }
-  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  info.size = buffer.size;
-  info.usage = usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
-               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkResult r = vkCreateBuffer(context.device, &info, nullptr, &buffer.buffer);
-  if (r != VK_SUCCESS) return vulkanFailure("vkCreateBuffer", r);
-  VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(context.device, buffer.buffer, &req);
-  Expected<uint32_t> type = findMemoryType(context, req.memoryTypeBits, use);
-  if (!type) {
-    destroyBuffer(context, buffer);
-    return type.error();
-  }
-  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
-  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = *type;
-  r = vkAllocateMemory(context.device, &alloc, nullptr, &buffer.memory);
-  if (r != VK_SUCCESS) {
-    destroyBuffer(context, buffer);
-    return vulkanFailure("vkAllocateMemory(" + std::to_string(req.size) + " bytes)", r);
-  }
-  r = vkBindBufferMemory(context.device, buffer.buffer, buffer.memory, 0);
-  if (r != VK_SUCCESS) {
-    destroyBuffer(context, buffer);
-    return vulkanFailure("vkBindBufferMemory", r);
-  }
-  if (use != MemoryUse::kDevice) {
-    r = vkMapMemory(context.device, buffer.memory, 0, VK_WHOLE_SIZE, 0, &buffer.mapped);
-    if (r != VK_SUCCESS) {
-      destroyBuffer(context, buffer);
-      return vulkanFailure("vkMapMemory", r);
-    }
-  }
-  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-  address.buffer = buffer.buffer;
-  buffer.address = vkGetBufferDeviceAddress(context.device, &address);
-  return buffer;
-}
-
-void destroyBuffer(VulkanContext& context, GpuBuffer& buffer) {
-  if (buffer.buffer) vkDestroyBuffer(context.device, buffer.buffer, nullptr);
-  if (buffer.memory) vkFreeMemory(context.device, buffer.memory, nullptr);  // unmaps implicitly
-  buffer = GpuBuffer{};
-}
-
 Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where) {
   VkCommandBuffer cmd = context.command_buffer;
   VkResult r = vkResetCommandBuffer(cmd, 0);
@@ -578,52 +446,6 @@ Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandB
   }
   if (reset != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkResetFences", reset);
   return Ok{};
-}
-
-Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes, VkDeviceSize size) {
-  if (size == 0) return Ok{};
-  if (offset + size > dst.size) return fail(Error::kInvalidArgument, "uploadToBuffer: range exceeds the buffer");
-  Expected<GpuBuffer> staging = createBuffer(context, std::min(size, kStagingChunk), MemoryUse::kUpload);
-  if (!staging) return staging.error();
-  Status status = Ok{};
-  for (VkDeviceSize done = 0; done < size && status; done += kStagingChunk) {
-    const VkDeviceSize chunk = std::min(kStagingChunk, size - done);
-    std::memcpy(staging->mapped, static_cast<const uint8_t*>(bytes) + done, size_t(chunk));
-    status = submitAndWait(context, [&](VkCommandBuffer cmd) {
-      VkBufferCopy region{0, offset + done, chunk};
-      vkCmdCopyBuffer(cmd, staging->buffer, dst.buffer, 1, &region);
-      // Make the copy visible to every later compute read (the kernels read these buffers).
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                           0, 1, &barrier, 0, nullptr, 0, nullptr);
-    }, "uploadToBuffer");
-  }
-  destroyBuffer(context, *staging);
-  return status;
-}
-
-Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDeviceSize offset, void* out, VkDeviceSize size) {
-  if (size == 0) return Ok{};
-  if (offset + size > src.size) return fail(Error::kInvalidArgument, "downloadFromBuffer: range exceeds the buffer");
-  Expected<GpuBuffer> staging = createBuffer(context, std::min(size, kStagingChunk), MemoryUse::kReadback);
-  if (!staging) return staging.error();
-  Status status = Ok{};
-  for (VkDeviceSize done = 0; done < size && status; done += kStagingChunk) {
-    const VkDeviceSize chunk = std::min(kStagingChunk, size - done);
-    status = submitAndWait(context, [&](VkCommandBuffer cmd) {
-      VkBufferCopy region{offset + done, 0, chunk};
-      vkCmdCopyBuffer(cmd, src.buffer, staging->buffer, 1, &region);
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
-    }, "downloadFromBuffer");
-    if (status) std::memcpy(static_cast<uint8_t*>(out) + done, staging->mapped, size_t(chunk));
-  }
-  destroyBuffer(context, *staging);
-  return status;
 }
 
 double readTimestampMicroseconds(VulkanContext& context) {

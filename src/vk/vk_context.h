@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // vk_context.h — internal: the Vulkan objects behind morphkit/gpu.h's typed handles. Plain structs with
 // createX/destroyX free functions and one owner (the VulkanContext owns the instance, device, queue,
-// command pool, pipelines; buffers are owned by whoever created them and destroyed with destroyBuffer).
+// command pool; buffers, images and compute pipelines, all created in vk_resources.cpp, are owned by whoever
+// created them: the morph pipeline by a GpuBatch, the render targets by a renderer).
 #pragma once
 #include <vulkan/vulkan.h>
 
@@ -31,10 +32,6 @@ struct VulkanContext {
   VkCommandBuffer command_buffer = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   VkQueryPool timestamps = VK_NULL_HANDLE;  // 2 queries: before and after a dispatch
-  VkPipelineLayout morph_layout = VK_NULL_HANDLE;
-  VkPipeline morph_pipeline = VK_NULL_HANDLE;
-  VkPipelineLayout copy_layout = VK_NULL_HANDLE;
-  VkPipeline copy_pipeline = VK_NULL_HANDLE;
   GpuDeviceInfo info;
 
   std::mutex messages_mutex;  // the messenger may be called from driver threads
@@ -76,6 +73,31 @@ struct GpuBuffer {
 // STORAGE | SHADER_DEVICE_ADDRESS | TRANSFER_SRC | TRANSFER_DST.
 Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, MemoryUse use, VkBufferUsageFlags usage = 0);
 void destroyBuffer(VulkanContext& context, GpuBuffer& buffer);  // resets it; an empty buffer is fine
+
+// One 2D image with one mip level, its own allocation and a view.
+struct GpuImage {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  uint32_t width = 0, height = 0;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+};
+Expected<GpuImage> createImage(VulkanContext& context, uint32_t width, uint32_t height, VkFormat format,
+                               VkImageUsageFlags usage, VkImageAspectFlags aspect);
+// Creates a SAMPLED | TRANSFER_DST image, copies `bytes` (tightly packed rows) through a staging buffer and leaves it
+// in SHADER_READ_ONLY_OPTIMAL, visible to vertex and fragment shader reads.
+Expected<GpuImage> uploadImage(VulkanContext& context, uint32_t width, uint32_t height, VkFormat format,
+                               const void* bytes, size_t size);
+void destroyImage(VulkanContext& context, GpuImage& image);  // resets it; an empty image is fine
+
+// A compute pipeline with one push-constant range and no descriptor sets (buffers are reached by address).
+struct ComputePipeline {
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+Status createComputePipeline(VulkanContext& context, const uint32_t* words, size_t bytes, uint32_t push_size,
+                             ComputePipeline& out);  // on failure `out` holds what was created: destroy it
+void destroyComputePipeline(VulkanContext& context, ComputePipeline& pipeline);  // resets it; empty is fine
 
 // Records with `record` into the context's command buffer, submits to the compute queue and waits.
 Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where);
