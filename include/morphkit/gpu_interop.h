@@ -117,6 +117,7 @@ void recordGpuOutputReuseBarrier(VkCommandBuffer cmd, uint32_t readers = kReadAs
 // visible memory, and records into `cmd` (recording state, allocated from a pool of job.context's queue family):
 // vkCmdBindPipeline(COMPUTE, morphkit's pipeline), vkCmdPushConstants, vkCmdDispatch. No barrier and no submit:
 // issue gpuOutputBarrier before reading the output. Rebind your own compute pipeline and push constants after.
+// No timestamps are written (lastDispatchMicroseconds reports GpuMorphJob::run only).
 Status recordGpuMorphJob(const GpuMorphJob& job, VkCommandBuffer cmd);
 
 // The GPU twin of evaluatePose, recorded: samples the animation and evaluates the scene on the CPU exactly as
