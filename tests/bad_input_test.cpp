@@ -539,6 +539,13 @@ TEST(BadUri, ImageUrisFollowTheBufferRules) {
   Expected<Asset> bad = loadJson(withImage("data:image/png;base64,AA!A"), dir);
   ASSERT_LOADED(bad);
   EXPECT_FAILURE(imageBytes(*bad, 0), Error::kInvalidArgument, "images[0]", "base64");
+  // The file size limit applies to images too (an image over it is left unread, like a missing one).
+  LoadOptions small;
+  small.max_buffer_bytes = 3;
+  Expected<Asset> big = loadJson(withImage("inside.bin"), dir, small);
+  ASSERT_LOADED(big);
+  EXPECT_TRUE(big->images[0].data.empty());
+  EXPECT_FAILURE(imageBytes(*big, 0), Error::kInvalidArgument, "images[0]", "inside.bin");
   Expected<Asset> data = loadJson(withImage("data:image/png;base64,AQIDBA=="), dir);
   ASSERT_LOADED(data);
   EXPECT_EQ(data->images[0].data, outside);

@@ -613,6 +613,9 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::
 // bufferView or a URI), so that no later layer opens a file. A URI that is refused (outside the folder, a scheme,
 // a bad %-escape) fails the load as a buffer's does; a missing file or bad base64 only sets data_error, since the
 // image matters to a renderer alone, which warns and draws with the material's factors.
+// An encoded image larger than this is not read (the renderer's decoder refuses far smaller ones anyway).
+constexpr size_t kMaxImageFileBytes = size_t(256) << 20;
+
 Status resolveImages(Asset& asset, const LoadOptions& options) {
   for (size_t i = 0; i < asset.images.size(); ++i) {
     Image& image = asset.images[i];
@@ -625,7 +628,7 @@ Status resolveImages(Asset& asset, const LoadOptions& options) {
     }
     auto path = resolveUri(image.uri, asset.base_dir, options.allow_external_paths);
     if (!path) return fail(path.error().code, "images[" + std::to_string(i) + "].uri: " + path.error().message);
-    auto bytes = readFile(*path, options.max_buffer_bytes);
+    auto bytes = readFile(*path, std::min(options.max_buffer_bytes, kMaxImageFileBytes));
     if (bytes) image.data = std::move(bytes.value());
     else image.data_error = quote(image.uri) + ": " + bytes.error().message;
   }
