@@ -17,50 +17,47 @@ namespace {
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_SRGB;  // hardware sRGB encode on store
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 
+// A depth-only pass (shadow map, depth prepass): one cleared depth attachment left in `final_layout`.
+Status createDepthOnlyPass(VkDevice device, VkImageLayout final_layout, const VkSubpassDependency (&deps)[2],
+                           const char* where, VkRenderPass& out) {
+  VkAttachmentDescription a{0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
+                            VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+                            final_layout};
+  VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription sub{};
+  sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  sub.pDepthStencilAttachment = &ref;
+  VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  info.attachmentCount = 1;
+  info.pAttachments = &a;
+  info.subpassCount = 1;
+  info.pSubpasses = &sub;
+  info.dependencyCount = 2;
+  info.pDependencies = deps;
+  return checkVk(vkCreateRenderPass(device, &info, nullptr, &out), where);
+}
+
 Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderTargets& t) {
-  {  // shadow: depth only, sampled afterwards
-    VkAttachmentDescription a{0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-                              VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
-                              VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-    VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    VkSubpassDescription sub{};
-    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    sub.pDepthStencilAttachment = &ref;
-    VkSubpassDependency deps[2] = {
-        {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-         VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT, 0,
-         VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, 0},
-        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
-         VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, 0}};
-    VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-    info.attachmentCount = 1;
-    info.pAttachments = &a;
-    info.subpassCount = 1;
-    info.pSubpasses = &sub;
-    info.dependencyCount = 2;
-    info.pDependencies = deps;
-    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.shadow_pass), "vkCreateRenderPass(shadow)"); !s) return s;
-  }
   const VkPipelineStageFlags tests = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
   const VkAccessFlags depth_rw = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  if (options.depth_prepass) {
-    VkAttachmentDescription a{0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-                              VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
-                              VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    VkSubpassDescription sub{};
-    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    sub.pDepthStencilAttachment = &ref;
-    VkSubpassDependency deps[2] = {{VK_SUBPASS_EXTERNAL, 0, tests, tests, depth_rw, depth_rw, 0},
-                                   {0, VK_SUBPASS_EXTERNAL, tests, tests, depth_rw, depth_rw, 0}};
-    VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-    info.attachmentCount = 1;
-    info.pAttachments = &a;
-    info.subpassCount = 1;
-    info.pSubpasses = &sub;
-    info.dependencyCount = 2;
-    info.pDependencies = deps;
-    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.depth_pass), "vkCreateRenderPass(depth)"); !s) return s;
+  // Shadow: sampled by the color pass afterwards.
+  const VkSubpassDependency shadow_deps[2] = {
+      {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, tests, 0, depth_rw, 0},
+      {0, VK_SUBPASS_EXTERNAL, tests, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+       VK_ACCESS_SHADER_READ_BIT, 0}};
+  if (Status s = createDepthOnlyPass(device, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, shadow_deps, "vkCreateRenderPass(shadow)",
+                                     t.shadow_pass);
+      !s) {
+    return s;
+  }
+  if (options.depth_prepass) {  // the color pass loads its depth
+    const VkSubpassDependency depth_deps[2] = {{VK_SUBPASS_EXTERNAL, 0, tests, tests, depth_rw, depth_rw, 0},
+                                               {0, VK_SUBPASS_EXTERNAL, tests, tests, depth_rw, depth_rw, 0}};
+    if (Status s = createDepthOnlyPass(device, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, depth_deps,
+                                       "vkCreateRenderPass(depth)", t.depth_pass);
+        !s) {
+      return s;
+    }
   }
   {
     VkAttachmentDescription a[2] = {

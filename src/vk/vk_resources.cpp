@@ -13,6 +13,19 @@ namespace {
 
 constexpr VkDeviceSize kStagingChunk = VkDeviceSize(64) << 20;
 
+// One allocation of `use`'s memory for `req` (a buffer's or an image's), `next` chained to the allocate info.
+Status allocateMemory(VulkanContext& context, const VkMemoryRequirements& req, MemoryUse use, const void* next,
+                      const std::string& what, VkDeviceMemory& out) {
+  Expected<uint32_t> type = findMemoryType(context, req.memoryTypeBits, use);
+  if (!type) return type.error();
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, next};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = *type;
+  const VkResult r = vkAllocateMemory(context.device, &alloc, nullptr, &out);
+  if (r != VK_SUCCESS) return vulkanFailure("vkAllocateMemory(" + what + std::to_string(req.size) + " bytes)", r);
+  return Ok{};
+}
+
 }  // namespace
 
 // ---- Buffers ----
@@ -60,20 +73,11 @@ Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, Memo
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateBuffer", r);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(context.device, buffer.buffer, &req);
-  Expected<uint32_t> type = findMemoryType(context, req.memoryTypeBits, use);
-  if (!type) {
-    destroyBuffer(context, buffer);
-    return type.error();
-  }
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = *type;
-  r = vkAllocateMemory(context.device, &alloc, nullptr, &buffer.memory);
-  if (r != VK_SUCCESS) {
+  if (Status s = allocateMemory(context, req, use, &flags, "", buffer.memory); !s) {
     destroyBuffer(context, buffer);
-    return vulkanFailure("vkAllocateMemory(" + std::to_string(req.size) + " bytes)", r);
+    return s.error();
   }
   r = vkBindBufferMemory(context.device, buffer.buffer, buffer.memory, 0);
   if (r != VK_SUCCESS) {
@@ -167,18 +171,9 @@ Expected<GpuImage> createImage(VulkanContext& context, uint32_t width, uint32_t 
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateImage(" + std::to_string(width) + "×" + std::to_string(height) + ")", r);
   VkMemoryRequirements req;
   vkGetImageMemoryRequirements(context.device, out.image, &req);
-  Expected<uint32_t> type = findMemoryType(context, req.memoryTypeBits, MemoryUse::kDevice);
-  if (!type) {
+  if (Status s = allocateMemory(context, req, MemoryUse::kDevice, nullptr, "image, ", out.memory); !s) {
     destroyImage(context, out);
-    return type.error();
-  }
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = *type;
-  r = vkAllocateMemory(context.device, &alloc, nullptr, &out.memory);
-  if (r != VK_SUCCESS) {
-    destroyImage(context, out);
-    return vulkanFailure("vkAllocateMemory(image, " + std::to_string(req.size) + " bytes)", r);
+    return s.error();
   }
   r = vkBindImageMemory(context.device, out.image, out.memory, 0);
   if (r != VK_SUCCESS) {
