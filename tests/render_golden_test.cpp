@@ -20,6 +20,7 @@
 #include "morphkit/io.h"
 #include "morphkit/render.h"
 #include "gltf_test_util.h"
+#include "vk_context.h"
 #include "vk_test_support.h"
 
 namespace morphkit {
@@ -312,6 +313,43 @@ TEST_F(RenderTest, SeedAndActiveListVariantsAgree) {
   RenderedImage active = render(asset, list, shot);
   EXPECT_EQ(info_.morph_draws_active_list, 1u);
   expectSame(seed, active, "seed uniform vs active list");
+}
+
+// ---- A renderer that fails half-way frees what it made ----
+// Two meshes: the first one's morph texture is made, the second has one target too many for a texture of
+// maxImageDimension2D rows (2 bands per target, 1 row per band), so the vertex path fails in its per-primitive step
+// after the targets, materials, first primitive and its texture exist. Every path's destroy must free them: a
+// Vulkan object left alive fails the suite at vkDestroyDevice (VulkanTest), a host allocation fails LeakSanitizer.
+// The compute path takes the same asset (its buffers hold any number of targets) and renders.
+TEST_F(RenderTest, FailureHalfWayFreesEverything) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const uint32_t too_many = context_->properties.limits.maxImageDimension2D / 2 + 1;
+  test::Bytes positions;
+  positions.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});
+  std::string targets;
+  for (uint32_t t = 0; t < too_many; ++t) targets += t ? ",{\"POSITION\":0}" : "{\"POSITION\":0}";
+  const std::string json = test::gltfJson(
+      "\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[{\"mesh\":0},{\"mesh\":1}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[{\"POSITION\":0}]}]},"
+      "{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[" + targets + "]}]}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+      "\"min\":[0,0,0],\"max\":[1,1,0]}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[" + test::bufferJson(positions.data) + "]");
+  Expected<Asset> asset = test::loadJson(json);
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  RenderOptions options;
+  options.width = options.height = 16;
+  options.shadow_size = 16;
+  options.morph_path = MorphPath::kVertex;
+  Expected<Renderer*> vertex = createRenderer(*context_, *asset, options);
+  ASSERT_FALSE(vertex.ok());
+  EXPECT_EQ(vertex.error().code, Error::kTooLarge) << vertex.error().message;
+  EXPECT_NE(vertex.error().message.find("meshes[1].primitives[0]"), std::string::npos) << vertex.error().message;
+  options.morph_path = MorphPath::kCompute;
+  Expected<Renderer*> compute = createRenderer(*context_, *asset, options);
+  ASSERT_TRUE(compute.ok()) << compute.error().message;
+  EXPECT_TRUE(renderFrame(**compute, RenderFrameInput{}).ok());
+  destroyRenderer(*compute);
 }
 
 // ---- All-zero weights == no morph data ----
