@@ -3,7 +3,9 @@
 //
 // Vulkan stays out of this header: the library hands out typed handles (VulkanContext, GpuPrimitive,
 // GpuBatch), each created by a createX/uploadX function and destroyed by its destroyX; the caller owns them
-// and destroys children before the context. Nothing here throws; failures come back as Expected/Status:
+// and destroys children before the context. An engine that owns its Vulkan device, records into its own command
+// buffers and draws the output: morphkit/gpu_interop.h (docs/ENGINE_INTEROP.md).
+// Nothing here throws; failures come back as Expected/Status:
 //   kNoDevice     no usable Vulkan device ("no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)")
 //   kOutOfMemory  VK_ERROR_OUT_OF_HOST_MEMORY / VK_ERROR_OUT_OF_DEVICE_MEMORY, or a buffer above the device's limits
 //   kDeviceLost   VK_ERROR_DEVICE_LOST
