@@ -461,8 +461,12 @@ TEST(Draco, AccessorsMustAgreeWithTheDecodedMesh) {
        "TEXCOORD_0: accessor 2 (VEC2 f32, count 435) disagrees with the 434 decoded points"},
       {"{\"type\":\"VEC2\",\"componentType\":5126,\"count\":434}", "{\"type\":\"VEC3\",\"componentType\":5126,\"count\":434}",
        "TEXCOORD_0: accessor 2 (VEC3 f32, count 434) disagrees with the decoded attribute's 2 components"},
+      // Fewer indices than the stream declares faces: refused before decoding (the stream's header is read first).
       {"{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1728}", "{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1725}",
-       "indices: accessor 0 (SCALAR, count 1725) disagrees with the 1728 decoded indices"},
+       "bufferView 3: the Draco stream declares 576 faces but indices accessor 0 holds 1725 indices"},
+      // More: found after decoding.
+      {"{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1728}", "{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1731}",
+       "indices: accessor 0 (SCALAR, count 1731) disagrees with the 1728 decoded indices"},
       {"\"TEXCOORD_0\":1,", "\"TEXCOORD_0\":9,", "TEXCOORD_0: Draco attribute id 9 is not in the stream"},
   };
   for (const Case& c : cases) {

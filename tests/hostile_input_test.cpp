@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/harnesses.h"
 #include "gltf_test_util.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
@@ -219,6 +220,60 @@ TEST(HostileAmplification, ManySkinsCostOnlyWhatTheSceneUses) {
   // Parsing 2 * 10^6 joint indices costs what it costs (the JSON DOM); the 19 unused skins cost nothing more.
   // Before: every skin's 10^5 inverse bind matrices (6.4 MB each, 128 MB in all) were built.
   EXPECT_LT(r.max_rss_mb, 160) << "peak " << r.max_rss_mb << " MB";
+}
+
+// A Draco stream's connectivity header declares its face and vertex counts; libdraco sizes its corner table from
+// them before reading a face (a 226-byte stream found by fuzz_draco took 2.2 GB). The loader reads the counts first
+// and refuses a stream that declares more than the primitive's accessors hold.
+std::vector<uint8_t> dracoStream(uint8_t method, uint32_t first, uint32_t second) {
+  std::vector<uint8_t> s = {'D', 'R', 'A', 'C', 'O', 2, 2, 1, method, 0, 0};
+  if (method == 1) s.push_back(0);  // edgebreaker: the traversal type
+  for (uint32_t value : {first, second}) {
+    do {
+      s.push_back(uint8_t((value & 0x7F) | (value >= 0x80 ? 0x80 : 0)));
+      value >>= 7;
+    } while (value);
+  }
+  s.resize(s.size() + 200, 0);
+  return s;
+}
+
+void writeDracoGlb(const fs::path& path, const std::vector<uint8_t>& stream) {
+  const std::string size = std::to_string(stream.size());
+  const std::string json =
+      "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_draco_mesh_compression\"],"
+      "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],\"buffers\":[{\"byteLength\":" + size + "}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":" + size + "}],"
+      "\"accessors\":[{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]},"
+      "{\"componentType\":5125,\"count\":3,\"type\":\"SCALAR\"}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1,\"extensions\":"
+      "{\"KHR_draco_mesh_compression\":{\"bufferView\":0,\"attributes\":{\"POSITION\":0}}}}]}],"
+      "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
+  const std::vector<uint8_t> glb = fuzz::glbOf(json, stream.data(), stream.size());
+  test::writeText(path, std::string(glb.begin(), glb.end()));
+}
+
+TEST(HostileAmplification, ADracoStreamDeclaringMillionsOfFacesIsRefusedBeforeDecoding) {
+  fs::path dir = test::scratchDir();
+  struct Case {
+    const char* file;
+    std::vector<uint8_t> stream;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"edgebreaker-faces.glb", dracoStream(1, 3, 100'000'000), "declares 100000000 faces but indices accessor 1 holds 3"},
+      {"edgebreaker-vertices.glb", dracoStream(1, 100'000'000, 1), "declares 100000000 vertices"},
+      {"sequential-faces.glb", dracoStream(0, 100'000'000, 3), "declares 100000000 faces"},
+      {"sequential-points.glb", dracoStream(0, 1, 100'000'000), "declares 100000000 points but the primitive's accessors hold 3"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    writeDracoGlb(dir / c.file, c.stream);
+    MeasuredRun r = runMeasured(dir, {"pose", c.file});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_LT(r.max_rss_mb, 200) << r.err;
+    ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
 }
 
 TEST(HostileAmplification, AHugeDataUriPeaksNearTwiceItsSize) {

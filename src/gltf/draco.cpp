@@ -4,13 +4,19 @@
 // accessors are pointed at the decoded bytes (one new buffer, one bufferView per accessor), so the validation
 // pass and everything after it see a plain indexed primitive. Morph targets stay plain accessors, as the
 // extension specifies, and index the decoded vertices in Draco's point order.
+#include <draco/compression/config/compression_shared.h>
 #include <draco/compression/decode.h>
+#include <draco/compression/point_cloud/point_cloud_decoder.h>
+#include <draco/core/varint_decoding.h>
 #include <draco/mesh/mesh.h>
+#include <draco/metadata/geometry_metadata.h>
+#include <draco/metadata/metadata_decoder.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "compression.h"
@@ -68,7 +74,82 @@ void pointAccessorAt(Asset& asset, uint32_t accessor, uint32_t buffer, size_t of
   a.byte_offset = 0;
 }
 
-Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const DracoPrimitive& d, const std::string& where) {
+// The counts a Draco stream declares before its connectivity is decoded. libdraco sizes its corner table and
+// vertex arrays from them before it reads a single face, so a 200-byte stream can claim 10^8 faces and take
+// gigabytes. Reading them first lets the loader compare them with the accessors, which the budget has already
+// bounded. The layout follows the Draco bitstream specification (header, optional metadata, connectivity
+// header); the metadata is skipped with libdraco's own decoder so that both read it the same way.
+struct DracoCounts {
+  uint32_t faces = 0;
+  uint32_t vertices = 0;  // edgebreaker: encoded vertices; sequential: points
+  bool edgebreaker = false;
+};
+
+bool readCount(draco::DecoderBuffer& in, bool fixed_width, uint32_t& out) {
+  return fixed_width ? in.Decode(&out) : draco::DecodeVarint(&out, &in);
+}
+
+// Nullopt when the stream is too corrupt to read its counts (libdraco then reports the stream itself).
+std::optional<DracoCounts> readDracoCounts(const uint8_t* data, size_t size) {
+  draco::DecoderBuffer in;
+  in.Init(reinterpret_cast<const char*>(data), size);
+  draco::DracoHeader header;
+  if (!draco::PointCloudDecoder::DecodeHeader(&in, &header).ok()) return std::nullopt;
+  if (header.encoder_type != draco::TRIANGULAR_MESH) return std::nullopt;
+  const uint16_t version = DRACO_BITSTREAM_VERSION(header.version_major, header.version_minor);
+  in.set_bitstream_version(version);
+  if (version >= DRACO_BITSTREAM_VERSION(1, 3) && (header.flags & METADATA_FLAG_MASK)) {
+    draco::GeometryMetadata metadata;
+    draco::MetadataDecoder decoder;
+    if (!decoder.DecodeGeometryMetadata(&in, &metadata)) return std::nullopt;
+  }
+  DracoCounts counts;
+  uint32_t ignored = 0;
+  if (header.encoder_method == draco::MESH_SEQUENTIAL_ENCODING) {
+    const bool fixed = version < DRACO_BITSTREAM_VERSION(2, 2);
+    if (!readCount(in, fixed, counts.faces) || !readCount(in, fixed, counts.vertices)) return std::nullopt;
+    return counts;
+  }
+  if (header.encoder_method != draco::MESH_EDGEBREAKER_ENCODING) return std::nullopt;
+  counts.edgebreaker = true;
+  uint8_t traversal = 0;
+  if (!in.Decode(&traversal)) return std::nullopt;
+  const bool fixed = version < DRACO_BITSTREAM_VERSION(2, 0);
+  if (version < DRACO_BITSTREAM_VERSION(2, 2) && !readCount(in, fixed, ignored)) return std::nullopt;  // new vertices
+  if (!readCount(in, fixed, counts.vertices) || !readCount(in, fixed, counts.faces)) return std::nullopt;
+  return counts;
+}
+
+// The decoded mesh must fill the primitive's accessors exactly (checked after decoding), so a stream that declares
+// more faces than the indices accessor holds, or more points than its attributes, can be refused before decoding
+// without refusing a valid file. Edgebreaker's encoded vertices are at most its corners.
+Status checkDracoCounts(const Asset& asset, const DracoPrimitive& d, const Primitive& primitive, const uint8_t* data,
+                        size_t size, const std::string& where) {
+  const std::optional<DracoCounts> counts = readDracoCounts(data, size);
+  if (!counts) return Ok{};
+  const uint64_t index_count = asset.accessors[primitive.indices].count;
+  uint64_t point_limit = 0;
+  for (const Attribute& mapped : d.attributes) {
+    const uint32_t accessor = findAttribute(primitive.attributes, mapped.name);
+    if (accessor != kNone && accessor < asset.accessors.size()) {
+      point_limit = std::max<uint64_t>(point_limit, asset.accessors[accessor].count);
+    }
+  }
+  const uint64_t vertex_limit = counts->edgebreaker || point_limit == 0 ? index_count : point_limit;
+  const std::string stream = "bufferView " + std::to_string(d.buffer_view) + ": the Draco stream declares ";
+  if (uint64_t(counts->faces) * 3 > index_count) {
+    return invalid(where, stream + std::to_string(counts->faces) + " faces but indices accessor " +
+                              std::to_string(primitive.indices) + " holds " + std::to_string(index_count) + " indices");
+  }
+  if (counts->vertices > vertex_limit) {
+    return invalid(where, stream + std::to_string(counts->vertices) + (counts->edgebreaker ? " vertices" : " points") +
+                              " but the primitive's accessors hold " + std::to_string(vertex_limit));
+  }
+  return Ok{};
+}
+
+Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const DracoPrimitive& d, const Primitive& primitive,
+                                                  const std::string& where) {
   if (d.buffer_view >= asset.buffer_views.size()) {
     return invalid(where + ".bufferView", std::to_string(d.buffer_view) + " is out of range (" +
                                               std::to_string(asset.buffer_views.size()) + " bufferViews exist)");
@@ -82,8 +163,10 @@ Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const Drac
     return invalid(where + ".bufferView", "bufferView " + std::to_string(d.buffer_view) + " exceeds buffer " +
                                               std::to_string(view.buffer) + " (glTF 2.0 §3.6.1)");
   }
+  const uint8_t* stream = buffer.data.data() + view.byte_offset;
+  MORPHKIT_TRY(checkDracoCounts(asset, d, primitive, stream, view.byte_length, where));
   draco::DecoderBuffer input;
-  input.Init(reinterpret_cast<const char*>(buffer.data.data() + view.byte_offset), view.byte_length);
+  input.Init(reinterpret_cast<const char*>(stream), view.byte_length);
   draco::Decoder decoder;
   // Draco reports errors through StatusOr, but a corrupt stream can still make it allocate absurd sizes: an
   // exception must not cross the library boundary.
@@ -108,10 +191,12 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
                        std::vector<uint8_t>& claimed) {
   const std::string prim = "meshes[" + std::to_string(d.mesh) + "].primitives[" + std::to_string(d.primitive) + "]";
   const std::string where = prim + ".extensions.KHR_draco_mesh_compression";
-  Expected<std::unique_ptr<draco::Mesh>> decoded = decodeMesh(asset, d, where);
+  const Primitive& primitive = asset.meshes[d.mesh].primitives[d.primitive];
+  if (primitive.indices == kNone) return invalid(prim + ".indices", "a Draco-compressed primitive must have indices");
+  if (primitive.indices >= asset.accessors.size()) return Ok{};  // the validation pass reports the bad index
+  Expected<std::unique_ptr<draco::Mesh>> decoded = decodeMesh(asset, d, primitive, where);
   if (!decoded) return decoded.error();
   const draco::Mesh& mesh = **decoded;
-  const Primitive& primitive = asset.meshes[d.mesh].primitives[d.primitive];
   const uint32_t points = mesh.num_points();
 
   // Attributes: each one the extension maps must be an attribute of the primitive, and its accessor must agree
@@ -150,7 +235,7 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
   }
 
   // Indices: triangles in Draco's face order.
-  if (primitive.indices != kNone && primitive.indices < asset.accessors.size()) {
+  {
     const Accessor& accessor = asset.accessors[primitive.indices];
     const std::string here = prim + ".indices";
     const size_t count = size_t(mesh.num_faces()) * 3;
@@ -181,8 +266,6 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
       }
     }
     pointAccessorAt(asset, primitive.indices, buffer, offset, count * size);
-  } else if (primitive.indices == kNone) {
-    return invalid(prim + ".indices", "a Draco-compressed primitive must have indices");
   }
   return Ok{};
 }
