@@ -63,7 +63,9 @@ Expected<PosePrepared> prepare(const Asset& asset, uint32_t scene_request) {
         }
         slot[mesh][p] = known->second;
       }
-      prepared.instances.push_back(PosePrepared::Instance{node, mesh, p, slot[mesh][p]});
+      const uint32_t skin = asset.nodes[node].skin;
+      const bool skinned = skin != kNone && skin < asset.skins.size() && prepared.primitives[slot[mesh][p]].influences > 0;
+      prepared.instances.push_back(PosePrepared::Instance{node, mesh, p, slot[mesh][p], skinned});
     }
   }
   // Inverse bind matrices of the skins this scene uses (an unused skin of 10^6 joints costs nothing).
@@ -106,28 +108,46 @@ Expected<SceneState> frame(const PosePrepared& prepared, const FrameRequest& req
   return state;
 }
 
+Status frameState(const PosePrepared& prepared, const FrameRequest& request, FrameState& state) {
+  Expected<SceneState> scene = frame(prepared, request);
+  if (!scene) return scene.error();
+  state.scene = std::move(*scene);
+  const Asset& asset = *prepared.asset;
+  state.instances.resize(prepared.instances.size());
+  state.palettes.resize(asset.skins.size());
+  std::vector<uint8_t> palette_ready(asset.skins.size(), 0);
+  for (size_t i = 0; i < prepared.instances.size(); ++i) {
+    const PosePrepared::Instance& inst = prepared.instances[i];
+    InstanceFrame& out = state.instances[i];
+    const std::vector<float>& weights = state.scene.weights[inst.node];
+    out.weights.assign(weights.begin(), weights.end());
+    out.weights.resize(prepared.primitives[inst.data].targets.size(), 0.0f);
+    out.joint_matrices = {};
+    out.world = state.scene.world[inst.node];
+    if (!inst.skinned) continue;
+    const uint32_t skin = asset.nodes[inst.node].skin;
+    if (!palette_ready[skin]) {
+      state.palettes[skin] = jointMatrices(asset, state.scene, skin, prepared.inverse_bind[skin]);
+      palette_ready[skin] = 1;
+    }
+    out.joint_matrices = state.palettes[skin];
+  }
+  return Ok{};
+}
+
 Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
   if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
-  const Asset& asset = *prepared.asset;
-  FrameRequest request;
-  request.animation = options.animation;
-  request.time = options.time;
-  request.sampling = options.sampling;
-  request.weights = options.weights;
-  Expected<SceneState> state = frame(prepared, request);
-  if (!state) return state.error();
+  FrameState state;
+  if (Status s = frameState(prepared, options, state); !s) return s.error();
 
   result.scene = prepared.scene;
   result.animation = options.animation;
   result.time = options.time;
   result.meshes.resize(prepared.instances.size());  // a reused result keeps its buffers: no allocation per frame
-  std::vector<std::vector<DMat4>> joints_by_skin(asset.skins.size());
-  std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
 
   for (size_t i = 0; i < prepared.instances.size(); ++i) {
     const PosePrepared::Instance& inst = prepared.instances[i];
     const PrimitiveData& data = prepared.primitives[inst.data];
-    const Node& node = asset.nodes[inst.node];
     PosedPrimitive& out = result.meshes[i];
     // Indices and mode are static: copied only when this slot held another primitive (or nothing) before.
     if (out.node != inst.node || out.mesh != inst.mesh || out.primitive != inst.primitive ||
@@ -138,9 +158,8 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
     out.mesh = inst.mesh;
     out.primitive = inst.primitive;
     out.vertex_count = data.vertex_count;
-    out.weights = state->weights[inst.node];
-    out.weights.resize(data.targets.size(), 0.0f);
-    out.skinned = node.skin != kNone && node.skin < asset.skins.size() && data.influences > 0;
+    out.weights = state.instances[i].weights;
+    out.skinned = inst.skinned;
     out.mode = data.mode;
     const size_t n = data.vertex_count;
     out.positions.resize(3 * n);
@@ -156,15 +175,8 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
     MorphSkinJob job;
     job.primitive = &data;
     job.weights = out.weights;
-    if (out.skinned) {
-      if (!joints_ready[node.skin]) {
-        joints_by_skin[node.skin] = jointMatrices(asset, *state, node.skin, prepared.inverse_bind[node.skin]);
-        joints_ready[node.skin] = 1;
-      }
-      job.joint_matrices = joints_by_skin[node.skin];  // §3.7.3: the mesh node's own transform is ignored
-    } else {
-      job.world = state->world[inst.node];
-    }
+    job.joint_matrices = state.instances[i].joint_matrices;
+    job.world = state.instances[i].world;
     job.out_positions = out.positions;
     job.out_normals = out.normals;
     job.out_tangents = out.tangents;
@@ -222,6 +234,10 @@ Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene) {
 
 Expected<SceneState> evaluateFrame(const PosePrepared& prepared, const FrameRequest& request) {
   return catchOutOfMemory("evaluating the frame", [&] { return frame(prepared, request); });
+}
+
+Status evaluateFrame(const PosePrepared& prepared, const FrameRequest& request, FrameState& state) {
+  return catchOutOfMemory("evaluating the frame", [&] { return frameState(prepared, request, state); });
 }
 
 Status evaluatePose(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {

@@ -13,7 +13,6 @@ namespace morphkit {
 struct GpuPose {
   const PosePrepared* prepared = nullptr;
   std::vector<GpuPrimitive*> primitives;  // per prepared.primitives
-  std::vector<uint8_t> skinned;           // per prepared.instances
   GpuBatch* batch = nullptr;
 };
 
@@ -32,14 +31,10 @@ Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& pr
   }
   std::vector<GpuInstanceDesc> descs;
   for (const PosePrepared::Instance& inst : prepared.instances) {
-    const Node& node = asset.nodes[inst.node];
-    const PrimitiveData& data = prepared.primitives[inst.data];
     GpuInstanceDesc d;
     d.primitive = pose->primitives[inst.data];
-    // §3.7.3: a node with a skin and a primitive with JOINTS_n/WEIGHTS_n is skinned (same rule as evaluatePose).
-    d.skinned = node.skin != kNone && node.skin < asset.skins.size() && data.influences > 0;
-    d.joint_count = d.skinned ? uint32_t(asset.skins[node.skin].joints.size()) : 0;
-    pose->skinned.push_back(d.skinned ? 1 : 0);
+    d.skinned = inst.skinned;  // decided once by preparePose, as for the CPU pose
+    d.joint_count = d.skinned ? uint32_t(asset.skins[asset.nodes[inst.node].skin].joints.size()) : 0;
     descs.push_back(d);
   }
   Expected<GpuBatch*> batch = createGpuBatch(context, descs);
@@ -62,44 +57,21 @@ double lastGpuPoseMicroseconds(const GpuPose& pose) { return pose.batch ? lastDi
 
 namespace {
 
-// One frame's inputs for the batch: the CPU frame step (the same as evaluatePose), then each instance's weights
-// and joint (or world) matrices. The GpuInstanceState spans point into `weights` and `joints_by_skin`.
+// One frame's inputs for the batch: the core frame step (the same as evaluatePose, morphkit/pose.h), then each
+// instance's GpuInstanceState, whose spans point into `core`.
 struct PoseFrame {
-  std::vector<std::vector<DMat4>> joints_by_skin;
-  std::vector<std::vector<float>> weights;
+  FrameState core;
   std::vector<GpuInstanceState> states;
 };
 
 Status evaluatePoseFrame(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame) {
-  const PosePrepared& prepared = *pose.prepared;
-  const Asset& asset = *prepared.asset;
-  FrameRequest request;
-  request.animation = options.animation;
-  request.time = options.time;
-  request.sampling = options.sampling;
-  request.weights = options.weights;
-  Expected<SceneState> state = evaluateFrame(prepared, request);  // the same frame step as evaluatePose
-  if (!state) return state.error();
-  frame.joints_by_skin.assign(asset.skins.size(), {});
-  std::vector<uint8_t> joints_ready(asset.skins.size(), 0);
-  frame.weights.assign(prepared.instances.size(), {});
-  frame.states.assign(prepared.instances.size(), {});
-  for (size_t i = 0; i < prepared.instances.size(); ++i) {
-    const PosePrepared::Instance& inst = prepared.instances[i];
-    const PrimitiveData& data = prepared.primitives[inst.data];
-    frame.weights[i] = state->weights[inst.node];
-    frame.weights[i].resize(data.targets.size(), 0.0f);
-    frame.states[i].weights = frame.weights[i];
-    if (pose.skinned[i]) {
-      const uint32_t skin = asset.nodes[inst.node].skin;
-      if (!joints_ready[skin]) {
-        frame.joints_by_skin[skin] = jointMatrices(asset, *state, skin, prepared.inverse_bind[skin]);
-        joints_ready[skin] = 1;
-      }
-      frame.states[i].joint_matrices = frame.joints_by_skin[skin];  // §3.7.3: the mesh node's own transform is ignored
-    } else {
-      frame.states[i].world = state->world[inst.node];
-    }
+  if (Status s = evaluateFrame(*pose.prepared, options, frame.core); !s) return s;
+  frame.states.resize(frame.core.instances.size());
+  for (size_t i = 0; i < frame.states.size(); ++i) {
+    const InstanceFrame& instance = frame.core.instances[i];
+    frame.states[i].weights = instance.weights;
+    frame.states[i].joint_matrices = instance.joint_matrices;
+    frame.states[i].world = instance.world;
   }
   return Ok{};
 }
@@ -114,7 +86,6 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
   result.scene = prepared.scene;
   result.animation = options.animation;
   result.time = options.time;
-  std::vector<std::vector<float>>& weights = frame.weights;
   GpuMorphJob job;
   job.context = &context;
   job.batch = pose.batch;
@@ -133,9 +104,9 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
     out.node = inst.node;
     out.mesh = inst.mesh;
     out.primitive = inst.primitive;
-    out.skinned = pose.skinned[i] != 0;
+    out.skinned = inst.skinned;
     out.vertex_count = data.vertex_count;
-    out.weights = std::move(weights[i]);
+    out.weights = std::move(frame.core.instances[i].weights);
     out.positions = std::move(vertices->position);
     out.normals = std::move(vertices->normal);
     out.tangents = std::move(vertices->tangent);
@@ -171,7 +142,7 @@ Status recordGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions
   return recordGpuMorphJob(job, cmd);  // the job's spans are read before it returns
 }
 
-uint32_t gpuPoseInstanceCount(const GpuPose& pose) { return uint32_t(pose.skinned.size()); }
+uint32_t gpuPoseInstanceCount(const GpuPose& pose) { return uint32_t(pose.prepared->instances.size()); }
 
 Expected<GpuOutputBuffer> gpuPoseOutput(const GpuPose& pose, uint32_t instance) {
   return gpuBatchOutput(*pose.batch, instance);

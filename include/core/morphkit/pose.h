@@ -52,7 +52,8 @@ struct PoseResult {
 struct PosePrepared {
   struct Instance {
     uint32_t node = kNone, mesh = kNone, primitive = kNone;
-    uint32_t data = 0;  // index into primitives / packed
+    uint32_t data = 0;     // index into primitives / packed
+    bool skinned = false;  // §3.7.3: the node has a skin and the primitive JOINTS_n/WEIGHTS_n; decided here, once
   };
   const Asset* asset = nullptr;
   uint32_t scene = kNone;
@@ -78,13 +79,25 @@ struct FrameRequest {
 // Fails (kInvalidArgument) for an animation index out of range or an override naming no target.
 Expected<SceneState> evaluateFrame(const PosePrepared& prepared, const FrameRequest& request);
 
-struct PoseOptions {
-  uint32_t animation = kNone;  // kNone: rest pose
-  double time = 0.0;           // seconds; before the first / after the last key hold the end values
+// What one frame gives each posed instance, in prepared.instances order: what every deformation path consumes.
+struct InstanceFrame {
+  std::vector<float> weights;             // one per morph target of the instance's primitive
+  std::span<const DMat4> joint_matrices;  // skinned: its skin's palette, world(joint)·IBM (into FrameState::palettes)
+  DMat4 world{};                          // rigid: the node's world matrix (§3.7.3: a skinned mesh ignores it)
+};
+struct FrameState {
+  SceneState scene;
+  std::vector<InstanceFrame> instances;
+  std::vector<std::vector<DMat4>> palettes;  // per skin; built only for the skins the instances use
+};
+// evaluateFrame, then each instance's weights and palette or world matrix. `state` is caller-owned and reused
+// from frame to frame: once sized, a frame reallocates none of its per-instance vectors.
+Status evaluateFrame(const PosePrepared& prepared, const FrameRequest& request, FrameState& state);
+
+// A pose request is a frame request plus how to deform it on the CPU.
+struct PoseOptions : FrameRequest {
   CpuPath path = CpuPath::kReference;
   ThreadPool* pool = nullptr;  // optional, owned by the caller
-  SamplingContext* sampling = nullptr;  // optional cursor cache for sequential playback of one animation
-  WeightInputs weights;        // optional track + overrides on top of the animation / rest weights (weights.h)
 };
 
 Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options);

@@ -18,12 +18,9 @@ struct GpuPose;  // GPU primitives for a PosePrepared and one batch with an inst
 Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared, const GpuUploadOptions& upload = {});
 void destroyGpuPose(VulkanContext& context, GpuPose* pose);  // null is fine
 
-struct GpuPoseOptions {
-  uint32_t animation = kNone;           // kNone: rest pose
-  double time = 0.0;                    // seconds
-  float epsilon = 0.0f;                 // morph targets with |w| <= epsilon are skipped
-  SamplingContext* sampling = nullptr;  // optional cursor cache for sequential playback
-  WeightInputs weights;                 // optional track + overrides (morphkit/weights.h), as in PoseOptions
+// A frame request (morphkit/pose.h: animation, time, sampling cursors, outside weights) plus the GPU's options.
+struct GpuPoseOptions : FrameRequest {
+  float epsilon = 0.0f;  // morph targets with |w| <= epsilon are skipped
 };
 
 // Poses on the GPU and reads the vertices back. Same contract and layout as evaluatePose (world space,
