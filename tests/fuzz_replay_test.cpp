@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/harness_node_material.h"
 #include "fuzz/harnesses.h"
 #include "test_support.h"
 

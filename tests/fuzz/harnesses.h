@@ -2,7 +2,9 @@
 // The bodies of the libFuzzer harnesses, one function per harness, shared by the harness mains (fuzz_<name>.cpp,
 // clang + libFuzzer) and by tests/fuzz_replay_test.cpp (the g++ suite replays every crasher through the same code).
 // Each returns 0, or -1 for an input that belongs to another harness (libFuzzer then keeps it out of the corpus).
-// EXTENSION POINT: a new harness is a function here, a fuzz_<name>.cpp main, an entry in tests/fuzz/CMakeLists.txt
+// The node-material harness is in harness_node_material.h: its header belongs to the material layer, which the
+// glTF harnesses do not link.
+// EXTENSION POINT: a new harness is a function here (or in its own header when it needs another layer), a fuzz_<name>.cpp main, an entry in tests/fuzz/CMakeLists.txt
 // (MORPHKIT_FUZZ_HARNESSES), in kHarnesses of tests/fuzz_replay_test.cpp and, for its seeds, in
 // scripts/fuzz-corpus.
 #pragma once
@@ -17,7 +19,6 @@
 
 #include "morphkit/capture.h"
 #include "morphkit/gltf.h"
-#include "morphkit/node_material.h"  // header only here; nodeMaterial() is linked only where it is called
 #include "morphkit/pose.h"
 #include "morphkit/weight_files.h"
 #include "morphkit/weights.h"
@@ -82,14 +83,6 @@ inline int pose(const uint8_t* data, size_t size) {
       if (animation == kNone) break;
     }
   }
-  return 0;
-}
-
-// The node-material JSON parser and type checker (docs/NODE_MATERIALS.md), then GLSL generation for every
-// pipeline (not shaderc: that is not our code).
-inline int nodeMaterial(const uint8_t* data, size_t size) {
-  Expected<NodeMaterial> material = parseNodeMaterial(std::string_view(reinterpret_cast<const char*>(data), size));
-  if (material) (void)generateNodeMaterialGlsl(*material);
   return 0;
 }
 
