@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// The loader's byte-level steps, apart from its JSON parsing (loader.cpp): the GLB container's chunks
+// (glTF 2.0 §4.4) and filling buffers and images from the BIN chunk, data: URIs or files under LoadOptions.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "morphkit/gltf.h"
+
+namespace morphkit::gltf_detail {
+
+struct GlbParts {
+  std::span<const uint8_t> json;
+  std::span<const uint8_t> bin;
+  bool has_bin = false;
+};
+
+bool isGlb(std::span<const uint8_t> bytes);  // starts with the 'glTF' magic
+Expected<GlbParts> splitGlb(std::span<const uint8_t> bytes);
+
+// Fills every Buffer::data: the GLB BIN chunk, a data: URI (`data_uris[i]`, a view into the parsed JSON), or an
+// external file inside the asset's folder. Buffers flagged in `decoded_later` are left empty.
+Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::string_view>& data_uris,
+                      const LoadOptions& options, const std::vector<uint8_t>& decoded_later);
+// Fills Image::data for every `uri` image under the buffers' rules, so that no later layer opens a file.
+Status resolveImages(Asset& asset, const LoadOptions& options);
+
+}  // namespace morphkit::gltf_detail
