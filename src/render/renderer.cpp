@@ -90,8 +90,8 @@ Status createDraws(Renderer& r) {
       d.copy = copy;
       d.primitive = inst.data;
       d.material = gltf.material != kNone && gltf.material < asset.materials.size() ? gltf.material : uint32_t(asset.materials.size());
-      const uint32_t skin = asset.nodes[inst.node].skin;
-      if (skin != kNone && prim.influence_sets > 0) {
+      if (inst.skinned) {  // decided once by preparePose (§3.7.3), as for the CPU and GPU poses
+        const uint32_t skin = asset.nodes[inst.node].skin;
         d.skin = skin;
         if (prim.joints_needed > asset.skins[skin].joints.size()) {
           return fail(Error::kInvalidGltf, "nodes[" + std::to_string(inst.node) + "]: skin " + std::to_string(skin) + " has " +
@@ -174,34 +174,30 @@ Status createParts(Renderer& r) {
 Status updateDraws(Renderer& r, const RenderFrameInput& input) {
   const Asset& asset = *r.asset;
   size_t draw_index = 0;
+  FrameState state;
   for (uint32_t copy = 0; copy < r.options.instances; ++copy) {
     FrameRequest request;
     request.animation = input.animation;
     request.time = input.time + copy * r.options.instance_time_step;
     request.weights = input.weights;
-    Expected<SceneState> state = evaluateFrame(r.prepared, request);
-    if (!state) return state.error();
+    if (Status s = evaluateFrame(r.prepared, request, state); !s) return s;
     // Joint and world matrices come in double (scene.h): the compute path takes them so (it keeps the digits far
-    // from the origin); the vertex path and node materials upload floats, rounded once here.
-    std::vector<std::vector<DMat4>> joints(asset.skins.size());
+    // from the origin); the vertex path and node materials upload floats, rounded once here per skin.
     std::vector<std::vector<Mat4>> joints_float(asset.skins.size());
     std::vector<float> weights;
     for (; draw_index < r.draws.size() && r.draws[draw_index].copy == copy; ++draw_index) {
       Draw& d = r.draws[draw_index];
-      const PosePrepared::Instance& inst = r.prepared.instances[d.instance];
+      const InstanceFrame& instance = state.instances[d.instance];
       weights.assign(r.primitives[d.primitive].target_count, 0.0f);
-      const std::vector<float>& node_weights = input.override_weights ? *input.override_weights : state->weights[inst.node];
-      for (size_t k = 0; k < weights.size() && k < node_weights.size(); ++k) weights[k] = node_weights[k];
+      const std::vector<float>& source = input.override_weights ? *input.override_weights : instance.weights;
+      for (size_t k = 0; k < weights.size() && k < source.size(); ++k) weights[k] = source[k];
       DrawFrame frame;
       frame.weights = weights;
-      frame.world = &state->world[inst.node];
-      frame.world_float = toFloat(state->world[inst.node]);
+      frame.world = &instance.world;
+      frame.world_float = toFloat(instance.world);
       if (d.skin != kNone) {
-        if (joints[d.skin].empty()) {
-          joints[d.skin] = jointMatrices(asset, *state, d.skin, r.prepared.inverse_bind[d.skin]);
-          joints_float[d.skin] = toFloat(joints[d.skin]);
-        }
-        frame.joints = joints[d.skin];
+        if (joints_float[d.skin].empty()) joints_float[d.skin] = toFloat(state.palettes[d.skin]);
+        frame.joints = instance.joint_matrices;
         frame.joints_float = joints_float[d.skin];
       }
       d.flip = d.skin == kNone && determinant3(frame.world_float) < 0.0f;
