@@ -17,6 +17,7 @@
 #include "morphkit/io.h"
 #include "morphkit/text.h"
 #include "uri.h"
+#include "validate_internal.h"
 
 namespace morphkit {
 
@@ -499,23 +500,6 @@ class Parser {
   CompressedData& compressed_;  // compressed-geometry descriptions, decoded after the buffers are resolved
 };
 
-// §3.11: a channel without target.node is ignored; so is a sampler that no remaining channel uses (one used only
-// by KHR_animation_pointer channels, or by nothing). Say so instead of checking it against a path it lacks.
-void noteIgnoredSamplers(Asset& asset) {
-  for (size_t a = 0; a < asset.animations.size(); ++a) {
-    const Animation& animation = asset.animations[a];
-    std::vector<uint8_t> used(animation.samplers.size(), 0);
-    for (const AnimationChannel& channel : animation.channels) {
-      if (channel.node != kNone && channel.sampler < used.size()) used[channel.sampler] = 1;
-    }
-    for (size_t s = 0; s < used.size(); ++s) {
-      if (used[s]) continue;
-      asset.notes.push_back("animations[" + std::to_string(a) + "].samplers[" + std::to_string(s) +
-                            "]: no channel morphkit animates uses it; ignored");
-    }
-  }
-}
-
 }  // namespace
 
 std::span<const char* const> supportedExtensions() { return kSupportedExtensions; }
@@ -581,7 +565,7 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
   MORPHKIT_TRY(decodeMeshopt(asset, compressed, placeholders, options));
   MORPHKIT_TRY(decodeDraco(asset, compressed, options));
   MORPHKIT_TRY(validateAsset(asset, options.budget));  // the budget again, then the rules that read data
-  noteIgnoredSamplers(asset);
+  validate_detail::noteIgnoredSamplers(asset);
   return asset;
 }
 

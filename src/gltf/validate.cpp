@@ -421,4 +421,25 @@ Status validateAsset(const Asset& asset, const Budget& budget) {
   return Ok{};
 }
 
+namespace validate_detail {
+
+// §3.11: a channel without target.node is ignored; so is a sampler that no remaining channel uses (one used only
+// by KHR_animation_pointer channels, or by nothing). Say so instead of checking it against a path it lacks.
+void noteIgnoredSamplers(Asset& asset) {
+  for (size_t a = 0; a < asset.animations.size(); ++a) {
+    const Animation& animation = asset.animations[a];
+    std::vector<uint8_t> used(animation.samplers.size(), 0);
+    for (const AnimationChannel& channel : animation.channels) {
+      if (channel.node != kNone && channel.sampler < used.size()) used[channel.sampler] = 1;
+    }
+    for (size_t s = 0; s < used.size(); ++s) {
+      if (used[s]) continue;
+      asset.notes.push_back("animations[" + std::to_string(a) + "].samplers[" + std::to_string(s) +
+                            "]: no channel morphkit animates uses it; ignored");
+    }
+  }
+}
+
+}  // namespace validate_detail
+
 }  // namespace morphkit

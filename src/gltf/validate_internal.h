@@ -46,4 +46,8 @@ Status validateAccessorData(const Asset& asset);  // sparse indices and the fini
 Status checkAttributeFormat(const Asset& asset, const std::string& name, uint32_t index, bool is_target,
                             const std::string& where);
 
+// After validation: a note in asset.notes for each animation sampler no animated channel uses (§3.11: such
+// channels and samplers are ignored, not checked against a path they lack).
+void noteIgnoredSamplers(Asset& asset);
+
 }  // namespace morphkit::validate_detail
