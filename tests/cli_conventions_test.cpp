@@ -171,8 +171,7 @@ TEST(CliConventions, AnimationLookupIsSharedCaseInsensitiveAndListsTheNames) {
   CliRun folded = morphkit(dir, "pose demo.glb --anim BLINK --time 0.1 --json");
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   EXPECT_EQ(folded.out, exact.out);
-  EXPECT_NE(exact.out, morphkit(dir, "pose demo.glb --time 0.1 --json").out);  // not the rest pose
-  EXPECT_EQ(morphkit(dir, "pose demo.glb --anim rest --time 0.1 --json").out, morphkit(dir, "pose demo.glb --time 0.1 --json").out);
+  EXPECT_NE(exact.out, morphkit(dir, "pose demo.glb --anim rest --time 0.1 --json").out);  // not the rest pose
   for (const char* args : {"pose demo.glb --anim tlak", "render demo.glb --anim tlak --size 8x8 --no-video",
                            "bench demo.glb --anim tlak --device cpu --frames 1"}) {
     SCOPED_TRACE(args);
@@ -199,6 +198,43 @@ TEST(CliConventions, AnimationLookupIsSharedCaseInsensitiveAndListsTheNames) {
   CliRun ambiguous = morphkit(dir, "pose twice.glb --anim Talk");
   expectBadInput(ambiguous);
   EXPECT_NE(ambiguous.err.find("2 animations match ignoring case"), std::string::npos) << ambiguous.err;
+}
+
+// One default when --anim is absent, on every command (docs/CLI.md): the first animation; the rest pose when the
+// file has none or a capture (--weights-csv) plays instead.
+TEST(CliConventions, TheDefaultAnimationIsOneRuleOnEveryCommand) {
+  auto dir = test::scratchDir();
+  ASSERT_EQ(morphkit(dir, "make-demo demo.glb --vertices 600 --targets 4 --capture-seconds 0.2").exit_code, 0);
+  writeExternalTriangle(dir);
+  CliRun first = morphkit(dir, "pose demo.glb --anim 0 --time 0.1 --json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(morphkit(dir, "pose demo.glb --time 0.1 --json").out, first.out);
+  EXPECT_NE(first.out.find("\"anim\":0"), std::string::npos);
+  CliRun bench = morphkit(dir, "bench demo.glb --device cpu --frames 1 --threads 1 --paths reference --json");
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(bench.out).get(root), simdjson::SUCCESS);
+  EXPECT_EQ(int64_t(root["animation"]["index"]), 0);
+  // No animation in the file: the rest pose, on pose and bench alike.
+  CliRun still = morphkit(dir, "pose sub/tri.gltf --allow-external-paths --json");
+  ASSERT_EQ(still.exit_code, 0) << still.err;
+  EXPECT_NE(still.out.find("\"anim\":null"), std::string::npos);
+  CliRun still_bench = morphkit(dir, "bench sub/tri.gltf --allow-external-paths --device cpu --frames 1 --threads 1 --paths reference --json");
+  ASSERT_EQ(still_bench.exit_code, 0) << still_bench.err;
+  ASSERT_EQ(parser.parse(still_bench.out).get(root), simdjson::SUCCESS);
+  EXPECT_TRUE(root["animation"].is_null());
+  // A capture replaces the clip: it plays on the rest pose unless --anim names one.
+  EXPECT_EQ(morphkit(dir, "pose demo.glb --weights-csv demo_capture.csv --time 0.1 --json").out,
+            morphkit(dir, "pose demo.glb --anim rest --weights-csv demo_capture.csv --time 0.1 --json").out);
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  CliRun render = morphkit(dir, "render demo.glb --size 8x8 --frames 0:1 --no-video --no-contact-sheet --out r --json");
+  ASSERT_EQ(render.exit_code, 0) << render.err;
+  EXPECT_NE(render.out.find("\"animation\":0"), std::string::npos) << render.out;
+  CliRun captured = morphkit(dir, "render demo.glb --weights-csv demo_capture.csv --size 8x8 --frames 0:1 --no-video "
+                                  "--no-contact-sheet --out c --json");
+  ASSERT_EQ(captured.exit_code, 0) << captured.err;
+  EXPECT_NE(captured.out.find("\"animation\":null"), std::string::npos) << captured.out;
 }
 
 // --device cpu|gpu|N everywhere; pose's old --gpu N still works with a warning.

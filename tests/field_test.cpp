@@ -277,8 +277,8 @@ TEST(SkinWeights, PoseFlagKeepSkinWeights) {
   MORPHKIT_REQUIRE_SHARED();
   const std::filesystem::path dir = test::scratchDir();
   const std::string file = (fieldDir() / "assets" / "RiggedFigure_unnormalized.glb").string();
-  test::CliRun rescaled = test::runMorphkit(dir, "pose --json '" + file + "'");
-  test::CliRun kept = test::runMorphkit(dir, "pose --json --keep-skin-weights '" + file + "'");
+  test::CliRun rescaled = test::runMorphkit(dir, "pose --json --anim rest '" + file + "'");
+  test::CliRun kept = test::runMorphkit(dir, "pose --json --anim rest --keep-skin-weights '" + file + "'");
   ASSERT_EQ(rescaled.exit_code, 0) << rescaled.err;
   ASSERT_EQ(kept.exit_code, 0) << kept.err;
   test::Json a, b, ref;

@@ -197,8 +197,7 @@ int runFileBench(const FileBenchOptions& o) {
   load.allow_external_paths = o.allow_external_paths;
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
-  // bench plays a clip like render: without --anim, the first animation (docs/CLI.md).
-  Expected<uint32_t> animation = findAnimation(*asset, o.anim, asset->animations.empty() ? kNone : 0u);
+  Expected<uint32_t> animation = findAnimation(*asset, o.anim);
   if (!animation) return reportFailure(o.file, animation.error());
   Expected<PosePrepared> prepared = preparePose(*asset);
   if (!prepared) return reportFailure(o.file, prepared.error());

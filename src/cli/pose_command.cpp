@@ -40,7 +40,7 @@ namespace {
 struct PoseCommandOptions {
   std::string file;
   int64_t scene = -1;
-  std::string anim;  // empty: rest pose; digits: index; else a name
+  std::string anim;  // empty: the first animation, or rest without one (findAnimation)
   std::vector<std::string> times;  // seconds, or A:B:STEP ranges
   std::string out;
   std::string cpu_path = "reference";
@@ -379,8 +379,7 @@ int run(const PoseCommandOptions& options) {
   Expected<Asset> asset = loadAsset(options.file, load);
   if (!asset) return reportFailure(options.file, asset.error());
 
-  // pose samples given instants: without --anim, the rest pose (docs/CLI.md, "The default animation").
-  Expected<uint32_t> found = findAnimation(*asset, options.anim, kNone);
+  Expected<uint32_t> found = findAnimation(*asset, options.anim, !options.weights.csv.empty());
   if (!found) return reportFailure(options.file, found.error());
   const uint32_t animation = *found;
   Expected<std::vector<double>> parsed_times = parseTimes(options.times);
@@ -455,7 +454,7 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
   sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--anim", options->anim, "animation index or name, or rest (default: the rest pose)");
+  sub->add_option("--anim", options->anim, "animation index or name, or rest (default: the first animation; the rest pose without one)");
   sub->add_option("--time", options->times,
                   "time(s) in seconds, or A:B:STEP (A, A+STEP, ... < B); repeat or comma-separate for several (default 0)")
       ->expected(1)

@@ -140,8 +140,7 @@ int run(const RenderCommandOptions& o) {
 
   // render plays a clip: without --anim, the first animation (the rest pose when there is none, and under a
   // capture, which plays on the rest pose unless --anim names an animation too; docs/CLI.md).
-  const uint32_t fallback = asset->animations.empty() || !o.weights.csv.empty() ? kNone : 0u;
-  Expected<uint32_t> found = findAnimation(*asset, o.anim, fallback);
+  Expected<uint32_t> found = findAnimation(*asset, o.anim, !o.weights.csv.empty());
   if (!found) return reportFailure(o.file, found.error());
   const uint32_t animation = *found;
   LoadedWeights weights;

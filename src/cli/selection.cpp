@@ -53,8 +53,8 @@ CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::stri
   return sub->add_option("--device", device, help)->check(kDevice);
 }
 
-Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, uint32_t fallback) {
-  if (text.empty()) return fallback;
+Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool capture_plays) {
+  if (text.empty()) return asset.animations.empty() || capture_plays ? kNone : 0u;
   uint32_t index = 0;
   if (parseIndex(text, index)) {
     if (index < asset.animations.size()) return index;

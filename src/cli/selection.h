@@ -25,8 +25,10 @@ std::optional<DeviceChoice> parseDevice(std::string_view text);
 CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::string& help);
 
 // --anim N|NAME|rest on `asset`: an index; a name, exact or, when exactly one animation matches, ignoring ASCII
-// case; "rest" (when no animation is so named): the rest pose (kNone). Empty `text`: `fallback`.
+// case; "rest" (when no animation is so named): the rest pose (kNone).
 // An unknown or ambiguous name, or an index out of range, fails naming the animations the file has.
-Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, uint32_t fallback);
+// Empty `text`: the one default every command shares (docs/CLI.md, "The device, and the animation"): the first
+// animation, or the rest pose when the file has none or a capture (`capture_plays`) replaces the clip.
+Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool capture_plays = false);
 
 }  // namespace morphkit::cli
