@@ -24,7 +24,8 @@ std::string indexRanges(const std::vector<size_t>& indices) {
   for (size_t i = 0; i < indices.size();) {
     size_t j = i;
     while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
-    text += (text.empty() ? "" : ",") + (j == i ? std::to_string(indices[i]) : fmt::format("{}-{}", indices[i], indices[j]));
+    if (!text.empty()) text += ',';
+    text += j == i ? std::to_string(indices[i]) : fmt::format("{}-{}", indices[i], indices[j]);
     i = j + 1;
   }
   return text;
@@ -80,14 +81,14 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
       const Primitive& primitive = mesh.primitives[p];
       const PrimitiveSummary& s = summaryOf(summaries, asset, uint32_t(m), uint32_t(p));
       std::string attributes;
-      for (const Attribute& attribute : primitive.attributes) attributes += (attributes.empty() ? "" : " ") + printable(attribute.name);
+      for (const Attribute& attribute : primitive.attributes) (attributes += attributes.empty() ? "" : " ") += printable(attribute.name);
       fmt::print("{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", fmt::format("{}/{}", m, p), s.vertex_count, s.index_count,
                  primitive.targets.size(), s.morph_bytes, attributes);
       // Targets grouped by the attribute set they move: "targets 0-51 move NORMAL POSITION".
       std::map<std::string, std::vector<size_t>> groups;
       for (size_t t = 0; t < s.target_attributes.size(); ++t) {
         std::string key;
-        for (const auto& name : s.target_attributes[t]) key += (key.empty() ? "" : " ") + printable(name);
+        for (const auto& name : s.target_attributes[t]) (key += key.empty() ? "" : " ") += printable(name);
         groups[key.empty() ? "(nothing)" : key].push_back(t);
       }
       for (const auto& [moved, targets] : groups) {

@@ -198,7 +198,10 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     for (size_t f = value_begin; f < fields.size(); ++f) {
       float value = 0.0f;
       if (!parseNumber(fields[f], value)) {
-        return cellError(line_number, f + 1, capture.columns[f - value_begin], "'" + shown(fields[f]) + "' is not a finite number");
+        std::string what = "'";  // built with += : GCC 12's -Wrestrict misfires on "literal" + std::string&&
+        what += shown(fields[f]);
+        what += "' is not a finite number";
+        return cellError(line_number, f + 1, capture.columns[f - value_begin], what);
       }
       capture.values.push_back(value);
     }

@@ -130,8 +130,8 @@ Expected<std::string> makeDemoCapture(const DemoCaptureOptions& options) {
   const size_t rows = std::max<size_t>(1, size_t(std::llround(options.seconds * options.fps)));
 
   std::string text = "Timecode,BlendShapeCount";
-  for (std::string_view c : kLiveLinkBlendShapes) text += "," + std::string(c);
-  for (std::string_view c : kLiveLinkRotations) text += "," + std::string(c);
+  for (std::string_view c : kLiveLinkBlendShapes) (text += ',') += c;
+  for (std::string_view c : kLiveLinkRotations) (text += ',') += c;
   text += "\r\n";  // the app's line ending
   std::vector<double> values(columns);
   const size_t start = 10 * 3600 * fps;  // 10:00:00:00, frames since midnight
@@ -143,7 +143,7 @@ Expected<std::string> makeDemoCapture(const DemoCaptureOptions& options) {
     std::snprintf(timecode, sizeof timecode, "%02zu:%02zu:%02zu:%02zu.%03d", frame / (3600 * fps) % 24, frame / (60 * fps) % 60,
                   frame / fps % 60, frame % fps, int(std::lround(sub * 1000.0)));
     text += timecode;
-    text += "," + std::to_string(columns);
+    (text += ',') += std::to_string(columns);
     performance((double(i) + sub) / options.fps, options.seconds, phase, values);
     for (double v : values) {
       char number[32];

@@ -50,17 +50,20 @@ Expected<std::vector<uint8_t>> encode(std::span<const T> values, std::span<const
   const size_t unpadded = sizeof(kMagic) + 2 + 2 + header.size() + 1;  // + '\n'
   header.append((kAlign - unpadded % kAlign) % kAlign, ' ');
   header += '\n';
-  std::vector<uint8_t> out;
-  out.reserve(sizeof(kMagic) + 4 + header.size() + values.size_bytes());
-  out.insert(out.end(), kMagic, kMagic + sizeof(kMagic));
-  out.push_back(1);  // format version 1.0: the header length is a u16
-  out.push_back(0);
-  put16(out, uint32_t(header.size()));
-  out.insert(out.end(), header.begin(), header.end());
+  // Sized once and filled with memcpy (GCC 12's -Wstringop-overflow misfires on insert after reserve).
+  std::vector<uint8_t> out(sizeof(kMagic) + 4 + header.size() + values.size_bytes());
+  uint8_t* at = out.data();
+  std::memcpy(at, kMagic, sizeof(kMagic));
+  at += sizeof(kMagic);
+  *at++ = 1;  // format version 1.0: the header length is a u16
+  *at++ = 0;
+  *at++ = uint8_t(header.size() & 0xFF);  // little-endian u16
+  *at++ = uint8_t(header.size() >> 8);
+  std::memcpy(at, header.data(), header.size());
+  at += header.size();
   // The host is little-endian (x86-64, AArch64): the bytes are the '<' layout already.
   static_assert(std::endian::native == std::endian::little);
-  const auto* raw = reinterpret_cast<const uint8_t*>(values.data());
-  out.insert(out.end(), raw, raw + values.size_bytes());
+  if (values.size_bytes() > 0) std::memcpy(at, values.data(), values.size_bytes());
   return out;
 }
 
@@ -72,7 +75,8 @@ bool validEntryName(std::string_view name) {
 
 // The value of `key` in the header dict, up to the next top-level ',' or '}' (for 'shape': up to ')').
 std::string_view headerValue(std::string_view header, std::string_view key) {
-  const std::string quoted = "'" + std::string(key) + "'";
+  std::string quoted = "'";
+  (quoted += key) += '\'';
   size_t at = header.find(quoted);
   if (at == std::string_view::npos) return {};
   at = header.find(':', at + quoted.size());

@@ -87,6 +87,11 @@ std::string printable(std::string_view text, size_t max_bytes) {
   return out;
 }
 
-std::string quote(std::string_view text, size_t max_bytes) { return "'" + printable(text, max_bytes) + "'"; }
+// Appended, not "'" + std::string&&: GCC 12 reports a false -Wrestrict on that operator+ in Release.
+std::string quote(std::string_view text, size_t max_bytes) {
+  std::string out = "'";
+  (out += printable(text, max_bytes)) += '\'';
+  return out;
+}
 
 }  // namespace morphkit

@@ -15,7 +15,7 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-std::string shownKey(std::string_view text) { return "'" + printable(text) + "'"; }
+std::string shownKey(std::string_view text) { return quote(text); }
 
 Expected<object> parseObject(simdjson::dom::parser& parser, std::string_view text, const char* what) {
   simdjson::padded_string padded(text.data(), text.size());

@@ -3,7 +3,8 @@
 #   install   cmake --install of this build tree into PREFIX; checks the installed files
 #   consumer  configures, builds and runs tests/package/consumer (MODE full | cxx17) against PREFIX
 #   cpu_only  configures this source tree with MORPHKIT_LAYERS=core;gltf and find_package(Vulkan) disabled, builds
-#             and installs it into WORK/prefix, then builds the consumer (MODE cpu) against it through CMake and
+#             it in Release with -Werror (CI's check that the optimizer's warnings, e.g. GCC 12's -Wrestrict, stay
+#             out of the libraries) and installs it into WORK/prefix, then builds the consumer (MODE cpu) against it through CMake and
 #             through pkg-config
 # Inputs (-D): STEP, SOURCE_DIR, BUILD_DIR, WORK, PREFIX, MODE, VERSION, GENERATOR, CXX, LAUNCHER, SANITIZE_FLAGS,
 # MATERIAL. Everything runs in WORK, which is emptied first.
@@ -83,7 +84,8 @@ elseif(STEP STREQUAL "cpu_only")
   # The layer list goes through an initial-cache file: a ";" would split a -D argument on its way through run().
   file(WRITE "${WORK}/layers.cmake" "set(MORPHKIT_LAYERS \"core;gltf\" CACHE STRING \"\")\n")
   run(${CMAKE_COMMAND} --no-warn-unused-cli -S "${SOURCE_DIR}" -B "${WORK}/build" -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}" ${launcher}
-      -C "${WORK}/layers.cmake" -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON "-DCMAKE_INSTALL_PREFIX=${prefix}")
+      -C "${WORK}/layers.cmake" -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON "-DCMAKE_INSTALL_PREFIX=${prefix}"
+      -DCMAKE_BUILD_TYPE=Release -DMORPHKIT_WERROR=ON)
   run(${CMAKE_COMMAND} --build "${WORK}/build" --parallel 2)
   run(${CMAKE_COMMAND} --install "${WORK}/build")
   file(GLOB_RECURSE config LIST_DIRECTORIES false "${prefix}/*/morphkitConfig.cmake")
