@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,6 +16,7 @@
 #include "command.h"
 #include "selection.h"
 #include "morphkit/gpu_bench.h"
+#include "morphkit/gpu_crowd.h"
 
 namespace morphkit::cli {
 namespace {
@@ -31,6 +33,8 @@ struct BenchOptions {
   bool json = false;
   bool validation = false;
   bool skinned = true;
+  uint32_t crowd = 0;                 // > 0: the crowd table (gpu_crowd.h) for this many instances
+  std::vector<uint32_t> crowd_groups = {0};
 };
 
 int runBench(const BenchOptions& o) {
@@ -70,8 +74,48 @@ int runBench(const BenchOptions& o) {
   return messages.empty() ? 0 : kExitFailure;
 }
 
+// `bench --crowd N`: N skinned instances of one primitive (--vertices/--targets: the first value; default 20000 ×
+// 52, 10 active each) in one crowd dispatch per --crowd-groups size, beside the per-instance batch kernel and the
+// copy kernel. `given` tells which options the user set (else the crowd's own defaults apply).
+int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>& given) {
+  GpuCrowdBenchOptions options;
+  options.instances = o.crowd;
+  if (given("--vertices")) options.vertices = o.vertices.front();
+  if (given("--targets")) options.targets = o.targets.front();
+  if (given("--active")) options.active = o.active;
+  options.groups = o.crowd_groups;
+  for (uint32_t g : options.groups) {
+    if (g > kMaxCrowdGroup) return reportUsage(fmt::format("bench: --crowd-groups {} exceeds {}", g, kMaxCrowdGroup));
+  }
+  options.repetitions = o.repetitions;
+  options.copy_bytes = uint64_t(o.copy_mib * 1048576.0);
+  if (given("--layouts")) {
+    if (o.layouts.size() != 1 || (o.layouts[0] != "dense_f32" && o.layouts[0] != "dense_f16")) {
+      return reportUsage("bench: --crowd takes one layout, dense_f32 or dense_f16");
+    }
+    options.layout = o.layouts[0] == "dense_f16" ? DeltaLayout::kDenseF16 : DeltaLayout::kDenseF32;
+  }
+  if (options.vertices == 0 || options.targets == 0) return reportUsage("bench: --crowd needs --vertices and --targets above 0");
+  GpuContextOptions context_options;
+  context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
+  context_options.validation = o.validation;
+  Expected<VulkanContext*> context = createVulkanContext(context_options);
+  if (!context) return reportFailure({}, context.error());
+  ProgressBar bar("bench --crowd", options.groups.size() + 1);
+  options.progress = [&bar](size_t done, size_t) { bar.update(done); };
+  Expected<GpuCrowdBenchReport> report = runGpuCrowdBench(**context, options);
+  bar.finish();
+  std::vector<std::string> messages = gpuValidationMessages(**context);
+  destroyVulkanContext(*context);
+  if (!report) return reportFailure({}, report.error());
+  for (const std::string& m : messages) reportMessage(m);
+  fmt::print("{}", o.json ? gpuCrowdBenchJson(*report, true) + "\n" : gpuCrowdBenchTable(*report));
+  return messages.empty() ? 0 : kExitFailure;
+}
+
 // Options of the synthetic table; with FILE they are a usage error (they would be silently ignored).
-constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib"};
+constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib",
+                                          "--crowd", "--crowd-groups"};
 // Options of the FILE mode; without FILE likewise.
 constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths"};
 
@@ -100,6 +144,12 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
                   "dispatches per configuration (FILE: passes over the frames per row), best is reported (default 5; FILE: 3)");
   sub->add_option("--max-delta-mib", options->max_delta_mib, "skip configurations whose dense f32 deltas exceed this (default 4096)");
   sub->add_flag("!--rigid", options->skinned, "morph without skinning (the node's matrix only)");
+  sub->add_option("--crowd", options->crowd,
+                  "N skinned instances of one primitive in one crowd dispatch (each delta read once per group), beside the "
+                  "per-instance batch kernel; --vertices/--targets take one value (default 20000, 52), --active default 10")
+      ->check(CLI::Range(1u, 100000000u));
+  sub->add_option("--crowd-groups", options->crowd_groups, "--crowd: instances per workgroup to time, 1..32 (default 0: automatic)")
+      ->delimiter(',');
   sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 1024, capped at the device's maxMemoryAllocationSize)");
   addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device), a Vulkan device index, or (FILE) cpu: the CPU rows only");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");
@@ -114,7 +164,21 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
     }
     const DeviceChoice device = parseDevice(options->device).value_or(DeviceChoice{});
     if (!file_mode) {
-      exit_code = device.gpu ? runBench(*options) : reportUsage("bench: --device cpu needs FILE (the table times GPU kernels)");
+      if (!device.gpu) {
+        exit_code = reportUsage("bench: --device cpu needs FILE (the table times GPU kernels)");
+      } else if (sub->count("--crowd-groups") > 0 && sub->count("--crowd") == 0) {
+        exit_code = reportUsage("bench: --crowd-groups needs --crowd");
+      } else if (sub->count("--crowd") > 0) {
+        for (const char* name : {"--rigid", "--max-delta-mib"}) {
+          if (sub->count(name) > 0) {
+            exit_code = reportUsage(fmt::format("bench: {} does not apply to --crowd", name));
+            return;
+          }
+        }
+        exit_code = runCrowdBench(*options, [sub](const char* name) { return sub->count(name) > 0; });
+      } else {
+        exit_code = runBench(*options);
+      }
       return;
     }
     if (!device.gpu) {

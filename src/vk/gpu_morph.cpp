@@ -11,18 +11,10 @@
 #include "morphkit_spirv/copy.h"
 #include "morphkit_spirv/morph.h"
 #include "morphkit_spirv/morph_storage16.h"
+#include "gpu_internal.h"
 #include "vk_context.h"
 
 namespace morphkit {
-
-struct GpuPrimitive {
-  GpuPrimitiveInfo info;
-  GpuBuffer vertices;  // base vertices (VertexFormat)
-  GpuBuffer deltas;    // dense target blocks or sparse records
-  GpuBuffer rows;      // sparse: vertex_count + 1 u32
-  GpuBuffer skin;      // skin stream (PackedSkin)
-  uint64_t target_bytes = 0;  // dense layouts: PackedDeltas::target_bytes
-};
 
 // morph.comp indexes a delta buffer with 32-bit element indices (f16 elements at worst: 2 bytes), so one
 // delta buffer stays below 8 GiB; maxMemoryAllocationSize is smaller on every device we know.
@@ -257,11 +249,9 @@ void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
 // small primitive to 1e-5 of its size (a float at 22 is good to 1.9e-6), so the split happens here, in double:
 //   origin o = M·pivot (rigid) or the mean of M_j·pivot (skinned), stored as o_hi = float(o), o_lo = float(o − o_hi);
 //   each matrix keeps its 3×3 and gets translation float(M·pivot − o), small;
-// morph.comp computes M'·(p − pivot) (all small numbers), adds o_lo, then o_hi last, rounding once at full size.
-namespace {
-
-std::vector<Mat4> relativeMatrices(const GpuBatch::Instance& inst, const GpuInstanceState& state) {
-  const float* pivot = inst.primitive->info.pivot;
+// morph.comp (and crowd.comp) compute M'·(p − pivot) (all small numbers), add o_lo, then o_hi last, rounding once
+// at full size.
+std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world) {
   auto place = [&](const DMat4& m) {  // m · (pivot, 1) in double
     DVec3 r;
     r.x = m(0, 0) * pivot[0] + m(0, 1) * pivot[1] + m(0, 2) * pivot[2] + m(0, 3);
@@ -269,7 +259,7 @@ std::vector<Mat4> relativeMatrices(const GpuBatch::Instance& inst, const GpuInst
     r.z = m(2, 0) * pivot[0] + m(2, 1) * pivot[1] + m(2, 2) * pivot[2] + m(2, 3);
     return r;
   };
-  std::span<const DMat4> sources = inst.skinned ? state.joint_matrices : std::span<const DMat4>(&state.world, 1);
+  std::span<const DMat4> sources = skinned ? joints : std::span<const DMat4>(&world, 1);
   DVec3 origin;
   for (const DMat4& m : sources) {
     const DVec3 r = place(m);
@@ -292,11 +282,9 @@ std::vector<Mat4> relativeMatrices(const GpuBatch::Instance& inst, const GpuInst
     relative(2, 3) = float(r.z - origin.z);
     out.push_back(relative);
   }
-  if (!inst.skinned) out.push_back(normalMatrix(toFloat(state.world)));
+  if (!skinned) out.push_back(normalMatrix(toFloat(world)));
   return out;
 }
-
-}  // namespace
 
 bool GpuMorphJob::validate() const {
   if (!context || !batch || !(epsilon >= 0.0f)) return false;
@@ -352,7 +340,7 @@ void writeInstanceData(const GpuMorphJob& job) {
       batch->entries[i].active_count = uint32_t(active.size());
       table[i].active_count = uint32_t(active.size());
     }
-    const std::vector<Mat4> matrices = relativeMatrices(inst, state);
+    const std::vector<Mat4> matrices = relativeMatrices(inst.primitive->info.pivot, inst.skinned, state.joint_matrices, state.world);
     if (inst.matrices.size() != matrices.size()) inst.matrices.assign(matrices.size(), Mat4{});
     auto* gpu_matrices = reinterpret_cast<float*>(dynamic + inst.matrices_offset);
     for (size_t m = 0; m < matrices.size(); ++m) {

@@ -91,12 +91,14 @@ Expected<GpuImage> uploadImage(VulkanContext& context, uint32_t width, uint32_t 
 void destroyImage(VulkanContext& context, GpuImage& image);  // resets it; an empty image is fine
 
 // A compute pipeline with one push-constant range and no descriptor sets (buffers are reached by address).
+// `specialization` (optional) sets the shader's specialization constants (the crowd kernel's record shape).
 struct ComputePipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
 };
 Status createComputePipeline(VulkanContext& context, const uint32_t* words, size_t bytes, uint32_t push_size,
-                             ComputePipeline& out);  // on failure `out` holds what was created: destroy it
+                             ComputePipeline& out,  // on failure `out` holds what was created: destroy it
+                             const VkSpecializationInfo* specialization = nullptr);
 void destroyComputePipeline(VulkanContext& context, ComputePipeline& pipeline);  // resets it; empty is fine
 
 // Records with `record` into the context's command buffer, submits to the compute queue and waits.

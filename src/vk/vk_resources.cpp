@@ -259,7 +259,7 @@ Expected<VkShaderModule> createShader(VulkanContext& context, const uint32_t* wo
 }  // namespace
 
 Status createComputePipeline(VulkanContext& context, const uint32_t* words, size_t bytes, uint32_t push_size,
-                             ComputePipeline& out) {
+                             ComputePipeline& out, const VkSpecializationInfo* specialization) {
   VkPipelineLayout& layout = out.layout;
   VkPipeline& pipeline = out.pipeline;
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
@@ -275,6 +275,7 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   info.stage.module = *module;
   info.stage.pName = "main";
+  info.stage.pSpecializationInfo = specialization;
   info.layout = layout;
   r = vkCreateComputePipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
   vkDestroyShaderModule(context.device, *module, nullptr);

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// morphkit/gpu_crowd.h — crowds: many instances of ONE primitive, each with its own morph weights and its own
+// joint palette (or world matrix), deformed in one dispatch that reads each delta once per group of instances
+// (shaders/crowd.comp; design and figures: docs/PERFORMANCE.md, "Crowds").
+//
+// Where GpuBatch (morphkit/gpu.h) gives every instance its own workgroups, which re-read that instance's active
+// deltas, a crowd walks, per vertex tile and group of G instances, the union of the group's active targets once
+// and applies each delta to all G instances (weight 0 where an instance does not use the target).
+//
+// Results: each instance's output is bit-identical whatever the group size (so to the crowd run one instance at a
+// time), and matches GpuMorphJob and the CPU reference MorphSkinJob within float tolerance, not bit for bit (the
+// per-instance kernel sums its targets in two interleaved partial sums; tests/vk_crowd_test.cpp states the bounds).
+//
+// Like the rest of the vk layer: typed handles, no Vulkan in this header, Expected/Status errors, synchronous run().
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "morphkit/error.h"
+#include "morphkit/gpu.h"
+
+namespace morphkit {
+
+struct GpuCrowd;  // one primitive × N instances: per-frame weights and matrices, one output buffer, the pipeline
+
+inline constexpr uint32_t kMaxCrowdGroup = 32;  // instances per workgroup at most (CROWD_MAX_GROUP)
+
+struct GpuCrowdDesc {
+  const GpuPrimitive* primitive = nullptr;  // uploaded with a dense layout (dense_f32 or dense_f16)
+  uint32_t instance_count = 0;              // >= 1
+  bool skinned = false;                     // joint palettes (needs JOINTS/WEIGHTS); else a world matrix each
+  uint32_t joint_count = 0;                 // skinned: matrices per instance (>= gpuPrimitiveInfo().joints_needed)
+  // Instances per workgroup, 1..kMaxCrowdGroup; 0 picks gpuCrowdDefaultGroup(). A bigger group reads the deltas
+  // fewer times but keeps G × record floats of sums per invocation in registers and needs gpuCrowdSharedBytes().
+  uint32_t group_size = 0;
+};
+
+// Shared memory one workgroup of crowd.comp needs: the staged union slice (64 targets, their G-wide weight rows) and
+// the G instances' morph sums for the skinning loop, 256 · G · max(delta_stride, 1) bytes.
+uint64_t gpuCrowdSharedBytes(uint32_t delta_stride, uint32_t group_size);
+// The default group size for records of `delta_stride` components: the largest power of two G <= 16 whose sums
+// fit 96 registers per invocation (G · stride <= 96) and whose shared memory fits min(shared_limit, 32 KiB), so
+// that a few workgroups share an SM. Position + normal (stride 6): 16 (28.9 KiB); every attribute (15): 4.
+uint32_t gpuCrowdDefaultGroup(uint32_t delta_stride, uint64_t shared_limit = 32768);
+
+struct GpuCrowdInfo {
+  uint32_t instance_count = 0;
+  uint32_t group_size = 0;         // G
+  uint32_t groups = 0;             // ceil(instance_count / G): workgroups per vertex tile
+  uint32_t tiles = 0;              // ceil(vertex_count / 64)
+  uint32_t matrix_count = 0;       // mat4s per instance: 1 + joints (skinned) or 3
+  uint64_t instance_bytes = 0;     // output stride between instances (multiple of 256)
+  uint64_t output_bytes = 0;       // instance_count × instance_bytes
+  uint64_t shared_bytes = 0;       // shared memory per workgroup
+};
+
+// Fails with kInvalidArgument naming the problem (no primitive, 0 instances, a sparse primitive, skinned without
+// JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup) and with kTooLarge when the output, the per-frame
+// buffers, the group's shared memory or the dispatch exceed the device's limits (maxMemoryAllocationSize,
+// maxComputeSharedMemorySize, maxComputeWorkGroupCount) — before allocating anything.
+Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& desc);
+void destroyGpuCrowd(VulkanContext& context, GpuCrowd* crowd);  // null is fine; destroy before the primitive
+const GpuCrowdInfo& gpuCrowdInfo(const GpuCrowd& crowd);
+
+// Deforms every instance (ozz-style job). Per frame the CPU builds each group's union of active targets
+// (|w| > epsilon) with its weight rows and writes every instance's matrices (GpuInstanceState: weights =
+// target_count floats, joint_matrices = joint_count matrices when skinned, else `world`). Synchronous.
+struct GpuCrowdJob {
+  VulkanContext* context = nullptr;
+  GpuCrowd* crowd = nullptr;
+  std::span<const GpuInstanceState> instances;  // exactly instance_count states
+  float epsilon = 0.0f;
+
+  bool validate() const;
+  Status run() const;  // kInvalidArgument naming the first bad instance/field
+};
+// Why `job` is invalid (kInvalidArgument, "GpuCrowdJob: instances[3]: 51 weights, the primitive has 52 targets"),
+// or Ok.
+Status checkGpuCrowdJob(const GpuCrowdJob& job);
+
+// GPU time of the last run's dispatch, from timestamp queries (NaN without timestamp support).
+double lastCrowdDispatchMicroseconds(const GpuCrowd& crowd);
+// Union entries (targets walked, summed over the groups) of the last run: the delta records read per vertex tile.
+uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd);
+
+// One instance's deformed vertices: interleaved, gpuPrimitiveInfo().vertex format (as readGpuBatchOutput).
+Expected<std::vector<float>> readGpuCrowdOutput(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance);
+Expected<PrimitiveData> readGpuCrowdVertices(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance);
+
+// ---- Benchmark: a crowd against the per-instance batch kernel and the copy kernel, in one run ----
+struct GpuCrowdBenchOptions {
+  uint32_t instances = 1000;
+  uint32_t vertices = 20000;
+  uint32_t targets = 52;
+  uint32_t active = 10;               // active targets per instance, a different set each (deterministic)
+  uint32_t joints = 32;               // per instance, 4 influences per vertex
+  std::vector<uint32_t> groups = {0};  // crowd group sizes to time (0: the default)
+  bool batch = true;                  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
+  DeltaLayout layout = DeltaLayout::kDenseF32;
+  uint32_t repetitions = 5;           // best of N dispatches
+  uint64_t copy_bytes = uint64_t(1024) << 20;
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+struct GpuCrowdBenchRow {
+  std::string variant;          // "crowd_g16", "batch"
+  uint32_t group_size = 0;      // crowd rows
+  double microseconds = 0.0;
+  uint64_t bytes = 0;           // the crowd's minimal bytes (same for every row, so GB/s compares times)
+  uint64_t delta_read_bytes = 0;  // delta bytes the kernel's walk reads (per group union, or per instance)
+  double gbps = 0.0, percent_of_copy = 0.0;
+  double max_diff_vs_batch = -1.0;  // largest |crowd − batch| over the checked instances (-1: not compared)
+};
+
+struct GpuCrowdBenchReport {
+  GpuDeviceInfo device;
+  GpuCrowdBenchOptions options;
+  uint64_t output_bytes = 0;  // instances × vertices × stride × 4
+  double copy_gbps = 0.0, copy_microseconds = 0.0;
+  uint64_t copy_bytes = 0;
+  std::vector<GpuCrowdBenchRow> rows;
+};
+
+Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const GpuCrowdBenchOptions& options);
+std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& report);
+std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& report, bool pretty = false);
+
+}  // namespace morphkit

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+// crowd.comp — many instances of one primitive, each with its own morph weights and joint palette, in one dispatch
+// that reads each delta once per group of instances (docs/PERFORMANCE.md, "Crowds").
+//
+// Workgroup (x, y) = (instance group, vertex tile): 64 invocations, one vertex each, deform the tile's vertices
+// for the G instances of the group. The group's union of active targets (built on the CPU, ascending) is staged
+// in shared memory with a G-wide row of weights per target (zero for an instance that does not use the target);
+// each delta record is loaded once and added to every instance's sums. The skin stream and base vertex are read
+// once per vertex too; only the palette differs per instance.
+// Order and formulas as morph.comp: morph (glTF 2.0 §3.7.2.2), then skin (§3.7.3, skin.glsl's blend) or the
+// node's transform, then renormalize normals and tangents; the matrices are relative to an origin (LAYOUTS.md §5).
+//
+// Determinism: each instance's sum is one chain of fma() over its own active targets in ascending order, decorated
+// `precise` (NoContraction: the same rounding in every specialization); a target the instance does not use is
+// skipped. So an instance's result does not depend on which other instances share its group: the group size
+// changes speed, not bits (tests/vk_crowd_test.cpp checks that with memcmp).
+//
+// The record shape, the vertex format and G are specialization constants (crowd_shared.h): the driver folds every
+// attribute test, so the target loop has no branch but its own.
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#include "crowd_shared.h"
+
+layout(local_size_x = MORPH_GROUP_SIZE) in;
+
+layout(constant_id = CROWD_SC_GROUP) const uint G = 1u;
+layout(constant_id = CROWD_SC_VERTEX_STRIDE) const uint VERTEX_STRIDE = 3u;
+layout(constant_id = CROWD_SC_VERTEX_NORMAL) const uint VERTEX_NORMAL = MORPH_ABSENT;
+layout(constant_id = CROWD_SC_VERTEX_TANGENT) const uint VERTEX_TANGENT = MORPH_ABSENT;
+layout(constant_id = CROWD_SC_VERTEX_EXTRA) const uint VERTEX_EXTRA = MORPH_ABSENT;
+layout(constant_id = CROWD_SC_DELTA_STRIDE) const uint DELTA_STRIDE = 0u;
+layout(constant_id = CROWD_SC_DELTA_POSITION) const uint DELTA_POSITION = MORPH_ABSENT;
+layout(constant_id = CROWD_SC_DELTA_NORMAL) const uint DELTA_NORMAL = MORPH_ABSENT;
+layout(constant_id = CROWD_SC_DELTA_TANGENT) const uint DELTA_TANGENT = MORPH_ABSENT;
+layout(constant_id = CROWD_SC_DELTA_EXTRA) const uint DELTA_EXTRA = MORPH_ABSENT;
+layout(constant_id = CROWD_SC_DELTA_EXTRA_COUNT) const uint DELTA_EXTRA_COUNT = 0u;
+layout(constant_id = CROWD_SC_DELTA_F16) const bool DELTA_F16 = false;
+layout(constant_id = CROWD_SC_SKINNED) const bool SKINNED = false;
+layout(constant_id = CROWD_SC_INFLUENCE_SETS) const uint INFLUENCE_SETS = 0u;
+// The morph sums one instance keeps per vertex, laid out like a delta record: max(DELTA_STRIDE, 1).
+layout(constant_id = CROWD_SC_SUMS) const uint kSums = 1u;
+
+// A record has at most 3 + 3 + 3 + MORPH_MAX_EXTRA = 25 components: 7 planes of 4.
+const uint kRecordMax = 28u;
+const uint kPlanes = (DELTA_STRIDE + 3u) / 4u;
+
+
+layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Floats { float f[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer Vec2s { vec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Vec4s { vec4 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Uints { uint u[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer UVec2s { uvec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) restrict writeonly buffer OutFloats { float f[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) restrict writeonly buffer OutVec2s { vec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { mat4 m[]; };
+
+layout(push_constant) uniform PushBlock { CrowdPush pc; };
+
+shared uint s_target[CROWD_CHUNK];
+shared float s_weight[CROWD_CHUNK * G];
+// Stage 1 hands the sums to stage 2 through shared memory: sum c of instance g for lane l at (g·kSums + c)·64 + l
+// (consecutive lanes, consecutive banks). This is what bounds G: 256 · G · kSums bytes (crowd_shared.h).
+shared float s_sums[G * kSums * MORPH_GROUP_SIZE];
+
+// ---- One delta record of the dense layout (docs/LAYOUTS.md §3a): slab `slab`, tile lane `lane` ----
+// Plane k holds components 4k … 4k+3 of the tile's 64 records, width min(4, stride − 4k); a full plane is one
+// 16-byte (f32) or 8-byte (f16) load. Every width is a constant once specialized.
+float loadHalf(uint index) {
+  uint word = Uints(pc.delta_address).u[index >> 1];
+  return unpackHalf2x16(word >> ((index & 1u) * 16u)).x;
+}
+
+void loadRecord(uint slab, uint lane, inout float rec[kRecordMax]) {
+  [[unroll]] for (uint k = 0u; k < kPlanes; ++k) {
+    uint width = min(4u, DELTA_STRIDE - 4u * k);
+    uint first = slab * (MORPH_GROUP_SIZE * DELTA_STRIDE) + MORPH_GROUP_SIZE * 4u * k + lane * width;
+    if (!DELTA_F16 && width == 4u) {
+      vec4 x = Vec4s(pc.delta_address).v[first >> 2];
+      rec[4u * k] = x.x, rec[4u * k + 1u] = x.y, rec[4u * k + 2u] = x.z, rec[4u * k + 3u] = x.w;
+    } else if (!DELTA_F16 && width == 2u) {
+      vec2 x = Vec2s(pc.delta_address).v[first >> 1];
+      rec[4u * k] = x.x, rec[4u * k + 1u] = x.y;
+    } else if (DELTA_F16 && width == 4u) {
+      uvec2 h = UVec2s(pc.delta_address).v[first >> 2];
+      vec2 a = unpackHalf2x16(h.x), b = unpackHalf2x16(h.y);
+      rec[4u * k] = a.x, rec[4u * k + 1u] = a.y, rec[4u * k + 2u] = b.x, rec[4u * k + 3u] = b.y;
+    } else if (DELTA_F16 && width == 2u) {
+      vec2 a = unpackHalf2x16(Uints(pc.delta_address).u[first >> 1]);
+      rec[4u * k] = a.x, rec[4u * k + 1u] = a.y;
+    } else {
+      [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+        if (c < width) rec[4u * k + c] = DELTA_F16 ? loadHalf(first + c) : Floats(pc.delta_address).f[first + c];
+      }
+    }
+  }
+}
+
+vec3 recordVec3(in float rec[kRecordMax], uint offset) { return vec3(rec[offset], rec[offset + 1u], rec[offset + 2u]); }
+
+// Skinning (skin.glsl): joint j of the current instance is matrices[1 + j] after its origin block.
+#include "skin.glsl"
+Matrices g_matrices;
+uint skinStreamWord(uint index) { return Uints(pc.skin_address).u[index]; }
+mat4 skinJointMatrix(uint joint) { return g_matrices.m[1u + joint]; }
+
+// A zero-length vector stays as it is (never NaN), like morphkit::normalize on the CPU.
+vec3 safeNormalize(vec3 v) {
+  float len = length(v);
+  return len > 0.0 ? v / len : v;
+}
+
+void main() {
+  uint group = gl_WorkGroupID.x;
+  uint tile = gl_WorkGroupID.y;
+  uint lane = gl_LocalInvocationID.x;
+  uint v = tile * MORPH_GROUP_SIZE + lane;
+  bool live = v < pc.vertex_count;
+
+  // Per instance of the group: the morph sums (registers: the loops over g are unrolled).
+  precise vec3 sum_p[G], sum_n[G], sum_t[G];
+  precise float sum_e[G * MORPH_MAX_EXTRA];
+  [[unroll]] for (uint g = 0u; g < G; ++g) {
+    sum_p[g] = vec3(0.0), sum_n[g] = vec3(0.0), sum_t[g] = vec3(0.0);
+    [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) sum_e[g * MORPH_MAX_EXTRA + c] = 0.0;
+  }
+
+  // Stage 1 (§3.7.2.2): the group's union of active targets, a slice of CROWD_CHUNK at a time in shared memory.
+  // Every invocation reaches the barriers (`live` guards the work, not the control flow).
+  Uints unions = Uints(pc.union_address);
+  Floats weights = Floats(pc.weights_address);
+  uint begin = unions.u[group], end = unions.u[group + 1u];
+  uint targets_at = pc.groups + 1u;  // the target indices follow the offsets
+  for (uint first = begin; first < end; first += CROWD_CHUNK) {
+    uint count = min(end - first, CROWD_CHUNK);
+    barrier();
+    if (lane < count) s_target[lane] = unions.u[targets_at + first + lane];
+    for (uint k = lane; k < count * G; k += MORPH_GROUP_SIZE) s_weight[k] = weights.f[first * G + k];
+    barrier();
+    if (!live) continue;
+    for (uint i = 0u; i < count; ++i) {
+      float rec[kRecordMax];
+      loadRecord(tile * pc.target_count + s_target[i], lane, rec);
+      [[unroll]] for (uint g = 0u; g < G; ++g) {
+        float w = s_weight[i * G + g];
+        // Uniform over the workgroup (one target, one instance): instances that do not use the target skip it
+        // without divergence. Exact either way: fma(0, Δ, s) = s for finite Δ.
+        if (w == 0.0) continue;
+        if (DELTA_POSITION != MORPH_ABSENT) sum_p[g] = fma(vec3(w), recordVec3(rec, DELTA_POSITION), sum_p[g]);
+        if (DELTA_NORMAL != MORPH_ABSENT) sum_n[g] = fma(vec3(w), recordVec3(rec, DELTA_NORMAL), sum_n[g]);
+        if (DELTA_TANGENT != MORPH_ABSENT) sum_t[g] = fma(vec3(w), recordVec3(rec, DELTA_TANGENT), sum_t[g]);
+        [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) {
+          sum_e[g * MORPH_MAX_EXTRA + c] = fma(w, rec[DELTA_EXTRA + c], sum_e[g * MORPH_MAX_EXTRA + c]);
+        }
+      }
+    }
+  }
+  // Park the sums in shared memory (each invocation its own slots: no barrier needed), so that stage 2 is one
+  // loop over the instances, not G unrolled copies of the skinning code.
+  [[unroll]] for (uint g = 0u; g < G; ++g) {
+    uint at = g * kSums * MORPH_GROUP_SIZE + lane;
+    if (DELTA_POSITION != MORPH_ABSENT) {
+      [[unroll]] for (uint c = 0u; c < 3u; ++c) s_sums[at + (DELTA_POSITION + c) * MORPH_GROUP_SIZE] = sum_p[g][c];
+    }
+    if (DELTA_NORMAL != MORPH_ABSENT) {
+      [[unroll]] for (uint c = 0u; c < 3u; ++c) s_sums[at + (DELTA_NORMAL + c) * MORPH_GROUP_SIZE] = sum_n[g][c];
+    }
+    if (DELTA_TANGENT != MORPH_ABSENT) {
+      [[unroll]] for (uint c = 0u; c < 3u; ++c) s_sums[at + (DELTA_TANGENT + c) * MORPH_GROUP_SIZE] = sum_t[g][c];
+    }
+    [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) {
+      s_sums[at + (DELTA_EXTRA + c) * MORPH_GROUP_SIZE] = sum_e[g * MORPH_MAX_EXTRA + c];
+    }
+  }
+  if (!live) return;
+
+  // The base vertex, once for every instance.
+  Floats base = Floats(pc.base_address);
+  uint bv = v * VERTEX_STRIDE;
+  vec3 base_p = vec3(base.f[bv], base.f[bv + 1u], base.f[bv + 2u]);
+  vec3 base_n = vec3(0.0);
+  if (VERTEX_NORMAL != MORPH_ABSENT) base_n = vec3(base.f[bv + VERTEX_NORMAL], base.f[bv + VERTEX_NORMAL + 1u], base.f[bv + VERTEX_NORMAL + 2u]);
+  vec4 base_t = vec4(0.0);
+  if (VERTEX_TANGENT != MORPH_ABSENT) {
+    uint i = bv + VERTEX_TANGENT;
+    base_t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
+  }
+  bool pn_vertex = VERTEX_STRIDE == 6u && VERTEX_NORMAL == 3u;
+
+  // Stages 2 and 3 per instance of the group.
+  uint instances = min(G, pc.instance_count - group * G);  // the last group may be partial
+  for (uint g = 0u; g < instances; ++g) {
+    uint instance = group * G + g;
+    uint at = g * kSums * MORPH_GROUP_SIZE + lane;
+    vec3 p = base_p, n = base_n;
+    vec4 t = base_t;
+    if (DELTA_POSITION != MORPH_ABSENT) {
+      uint c = at + DELTA_POSITION * MORPH_GROUP_SIZE;
+      p += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
+    }
+    if (DELTA_NORMAL != MORPH_ABSENT) {
+      uint c = at + DELTA_NORMAL * MORPH_GROUP_SIZE;
+      n += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
+    }
+    if (DELTA_TANGENT != MORPH_ABSENT) {
+      uint c = at + DELTA_TANGENT * MORPH_GROUP_SIZE;
+      t.xyz += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
+    }
+
+    // Stage 2 (§3.7.3) or the node's transform, relative to the instance's origin (docs/LAYOUTS.md §5).
+    Matrices mats = Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u);
+    mat4 origin = mats.m[0];
+    vec3 rel = p - origin[0].xyz;
+    float excess = 0.0;  // Σ weights − 1: the origin is weighted like every joint
+    if (SKINNED) {
+      g_matrices = mats;
+      excess = -1.0;
+      mat4 m = skinBlend(v, INFLUENCE_SETS, excess);
+      p = (m * vec4(rel, 1.0)).xyz;
+      n = mat3(m) * n;
+      t.xyz = mat3(m) * t.xyz;
+    } else {
+      mat4 model = mats.m[1];
+      p = (model * vec4(rel, 1.0)).xyz;
+      n = mat3(mats.m[2]) * n;
+      t.xyz = mat3(model) * t.xyz;
+    }
+    precise vec3 low = p + origin[2].xyz + excess * origin[1].xyz;
+    precise vec3 placed = low + origin[1].xyz;
+    p = placed;
+
+    // Stage 3: renormalize and write this instance's copy of the vertex.
+    uint64_t out_address = pc.output_address + uint64_t(instance) * pc.instance_bytes;
+    if (pn_vertex) {
+      n = safeNormalize(n);
+      OutVec2s out2 = OutVec2s(out_address);
+      out2.v[3u * v] = p.xy;
+      out2.v[3u * v + 1u] = vec2(p.z, n.x);
+      out2.v[3u * v + 2u] = n.yz;
+      continue;
+    }
+    OutFloats outv = OutFloats(out_address);
+    outv.f[bv] = p.x;
+    outv.f[bv + 1u] = p.y;
+    outv.f[bv + 2u] = p.z;
+    if (VERTEX_NORMAL != MORPH_ABSENT) {
+      n = safeNormalize(n);
+      uint i = bv + VERTEX_NORMAL;
+      outv.f[i] = n.x;
+      outv.f[i + 1u] = n.y;
+      outv.f[i + 2u] = n.z;
+    }
+    if (VERTEX_TANGENT != MORPH_ABSENT) {
+      vec3 tn = safeNormalize(t.xyz);
+      uint i = bv + VERTEX_TANGENT;
+      outv.f[i] = tn.x;
+      outv.f[i + 1u] = tn.y;
+      outv.f[i + 2u] = tn.z;
+      outv.f[i + 3u] = t.w;
+    }
+    if (VERTEX_EXTRA != MORPH_ABSENT) {
+      // Texcoords and colors: copied, plus their deltas where morphed (the first DELTA_EXTRA_COUNT floats).
+      for (uint k = 0u; k < VERTEX_STRIDE - VERTEX_EXTRA; ++k) {
+        uint c = bv + VERTEX_EXTRA + k;
+        float add = k < DELTA_EXTRA_COUNT ? s_sums[at + (DELTA_EXTRA + k) * MORPH_GROUP_SIZE] : 0.0;
+        outv.f[c] = base.f[c] + add;
+      }
+    }
+  }
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// Crowds: one primitive × many instances, each delta read once per group of instances (morphkit/gpu_crowd.h,
+// shaders/crowd.comp).
+#include "morphkit/gpu_crowd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "crowd_shared.h"
+#include "gpu_internal.h"
+#include "morphkit_spirv/crowd.h"
+#include "vk_context.h"
+
+namespace morphkit {
+
+struct GpuCrowd {
+  GpuCrowdInfo info;
+  const GpuPrimitive* primitive = nullptr;
+  bool skinned = false;
+  uint32_t joint_count = 0;
+  GpuBuffer unions;    // host-visible: groups + 1 offsets, then up to groups × targets target indices
+  GpuBuffer weights;   // host-visible: G floats per union entry
+  GpuBuffer matrices;  // host-visible: matrix_count mat4 per instance
+  GpuBuffer output;    // device-local, STORAGE | VERTEX: instance i at i × instance_bytes
+  ComputePipeline pipeline;
+  uint64_t last_entries = 0;
+  double last_us = std::nan("");
+};
+
+static_assert(kMaxCrowdGroup == CROWD_MAX_GROUP, "gpu_crowd.h and crowd_shared.h agree");
+
+namespace {
+
+constexpr uint64_t kOutputAlignment = 256;
+
+uint32_t ceilDiv(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
+
+// The specialization constants of crowd.comp (crowd_shared.h CROWD_SC_*), in id order.
+std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, uint32_t group, bool skinned) {
+  std::vector<uint32_t> c(CROWD_SC_COUNT);
+  const bool targets = p.target_count > 0 && p.delta.stride > 0;
+  c[CROWD_SC_GROUP] = group;
+  c[CROWD_SC_VERTEX_STRIDE] = p.vertex.stride;
+  c[CROWD_SC_VERTEX_NORMAL] = p.vertex.normal;
+  c[CROWD_SC_VERTEX_TANGENT] = p.vertex.tangent;
+  c[CROWD_SC_VERTEX_EXTRA] = p.vertex.extra;
+  c[CROWD_SC_DELTA_STRIDE] = targets ? p.delta.stride : 0;
+  c[CROWD_SC_DELTA_POSITION] = targets ? p.delta.position : MORPH_ABSENT;
+  c[CROWD_SC_DELTA_NORMAL] = targets ? p.delta.normal : MORPH_ABSENT;
+  c[CROWD_SC_DELTA_TANGENT] = targets ? p.delta.tangent : MORPH_ABSENT;
+  c[CROWD_SC_DELTA_EXTRA] = targets ? p.delta.extra : MORPH_ABSENT;
+  c[CROWD_SC_DELTA_EXTRA_COUNT] = targets ? p.delta.extra_count : 0;
+  c[CROWD_SC_DELTA_F16] = p.layout == DeltaLayout::kDenseF16 ? 1 : 0;
+  c[CROWD_SC_SKINNED] = skinned ? 1 : 0;
+  c[CROWD_SC_INFLUENCE_SETS] = skinned ? p.influence_sets : 0;
+  c[CROWD_SC_SUMS] = std::max(c[CROWD_SC_DELTA_STRIDE], 1u);
+  return c;
+}
+
+Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
+  const std::vector<uint32_t> values = specialization(crowd.primitive->info, crowd.info.group_size, crowd.skinned);
+  std::vector<VkSpecializationMapEntry> entries(values.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, 4 * i, 4};
+  VkSpecializationInfo info{};
+  info.mapEntryCount = uint32_t(entries.size());
+  info.pMapEntries = entries.data();
+  info.dataSize = values.size() * 4;
+  info.pData = values.data();
+  return createComputePipeline(context, gpu::spirv::kCrowd, sizeof(gpu::spirv::kCrowd), sizeof(gpu::CrowdPush), crowd.pipeline,
+                               &info);
+}
+
+// Sizes and limits, checked before anything is allocated.
+Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdInfo& info) {
+  const std::string where = "createGpuCrowd: ";
+  if (!d.primitive) return fail(Error::kInvalidArgument, where + "no primitive");
+  const GpuPrimitiveInfo& p = d.primitive->info;
+  if (d.instance_count == 0) return fail(Error::kInvalidArgument, where + "instance_count is 0 (a crowd has at least one instance)");
+  if (p.target_count > 0 && p.delta.stride > 0 && p.layout == DeltaLayout::kSparse) {
+    return fail(Error::kInvalidArgument, where + "the primitive's deltas are sparse; the crowd kernel reads the dense layouts "
+                                                 "(upload with GpuUploadOptions::layout = kDenseF32 or kDenseF16)");
+  }
+  if (d.skinned && p.influence_sets == 0) {
+    return fail(Error::kInvalidArgument, where + "skinned but the primitive has no JOINTS_n/WEIGHTS_n");
+  }
+  if (d.skinned && d.joint_count < std::max(p.joints_needed, 1u)) {
+    return fail(Error::kInvalidArgument, where + std::to_string(d.joint_count) + " joints, but the primitive references joint " +
+                                             std::to_string(p.joints_needed == 0 ? 0 : p.joints_needed - 1));
+  }
+  if (d.group_size > kMaxCrowdGroup) {
+    return fail(Error::kInvalidArgument, where + "group_size " + std::to_string(d.group_size) + " exceeds " +
+                                             std::to_string(kMaxCrowdGroup));
+  }
+  const VkPhysicalDeviceLimits& limits = context.properties.limits;
+  info.instance_count = d.instance_count;
+  const uint32_t sums = std::max(p.target_count > 0 ? p.delta.stride : 0u, 1u);
+  info.group_size = std::min(d.group_size ? d.group_size : gpuCrowdDefaultGroup(sums, limits.maxComputeSharedMemorySize),
+                             d.instance_count);
+  info.shared_bytes = gpuCrowdSharedBytes(sums, info.group_size);
+  if (info.shared_bytes > limits.maxComputeSharedMemorySize) {
+    return fail(Error::kTooLarge, where + "group_size " + std::to_string(info.group_size) + " needs " +
+                                      std::to_string(info.shared_bytes) + " bytes of shared memory (records of " +
+                                      std::to_string(sums) + " floats), the device has " +
+                                      std::to_string(limits.maxComputeSharedMemorySize));
+  }
+  info.groups = ceilDiv(d.instance_count, info.group_size);
+  info.tiles = ceilDiv(p.vertex_count, MORPH_GROUP_SIZE);
+  if (info.groups > limits.maxComputeWorkGroupCount[0] || info.tiles > limits.maxComputeWorkGroupCount[1]) {
+    return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: " + std::to_string(info.groups) +
+                                      " instance groups × " + std::to_string(info.tiles) +
+                                      " vertex tiles exceed maxComputeWorkGroupCount (" +
+                                      std::to_string(limits.maxComputeWorkGroupCount[0]) + ", " +
+                                      std::to_string(limits.maxComputeWorkGroupCount[1]) + ")");
+  }
+  info.matrix_count = 1 + (d.skinned ? d.joint_count : 2);
+  const uint64_t vertex_bytes = uint64_t(p.vertex_count) * p.vertex.stride * 4;
+  info.instance_bytes = (vertex_bytes + kOutputAlignment - 1) / kOutputAlignment * kOutputAlignment;
+  info.output_bytes = info.instance_bytes * d.instance_count;  // < 2^32 instances × < 2^40 bytes: no overflow
+  const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
+  const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 64;
+  const uint64_t weights = uint64_t(info.groups) * p.target_count * info.group_size * 4;
+  for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes}, {"matrices", matrices},
+                                    {"union weights", weights}}) {
+    if (bytes > max) {
+      return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: the " + what + " buffer (" +
+                                        std::to_string(bytes) + " bytes) exceeds maxMemoryAllocationSize " + std::to_string(max));
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+uint64_t gpuCrowdSharedBytes(uint32_t delta_stride, uint32_t group_size) {
+  // s_target + s_weight (the staged union slice), s_sums (crowd.comp).
+  return 4ull * CROWD_CHUNK * (1 + group_size) + 4ull * MORPH_GROUP_SIZE * group_size * std::max(delta_stride, 1u);
+}
+
+uint32_t gpuCrowdDefaultGroup(uint32_t delta_stride, uint64_t shared_limit) {
+  uint32_t g = 16;
+  while (g > 1 && (g * std::max(delta_stride, 1u) > 96 || gpuCrowdSharedBytes(delta_stride, g) > std::min<uint64_t>(shared_limit, 32768))) {
+    g /= 2;
+  }
+  return g;
+}
+
+Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& desc) {
+  GpuCrowdInfo info;
+  if (Status s = planCrowd(context, desc, info); !s) return s.error();
+  auto* crowd = new GpuCrowd();
+  crowd->info = info;
+  crowd->primitive = desc.primitive;
+  crowd->skinned = desc.skinned;
+  crowd->joint_count = desc.joint_count;
+  auto failWith = [&](const Failure& f) -> Expected<GpuCrowd*> {
+    destroyGpuCrowd(context, crowd);
+    return f;
+  };
+  const uint64_t targets = desc.primitive->info.target_count;
+  const struct {
+    GpuBuffer* buffer;
+    uint64_t bytes;
+    MemoryUse use;
+    VkBufferUsageFlags usage;
+  } buffers[] = {
+      {&crowd->unions, 4 * (info.groups + 1 + info.groups * targets), MemoryUse::kUpload, 0},
+      {&crowd->weights, 4 * info.groups * targets * info.group_size, MemoryUse::kUpload, 0},
+      {&crowd->matrices, uint64_t(info.instance_count) * info.matrix_count * 64, MemoryUse::kUpload, 0},
+      {&crowd->output, info.output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT},
+  };
+  for (const auto& b : buffers) {
+    Expected<GpuBuffer> created = createBuffer(context, b.bytes, b.use, b.usage);
+    if (!created) return failWith(created.error());
+    *b.buffer = *created;
+  }
+  std::memset(crowd->unions.mapped, 0, size_t(crowd->unions.size));
+  if (Status s = createPipeline(context, *crowd); !s) return failWith(s.error());
+  return crowd;
+}
+
+void destroyGpuCrowd(VulkanContext& context, GpuCrowd* crowd) {
+  if (!crowd) return;
+  destroyBuffer(context, crowd->unions);
+  destroyBuffer(context, crowd->weights);
+  destroyBuffer(context, crowd->matrices);
+  destroyBuffer(context, crowd->output);
+  destroyComputePipeline(context, crowd->pipeline);
+  delete crowd;
+}
+
+const GpuCrowdInfo& gpuCrowdInfo(const GpuCrowd& crowd) { return crowd.info; }
+
+Status checkGpuCrowdJob(const GpuCrowdJob& job) {
+  auto bad = [](const std::string& what) { return Status(fail(Error::kInvalidArgument, "GpuCrowdJob: " + what)); };
+  if (!job.context) return bad("no context");
+  if (!job.crowd) return bad("no crowd");
+  if (!(job.epsilon >= 0.0f)) return bad("epsilon must be >= 0");
+  const GpuCrowd& crowd = *job.crowd;
+  if (job.instances.size() != crowd.info.instance_count) {
+    return bad(std::to_string(job.instances.size()) + " instance states for a crowd of " + std::to_string(crowd.info.instance_count));
+  }
+  const uint32_t targets = crowd.primitive->info.target_count;
+  for (size_t i = 0; i < job.instances.size(); ++i) {
+    const GpuInstanceState& s = job.instances[i];
+    const std::string where = "instances[" + std::to_string(i) + "]: ";
+    if (s.weights.size() != targets) {
+      return bad(where + std::to_string(s.weights.size()) + " weights, the primitive has " + std::to_string(targets) + " targets");
+    }
+    const size_t joints = crowd.skinned ? crowd.joint_count : 0;
+    if (s.joint_matrices.size() != joints) {
+      return bad(where + std::to_string(s.joint_matrices.size()) + " joint matrices, the crowd takes " + std::to_string(joints) +
+                 (crowd.skinned ? "" : " (rigid: the world matrix places it)"));
+    }
+  }
+  return Ok{};
+}
+
+bool GpuCrowdJob::validate() const { return bool(checkGpuCrowdJob(*this)); }
+
+namespace {
+
+// The frame's data in the crowd's host-visible buffers: per group the ascending union of its instances' active
+// targets (|w| > epsilon, the rule of GpuMorphJob) with a G-wide weight row each, and every instance's matrices.
+void writeFrame(const GpuCrowdJob& job) {
+  GpuCrowd& crowd = *job.crowd;
+  const GpuCrowdInfo& info = crowd.info;
+  const uint32_t targets = crowd.primitive->info.target_count;
+  const uint32_t g_size = info.group_size;
+  auto* unions = static_cast<uint32_t*>(crowd.unions.mapped);
+  uint32_t* union_targets = unions + info.groups + 1;
+  auto* weights = static_cast<float*>(crowd.weights.mapped);
+  std::vector<float> row(g_size);
+  uint32_t entries = 0;
+  for (uint32_t k = 0; k < info.groups; ++k) {
+    unions[k] = entries;
+    const uint32_t first = k * g_size, count = std::min(g_size, info.instance_count - first);
+    for (uint32_t t = 0; t < targets; ++t) {
+      bool any = false;
+      for (uint32_t g = 0; g < g_size; ++g) {
+        const float w = g < count ? job.instances[first + g].weights[t] : 0.0f;
+        row[g] = std::fabs(w) > job.epsilon ? w : 0.0f;
+        any |= row[g] != 0.0f;
+      }
+      if (!any) continue;
+      union_targets[entries] = t;
+      std::memcpy(weights + size_t(entries) * g_size, row.data(), 4 * size_t(g_size));
+      ++entries;
+    }
+  }
+  unions[info.groups] = entries;
+  crowd.last_entries = entries;
+  auto* matrices = static_cast<float*>(crowd.matrices.mapped);
+  for (uint32_t i = 0; i < info.instance_count; ++i) {
+    const GpuInstanceState& s = job.instances[i];
+    const std::vector<Mat4> m = relativeMatrices(crowd.primitive->info.pivot, crowd.skinned, s.joint_matrices, s.world);
+    std::memcpy(matrices + size_t(i) * info.matrix_count * 16, m.data(), sizeof(Mat4) * m.size());
+  }
+}
+
+void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
+  const GpuPrimitive& p = *crowd.primitive;
+  gpu::CrowdPush push{};
+  push.base_address = p.vertices.address;
+  push.delta_address = p.deltas.address;
+  push.skin_address = p.skin.address;
+  push.union_address = crowd.unions.address;
+  push.weights_address = crowd.weights.address;
+  push.matrices_address = crowd.matrices.address;
+  push.output_address = crowd.output.address;
+  push.instance_bytes = crowd.info.instance_bytes;
+  push.vertex_count = p.info.vertex_count;
+  push.target_count = p.info.target_count;
+  push.instance_count = crowd.info.instance_count;
+  push.matrix_count = crowd.info.matrix_count;
+  push.groups = crowd.info.groups;
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, crowd.pipeline.pipeline);
+  vkCmdPushConstants(cmd, crowd.pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+  vkCmdDispatch(cmd, crowd.info.groups, crowd.info.tiles, 1);
+}
+
+}  // namespace
+
+Status GpuCrowdJob::run() const {
+  if (Status s = checkGpuCrowdJob(*this); !s) return s;
+  static_assert(sizeof(Mat4) == 64, "matrices are copied as 16 floats");
+  writeFrame(*this);
+  VulkanContext& ctx = *context;
+  Status s = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
+    if (ctx.timestamps) {
+      vkCmdResetQueryPool(cmd, ctx.timestamps, 0, 2);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx.timestamps, 0);
+    }
+    recordCrowdDispatch(*crowd, cmd);
+    if (ctx.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx.timestamps, 1);
+    computeWriteBarrier(ctx, cmd);
+  }, "GpuCrowdJob");
+  if (!s) return s;
+  crowd->last_us = readTimestampMicroseconds(ctx);
+  return Ok{};
+}
+
+double lastCrowdDispatchMicroseconds(const GpuCrowd& crowd) { return crowd.last_us; }
+uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd) { return crowd.last_entries; }
+
+Expected<std::vector<float>> readGpuCrowdOutput(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance) {
+  if (instance >= crowd.info.instance_count) {
+    return fail(Error::kInvalidArgument, "readGpuCrowdOutput: instance " + std::to_string(instance) + " out of range (" +
+                                             std::to_string(crowd.info.instance_count) + " instances)");
+  }
+  const GpuPrimitiveInfo& p = crowd.primitive->info;
+  std::vector<float> out(size_t(p.vertex_count) * p.vertex.stride);
+  Status s = downloadFromBuffer(context, crowd.output, instance * crowd.info.instance_bytes, out.data(), out.size() * 4);
+  if (!s) return s.error();
+  return out;
+}
+
+Expected<PrimitiveData> readGpuCrowdVertices(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance) {
+  Expected<std::vector<float>> raw = readGpuCrowdOutput(context, crowd, instance);
+  if (!raw) return raw.error();
+  const GpuPrimitiveInfo& info = crowd.primitive->info;
+  PrimitiveData out;
+  unpackVertices(info.vertex, info.vertex_count, raw->data(), out);
+  return out;
+}
+
+}  // namespace morphkit

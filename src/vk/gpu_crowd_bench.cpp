@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+// The crowd benchmark (morphkit/gpu_crowd.h): N skinned instances of one synthetic face-like primitive, each with
+// its own active targets and palette, timed as one crowd dispatch per group size, beside the per-instance batch
+// kernel (morph.comp, one GpuBatch over the same instances: each instance re-reads its deltas) and the copy kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "morphkit/gpu_crowd.h"
+#include "morphkit/json_writer.h"
+
+namespace morphkit {
+
+namespace {
+
+struct Lcg {
+  uint64_t state;
+  uint32_t bits() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(state >> 40) & 0xFFFFFF;
+  }
+  float next() { return float(bits()) / float(1 << 24); }  // [0, 1)
+};
+
+// Position + normal deltas (each target moves a contiguous quarter of the vertices, like a blend shape), one
+// JOINTS/WEIGHTS set of 4 influences over `joints` joints.
+PrimitiveData crowdPrimitive(const GpuCrowdBenchOptions& o) {
+  Lcg rng{42 + o.vertices + o.targets};
+  PrimitiveData p;
+  const uint32_t n = o.vertices;
+  p.vertex_count = n;
+  p.position.resize(3 * size_t(n));
+  p.normal.assign(3 * size_t(n), 0.0f);
+  for (float& x : p.position) x = rng.next() * 2.0f - 1.0f;
+  for (uint32_t v = 0; v < n; ++v) p.normal[3 * size_t(v) + 2] = 1.0f;
+  const uint32_t span = std::max<uint32_t>(1, n / 4);
+  p.targets.resize(o.targets);
+  for (MorphTargetData& t : p.targets) {
+    t.position.assign(3 * size_t(n), 0.0f);
+    t.normal.assign(3 * size_t(n), 0.0f);
+    const uint32_t first = uint32_t(rng.next() * float(n - std::min(n, span) + 1)) % n;
+    for (size_t i = 3 * size_t(first); i < 3 * size_t(std::min(n, first + span)); ++i) {
+      t.position[i] = rng.next() * 0.2f - 0.1f;
+      t.normal[i] = rng.next() * 0.2f - 0.1f;
+    }
+  }
+  p.influences = 4;
+  p.joints.resize(4 * size_t(n));
+  p.skin_weights.resize(4 * size_t(n));
+  for (uint32_t v = 0; v < n; ++v) {
+    for (uint32_t i = 0; i < 4; ++i) {
+      p.joints[4 * size_t(v) + i] = (v / 64 + i * 7) % o.joints;
+      p.skin_weights[4 * size_t(v) + i] = i == 0 ? 0.4f : 0.2f;
+    }
+  }
+  return p;
+}
+
+// Instance i: `active` distinct targets (a partial Fisher–Yates shuffle), weights in [0.1, 1.1); a palette of
+// small rotations and offsets.
+struct CrowdFrame {
+  std::vector<std::vector<float>> weights;
+  std::vector<std::vector<DMat4>> palettes;
+  std::vector<GpuInstanceState> states;
+};
+
+CrowdFrame crowdFrame(const GpuCrowdBenchOptions& o) {
+  CrowdFrame f;
+  f.weights.resize(o.instances);
+  f.palettes.resize(o.instances);
+  f.states.resize(o.instances);
+  Lcg rng{7};
+  std::vector<uint32_t> order(o.targets);
+  for (uint32_t i = 0; i < o.instances; ++i) {
+    std::iota(order.begin(), order.end(), 0u);
+    f.weights[i].assign(o.targets, 0.0f);
+    for (uint32_t k = 0; k < std::min(o.active, o.targets); ++k) {
+      std::swap(order[k], order[k + rng.bits() % (o.targets - k)]);
+      f.weights[i][order[k]] = 0.1f + rng.next();
+    }
+    f.palettes[i].resize(o.joints);
+    for (DMat4& m : f.palettes[i]) {
+      const DQuat q{0.1 * rng.next(), 0.1 * rng.next(), 0.1 * rng.next(), 1.0};
+      const double len = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+      m = composeTRSDouble(DVec3{rng.next() * 4.0, rng.next(), rng.next()}, DQuat{q.x / len, q.y / len, q.z / len, q.w / len},
+                           DVec3{1, 1, 1});
+    }
+    f.states[i].weights = f.weights[i];
+    f.states[i].joint_matrices = f.palettes[i];
+  }
+  return f;
+}
+
+// Best of `repetitions` timed runs after one warm-up run.
+template <class Run, class Time>
+Expected<double> bestOf(uint32_t repetitions, Run run, Time time) {
+  double best = std::nan("");
+  for (uint32_t r = 0; r < std::max(repetitions, 1u) + 1; ++r) {
+    if (Status s = run(); !s) return s.error();
+    const double us = time();
+    if (r > 0 && !std::isnan(us) && (std::isnan(best) || us < best)) best = us;
+  }
+  return best;
+}
+
+// Instances compared between the crowd and the batch: first, middle, last.
+std::vector<uint32_t> comparedInstances(uint32_t n) { return n == 1 ? std::vector<uint32_t>{0} : std::vector<uint32_t>{0, n / 2, n - 1}; }
+
+}  // namespace
+
+Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const GpuCrowdBenchOptions& options) {
+  GpuCrowdBenchReport report;
+  report.options = options;
+  report.options.progress = nullptr;
+  report.device = gpuDeviceInfo(context);
+  report.copy_bytes = std::min<uint64_t>(options.copy_bytes, report.device.max_allocation_bytes);
+  Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
+  if (!copy) return copy.error();
+  report.copy_microseconds = *copy;
+  report.copy_gbps = 2.0 * double(report.copy_bytes) / (*copy * 1e3);
+
+  const PrimitiveData primitive = crowdPrimitive(options);
+  GpuUploadOptions upload;
+  upload.layout = options.layout;
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(context, primitive, upload);
+  if (!gp) return gp.error();
+  const GpuPrimitiveInfo info = gpuPrimitiveInfo(**gp);
+  const CrowdFrame frame = crowdFrame(options);
+  const uint64_t record_bytes = uint64_t(info.delta.stride) * (options.layout == DeltaLayout::kDenseF16 ? 2 : 4);
+  const uint64_t vertex_bytes = uint64_t(options.vertices) * info.vertex.stride * 4;
+  report.output_bytes = vertex_bytes * options.instances;
+  // The crowd's minimal bytes: base vertices and skin stream once, each target any instance uses once, every
+  // instance's matrices, every instance's output.
+  std::vector<bool> used(options.targets, false);
+  uint64_t active_total = 0;
+  for (const auto& w : frame.weights) {
+    for (uint32_t t = 0; t < options.targets; ++t) used[t] = used[t] || w[t] != 0.0f, active_total += w[t] != 0.0f;
+  }
+  const uint64_t used_targets = uint64_t(std::count(used.begin(), used.end(), true));
+  const uint64_t matrices_bytes = uint64_t(options.instances) * (1 + options.joints) * 64;
+  const uint64_t minimal = vertex_bytes + uint64_t(options.vertices) * 32 + used_targets * options.vertices * record_bytes +
+                           matrices_bytes + report.output_bytes;
+  auto finish = [&](GpuCrowdBenchRow& row) {
+    row.bytes = minimal;
+    row.gbps = double(minimal) / (row.microseconds * 1e3);
+    row.percent_of_copy = report.copy_gbps > 0 ? 100.0 * row.gbps / report.copy_gbps : 0.0;
+  };
+  const size_t total = options.groups.size() + (options.batch ? 1 : 0);
+  size_t done = 0;
+  Status status = Ok{};
+  std::vector<std::vector<float>> batch_out;  // the compared instances' batch output
+  if (options.batch) {
+    if (options.progress) options.progress(done++, total);
+    std::vector<GpuInstanceDesc> descs(options.instances, GpuInstanceDesc{*gp, true, options.joints});
+    Expected<GpuBatch*> batch = createGpuBatch(context, descs);
+    if (!batch) status = batch.error();
+    if (status) {
+      GpuMorphJob job{&context, *batch, frame.states};
+      Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(**batch); });
+      for (uint32_t i : comparedInstances(options.instances)) {
+        Expected<std::vector<float>> out = readGpuBatchOutput(context, **batch, i);
+        if (!out) us = out.error();
+        if (out) batch_out.push_back(std::move(*out));
+      }
+      if (us) {
+        GpuCrowdBenchRow row{"batch"};
+        row.microseconds = *us;
+        row.delta_read_bytes = active_total * options.vertices * record_bytes;
+        finish(row);
+        report.rows.push_back(row);
+      } else {
+        status = us.error();
+      }
+    }
+    if (batch) destroyGpuBatch(context, *batch);
+  }
+  for (size_t k = 0; k < options.groups.size() && status; ++k) {
+    if (options.progress) options.progress(done++, total);
+    GpuCrowdDesc desc{*gp, options.instances, true, options.joints, options.groups[k]};
+    Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
+    if (!crowd) {
+      status = crowd.error();
+      break;
+    }
+    GpuCrowdJob job{&context, *crowd, frame.states};
+    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(**crowd); });
+    GpuCrowdBenchRow row{"crowd_g" + std::to_string(gpuCrowdInfo(**crowd).group_size), gpuCrowdInfo(**crowd).group_size};
+    row.delta_read_bytes = lastCrowdUnionEntries(**crowd) * gpuCrowdInfo(**crowd).tiles * 64 * record_bytes;
+    const std::vector<uint32_t> compared = comparedInstances(options.instances);
+    for (size_t c = 0; c < batch_out.size() && us; ++c) {
+      Expected<std::vector<float>> out = readGpuCrowdOutput(context, **crowd, compared[c]);
+      if (!out) {
+        us = out.error();
+        break;
+      }
+      double diff = std::max(row.max_diff_vs_batch, 0.0);
+      for (size_t i = 0; i < out->size(); ++i) diff = std::max(diff, double(std::fabs((*out)[i] - batch_out[c][i])));
+      row.max_diff_vs_batch = diff;
+    }
+    destroyGpuCrowd(context, *crowd);
+    if (!us) {
+      status = us.error();
+      break;
+    }
+    row.microseconds = *us;
+    finish(row);
+    report.rows.push_back(row);
+  }
+  destroyGpuPrimitive(context, *gp);
+  if (!status) return status.error();
+  return report;
+}
+
+std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
+  std::string out;
+  char line[320];
+  const GpuCrowdBenchOptions& o = r.options;
+  std::snprintf(line, sizeof line, "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us)\n", r.device.name.c_str(),
+                gpuDeviceTypeName(r.device.type), r.copy_gbps, (unsigned long long)(r.copy_bytes >> 20), r.copy_microseconds);
+  out += line;
+  std::snprintf(line, sizeof line, "crowd: %u instances x %u vertices x %u targets (%u active each, %s), %u joints; output %.1f MB\n",
+                o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints, double(r.output_bytes) / 1e6);
+  out += line;
+  std::snprintf(line, sizeof line, "%-10s %12s %12s %14s %10s %9s %14s\n", "variant", "us", "bytes (MB)", "delta reads MB", "GB/s",
+                "% copy", "max |vs batch|");
+  out += line;
+  for (const GpuCrowdBenchRow& row : r.rows) {
+    char diff[32] = "-";
+    if (row.max_diff_vs_batch >= 0) std::snprintf(diff, sizeof diff, "%.3g", row.max_diff_vs_batch);
+    std::snprintf(line, sizeof line, "%-10s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s\n", row.variant.c_str(), row.microseconds,
+                  double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6, row.gbps, row.percent_of_copy, diff);
+    out += line;
+  }
+  return out;
+}
+
+std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
+  JsonWriter w(pretty);
+  w.beginObject();
+  w.key("device").beginObject();
+  w.field("name", r.device.name);
+  w.field("type", gpuDeviceTypeName(r.device.type));
+  w.field("driver", r.device.driver);
+  w.endObject();
+  w.key("copy").beginObject();
+  w.field("bytes", uint64_t(r.copy_bytes));
+  w.field("microseconds", r.copy_microseconds);
+  w.field("gbps", r.copy_gbps);
+  w.endObject();
+  w.key("crowd").beginObject();
+  w.field("instances", r.options.instances);
+  w.field("vertices", r.options.vertices);
+  w.field("targets", r.options.targets);
+  w.field("active", r.options.active);
+  w.field("joints", r.options.joints);
+  w.field("layout", deltaLayoutName(r.options.layout));
+  w.field("outputBytes", uint64_t(r.output_bytes));
+  w.endObject();
+  w.key("rows").beginArray();
+  for (const GpuCrowdBenchRow& row : r.rows) {
+    w.beginObject();
+    w.field("variant", row.variant);
+    if (row.group_size) w.field("groupSize", row.group_size);
+    w.field("microseconds", row.microseconds);
+    w.field("bytes", uint64_t(row.bytes));
+    w.field("deltaReadBytes", uint64_t(row.delta_read_bytes));
+    w.field("gbps", row.gbps);
+    w.field("percentOfCopy", row.percent_of_copy);
+    if (row.max_diff_vs_batch >= 0) w.field("maxDiffVsBatch", row.max_diff_vs_batch);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return w.str();
+}
+
+}  // namespace morphkit

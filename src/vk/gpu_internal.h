@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// gpu_internal.h — internal: what the kernels of src/vk share beyond vk_context.h. A GpuPrimitive's device
+// buffers (uploaded once, read by the batch kernel morph.comp and the crowd kernel crowd.comp) and the origin
+// split of an instance's matrices (docs/LAYOUTS.md §5), so both kernels place vertices with the same floats.
+#pragma once
+#include <span>
+#include <vector>
+
+#include "morphkit/gpu.h"
+#include "vk_context.h"
+
+namespace morphkit {
+
+struct GpuPrimitive {
+  GpuPrimitiveInfo info;
+  GpuBuffer vertices;  // base vertices (VertexFormat)
+  GpuBuffer deltas;    // dense target blocks or sparse records
+  GpuBuffer rows;      // sparse: vertex_count + 1 u32
+  GpuBuffer skin;      // skin stream (PackedSkin)
+  uint64_t target_bytes = 0;  // dense layouts: PackedDeltas::target_bytes
+};
+
+// One instance's matrices block (docs/LAYOUTS.md §5): the origin block (pivot, origin high floats, origin low
+// floats), then the joint palette (skinned: `joints`, each world(joint)·IBM) or the model matrix and the normal
+// matrix (rigid: `world`). Far from the origin a float matrix cannot place a small primitive to 1e-5 of its
+// size, so the split happens here, in double.
+std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world);
+
+}  // namespace morphkit

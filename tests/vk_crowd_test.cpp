@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+// Crowds (morphkit/gpu_crowd.h, shaders/crowd.comp) against the per-instance paths, on lavapipe with validation on.
+//
+// What each comparison claims:
+//   - crowd vs crowd with other group sizes, and vs a crowd of one instance: BIT-IDENTICAL (memcmp). Each
+//     instance's morph sum is one `precise` fma chain over the ascending union of its group; a zero weight adds
+//     exactly nothing, so sharing a group with other instances cannot change a bit.
+//   - crowd vs GpuMorphJob (morph.comp, one instance per workgroup): within float tolerance, not bit-identical.
+//     morph.comp sums the active targets in two interleaved partial sums and lets the driver contract w·Δ + s;
+//     the crowd sums one fma chain. Bound: positions 1e-6 × the bounding-box diagonal (10× tighter than vs the
+//     CPU), normals/tangents 2e-6 (a few ulps of unit vectors, after renormalization), texcoords/colors 1e-6.
+//     f16 deltas are the same halves in both kernels, so the bound does not grow with the f16 error.
+//   - crowd vs the CPU reference MorphSkinJob: the bounds of tests/vk_morph_test.cpp (positions 1e-5 × diagonal,
+//     unit vectors 1e-4; f16 adds Σ|w|·f16DeltaError·√3).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+
+#include "morphkit/deform.h"
+#include "morphkit/gpu_crowd.h"
+#include "vk_synthetic.h"
+#include "vk_test_support.h"
+
+namespace morphkit {
+namespace {
+
+using test::VulkanTest;
+
+float bboxDiagonal(const std::vector<float>& xyz) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < xyz.size(); ++i) lo[i % 3] = std::min(lo[i % 3], xyz[i]), hi[i % 3] = std::max(hi[i % 3], xyz[i]);
+  return std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+// Largest |a − b|; NaN anywhere (unwritten output) counts as infinite.
+float maxDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  float m = 0.0f;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const float d = std::fabs(a[i] - b[i]);
+    if (!(d <= m)) m = std::isnan(d) ? INFINITY : d;
+  }
+  return m;
+}
+
+// The CPU reference (MorphSkinJob) for one instance, unpacked like readGpuCrowdVertices.
+PrimitiveData cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const DMat4> joints, const DMat4& world) {
+  PrimitiveData d;
+  const size_t n = p.vertex_count;
+  d.position.assign(3 * n, NAN);
+  if (!p.normal.empty()) d.normal.assign(3 * n, NAN);
+  if (!p.tangent.empty()) d.tangent.assign(4 * n, NAN);
+  d.texcoords.assign(p.texcoords.size(), std::vector<float>(2 * n, NAN));
+  d.colors.assign(p.colors.size(), std::vector<float>(4 * n, NAN));
+  std::vector<std::span<float>> tc(d.texcoords.begin(), d.texcoords.end()), co(d.colors.begin(), d.colors.end());
+  MorphSkinJob job;
+  job.primitive = &p;
+  job.weights = weights;
+  job.joint_matrices = joints;
+  job.world = world;
+  job.begin = 0;
+  job.end = p.vertex_count;
+  job.out_positions = d.position;
+  job.out_normals = d.normal;
+  job.out_tangents = d.tangent;
+  job.out_texcoords = tc;
+  job.out_colors = co;
+  EXPECT_TRUE(job.run());
+  return d;
+}
+
+struct Tolerance {
+  float position, unit, extra;
+};
+
+void expectClose(const PrimitiveData& got, const PrimitiveData& want, const Tolerance& tol, const std::string& what) {
+  EXPECT_LE(maxDiff(got.position, want.position), tol.position) << what << " positions";
+  EXPECT_LE(maxDiff(got.normal, want.normal), tol.unit) << what << " normals";
+  EXPECT_LE(maxDiff(got.tangent, want.tangent), tol.unit) << what << " tangents";
+  ASSERT_EQ(got.texcoords.size(), want.texcoords.size()) << what;
+  for (size_t k = 0; k < want.texcoords.size(); ++k) EXPECT_LE(maxDiff(got.texcoords[k], want.texcoords[k]), tol.extra) << what;
+  ASSERT_EQ(got.colors.size(), want.colors.size()) << what;
+  for (size_t k = 0; k < want.colors.size(); ++k) EXPECT_LE(maxDiff(got.colors[k], want.colors[k]), tol.extra) << what;
+}
+
+enum class Shape { kPositionNormal, kAllAttributes };
+
+PrimitiveData crowdPrimitive(Shape shape, bool skinned, uint32_t targets = 20) {
+  test::SyntheticOptions o;
+  o.vertices = 300;  // 4 full tiles of 64 and a partial one
+  o.targets = targets;
+  o.region = 0.4f;
+  o.influence_sets = skinned ? 2 : 0;
+  o.seed = 77;
+  PrimitiveData p = test::syntheticPrimitive(o);
+  if (shape == Shape::kPositionNormal) {  // the face of issue 12: POSITION + NORMAL deltas
+    p.tangent.clear();
+    p.texcoords.clear();
+    p.colors.clear();
+    for (MorphTargetData& t : p.targets) t.tangent.clear(), t.texcoords.clear(), t.colors.clear();
+  }
+  return p;
+}
+
+// 37 instances: #0 has no active target, #1 every target, the others 1..7 targets of their own choosing, each
+// with its own palette (or world matrix). `frame` varies the choice.
+struct Crowd {
+  std::vector<std::vector<float>> weights;
+  std::vector<std::vector<DMat4>> palettes;
+  std::vector<GpuInstanceState> states;
+};
+
+Crowd makeCrowd(uint32_t instances, uint32_t targets, bool skinned, uint32_t joints, uint32_t frame) {
+  Crowd c;
+  c.weights.resize(instances);
+  c.palettes.resize(instances);
+  c.states.resize(instances);
+  test::Lcg rng{1000 + frame};
+  std::vector<uint32_t> order(targets);
+  for (uint32_t i = 0; i < instances; ++i) {
+    std::vector<float>& w = c.weights[i];
+    w.assign(targets, 0.0f);
+    const uint32_t active = i == 0 ? 0 : i == 1 ? targets : 1 + (i + frame) % 7;
+    std::iota(order.begin(), order.end(), 0u);
+    for (uint32_t k = 0; k < active; ++k) {
+      std::swap(order[k], order[k + uint32_t(rng.next() * float(targets - k)) % (targets - k)]);
+      w[order[k]] = rng.signedNext() * 1.2f;
+      if (w[order[k]] == 0.0f) w[order[k]] = 0.5f;
+    }
+    c.states[i].weights = w;
+    if (skinned) {
+      c.palettes[i] = test::syntheticJoints(joints, 5000 + 31 * frame + i);
+      c.states[i].joint_matrices = c.palettes[i];
+    } else {
+      c.states[i].world = test::syntheticJoints(1, 7000 + 31 * frame + i)[0];
+    }
+  }
+  return c;
+}
+
+// Runs `crowd` over `c` and returns every instance's raw output.
+std::vector<std::vector<float>> runCrowd(VulkanContext& context, GpuCrowd* crowd, const Crowd& c) {
+  std::vector<std::vector<float>> out;
+  GpuCrowdJob job{&context, crowd, c.states};
+  Status s = job.run();
+  EXPECT_TRUE(s) << s.error().message;
+  for (uint32_t i = 0; s && i < c.states.size(); ++i) {
+    Expected<std::vector<float>> raw = readGpuCrowdOutput(context, *crowd, i);
+    EXPECT_TRUE(raw);
+    if (raw) out.push_back(std::move(*raw));
+  }
+  return out;
+}
+
+// The same with a crowd made for the occasion.
+std::vector<std::vector<float>> runCrowd(VulkanContext& context, GpuPrimitive* gp, const Crowd& c, bool skinned, uint32_t joints,
+                                         uint32_t group) {
+  GpuCrowdDesc desc{gp, uint32_t(c.states.size()), skinned, skinned ? joints : 0, group};
+  Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
+  EXPECT_TRUE(crowd) << crowd.error().message;
+  if (!crowd) return {};
+  std::vector<std::vector<float>> out = runCrowd(context, *crowd, c);
+  destroyGpuCrowd(context, *crowd);
+  return out;
+}
+
+class VkCrowdTest : public VulkanTest, public ::testing::WithParamInterface<std::tuple<Shape, DeltaLayout, bool>> {};
+
+TEST_P(VkCrowdTest, MatchesBatchAndCpuReference) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const auto [shape, layout, skinned] = GetParam();
+  const PrimitiveData p = crowdPrimitive(shape, skinned);
+  GpuUploadOptions upload;
+  upload.layout = layout;
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, upload);
+  ASSERT_TRUE(gp) << gp.error().message;
+  const uint32_t instances = 37, joints = 6, targets = uint32_t(p.targets.size());
+  const Crowd c = makeCrowd(instances, targets, skinned, joints, 0);
+  const std::vector<std::vector<float>> crowd = runCrowd(*context_, *gp, c, skinned, joints, 0);
+  ASSERT_EQ(crowd.size(), instances);
+
+  // The per-instance kernel over the same instances, in one batch.
+  std::vector<GpuInstanceDesc> descs(instances, GpuInstanceDesc{*gp, skinned, skinned ? joints : 0});
+  Expected<GpuBatch*> batch = createGpuBatch(*context_, descs);
+  ASSERT_TRUE(batch) << batch.error().message;
+  GpuMorphJob job{context_, *batch, c.states};
+  ASSERT_TRUE(job.run());
+  const GpuPrimitiveInfo& info = gpuPrimitiveInfo(**gp);
+  const F16DeltaError f16 = f16DeltaError(p);
+  for (uint32_t i = 0; i < instances; ++i) {
+    const std::string what = std::string(deltaLayoutName(layout)) + " instance " + std::to_string(i);
+    PrimitiveData got;
+    unpackVertices(info.vertex, info.vertex_count, crowd[i].data(), got);
+    Expected<PrimitiveData> per_instance = readGpuBatchVertices(*context_, **batch, i);
+    ASSERT_TRUE(per_instance);
+    const PrimitiveData cpu = cpuReference(p, c.weights[i], c.palettes[i], c.states[i].world);
+    const float diagonal = std::max(bboxDiagonal(cpu.position), 1e-6f);
+    expectClose(got, *per_instance, {1e-6f * diagonal, 2e-6f, 1e-6f}, what + " vs GpuMorphJob");
+    Tolerance vs_cpu{1e-5f * diagonal, 1e-4f, 1e-5f};
+    if (layout == DeltaLayout::kDenseF16) {
+      float sum = 0.0f;
+      for (float w : c.weights[i]) sum += std::fabs(w);
+      vs_cpu.position += sum * f16.max_abs_position * std::sqrt(3.0f) * 1.5f;
+      vs_cpu.unit += 2.0f * sum * std::max(f16.max_abs_normal, f16.max_abs_tangent) * std::sqrt(3.0f) * 4.0f;
+      vs_cpu.extra += sum * f16.max_abs_extra;
+    }
+    expectClose(got, cpu, vs_cpu, what + " vs CPU");
+  }
+  destroyGpuBatch(*context_, *batch);
+  destroyGpuPrimitive(*context_, *gp);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, VkCrowdTest,
+                         ::testing::Values(std::make_tuple(Shape::kPositionNormal, DeltaLayout::kDenseF32, true),
+                                           std::make_tuple(Shape::kPositionNormal, DeltaLayout::kDenseF16, true),
+                                           std::make_tuple(Shape::kAllAttributes, DeltaLayout::kDenseF32, true),
+                                           std::make_tuple(Shape::kAllAttributes, DeltaLayout::kDenseF16, false)),
+                         [](const auto& param_info) {
+                           return std::string(std::get<0>(param_info.param) == Shape::kPositionNormal ? "pn_" : "all_") +
+                                  deltaLayoutName(std::get<1>(param_info.param)) +
+                                  (std::get<2>(param_info.param) ? "_skinned" : "_rigid");
+                         });
+
+// The group size changes which instances share a workgroup, never a bit of any instance's output: group sizes
+// 1 (one instance at a time), 5 (a partial last group) and the default (16 and 4: partial too), over two frames with different active sets
+// (the unions grow and shrink), and a crowd of a single instance.
+TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  for (Shape shape : {Shape::kPositionNormal, Shape::kAllAttributes}) {
+    const PrimitiveData p = crowdPrimitive(shape, true, 70);  // 70 targets: more than one shared-memory slice
+    GpuUploadOptions upload;
+    upload.layout = DeltaLayout::kDenseF32;
+    Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, upload);
+    ASSERT_TRUE(gp) << gp.error().message;
+    // One crowd per group size (one pipeline each), reused over the frames.
+    const uint32_t groups[] = {1, 5, 0};
+    std::vector<GpuCrowd*> crowds;
+    for (uint32_t group : groups) {
+      Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group});
+      ASSERT_TRUE(crowd) << crowd.error().message;
+      crowds.push_back(*crowd);
+    }
+    EXPECT_EQ(gpuCrowdInfo(*crowds[2]).group_size, shape == Shape::kPositionNormal ? 16u : 4u);
+    Expected<GpuCrowd*> single = createGpuCrowd(*context_, {*gp, 1, true, 6});
+    ASSERT_TRUE(single) << single.error().message;
+    for (uint32_t frame = 0; frame < 2; ++frame) {
+      const Crowd c = makeCrowd(37, 70, true, 6, frame);
+      const std::vector<std::vector<float>> one = runCrowd(*context_, crowds[0], c);
+      ASSERT_EQ(one.size(), 37u);
+      for (size_t k = 1; k < crowds.size(); ++k) {
+        const std::vector<std::vector<float>> grouped = runCrowd(*context_, crowds[k], c);
+        ASSERT_EQ(grouped.size(), 37u);
+        for (uint32_t i = 0; i < 37; ++i) {
+          EXPECT_EQ(std::memcmp(grouped[i].data(), one[i].data(), 4 * one[i].size()), 0)
+              << "group " << gpuCrowdInfo(*crowds[k]).group_size << " frame " << frame << " instance " << i;
+        }
+      }
+      Crowd alone;
+      alone.states = {c.states[9]};
+      const std::vector<std::vector<float>> out = runCrowd(*context_, *single, alone);
+      ASSERT_EQ(out.size(), 1u);
+      EXPECT_EQ(std::memcmp(out[0].data(), one[9].data(), 4 * one[9].size()), 0) << "a crowd of one, frame " << frame;
+    }
+    for (GpuCrowd* crowd : crowds) destroyGpuCrowd(*context_, crowd);
+    destroyGpuCrowd(*context_, *single);
+    destroyGpuPrimitive(*context_, *gp);
+  }
+}
+
+TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const PrimitiveData p = crowdPrimitive(Shape::kPositionNormal, true, 4);
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kDenseF32});
+  ASSERT_TRUE(gp);
+  Expected<GpuPrimitive*> sparse = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kSparse});
+  ASSERT_TRUE(sparse);
+  auto refused = [&](const GpuCrowdDesc& d, Error code, const std::string& needle) {
+    Expected<GpuCrowd*> c = createGpuCrowd(*context_, d);
+    ASSERT_FALSE(c) << needle;
+    EXPECT_EQ(c.error().code, code) << c.error().message;
+    EXPECT_NE(c.error().message.find(needle), std::string::npos) << c.error().message;
+  };
+  refused({nullptr, 3, true, 6}, Error::kInvalidArgument, "no primitive");
+  refused({*gp, 0, true, 6}, Error::kInvalidArgument, "instance_count is 0");
+  refused({*sparse, 3, true, 6}, Error::kInvalidArgument, "sparse");
+  refused({*gp, 3, true, 1}, Error::kInvalidArgument, "1 joints");
+  refused({*gp, 3, true, 6, kMaxCrowdGroup + 1}, Error::kInvalidArgument, "group_size 33");
+  refused({*gp, 4000000000u, true, 6}, Error::kTooLarge, "4000000000 instances");  // checked before allocating
+
+  Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 3, true, 6});
+  ASSERT_TRUE(crowd) << crowd.error().message;
+  Crowd c = makeCrowd(3, 4, true, 6, 0);
+  auto jobFails = [&](const GpuCrowdJob& job, const std::string& needle) {
+    EXPECT_FALSE(job.validate()) << needle;
+    Status s = job.run();
+    ASSERT_FALSE(s) << needle;
+    EXPECT_EQ(s.error().code, Error::kInvalidArgument);
+    EXPECT_NE(s.error().message.find(needle), std::string::npos) << s.error().message;
+  };
+  GpuCrowdJob job{context_, *crowd, c.states};
+  EXPECT_TRUE(job.validate());
+  jobFails({context_, nullptr, c.states}, "no crowd");
+  jobFails({context_, *crowd, std::span(c.states).first(2)}, "2 instance states for a crowd of 3");
+  const std::vector<float> five(5, 0.1f);
+  c.states[1].weights = five;
+  jobFails(job, "instances[1]: 5 weights, the primitive has 4 targets");
+  c.states[1].weights = c.weights[1];
+  c.states[2].joint_matrices = std::span(c.palettes[2]).first(5);
+  jobFails(job, "instances[2]: 5 joint matrices");
+  c.states[2].joint_matrices = c.palettes[2];
+  job.epsilon = NAN;
+  jobFails(job, "epsilon");
+  job.epsilon = 0.0f;
+  EXPECT_TRUE(job.run());
+  Expected<std::vector<float>> out = readGpuCrowdOutput(*context_, **crowd, 3);
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.error().message.find("out of range"), std::string::npos);
+  destroyGpuCrowd(*context_, *crowd);
+  destroyGpuCrowd(*context_, nullptr);
+  destroyGpuPrimitive(*context_, *gp);
+  destroyGpuPrimitive(*context_, *sparse);
+}
+
+// The benchmark engine at a tiny size: every row runs under validation, the crowd agrees with the batch kernel
+// on the compared instances, and each group reads fewer delta bytes than the per-instance walk.
+TEST_F(VulkanTest, CrowdBenchRuns) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  GpuCrowdBenchOptions options;
+  options.instances = 20;
+  options.vertices = 200;
+  options.targets = 12;
+  options.active = 3;
+  options.joints = 8;
+  options.groups = {1, 8};
+  options.repetitions = 1;
+  options.copy_bytes = 1 << 20;
+  Expected<GpuCrowdBenchReport> report = runGpuCrowdBench(*context_, options);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->rows.size(), 3u);
+  EXPECT_EQ(report->rows[0].variant, "batch");
+  EXPECT_EQ(report->rows[1].variant, "crowd_g1");
+  EXPECT_EQ(report->rows[2].variant, "crowd_g8");
+  EXPECT_EQ(report->output_bytes, 20u * 200u * 6u * 4u);
+  // g1 walks exactly each instance's own targets (the batch kernel's reads, with whole tiles); g8 shares them.
+  EXPECT_EQ(report->rows[1].delta_read_bytes, 20u * 3u * 256u * 24u);
+  EXPECT_LT(report->rows[2].delta_read_bytes, report->rows[1].delta_read_bytes);
+  for (size_t k = 1; k < 3; ++k) {
+    EXPECT_GE(report->rows[k].max_diff_vs_batch, 0.0);
+    EXPECT_LE(report->rows[k].max_diff_vs_batch, 1e-5);
+  }
+  const std::string table = gpuCrowdBenchTable(*report);
+  EXPECT_NE(table.find("crowd_g8"), std::string::npos);
+  EXPECT_NE(gpuCrowdBenchJson(*report).find("\"deltaReadBytes\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace morphkit
