@@ -4,10 +4,14 @@
 // the default make-demo asset (52 targets × 20k vertices, written to a temporary .glb at start-up).
 //
 // Variants per asset:
-//   morphkit/file    loadAsset(path): read + parse + resolve buffers + validate
+//   morphkit/file    loadAsset(path): map + parse + resolve buffers (the BIN chunk a view into the mapping) +
+//                    validate
+//   morphkit/fileread  the same with LoadOptions::map_files = false: the file read into memory, BIN copied out
 //   morphkit/memory  loadAssetFromMemory(bytes): the same without the file read
 //   tinygltf/file    TinyGLTF::LoadBinaryFromFile
 //   tinygltf/memory  TinyGLTF::LoadBinaryFromMemory
+//   FileBytes/map|read/SIZE  a SIZE-byte file brought into memory and every cache line read, by mmap (what mapFile
+//                    does for a file of at least kMapMinBytes) or by readFile: where mapping starts to pay
 // tinygltf gets a no-op image loader (morphkit never decodes images; neither asset has any anyway).
 // Counter: bytes = .glb bytes per second. Shared assets come from $MORPHKIT_SHARED_DIR (default ../shared).
 #include <benchmark/benchmark.h>
@@ -18,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "morphkit/demo.h"
@@ -85,11 +91,13 @@ void finish(benchmark::State& state, const Input& in) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(in.bytes.size()));
 }
 
-void BM_MorphkitFile(benchmark::State& state) {
+void morphkitFile(benchmark::State& state, bool map_files) {
   const Input& in = input(int(state.range(0)));
   if (!ready(state, in)) return;
+  LoadOptions options;
+  options.map_files = map_files;
   for (auto _ : state) {
-    auto asset = loadAsset(in.path);
+    auto asset = loadAsset(in.path, options);
     if (!asset) {
       state.SkipWithError(asset.error().message.c_str());
       return;
@@ -98,6 +106,9 @@ void BM_MorphkitFile(benchmark::State& state) {
   }
   finish(state, in);
 }
+
+void BM_MorphkitFile(benchmark::State& state) { morphkitFile(state, true); }
+void BM_MorphkitFileRead(benchmark::State& state) { morphkitFile(state, false); }
 
 void BM_MorphkitMemory(benchmark::State& state) {
   const Input& in = input(int(state.range(0)));
@@ -112,6 +123,40 @@ void BM_MorphkitMemory(benchmark::State& state) {
   }
   finish(state, in);
 }
+
+// Maps or reads a file of state.range(0) bytes, then reads one byte per cache line (the loader reads them all).
+void fileBytes(benchmark::State& state, bool map) {
+  const size_t size = size_t(state.range(0));
+  const auto path = std::filesystem::temp_directory_path() / ("morphkit_load_bench_" + std::to_string(getpid()) + "_" +
+                                                               std::to_string(size) + ".bin");
+  std::vector<uint8_t> bytes(size, 1);
+  if (!writeFileAtomic(path, std::span<const uint8_t>(bytes))) {
+    state.SkipWithError("cannot write the temporary file");
+    return;
+  }
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    if (map) {
+      int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      ::close(fd);
+      for (size_t i = 0; i < size; i += 64) sum += static_cast<const uint8_t*>(p)[i];
+      ::munmap(p, size);
+    } else {
+      auto read = readFile(path);
+      for (size_t i = 0; i < size; i += 64) sum += (*read)[i];
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(size));
+  std::error_code ignored;
+  std::filesystem::remove(path, ignored);
+}
+
+void BM_FileBytesMap(benchmark::State& state) { fileBytes(state, true); }
+void BM_FileBytesRead(benchmark::State& state) { fileBytes(state, false); }
+BENCHMARK(BM_FileBytesMap)->RangeMultiplier(4)->Range(4 << 10, 4 << 20)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FileBytesRead)->RangeMultiplier(4)->Range(4 << 10, 4 << 20)->Unit(benchmark::kMicrosecond);
 
 #if MORPHKIT_HAVE_TINYGLTF
 bool noImage(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
@@ -155,6 +200,7 @@ void BM_TinygltfMemory(benchmark::State& state) {
 #endif
 
 BENCHMARK(BM_MorphkitFile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MorphkitFileRead)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MorphkitMemory)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 #if MORPHKIT_HAVE_TINYGLTF
 BENCHMARK(BM_TinygltfFile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);

@@ -31,7 +31,7 @@ Asset twoBufferAsset() {
   Buffer b;
   b.data = std::vector<uint8_t>(12, 0);
   float xyz[3] = {1.5f, -2.0f, 0.25f};
-  std::memcpy(b.data.data(), xyz, 12);
+  std::memcpy(b.data.mutate().data(), xyz, 12);  // a writer: mutate() (owned bytes here, no copy)
   b.byte_length = 12;
   asset.buffers = {a, b};
   BufferView va;

@@ -52,7 +52,7 @@ Expected<std::span<const uint8_t>> imageBytes(const Asset& asset, uint32_t index
     // Validation keeps the view inside its buffer's byteLength (glTF 2.0 §3.6.1); the bytes present may still be
     // fewer (an EXT_meshopt_compression fallback buffer holds none), so they are checked here.
     const BufferView& view = asset.buffer_views[image.buffer_view];
-    const std::vector<uint8_t>& data = asset.buffers[view.buffer].data;
+    const BufferBytes& data = asset.buffers[view.buffer].data;
     if (view.byte_offset > data.size() || view.byte_length > data.size() - view.byte_offset) {
       return fail(Error::kInvalidArgument, where + ": bufferView " + std::to_string(image.buffer_view) + " has no bytes");
     }

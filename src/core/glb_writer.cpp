@@ -478,10 +478,11 @@ Expected<std::vector<uint8_t>> writeGlb(const Asset& asset) {
 uint32_t appendBufferView(Asset& asset, std::span<const uint8_t> bytes, uint32_t target) {
   if (asset.buffers.empty()) asset.buffers.emplace_back();
   Buffer& buffer = asset.buffers[0];
-  size_t offset = alignUp(buffer.data.size(), 4);
-  buffer.data.resize(offset + bytes.size(), 0);
-  if (!bytes.empty()) std::memcpy(buffer.data.data() + offset, bytes.data(), bytes.size());
-  buffer.byte_length = buffer.data.size();
+  std::vector<uint8_t>& data = buffer.data.mutate();  // a loaded (mapped) buffer is copied first
+  size_t offset = alignUp(data.size(), 4);
+  data.resize(offset + bytes.size(), 0);
+  if (!bytes.empty()) std::memcpy(data.data() + offset, bytes.data(), bytes.size());
+  buffer.byte_length = data.size();
   BufferView view;
   view.buffer = 0;
   view.byte_offset = offset;

@@ -28,6 +28,13 @@ uint32_t readU32(const uint8_t* p) {
 
 }  // namespace
 
+Expected<BufferBytes> fileBytes(const std::filesystem::path& path, const LoadOptions& options) {
+  if (options.map_files) return mapFile(path, options.max_buffer_bytes);
+  auto bytes = readFile(path, options.max_buffer_bytes);
+  if (!bytes) return bytes.error();
+  return BufferBytes(std::move(bytes).value());
+}
+
 bool isGlb(std::span<const uint8_t> bytes) { return bytes.size() >= 4 && readU32(bytes.data()) == kGlbMagic; }
 
 Expected<GlbParts> splitGlb(std::span<const uint8_t> bytes) {
@@ -89,7 +96,11 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::
         return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
                                           " bytes but the GLB BIN chunk holds " + std::to_string(glb->bin.size()));
       }
-      buffer.data.assign(glb->bin.begin(), glb->bin.begin() + buffer.byte_length);
+      if (glb->file.isView()) {  // no copy: the buffer shares the file's mapping
+        buffer.data = glb->file.slice(size_t(glb->bin.data() - glb->file.data()), buffer.byte_length);
+      } else {
+        buffer.data.assign(glb->bin.begin(), glb->bin.begin() + buffer.byte_length);
+      }
       continue;
     }
     if (isDataUri(buffer.uri)) {
@@ -111,7 +122,7 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::
         return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
                                           " bytes but " + quote(buffer.uri) + " has " + std::to_string(size));
       }
-      auto bytes = readFile(*path, options.max_buffer_bytes);
+      auto bytes = fileBytes(*path, options);
       if (!bytes) return fail(bytes.error().code, where + ".uri: " + quote(buffer.uri) + ": " + bytes.error().message);
       buffer.data = std::move(bytes.value());
     }
@@ -119,7 +130,7 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::
       return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
                                         " bytes but only " + std::to_string(buffer.data.size()) + " are present");
     }
-    buffer.data.resize(buffer.byte_length);  // never read past the declared length
+    buffer.data.resize(buffer.byte_length);  // never read past the declared length (a view stays a view)
   }
   return Ok{};
 }

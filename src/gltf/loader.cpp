@@ -29,24 +29,6 @@ namespace {
 constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension, kDracoExtension,
                                                 "KHR_texture_transform", "KHR_texture_basisu"};
 
-Expected<ComponentType> parseComponentType(uint32_t value, const std::string& where) {
-  switch (value) {
-    case 5120: case 5121: case 5122: case 5123: case 5125: case 5126: return ComponentType(value);
-    default: return fail(Error::kInvalidGltf, where + ".componentType: " + std::to_string(value) + " is not a glTF component type (glTF 2.0 §3.6.2.2)");
-  }
-}
-
-Expected<AccessorType> parseAccessorType(const std::string& text, const std::string& where) {
-  static const std::pair<const char*, AccessorType> kTypes[] = {
-      {"SCALAR", AccessorType::kScalar}, {"VEC2", AccessorType::kVec2}, {"VEC3", AccessorType::kVec3},
-      {"VEC4", AccessorType::kVec4},     {"MAT2", AccessorType::kMat2}, {"MAT3", AccessorType::kMat3},
-      {"MAT4", AccessorType::kMat4}};
-  for (const auto& [name, type] : kTypes) {
-    if (text == name) return type;
-  }
-  return fail(Error::kInvalidGltf, where + ".type: " + quote(text) + " is not an accessor type (glTF 2.0 §3.6.2.1)");
-}
-
 Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& out, const std::string& where) {
   element e;
   if (o.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
@@ -506,11 +488,15 @@ std::span<const char* const> supportedExtensions() { return kSupportedExtensions
 
 namespace {
 
-// `owner`, when given, holds `bytes` followed by at least SIMDJSON_PADDING readable bytes (loadAsset reads the
-// file that way): the JSON is then parsed in place instead of copied, and a .gltf file's bytes are released as
+// `owner`, when given, holds `bytes` followed by at least SIMDJSON_PADDING readable bytes (loadAsset reads a
+// .gltf that way): the JSON is then parsed in place instead of copied, and a .gltf file's bytes are released as
 // soon as the DOM holds what it needs. A file of one huge data: URI peaks at about twice its size, not five times.
+// `file`, when given, is `bytes` as loadAsset got them (morphkit/io.h mapFile): when it is a view of the mapped
+// .glb, buffers[0] becomes a slice of it instead of a copy of the BIN chunk. A GLB's JSON chunk is parsed in place
+// when at least SIMDJSON_PADDING bytes of the file follow it (the BIN chunk's), else copied.
 Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
-                               const LoadOptions& options, std::vector<uint8_t>* owner = nullptr) {
+                               const LoadOptions& options, std::vector<uint8_t>* owner = nullptr,
+                               const BufferBytes* file = nullptr) {
   Asset asset;
   asset.base_dir = base_dir;
   asset.keep_skin_weights = options.keep_skin_weights;
@@ -522,6 +508,7 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
     if (!parts) return parts.error();
     glb = parts.value();
     json = glb.json;
+    if (file) glb.file = *file;
   }
   simdjson::dom::parser parser;
   const uint8_t* end = owner ? owner->data() + owner->size() : bytes.data() + bytes.size();
@@ -570,10 +557,22 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
 }
 
 Expected<Asset> loadFromFile(const std::filesystem::path& path, const LoadOptions& options) {
-  auto bytes = readFile(path, options.max_buffer_bytes, simdjson::SIMDJSON_PADDING);
-  if (!bytes) return bytes.error();
   std::filesystem::path base = path.parent_path();
   if (base.empty()) base = ".";
+  if (options.map_files) {
+    // A .glb is mapped and its BIN chunk stays in the mapping (zero copy). A small file comes back read, not
+    // mapped (mapFile's kMapMinBytes) and is loaded from those bytes. A mapped .gltf is dropped and read below
+    // instead, to be parsed in place and released early like any .gltf.
+    auto file = mapFile(path, options.max_buffer_bytes);
+    if (!file) return file.error();
+    if (!file->isView() || isGlb(*file)) {
+      auto asset = loadFromMemory(file->span(), base, options, nullptr, &file.value());
+      if (asset) asset->path = path;
+      return asset;
+    }
+  }
+  auto bytes = readFile(path, options.max_buffer_bytes, simdjson::SIMDJSON_PADDING);
+  if (!bytes) return bytes.error();
   const size_t size = bytes->size();
   bytes->resize(size + simdjson::SIMDJSON_PADDING);  // within the reserved capacity: no copy
   auto asset = loadFromMemory(std::span<const uint8_t>(bytes->data(), size), base, options, &bytes.value());

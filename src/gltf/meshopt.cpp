@@ -166,8 +166,9 @@ void decodeOctahedral(uint8_t* bytes, size_t count) {
 Status decodeView(Asset& asset, const CompressedData& data, size_t i) {
   const MeshoptView& m = data.meshopt_views[i];
   const BufferView& parent = asset.buffer_views[i];
+  // The destination first: making a mapped buffer writable copies it (BufferBytes::mutate), and `src` may lie in it.
+  uint8_t* dst = asset.buffers[parent.buffer].data.mutate().data() + parent.byte_offset;
   const uint8_t* src = asset.buffers[m.buffer].data.data() + m.byte_offset;
-  uint8_t* dst = asset.buffers[parent.buffer].data.data() + parent.byte_offset;
   int code = 0;
   switch (m.mode) {
     case MeshoptView::Mode::kAttributes:

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "morphkit/buffer_bytes.h"
 #include "morphkit/error.h"
 #include "morphkit/math.h"
 
@@ -42,7 +43,11 @@ struct Buffer {
   std::string uri;            // empty for the GLB BIN chunk; for a data: URI only its header "data:...;base64,"
                               // (the loader decodes the payload into `data` and keeps no second copy)
   size_t byte_length = 0;     // as declared; `data` holds at least this many bytes after loading
-  std::vector<uint8_t> data;  // the bytes (GLB BIN chunk, decoded data URI, or external file)
+  // The bytes (GLB BIN chunk, decoded data URI, or external file). loadAsset leaves a file's bytes where they
+  // are: `data` is then a view into the mapped .glb or .bin (BufferBytes::isView(), morphkit/buffer_bytes.h),
+  // valid while the Asset or any copy of it lives. Reads look like a const vector; a writer calls data.mutate()
+  // (or assign, resize), which copies a view into owned bytes first.
+  BufferBytes data;
 };
 
 struct BufferView {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// morphkit/io.h — whole-file reads with a size guard, and writes that never leave a partial file.
+// morphkit/io.h — whole-file reads with a size guard (copied or mapped), and writes that never leave a partial file.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "morphkit/buffer_bytes.h"
 #include "morphkit/error.h"
 
 namespace morphkit {
@@ -15,6 +16,16 @@ namespace morphkit {
 // room for `spare_capacity` more bytes (a parser's padding) without reallocating.
 Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_t max_bytes = size_t(4) << 30,
                                         size_t spare_capacity = 0);
+
+// A file's bytes without copying them: a regular file of at least kMapMinBytes is mapped read-only (mmap
+// PROT_READ, MAP_PRIVATE) and returned as a view that holds the mapping (BufferBytes::isView()); the mapping lives as
+// long as any copy of the view, after the file is renamed or deleted too. A smaller file, or one that cannot be
+// mapped (a pipe, a device, mmap refused), is read into owned bytes as readFile does. Errors as readFile's.
+// The mapped bytes are the file's: another process that writes into it changes them, and one that truncates it
+// makes reading the lost pages raise SIGBUS (docs/SECURITY.md says when that matters; loadAsset's
+// LoadOptions::map_files turns mapping off). Files that morphkit writes are replaced by rename, never truncated.
+inline constexpr size_t kMapMinBytes = size_t(64) << 10;
+Expected<BufferBytes> mapFile(const std::filesystem::path& path, size_t max_bytes = size_t(4) << 30);
 
 // Writes to a new temporary "<name>.tmp-<16 random hex digits>" in the same folder and renames it over `path`
 // only after every byte is written, so a failure (disk full, crash) never leaves a truncated output behind.

@@ -22,6 +22,11 @@ struct LoadOptions {
   bool keep_skin_weights = false;
   // What decoding and posing the asset may cost (morphkit/budget.h), checked before validation reads any data.
   Budget budget;
+  // loadAsset maps a .glb and external .bin files read-only (morphkit/io.h mapFile) and points Buffer::data into
+  // the mapping instead of copying the bytes. False reads them into owned memory: for files that another process
+  // may truncate or rewrite while the Asset lives (a mapped file truncated under it raises SIGBUS when read;
+  // docs/SECURITY.md). loadAssetFromMemory never maps.
+  bool map_files = true;
 };
 
 // Loads, resolves buffers, checks the budget and validates (every rule of the validation pass, see
@@ -29,7 +34,9 @@ struct LoadOptions {
 // is a kOutOfMemory failure.
 Expected<Asset> loadAsset(const std::filesystem::path& path, const LoadOptions& options = {});
 
-// Same from memory (.glb bytes or .gltf JSON text); relative URIs resolve against `base_dir`.
+// Same from memory (.glb bytes or .gltf JSON text); relative URIs resolve against `base_dir`. The bytes are only
+// borrowed for the call: the GLB BIN chunk is copied into buffers[0], so the Asset never points into `bytes`
+// (external .bin files are still mapped as by loadAsset, under options.map_files).
 Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
                                     const LoadOptions& options = {});
 

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// Zero-copy loading (issue 12 goal 6): loadAsset maps a .glb or .bin and points Buffer::data into the mapping;
+// BufferBytes owns or views bytes and copies on write. Where the bytes live is checked against the kernel's own
+// list of mappings (/proc/self/maps), not against anything the loader reports.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gltf_test_util.h"
+#include "morphkit/accessor.h"
+#include "morphkit/buffer_bytes.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/gltf.h"
+#include "morphkit/io.h"
+
+namespace morphkit {
+namespace {
+
+// The file mapped at `address` in this process ("" when the address is not in a file mapping), with " (deleted)"
+// as the kernel appends it once the file's last name is gone.
+std::string mappedFileAt(const void* address) {
+  std::ifstream maps("/proc/self/maps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx", &begin, &end) != 2 || at < begin || at >= end) continue;
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode;
+    std::getline(fields >> std::ws, path);
+    return path;
+  }
+  return "";
+}
+
+std::vector<uint8_t> fileBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// `count` distinct floats, larger than kMapMinBytes for count >= 16384.
+std::vector<uint8_t> floatBytes(size_t count) {
+  std::vector<uint8_t> bytes(count * 4);
+  for (size_t i = 0; i < count; ++i) {
+    const float v = float(i % 1000) * 0.25f - 7.0f;
+    std::memcpy(bytes.data() + 4 * i, &v, 4);
+  }
+  return bytes;
+}
+
+std::string floatAccessorJson(size_t count, const std::string& buffer) {
+  const std::string length = std::to_string(count * 4);
+  return test::gltfJson("\"buffers\":[" + buffer + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":" + length +
+                        "}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":" +
+                        std::to_string(count) + ",\"type\":\"SCALAR\"}]");
+}
+
+constexpr size_t kFloats = 65536;  // 256 KiB: mapped
+
+// A GLB of kFloats floats in `dir`; returns its path. The BIN chunk starts right after the JSON chunk.
+std::filesystem::path writeGlb(const std::filesystem::path& dir, std::vector<uint8_t>* bin_out = nullptr) {
+  std::vector<uint8_t> bin = floatBytes(kFloats);
+  const auto path = dir / "big.glb";
+  const std::string buffer = "{\"byteLength\":" + std::to_string(bin.size()) + "}";
+  test::writeBytes(path, test::makeGlb(floatAccessorJson(kFloats, buffer), &bin));
+  if (bin_out) *bin_out = bin;
+  return path;
+}
+
+bool endsWith(const std::string& text, const std::string& tail) {
+  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+TEST(MappedLoad, GlbBinChunkIsAViewIntoTheMappedFileWithTheFilesBytes) {
+  const auto dir = test::scratchDir();
+  std::vector<uint8_t> bin;
+  const auto path = writeGlb(dir, &bin);
+  auto asset = loadAsset(path);
+  ASSERT_LOADED(asset);
+  const BufferBytes& data = asset->buffers[0].data;
+  EXPECT_TRUE(data.isView());
+  EXPECT_EQ(mappedFileAt(data.data()), std::filesystem::canonical(path).string());
+  // The BIN chunk's data follows the 12-byte header, the JSON chunk and the BIN chunk's 8-byte header.
+  const std::vector<uint8_t> file = fileBytes(path);
+  uint32_t json_length;
+  std::memcpy(&json_length, file.data() + 12, 4);
+  const size_t bin_offset = 12 + 8 + json_length + 8;
+  ASSERT_EQ(data.size(), bin.size());
+  EXPECT_EQ(0, std::memcmp(data.data(), file.data() + bin_offset, bin.size()));
+  EXPECT_EQ(data, bin);
+  const auto values = readAccessorFloats(*asset, 0);
+  ASSERT_EQ(values.size(), kFloats);
+  EXPECT_EQ(values[4001], float(1) * 0.25f - 7.0f);
+
+  // map_files = false: the same bytes, owned, in no file mapping.
+  LoadOptions read;
+  read.map_files = false;
+  auto copied = loadAsset(path, read);
+  ASSERT_LOADED(copied);
+  EXPECT_FALSE(copied->buffers[0].data.isView());
+  EXPECT_EQ(mappedFileAt(copied->buffers[0].data.data()), "");
+  EXPECT_EQ(copied->buffers[0].data, data);
+}
+
+TEST(MappedLoad, TheAssetAndItsCopiesOutliveTheFilesName) {
+  const auto dir = test::scratchDir();
+  const auto path = writeGlb(dir);
+  auto loaded = loadAsset(path);
+  ASSERT_LOADED(loaded);
+  Asset copy = *loaded;  // shares the mapping
+  EXPECT_EQ(copy.buffers[0].data.data(), loaded->buffers[0].data.data());
+  loaded = fail(Error::kIo, "dropped");  // the original Asset is gone; the copy holds the mapping
+  std::filesystem::rename(path, dir / "renamed.glb");
+  EXPECT_EQ(mappedFileAt(copy.buffers[0].data.data()), std::filesystem::canonical(dir / "renamed.glb").string());
+  std::filesystem::remove(dir / "renamed.glb");
+  EXPECT_TRUE(endsWith(mappedFileAt(copy.buffers[0].data.data()), " (deleted)"));
+  const auto values = readAccessorFloats(copy, 0);
+  ASSERT_EQ(values.size(), kFloats);
+  EXPECT_EQ(values[kFloats - 1], float((kFloats - 1) % 1000) * 0.25f - 7.0f);
+  EXPECT_TRUE(validateAsset(copy));
+}
+
+TEST(MappedLoad, ExternalBinIsMappedAndCutToByteLengthWithoutACopy) {
+  const auto dir = test::scratchDir();
+  std::vector<uint8_t> bin = floatBytes(kFloats + 100);  // 400 bytes more than byteLength
+  test::writeBytes(dir / "data.bin", bin);
+  const std::string json =
+      floatAccessorJson(kFloats, "{\"byteLength\":" + std::to_string(kFloats * 4) + ",\"uri\":\"data.bin\"}");
+  test::writeText(dir / "model.gltf", json);
+  auto asset = loadAsset(dir / "model.gltf");
+  ASSERT_LOADED(asset);
+  const BufferBytes& data = asset->buffers[0].data;
+  EXPECT_TRUE(data.isView());
+  EXPECT_EQ(mappedFileAt(data.data()), std::filesystem::canonical(dir / "data.bin").string());
+  ASSERT_EQ(data.size(), kFloats * 4);
+  EXPECT_EQ(0, std::memcmp(data.data(), bin.data(), data.size()));
+  // loadAssetFromMemory borrows only the JSON text: the .bin beside it is mapped all the same.
+  auto from_memory = test::loadJson(json, dir);
+  ASSERT_LOADED(from_memory);
+  EXPECT_TRUE(from_memory->buffers[0].data.isView());
+}
+
+TEST(MappedLoad, FromMemoryTheGlbBinChunkIsCopiedNeverBorrowed) {
+  const auto dir = test::scratchDir();
+  std::vector<uint8_t> glb = fileBytes(writeGlb(dir));
+  auto asset = loadAssetFromMemory(glb, dir);
+  ASSERT_LOADED(asset);
+  EXPECT_FALSE(asset->buffers[0].data.isView());
+  const uint8_t* data = asset->buffers[0].data.data();
+  EXPECT_FALSE(data >= glb.data() && data < glb.data() + glb.size());
+  std::fill(glb.begin(), glb.end(), uint8_t(0xFF));  // the caller's bytes change: the Asset does not
+  EXPECT_TRUE(validateAsset(*asset));
+}
+
+TEST(MappedLoad, ASmallFileIsReadNotMapped) {
+  const auto dir = test::scratchDir();
+  std::vector<uint8_t> bin = floatBytes(16);
+  test::writeBytes(dir / "small.glb", test::makeGlb(floatAccessorJson(16, "{\"byteLength\":64}"), &bin));
+  ASSERT_LT(std::filesystem::file_size(dir / "small.glb"), kMapMinBytes);
+  auto asset = loadAsset(dir / "small.glb");
+  ASSERT_LOADED(asset);
+  EXPECT_FALSE(asset->buffers[0].data.isView());
+  EXPECT_EQ(asset->buffers[0].data, bin);
+}
+
+TEST(MappedLoad, TruncatedFilesFailCleanly) {
+  const auto dir = test::scratchDir();
+  const std::vector<uint8_t> whole = fileBytes(writeGlb(dir));
+  // A GLB cut inside its BIN chunk (still above kMapMinBytes, so mapped): the header's length is checked.
+  test::writeBytes(dir / "cut.glb", std::span<const uint8_t>(whole.data(), whole.size() - 5000));
+  EXPECT_FAILURE(loadAsset(dir / "cut.glb"), Error::kInvalidGlb, "truncated");
+  // A GLB cut in its JSON chunk.
+  test::writeBytes(dir / "header.glb", std::span<const uint8_t>(whole.data(), 30));
+  EXPECT_FAILURE(loadAsset(dir / "header.glb"), Error::kInvalidGlb, "GLB");
+  // An external .bin shorter than byteLength: refused before it is mapped or read.
+  test::writeBytes(dir / "short.bin", floatBytes(kFloats - 1));
+  const std::string buffer = "{\"byteLength\":" + std::to_string(kFloats * 4) + ",\"uri\":\"short.bin\"}";
+  test::writeText(dir / "short.gltf", floatAccessorJson(kFloats, buffer));
+  EXPECT_FAILURE(loadAsset(dir / "short.gltf"), Error::kTooLarge, "buffers[0].byteLength", "short.bin");
+  // The CLI: one line, exit 1.
+  const test::CliRun run = test::runMorphkit(dir, "inspect cut.glb");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.find("morphkit: error: cut.glb: "), 0u) << run.err;
+  EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+}
+
+TEST(MappedLoad, WritingALoadedBufferCopiesItAndLeavesTheFileAlone) {
+  const auto dir = test::scratchDir();
+  const auto path = writeGlb(dir);
+  const std::vector<uint8_t> before = fileBytes(path);
+  auto asset = loadAsset(path);
+  ASSERT_LOADED(asset);
+  ASSERT_TRUE(asset->buffers[0].data.isView());
+  const std::vector<uint8_t> extra = {1, 2, 3, 4};
+  appendBufferView(*asset, extra, 0);  // a writer: copies the mapped buffer, then grows it
+  EXPECT_FALSE(asset->buffers[0].data.isView());
+  EXPECT_EQ(asset->buffers[0].data.size(), kFloats * 4 + 4);
+  EXPECT_EQ(fileBytes(path), before);
+  EXPECT_TRUE(validateAsset(*asset));
+}
+
+TEST(BufferBytes, ViewsShareTheirKeeperAndCopyOnWrite) {
+  auto owner = std::make_shared<std::vector<uint8_t>>(std::vector<uint8_t>{1, 2, 3, 4, 5, 6});
+  BufferBytes view = BufferBytes::view(owner, *owner);
+  EXPECT_TRUE(view.isView());
+  EXPECT_EQ(view.data(), owner->data());
+  EXPECT_EQ(owner.use_count(), 2);
+  BufferBytes slice = view.slice(2, 3);  // a view of the same bytes
+  EXPECT_TRUE(slice.isView());
+  EXPECT_EQ(slice.data(), owner->data() + 2);
+  EXPECT_EQ(slice, (std::vector<uint8_t>{3, 4, 5}));
+  EXPECT_EQ(owner.use_count(), 3);
+  slice.resize(2);  // shrinking stays a view
+  EXPECT_TRUE(slice.isView());
+  EXPECT_EQ(slice, (std::vector<uint8_t>{3, 4}));
+  slice.mutate()[0] = 9;  // copy on write: the owner's bytes are untouched, its keeper released
+  EXPECT_FALSE(slice.isView());
+  EXPECT_EQ(slice, (std::vector<uint8_t>{9, 4}));
+  EXPECT_EQ((*owner)[2], 3);
+  EXPECT_EQ(owner.use_count(), 2);
+  view.resize(8, 7);  // growing copies
+  EXPECT_FALSE(view.isView());
+  EXPECT_EQ(view, (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 7}));
+  EXPECT_EQ(owner.use_count(), 1);
+  // Owned bytes behave as a vector: a slice copies.
+  BufferBytes owned = std::vector<uint8_t>{5, 6, 7};
+  EXPECT_FALSE(owned.slice(1, 10).isView());
+  EXPECT_EQ(owned.slice(1, 10), (std::vector<uint8_t>{6, 7}));
+  EXPECT_TRUE(BufferBytes::view(nullptr, *owner).empty());  // a view without a keeper would dangle
+}
+
+}  // namespace
+}  // namespace morphkit
