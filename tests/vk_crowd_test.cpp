@@ -22,6 +22,8 @@
 
 #include "morphkit/deform.h"
 #include "morphkit/gpu_crowd.h"
+#include "morphkit/gpu_interop.h"
+#include "vk_interop_support.h"
 #include "vk_synthetic.h"
 #include "vk_test_support.h"
 
@@ -124,7 +126,7 @@ Crowd makeCrowd(uint32_t instances, uint32_t targets, bool skinned, uint32_t joi
   for (uint32_t i = 0; i < instances; ++i) {
     std::vector<float>& w = c.weights[i];
     w.assign(targets, 0.0f);
-    const uint32_t active = i == 0 ? 0 : i == 1 ? targets : 1 + (i + frame) % 7;
+    const uint32_t active = i == 0 ? 0 : i == 1 ? targets : std::min(targets, 1 + (i + frame) % 7);
     std::iota(order.begin(), order.end(), 0u);
     for (uint32_t k = 0; k < active; ++k) {
       std::swap(order[k], order[k + uint32_t(rng.next() * float(targets - k)) % (targets - k)]);
@@ -323,6 +325,51 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   destroyGpuCrowd(*context_, nullptr);
   destroyGpuPrimitive(*context_, *gp);
   destroyGpuPrimitive(*context_, *sparse);
+}
+
+// recordGpuCrowdJob in the caller's command buffer writes the bits GpuCrowdJob::run writes; gpuCrowdOutput
+// describes each instance's range of the one output buffer.
+TEST_F(VulkanTest, RecordedCrowdEqualsRunAndDescribesItsOutput) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const PrimitiveData p = crowdPrimitive(Shape::kPositionNormal, true, 6);
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kDenseF32});
+  ASSERT_TRUE(gp);
+  const Crowd c = makeCrowd(5, 6, true, 6, 3);
+  const std::vector<std::vector<float>> ran = runCrowd(*context_, *gp, c, true, 6, 0);
+  ASSERT_EQ(ran.size(), 5u);
+  Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 5, true, 6});
+  ASSERT_TRUE(crowd);
+  test::CallerFrame frame(*context_);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(vkBeginCommandBuffer(frame.cmd, &begin), VK_SUCCESS);
+  EXPECT_FALSE(recordGpuCrowdJob({context_, *crowd, std::span(c.states).first(4)}, frame.cmd));
+  EXPECT_FALSE(recordGpuCrowdJob({context_, *crowd, c.states}, VK_NULL_HANDLE));
+  ASSERT_TRUE(recordGpuCrowdJob({context_, *crowd, c.states}, frame.cmd));
+  const GpuOutputSync sync = gpuOutputSync(kReadByTransfer);
+  const VkBufferMemoryBarrier barrier = gpuOutputBarrier(*gpuCrowdOutput(**crowd, 0), kReadByTransfer);
+  vkCmdPipelineBarrier(frame.cmd, sync.src_stage, sync.dst_stage, 0, 0, nullptr, 1, &barrier, 0, nullptr);
+  ASSERT_EQ(vkEndCommandBuffer(frame.cmd), VK_SUCCESS);
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &frame.cmd;
+  ASSERT_EQ(vkQueueSubmit(context_->queue, 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
+  ASSERT_EQ(vkQueueWaitIdle(context_->queue), VK_SUCCESS);
+  for (uint32_t i = 0; i < 5; ++i) {
+    Expected<std::vector<float>> out = readGpuCrowdOutput(*context_, **crowd, i);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(std::memcmp(out->data(), ran[i].data(), 4 * ran[i].size()), 0) << "instance " << i;
+    Expected<GpuOutputBuffer> range = gpuCrowdOutput(**crowd, i);
+    ASSERT_TRUE(range);
+    EXPECT_EQ(range->offset, i * gpuCrowdInfo(**crowd).instance_bytes);
+    EXPECT_EQ(range->offset % 256, 0u);
+    EXPECT_EQ(range->size, 300u * 24u);
+    EXPECT_EQ(range->stride, 24u);
+    EXPECT_EQ(range->normal_offset, 12u);
+    EXPECT_EQ(range->tangent_offset, kLayoutAbsent);
+  }
+  EXPECT_FALSE(gpuCrowdOutput(**crowd, 5));
+  destroyGpuCrowd(*context_, *crowd);
+  destroyGpuPrimitive(*context_, *gp);
 }
 
 // The benchmark engine at a tiny size: every row runs under validation, the crowd agrees with the batch kernel

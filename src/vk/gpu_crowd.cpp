@@ -2,6 +2,7 @@
 // Crowds: one primitive × many instances, each delta read once per group of instances (morphkit/gpu_crowd.h,
 // shaders/crowd.comp).
 #include "morphkit/gpu_crowd.h"
+#include "morphkit/gpu_interop.h"
 
 #include <algorithm>
 #include <cmath>
@@ -323,6 +324,37 @@ Expected<PrimitiveData> readGpuCrowdVertices(VulkanContext& context, const GpuCr
   const GpuPrimitiveInfo& info = crowd.primitive->info;
   PrimitiveData out;
   unpackVertices(info.vertex, info.vertex_count, raw->data(), out);
+  return out;
+}
+
+// ---- Engine interop (morphkit/gpu_interop.h) ----
+Status recordGpuCrowdJob(const GpuCrowdJob& job, VkCommandBuffer cmd) {
+  if (Status s = checkGpuCrowdJob(job); !s) return s;
+  if (cmd == VK_NULL_HANDLE) return fail(Error::kInvalidArgument, "recordGpuCrowdJob: no command buffer");
+  writeFrame(job);
+  recordCrowdDispatch(*job.crowd, cmd);
+  return Ok{};
+}
+
+Expected<GpuOutputBuffer> gpuCrowdOutput(const GpuCrowd& crowd, uint32_t instance) {
+  if (instance >= crowd.info.instance_count) {
+    return fail(Error::kInvalidArgument, "gpuCrowdOutput: instance " + std::to_string(instance) + " out of range (" +
+                                             std::to_string(crowd.info.instance_count) + " instances)");
+  }
+  const GpuPrimitiveInfo& info = crowd.primitive->info;
+  auto bytes = [](uint32_t floats) { return floats == kLayoutAbsent ? kLayoutAbsent : floats * 4; };
+  GpuOutputBuffer out;
+  out.buffer = crowd.output.buffer;
+  out.offset = instance * crowd.info.instance_bytes;
+  out.size = VkDeviceSize(info.vertex_count) * info.vertex.stride * 4;
+  out.vertex_count = info.vertex_count;
+  out.stride = info.vertex.stride * 4;
+  out.position_offset = 0;
+  out.normal_offset = bytes(info.vertex.normal);
+  out.tangent_offset = bytes(info.vertex.tangent);
+  out.extra_offset = bytes(info.vertex.extra);
+  out.texcoord_sets = info.vertex.texcoord_sets;
+  out.color_sets = info.vertex.color_sets;
   return out;
 }
 

@@ -6,9 +6,9 @@
 //      VkQueue. morphkit never destroys them; it creates (and destroyVulkanContext destroys) only its own objects:
 //      a command pool + buffer + fence for uploads and readbacks, a timestamp query pool, and the buffers of its
 //      primitives and batches (each batch with its morph compute pipeline, destroyed with the batch).
-//   2. gpuBatchOutput / gpuPoseOutput: the deformed vertices as a VkBuffer range with its vertex layout, and the
+//   2. gpuBatchOutput / gpuPoseOutput / gpuCrowdOutput: the deformed vertices as a VkBuffer range with its vertex layout, and the
 //      barrier to issue between the dispatch and the first read (gpuOutputBarrier / gpuOutputBarrier2).
-//   3. recordGpuMorphJob / recordGpuPose: write the frame's weights and matrices, then record the morph + skin
+//   3. recordGpuMorphJob / recordGpuPose / recordGpuCrowdJob: write the frame's weights and matrices, then record the morph + skin
 //      dispatch into the caller's command buffer without submitting.
 //
 // Synchronization contract (the caller's side):
@@ -29,6 +29,7 @@
 
 #include "morphkit/error.h"
 #include "morphkit/gpu.h"
+#include "morphkit/gpu_crowd.h"
 #include "morphkit/gpu_pose.h"
 
 namespace morphkit {
@@ -85,6 +86,11 @@ Expected<GpuOutputBuffer> gpuBatchOutput(const GpuBatch& batch, uint32_t instanc
 uint32_t gpuPoseInstanceCount(const GpuPose& pose);
 Expected<GpuOutputBuffer> gpuPoseOutput(const GpuPose& pose, uint32_t instance);
 
+// A crowd (morphkit/gpu_crowd.h) writes all its instances into one buffer: instance i at i × instance_bytes. Every
+// instance's range is a GpuOutputBuffer of the same layout; bind the whole buffer once and step `offset`, or use it as
+// an instanced vertex source. kInvalidArgument when `instance` is out of range.
+Expected<GpuOutputBuffer> gpuCrowdOutput(const GpuCrowd& crowd, uint32_t instance);
+
 // Who reads the output after the dispatch (bits; any combination).
 enum GpuOutputReaders : uint32_t {
   kReadAsVertexBuffer = 1u << 0,  // vertex input (needs a graphics-capable queue family)
@@ -119,6 +125,11 @@ void recordGpuOutputReuseBarrier(VkCommandBuffer cmd, uint32_t readers = kReadAs
 // issue gpuOutputBarrier before reading the output. Rebind your own compute pipeline and push constants after.
 // No timestamps are written (lastDispatchMicroseconds reports GpuMorphJob::run only).
 Status recordGpuMorphJob(const GpuMorphJob& job, VkCommandBuffer cmd);
+
+// The same for a crowd: checkGpuCrowdJob, then the frame's unions, weights and matrices written into the crowd's
+// host-visible memory, then vkCmdBindPipeline + vkCmdPushConstants + one vkCmdDispatch recorded into `cmd`. The
+// same contract as recordGpuMorphJob (one copy of the per-frame data: re-record only after the GPU finished).
+Status recordGpuCrowdJob(const GpuCrowdJob& job, VkCommandBuffer cmd);
 
 // The GPU twin of evaluatePose, recorded: samples the animation and evaluates the scene on the CPU exactly as
 // evaluateGpuPose does, then recordGpuMorphJob over every instance. The output (gpuPoseOutput) holds the pose
