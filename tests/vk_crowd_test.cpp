@@ -228,8 +228,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, VkCrowdTest,
                          });
 
 // The group size changes which instances share a workgroup, never a bit of any instance's output: group sizes
-// 1 (one instance at a time), 5 (a partial last group) and the default (16 and 4: partial too), over two frames with different active sets
-// (the unions grow and shrink), and a crowd of a single instance.
+// 1 (one instance at a time), 5 (a partial last group, position + normal only) and the default (16 and 4: partial
+// too), over two frames with different active sets (the unions grow and shrink), and a crowd of a single instance.
 TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
   MORPHKIT_REQUIRE_GPU(context_);
   for (Shape shape : {Shape::kPositionNormal, Shape::kAllAttributes}) {
@@ -238,15 +238,15 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
     upload.layout = DeltaLayout::kDenseF32;
     Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, upload);
     ASSERT_TRUE(gp) << gp.error().message;
-    // One crowd per group size (one pipeline each), reused over the frames.
-    const uint32_t groups[] = {1, 5, 0};
+    // One crowd per group size (one pipeline each, the slow part on lavapipe), reused over the frames.
+    const std::vector<uint32_t> groups = shape == Shape::kPositionNormal ? std::vector<uint32_t>{1, 5, 0} : std::vector<uint32_t>{1, 0};
     std::vector<GpuCrowd*> crowds;
     for (uint32_t group : groups) {
       Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group});
       ASSERT_TRUE(crowd) << crowd.error().message;
       crowds.push_back(*crowd);
     }
-    EXPECT_EQ(gpuCrowdInfo(*crowds[2]).group_size, shape == Shape::kPositionNormal ? 16u : 4u);
+    EXPECT_EQ(gpuCrowdInfo(*crowds.back()).group_size, shape == Shape::kPositionNormal ? 16u : 4u);
     Expected<GpuCrowd*> single = createGpuCrowd(*context_, {*gp, 1, true, 6});
     ASSERT_TRUE(single) << single.error().message;
     for (uint32_t frame = 0; frame < 2; ++frame) {
