@@ -273,6 +273,25 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
   }
 }
 
+// A primitive without morph targets: the crowd only skins (no union, no delta buffer), still matching the CPU.
+TEST_F(VulkanTest, CrowdOfAPrimitiveWithoutTargetsSkinsOnly) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  PrimitiveData p = crowdPrimitive(Shape::kPositionNormal, true, 1);
+  p.targets.clear();
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kDenseF32});
+  ASSERT_TRUE(gp) << gp.error().message;
+  const Crowd c = makeCrowd(3, 0, true, 6, 0);
+  const std::vector<std::vector<float>> out = runCrowd(*context_, *gp, c, true, 6, 0);
+  ASSERT_EQ(out.size(), 3u);
+  for (uint32_t i = 0; i < 3; ++i) {
+    PrimitiveData got;
+    unpackVertices(gpuPrimitiveInfo(**gp).vertex, p.vertex_count, out[i].data(), got);
+    const PrimitiveData cpu = cpuReference(p, {}, c.palettes[i], DMat4{});
+    expectClose(got, cpu, {1e-5f * bboxDiagonal(cpu.position), 1e-4f, 1e-5f}, "instance " + std::to_string(i));
+  }
+  destroyGpuPrimitive(*context_, *gp);
+}
+
 TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   MORPHKIT_REQUIRE_GPU(context_);
   const PrimitiveData p = crowdPrimitive(Shape::kPositionNormal, true, 4);
