@@ -429,44 +429,6 @@ TEST(FastMorphSkinJob, ValidityBreaksEachInputInTurn) {
   EXPECT_FALSE(job.run());
 }
 
-TEST(PackTargets, JointsNeededCountsOnlyWeightedJoints) {
-  PrimitiveData p = randomPrimitive(10, 1, 1, 3, 7);
-  for (size_t i = 0; i < p.joints.size(); ++i) p.joints[i] = uint32_t(i % 3);
-  p.joints[5] = 40;
-  p.skin_weights[5] = 0.0f;  // carries no weight: not needed
-  EXPECT_EQ(packTargets(p).joints_needed, 3u);
-  p.skin_weights[5] = 0.1f;
-  EXPECT_EQ(packTargets(p).joints_needed, 41u);
-  p.joints.clear();
-  p.skin_weights.clear();
-  p.influences = 0;
-  EXPECT_EQ(packTargets(p).joints_needed, 0u);
-}
-
-TEST(PackTargets, TrimsStreamsToTheirNonZeroSpan) {
-  PrimitiveData p;
-  p.vertex_count = 10;
-  p.position.assign(30, 0.0f);
-  p.normal.assign(30, 0.0f);
-  p.targets.resize(2);
-  p.targets[0].position.assign(30, 0.0f);
-  p.targets[0].position[3 * 4 + 1] = 1.0f;  // vertex 4
-  p.targets[0].position[3 * 6 + 2] = 2.0f;  // vertex 6
-  p.targets[0].normal.assign(30, 0.0f);     // all zero: no stream
-  p.targets[1].normal.assign(30, 1.0f);
-  PackedTargets packed = packTargets(p);
-  ASSERT_EQ(packed.target_streams, (std::vector<uint32_t>{0, 1, 2}));
-  EXPECT_EQ(packed.streams[0].attribute, uint32_t(PackedTargets::kPosition));
-  EXPECT_EQ(packed.streams[0].first, 4u);
-  EXPECT_EQ(packed.streams[0].last, 7u);
-  EXPECT_EQ(packed.streams[1].attribute, uint32_t(PackedTargets::kNormal));
-  EXPECT_EQ(packed.streams[1].first, 0u);
-  EXPECT_EQ(packed.streams[1].last, 10u);
-  EXPECT_EQ(packed.deltas.size(), 9u + 30u);
-  EXPECT_EQ(packed.deltas[1], 1.0f);
-  EXPECT_EQ(packed.deltas[8], 2.0f);
-}
-
 TEST(ThreadPool, CoversEveryIndexOnceAndNestsInline) {
   for (unsigned threads : {1u, 2u, 4u}) {
     ThreadPool pool(threads);

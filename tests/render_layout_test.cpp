@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Seed 000's morph texture layout and weights uniform as pure functions (no device needed), the morph-path rule,
+// Seed 000's weights uniform as a pure function (no device needed; the band texture's tests are in pack_test.cpp),
+// the morph-path rule,
 // camera parsing, PNG round trips, contact sheets and the image metric the goldens use.
 #include <gtest/gtest.h>
 
@@ -12,130 +13,6 @@
 
 namespace morphkit {
 namespace {
-
-PrimitiveData randomPrimitive(uint32_t vertices, uint32_t targets, bool tangents, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  PrimitiveData p;
-  p.vertex_count = vertices;
-  p.position.resize(size_t(vertices) * 3);
-  for (float& v : p.position) v = dist(rng);
-  for (uint32_t t = 0; t < targets; ++t) {
-    MorphTargetData target;
-    target.position.resize(size_t(vertices) * 3);
-    for (float& v : target.position) v = dist(rng);
-    if (t % 2 == 0) {  // odd targets move no normals: their band must stay zero
-      target.normal.resize(size_t(vertices) * 3);
-      for (float& v : target.normal) v = dist(rng);
-    }
-    if (tangents) {
-      target.tangent.resize(size_t(vertices) * 3);
-      for (float& v : target.tangent) v = dist(rng);
-    }
-    p.targets.push_back(std::move(target));
-  }
-  return p;
-}
-
-TEST(MorphTextureLayout, SeedFormulas) {
-  // texWidth = min(vertexCount, max); rowsPerBand = ceil(vertexCount / texWidth); height = targets·bands·rows.
-  auto small = morphTextureLayout(24, 2, 2, 8192);
-  ASSERT_TRUE(small.ok());
-  EXPECT_EQ(small->tex_width, 24u);
-  EXPECT_EQ(small->rows_per_band, 1u);
-  EXPECT_EQ(small->height, 4u);
-
-  auto wrapped = morphTextureLayout(10, 1, 2, 6);  // a fake maxImageDimension2D of 6: 2 rows per band
-  ASSERT_TRUE(wrapped.ok());
-  EXPECT_EQ(wrapped->tex_width, 6u);
-  EXPECT_EQ(wrapped->rows_per_band, 2u);
-  EXPECT_EQ(wrapped->height, 4u);
-  auto tangents = morphTextureLayout(10, 2, 3, 64);
-  ASSERT_TRUE(tangents.ok());
-  EXPECT_EQ(tangents->height, 6u);
-}
-
-TEST(MorphTextureLayout, HeightAboveMaxFails) {
-  auto too_tall = morphTextureLayout(10, 3, 2, 4);  // 3 targets × 2 bands × 3 rows = 18 rows > 4
-  ASSERT_FALSE(too_tall.ok());
-  EXPECT_EQ(too_tall.error().code, Error::kTooLarge);
-  auto fits = morphTextureLayout(10, 1, 2, 8);  // 10 vertices, width 8 → 2 rows per band, 2 bands → 4 rows
-  ASSERT_TRUE(fits.ok());
-  EXPECT_EQ(fits->tex_width, 8u);
-  EXPECT_EQ(fits->rows_per_band, 2u);
-  EXPECT_EQ(fits->height, 4u);
-  EXPECT_FALSE(morphTextureLayout(0, 1, 2, 8).ok());
-  EXPECT_FALSE(morphTextureLayout(10, 1, 4, 8).ok());
-  EXPECT_FALSE(morphTextureLayout(10, 1, 2, 0).ok());
-}
-
-TEST(MorphTextureLayout, TexelAddressesFollowTheSeed) {
-  auto layout = morphTextureLayout(10, 2, 2, 16);  // width 10, one row per band
-  ASSERT_TRUE(layout.ok());
-  // Band order: target 0 position, target 0 normal, target 1 position, target 1 normal.
-  EXPECT_EQ(morphTexel(*layout, 7, 0, 0).x, 7u);
-  EXPECT_EQ(morphTexel(*layout, 7, 0, 0).y, 0u);
-  EXPECT_EQ(morphTexel(*layout, 7, 0, 1).y, 1u);
-  EXPECT_EQ(morphTexel(*layout, 7, 1, 0).y, 2u);
-  EXPECT_EQ(morphTexel(*layout, 7, 1, 1).y, 3u);
-  auto w6 = morphTextureLayout(10, 2, 2, 8);  // width 8, rows 2, height 8
-  ASSERT_TRUE(w6.ok());
-  // vid 9: column 9 % 8 = 1, row in band 9 / 8 = 1; target 1 normal = band 3 → row 3·2 + 1 = 7.
-  EXPECT_EQ(morphTexel(*w6, 9, 1, 1).x, 1u);
-  EXPECT_EQ(morphTexel(*w6, 9, 1, 1).y, 7u);
-}
-
-// Pack then decode every band, past maxImageDimension2D vertices (fake small maxima force wrapping).
-TEST(MorphTextureLayout, PackDecodeRoundTripWhenWrapping) {
-  for (uint32_t max_dim : {7u, 64u, 100u, 4096u}) {
-    for (bool tangents : {false, true}) {
-      const uint32_t vertices = 97, targets = 3, bands = tangents ? 3 : 2;
-      PrimitiveData p = randomPrimitive(vertices, targets, tangents, max_dim);
-      auto layout = morphTextureLayout(vertices, targets, bands, max_dim);
-      if (max_dim == 7u) {  // 97 vertices at width 7: 14 rows per band → too tall for 7: the layout refuses
-        EXPECT_FALSE(layout.ok());
-        continue;
-      }
-      ASSERT_TRUE(layout.ok()) << layout.error().message;
-      EXPECT_EQ(layout->tex_width, std::min(vertices, max_dim));
-      EXPECT_EQ(layout->rows_per_band, (vertices + layout->tex_width - 1) / layout->tex_width);
-      std::vector<float> texels = packMorphTexture(p, *layout);
-      ASSERT_EQ(texels.size(), size_t(layout->tex_width) * layout->height * 4);
-      for (uint32_t t = 0; t < targets; ++t) {
-        EXPECT_EQ(unpackMorphBand(*layout, texels, t, 0), p.targets[t].position) << "max " << max_dim << " target " << t;
-        std::vector<float> normal = p.targets[t].normal.empty() ? std::vector<float>(vertices * 3, 0.0f) : p.targets[t].normal;
-        EXPECT_EQ(unpackMorphBand(*layout, texels, t, 1), normal);
-        if (tangents) {
-          EXPECT_EQ(unpackMorphBand(*layout, texels, t, 2), p.targets[t].tangent);
-        }
-      }
-      // Every texel's w is 0 and padding texels of the last row of each band stay 0.
-      for (size_t i = 3; i < texels.size(); i += 4) ASSERT_EQ(texels[i], 0.0f);
-    }
-  }
-}
-
-// The seed's wrap case proper: more vertices than the (fake) max dimension, with a max big enough for the height.
-TEST(MorphTextureLayout, MoreVerticesThanMaxDimension) {
-  const uint32_t vertices = 1000, max_dim = 256;  // width 256, 4 rows per band, 2 targets × 2 bands → 16 rows
-  PrimitiveData p = randomPrimitive(vertices, 2, false, 5);
-  auto layout = morphTextureLayout(vertices, 2, 2, max_dim);
-  ASSERT_TRUE(layout.ok());
-  EXPECT_EQ(layout->tex_width, 256u);
-  EXPECT_EQ(layout->rows_per_band, 4u);
-  EXPECT_EQ(layout->height, 16u);
-  std::vector<float> texels = packMorphTexture(p, *layout);
-  // Independent address computation: vid 999 → (999 % 256, band·4 + 999 / 256) = (231, band·4 + 3).
-  for (uint32_t band = 0; band < 4; ++band) {
-    const uint32_t target = band / 2;
-    std::vector<float> src = band % 2 == 0 ? p.targets[target].position : p.targets[target].normal;
-    if (src.empty()) src.assign(size_t(vertices) * 3, 0.0f);  // target 1 moves no normals: zeros
-    const float* texel = &texels[(size_t(band * 4 + 3) * 256 + 231) * 4];
-    EXPECT_EQ(texel[0], src[999 * 3 + 0]);
-    EXPECT_EQ(texel[1], src[999 * 3 + 1]);
-    EXPECT_EQ(texel[2], src[999 * 3 + 2]);
-  }
-}
 
 TEST(MorphUniform, PerFrameUpdateWritesOnlyTheFirst16Bytes) {
   auto layout = morphTextureLayout(300, 3, 2, 128);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // deform_fast.cpp — the fast CPU path: same steps as deform.cpp (morph, then skin), restructured for throughput.
-//   - Deltas are prepacked target-major and trimmed to their non-zero vertex span (packTargets).
+//   - Deltas are prepacked target-major and trimmed to their non-zero vertex span (packTargets, src/pack/).
 //   - Only active targets (|w| > 0) are visited.
 //   - Vertices are processed in blocks small enough that the block's outputs stay in L1/L2 while every active
 //     target's deltas stream through once; the inner loop is a contiguous axpy (out[i] += w·d[i]) the compiler
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "morphkit/active_targets.h"
 #include "morphkit/deform.h"
 
 namespace morphkit {
@@ -54,34 +55,6 @@ struct Columns {
   Float4 c[4];
 };
 
-// Returns [first, last) of vertices with any non-zero component, or first == last when all zero.
-void nonZeroSpan(const std::vector<float>& d, uint32_t components, uint32_t vertex_count, uint32_t& first,
-                 uint32_t& last) {
-  first = last = 0;
-  if (d.size() != size_t(components) * vertex_count) return;
-  size_t lo = 0, hi = d.size();
-  while (lo < hi && d[lo] == 0.0f) ++lo;
-  while (hi > lo && d[hi - 1] == 0.0f) --hi;
-  if (lo == hi) return;
-  first = uint32_t(lo / components);
-  last = uint32_t((hi + components - 1) / components);
-}
-
-void addStream(PackedTargets& packed, uint32_t attribute, uint32_t components, const std::vector<float>& d) {
-  uint32_t first, last;
-  nonZeroSpan(d, components, packed.vertex_count, first, last);
-  if (first == last) return;  // all zero (or absent): this target does not move that attribute
-  PackedTargets::Stream s;
-  s.attribute = attribute;
-  s.components = components;
-  s.first = first;
-  s.last = last;
-  s.offset = packed.deltas.size();
-  packed.deltas.insert(packed.deltas.end(), d.begin() + ptrdiff_t(size_t(first) * components),
-                       d.begin() + ptrdiff_t(size_t(last) * components));
-  packed.streams.push_back(s);
-}
-
 // out[i*stride + c] += w * d[i*comps + c] for i in [0, count), c < comps. Specialized for the contiguous case.
 inline void axpy(float* __restrict out, uint32_t out_stride, const float* __restrict d, uint32_t comps, float w,
                  uint32_t count) {
@@ -113,44 +86,6 @@ void normalizeBlock(float* __restrict v, uint32_t stride, float* __restrict len2
 
 }  // namespace
 
-PackedTargets packTargets(const PrimitiveData& p) {
-  PackedTargets packed;
-  packed.vertex_count = p.vertex_count;
-  packed.target_count = uint32_t(p.targets.size());
-  packed.texcoord_sets = uint32_t(p.texcoords.size());
-  packed.color_sets = uint32_t(p.colors.size());
-  for (size_t i = 0; i < p.joints.size() && i < p.skin_weights.size(); ++i) {
-    if (p.skin_weights[i] != 0.0f) packed.joints_needed = std::max(packed.joints_needed, p.joints[i] + (p.joints[i] < UINT32_MAX ? 1 : 0));
-  }
-  // Pivot: the float centre of the base positions' bounding box (the float skinning works relative to it).
-  if (p.vertex_count > 0 && p.position.size() >= size_t(3) * p.vertex_count) {
-    for (int c = 0; c < 3; ++c) {
-      float lo = p.position[size_t(c)], hi = lo;
-      for (size_t v = 0; v < p.vertex_count; ++v) {
-        const float x = p.position[3 * v + size_t(c)];
-        if (x < lo) lo = x;
-        if (x > hi) hi = x;
-      }
-      const float centre = float(0.5 * (double(lo) + double(hi)));
-      packed.pivot[c] = std::isfinite(centre) ? centre : 0.0f;
-    }
-  }
-  packed.target_streams.push_back(0);
-  for (const MorphTargetData& t : p.targets) {
-    addStream(packed, PackedTargets::kPosition, 3, t.position);
-    if (!p.normal.empty()) addStream(packed, PackedTargets::kNormal, 3, t.normal);
-    if (!p.tangent.empty()) addStream(packed, PackedTargets::kTangent, 3, t.tangent);
-    for (size_t s = 0; s < t.texcoords.size() && s < p.texcoords.size(); ++s) {
-      addStream(packed, PackedTargets::kTexcoord0 + uint32_t(s), 2, t.texcoords[s]);
-    }
-    for (size_t s = 0; s < t.colors.size() && s < p.colors.size(); ++s) {
-      addStream(packed, PackedTargets::kTexcoord0 + packed.texcoord_sets + uint32_t(s), 4, t.colors[s]);
-    }
-    packed.target_streams.push_back(uint32_t(packed.streams.size()));
-  }
-  return packed;
-}
-
 bool FastMorphSkinJob::validate() const {
   if (!packed || !job.validateLayout()) return false;
   if (!job.joint_matrices.empty() && packed->joints_needed > job.joint_matrices.size()) return false;
@@ -181,18 +116,15 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
   const bool skinned = !job.joint_matrices.empty();
   const uint32_t k = p.influences;
 
-  // Active targets: |w| > 0 (a zero weight contributes nothing; skipping it is exact).
-  uint32_t active_buffer[256];
-  std::vector<uint32_t> active_heap;
-  uint32_t* active = active_buffer;
+  // Active targets, the one rule (|w| > 0: a zero weight contributes nothing; skipping it is exact).
+  ActiveTarget active_buffer[256];
+  std::vector<ActiveTarget> active_heap;
+  std::span<ActiveTarget> active(active_buffer);
   if (packed->target_count > 256) {
     active_heap.resize(packed->target_count);
-    active = active_heap.data();
+    active = active_heap;
   }
-  uint32_t active_count = 0;
-  for (uint32_t t = 0; t < packed->target_count; ++t) {
-    if (job.weights[t] != 0.0f) active[active_count++] = t;
-  }
+  const uint32_t active_count = buildActiveTargets(job.weights.subspan(0, packed->target_count), 0.0f, active);
 
   // Output pointers per packed attribute id; tangents are morphed in place in the 4-wide output (stride 4).
   const uint32_t attr_count = PackedTargets::kTexcoord0 + packed->texcoord_sets + packed->color_sets;
@@ -304,8 +236,8 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
     // 2. Morph: for each active target and each of its streams overlapping the block, one axpy. Deltas that
     //    cannot stay cached from frame to frame (over 8 MiB) are prefetched one block ahead.
     for (uint32_t a = 0; a < active_count; ++a) {
-      const uint32_t t = active[a];
-      const float w = job.weights[t];
+      const uint32_t t = active[a].target;
+      const float w = active[a].weight;
       for (uint32_t si = packed->target_streams[t]; si < packed->target_streams[t + 1]; ++si) {
         const PackedTargets::Stream& s = packed->streams[si];
         float* out = attr_out[s.attribute];

@@ -85,11 +85,5 @@ uint64_t nodeMorphFeatureRequests() {
   return g_requests.load();
 }
 
-std::array<uint8_t, kNodeMorphFallbackBytes> nodeMorphFallbackBytes() {
-  NodeMorphHeader header;  // count 0, vertex_count 1, rest 0
-  std::array<uint8_t, kNodeMorphFallbackBytes> bytes{};
-  std::memcpy(bytes.data(), &header, sizeof header);
-  return bytes;
-}
 
 }  // namespace morphkit

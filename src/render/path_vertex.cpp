@@ -4,11 +4,17 @@
 // uniform (≤ 4 targets, 2 bands) or from an active list in a storage buffer (MSH_MORPH_ACTIVE_LIST).
 #include <cstring>
 
+#include "morphkit/active_targets.h"
 #include "renderer_state.h"
 
 namespace morphkit {
 
 namespace rs = render;
+
+// The active list is written straight from the pack module's ActiveTarget list (morphkit/active_targets.h).
+static_assert(sizeof(ActiveTarget) == sizeof(rs::MorphActiveEntry) &&
+              offsetof(ActiveTarget, target) == offsetof(rs::MorphActiveEntry, target) &&
+              offsetof(ActiveTarget, weight) == offsetof(rs::MorphActiveEntry, weight));
 
 namespace {
 
@@ -128,11 +134,9 @@ Status VertexPath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& fram
   if (d.features & MSH_HAS_SKIN) std::memcpy(state.joints.mapped, frame.joints_float.data(), frame.joints_float.size_bytes());
   if (d.features & MSH_MORPH_ACTIVE_LIST) {
     auto* bytes = static_cast<uint8_t*>(state.morph.mapped);
-    auto* entries = reinterpret_cast<rs::MorphActiveEntry*>(bytes + sizeof(rs::MorphActiveHeader));
-    uint32_t count = 0;
-    for (uint32_t t = 0; t < frame.weights.size(); ++t) {
-      if (frame.weights[t] != 0.0f) entries[count++] = {t, frame.weights[t]};
-    }
+    // The buffer holds target_count entries after the header (prepare); the one active rule fills them.
+    auto* entries = reinterpret_cast<ActiveTarget*>(bytes + sizeof(rs::MorphActiveHeader));
+    const uint32_t count = buildActiveTargets(frame.weights, 0.0f, std::span<ActiveTarget>(entries, frame.weights.size()));
     std::memcpy(bytes, &count, sizeof count);  // header.count; the layout fields never change
   } else if (d.features & MSH_HAS_MORPH_TARGETS) {
     // Seed 000 per-frame update: the first 16 bytes (vec4 weights) only.

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "morphkit/gpu.h"
-#include "morphkit/gpu_layout.h"
+#include "morphkit/packed_deltas.h"
 #include "morphkit/pose.h"
 #include "morphkit/render.h"
 #include "render_shared.h"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "morph_shared.h"
+#include "morphkit/active_targets.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_interop.h"
 #include "morphkit_spirv/copy.h"
@@ -15,6 +16,11 @@
 #include "vk_context.h"
 
 namespace morphkit {
+
+// The dense layouts' active list is written straight from the pack module's ActiveTarget list.
+static_assert(sizeof(ActiveTarget) == sizeof(gpu::MorphActiveTarget) &&
+              offsetof(ActiveTarget, target) == offsetof(gpu::MorphActiveTarget, target) &&
+              offsetof(ActiveTarget, weight) == offsetof(gpu::MorphActiveTarget, weight));
 
 // morph.comp indexes a delta buffer with 32-bit element indices (f16 elements at worst: 2 bytes), so one
 // delta buffer stays below 8 GiB; maxMemoryAllocationSize is smaller on every device we know.
@@ -30,7 +36,7 @@ struct GpuBatch {
     size_t weights_offset = 0, active_offset = 0, matrices_offset = 0;  // into `dynamic`
     // What the GPU copy holds, so a run writes only what changed.
     std::vector<float> weights;
-    std::vector<gpu::MorphActiveTarget> active;
+    std::vector<ActiveTarget> active;
     std::vector<Mat4> matrices;
     bool written = false;
   };
@@ -165,7 +171,7 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
     inst.weights_offset = dynamic_bytes;
     dynamic_bytes = alignUp(dynamic_bytes + 4 * size_t(info.target_count), 16);
     inst.active_offset = dynamic_bytes;
-    dynamic_bytes = alignUp(dynamic_bytes + sizeof(gpu::MorphActiveTarget) * info.target_count, 16);
+    dynamic_bytes = alignUp(dynamic_bytes + sizeof(ActiveTarget) * info.target_count, 16);
     inst.matrices_offset = dynamic_bytes;
     dynamic_bytes = alignUp(dynamic_bytes + sizeof(float) * 16 * inst.matrix_count, 16);
     inst.output_offset = output_bytes;
@@ -308,27 +314,32 @@ void writeInstanceData(const GpuMorphJob& job) {
   const bool use_active_list = job.use_active_list;
   auto* dynamic = static_cast<uint8_t*>(batch->dynamic.mapped);
   auto* table = static_cast<gpu::MorphEntry*>(batch->table.mapped);
-  std::vector<gpu::MorphActiveTarget> active;
+  std::vector<ActiveTarget> active;
   for (size_t i = 0; i < instances.size(); ++i) {
     GpuBatch::Instance& inst = batch->instances[i];
     const GpuInstanceState& state = instances[i];
     const uint32_t targets = inst.primitive->info.target_count;
     if (!inst.written) {
       inst.weights.assign(targets, 0.0f);
-      inst.active.assign(targets, gpu::MorphActiveTarget{0, 0.0f});
+      inst.active.assign(targets, ActiveTarget{});
     }
-    // Weights with |w| <= epsilon count as zero; only the ones that changed are written.
+    // The one rule (morphkit/active_targets.h): an inactive weight is 0 in the weights array (the sparse layout
+    // reads it) and absent from the list (the dense layouts read it); only what changed is written.
     auto* weights = reinterpret_cast<float*>(dynamic + inst.weights_offset);
-    active.clear();
     for (uint32_t t = 0; t < targets; ++t) {
-      const float w = std::fabs(state.weights[t]) > epsilon ? state.weights[t] : 0.0f;
+      const float w = activeWeight(state.weights[t], epsilon);
       if (!inst.written || std::memcmp(&w, &inst.weights[t], 4) != 0) {
         weights[t] = w;
         inst.weights[t] = w;
       }
-      if (w != 0.0f || !use_active_list) active.push_back({t, w});
     }
-    auto* list = reinterpret_cast<gpu::MorphActiveTarget*>(dynamic + inst.active_offset);
+    if (use_active_list) {
+      buildActiveTargets(state.weights.subspan(0, targets), epsilon, active);
+    } else {  // every target, inactive ones at weight 0 (the all-targets benchmark variant)
+      active.resize(targets);
+      for (uint32_t t = 0; t < targets; ++t) active[t] = {t, inst.weights[t]};
+    }
+    auto* list = reinterpret_cast<ActiveTarget*>(dynamic + inst.active_offset);
     for (size_t k = 0; k < active.size(); ++k) {
       if (!inst.written || active[k].target != inst.active[k].target ||
           std::memcmp(&active[k].weight, &inst.active[k].weight, 4) != 0) {

@@ -8,7 +8,7 @@
 
 #include "morphkit/accessor.h"
 #include "morphkit/animation.h"
-#include "morphkit/gpu_layout.h"
+#include "morphkit/packed_deltas.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/pose.h"
 #include "morphkit/primitive.h"

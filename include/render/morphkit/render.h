@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "morphkit/asset.h"
+#include "morphkit/band_texture.h"
 #include "morphkit/error.h"
 #include "morphkit/math.h"
 #include "morphkit/primitive.h"
@@ -34,30 +35,7 @@ struct VulkanContext;  // morphkit/gpu.h
 struct NodeMaterial;   // morphkit/node_material.h
 struct Renderer;       // pipelines, the scene's GPU resources, offscreen targets (src/render/renderer.cpp)
 
-// ---- Morph texture layout (seed 000 "Tiled Texture Layout"), a pure function with a decoder ----
-// texWidth = min(vertexCount, maxDimension); rowsPerBand = ceil(vertexCount / texWidth); bands in order
-// target 0 position, target 0 normal, [target 0 tangent,] target 1 position, ...; vertex `vid` of band `b` lives at
-// texel (vid % texWidth, b · rowsPerBand + vid / texWidth). Texels are RGBA32F: xyz = delta, w = 0.
-struct MorphTextureLayout {
-  uint32_t vertex_count = 0, target_count = 0;
-  uint32_t bands_per_target = 2;  // 2: position, normal (the seed); 3: + tangent (past the seed)
-  uint32_t tex_width = 0, rows_per_band = 0;
-  uint32_t height = 0;  // target_count · bands_per_target · rows_per_band
-};
-// Fails (kInvalidArgument) for vertex_count 0, bands not 2 or 3, max_dimension 0; (kTooLarge) when the height
-// exceeds max_dimension (the device's maxImageDimension2D).
-Expected<MorphTextureLayout> morphTextureLayout(uint32_t vertex_count, uint32_t target_count, uint32_t bands_per_target,
-                                                uint32_t max_dimension);
-struct MorphTexel {
-  uint32_t x = 0, y = 0;
-};
-MorphTexel morphTexel(const MorphTextureLayout& layout, uint32_t vertex, uint32_t target, uint32_t band);
-// layout.tex_width × layout.height × 4 floats. Targets without an attribute leave zeros there.
-// Requires layout.vertex_count == primitive.vertex_count and layout.target_count == primitive.targets.size().
-std::vector<float> packMorphTexture(const PrimitiveData& primitive, const MorphTextureLayout& layout);
-// Decoder: band `band` of `target` as 3 × vertex_count floats.
-std::vector<float> unpackMorphBand(const MorphTextureLayout& layout, std::span<const float> texels, uint32_t target,
-                                   uint32_t band);
+// The seed's band texture (MorphTextureLayout, packMorphTexture, ...) is in morphkit/band_texture.h.
 
 // Seed 000 "Weights UBO Layout — 32 bytes": {vec4 weights; uint count; uint texWidth; uint rowsPerBand; uint pad}.
 // initMorphUniform writes all 32 bytes once; writeMorphWeights is the per-frame update and writes only the

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "morphkit/error.h"
-#include "morphkit/gpu_layout.h"
+#include "morphkit/packed_deltas.h"
 #include "morphkit/math.h"
 #include "morphkit/primitive.h"
 
@@ -88,7 +88,7 @@ struct GpuPrimitiveInfo {
   float pivot[3] = {0, 0, 0};    // centre of the base positions' bounding box: the shader transforms p − pivot
 };
 
-// Packs (gpu_layout.h) and uploads one primitive. A primitive without targets is fine (skin/transform only).
+// Packs (packed_deltas.h) and uploads one primitive. A primitive without targets is fine (skin/transform only).
 Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const PrimitiveData& primitive,
                                            const GpuUploadOptions& options = {});
 void destroyGpuPrimitive(VulkanContext& context, GpuPrimitive* primitive);  // null is fine

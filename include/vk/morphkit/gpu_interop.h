@@ -61,7 +61,7 @@ struct GpuExternalDevice {
 Expected<VulkanContext*> createVulkanContextFromDevice(const GpuExternalDevice& device);
 
 // ---- 2. The deformed output ----
-// One instance's deformed vertices, interleaved 32-bit floats (morphkit/gpu_layout.h VertexFormat, in bytes here):
+// One instance's deformed vertices, interleaved 32-bit floats (morphkit/packed_deltas.h VertexFormat, in bytes here):
 // position xyz at +0 (VK_FORMAT_R32G32B32_SFLOAT), normal xyz (R32G32B32_SFLOAT), tangent xyzw
 // (R32G32B32A32_SFLOAT, w = handedness), then texcoords and colors copied from the base vertices.
 // The buffer has VERTEX_BUFFER | STORAGE_BUFFER | TRANSFER_SRC usage: bind it with
@@ -73,7 +73,7 @@ struct GpuOutputBuffer {
   uint32_t vertex_count = 0;
   uint32_t stride = 0;                      // bytes per vertex
   uint32_t position_offset = 0;             // bytes from the vertex start
-  uint32_t normal_offset = kLayoutAbsent;   // bytes, or kLayoutAbsent (morphkit/gpu_layout.h)
+  uint32_t normal_offset = kLayoutAbsent;   // bytes, or kLayoutAbsent (morphkit/packed_deltas.h)
   uint32_t tangent_offset = kLayoutAbsent;  // bytes, or kLayoutAbsent
   uint32_t extra_offset = kLayoutAbsent;    // first texcoord (then colors), bytes, or kLayoutAbsent
   uint32_t texcoord_sets = 0, color_sets = 0;

@@ -2,7 +2,7 @@
 // morphkit/inspect.h — what a glTF file holds, as far as morphing and skinning care: the data behind
 // `morphkit inspect --json` and the Python package's Asset.info() (one builder for both, schema in docs/CLI.md).
 // Lives in morphkit::vk because each primitive with targets also reports what the GPU's f16 delta layout
-// (morphkit/gpu_layout.h) would lose against f32.
+// (morphkit/packed_deltas.h) would lose against f32.
 #pragma once
 #include <cstdint>
 #include <string>
