@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "crowd_shared.h"
+#include "morphkit/active_targets.h"
 #include "gpu_internal.h"
 #include "morphkit_spirv/crowd.h"
 #include "vk_context.h"
@@ -224,7 +225,7 @@ bool GpuCrowdJob::validate() const { return bool(checkGpuCrowdJob(*this)); }
 namespace {
 
 // The frame's data in the crowd's host-visible buffers: per group the ascending union of its instances' active
-// targets (|w| > epsilon, the rule of GpuMorphJob) with a G-wide weight row each, and every instance's matrices.
+// targets (|w| > epsilon: the one rule of morphkit/active_targets.h) with a G-wide weight row each, and every instance's matrices.
 void writeFrame(const GpuCrowdJob& job) {
   GpuCrowd& crowd = *job.crowd;
   const GpuCrowdInfo& info = crowd.info;
@@ -242,7 +243,7 @@ void writeFrame(const GpuCrowdJob& job) {
       bool any = false;
       for (uint32_t g = 0; g < g_size; ++g) {
         const float w = g < count ? job.instances[first + g].weights[t] : 0.0f;
-        row[g] = std::fabs(w) > job.epsilon ? w : 0.0f;
+        row[g] = activeWeight(w, job.epsilon);  // the one rule (morphkit/active_targets.h)
         any |= row[g] != 0.0f;
       }
       if (!any) continue;
