@@ -4,7 +4,10 @@
 // list of mappings (/proc/self/maps), not against anything the loader reports.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <utility>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -205,6 +208,50 @@ TEST(MappedLoad, WritingALoadedBufferCopiesItAndLeavesTheFileAlone) {
   EXPECT_EQ(asset->buffers[0].data.size(), kFloats * 4 + 4);
   EXPECT_EQ(fileBytes(path), before);
   EXPECT_TRUE(validateAsset(*asset));
+}
+
+// The validation scans that read every byte of a mapped file (typed, branch-free loops) still find the one bad
+// value and name it as before: the last element of a long run, and a strided view.
+TEST(ValidationScans, NonFiniteValuesAreFoundAndNamedInPackedAndStridedData) {
+  std::vector<uint8_t> packed = floatBytes(10000);
+  const float nan = std::nanf("");
+  std::memcpy(packed.data() + 4 * 9999, &nan, 4);
+  EXPECT_FAILURE(test::loadJson(floatAccessorJson(10000, test::bufferJson(packed))), Error::kInvalidGltf,
+                 "accessors[0]: element 9999 component 0 is NaN");
+  std::vector<uint8_t> strided = floatBytes(16 * 4);  // 16 VEC3 elements, 16 bytes apart
+  const float inf = std::numeric_limits<float>::infinity();
+  std::memcpy(strided.data() + 16 * 5 + 8, &inf, 4);  // element 5, component 2
+  std::memcpy(strided.data() + 16 * 7 + 12, &inf, 4);  // padding between elements: not data, never checked
+  const std::string json = test::gltfJson(
+      "\"buffers\":[" + test::bufferJson(strided) + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":256,"
+      "\"byteStride\":16}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":16,\"type\":\"VEC3\"}]");
+  EXPECT_FAILURE(test::loadJson(json), Error::kInvalidGltf, "accessors[0]: element 5 component 2 is infinite");
+  std::vector<uint8_t> padding_only = floatBytes(16 * 4);
+  std::memcpy(padding_only.data() + 16 * 7 + 12, &inf, 4);
+  const std::string ok = test::gltfJson(
+      "\"buffers\":[" + test::bufferJson(padding_only) + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":256,"
+      "\"byteStride\":16}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":16,\"type\":\"VEC3\"}]");
+  ASSERT_LOADED(test::loadJson(ok));
+}
+
+TEST(ValidationScans, TheLargestIndexIsFoundForEveryIndexType) {
+  // Three vertices; six indices whose last is out of range, as u8, u16 and u32.
+  for (const auto& [type, size] : {std::pair{5121, 1}, std::pair{5123, 2}, std::pair{5125, 4}}) {
+    std::vector<uint8_t> bytes = floatBytes(9);  // POSITION: 3 × VEC3
+    const uint32_t indices[6] = {0, 1, 2, 2, 1, 7};
+    for (uint32_t index : indices) {
+      for (int b = 0; b < size; ++b) bytes.push_back(uint8_t(index >> (8 * b)));
+    }
+    while (bytes.size() % 4) bytes.push_back(0);
+    const std::string json = test::gltfJson(
+        "\"buffers\":[" + test::bufferJson(bytes) + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},"
+        "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":" + std::to_string(6 * size) + "}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"min\":[-7,-6.75,-6.5],\"max\":[-5.5,-5.25,-5]},"
+        "{\"bufferView\":1,\"componentType\":" + std::to_string(type) + ",\"count\":6,\"type\":\"SCALAR\"}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}]");
+    EXPECT_FAILURE(test::loadJson(json), Error::kInvalidGltf, "indices", "index 7 is >= the vertex count 3");
+  }
 }
 
 TEST(BufferBytes, ViewsShareTheirKeeperAndCopyOnWrite) {

@@ -41,6 +41,48 @@ Status checkVertexAlignment(const Asset& asset, uint32_t index, const std::strin
   return Ok{};
 }
 
+// Largest of `components` values of type T in each of `count` elements `stride` bytes apart: typed loops that the
+// compiler vectorizes (the generic readAccessorUints decodes every component through a switch into a new vector).
+template <class T>
+uint32_t maxOf(const uint8_t* base, size_t stride, size_t count, size_t components) {
+  if (stride == sizeof(T) * components) {  // tightly packed: one run
+    components *= count;
+    count = 1;
+  }
+  uint32_t largest = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const uint8_t* element = base + i * stride;
+    for (size_t c = 0; c < components; ++c) {
+      T v;
+      std::memcpy(&v, element + c * sizeof(T), sizeof(T));
+      largest = std::max(largest, uint32_t(v));
+    }
+  }
+  return largest;
+}
+
+// Largest integer component of an accessor: dense unsigned SCALAR..VEC4 data directly from its bytes, anything
+// else (sparse, no bufferView, matrices with column padding) through readAccessorUints.
+uint32_t maxComponent(const Asset& asset, uint32_t index) {
+  const Accessor& a = asset.accessors[index];
+  const bool direct = a.buffer_view != kNone && !a.has_sparse && componentCount(a.type) <= 4;
+  if (direct) {
+    const BufferView& view = asset.buffer_views[a.buffer_view];
+    const uint8_t* base = asset.buffers[view.buffer].data.data() + view.byte_offset + a.byte_offset;
+    const size_t components = componentCount(a.type);
+    const size_t stride = view.byte_stride ? view.byte_stride : elementSize(a.component_type, a.type);
+    switch (a.component_type) {
+      case ComponentType::kUnsignedByte: return maxOf<uint8_t>(base, stride, a.count, components);
+      case ComponentType::kUnsignedShort: return maxOf<uint16_t>(base, stride, a.count, components);
+      case ComponentType::kUnsignedInt: return maxOf<uint32_t>(base, stride, a.count, components);
+      default: break;
+    }
+  }
+  uint32_t largest = 0;
+  for (uint32_t v : readAccessorUints(asset, index)) largest = std::max(largest, v);
+  return largest;
+}
+
 // Per-accessor facts that several rules need, computed at most once per accessor: a file with many
 // primitives, nodes or samplers sharing one large accessor must not be re-read for each of them.
 class AccessorCache {
@@ -51,7 +93,7 @@ class AccessorCache {
   uint32_t maxValue(uint32_t accessor) {
     auto& slot = max_value_[accessor];
     if (!slot.known) {
-      for (uint32_t v : readAccessorUints(asset_, accessor)) slot.value = std::max(slot.value, v);
+      slot.value = maxComponent(asset_, accessor);
       slot.known = true;
     }
     return slot.value;
