@@ -464,7 +464,7 @@ TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
   mat.emissive_factor[1] = 2.0f;
   mat.base_color_texture = {0, 1, 1.0f};  // TEXCOORD_1
   mat.normal_texture = {1, 0, 0.5f};      // scale 0.5
-  mat.occlusion_texture = {7, 0, 1.0f};   // out of range: unbound
+  mat.occlusion_texture = {kNone, 0, 1.0f};  // absent: unbound (an out-of-range index never passes validation)
   mat.alpha_mode = AlphaMode::kMask;
   mat.alpha_cutoff = 0.3f;
   // Declared textures, in order: baseColor, metallicRoughness, normal, occlusion, emissive.

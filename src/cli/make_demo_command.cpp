@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "output_folder.h"
+#include "morphkit/gltf.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/io.h"
@@ -62,6 +63,8 @@ int run(const MakeDemoOptions& options) {
     reportFailure({}, asset.error());
     return asset.error().code == Error::kInvalidArgument ? kExitUsage : kExitFailure;
   }
+  // Every Asset producer passes the one gate, the generator included (docs/ARCHITECTURE.md, "Validate").
+  if (Status valid = validateAsset(*asset); !valid) return reportFailure(options.file, valid.error());
   auto glb = writeGlb(*asset);
   if (!glb) return reportFailure(options.file, glb.error());
   // The sample capture drives the ARKit-named targets (docs/FACE_CAPTURE.md). Both are made in memory first;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // animation.cpp — keyframe decoding and sampling (glTF 2.0 §3.11, Appendix C).
+#include "morphkit/contract.h"
 #include "morphkit/animation.h"
 
 #include <algorithm>
@@ -139,9 +140,7 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation) 
     const std::string swhere = where + ".samplers[" + std::to_string(i) + "]";
     canonical[i] = uint32_t(i);
     if (sampler_path[i] < 0) continue;
-    if (src.input >= asset.accessors.size() || src.output >= asset.accessors.size()) {
-      return fail(Error::kInvalidGltf, swhere + ": input/output accessor out of range");
-    }
+    MORPHKIT_EXPECTS(src.input < asset.accessors.size() && src.output < asset.accessors.size());
     const std::string key = std::to_string(src.input) + "/" + std::to_string(src.output) + "/" +
                             std::to_string(int(src.interpolation)) + "/" + std::to_string(sampler_path[i]);
     if (auto [it, inserted] = first_with.try_emplace(key, uint32_t(i)); !inserted) {
@@ -151,37 +150,22 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation) 
     dst.interpolation = src.interpolation;
     dst.times = readAccessorFloats(asset, src.input);
     dst.values = readAccessorFloats(asset, src.output);
-    for (size_t k = 1; k < dst.times.size(); ++k) {
-      if (!(dst.times[k] > dst.times[k - 1])) {
-        return fail(Error::kInvalidGltf, swhere + ": input times must be strictly increasing (glTF 2.0 §3.11)");
-      }
-    }
+    // Validation (validate.cpp, §3.11) guarantees keys, strictly increasing times and the output count.
     const size_t keys = dst.times.size();
     const size_t per_key = dst.interpolation == Interpolation::kCubicSpline ? 3 : 1;
-    if (keys == 0) return fail(Error::kInvalidGltf, swhere + ": input has no keys");
+    MORPHKIT_EXPECTS(keys > 0);
     const TargetPath path = TargetPath(sampler_path[i]);
     uint32_t components = pathComponents(path);
-    if (path == TargetPath::kWeights) {
-      // §3.11: for weights, output count = input count × targets (× 3 for CUBICSPLINE), scalar floats.
-      const size_t floats = dst.values.size();
-      if (floats % (keys * per_key) != 0) {
-        return fail(Error::kInvalidGltf, swhere + ": output count is not a multiple of the key count");
-      }
-      components = uint32_t(floats / (keys * per_key));
-    }
-    if (dst.values.size() != keys * per_key * components || components == 0) {
-      return fail(Error::kInvalidGltf, swhere + ": output holds " + std::to_string(dst.values.size()) +
-                                           " floats, expected " + std::to_string(keys * per_key * components));
-    }
+    // §3.11: for weights, output count = input count × targets (× 3 for CUBICSPLINE), scalar floats.
+    if (path == TargetPath::kWeights) components = uint32_t(dst.values.size() / (keys * per_key));
+    MORPHKIT_EXPECTS(components > 0 && dst.values.size() == keys * per_key * components);
     dst.components = components;
     dst.is_rotation = path == TargetPath::kRotation;
     data.duration = std::max(data.duration, double(dst.times.back()));
   }
   for (const AnimationChannel& ch : anim.channels) {
     if (ch.node == kNone) continue;  // §3.11: a channel without target.node is ignored
-    if (ch.sampler >= data.samplers.size() || ch.node >= asset.nodes.size()) {
-      return fail(Error::kInvalidGltf, where + ": channel sampler or node out of range");
-    }
+    MORPHKIT_EXPECTS(ch.sampler < data.samplers.size() && ch.node < asset.nodes.size());
     data.channels.push_back(ChannelData{canonical[ch.sampler], ch.node, ch.path});
   }
   return data;
@@ -193,9 +177,11 @@ double animationDuration(const Asset& asset, uint32_t animation) {
   double duration = 0.0;
   std::unordered_set<uint32_t> seen;  // input accessors, each read once however many samplers share it
   for (const AnimationChannel& ch : anim.channels) {  // the samplers decodeAnimation keeps
-    if (ch.node == kNone || ch.sampler >= anim.samplers.size()) continue;
+    if (ch.node == kNone) continue;
+    MORPHKIT_EXPECTS(ch.sampler < anim.samplers.size());
     const AnimationSampler& s = anim.samplers[ch.sampler];
-    if (s.input >= asset.accessors.size() || !seen.insert(s.input).second) continue;
+    MORPHKIT_EXPECTS(s.input < asset.accessors.size());
+    if (!seen.insert(s.input).second) continue;
     std::vector<float> times = readAccessorFloats(asset, s.input);
     for (float t : times) duration = std::max(duration, double(t));
   }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "morphkit/error.h"
 
+#include "morphkit/contract.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -13,6 +15,13 @@ void terminateOnMisuse(const Failure* failure) noexcept {
   } else {
     std::fprintf(stderr, "morphkit: fatal: error() on a value\n");
   }
+  std::fflush(stderr);
+  std::abort();
+}
+
+void contractViolated(const char* condition, const char* file, int line) {
+  std::fprintf(stderr, "morphkit: internal error: precondition '%s' failed at %s:%d (an Asset that did not pass "
+                       "validateAsset?)\n", condition, file, line);
   std::fflush(stderr);
   std::abort();
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // pose.cpp — sampling → scene → morph+skin for every (node, primitive) of a scene; JSON and OBJ writers.
+#include "morphkit/contract.h"
 #include "morphkit/pose.h"
 
 #include <algorithm>
@@ -47,7 +48,8 @@ Expected<PosePrepared> prepare(const Asset& asset, uint32_t scene_request) {
   std::vector<uint8_t> skin_used(asset.skins.size(), 0);
   for (uint32_t node : nodes) {
     const uint32_t mesh = asset.nodes[node].mesh;
-    if (mesh == kNone || mesh >= asset.meshes.size()) continue;
+    if (mesh == kNone) continue;
+    MORPHKIT_EXPECTS(mesh < asset.meshes.size());
     if (asset.nodes[node].skin < asset.skins.size()) skin_used[asset.nodes[node].skin] = 1;
     const uint32_t prim_count = uint32_t(asset.meshes[mesh].primitives.size());
     if (slot[mesh].empty()) slot[mesh].assign(prim_count, kNone);

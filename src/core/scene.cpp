@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // scene.cpp — transforms, weights and joint matrices of one scene (glTF 2.0 §3.5, §3.7.2.1, §3.7.3).
+#include "morphkit/contract.h"
 #include "morphkit/scene.h"
 
 #include <algorithm>
@@ -124,10 +125,11 @@ Expected<SceneState> evaluateScene(const Asset& asset, uint32_t scene, std::span
 }
 
 std::vector<Mat4> decodeInverseBindMatrices(const Asset& asset, uint32_t skin) {
-  if (skin >= asset.skins.size()) return {};
+  MORPHKIT_EXPECTS(skin < asset.skins.size());
   const Skin& s = asset.skins[skin];
   std::vector<Mat4> out(s.joints.size());
-  if (s.inverse_bind_matrices == kNone || s.inverse_bind_matrices >= asset.accessors.size()) return out;
+  if (s.inverse_bind_matrices == kNone) return out;
+  MORPHKIT_EXPECTS(s.inverse_bind_matrices < asset.accessors.size());
   std::vector<float> floats = readAccessorFloats(asset, s.inverse_bind_matrices);
   const size_t count = std::min(out.size(), floats.size() / 16);
   for (size_t j = 0; j < count; ++j) std::copy_n(floats.begin() + ptrdiff_t(j * 16), 16, out[j].m.begin());
@@ -136,7 +138,7 @@ std::vector<Mat4> decodeInverseBindMatrices(const Asset& asset, uint32_t skin) {
 
 std::vector<DMat4> jointMatrices(const Asset& asset, const SceneState& state, uint32_t skin,
                                  std::span<const Mat4> inverse_bind) {
-  if (skin >= asset.skins.size()) return {};
+  MORPHKIT_EXPECTS(skin < asset.skins.size());
   const Skin& s = asset.skins[skin];
   std::vector<DMat4> out(s.joints.size());
   for (size_t j = 0; j < s.joints.size(); ++j) {

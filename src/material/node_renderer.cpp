@@ -2,6 +2,7 @@
 // node_renderer.cpp — pure helpers a renderer uses to feed a node material: texture sources and the uniform block.
 #include <cstring>
 
+#include "morphkit/contract.h"
 #include "morphkit/node_material.h"
 
 namespace morphkit {
@@ -40,10 +41,12 @@ NodeTextureSource nodeTextureSource(const NodeMaterial& node, uint32_t k, const 
     case NodeTextureSlot::kImage:
       break;
   }
-  if (!ref || ref->texture == kNone || ref->texture >= asset.textures.size() || textureCoordinateSet(*ref) > 1) return out;
+  if (!ref || ref->texture == kNone || textureCoordinateSet(*ref) > 1) return out;
+  MORPHKIT_EXPECTS(ref->texture < asset.textures.size());  // the one gate (validate.cpp) checked every index
   const Texture& texture = asset.textures[ref->texture];
+  MORPHKIT_EXPECTS(texture.source == kNone || texture.source < asset.images.size());
   // A KTX2 texture without a fallback source is bound (the renderer then warns once and draws the factor).
-  if ((texture.source == kNone || texture.source >= asset.images.size()) && texture.basisu_source == kNone) return out;
+  if (texture.source == kNone && texture.basisu_source == kNone) return out;
   out.bound = true;
   out.texture = ref->texture;
   out.image = texture.source;
