@@ -146,11 +146,42 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     row.gbps = double(minimal) / (row.microseconds * 1e3);
     row.percent_of_copy = report.copy_gbps > 0 ? 100.0 * row.gbps / report.copy_gbps : 0.0;
   };
+  // Crowd rows first, so the first one runs on fresh allocations (PERFORMANCE.md: re-allocated memory can be
+  // slower in one process); the batch row last. Each row keeps its compared instances' output for the diffs.
   const size_t total = options.groups.size() + (options.batch ? 1 : 0);
+  const std::vector<uint32_t> compared = comparedInstances(options.instances);
   size_t done = 0;
   Status status = Ok{};
-  std::vector<std::vector<float>> batch_out;  // the compared instances' batch output
-  if (options.batch) {
+  std::vector<std::vector<std::vector<float>>> crowd_out;  // [crowd row][compared instance]
+  for (size_t k = 0; k < options.groups.size() && status; ++k) {
+    if (options.progress) options.progress(done++, total);
+    GpuCrowdDesc desc{*gp, options.instances, true, options.joints, options.groups[k]};
+    Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
+    if (!crowd) {
+      status = crowd.error();
+      break;
+    }
+    GpuCrowdJob job{&context, *crowd, frame.states};
+    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(**crowd); });
+    const GpuCrowdInfo& crowd_info = gpuCrowdInfo(**crowd);
+    GpuCrowdBenchRow row{"crowd_g" + std::to_string(crowd_info.group_size), crowd_info.group_size};
+    row.delta_read_bytes = lastCrowdUnionEntries(**crowd) * crowd_info.tiles * 64 * record_bytes;
+    crowd_out.emplace_back();
+    for (size_t c = 0; c < compared.size() && us && options.batch; ++c) {
+      Expected<std::vector<float>> out = readGpuCrowdOutput(context, **crowd, compared[c]);
+      if (!out) us = out.error();
+      if (out) crowd_out.back().push_back(std::move(*out));
+    }
+    destroyGpuCrowd(context, *crowd);
+    if (!us) {
+      status = us.error();
+      break;
+    }
+    row.microseconds = *us;
+    finish(row);
+    report.rows.push_back(row);
+  }
+  if (options.batch && status) {
     if (options.progress) options.progress(done++, total);
     std::vector<GpuInstanceDesc> descs(options.instances, GpuInstanceDesc{*gp, true, options.joints});
     Expected<GpuBatch*> batch = createGpuBatch(context, descs);
@@ -158,10 +189,17 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     if (status) {
       GpuMorphJob job{&context, *batch, frame.states};
       Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(**batch); });
-      for (uint32_t i : comparedInstances(options.instances)) {
-        Expected<std::vector<float>> out = readGpuBatchOutput(context, **batch, i);
-        if (!out) us = out.error();
-        if (out) batch_out.push_back(std::move(*out));
+      for (size_t c = 0; c < compared.size() && us; ++c) {
+        Expected<std::vector<float>> out = readGpuBatchOutput(context, **batch, compared[c]);
+        if (!out) {
+          us = out.error();
+          break;
+        }
+        for (size_t k = 0; k < crowd_out.size(); ++k) {
+          double diff = std::max(report.rows[k].max_diff_vs_batch, 0.0);
+          for (size_t i = 0; i < out->size(); ++i) diff = std::max(diff, double(std::fabs(crowd_out[k][c][i] - (*out)[i])));
+          report.rows[k].max_diff_vs_batch = diff;
+        }
       }
       if (us) {
         GpuCrowdBenchRow row{"batch"};
@@ -174,38 +212,6 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
       }
     }
     if (batch) destroyGpuBatch(context, *batch);
-  }
-  for (size_t k = 0; k < options.groups.size() && status; ++k) {
-    if (options.progress) options.progress(done++, total);
-    GpuCrowdDesc desc{*gp, options.instances, true, options.joints, options.groups[k]};
-    Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
-    if (!crowd) {
-      status = crowd.error();
-      break;
-    }
-    GpuCrowdJob job{&context, *crowd, frame.states};
-    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(**crowd); });
-    GpuCrowdBenchRow row{"crowd_g" + std::to_string(gpuCrowdInfo(**crowd).group_size), gpuCrowdInfo(**crowd).group_size};
-    row.delta_read_bytes = lastCrowdUnionEntries(**crowd) * gpuCrowdInfo(**crowd).tiles * 64 * record_bytes;
-    const std::vector<uint32_t> compared = comparedInstances(options.instances);
-    for (size_t c = 0; c < batch_out.size() && us; ++c) {
-      Expected<std::vector<float>> out = readGpuCrowdOutput(context, **crowd, compared[c]);
-      if (!out) {
-        us = out.error();
-        break;
-      }
-      double diff = std::max(row.max_diff_vs_batch, 0.0);
-      for (size_t i = 0; i < out->size(); ++i) diff = std::max(diff, double(std::fabs((*out)[i] - batch_out[c][i])));
-      row.max_diff_vs_batch = diff;
-    }
-    destroyGpuCrowd(context, *crowd);
-    if (!us) {
-      status = us.error();
-      break;
-    }
-    row.microseconds = *us;
-    finish(row);
-    report.rows.push_back(row);
   }
   destroyGpuPrimitive(context, *gp);
   if (!status) return status.error();
