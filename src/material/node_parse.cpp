@@ -148,6 +148,14 @@ struct RawBlock {
   std::vector<RawInput> inputs;
 };
 
+// What pass 1 hands to the later passes: the raw inputs of each block and the id → block index map.
+struct RawGraph {
+  std::vector<RawBlock> raws;
+  std::unordered_map<std::string, uint32_t> ids;
+};
+
+std::string blockWhere(uint32_t b) { return "blocks[" + std::to_string(b) + "]"; }
+
 Status parseInputs(object o, RawBlock& raw, const std::string& where) {
   element e;
   if (o.at_key("inputs").get(e) != simdjson::SUCCESS) return Ok{};
@@ -175,25 +183,16 @@ Status parseInputs(object o, RawBlock& raw, const std::string& where) {
   return Ok{};
 }
 
-}  // namespace
-
-Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const ParseNodeMaterialOptions& options) {
-  simdjson::dom::parser parser;
-  element root;
-  simdjson::padded_string padded(json_text);
-  if (auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS) {
-    return fail(Error::kInvalidJson, std::string("node material: ") + simdjson::error_message(error));
-  }
+// The document's top level: an optional name, the required blocks array, nothing else (besides a description).
+Status readTopLevel(element root, NodeMaterial& material, array& blocks) {
   object top;
   if (root.get_object().get(top) != simdjson::SUCCESS) return bad("node material", "the root must be an object");
-  NodeMaterial material;
   element e;
   if (top.at_key("name").get(e) == simdjson::SUCCESS) {
     std::string_view name;
     if (e.get_string().get(name) != simdjson::SUCCESS) return bad("name", "must be a string");
     material.name = std::string(name);
   }
-  array blocks;
   if (top.at_key("blocks").get(e) != simdjson::SUCCESS || e.get_array().get(blocks) != simdjson::SUCCESS) {
     return bad("blocks", "required array");
   }
@@ -202,52 +201,62 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
       return bad(std::string(field.key), "unknown field");
     }
   }
+  return Ok{};
+}
 
-  // ---- Pass 1: blocks, parameters, raw inputs ----
-  std::vector<RawBlock> raws;
-  std::unordered_map<std::string, uint32_t> ids;
+// One block's id (unique, no '.') and type; a built-in type reads its parameters, any other type must come from
+// options.block_loader.
+Status readBlockHeader(object o, const std::string& where, uint32_t index, const ParseNodeMaterialOptions& options,
+                       NodeBlock& block, NodeMaterial& material, RawGraph& graph) {
+  element e;
+  std::string_view text;
+  if (o.at_key("id").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS || text.empty()) {
+    return bad(where + ".id", "required non-empty string");
+  }
+  block.id = std::string(text);
+  if (block.id.find('.') != std::string::npos) return bad(where + ".id", quote(block.id) + " must not contain '.'");
+  if (!graph.ids.emplace(block.id, index).second) return bad(where + ".id", "duplicate id " + quote(block.id));
+  if (o.at_key("type").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS) {
+    return bad(where + ".type", "required string");
+  }
+  block.type = std::string(text);
+  if (isBuiltinNodeType(block.type)) {
+    const std::set<std::string> keys = paramKeys(block.type);
+    for (auto field : o) {
+      const std::string key(field.key);
+      if (key != "id" && key != "type" && key != "inputs" && key != "comment" && !keys.count(key)) {
+        return bad(where + "." + key, "unknown field for " + block.type);
+      }
+    }
+    return readParams(o, block, material, where);
+  }
+  std::shared_ptr<const NodeBlockEmitter> custom = options.block_loader ? options.block_loader(block.type) : nullptr;
+  if (!custom) return bad(where + ".type", "unknown block type " + quote(block.type));
+  block.emitter = std::move(custom);
+  return Ok{};
+}
+
+// Pass 1: blocks, parameters, raw inputs.
+Status readBlocks(array blocks, const ParseNodeMaterialOptions& options, NodeMaterial& material, RawGraph& graph) {
   uint32_t index = 0;
   for (element item : blocks) {
-    const std::string where = "blocks[" + std::to_string(index) + "]";
+    const std::string where = blockWhere(index);
     object o;
     if (item.get_object().get(o) != simdjson::SUCCESS) return bad(where, "must be an object");
     NodeBlock block;
-    std::string_view text;
-    if (o.at_key("id").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS || text.empty()) {
-      return bad(where + ".id", "required non-empty string");
-    }
-    block.id = std::string(text);
-    if (block.id.find('.') != std::string::npos) return bad(where + ".id", quote(block.id) + " must not contain '.'");
-    if (!ids.emplace(block.id, index).second) return bad(where + ".id", "duplicate id " + quote(block.id));
-    if (o.at_key("type").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS) {
-      return bad(where + ".type", "required string");
-    }
-    block.type = std::string(text);
-    if (isBuiltinNodeType(block.type)) {
-      const std::set<std::string> keys = paramKeys(block.type);
-      for (auto field : o) {
-        const std::string key(field.key);
-        if (key != "id" && key != "type" && key != "inputs" && key != "comment" && !keys.count(key)) {
-          return bad(where + "." + key, "unknown field for " + block.type);
-        }
-      }
-      if (Status s = readParams(o, block, material, where); !s) return s.error();
-    } else {
-      std::shared_ptr<const NodeBlockEmitter> custom =
-          options.block_loader ? options.block_loader(block.type) : nullptr;
-      if (!custom) return bad(where + ".type", "unknown block type " + quote(block.type));
-      block.emitter = std::move(custom);
-    }
+    if (Status s = readBlockHeader(o, where, index, options, block, material, graph); !s) return s.error();
     RawBlock raw;
     if (Status s = parseInputs(o, raw, where); !s) return s.error();
     material.blocks.push_back(std::move(block));
-    raws.push_back(std::move(raw));
+    graph.raws.push_back(std::move(raw));
     ++index;
   }
-  const uint32_t count = uint32_t(material.blocks.size());
+  return Ok{};
+}
 
-  // ---- Pass 2: resolve references and port names ----
-  for (uint32_t b = 0; b < count; ++b) {
+// Pass 2: every input names a port of its block, every reference a block that exists.
+Status resolveReferences(const NodeMaterial& material, RawGraph& graph) {
+  for (uint32_t b = 0; b < material.blocks.size(); ++b) {
     const NodeBlock& block = material.blocks[b];
     std::vector<std::string> ports;
     if (block.emitter) {
@@ -255,28 +264,31 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
     } else {
       ports = builtinNodeInputNames(block.type);
     }
-    for (RawInput& in : raws[b].inputs) {
-      const std::string where = "blocks[" + std::to_string(b) + "].inputs." + in.name;
+    for (RawInput& in : graph.raws[b].inputs) {
+      const std::string where = blockWhere(b) + ".inputs." + in.name;
       if (std::find(ports.begin(), ports.end(), in.name) == ports.end()) {
         return bad(where, block.type + " has no input " + quote(in.name));
       }
       if (in.literal) continue;
-      auto it = ids.find(in.block_id);
-      if (it == ids.end()) return bad(where, "unknown block " + quote(in.block_id));
+      auto it = graph.ids.find(in.block_id);
+      if (it == graph.ids.end()) return bad(where, "unknown block " + quote(in.block_id));
       in.block = it->second;
     }
   }
+  return Ok{};
+}
 
-  // ---- Pass 3: topological order (sources before consumers); cycles fail ----
+// Pass 3: topological order (sources before consumers), so pass 4 types each block after its sources; cycles fail.
+Expected<std::vector<uint32_t>> topologicalOrder(const NodeMaterial& material, const RawGraph& graph) {
+  const uint32_t count = uint32_t(material.blocks.size());
   std::vector<uint32_t> order;
   std::vector<uint8_t> mark(count, 0);  // 0 new, 1 on the stack, 2 done
   std::function<Status(uint32_t)> visit = [&](uint32_t b) -> Status {
     mark[b] = 1;
-    for (const RawInput& in : raws[b].inputs) {
+    for (const RawInput& in : graph.raws[b].inputs) {
       if (in.literal) continue;
       if (mark[in.block] == 1) {
-        return bad("blocks[" + std::to_string(b) + "].inputs." + printable(in.name),
-                   "cycle through " + quote(material.blocks[in.block].id));
+        return bad(blockWhere(b) + ".inputs." + printable(in.name), "cycle through " + quote(material.blocks[in.block].id));
       }
       if (mark[in.block] == 0) {
         if (Status s = visit(in.block); !s) return s;
@@ -291,65 +303,76 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
       if (Status s = visit(b); !s) return s.error();
     }
   }
+  return order;
+}
 
-  // ---- Pass 4: types, emitters, inputs aligned to the emitter's ports ----
-  for (uint32_t b : order) {
-    NodeBlock& block = material.blocks[b];
-    const std::string where = "blocks[" + std::to_string(b) + "]";
-    std::map<std::string, NodeValueType> types;
-    std::map<std::string, NodeInput> resolved;
-    for (const RawInput& in : raws[b].inputs) {
-      NodeInput n;
-      n.name = in.name;
-      if (in.literal) {
-        n.literal = true;
-        n.literal_type = in.type;
-        n.value = in.value;
-        types[in.name] = in.type;
-      } else {
-        const NodeBlock& source = material.blocks[in.block];
-        const std::vector<NodePortDecl> outs = source.emitter->outputs();
-        const std::string here = where + ".inputs." + in.name;
-        if (outs.empty()) return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no outputs");
-        uint32_t k = 0;
-        if (!in.output.empty()) {
-          k = kNone;
-          for (uint32_t i = 0; i < outs.size(); ++i) {
-            if (outs[i].name == in.output) k = i;
-          }
-          if (k == kNone)
-            return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no output " + quote(in.output));
-        }
-        n.block = in.block;
-        n.output = k;
-        types[in.name] = outs[k].type;
-      }
-      resolved[in.name] = n;
-    }
-    if (!block.emitter) {
-      auto made = makeBuiltinNodeEmitter(block, types, where);
-      if (!made) return made.error();
-      block.emitter = *made;
-    }
-    for (const NodePortDecl& p : block.emitter->inputs()) {
-      auto it = resolved.find(p.name);
-      if (it == resolved.end()) {
-        if (!p.optional) return bad(where + ".inputs." + p.name, "required input not connected");
-        NodeInput n;
-        n.name = p.name;
-        block.inputs.push_back(n);
-        continue;
-      }
-      auto converted = convertNodeValue("x", types[p.name], p.type);
-      if (!converted) return bad(where + ".inputs." + p.name, converted.error().message);
-      block.inputs.push_back(it->second);
-    }
+// One raw input as a NodeInput, with its value type: a literal's own, or the type of the source output it names.
+Status resolveInput(const NodeMaterial& material, const RawInput& in, const std::string& where, NodeInput& n,
+                    NodeValueType& type) {
+  n.name = in.name;
+  if (in.literal) {
+    n.literal = true;
+    n.literal_type = in.type;
+    n.value = in.value;
+    type = in.type;
+    return Ok{};
   }
+  const NodeBlock& source = material.blocks[in.block];
+  const std::vector<NodePortDecl> outs = source.emitter->outputs();
+  const std::string here = where + ".inputs." + in.name;
+  if (outs.empty()) return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no outputs");
+  uint32_t k = 0;
+  if (!in.output.empty()) {
+    k = kNone;
+    for (uint32_t i = 0; i < outs.size(); ++i) {
+      if (outs[i].name == in.output) k = i;
+    }
+    if (k == kNone) return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no output " + quote(in.output));
+  }
+  n.block = in.block;
+  n.output = k;
+  type = outs[k].type;
+  return Ok{};
+}
 
-  // ---- Pass 5: features. Built-in emitters install theirs; flag-only ones get theirs installed here ----
-  for (uint32_t b = 0; b < count; ++b) {
+// Pass 4, one block: its inputs typed, a built-in block's emitter made from those types, and the inputs stored in
+// the order of the emitter's ports (required ones connected, every one convertible to the port's type).
+Status typeBlock(NodeMaterial& material, uint32_t b, const RawBlock& raw) {
+  NodeBlock& block = material.blocks[b];
+  const std::string where = blockWhere(b);
+  std::map<std::string, NodeValueType> types;
+  std::map<std::string, NodeInput> resolved;
+  for (const RawInput& in : raw.inputs) {
+    NodeInput n;
+    if (Status s = resolveInput(material, in, where, n, types[in.name]); !s) return s;
+    resolved[in.name] = n;
+  }
+  if (!block.emitter) {
+    auto made = makeBuiltinNodeEmitter(block, types, where);
+    if (!made) return made.error();
+    block.emitter = *made;
+  }
+  for (const NodePortDecl& p : block.emitter->inputs()) {
+    auto it = resolved.find(p.name);
+    if (it == resolved.end()) {
+      if (!p.optional) return bad(where + ".inputs." + p.name, "required input not connected");
+      NodeInput n;
+      n.name = p.name;
+      block.inputs.push_back(n);
+      continue;
+    }
+    auto converted = convertNodeValue("x", types[p.name], p.type);
+    if (!converted) return bad(where + ".inputs." + p.name, converted.error().message);
+    block.inputs.push_back(it->second);
+  }
+  return Ok{};
+}
+
+// Pass 5: features. Built-in emitters install theirs; flag-only ones get theirs installed here.
+Status installFeatures(NodeMaterial& material) {
+  for (uint32_t b = 0; b < material.blocks.size(); ++b) {
     if (Status s = material.blocks[b].emitter->declare(material.state, material.blocks[b]); !s) {
-      return fail(s.error().code, "blocks[" + std::to_string(b) + "]: " + s.error().message);
+      return fail(s.error().code, blockWhere(b) + ": " + s.error().message);
     }
   }
   // Seed 000: a custom emitter that only set the flag gets the same feature module as the built-in block.
@@ -359,15 +382,17 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
   if (material.state.uses_skinning && !nodeFeatureInstalled(material.state, "skin")) {
     installNodeFeature(material.state, nodeSkinFeature());
   }
+  return Ok{};
+}
 
-  // ---- Pass 6: structure ----
-  for (uint32_t b = 0; b < count; ++b) {
+// Pass 6, structure: exactly one PbrOutput, at most one VertexOutput.
+Status findOutputs(NodeMaterial& material) {
+  for (uint32_t b = 0; b < material.blocks.size(); ++b) {
     const std::string& type = material.blocks[b].type;
-    const std::string where = "blocks[" + std::to_string(b) + "]";
+    const std::string where = blockWhere(b);
     if (type == "PbrOutput") {
       if (material.pbr_output != kNone)
-        return bad(where, "a graph has exactly one PbrOutput (another is blocks[" +
-                              std::to_string(material.pbr_output) + "])");
+        return bad(where, "a graph has exactly one PbrOutput (another is blocks[" + std::to_string(material.pbr_output) + "])");
       material.pbr_output = b;
     }
     if (type == "VertexOutput") {
@@ -376,9 +401,13 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
     }
   }
   if (material.pbr_output == kNone) return bad("blocks", "a graph needs a PbrOutput block");
+  return Ok{};
+}
 
-  // Morph, then skin (glTF 2.0 §3.7.3.3: morph targets apply to the bind-pose attributes that skinning deforms):
-  // a MorphTargets block must not read (transitively) from a Skinning block.
+// Morph, then skin (glTF 2.0 §3.7.3.3: morph targets apply to the bind-pose attributes that skinning deforms):
+// a MorphTargets block must not read (transitively) from a Skinning block.
+Status checkMorphBeforeSkin(const NodeMaterial& material) {
+  const uint32_t count = uint32_t(material.blocks.size());
   for (uint32_t b = 0; b < count; ++b) {
     if (material.blocks[b].type != "MorphTargets") continue;
     for (const NodeInput& in : material.blocks[b].inputs) {
@@ -391,7 +420,7 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
         if (seen[s]) continue;
         seen[s] = 1;
         if (material.blocks[s].type == "Skinning") {
-          return bad("blocks[" + std::to_string(b) + "].inputs." + in.name,
+          return bad(blockWhere(b) + ".inputs." + in.name,
                      "MorphTargets reads the output of Skinning " + quote(material.blocks[s].id) + "; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
         }
         for (const NodeInput& next : material.blocks[s].inputs) {
@@ -400,15 +429,18 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
       }
     }
   }
+  return Ok{};
+}
 
-  // Stages: every block feeding VertexOutput must exist in the vertex stage, every block feeding PbrOutput in
-  // the fragment stage.
+// Stages: every block feeding VertexOutput must exist in the vertex stage, every block feeding PbrOutput in the
+// fragment stage.
+Status checkStages(const NodeMaterial& material) {
   for (const auto& [stage_root, stage, stage_name] :
        {std::tuple{material.vertex_output, kNodeStageVertex, "vertex"},
         std::tuple{material.pbr_output, kNodeStageFragment, "fragment"}}) {
     if (stage_root == kNone) continue;
     std::vector<uint32_t> stack{stage_root};
-    std::vector<uint8_t> seen(count, 0);
+    std::vector<uint8_t> seen(material.blocks.size(), 0);
     while (!stack.empty()) {
       const uint32_t s = stack.back();
       stack.pop_back();
@@ -418,13 +450,40 @@ Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const Parse
         if (in.block == kNone) continue;
         const NodeBlock& source = material.blocks[in.block];
         if ((source.emitter->stages() & stage) == 0) {
-          return bad("blocks[" + std::to_string(s) + "].inputs." + in.name,
+          return bad(blockWhere(s) + ".inputs." + in.name,
                      quote(source.id) + " (" + source.type + ") is not available in the " + stage_name + " stage");
         }
         stack.push_back(in.block);
       }
     }
   }
+  return Ok{};
+}
+
+}  // namespace
+
+Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const ParseNodeMaterialOptions& options) {
+  simdjson::dom::parser parser;
+  element root;
+  simdjson::padded_string padded(json_text);
+  if (auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS) {
+    return fail(Error::kInvalidJson, std::string("node material: ") + simdjson::error_message(error));
+  }
+  NodeMaterial material;
+  array blocks;
+  if (Status s = readTopLevel(root, material, blocks); !s) return s.error();
+  RawGraph graph;
+  if (Status s = readBlocks(blocks, options, material, graph); !s) return s.error();
+  if (Status s = resolveReferences(material, graph); !s) return s.error();
+  Expected<std::vector<uint32_t>> order = topologicalOrder(material, graph);
+  if (!order) return order.error();
+  for (uint32_t b : *order) {
+    if (Status s = typeBlock(material, b, graph.raws[b]); !s) return s.error();
+  }
+  if (Status s = installFeatures(material); !s) return s.error();
+  if (Status s = findOutputs(material); !s) return s.error();
+  if (Status s = checkMorphBeforeSkin(material); !s) return s.error();
+  if (Status s = checkStages(material); !s) return s.error();
   material.uv_transform_offset = uint32_t(sizeof(NodeObjectHeader) + 16 * material.uniforms.size());
   material.uniform_block_bytes = uint32_t(material.uv_transform_offset + 32 * material.textures.size());
   return material;
