@@ -289,18 +289,10 @@ Status GpuCrowdJob::run() const {
   if (Status s = checkGpuCrowdJob(*this); !s) return s;
   static_assert(sizeof(Mat4) == 64, "matrices are copied as 16 floats");
   writeFrame(*this);
-  VulkanContext& ctx = *context;
-  Status s = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
-    if (ctx.timestamps) {
-      vkCmdResetQueryPool(cmd, ctx.timestamps, 0, 2);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx.timestamps, 0);
-    }
-    recordCrowdDispatch(*crowd, cmd);
-    if (ctx.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx.timestamps, 1);
-    computeWriteBarrier(ctx, cmd);
-  }, "GpuCrowdJob");
-  if (!s) return s;
-  crowd->last_us = readTimestampMicroseconds(ctx);
+  Expected<double> us = submitTimedCompute(*context, [&](VkCommandBuffer cmd) { recordCrowdDispatch(*crowd, cmd); },
+                                           "GpuCrowdJob");
+  if (!us) return us.error();
+  crowd->last_us = *us;
   return Ok{};
 }
 

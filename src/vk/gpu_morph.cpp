@@ -384,18 +384,9 @@ void recordDispatch(const GpuBatch& batch, VkCommandBuffer cmd) {
 Status GpuMorphJob::run() const {
   if (!validate()) return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the batch)");
   writeInstanceData(*this);
-  VulkanContext& ctx = *context;
-  Status s = submitAndWait(ctx, [&](VkCommandBuffer cmd) {
-    if (ctx.timestamps) {
-      vkCmdResetQueryPool(cmd, ctx.timestamps, 0, 2);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx.timestamps, 0);
-    }
-    recordDispatch(*batch, cmd);
-    if (ctx.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx.timestamps, 1);
-    computeWriteBarrier(ctx, cmd);
-  }, "GpuMorphJob");
-  if (!s) return s;
-  batch->last_us = readTimestampMicroseconds(ctx);
+  Expected<double> us = submitTimedCompute(*context, [&](VkCommandBuffer cmd) { recordDispatch(*batch, cmd); }, "GpuMorphJob");
+  if (!us) return us.error();
+  batch->last_us = *us;
   return Ok{};
 }
 
@@ -464,21 +455,13 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
   }, "measureCopyMicroseconds");
   for (uint32_t r = 0; r < std::max(repetitions, 1u) && s; ++r) {
-    s = submitAndWait(context, [&](VkCommandBuffer cmd) {
-      if (context.timestamps) {
-        vkCmdResetQueryPool(cmd, context.timestamps, 0, 2);
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, context.timestamps, 0);
-      }
+    Expected<double> us = submitTimedCompute(context, [&](VkCommandBuffer cmd) {
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, copy.pipeline);
       vkCmdPushConstants(cmd, copy.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
       vkCmdDispatch(cmd, push.groups_x, groups_y, 1);
-      if (context.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, context.timestamps, 1);
-      computeWriteBarrier(context, cmd);
     }, "measureCopyMicroseconds");
-    if (s) {
-      const double us = readTimestampMicroseconds(context);
-      if (!std::isnan(us) && (std::isnan(best) || us < best)) best = us;
-    }
+    if (!us) s = us.error();
+    else if (!std::isnan(*us) && (std::isnan(best) || *us < best)) best = *us;
   }
   destroyBuffer(context, *src);
   destroyBuffer(context, *dst);

@@ -457,6 +457,21 @@ double readTimestampMicroseconds(VulkanContext& context) {
   return double(ticks[1] - ticks[0]) * context.info.timestamp_period_ns / 1000.0;
 }
 
+Expected<double> submitTimedCompute(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record,
+                                    const char* where) {
+  Status s = submitAndWait(context, [&](VkCommandBuffer cmd) {
+    if (context.timestamps) {
+      vkCmdResetQueryPool(cmd, context.timestamps, 0, 2);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, context.timestamps, 0);
+    }
+    record(cmd);
+    if (context.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, context.timestamps, 1);
+    computeWriteBarrier(context, cmd);
+  }, where);
+  if (!s) return s.error();
+  return readTimestampMicroseconds(context);
+}
+
 void computeWriteBarrier(const VulkanContext& context, VkCommandBuffer cmd) {
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;

@@ -112,6 +112,12 @@ Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDevice
 // The two timestamps of the last submission that wrote them, as µs (NaN without timestamp support).
 double readTimestampMicroseconds(VulkanContext& context);
 
+// One timed compute submission, the shape every kernel run shares (batch, crowd, copy): `record` between a top
+// and a bottom timestamp (when the context has them), then computeWriteBarrier; submits, waits and returns the
+// GPU µs between the timestamps (NaN without timestamp support).
+Expected<double> submitTimedCompute(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record,
+                                    const char* where);
+
 // Where instance `instance` of a batch writes its deformed vertices: a render pass binds this range directly
 // as a vertex buffer (the buffer has VERTEX usage) after computeWriteBarrier — no copy, no readback.
 struct GpuBufferRange {
