@@ -103,15 +103,49 @@ bool runProgram(const std::vector<std::string>& args) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-int run(const RenderCommandOptions& o) {
-  RenderOptions options;
-  {
-    const size_t x = o.size.find('x');
-    if (x == std::string::npos || !parseUint(std::string_view(o.size).substr(0, x), options.width) ||
-        !parseUint(std::string_view(o.size).substr(x + 1), options.height) || options.width == 0 || options.height == 0 ||
-        options.width > 8192 || options.height > 8192) {
-      return reportUsage("--size " + o.size + ": expected WxH with 1..8192 each");
-    }
+// run() in steps. Each step returns 0 to go on, or the exit code after printing its one error line.
+
+// The frames to render: [first, last) at --fps of `animation` (kNone: the rest pose, or a capture alone).
+struct FrameRange {
+  uint32_t animation = kNone;
+  uint32_t first = 0, last = 1;
+  uint32_t count() const { return last - first; }
+};
+
+// --camera, parsed before any device work: the file's camera (index `index`, kNone: the scene's first), an
+// explicit one, or neither (auto).
+struct CameraRequest {
+  bool from_file = false;
+  uint32_t index = kNone;
+  std::optional<RenderCamera> explicit_camera;
+};
+
+// The Vulkan objects of one run (none when --resume finds every frame written); the renderer goes first.
+struct RenderDevice {
+  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context{nullptr, [](VulkanContext* c) { destroyVulkanContext(c); }};
+  std::unique_ptr<Renderer, void (*)(Renderer*)> renderer{nullptr, destroyRenderer};
+};
+
+// Contact sheet: up to 16 frames evenly spread, 4 per row; only their small copies are kept.
+struct ContactCells {
+  std::vector<uint32_t> picks;  // frame indices
+  std::vector<RenderedImage> cells;
+  uint32_t cell_width = 0;
+};
+
+// What the frame loop measured: frames rendered and the summed per-frame times.
+struct FrameTotals {
+  uint32_t rendered = 0;
+  double gpu_ms = 0, cpu_ms = 0, morph_ms = 0, wall_ms = 0;
+};
+
+// --size, --morph-path, --no-shadows, --no-prepass and --fps: usage errors come before any file is read.
+int readRenderOptions(const RenderCommandOptions& o, RenderOptions& options) {
+  const size_t x = o.size.find('x');
+  if (x == std::string::npos || !parseUint(std::string_view(o.size).substr(0, x), options.width) ||
+      !parseUint(std::string_view(o.size).substr(x + 1), options.height) || options.width == 0 || options.height == 0 ||
+      options.width > 8192 || options.height > 8192) {
+    return reportUsage("--size " + o.size + ": expected WxH with 1..8192 each");
   }
   std::optional<MorphPath> path = parseMorphPath(o.morph_path);
   if (!path) return reportUsage("--morph-path " + o.morph_path + ": expected vertex, compute or auto");
@@ -119,40 +153,26 @@ int run(const RenderCommandOptions& o) {
   options.shadows = !o.no_shadows;
   options.depth_prepass = !o.no_prepass;
   if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportUsage("--fps: expected 0 < fps <= 1000");
-#if HAVE_morphkit_material
-  std::optional<NodeMaterial> node_material;
-  if (!o.material.empty()) {
-    Expected<NodeMaterial> loaded = loadNodeMaterial(o.material);  // messages start with the path
-    if (!loaded) return reportError(loaded.error().message);
-    node_material = std::move(*loaded);
-    options.node_material = &*node_material;
-  }
-#else
-  if (!o.material.empty()) return reportError(o.material + ": this build has no node materials (morphkit::material)");
-#endif
+  return 0;
+}
 
-  LoadOptions load;
-  load.allow_external_paths = o.allow_external_paths;
-  load.keep_skin_weights = o.keep_skin_weights;
-  load.budget = o.budget.budget();
-  Expected<Asset> asset = loadAsset(o.file, load);
-  if (!asset) return reportFailure(o.file, asset.error());
-
-  // render plays a clip: without --anim, the first animation (the rest pose when there is none, and under a
-  // capture, which plays on the rest pose unless --anim names an animation too; docs/CLI.md).
-  Expected<uint32_t> found = findAnimation(*asset, o.anim, !o.weights.csv.empty());
+// The animation (render plays a clip: without --anim, the first; the rest pose when there is none, and under a
+// capture, which plays on the rest pose unless --anim names an animation too; docs/CLI.md), the weights, and the
+// frame range: --frames as given, else the clip's (or --duration's) length at --fps.
+int resolveFrames(const RenderCommandOptions& o, const Asset& asset, LoadedWeights& weights, FrameRange& frames) {
+  Expected<uint32_t> found = findAnimation(asset, o.anim, !o.weights.csv.empty());
   if (!found) return reportFailure(o.file, found.error());
-  const uint32_t animation = *found;
-  LoadedWeights weights;
-  if (int code = loadWeights(*asset, o.file, o.weights, weights); code != 0) return code;
+  frames.animation = *found;
+  if (int code = loadWeights(asset, o.file, o.weights, weights); code != 0) return code;
   const WeightInputs weight_inputs = weights.inputs();
   const double track = weight_inputs.track ? weightTrackDuration(*weight_inputs.track) : 0.0;
-  const double clip = std::max(animation == kNone ? 0.0 : animationDuration(*asset, animation), track);
-  uint32_t first = 0, last = 1;  // frames [first, last)
+  const uint32_t animation = frames.animation;
+  const double clip = std::max(animation == kNone ? 0.0 : animationDuration(asset, animation), track);
   if (!o.frames.empty()) {
     const size_t colon = o.frames.find(':');
-    if (colon == std::string::npos || !parseUint(std::string_view(o.frames).substr(0, colon), first) ||
-        !parseUint(std::string_view(o.frames).substr(colon + 1), last) || last <= first || last - first > 100000) {
+    if (colon == std::string::npos || !parseUint(std::string_view(o.frames).substr(0, colon), frames.first) ||
+        !parseUint(std::string_view(o.frames).substr(colon + 1), frames.last) || frames.last <= frames.first ||
+        frames.last - frames.first > 100000) {
       return reportUsage("--frames " + o.frames + ": expected A:B with A < B (half-open, at --fps)");
     }
   } else if (animation != kNone || weight_inputs.track) {
@@ -166,130 +186,144 @@ int run(const RenderCommandOptions& o) {
                                         fmt::format("{} needs {:g} frames at {:g} fps, more than 100000 (use --duration "
                                                     "or --frames)", what, count, o.fps)));
     }
-    last = std::max<uint32_t>(1, uint32_t(count));
+    frames.last = std::max<uint32_t>(1, uint32_t(count));
   }
-  const uint32_t frame_count = last - first;
+  return 0;
+}
 
-  // --camera: validated before any device work.
-  const bool file_camera_requested =
-      o.camera == "file" || (!o.camera.empty() && std::isdigit(static_cast<unsigned char>(o.camera[0])) &&
-                             o.camera.find(':') == std::string::npos && o.camera.find(',') == std::string::npos);
-  uint32_t camera_index = kNone;
-  std::optional<RenderCamera> explicit_camera;
-  if (file_camera_requested) {
-    if (o.camera != "file" && !parseUint(o.camera, camera_index)) return reportUsage("--camera " + o.camera + ": not a camera index");
-  } else if (o.camera != "auto") {
-    explicit_camera = parseCamera(o.camera);
-    if (!explicit_camera) return reportUsage("--camera " + o.camera + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
+// --camera: validated before any device work.
+int readCameraOption(const std::string& text, CameraRequest& camera) {
+  camera.from_file = text == "file" || (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])) &&
+                                        text.find(':') == std::string::npos && text.find(',') == std::string::npos);
+  if (camera.from_file) {
+    if (text != "file" && !parseUint(text, camera.index)) return reportUsage("--camera " + text + ": not a camera index");
+  } else if (text != "auto") {
+    camera.explicit_camera = parseCamera(text);
+    if (!camera.explicit_camera) return reportUsage("--camera " + text + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
   }
+  return 0;
+}
 
+// The output folder, prepared by the --force/--resume policy; `missing` counts the frames still to render.
+int prepareOutput(const RenderCommandOptions& o, const FrameRange& frames, std::filesystem::path& out_dir, uint32_t& missing) {
   // --out is a folder: a file's extension there is a mistake (`--out clip.mp4` would make a folder of that name).
   for (const char* ext : {".png", ".mp4", ".gif", ".jpg", ".webm"}) {
     if (hasExtension(o.out, ext)) return reportUsage("--out " + o.out + ": render writes a folder of frames (and animation.mp4 in it)");
   }
-  const std::filesystem::path out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render") : std::filesystem::path(o.out);
+  out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render") : std::filesystem::path(o.out);
   const ExistingOutput policy = o.force ? ExistingOutput::kForce : o.resume ? ExistingOutput::kResume : ExistingOutput::kRefuse;
   if (Status s = prepareOutputFolder(out_dir, policy); !s) return reportFailure(out_dir, s.error());
-  uint32_t missing = 0;
-  for (uint32_t f = first; f < last; ++f) {
+  missing = 0;
+  for (uint32_t f = frames.first; f < frames.last; ++f) {
     std::error_code exists_ec;
     if (!o.resume || !std::filesystem::exists(out_dir / frameFileName(f), exists_ec)) ++missing;
   }
+  return 0;
+}
 
-  // No device work at all when --resume finds every frame written.
-  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(nullptr, [](VulkanContext* c) { destroyVulkanContext(c); });
-  std::unique_ptr<Renderer, void (*)(Renderer*)> renderer(nullptr, destroyRenderer);
-  static const RendererInfo kNoRenderer{.device = "none (every frame already written)"};
-  if (missing > 0) {
-    GpuContextOptions context_options;
-    context_options.validation = o.validation;
-    context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
-    Expected<VulkanContext*> context = createVulkanContext(context_options);
-    if (!context) return reportFailure({}, context.error());
-    context_owner.reset(*context);
-    Expected<Renderer*> created = createRenderer(**context, *asset, options);
-    if (!created) return reportFailure(o.file, created.error());
-    renderer.reset(*created);
+// The Vulkan context, the renderer and its camera: auto (clipBounds: the whole clip whatever --frames says), the
+// file's, or explicit.
+int createDevice(const RenderCommandOptions& o, const Asset& asset, const RenderOptions& options, uint32_t animation,
+                 const WeightInputs& weight_inputs, const CameraRequest& request, RenderDevice& device) {
+  GpuContextOptions context_options;
+  context_options.validation = o.validation;
+  context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
+  Expected<VulkanContext*> context = createVulkanContext(context_options);
+  if (!context) return reportFailure({}, context.error());
+  device.context.reset(*context);
+  Expected<Renderer*> created = createRenderer(**context, asset, options);
+  if (!created) return reportFailure(o.file, created.error());
+  device.renderer.reset(*created);
 
-    // Camera: auto (clipBounds: the whole clip whatever --frames says), the file's, or explicit.
-    Expected<Bounds> bounds = clipBounds(*asset, options.scene, animation, weight_inputs);
-    if (!bounds) return reportFailure(o.file, bounds.error());
-    RenderCamera camera = frameBounds(*bounds, float(options.width) / float(options.height));
-    if (file_camera_requested) {
-      Expected<RenderCamera> file_camera = fileCamera(*asset, options.scene, camera_index);
-      if (!file_camera) return reportFailure(o.file, file_camera.error());
-      camera = *file_camera;
-    } else if (explicit_camera) {
-      camera = *explicit_camera;
-    }
-    setRendererCamera(*renderer, camera, *bounds);
+  Expected<Bounds> bounds = clipBounds(asset, options.scene, animation, weight_inputs);
+  if (!bounds) return reportFailure(o.file, bounds.error());
+  RenderCamera camera = frameBounds(*bounds, float(options.width) / float(options.height));
+  if (request.from_file) {
+    Expected<RenderCamera> file_camera = fileCamera(asset, options.scene, request.index);
+    if (!file_camera) return reportFailure(o.file, file_camera.error());
+    camera = *file_camera;
+  } else if (request.explicit_camera) {
+    camera = *request.explicit_camera;
   }
-  const RendererInfo& info = renderer ? rendererInfo(*renderer) : kNoRenderer;
+  setRendererCamera(*device.renderer, camera, *bounds);
+  return 0;
+}
 
-  // Contact sheet: up to 16 frames evenly spread, 4 per row; only their small copies are kept.
-  const uint32_t sheet_count = std::min<uint32_t>(frame_count, 16);
-  const uint32_t cell_width = std::min<uint32_t>(options.width, 256);
-  std::vector<uint32_t> picks;  // frame indices
-  for (uint32_t i = 0; i < sheet_count; ++i) picks.push_back(first + uint32_t(uint64_t(i) * frame_count / sheet_count));
-  std::vector<RenderedImage> cells(picks.size());
+ContactCells pickContactCells(const FrameRange& frames, uint32_t width) {
+  ContactCells sheet;
+  const uint32_t sheet_count = std::min<uint32_t>(frames.count(), 16);
+  sheet.cell_width = std::min<uint32_t>(width, 256);
+  for (uint32_t i = 0; i < sheet_count; ++i) sheet.picks.push_back(frames.first + uint32_t(uint64_t(i) * frames.count() / sheet_count));
+  sheet.cells.resize(sheet.picks.size());
+  return sheet;
+}
 
-  uint32_t rendered = 0;
-  double gpu_ms = 0, cpu_ms = 0, morph_ms = 0, wall_ms = 0;
-  {
-    ProgressBar progress("render", frame_count);
-    for (uint32_t f = first; f < last; ++f) {
-      const std::filesystem::path name = out_dir / frameFileName(f);
-      std::error_code exists_ec;
-      if (o.resume && std::filesystem::exists(name, exists_ec)) continue;  // written complete (writeFileAtomic)
-      if (!renderer) return reportFailure(name, fail(Error::kIo, "--resume: the frame disappeared while rendering"));
-      RenderFrameInput input;
-      input.animation = animation;
-      input.time = f / o.fps;
-      input.weights = weight_inputs;
-      RenderStats stats;
-      Expected<RenderedImage> image = renderFrame(*renderer, input, &stats);
-      if (!image) return reportFailure(o.file, image.error());
-      gpu_ms += stats.gpu_ms;
-      cpu_ms += stats.cpu_ms;
-      morph_ms += stats.morph_gpu_ms;
-      wall_ms += stats.wall_ms;
-      Expected<std::vector<uint8_t>> png = encodePng(image->rgba, image->width, image->height);
-      if (!png) return reportFailure({}, png.error());
-      if (Status s = writeFileAtomic(name, std::span<const uint8_t>(*png)); !s) return reportFailure(name, s.error());
-      for (size_t i = 0; i < picks.size(); ++i) {
-        if (picks[i] == f) cells[i] = downscaleImage(*image, cell_width);
-      }
-      ++rendered;
-      progress.update(f - first + 1);
+// The frame loop: each missing frame rendered, written as a PNG as it finishes (frames already there under
+// --resume are skipped), and its contact-sheet cell kept when it is one of the picks.
+int renderFrames(const RenderCommandOptions& o, Renderer* renderer, const FrameRange& frames, const WeightInputs& weight_inputs,
+                 const std::filesystem::path& out_dir, ContactCells& sheet, FrameTotals& totals) {
+  ProgressBar progress("render", frames.count());
+  for (uint32_t f = frames.first; f < frames.last; ++f) {
+    const std::filesystem::path name = out_dir / frameFileName(f);
+    std::error_code exists_ec;
+    if (o.resume && std::filesystem::exists(name, exists_ec)) continue;  // written complete (writeFileAtomic)
+    if (!renderer) return reportFailure(name, fail(Error::kIo, "--resume: the frame disappeared while rendering"));
+    RenderFrameInput input;
+    input.animation = frames.animation;
+    input.time = f / o.fps;
+    input.weights = weight_inputs;
+    RenderStats stats;
+    Expected<RenderedImage> image = renderFrame(*renderer, input, &stats);
+    if (!image) return reportFailure(o.file, image.error());
+    totals.gpu_ms += stats.gpu_ms;
+    totals.cpu_ms += stats.cpu_ms;
+    totals.morph_ms += stats.morph_gpu_ms;
+    totals.wall_ms += stats.wall_ms;
+    Expected<std::vector<uint8_t>> png = encodePng(image->rgba, image->width, image->height);
+    if (!png) return reportFailure({}, png.error());
+    if (Status s = writeFileAtomic(name, std::span<const uint8_t>(*png)); !s) return reportFailure(name, s.error());
+    for (size_t i = 0; i < sheet.picks.size(); ++i) {
+      if (sheet.picks[i] == f) sheet.cells[i] = downscaleImage(*image, sheet.cell_width);
     }
+    ++totals.rendered;
+    progress.update(f - frames.first + 1);
   }
+  return 0;
+}
+
+// contact_sheet.png, unless --no-contact-sheet or --resume rendered nothing and the sheet is already there.
+int writeContactSheet(const RenderCommandOptions& o, const RenderOptions& options, const std::filesystem::path& out_dir,
+                      uint32_t rendered, ContactCells& sheet) {
   const std::filesystem::path sheet_path = out_dir / "contact_sheet.png";
   std::error_code sheet_ec;
-  if (!o.no_contact_sheet && (rendered > 0 || !std::filesystem::exists(sheet_path, sheet_ec))) {
-    // Frames skipped by --resume come back from their files (at most 16 decodes).
-    for (size_t i = 0; i < picks.size(); ++i) {
-      if (!cells[i].rgba.empty()) continue;
-      const std::filesystem::path name = out_dir / frameFileName(picks[i]);
-      Expected<std::vector<uint8_t>> bytes = readFile(name, size_t(1) << 30);
-      if (!bytes) return reportFailure(name, bytes.error());
-      Expected<DecodedImage> decoded = decodePng(*bytes);
-      if (!decoded) return reportFailure(name, decoded.error());
-      if (decoded->width != options.width || decoded->height != options.height) {
-        return reportFailure(name, fail(Error::kInvalidArgument, fmt::format("--resume: the frame is {}x{}, not {}x{}", decoded->width,
-                                                                             decoded->height, options.width, options.height)));
-      }
-      cells[i] = downscaleImage(RenderedImage{decoded->width, decoded->height, std::move(decoded->rgba)}, cell_width);
+  if (o.no_contact_sheet || (rendered == 0 && std::filesystem::exists(sheet_path, sheet_ec))) return 0;
+  // Frames skipped by --resume come back from their files (at most 16 decodes).
+  for (size_t i = 0; i < sheet.picks.size(); ++i) {
+    if (!sheet.cells[i].rgba.empty()) continue;
+    const std::filesystem::path name = out_dir / frameFileName(sheet.picks[i]);
+    Expected<std::vector<uint8_t>> bytes = readFile(name, size_t(1) << 30);
+    if (!bytes) return reportFailure(name, bytes.error());
+    Expected<DecodedImage> decoded = decodePng(*bytes);
+    if (!decoded) return reportFailure(name, decoded.error());
+    if (decoded->width != options.width || decoded->height != options.height) {
+      return reportFailure(name, fail(Error::kInvalidArgument, fmt::format("--resume: the frame is {}x{}, not {}x{}", decoded->width,
+                                                                           decoded->height, options.width, options.height)));
     }
-    DecodedImage sheet = makeContactSheet(cells, 4, cell_width);
-    Expected<std::vector<uint8_t>> sheet_png = encodePng(sheet.rgba, sheet.width, sheet.height);
-    if (!sheet_png) return reportFailure({}, sheet_png.error());
-    if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s) return reportFailure(sheet_path, s.error());
+    sheet.cells[i] = downscaleImage(RenderedImage{decoded->width, decoded->height, std::move(decoded->rgba)}, sheet.cell_width);
   }
+  DecodedImage image = makeContactSheet(sheet.cells, 4, sheet.cell_width);
+  Expected<std::vector<uint8_t>> sheet_png = encodePng(image.rgba, image.width, image.height);
+  if (!sheet_png) return reportFailure({}, sheet_png.error());
+  if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s) return reportFailure(sheet_path, s.error());
+  return 0;
+}
 
-  std::string video;
-  std::string video_note;
+// animation.mp4 through ffmpeg when it is on PATH: `video` is its path when there is one, `video_note` says why not.
+int encodeVideo(const RenderCommandOptions& o, const FrameRange& frames, uint32_t rendered, const std::filesystem::path& out_dir,
+                std::string& video, std::string& video_note) {
   const std::filesystem::path mp4 = out_dir / "animation.mp4";
   const std::string ffmpeg = o.no_video ? std::string() : findOnPath("ffmpeg");
+  const uint32_t frame_count = frames.count();
   std::error_code mp4_ec;
   if (o.no_video) {
     video_note = "--no-video";
@@ -301,8 +335,8 @@ int run(const RenderCommandOptions& o) {
     // ffmpeg reads exactly the frames [first, last): the folder holds no stale frames (refused, --force or --resume).
     const std::filesystem::path tmp = out_dir / "animation.tmp.mp4";
     if (runProgram({ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-start_number",
-                    std::to_string(first), "-i", (out_dir / "frame_%04d.png").string(), "-frames:v", std::to_string(frame_count),
-                    "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", tmp.string()})) {
+                    std::to_string(frames.first), "-i", (out_dir / "frame_%04d.png").string(), "-frames:v",
+                    std::to_string(frame_count), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", tmp.string()})) {
       std::filesystem::rename(tmp, mp4, mp4_ec);
       if (mp4_ec) return reportFailure(mp4, fail(Error::kIo, "cannot rename the video into place: " + mp4_ec.message()));
       video = mp4.string();
@@ -312,56 +346,126 @@ int run(const RenderCommandOptions& o) {
       return reportFailure(mp4, fail(Error::kIo, "ffmpeg failed to encode the frames (they are written; --no-video skips the video)"));
     }
   }
+  return 0;
+}
+
+// What the summary reports besides the options: the run's range, results and measurements.
+struct RenderSummary {
+  const FrameRange& frames;
+  const FrameTotals& totals;
+  const RendererInfo& info;
+  const std::filesystem::path& out_dir;
+  const std::string& video;
+  const std::string& video_note;
+};
+
+// --json: one object for scripts.
+void printJsonSummary(const RenderCommandOptions& o, const RenderOptions& options, const RenderSummary& r) {
+  const double n = double(std::max(r.totals.rendered, 1u));
+  JsonWriter json;
+  json.beginObject();
+  json.field("file", std::string_view(o.file));
+  json.key("animation");
+  if (r.frames.animation == kNone) json.null(); else json.value(r.frames.animation);
+  json.field("frames", r.frames.count());
+  json.field("firstFrame", r.frames.first);
+  json.field("rendered", r.totals.rendered);
+  json.field("skipped", r.frames.count() - r.totals.rendered);
+  json.field("width", options.width);
+  json.field("height", options.height);
+  json.field("device", std::string_view(r.info.device));
+  json.field("morphPath", morphPathName(r.info.path));
+  json.field("passes", r.info.passes);
+  json.field("draws", r.info.draws);
+  json.field("gpuMsPerFrame", r.totals.gpu_ms / n);
+  json.field("morphGpuMsPerFrame", r.totals.morph_ms / n);
+  json.field("cpuMsPerFrame", r.totals.cpu_ms / n);
+  json.field("wallMsPerFrame", r.totals.wall_ms / n);
+  json.field("out", r.out_dir.string());
+  json.key("contactSheet");
+  if (o.no_contact_sheet) json.null(); else json.value(std::string_view((r.out_dir / "contact_sheet.png").string()));
+  json.key("video");
+  if (r.video.empty()) json.null(); else json.value(std::string_view(r.video));
+  json.key("warnings");
+  json.array(std::span<const std::string>(r.info.warnings));
+  json.endObject();
+  fmt::print("{}\n", json.str());
+}
+
+// One line for a person.
+void printTextSummary(const RenderCommandOptions& o, const RenderOptions& options, const Asset& asset, const RenderSummary& r,
+                      bool capture) {
+  const double n = double(std::max(r.totals.rendered, 1u));
+  const uint32_t animation = r.frames.animation, frame_count = r.frames.count(), rendered = r.totals.rendered;
+  std::string anim_name = animation == kNone ? std::string("rest pose")
+                          : asset.animations[animation].name.empty() ? "animation " + std::to_string(animation)
+                                                                     : asset.animations[animation].name;
+  if (capture) anim_name += " + capture " + o.weights.csv;
+  const std::string skipped = rendered == frame_count ? std::string() : fmt::format(" ({} already there)", frame_count - rendered);
+  fmt::print("{}: {} frame{} {}x{} of {} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
+             "({}{})\n",
+             shown(o.file, 1024), frame_count, frame_count == 1 ? "" : "s", options.width, options.height,
+             shown(anim_name, kPrintableMaxBytes), shown(r.info.device), morphPathName(r.info.path), r.info.passes, skipped,
+             r.totals.gpu_ms / n + r.totals.morph_ms / n, r.totals.cpu_ms / n, shown(r.out_dir.string(), 1024),
+             o.no_contact_sheet ? "no contact sheet" : "contact_sheet.png",
+             r.video.empty() ? (r.video_note.empty() ? std::string() : "; " + r.video_note) : ", animation.mp4");
+}
+
+int run(const RenderCommandOptions& o) {
+  RenderOptions options;
+  if (int code = readRenderOptions(o, options); code != 0) return code;
+#if HAVE_morphkit_material
+  std::optional<NodeMaterial> node_material;  // options.node_material points here
+  if (!o.material.empty()) {
+    Expected<NodeMaterial> loaded = loadNodeMaterial(o.material);  // messages start with the path
+    if (!loaded) return reportError(loaded.error().message);
+    node_material = std::move(*loaded);
+    options.node_material = &*node_material;
+  }
+#else
+  if (!o.material.empty()) return reportError(o.material + ": this build has no node materials (morphkit::material)");
+#endif
+  LoadOptions load;
+  load.allow_external_paths = o.allow_external_paths;
+  load.keep_skin_weights = o.keep_skin_weights;
+  load.budget = o.budget.budget();
+  Expected<Asset> asset = loadAsset(o.file, load);
+  if (!asset) return reportFailure(o.file, asset.error());
+
+  FrameRange frames;
+  LoadedWeights weights;  // weight_inputs points into it
+  if (int code = resolveFrames(o, *asset, weights, frames); code != 0) return code;
+  const WeightInputs weight_inputs = weights.inputs();
+  CameraRequest camera;
+  if (int code = readCameraOption(o.camera, camera); code != 0) return code;
+  std::filesystem::path out_dir;
+  uint32_t missing = 0;
+  if (int code = prepareOutput(o, frames, out_dir, missing); code != 0) return code;
+
+  // No device work at all when --resume finds every frame written.
+  RenderDevice device;
+  if (missing > 0) {
+    if (int code = createDevice(o, *asset, options, frames.animation, weight_inputs, camera, device); code != 0) return code;
+  }
+  static const RendererInfo kNoRenderer{.device = "none (every frame already written)"};
+  const RendererInfo& info = device.renderer ? rendererInfo(*device.renderer) : kNoRenderer;
+
+  ContactCells sheet = pickContactCells(frames, options.width);
+  FrameTotals totals;
+  if (int code = renderFrames(o, device.renderer.get(), frames, weight_inputs, out_dir, sheet, totals); code != 0) return code;
+  if (int code = writeContactSheet(o, options, out_dir, totals.rendered, sheet); code != 0) return code;
+  std::string video, video_note;
+  if (int code = encodeVideo(o, frames, totals.rendered, out_dir, video, video_note); code != 0) return code;
+
   for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
   // --validation: every message is printed, and any message makes the run fail.
-  const std::vector<std::string> messages = renderer ? rendererValidationMessages(*renderer) : std::vector<std::string>();
+  const std::vector<std::string> messages = device.renderer ? rendererValidationMessages(*device.renderer) : std::vector<std::string>();
   for (const std::string& message : messages) reportMessage(message);
   if (!messages.empty()) return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
 
-  const double n = double(std::max(rendered, 1u));
-  std::string anim_name = animation == kNone ? std::string("rest pose")
-                          : asset->animations[animation].name.empty() ? "animation " + std::to_string(animation)
-                                                                      : asset->animations[animation].name;
-  if (weight_inputs.track) anim_name += " + capture " + o.weights.csv;
-  if (o.json) {
-    JsonWriter json;
-    json.beginObject();
-    json.field("file", std::string_view(o.file));
-    json.key("animation");
-    if (animation == kNone) json.null(); else json.value(animation);
-    json.field("frames", frame_count);
-    json.field("firstFrame", first);
-    json.field("rendered", rendered);
-    json.field("skipped", frame_count - rendered);
-    json.field("width", options.width);
-    json.field("height", options.height);
-    json.field("device", std::string_view(info.device));
-    json.field("morphPath", morphPathName(info.path));
-    json.field("passes", info.passes);
-    json.field("draws", info.draws);
-    json.field("gpuMsPerFrame", gpu_ms / n);
-    json.field("morphGpuMsPerFrame", morph_ms / n);
-    json.field("cpuMsPerFrame", cpu_ms / n);
-    json.field("wallMsPerFrame", wall_ms / n);
-    json.field("out", out_dir.string());
-    json.key("contactSheet");
-    if (o.no_contact_sheet) json.null(); else json.value(std::string_view(sheet_path.string()));
-    json.key("video");
-    if (video.empty()) json.null(); else json.value(std::string_view(video));
-    json.key("warnings");
-    json.array(std::span<const std::string>(info.warnings));
-    json.endObject();
-    fmt::print("{}\n", json.str());
-  } else {
-    const std::string skipped = rendered == frame_count ? std::string() : fmt::format(" ({} already there)", frame_count - rendered);
-    fmt::print("{}: {} frame{} {}x{} of {} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
-               "({}{})\n",
-               shown(o.file, 1024), frame_count, frame_count == 1 ? "" : "s", options.width, options.height,
-               shown(anim_name, kPrintableMaxBytes), shown(info.device), morphPathName(info.path), info.passes, skipped,
-               gpu_ms / n + morph_ms / n, cpu_ms / n, shown(out_dir.string(), 1024),
-               o.no_contact_sheet ? "no contact sheet" : "contact_sheet.png",
-               video.empty() ? (video_note.empty() ? std::string() : "; " + video_note) : ", animation.mp4");
-  }
+  const RenderSummary summary{frames, totals, info, out_dir, video, video_note};
+  if (o.json) printJsonSummary(o, options, summary);
+  else printTextSummary(o, options, *asset, summary, static_cast<bool>(weight_inputs.track));
   return 0;
 }
 
