@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "morphkit/json_writer.h"
+#include "gpu_internal.h"
 
 namespace morphkit {
 
@@ -175,20 +176,25 @@ std::string gpuBenchTable(const GpuBenchReport& r) {
   return out;
 }
 
+void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
+                             double copy_gbps) {
+  w.key("device").beginObject();
+  w.field("name", device.name);
+  w.field("type", gpuDeviceTypeName(device.type));
+  w.field("driver", device.driver);
+  w.field("storage16bit", device.storage_16bit);
+  w.endObject();
+  w.key("copy").beginObject();
+  w.field("bytes", copy_bytes);
+  w.field("microseconds", copy_microseconds);
+  w.field("gbps", copy_gbps);
+  w.endObject();
+}
+
 std::string gpuBenchJson(const GpuBenchReport& r, bool pretty) {
   JsonWriter w(pretty);
   w.beginObject();
-  w.key("device").beginObject();
-  w.field("name", r.device.name);
-  w.field("type", gpuDeviceTypeName(r.device.type));
-  w.field("driver", r.device.driver);
-  w.field("storage16bit", r.device.storage_16bit);
-  w.endObject();
-  w.key("copy").beginObject();
-  w.field("bytes", uint64_t(r.copy_bytes));
-  w.field("microseconds", r.copy_microseconds);
-  w.field("gbps", r.copy_gbps);
-  w.endObject();
+  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps);
   w.key("rows").beginArray();
   for (const GpuBenchRow& row : r.rows) {
     w.beginObject();

@@ -9,6 +9,7 @@
 
 #include "morphkit/gpu_crowd.h"
 #include "morphkit/json_writer.h"
+#include "gpu_internal.h"
 
 namespace morphkit {
 
@@ -244,16 +245,7 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
 std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
   JsonWriter w(pretty);
   w.beginObject();
-  w.key("device").beginObject();
-  w.field("name", r.device.name);
-  w.field("type", gpuDeviceTypeName(r.device.type));
-  w.field("driver", r.device.driver);
-  w.endObject();
-  w.key("copy").beginObject();
-  w.field("bytes", uint64_t(r.copy_bytes));
-  w.field("microseconds", r.copy_microseconds);
-  w.field("gbps", r.copy_gbps);
-  w.endObject();
+  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps);
   w.key("crowd").beginObject();
   w.field("instances", r.options.instances);
   w.field("vertices", r.options.vertices);

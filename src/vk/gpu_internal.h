@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "morphkit/gpu.h"
+#include "morphkit/json_writer.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -25,5 +26,9 @@ struct GpuPrimitive {
 // matrix (rigid: `world`). Far from the origin a float matrix cannot place a small primitive to 1e-5 of its
 // size, so the split happens here, in double.
 std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world);
+
+// The `device` and `copy` objects every GPU benchmark's JSON starts with (`bench`, `bench --crowd`).
+void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
+                             double copy_gbps);
 
 }  // namespace morphkit
