@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // node_layout.cpp — the node material's C++ structs tied to the GPU contract in render_shared.h (the morph
 // buffers themselves are packed in src/pack/node_morph_buffers.cpp).
-#include <algorithm>
-#include <cstring>
+#include <cstddef>
 
 #include "morphkit/node_material.h"
 #include "render_shared.h"

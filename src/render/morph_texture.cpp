@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // Seed 000's weights uniform as pure functions, plus the morph-path rule (the band texture is in src/pack/).
-#include <algorithm>
 #include <cstring>
 #include <string>
 

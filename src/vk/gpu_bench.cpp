@@ -11,21 +11,8 @@
 
 namespace morphkit {
 
-namespace {
-
-constexpr uint32_t kBenchJoints = 32;
-
-struct Rng {
-  uint64_t state;
-  float next() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return float((state >> 40) & 0xFFFFFF) / float(1 << 24);
-  }
-};
-
-// Positions + normals, one influence set; each target moves a contiguous `region` of the vertices.
-PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint64_t seed) {
-  Rng rng{seed};
+PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint32_t joints, uint64_t seed) {
+  BenchRng rng{seed};
   PrimitiveData p;
   p.vertex_count = vertices;
   p.position.resize(3 * size_t(vertices));
@@ -50,12 +37,16 @@ PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, 
   p.skin_weights.resize(4 * size_t(vertices));
   for (uint32_t v = 0; v < vertices; ++v) {
     for (uint32_t i = 0; i < 4; ++i) {
-      p.joints[4 * size_t(v) + i] = (v / 64 + i * 7) % kBenchJoints;
+      p.joints[4 * size_t(v) + i] = (v / 64 + i * 7) % joints;
       p.skin_weights[4 * size_t(v) + i] = i == 0 ? 0.4f : 0.2f;
     }
   }
   return p;
 }
+
+namespace {
+
+constexpr uint32_t kBenchJoints = 32;
 
 std::string variantName(DeltaLayout layout, bool all) {
   std::string name = deltaLayoutName(layout);
@@ -97,7 +88,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         }
         continue;
       }
-      const PrimitiveData primitive = benchPrimitive(vertices, targets, options.region, 1234 + vertices + targets);
+      const PrimitiveData primitive = benchPrimitive(vertices, targets, options.region, kBenchJoints, 1234 + vertices + targets);
       const uint32_t active = std::min(options.active, targets);
       // `active` evenly spread targets get weights; the rest are zero.
       std::vector<float> weights(targets, 0.0f);

@@ -15,49 +15,6 @@ namespace morphkit {
 
 namespace {
 
-struct Lcg {
-  uint64_t state;
-  uint32_t bits() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return uint32_t(state >> 40) & 0xFFFFFF;
-  }
-  float next() { return float(bits()) / float(1 << 24); }  // [0, 1)
-};
-
-// Position + normal deltas (each target moves a contiguous quarter of the vertices, like a blend shape), one
-// JOINTS/WEIGHTS set of 4 influences over `joints` joints.
-PrimitiveData crowdPrimitive(const GpuCrowdBenchOptions& o) {
-  Lcg rng{42 + o.vertices + o.targets};
-  PrimitiveData p;
-  const uint32_t n = o.vertices;
-  p.vertex_count = n;
-  p.position.resize(3 * size_t(n));
-  p.normal.assign(3 * size_t(n), 0.0f);
-  for (float& x : p.position) x = rng.next() * 2.0f - 1.0f;
-  for (uint32_t v = 0; v < n; ++v) p.normal[3 * size_t(v) + 2] = 1.0f;
-  const uint32_t span = std::max<uint32_t>(1, n / 4);
-  p.targets.resize(o.targets);
-  for (MorphTargetData& t : p.targets) {
-    t.position.assign(3 * size_t(n), 0.0f);
-    t.normal.assign(3 * size_t(n), 0.0f);
-    const uint32_t first = uint32_t(rng.next() * float(n - std::min(n, span) + 1)) % n;
-    for (size_t i = 3 * size_t(first); i < 3 * size_t(std::min(n, first + span)); ++i) {
-      t.position[i] = rng.next() * 0.2f - 0.1f;
-      t.normal[i] = rng.next() * 0.2f - 0.1f;
-    }
-  }
-  p.influences = 4;
-  p.joints.resize(4 * size_t(n));
-  p.skin_weights.resize(4 * size_t(n));
-  for (uint32_t v = 0; v < n; ++v) {
-    for (uint32_t i = 0; i < 4; ++i) {
-      p.joints[4 * size_t(v) + i] = (v / 64 + i * 7) % o.joints;
-      p.skin_weights[4 * size_t(v) + i] = i == 0 ? 0.4f : 0.2f;
-    }
-  }
-  return p;
-}
-
 // Instance i: `active` distinct targets (a partial Fisher–Yates shuffle), weights in [0.1, 1.1); a palette of
 // small rotations and offsets.
 struct CrowdFrame {
@@ -71,7 +28,7 @@ CrowdFrame crowdFrame(const GpuCrowdBenchOptions& o) {
   f.weights.resize(o.instances);
   f.palettes.resize(o.instances);
   f.states.resize(o.instances);
-  Lcg rng{7};
+  BenchRng rng{7};
   std::vector<uint32_t> order(o.targets);
   for (uint32_t i = 0; i < o.instances; ++i) {
     std::iota(order.begin(), order.end(), 0u);
@@ -121,7 +78,9 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   report.copy_microseconds = *copy;
   report.copy_gbps = 2.0 * double(report.copy_bytes) / (*copy * 1e3);
 
-  const PrimitiveData primitive = crowdPrimitive(options);
+  // Each target moves a contiguous quarter of the vertices, like a blend shape (the synthetic table's primitive).
+  const PrimitiveData primitive = benchPrimitive(options.vertices, options.targets, 0.25f, options.joints,
+                                                 42 + options.vertices + options.targets);
   GpuUploadOptions upload;
   upload.layout = options.layout;
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(context, primitive, upload);

@@ -27,6 +27,20 @@ struct GpuPrimitive {
 // size, so the split happens here, in double.
 std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world);
 
+// The benchmarks' deterministic generator (a 64-bit LCG; 24 random bits per draw).
+struct BenchRng {
+  uint64_t state;
+  uint32_t bits() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(state >> 40) & 0xFFFFFF;
+  }
+  float next() { return float(bits()) / float(1 << 24); }  // [0, 1)
+};
+
+// The benchmarks' synthetic primitive: positions + normals, each target moving position and normal deltas over a
+// contiguous `region` (fraction) of the vertices, one JOINTS/WEIGHTS set of 4 influences over `joints` joints.
+PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint32_t joints, uint64_t seed);
+
 // The `device` and `copy` objects every GPU benchmark's JSON starts with (`bench`, `bench --crowd`).
 void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
                              double copy_gbps);
