@@ -7,13 +7,15 @@
 // in shared memory with a G-wide row of weights per target (zero for an instance that does not use the target);
 // each delta record is loaded once and added to every instance's sums. The skin stream and base vertex are read
 // once per vertex too; only the palette differs per instance.
-// Order and formulas as morph.comp: morph (glTF 2.0 §3.7.2.2), then skin (§3.7.3, skin.glsl's blend) or the
-// node's transform, then renormalize normals and tangents; the matrices are relative to an origin (LAYOUTS.md §5).
+// Order and formulas as morph.comp, from the same sources: morph (glTF 2.0 §3.7.2.2, morph.glsl), then skin
+// (§3.7.3, skin.glsl's blend and origin split, LAYOUTS.md §5) or the node's transform, then renormalize normals
+// and tangents (morph.glsl).
 //
-// Determinism: each instance's sum is one chain of fma() over its own active targets in ascending order, decorated
-// `precise` (NoContraction: the same rounding in every specialization); a target the instance does not use is
-// skipped. So an instance's result does not depend on which other instances share its group: the group size
-// changes speed, not bits (tests/vk_crowd_test.cpp checks that with memcmp).
+// Determinism: each instance's sum is one chain of morphAdd (morph.glsl: one fma per term, rounded once) over its
+// own active targets in ascending order, the sums decorated `precise` (NoContraction: the same rounding in every
+// specialization); a target the instance does not use is skipped. So an instance's result does not depend on which
+// other instances share its group: the group size changes speed, not bits (tests/vk_crowd_test.cpp checks that
+// with memcmp).
 //
 // The record shape, the vertex format and G are specialization constants (crowd_shared.h): the driver folds every
 // attribute test, so the target loop has no branch but its own.
@@ -23,6 +25,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 #include "crowd_shared.h"
+#include "morph.glsl"
 
 layout(local_size_x = MORPH_GROUP_SIZE) in;
 
@@ -106,11 +109,6 @@ Matrices g_matrices;
 uint skinStreamWord(uint index) { return Uints(pc.skin_address).u[index]; }
 mat4 skinJointMatrix(uint joint) { return g_matrices.m[1u + joint]; }
 
-// A zero-length vector stays as it is (never NaN), like morphkit::normalize on the CPU.
-vec3 safeNormalize(vec3 v) {
-  float len = length(v);
-  return len > 0.0 ? v / len : v;
-}
 
 void main() {
   uint group = gl_WorkGroupID.x;
@@ -148,11 +146,11 @@ void main() {
         // Uniform over the workgroup (one target, one instance): instances that do not use the target skip it
         // without divergence. Exact either way: fma(0, Δ, s) = s for finite Δ.
         if (w == 0.0) continue;
-        if (DELTA_POSITION != MORPH_ABSENT) sum_p[g] = fma(vec3(w), recordVec3(rec, DELTA_POSITION), sum_p[g]);
-        if (DELTA_NORMAL != MORPH_ABSENT) sum_n[g] = fma(vec3(w), recordVec3(rec, DELTA_NORMAL), sum_n[g]);
-        if (DELTA_TANGENT != MORPH_ABSENT) sum_t[g] = fma(vec3(w), recordVec3(rec, DELTA_TANGENT), sum_t[g]);
+        if (DELTA_POSITION != MORPH_ABSENT) sum_p[g] = morphAdd(sum_p[g], w, recordVec3(rec, DELTA_POSITION));
+        if (DELTA_NORMAL != MORPH_ABSENT) sum_n[g] = morphAdd(sum_n[g], w, recordVec3(rec, DELTA_NORMAL));
+        if (DELTA_TANGENT != MORPH_ABSENT) sum_t[g] = morphAdd(sum_t[g], w, recordVec3(rec, DELTA_TANGENT));
         [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) {
-          sum_e[g * MORPH_MAX_EXTRA + c] = fma(w, rec[DELTA_EXTRA + c], sum_e[g * MORPH_MAX_EXTRA + c]);
+          sum_e[g * MORPH_MAX_EXTRA + c] = morphAdd(sum_e[g * MORPH_MAX_EXTRA + c], w, rec[DELTA_EXTRA + c]);
         }
       }
     }
@@ -209,32 +207,19 @@ void main() {
       t.xyz += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
     }
 
-    // Stage 2 (§3.7.3) or the node's transform, relative to the instance's origin (docs/LAYOUTS.md §5).
+    // Stage 2 (§3.7.3) or the node's transform, relative to the instance's origin (skin.glsl, LAYOUTS.md §5).
     Matrices mats = Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u);
-    mat4 origin = mats.m[0];
-    vec3 rel = p - origin[0].xyz;
-    float excess = 0.0;  // Σ weights − 1: the origin is weighted like every joint
     if (SKINNED) {
       g_matrices = mats;
-      excess = -1.0;
-      mat4 m = skinBlend(v, INFLUENCE_SETS, excess);
-      p = (m * vec4(rel, 1.0)).xyz;
-      n = mat3(m) * n;
-      t.xyz = mat3(m) * t.xyz;
+      skinRelative(v, INFLUENCE_SETS, mats.m[0], p, n, t.xyz);
     } else {
-      mat4 model = mats.m[1];
-      p = (model * vec4(rel, 1.0)).xyz;
-      n = mat3(mats.m[2]) * n;
-      t.xyz = mat3(model) * t.xyz;
+      rigidRelative(mats.m[0], mats.m[1], mats.m[2], p, n, t.xyz);
     }
-    precise vec3 low = p + origin[2].xyz + excess * origin[1].xyz;
-    precise vec3 placed = low + origin[1].xyz;
-    p = placed;
 
     // Stage 3: renormalize and write this instance's copy of the vertex.
     uint64_t out_address = pc.output_address + uint64_t(instance) * pc.instance_bytes;
     if (pn_vertex) {
-      n = safeNormalize(n);
+      n = morphRenormalize(n);
       OutVec2s out2 = OutVec2s(out_address);
       out2.v[3u * v] = p.xy;
       out2.v[3u * v + 1u] = vec2(p.z, n.x);
@@ -246,14 +231,14 @@ void main() {
     outv.f[bv + 1u] = p.y;
     outv.f[bv + 2u] = p.z;
     if (VERTEX_NORMAL != MORPH_ABSENT) {
-      n = safeNormalize(n);
+      n = morphRenormalize(n);
       uint i = bv + VERTEX_NORMAL;
       outv.f[i] = n.x;
       outv.f[i + 1u] = n.y;
       outv.f[i + 2u] = n.z;
     }
     if (VERTEX_TANGENT != MORPH_ABSENT) {
-      vec3 tn = safeNormalize(t.xyz);
+      vec3 tn = morphRenormalize(t.xyz);
       uint i = bv + VERTEX_TANGENT;
       outv.f[i] = tn.x;
       outv.f[i + 1u] = tn.y;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // morph.comp — morph targets, then linear blend skinning, then renormalization, one invocation per vertex.
 // Order and formulas: glTF 2.0 §3.7.2.2 (morphed = base + Σ wᵢ·Δᵢ, normals/tangents renormalized) and
-// §3.7.3 (skinned = Σⱼ weightⱼ · jointMatrixⱼ · morphed, jointMatrix = world(joint) · inverseBindMatrix; the
-// blended matrix is skin.glsl's, shared with the vertex paths).
+// §3.7.3 (skinned = Σⱼ weightⱼ · jointMatrixⱼ · morphed, jointMatrix = world(joint) · inverseBindMatrix). The math
+// is morph.glsl's (each term one morphAdd, morphRenormalize) and skin.glsl's (the blend, the origin split), shared
+// with crowd.comp and the vertex paths; this file holds the layouts' loads and loops.
 // Many (instance, primitive) entries run in one dispatch: a workgroup finds its entry in the table by
 // binary search over first_group, so every workgroup is uniform (one entry, one layout, one branch).
 // Variants: MORPH_STORAGE16 reads f16 deltas through 16-bit storage (storageBuffer16BitAccess); without
@@ -10,8 +11,8 @@
 //
 // Speed (docs/PERFORMANCE.md): the common record shapes (position + normal, position only; f32 or f16) take
 // a loop with no per-target branch, whole-plane vector loads (one 16-byte load per 4 f32 components) from
-// vertex-tiled slabs (docs/LAYOUTS.md §3a: a workgroup reads one contiguous run), two targets per iteration with independent sums, 32-bit element indices and the
-// active list staged in shared memory. Every other shape takes the generic loop. The choice is uniform per
+// vertex-tiled slabs (docs/LAYOUTS.md §3a: a workgroup reads one contiguous run), two targets per iteration with
+// independent sums, 32-bit element indices and the active list staged in shared memory. Every other shape takes the generic loop. The choice is uniform per
 // workgroup, so it costs one branch per group, not per target.
 #version 460
 #extension GL_EXT_buffer_reference : require
@@ -23,6 +24,7 @@
 #endif
 
 #include "morph_shared.h"
+#include "morph.glsl"
 
 layout(local_size_x = MORPH_GROUP_SIZE) in;
 
@@ -87,14 +89,18 @@ vec3 loadVec3(in MorphEntry e, bool f16, bool dense, uint64_t address, uint bloc
 }
 
 void addRecord(in MorphEntry e, bool f16, bool dense, uint64_t address, uint block, uint v, float w, inout Sums s) {
-  if (e.delta_position != MORPH_ABSENT) s.p += w * loadVec3(e, f16, dense, address, block, v, e.delta_position);
-  if (e.delta_normal != MORPH_ABSENT) s.n += w * loadVec3(e, f16, dense, address, block, v, e.delta_normal);
-  if (e.delta_tangent != MORPH_ABSENT) s.t += w * loadVec3(e, f16, dense, address, block, v, e.delta_tangent);
+  if (e.delta_position != MORPH_ABSENT) s.p = morphAdd(s.p, w, loadVec3(e, f16, dense, address, block, v,
+                                                                        e.delta_position));
+  if (e.delta_normal != MORPH_ABSENT) s.n = morphAdd(s.n, w, loadVec3(e, f16, dense, address, block, v,
+                                                                        e.delta_normal));
+  if (e.delta_tangent != MORPH_ABSENT) s.t = morphAdd(s.t, w, loadVec3(e, f16, dense, address, block, v,
+                                                                        e.delta_tangent));
   // Constant trip count, unrolled: `extra` stays in registers (a dynamically indexed local array would spill
   // to slow local memory on every target).
   [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) {
     if (c < e.delta_extra_count) {
-      s.extra[c] += w * loadDelta(f16, address, recordIndex(e, dense, block, v, e.delta_extra + c));
+      float delta = loadDelta(f16, address, recordIndex(e, dense, block, v, e.delta_extra + c));
+      s.extra[c] = morphAdd(s.extra[c], w, delta);
     }
   }
 }
@@ -123,16 +129,16 @@ void addPNF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums
   for (; i + 1u < count; i += 2u) {
     MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
     uint k0 = (slab_base + t0.target) * 96u, k1 = (slab_base + t1.target) * 96u;
-    a0 += t0.weight * planes4.v[k0 + lane];
-    a1 += t1.weight * planes4.v[k1 + lane];
-    b0 += t0.weight * planes2.v[2u * k0 + 128u + lane];
-    b1 += t1.weight * planes2.v[2u * k1 + 128u + lane];
+    a0 = morphAdd(a0, t0.weight, planes4.v[k0 + lane]);
+    a1 = morphAdd(a1, t1.weight, planes4.v[k1 + lane]);
+    b0 = morphAdd(b0, t0.weight, planes2.v[2u * k0 + 128u + lane]);
+    b1 = morphAdd(b1, t1.weight, planes2.v[2u * k1 + 128u + lane]);
   }
   if (i < count) {
     MorphActiveTarget t0 = s_active[i];
     uint k0 = (slab_base + t0.target) * 96u;
-    a0 += t0.weight * planes4.v[k0 + lane];
-    b0 += t0.weight * planes2.v[2u * k0 + 128u + lane];
+    a0 = morphAdd(a0, t0.weight, planes4.v[k0 + lane]);
+    b0 = morphAdd(b0, t0.weight, planes2.v[2u * k0 + 128u + lane]);
   }
   vec4 a = a0 + a1;
   vec2 b = b0 + b1;
@@ -152,17 +158,17 @@ void addPNF16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums
     MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
     uint k0 = (slab_base + t0.target) * 96u, k1 = (slab_base + t1.target) * 96u;
     uvec2 h0 = planes8.v[k0 + lane], h1 = planes8.v[k1 + lane];
-    a0 += t0.weight * vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y));
-    a1 += t1.weight * vec4(unpackHalf2x16(h1.x), unpackHalf2x16(h1.y));
-    b0 += t0.weight * unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]);
-    b1 += t1.weight * unpackHalf2x16(planes4.u[2u * k1 + 128u + lane]);
+    a0 = morphAdd(a0, t0.weight, vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y)));
+    a1 = morphAdd(a1, t1.weight, vec4(unpackHalf2x16(h1.x), unpackHalf2x16(h1.y)));
+    b0 = morphAdd(b0, t0.weight, unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]));
+    b1 = morphAdd(b1, t1.weight, unpackHalf2x16(planes4.u[2u * k1 + 128u + lane]));
   }
   if (i < count) {
     MorphActiveTarget t0 = s_active[i];
     uint k0 = (slab_base + t0.target) * 96u;
     uvec2 h0 = planes8.v[k0 + lane];
-    a0 += t0.weight * vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y));
-    b0 += t0.weight * unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]);
+    a0 = morphAdd(a0, t0.weight, vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y)));
+    b0 = morphAdd(b0, t0.weight, unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]));
   }
   vec4 a = a0 + a1;
   vec2 b = b0 + b1;
@@ -178,13 +184,13 @@ void addPF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums 
   for (; i + 1u < count; i += 2u) {
     MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
     uint k0 = (slab_base + t0.target) * 192u + 3u * lane, k1 = (slab_base + t1.target) * 192u + 3u * lane;
-    a0 += t0.weight * vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]);
-    a1 += t1.weight * vec3(deltas.f[k1], deltas.f[k1 + 1u], deltas.f[k1 + 2u]);
+    a0 = morphAdd(a0, t0.weight, vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]));
+    a1 = morphAdd(a1, t1.weight, vec3(deltas.f[k1], deltas.f[k1 + 1u], deltas.f[k1 + 2u]));
   }
   if (i < count) {
     MorphActiveTarget t0 = s_active[i];
     uint k0 = (slab_base + t0.target) * 192u + 3u * lane;
-    a0 += t0.weight * vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]);
+    a0 = morphAdd(a0, t0.weight, vec3(deltas.f[k0], deltas.f[k0 + 1u], deltas.f[k0 + 2u]));
   }
   s.p += a0 + a1;
 }
@@ -240,12 +246,6 @@ Uints g_skin_words;
 Matrices g_matrices;
 uint skinStreamWord(uint index) { return g_skin_words.u[index]; }
 mat4 skinJointMatrix(uint joint) { return g_matrices.m[1u + joint]; }
-
-// A zero-length vector stays as it is (never NaN), like morphkit::normalize on the CPU.
-vec3 safeNormalize(vec3 v) {
-  float len = length(v);
-  return len > 0.0 ? v / len : v;
-}
 
 void main() {
   uint group = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
@@ -304,38 +304,20 @@ void main() {
   n += s.n;
   t.xyz += s.t;
 
-  // Stage 2: skinning (§3.7.3) or the node's transform. The matrices are relative to an origin (docs/LAYOUTS.md
-  // §5): m[0] holds the primitive's pivot and the origin as a high and a low float; every product below works on
-  // small numbers and the origin is added last, so a primitive far from 0 keeps its digits.
-  if ((e.flags & (MORPH_FLAG_SKINNED | MORPH_FLAG_TRANSFORM)) != 0u) {
+  // Stage 2: skinning (§3.7.3) or the node's transform, on matrices relative to an origin (skin.glsl,
+  // docs/LAYOUTS.md §5): m[0] is the origin block, then the joints (skinned) or the model and normal matrices.
+  if ((e.flags & MORPH_FLAG_SKINNED) != 0u) {
+    g_skin_words = Uints(e.skin_address);
+    g_matrices = Matrices(e.matrices_address);
+    skinRelative(v, e.influence_sets, g_matrices.m[0], p, n, t.xyz);
+  } else if ((e.flags & MORPH_FLAG_TRANSFORM) != 0u) {
     Matrices mats = Matrices(e.matrices_address);
-    mat4 origin = mats.m[0];
-    vec3 rel = p - origin[0].xyz;
-    float excess = 0.0;  // Σ weights − 1: the origin is weighted like every joint
-    if ((e.flags & MORPH_FLAG_SKINNED) != 0u) {
-      g_skin_words = Uints(e.skin_address);
-      g_matrices = mats;
-      excess = -1.0;
-      mat4 m = skinBlend(v, e.influence_sets, excess);
-      p = (m * vec4(rel, 1.0)).xyz;
-      // The blended matrix itself, as three.js, Babylon.js and the CPU reference do (a blend of rotations is
-      // not orthogonal; its inverse-transpose would differ from every engine).
-      n = mat3(m) * n;
-      t.xyz = mat3(m) * t.xyz;
-    } else {
-      mat4 model = mats.m[1];
-      p = (model * vec4(rel, 1.0)).xyz;
-      n = mat3(mats.m[2]) * n;
-      t.xyz = mat3(model) * t.xyz;
-    }
-    precise vec3 low = p + origin[2].xyz + excess * origin[1].xyz;
-    precise vec3 placed = low + origin[1].xyz;
-    p = placed;
+    rigidRelative(mats.m[0], mats.m[1], mats.m[2], p, n, t.xyz);
   }
 
   // Stage 3: renormalize and write (texcoords/colors are copied, plus their deltas when morphed).
   if (pn_vertex) {
-    n = safeNormalize(n);
+    n = morphRenormalize(n);
     OutVec2s out2 = OutVec2s(e.output_address);
     out2.v[3u * v] = p.xy;
     out2.v[3u * v + 1u] = vec2(p.z, n.x);
@@ -347,14 +329,14 @@ void main() {
   outv.f[bv + 1u] = p.y;
   outv.f[bv + 2u] = p.z;
   if (e.vertex_normal != MORPH_ABSENT) {
-    n = safeNormalize(n);
+    n = morphRenormalize(n);
     uint i = bv + e.vertex_normal;
     outv.f[i] = n.x;
     outv.f[i + 1u] = n.y;
     outv.f[i + 2u] = n.z;
   }
   if (e.vertex_tangent != MORPH_ABSENT) {
-    vec3 tn = safeNormalize(t.xyz);
+    vec3 tn = morphRenormalize(t.xyz);
     uint i = bv + e.vertex_tangent;
     outv.f[i] = tn.x;
     outv.f[i + 1u] = tn.y;

@@ -90,11 +90,13 @@ void main() {
 
 #if (MSH_LAYOUT & MSH_HAS_MORPH_TARGETS) != 0
 #if (MSH_LAYOUT & MSH_MORPH_ACTIVE_LIST) != 0
-  // Past the seed: any number of targets; only the active ones (|w| > 0) are listed; tangent bands when present.
-  morphAccumulate(morphList.header.count, morphList.header.bandsPerTarget, vid, morphedPos, morphedNorm, morphedTan);
+  // Past the seed: any number of targets; only the active ones (|w| > 0) are listed, so no zero test; tangent bands
+  // when present.
+  morphAccumulate(morphList.header.count, morphList.header.bandsPerTarget, vid, false, morphedPos, morphedNorm,
+                  morphedTan);
 #else
   // Seed 000: at most 4 targets, weights in a vec4, position and normal bands only.
-  morphAccumulate(morph.count, 2u, vid, morphedPos, morphedNorm, morphedTan);
+  morphAccumulate(morph.count, 2u, vid, true, morphedPos, morphedNorm, morphedTan);
 #endif
 #endif
 

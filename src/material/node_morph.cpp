@@ -30,7 +30,8 @@ constexpr const char* kWeights =
     "} nodeMorphWeights;\n";
 
 // The hooks of shaders/morph.glsl (the one morph sum, shared with the renderer's mesh.vert): targets in order, the
-// weights buffer's weights, deltas at ((band · vertex_count) + v) · 3 (NodeMorphHeader in render_shared.h).
+// weights buffer's weights (every target, zeros included: morphAccumulate skips those), deltas at
+// ((band · vertex_count) + v) · 3 (NodeMorphHeader in render_shared.h).
 constexpr const char* kFunctions =
     R"(#include "morph.glsl"
 uint morphListTarget(uint k) { return k; }
@@ -48,7 +49,7 @@ constexpr const char* kPrologue =
   vec3 nodeMorphDeltaPosition = vec3(0.0);
   vec3 nodeMorphDeltaNormal = vec3(0.0);
   vec3 nodeMorphDeltaTangent = vec3(0.0);
-  morphAccumulate(nodeMorphWeights.header.count, nodeMorphWeights.header.bands_per_target, nodeVertexIndex,
+  morphAccumulate(nodeMorphWeights.header.count, nodeMorphWeights.header.bands_per_target, nodeVertexIndex, true,
                   nodeMorphDeltaPosition, nodeMorphDeltaNormal, nodeMorphDeltaTangent);
 )";
 
