@@ -19,7 +19,7 @@ morphkit::VulkanContext* context() {
   return ctx;
 }
 
-// args: vertices, targets, layout (0 dense_f32, 1 dense_f16, 2 sparse, 3 dense_f32 all targets)
+// args: vertices, targets, layout (0 dense_f32, 1 dense_f16, 2 sparse, 3 dense_f32 all targets, 4 dense_snorm16)
 void BM_GpuMorph(benchmark::State& state) {
   morphkit::VulkanContext* ctx = context();
   if (!ctx) {
@@ -30,8 +30,10 @@ void BM_GpuMorph(benchmark::State& state) {
   options.vertices = {uint32_t(state.range(0))};
   options.targets = {uint32_t(state.range(1))};
   const int layout = int(state.range(2));
-  options.layouts = {layout == 1 ? morphkit::DeltaLayout::kDenseF16
-                                 : layout == 2 ? morphkit::DeltaLayout::kSparse : morphkit::DeltaLayout::kDenseF32};
+  options.layouts = {layout == 1   ? morphkit::DeltaLayout::kDenseF16
+                     : layout == 2 ? morphkit::DeltaLayout::kSparse
+                     : layout == 4 ? morphkit::DeltaLayout::kDenseSnorm16
+                                   : morphkit::DeltaLayout::kDenseF32};
   options.all_targets = layout == 3;
   options.repetitions = 1;
   options.copy_bytes = 16 << 20;
@@ -55,7 +57,7 @@ void BM_GpuMorph(benchmark::State& state) {
 }
 
 BENCHMARK(BM_GpuMorph)
-    ->ArgsProduct({{10000, 100000}, {8, 52, 256}, {0, 1, 2, 3}})
+    ->ArgsProduct({{10000, 100000}, {8, 52, 256}, {0, 1, 2, 3, 4}})
     ->ArgNames({"vertices", "targets", "layout"})
     ->UseManualTime()
     ->Iterations(3)

@@ -7,9 +7,11 @@
 // Many (instance, primitive) entries run in one dispatch: a workgroup finds its entry in the table by
 // binary search over first_group, so every workgroup is uniform (one entry, one layout, one branch).
 // Variants: MORPH_STORAGE16 reads f16 deltas through 16-bit storage (storageBuffer16BitAccess); without
-// it f16 deltas are read as u32 words and unpacked with unpackHalf2x16. The byte layout is the same.
+// it f16 deltas are read as u32 words and unpacked with unpackHalf2x16. The byte layout is the same. snorm16
+// deltas are always read as u32 words (unpackSnorm2x16); their scales are folded into the weights once per
+// workgroup (s_scaled), so the inner loop is f16's.
 //
-// Speed (docs/PERFORMANCE.md): the common record shapes (position + normal, position only; f32 or f16) take
+// Speed (docs/PERFORMANCE.md): the common record shapes (position + normal: f32, f16, snorm16; position only: f32) take
 // a loop with no per-target branch, whole-plane vector loads (one 16-byte load per 4 f32 components) from
 // vertex-tiled slabs (docs/LAYOUTS.md §3a: a workgroup reads one contiguous run), two targets per iteration with
 // independent sums, 32-bit element indices and the active list staged in shared memory. Every other shape takes the generic loop. The choice is uniform per
@@ -47,6 +49,8 @@ layout(push_constant) uniform PushBlock { MorphPush pc; };
 // A slice of the entry's active-target list, staged once per workgroup: every invocation of a group belongs
 // to the same entry, so all of them walk the same list.
 shared MorphActiveTarget s_active[MORPH_GROUP_SIZE];
+// snorm16 only: s_active's weight times its target's scales (position, normal, tangent, extra; docs/LAYOUTS.md §3d).
+shared vec4 s_scaled[MORPH_GROUP_SIZE];
 
 // The morph sums of one vertex.
 struct Sums {
@@ -66,7 +70,18 @@ float loadF16(uint64_t address, uint index) {
 #endif
 }
 
-float loadDelta(bool f16, uint64_t address, uint index) { return f16 ? loadF16(address, index) : loadF32(address, index); }
+// snorm16: q / 32767 (the scale is in the weight). Never -32768, so no clamp matters.
+float loadSnorm16(uint64_t address, uint index) {
+  uint word = Uints(address).u[index >> 1];
+  return unpackSnorm2x16(word >> ((index & 1u) * 16u)).x;
+}
+
+// `kind`: the element type, as MORPH_LAYOUT_* (the sparse layout's records are f32).
+float loadDelta(uint kind, uint64_t address, uint index) {
+  if (kind == MORPH_LAYOUT_DENSE_F16) return loadF16(address, index);
+  if (kind == MORPH_LAYOUT_DENSE_SNORM16) return loadSnorm16(address, index);
+  return loadF32(address, index);
+}
 
 // Element index of component c of the tile lane `lane`'s record in dense slab `slab` (docs/LAYOUTS.md §3a):
 // slabs of MORPH_GROUP_SIZE records split into planes of up to 4 components.
@@ -82,25 +97,26 @@ uint recordIndex(in MorphEntry e, bool dense, uint block, uint v, uint c) {
   return dense ? slabIndex(e, block, v, c) : block + c;
 }
 
-vec3 loadVec3(in MorphEntry e, bool f16, bool dense, uint64_t address, uint block, uint v, uint c) {
-  return vec3(loadDelta(f16, address, recordIndex(e, dense, block, v, c)),
-              loadDelta(f16, address, recordIndex(e, dense, block, v, c + 1u)),
-              loadDelta(f16, address, recordIndex(e, dense, block, v, c + 2u)));
+vec3 loadVec3(in MorphEntry e, uint kind, bool dense, uint64_t address, uint block, uint v, uint c) {
+  return vec3(loadDelta(kind, address, recordIndex(e, dense, block, v, c)),
+              loadDelta(kind, address, recordIndex(e, dense, block, v, c + 1u)),
+              loadDelta(kind, address, recordIndex(e, dense, block, v, c + 2u)));
 }
 
-void addRecord(in MorphEntry e, bool f16, bool dense, uint64_t address, uint block, uint v, float w, inout Sums s) {
-  if (e.delta_position != MORPH_ABSENT) s.p = morphAdd(s.p, w, loadVec3(e, f16, dense, address, block, v,
-                                                                        e.delta_position));
-  if (e.delta_normal != MORPH_ABSENT) s.n = morphAdd(s.n, w, loadVec3(e, f16, dense, address, block, v,
-                                                                        e.delta_normal));
-  if (e.delta_tangent != MORPH_ABSENT) s.t = morphAdd(s.t, w, loadVec3(e, f16, dense, address, block, v,
-                                                                        e.delta_tangent));
+// `w`: the weight of the position, normal, tangent and extra deltas (equal but for snorm16's scales).
+void addRecord(in MorphEntry e, uint kind, bool dense, uint64_t address, uint block, uint v, vec4 w, inout Sums s) {
+  if (e.delta_position != MORPH_ABSENT) s.p = morphAdd(s.p, w.x, loadVec3(e, kind, dense, address, block, v,
+                                                                          e.delta_position));
+  if (e.delta_normal != MORPH_ABSENT) s.n = morphAdd(s.n, w.y, loadVec3(e, kind, dense, address, block, v,
+                                                                          e.delta_normal));
+  if (e.delta_tangent != MORPH_ABSENT) s.t = morphAdd(s.t, w.z, loadVec3(e, kind, dense, address, block, v,
+                                                                          e.delta_tangent));
   // Constant trip count, unrolled: `extra` stays in registers (a dynamically indexed local array would spill
   // to slow local memory on every target).
   [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) {
     if (c < e.delta_extra_count) {
-      float delta = loadDelta(f16, address, recordIndex(e, dense, block, v, e.delta_extra + c));
-      s.extra[c] = morphAdd(s.extra[c], w, delta);
+      float delta = loadDelta(kind, address, recordIndex(e, dense, block, v, e.delta_extra + c));
+      s.extra[c] = morphAdd(s.extra[c], w.w, delta);
     }
   }
 }
@@ -176,6 +192,36 @@ void addPNF16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums
   s.n += vec3(a.w, b);
 }
 
+// Position + normal, snorm16: f16's loads with unpackSnorm2x16, and per target the weight times its position and
+// normal scales (s_scaled.xy) instead of the weight; position and normal sums apart, as their weights differ.
+void addPNSnorm16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
+  UVec2s planes8 = UVec2s(e.delta_address);
+  Uints planes4 = Uints(e.delta_address);
+  vec3 p0 = vec3(0.0), p1 = vec3(0.0), n0 = vec3(0.0), n1 = vec3(0.0);
+  uint i = 0u;
+  for (; i + 1u < count; i += 2u) {
+    uint k0 = (slab_base + s_active[i].target) * 96u, k1 = (slab_base + s_active[i + 1u].target) * 96u;
+    vec2 w0 = s_scaled[i].xy, w1 = s_scaled[i + 1u].xy;
+    uvec2 q0 = planes8.v[k0 + lane], q1 = planes8.v[k1 + lane];
+    vec4 x0 = vec4(unpackSnorm2x16(q0.x), unpackSnorm2x16(q0.y));
+    vec4 x1 = vec4(unpackSnorm2x16(q1.x), unpackSnorm2x16(q1.y));
+    p0 = morphAdd(p0, w0.x, x0.xyz);
+    p1 = morphAdd(p1, w1.x, x1.xyz);
+    n0 = morphAdd(n0, w0.y, vec3(x0.w, unpackSnorm2x16(planes4.u[2u * k0 + 128u + lane])));
+    n1 = morphAdd(n1, w1.y, vec3(x1.w, unpackSnorm2x16(planes4.u[2u * k1 + 128u + lane])));
+  }
+  if (i < count) {
+    uint k0 = (slab_base + s_active[i].target) * 96u;
+    vec2 w0 = s_scaled[i].xy;
+    uvec2 q0 = planes8.v[k0 + lane];
+    vec4 x0 = vec4(unpackSnorm2x16(q0.x), unpackSnorm2x16(q0.y));
+    p0 = morphAdd(p0, w0.x, x0.xyz);
+    n0 = morphAdd(n0, w0.y, vec3(x0.w, unpackSnorm2x16(planes4.u[2u * k0 + 128u + lane])));
+  }
+  s.p += p0 + p1;
+  s.n += n0 + n1;
+}
+
 // Position only, f32: three consecutive floats per lane; a slab is 192 floats.
 void addPF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   Floats deltas = Floats(e.delta_address);
@@ -198,7 +244,10 @@ void addPF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums 
 // The dense layouts: the active list in slices of one workgroup's size, staged in shared memory. Every
 // invocation reaches the barriers (`live` guards the work, not the control flow).
 void morphDense(in MorphEntry e, uint v, bool live, inout Sums s) {
-  bool f16 = (e.flags & MORPH_LAYOUT_MASK) == MORPH_LAYOUT_DENSE_F16;
+  uint kind = e.flags & MORPH_LAYOUT_MASK;
+  bool f32 = kind == MORPH_LAYOUT_DENSE_F32, f16 = kind == MORPH_LAYOUT_DENSE_F16;
+  bool snorm = kind == MORPH_LAYOUT_DENSE_SNORM16;
+  Vec4s scales = Vec4s(e.delta_address + e.target_bytes * e.target_count);  // snorm16 only
   uint shape = recordShape(e);
   uint lane = v % MORPH_GROUP_SIZE;
   uint slab_base = (v / MORPH_GROUP_SIZE) * e.target_count;  // this tile's first slab
@@ -206,19 +255,26 @@ void morphDense(in MorphEntry e, uint v, bool live, inout Sums s) {
   for (uint first = 0u; first < e.active_count; first += MORPH_GROUP_SIZE) {
     uint count = min(e.active_count - first, MORPH_GROUP_SIZE);
     barrier();
-    if (gl_LocalInvocationID.x < count) s_active[gl_LocalInvocationID.x] = actives.a[first + gl_LocalInvocationID.x];
+    if (gl_LocalInvocationID.x < count) {
+      MorphActiveTarget a = actives.a[first + gl_LocalInvocationID.x];
+      s_active[gl_LocalInvocationID.x] = a;
+      if (snorm) s_scaled[gl_LocalInvocationID.x] = a.weight * scales.v[a.target];
+    }
     barrier();
     if (!live) continue;
-    if (shape == kShapePN && !f16) {
+    if (shape == kShapePN && f32) {
       addPNF32(e, lane, count, slab_base, s);
     } else if (shape == kShapePN && f16) {
       addPNF16(e, lane, count, slab_base, s);
-    } else if (shape == kShapeP && !f16) {
+    } else if (shape == kShapePN && snorm) {
+      addPNSnorm16(e, lane, count, slab_base, s);
+    } else if (shape == kShapeP && f32) {
       addPF32(e, lane, count, slab_base, s);
     } else {
       for (uint i = 0u; i < count; ++i) {
         MorphActiveTarget a = s_active[i];
-        addRecord(e, f16, true, e.delta_address, slab_base + a.target, lane, a.weight, s);
+        vec4 w = snorm ? s_scaled[i] : vec4(a.weight);
+        addRecord(e, kind, true, e.delta_address, slab_base + a.target, lane, w, s);
       }
     }
   }
@@ -236,7 +292,7 @@ void morphSparse(in MorphEntry e, uint v, inout Sums s) {
     uint first = k * record_words;
     float w = weights.f[records.u[first]];
     if (w == 0.0) continue;
-    addRecord(e, false, false, e.delta_address, first + 1u, v, w, s);
+    addRecord(e, MORPH_LAYOUT_DENSE_F32, false, e.delta_address, first + 1u, v, vec4(w), s);
   }
 }
 

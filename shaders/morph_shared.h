@@ -33,6 +33,8 @@ using uint = uint32_t;
 #define MORPH_LAYOUT_DENSE_F32 0u  // target-major f32 deltas
 #define MORPH_LAYOUT_DENSE_F16 1u  // target-major f16 deltas (IEEE binary16, little endian)
 #define MORPH_LAYOUT_SPARSE 2u     // per-vertex CSR list of (target, f32 deltas)
+#define MORPH_LAYOUT_DENSE_SNORM16 3u  // f16's order, int16 q/32767 × a per-(target, attribute) scale; the scales
+                                       // (a vec4 per target) follow the slabs, at target_bytes × target_count
 // `matrices` (docs/LAYOUTS.md §5) start with the origin block: column 0 the pivot, 1 the origin's high floats, 2
 // its low floats; the matrices after it place p − pivot relative to the origin.
 #define MORPH_FLAG_SKINNED (1u << 2)       // linear blend skinning: matrices[1 + j] = joint j
@@ -43,14 +45,15 @@ using uint = uint32_t;
 // first_group; workgroup g belongs to the last entry whose first_group <= g.
 struct MorphEntry {
   MORPH_U64 base_address;     // f32 vertices, vertex_stride floats each (VertexFormat)
-  MORPH_U64 delta_address;    // dense f32 / f16 target blocks, or sparse entries
+  MORPH_U64 delta_address;    // dense f32 / f16 / snorm16 target blocks (snorm16: then its scales), or sparse entries
   MORPH_U64 rows_address;     // sparse only: vertex_count + 1 u32 entry offsets (CSR)
   MORPH_U64 skin_address;     // per vertex: 4·influence_sets u32 joints, then 4·influence_sets f32 weights
   MORPH_U64 weights_address;  // target_count f32 weights (zero where |w| <= epsilon); used by the sparse layout
   MORPH_U64 active_address;   // active_count MorphActiveTarget; used by the dense layouts
   MORPH_U64 matrices_address; // mat4 column-major: joint palette, or model + normal matrix
   MORPH_U64 output_address;   // f32 vertices, same VertexFormat as the base
-  MORPH_U64 target_bytes;     // dense layouts: bytes one target occupies over all tiles (bench accounting)
+  MORPH_U64 target_bytes;     // dense layouts: bytes one target occupies over all tiles (bench accounting; snorm16:
+                              // finds the scales)
   uint first_group;           // first workgroup (flattened) of this entry
   uint vertex_count;
   uint target_count;

@@ -69,7 +69,7 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
     EXPECT_GT(double(row["speedupVsReference"]), 0.0) << key;
   }
   const std::set<std::string> expected = {"reference/1",   "fast/1",       "fast/2",        "gpu/dense_f32",
-                                          "gpu/dense_f16", "gpu/sparse",   "render_vertex", "render_compute"};
+                                          "gpu/dense_f16", "gpu/dense_snorm16", "gpu/sparse",   "render_vertex", "render_compute"};
   EXPECT_EQ(seen, expected);
 }
 

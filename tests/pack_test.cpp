@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The pack module (src/pack/, docs/LAYOUTS.md), one test file for every morph-data layout: the CPU fast path's
-// streams (packed_targets.h), the compute path's vertices, dense f32/f16 and CSR deltas and skin stream
+// streams (packed_targets.h), the compute path's vertices, dense f32/f16 and CSR deltas and skin stream (snorm16:
+// snorm16_test.cpp)
 // (packed_deltas.h), the seed's band texture (band_texture.h), the node material's buffers
 // (node_morph_buffers.h) and the one active-target rule (active_targets.h). Every layout decodes back to the
 // PrimitiveData it came from. No device needed.
@@ -265,7 +266,7 @@ TEST(VkLayoutTest, TargetsThatMoveNothingPackWithoutUndefinedBehaviour) {
   p.targets.emplace_back();                                           // {}
   p.targets.emplace_back().normal = {0, 0, 1, 0, 0, 1, 0, 0, 1};     // deltas for an attribute the base lacks
   p.targets[1].normal.clear();                                        // as decodePrimitive drops them
-  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse}) {
+  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
     Expected<PackedDeltas> packed = packDeltas(p, layout);
     ASSERT_TRUE(packed.ok()) << packed.error().message;
     EXPECT_EQ(packed->format.stride, 0u);

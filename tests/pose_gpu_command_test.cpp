@@ -102,7 +102,7 @@ namespace morphkit {
 namespace {
 
 // `inspect --json` reports, per primitive with targets, what the f16 delta layout loses against f32: non-zero
-// for real data, and within half an f16 ulp of the largest delta (|Δ| · 2^-11).
+// for real data, and within half an f16 ulp of the largest delta (|Δ| · 2^-11); and the same for snorm16.
 TEST(InspectF16, ReportsTheF16ErrorPerPrimitive) {
   MORPHKIT_REQUIRE_SHARED();
   const auto model = test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf";
@@ -119,6 +119,51 @@ TEST(InspectF16, ReportsTheF16ErrorPerPrimitive) {
   EXPECT_LE(position, std::ldexp(1.0, -11));
   EXPECT_GT(normal, 0.0);
   EXPECT_LE(normal, std::ldexp(1.0, -11));
+  // snorm16 beside it: within half a step of the largest |Δ| (< 1), and finer than f16 on both attributes here.
+  const double snorm_position = primitive["snorm16MaxError"]["position"].get_double();
+  const double snorm_normal = primitive["snorm16MaxError"]["normal"].get_double();
+  EXPECT_FALSE(primitive["snorm16MaxError"]["nonFinite"].get_bool().value());
+  EXPECT_GT(snorm_position, 0.0);
+  EXPECT_LT(snorm_position, position);
+  EXPECT_GT(snorm_normal, 0.0);
+  EXPECT_LT(snorm_normal, normal);
+  EXPECT_LE(snorm_normal, 1.0 / 65534.0);
+  std::string text;
+  ASSERT_EQ(runCli("inspect " + model.string(), &text), 0) << text;
+  EXPECT_NE(text.find("f16 deltas: max error position"), std::string::npos) << text;
+  EXPECT_NE(text.find("snorm16 deltas: max error position"), std::string::npos) << text;
+}
+
+// `pose --device gpu --layout snorm16` runs the snorm16 kernel: within the f32 tolerances of the CPU output, and
+// not byte-equal to the dense f32 layout's output (its deltas are quantized). A bad layout name is a usage error.
+TEST(PoseGpuCommand, Snorm16LayoutFlag) {
+  MORPHKIT_REQUIRE_SHARED();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const auto dir = test::scratchDir();
+  const auto model = test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb";
+  const std::string common = model.string() + " --anim 0 --time 0.7";
+  ASSERT_EQ(runCli("pose " + common + " --out " + (dir / "cpu.json").string()), 0);
+  std::string output;
+  for (const char* layout : {"dense", "snorm16"}) {
+    ASSERT_EQ(runCli("pose " + common + " --device gpu --layout " + layout + " --out " + (dir / (std::string(layout) + ".json")).string(),
+                     &output), 0) << output;
+  }
+  simdjson::dom::parser cpu_parser, dense_parser, snorm_parser;
+  auto positions = [](simdjson::dom::element doc) { return numbers(doc["cases"].at(0)["meshes"].at(0)["positions"]); };
+  auto normals = [](simdjson::dom::element doc) { return numbers(doc["cases"].at(0)["meshes"].at(0)["normals"]); };
+  const simdjson::dom::element cpu = cpu_parser.load((dir / "cpu.json").string());
+  const simdjson::dom::element dense = dense_parser.load((dir / "dense.json").string());
+  const simdjson::dom::element snorm = snorm_parser.load((dir / "snorm16.json").string());
+  const std::vector<double> p_cpu = positions(cpu), p_snorm = positions(snorm), n_cpu = normals(cpu), n_snorm = normals(snorm);
+  ASSERT_EQ(p_cpu.size(), p_snorm.size());
+  ASSERT_EQ(n_cpu.size(), n_snorm.size());
+  double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
+  for (size_t i = 0; i < p_cpu.size(); ++i) lo[i % 3] = std::min(lo[i % 3], p_cpu[i]), hi[i % 3] = std::max(hi[i % 3], p_cpu[i]);
+  const double diagonal = std::hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  for (size_t i = 0; i < p_cpu.size(); ++i) ASSERT_NEAR(p_cpu[i], p_snorm[i], 1e-5 * diagonal) << "position " << i;
+  for (size_t i = 0; i < n_cpu.size(); ++i) ASSERT_NEAR(n_cpu[i], n_snorm[i], 1e-4) << "normal " << i;
+  EXPECT_NE(positions(dense), p_snorm);
+  EXPECT_EQ(runCli("pose " + common + " --device gpu --layout snorm8", &output), 2) << output;
 }
 
 }  // namespace

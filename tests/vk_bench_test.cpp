@@ -3,6 +3,8 @@
 // reports plausible numbers, and configurations over the size cap are reported as skipped.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "morphkit/gpu_bench.h"
 #include "vk_test_support.h"
 
@@ -22,8 +24,9 @@ TEST_F(VulkanTest, BenchRunsEveryVariant) {
   options.max_delta_bytes = 3000 * 52 * 24 - 1;  // the largest configuration is skipped
   Expected<GpuBenchReport> report = runGpuBench(*context_, options);
   ASSERT_TRUE(report) << report.error().message;
-  ASSERT_EQ(report->rows.size(), 2u * 2u * 4u);  // dense_f32_all, dense_f32, dense_f16, sparse
+  ASSERT_EQ(report->rows.size(), 2u * 2u * 5u);  // dense_f32_all, dense_f32, dense_f16, dense_snorm16, sparse
   size_t skipped = 0;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> f16_bytes;  // snorm16 moves f16's bytes (same slabs)
   for (const GpuBenchRow& row : report->rows) {
     if (!row.skipped.empty()) {
       ++skipped;
@@ -33,14 +36,19 @@ TEST_F(VulkanTest, BenchRunsEveryVariant) {
     }
     EXPECT_EQ(row.active, row.variant == "dense_f32_all" ? row.targets : 4u) << row.variant;
     EXPECT_GT(row.bytes, uint64_t(row.vertices) * 4);
+    if (row.variant == "dense_f16") f16_bytes[{row.vertices, row.targets}] = row.bytes;
+    if (row.variant == "dense_snorm16") {
+      EXPECT_EQ(row.bytes, f16_bytes.at({row.vertices, row.targets}));
+    }
     if (gpuDeviceInfo(*context_).timestamps) {
       EXPECT_GT(row.microseconds, 0.0) << row.variant;
       EXPECT_GT(row.gbps, 0.0) << row.variant;
     }
   }
-  EXPECT_EQ(skipped, 4u);
+  EXPECT_EQ(skipped, 5u);
   const std::string table = gpuBenchTable(*report);
   EXPECT_NE(table.find("dense_f16"), std::string::npos);
+  EXPECT_NE(table.find("dense_snorm16"), std::string::npos);
   EXPECT_NE(table.find("skipped"), std::string::npos);
   const std::string json = gpuBenchJson(*report);
   EXPECT_NE(json.find("\"percentOfCopy\""), std::string::npos);
@@ -58,7 +66,7 @@ TEST_F(VulkanTest, BenchRunsRigidRows) {
   options.skinned = false;
   Expected<GpuBenchReport> report = runGpuBench(*context_, options);
   ASSERT_TRUE(report) << report.error().message;
-  ASSERT_EQ(report->rows.size(), 4u);
+  ASSERT_EQ(report->rows.size(), 5u);
   for (const GpuBenchRow& row : report->rows) EXPECT_TRUE(row.skipped.empty()) << row.variant << ": " << row.skipped;
   EXPECT_TRUE(gpuValidationMessages(*context_).empty());
 }

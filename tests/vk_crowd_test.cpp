@@ -299,6 +299,8 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   ASSERT_TRUE(gp);
   Expected<GpuPrimitive*> sparse = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kSparse});
   ASSERT_TRUE(sparse);
+  Expected<GpuPrimitive*> snorm = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kDenseSnorm16});
+  ASSERT_TRUE(snorm);
   auto refused = [&](const GpuCrowdDesc& d, Error code, const std::string& needle) {
     Expected<GpuCrowd*> c = createGpuCrowd(*context_, d);
     ASSERT_FALSE(c) << needle;
@@ -308,6 +310,7 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   refused({nullptr, 3, true, 6}, Error::kInvalidArgument, "no primitive");
   refused({*gp, 0, true, 6}, Error::kInvalidArgument, "instance_count is 0");
   refused({*sparse, 3, true, 6}, Error::kInvalidArgument, "sparse");
+  refused({*snorm, 3, true, 6}, Error::kInvalidArgument, "deltas are dense_snorm16");  // crowd.comp reads f32/f16 only
   refused({*gp, 3, true, 1}, Error::kInvalidArgument, "1 joints");
   refused({*gp, 3, true, 6, kMaxCrowdGroup + 1}, Error::kInvalidArgument, "group_size 33");
   refused({*gp, 4000000000u, true, 6}, Error::kTooLarge, "4000000000 instances");  // checked before allocating
@@ -344,6 +347,7 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   destroyGpuCrowd(*context_, nullptr);
   destroyGpuPrimitive(*context_, *gp);
   destroyGpuPrimitive(*context_, *sparse);
+  destroyGpuPrimitive(*context_, *snorm);
 }
 
 // recordGpuCrowdJob in the caller's command buffer writes the bits GpuCrowdJob::run writes; gpuCrowdOutput

@@ -4,6 +4,8 @@
 //   positions ≤ 1e-5 × the primitive's bounding-box diagonal, normals/tangents ≤ 1e-4 absolute;
 //   f16 deltas add what f16 loses: Σ|wᵢ| × f16DeltaError().max_abs_* × √3 (× 2 for unit vectors, whose
 //   renormalization can double an error) — the bound is computed per case, not hard-coded.
+//   snorm16 deltas get no widening: they are held to the f32 bounds (its error, ≤ scale / 65534 per component,
+//   stays 7× or more below them on every case here; docs/PERFORMANCE.md "snorm16").
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,14 +163,15 @@ TEST_P(VkMorphLayoutTest, MatchesCpuReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, VkMorphLayoutTest,
-                         ::testing::Combine(::testing::Values(DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse),
+                         ::testing::Combine(::testing::Values(DeltaLayout::kDenseF32, DeltaLayout::kDenseF16,
+                                                              DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse),
                                             ::testing::Bool()),
                          [](const auto& param_info) {
                            return std::string(deltaLayoutName(std::get<0>(param_info.param))) +
                                   (std::get<1>(param_info.param) ? "_skinned" : "_rigid");
                          });
 
-// The kernel's fast loops (position + normal, position only; f32 and f16) and the generic loop, each with an
+// The kernel's fast loops (position + normal: f32, f16, snorm16; position only: f32) and the generic loop, each with an
 // odd number of active targets (the two-targets-per-iteration tail) and more than one workgroup's slice of
 // the active list (> 64 active targets staged in shared memory in turn), against the CPU reference.
 enum class RecordShape { kPositionNormal, kPositionOnly, kPositionNormalTangent };
@@ -198,7 +201,7 @@ TEST_F(VulkanTest, EveryRecordShapeAndActiveListLength) {
     ASSERT_TRUE(f);
     EXPECT_EQ(f->stride, shape == RecordShape::kPositionNormal ? 6u : shape == RecordShape::kPositionOnly ? 3u : 9u);
     SCOPED_TRACE("stride " + std::to_string(f->stride));
-    for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16}) {
+    for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16}) {
       checkBatch(*context_, p, layout, true, 2, 1);          // 150 active: three shared-memory slices, even
       checkBatch(*context_, p, layout, false, 2, 2);         // 75 active: odd
       checkBatch(*context_, p, layout, true, 1, 2, false);   // every target walked
@@ -361,7 +364,9 @@ TEST_F(VulkanTest, SharedModelsMatchCpuPose) {
     bool has_targets = false;
     for (const auto& d : prepared->primitives) has_targets |= !d.targets.empty();
     std::vector<std::optional<DeltaLayout>> layouts = {std::nullopt};
-    if (has_targets) layouts.insert(layouts.end(), {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse});
+    if (has_targets) {
+      layouts.insert(layouts.end(), {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse});
+    }
     // The CPU reference once per case; every layout is compared with it.
     std::vector<std::pair<uint32_t, double>> cases = {{kNone, 0.0}};
     for (uint32_t a = 0; a < prepared->animations.size(); ++a) {

@@ -115,7 +115,7 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
 }
 
 Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation, std::vector<Row>& rows) {
-  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse}) {
+  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
     Row row{"gpu", 0, deltaLayoutName(layout)};
     GpuUploadOptions upload;
     upload.layout = layout;
@@ -298,15 +298,15 @@ int runFileBench(const FileBenchOptions& o) {
                                                  anim_name.empty() ? "" : " \"" + anim_name + "\"", duration),
                o.frames, std::max(o.repetitions, 1u));
     if (!device.name.empty()) fmt::print("device: {} ({})\n", device.name, gpuDeviceTypeName(device.type));
-    fmt::print("{:<15} {:>7} {:<10} {:>10} {:>12} {:>10}\n", "path", "threads", "layout", "ms/frame", "GPU ms/frame",
+    fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10}\n", "path", "threads", "layout", "ms/frame", "GPU ms/frame",
                "x reference");
     for (const Row& r : rows) {
       const std::string threads_text = r.threads ? std::to_string(r.threads) : "-";
       const std::string layout_text = r.layout.empty() ? "-" : r.layout;
       if (!r.skipped.empty()) {
-        fmt::print("{:<15} {:>7} {:<10}   skipped: {}\n", r.path, threads_text, layout_text, r.skipped);
+        fmt::print("{:<15} {:>7} {:<13}   skipped: {}\n", r.path, threads_text, layout_text, r.skipped);
       } else {
-        fmt::print("{:<15} {:>7} {:<10} {:>10} {:>12} {:>10}\n", r.path, threads_text, layout_text, fixed(r.ms, 3),
+        fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10}\n", r.path, threads_text, layout_text, fixed(r.ms, 3),
                    fixed(r.gpu_ms, 3), fixed(reference_ms / r.ms, 1));
       }
     }

@@ -24,7 +24,7 @@ namespace {
 struct BenchOptions {
   std::vector<uint32_t> vertices = {10000, 100000, 1000000};
   std::vector<uint32_t> targets = {8, 52, 256, 1024};
-  std::vector<std::string> layouts = {"dense_f32", "dense_f16", "sparse"};
+  std::vector<std::string> layouts = {"dense_f32", "dense_f16", "dense_snorm16", "sparse"};
   uint32_t active = 16;
   uint32_t repetitions = 5;
   double max_delta_mib = 4096;
@@ -50,8 +50,9 @@ int runBench(const BenchOptions& o) {
   for (const std::string& name : o.layouts) {
     if (name == "dense_f32") options.layouts.push_back(DeltaLayout::kDenseF32);
     else if (name == "dense_f16") options.layouts.push_back(DeltaLayout::kDenseF16);
+    else if (name == "dense_snorm16") options.layouts.push_back(DeltaLayout::kDenseSnorm16);
     else if (name == "sparse") options.layouts.push_back(DeltaLayout::kSparse);
-    else return reportUsage("bench: unknown layout '" + name + "' (dense_f32, dense_f16, sparse)");
+    else return reportUsage("bench: unknown layout '" + name + "' (dense_f32, dense_f16, dense_snorm16, sparse)");
   }
   GpuContextOptions context_options;
   context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
@@ -138,7 +139,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
   sub->add_flag("--allow-external-paths", file_options->allow_external_paths, "FILE: let URIs point outside the file's folder");
   sub->add_option("--vertices", options->vertices, "vertex counts (default 10000 100000 1000000)")->delimiter(',');
   sub->add_option("--targets", options->targets, "morph target counts (default 8 52 256 1024)")->delimiter(',');
-  sub->add_option("--layouts", options->layouts, "dense_f32, dense_f16, sparse (default all)")->delimiter(',');
+  sub->add_option("--layouts", options->layouts, "dense_f32, dense_f16, dense_snorm16, sparse (default all)")->delimiter(',');
   sub->add_option("--active", options->active, "active targets for the active-list variants (default 16)");
   sub->add_option("--repetitions", options->repetitions,
                   "dispatches per configuration (FILE: passes over the frames per row), best is reported (default 5; FILE: 3)");

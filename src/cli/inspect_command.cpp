@@ -100,6 +100,9 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
       if (s.has_f16) {
         fmt::print("{:<14} f16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "", s.f16_position,
                    s.f16_normal, s.f16_tangent, s.f16_overflow ? " (OVERFLOW: f16 unusable)" : "");
+        fmt::print("{:<14} snorm16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "",
+                   s.snorm16_position, s.snorm16_normal, s.snorm16_tangent,
+                   s.snorm16_non_finite ? " (NON-FINITE delta: snorm16 unusable)" : "");
       }
       for (const auto& line : s.quantized) {
         if (!line.starts_with("targets[")) fmt::print("{:<14} quantized {}\n", "", shown(line));

@@ -51,7 +51,7 @@ struct PoseCommandOptions {
   std::string device = "cpu";    // cpu | gpu | N (a Vulkan device index)
   bool compare = false;          // run both, print the largest differences
   int gpu_index = -1;            // the deprecated --gpu N
-  std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | sparse
+  std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | snorm16 | sparse
   float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
   BudgetFlags budget;
   WeightOptions weights;         // --weights, --weights-file, --weights-csv, ...
@@ -314,6 +314,7 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
   GpuUploadOptions upload;
   if (options.layout == "dense") upload.layout = DeltaLayout::kDenseF32;
   if (options.layout == "f16") upload.layout = DeltaLayout::kDenseF16;
+  if (options.layout == "snorm16") upload.layout = DeltaLayout::kDenseSnorm16;
   if (options.layout == "sparse") upload.layout = DeltaLayout::kSparse;
   Expected<GpuPose*> gpu_pose = prepareGpuPose(**context, prepared, upload);
   if (!gpu_pose) return gpu_pose.error();
@@ -474,8 +475,8 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   addDeviceOption(sub, options->device, "cpu (default), gpu (Vulkan compute, the best device; same output) or a Vulkan device index");
   sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
   auto* gpu_index = sub->add_option("--gpu", options->gpu_index, "deprecated: use --device N")->group("");
-  sub->add_option("--layout", options->layout, "GPU delta layout: auto, dense, f16 or sparse")
-      ->check(CLI::IsMember({"auto", "dense", "f16", "sparse"}));
+  sub->add_option("--layout", options->layout, "GPU delta layout: auto, dense, f16, snorm16 or sparse")
+      ->check(CLI::IsMember({"auto", "dense", "f16", "snorm16", "sparse"}));
   sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
   addBudgetOptions(sub, options->budget);
   addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);

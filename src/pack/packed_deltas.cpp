@@ -83,6 +83,26 @@ std::vector<uint8_t> keptVertices(const PrimitiveData& p, const DeltaFormat& f, 
 
 void putWord(std::vector<uint8_t>& bytes, size_t offset, uint32_t word) { std::memcpy(bytes.data() + offset, &word, 4); }
 
+// The snorm16 scale slot of each component of a record (position 0, normal 1, tangent 2, texcoords/colors 3).
+std::vector<uint32_t> componentSlots(const DeltaFormat& f) {
+  std::vector<uint32_t> slot(f.stride, 3);
+  const uint32_t starts[3] = {f.position, f.normal, f.tangent};
+  for (uint32_t a = 0; a < 3; ++a) {
+    if (starts[a] == kLayoutAbsent) continue;
+    for (uint32_t c = 0; c < 3; ++c) slot[starts[a] + c] = a;
+  }
+  return slot;
+}
+
+// Largest |x| of the values; inf when one is inf or NaN (std::max would drop a NaN).
+float maxAbs(float current, const std::vector<float>& values) {
+  for (float x : values) {
+    if (!std::isfinite(x)) return HUGE_VALF;
+    current = std::max(current, std::fabs(x));
+  }
+  return current;
+}
+
 }  // namespace
 
 VertexFormat vertexFormat(const PrimitiveData& p) {
@@ -153,8 +173,13 @@ const char* deltaLayoutName(DeltaLayout layout) {
     case DeltaLayout::kDenseF32: return "dense_f32";
     case DeltaLayout::kDenseF16: return "dense_f16";
     case DeltaLayout::kSparse: return "sparse";
+    case DeltaLayout::kDenseSnorm16: return "dense_snorm16";
   }
   return "unknown";
+}
+
+uint32_t denseElementBytes(DeltaLayout layout) {
+  return layout == DeltaLayout::kDenseF16 || layout == DeltaLayout::kDenseSnorm16 ? 2 : 4;
 }
 
 uint64_t denseDeltaBytes(uint32_t vertex_count, uint32_t target_count, uint32_t stride, uint32_t element_bytes) {
@@ -229,6 +254,59 @@ float halfToFloat(uint16_t h) {
   return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
+uint64_t snorm16ScaleOffset(uint32_t vertex_count, uint32_t target_count, uint32_t stride) {
+  return denseDeltaBytes(vertex_count, target_count, stride, 2);
+}
+
+std::array<float, kSnorm16ScaleSlots> snorm16TargetScales(const MorphTargetData& t) {
+  std::array<float, kSnorm16ScaleSlots> scales{};
+  scales[0] = maxAbs(0.0f, t.position);
+  scales[1] = maxAbs(0.0f, t.normal);
+  scales[2] = maxAbs(0.0f, t.tangent);
+  for (const auto& set : t.texcoords) scales[3] = maxAbs(scales[3], set);
+  for (const auto& set : t.colors) scales[3] = maxAbs(scales[3], set);
+  return scales;
+}
+
+int16_t floatToSnorm16(float value, float scale) {
+  if (!(scale > 0.0f) || !std::isfinite(value)) return 0;
+  // In double: value / scale · 32767 is exact enough that the rounding is to the nearest step.
+  const double q = std::nearbyint(double(value) / double(scale) * 32767.0);
+  return int16_t(std::clamp(q, -32767.0, 32767.0));
+}
+
+float snorm16ToFloat(int16_t q, float scale) { return float(double(q) / 32767.0 * double(scale)); }
+
+std::array<float, kSnorm16ScaleSlots> packedSnorm16Scales(const PackedDeltas& packed, uint32_t target) {
+  std::array<float, kSnorm16ScaleSlots> scales{};
+  const uint64_t at = snorm16ScaleOffset(packed.vertex_count, packed.target_count, packed.format.stride) +
+                      4 * kSnorm16ScaleSlots * uint64_t(target);
+  if (packed.layout == DeltaLayout::kDenseSnorm16 && target < packed.target_count && at + 16 <= packed.bytes.size()) {
+    std::memcpy(scales.data(), packed.bytes.data() + at, 4 * kSnorm16ScaleSlots);
+  }
+  return scales;
+}
+
+Snorm16DeltaError snorm16DeltaError(const PrimitiveData& p) {
+  Snorm16DeltaError e;
+  auto scan = [&](const std::vector<float>& values, float scale, float& max_abs, float& max_scale) {
+    if (values.empty()) return;
+    max_scale = std::max(max_scale, scale);
+    for (float x : values) max_abs = std::max(max_abs, std::fabs(snorm16ToFloat(floatToSnorm16(x, scale), scale) - x));
+  };
+  for (const MorphTargetData& t : p.targets) {
+    const std::array<float, kSnorm16ScaleSlots> scales = snorm16TargetScales(t);
+    for (float scale : scales) e.non_finite |= !std::isfinite(scale);
+    if (e.non_finite) continue;
+    scan(t.position, scales[0], e.max_abs_position, e.max_scale_position);
+    scan(t.normal, scales[1], e.max_abs_normal, e.max_scale_normal);
+    scan(t.tangent, scales[2], e.max_abs_tangent, e.max_scale_tangent);
+    for (const auto& set : t.texcoords) scan(set, scales[3], e.max_abs_extra, e.max_scale_extra);
+    for (const auto& set : t.colors) scan(set, scales[3], e.max_abs_extra, e.max_scale_extra);
+  }
+  return e;
+}
+
 uint64_t sparseRecordCount(const PrimitiveData& p) {
   Expected<DeltaFormat> f = deltaFormat(p);
   if (!f) return 0;
@@ -266,6 +344,7 @@ Expected<PackedDeltas> packDeltas(const PrimitiveData& p, DeltaLayout layout) {
     return out;
   }
   std::vector<float> record(f.stride);
+  const std::vector<uint32_t> slot = componentSlots(f);
   if (layout == DeltaLayout::kSparse) {
     // Vertex-major gather list: for each vertex, its records in ascending target order, so the kernel's sum
     // has a fixed order and needs no atomics.
@@ -295,12 +374,25 @@ Expected<PackedDeltas> packDeltas(const PrimitiveData& p, DeltaLayout layout) {
     }
     return out;
   }
-  const size_t element = layout == DeltaLayout::kDenseF16 ? 2 : 4;
+  const size_t element = denseElementBytes(layout);
   const uint64_t total = denseDeltaBytes(p.vertex_count, out.target_count, f.stride, uint32_t(element));
+  const bool snorm = layout == DeltaLayout::kDenseSnorm16;
   out.target_bytes = out.target_count > 0 ? total / out.target_count : 0;
   out.record_count = uint64_t(p.vertex_count) * out.target_count;
-  out.bytes.assign(size_t(total), 0);
+  out.bytes.assign(size_t(total + (snorm ? 4 * kSnorm16ScaleSlots * uint64_t(out.target_count) : 0)), 0);
   for (uint32_t t = 0; t < out.target_count; ++t) {
+    std::array<float, kSnorm16ScaleSlots> scales{};
+    if (snorm) {
+      scales = snorm16TargetScales(p.targets[t]);
+      for (float scale : scales) {
+        if (!std::isfinite(scale)) {
+          return fail(Error::kInvalidArgument, "mesh " + std::to_string(p.mesh) + " primitive " + std::to_string(p.primitive) +
+                                                   " target " + std::to_string(t) +
+                                                   ": a delta is not finite (the snorm16 layout needs finite deltas)");
+        }
+      }
+      std::memcpy(out.bytes.data() + total + 4 * kSnorm16ScaleSlots * uint64_t(t), scales.data(), 4 * kSnorm16ScaleSlots);
+    }
     for (uint32_t v = 0; v < p.vertex_count; ++v) {
       gatherRecord(p, f, p.targets[t], v, record.data());
       for (uint32_t c = 0; c < f.stride; ++c) {
@@ -308,6 +400,9 @@ Expected<PackedDeltas> packDeltas(const PrimitiveData& p, DeltaLayout layout) {
         if (layout == DeltaLayout::kDenseF16) {
           const uint16_t h = floatToHalf(record[c]);
           std::memcpy(at, &h, 2);
+        } else if (snorm) {
+          const int16_t q = floatToSnorm16(record[c], scales[slot[c]]);
+          std::memcpy(at, &q, 2);
         } else {
           std::memcpy(at, &record[c], 4);
         }
@@ -333,7 +428,9 @@ std::vector<float> unpackTargetDeltas(const PackedDeltas& packed, uint32_t targe
     }
     return out;
   }
-  const size_t element = packed.layout == DeltaLayout::kDenseF16 ? 2 : 4;
+  const size_t element = denseElementBytes(packed.layout);
+  const std::array<float, kSnorm16ScaleSlots> scales = packedSnorm16Scales(packed, target);
+  const std::vector<uint32_t> slot = componentSlots(f);
   for (uint32_t v = 0; v < packed.vertex_count; ++v) {
     for (uint32_t c = 0; c < f.stride; ++c) {
       const uint8_t* at = packed.bytes.data() + denseElementIndex(packed.target_count, f.stride, target, v, c) * element;
@@ -342,6 +439,10 @@ std::vector<float> unpackTargetDeltas(const PackedDeltas& packed, uint32_t targe
         uint16_t h;
         std::memcpy(&h, at, 2);
         value = halfToFloat(h);
+      } else if (packed.layout == DeltaLayout::kDenseSnorm16) {
+        int16_t q;
+        std::memcpy(&q, at, 2);
+        value = snorm16ToFloat(q, scales[slot[c]]);
       } else {
         std::memcpy(&value, at, 4);
       }

@@ -132,7 +132,8 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         if (v.layout == DeltaLayout::kSparse) {
           delta_bytes = 4 * (uint64_t(vertices) + 1) + info.record_count * 4 * (1 + info.delta.stride);
         } else {
-          delta_bytes = uint64_t(vertices) * row.active * info.delta.stride * (v.layout == DeltaLayout::kDenseF16 ? 2 : 4);
+          // snorm16 also reads a 16-byte scale vec4 per walked target and workgroup (1/4 byte per record of 64 lanes).
+          delta_bytes = uint64_t(vertices) * row.active * info.delta.stride * denseElementBytes(v.layout);
         }
         row.bytes = vertex_bytes + delta_bytes;
         row.microseconds = best;

@@ -81,9 +81,10 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   if (!d.primitive) return fail(Error::kInvalidArgument, where + "no primitive");
   const GpuPrimitiveInfo& p = d.primitive->info;
   if (d.instance_count == 0) return fail(Error::kInvalidArgument, where + "instance_count is 0 (a crowd has at least one instance)");
-  if (p.target_count > 0 && p.delta.stride > 0 && p.layout == DeltaLayout::kSparse) {
-    return fail(Error::kInvalidArgument, where + "the primitive's deltas are sparse; the crowd kernel reads the dense layouts "
-                                                 "(upload with GpuUploadOptions::layout = kDenseF32 or kDenseF16)");
+  if (p.target_count > 0 && p.delta.stride > 0 && p.layout != DeltaLayout::kDenseF32 && p.layout != DeltaLayout::kDenseF16) {
+    return fail(Error::kInvalidArgument, where + "the primitive's deltas are " + deltaLayoutName(p.layout) +
+                                             "; the crowd kernel reads dense_f32 and dense_f16 "
+                                             "(upload with GpuUploadOptions::layout = kDenseF32 or kDenseF16)");
   }
   if (d.skinned && p.influence_sets == 0) {
     return fail(Error::kInvalidArgument, where + "skinned but the primitive has no JOINTS_n/WEIGHTS_n");

@@ -87,7 +87,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   if (!gp) return gp.error();
   const GpuPrimitiveInfo info = gpuPrimitiveInfo(**gp);
   const CrowdFrame frame = crowdFrame(options);
-  const uint64_t record_bytes = uint64_t(info.delta.stride) * (options.layout == DeltaLayout::kDenseF16 ? 2 : 4);
+  const uint64_t record_bytes = uint64_t(info.delta.stride) * denseElementBytes(options.layout);
   const uint64_t vertex_bytes = uint64_t(options.vertices) * info.vertex.stride * 4;
   report.output_bytes = vertex_bytes * options.instances;
   // The crowd's minimal bytes: base vertices and skin stream once, each target any instance uses once, every

@@ -22,7 +22,7 @@ static_assert(sizeof(ActiveTarget) == sizeof(gpu::MorphActiveTarget) &&
               offsetof(ActiveTarget, target) == offsetof(gpu::MorphActiveTarget, target) &&
               offsetof(ActiveTarget, weight) == offsetof(gpu::MorphActiveTarget, weight));
 
-// morph.comp indexes a delta buffer with 32-bit element indices (f16 elements at worst: 2 bytes), so one
+// morph.comp indexes a delta buffer with 32-bit element indices (f16/snorm16 elements at worst: 2 bytes), so one
 // delta buffer stays below 8 GiB; maxMemoryAllocationSize is smaller on every device we know.
 constexpr uint64_t kMaxDeltaBufferBytes = uint64_t(2) << 32;
 static_assert(kDeltaTileVertices == MORPH_GROUP_SIZE, "a dense delta tile is one workgroup's vertices");
@@ -187,9 +187,10 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
     e.vertex_count = info.vertex_count;
     e.target_count = info.target_count;
     e.active_count = 0;
-    e.flags = uint32_t(info.layout == DeltaLayout::kDenseF32   ? MORPH_LAYOUT_DENSE_F32
-                       : info.layout == DeltaLayout::kDenseF16 ? MORPH_LAYOUT_DENSE_F16
-                                                               : MORPH_LAYOUT_SPARSE);
+    e.flags = uint32_t(info.layout == DeltaLayout::kDenseF32       ? MORPH_LAYOUT_DENSE_F32
+                       : info.layout == DeltaLayout::kDenseF16     ? MORPH_LAYOUT_DENSE_F16
+                       : info.layout == DeltaLayout::kDenseSnorm16 ? MORPH_LAYOUT_DENSE_SNORM16
+                                                                   : MORPH_LAYOUT_SPARSE);
     if (info.target_count > 0 && info.delta.stride > 0) e.flags |= MORPH_FLAG_HAS_TARGETS;
     e.flags |= d.skinned ? MORPH_FLAG_SKINNED : MORPH_FLAG_TRANSFORM;
     e.vertex_stride = info.vertex.stride;

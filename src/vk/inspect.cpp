@@ -38,7 +38,7 @@ void checkSkinWeights(const Asset& asset, const Primitive& primitive, PrimitiveS
   s.skin_weights = normalizeSkinWeights(weights, influences);
 }
 
-void measureF16(const Asset& asset, uint32_t mesh, uint32_t primitive, PrimitiveSummary& s) {
+void measureDeltaErrors(const Asset& asset, uint32_t mesh, uint32_t primitive, PrimitiveSummary& s) {
   Expected<PrimitiveData> data = decodePrimitive(asset, mesh, primitive);
   if (!data || data->targets.empty()) return;
   F16DeltaError error = f16DeltaError(*data);
@@ -48,6 +48,12 @@ void measureF16(const Asset& asset, uint32_t mesh, uint32_t primitive, Primitive
   s.f16_tangent = error.max_abs_tangent;
   s.f16_extra = error.max_abs_extra;
   s.f16_overflow = error.overflow;
+  const Snorm16DeltaError snorm = snorm16DeltaError(*data);
+  s.snorm16_position = snorm.max_abs_position;
+  s.snorm16_normal = snorm.max_abs_normal;
+  s.snorm16_tangent = snorm.max_abs_tangent;
+  s.snorm16_extra = snorm.max_abs_extra;
+  s.snorm16_non_finite = snorm.non_finite;
 }
 
 std::string skinWeightWarning(uint32_t mesh, uint32_t primitive, const SkinWeightFix& fix) {
@@ -151,7 +157,7 @@ PrimitiveSummary summarizePrimitive(const Asset& asset, uint32_t mesh, uint32_t 
     s.target_attributes.push_back(std::move(names));
   }
   checkSkinWeights(asset, primitive, s);
-  if (!primitive.targets.empty()) measureF16(asset, mesh, primitive_index, s);  // decoding costs; only for targets
+  if (!primitive.targets.empty()) measureDeltaErrors(asset, mesh, primitive_index, s);  // decoding costs; only for targets
   return s;
 }
 
@@ -229,6 +235,9 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
       if (s.has_f16) {
         json.key("f16MaxError").beginObject().field("position", s.f16_position).field("normal", s.f16_normal);
         json.field("tangent", s.f16_tangent).field("extra", s.f16_extra).field("overflow", s.f16_overflow).endObject();
+        json.key("snorm16MaxError").beginObject().field("position", s.snorm16_position).field("normal", s.snorm16_normal);
+        json.field("tangent", s.snorm16_tangent).field("extra", s.snorm16_extra).field("nonFinite", s.snorm16_non_finite);
+        json.endObject();
       }
       json.key("sparse").array(std::span<const std::string>(s.sparse));
       json.key("quantized").array(std::span<const std::string>(s.quantized));

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // morphkit/packed_deltas.h — part of the pack module (src/pack/, docs/LAYOUTS.md): the byte layouts the Vulkan
-// compute path uploads (interleaved vertices, dense f32/f16 and CSR deltas, the skin stream), as pure functions
+// compute path uploads (interleaved vertices, dense f32/f16/snorm16 and CSR deltas, the skin stream), as pure functions
 // `PrimitiveData → bytes + layout descriptor`, each with a decoder (used by the tests) that turns the bytes
 // back into plain float arrays. No Vulkan here: these run and are tested without a device.
 // Every byte is drawn in docs/LAYOUTS.md; the GPU-side structs are in shaders/morph_shared.h.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -47,8 +48,12 @@ enum class DeltaLayout : uint8_t {
   kDenseF32,  // f32 records in vertex tiles × target slabs × planes (below)
   kDenseF16,  // same order, IEEE binary16 (round to nearest even)
   kSparse,    // per-vertex CSR: rows[v]..rows[v+1] index records (target u32, f32 delta record), targets ascending
+  kDenseSnorm16,  // same order, int16 q = round(Δ / scale · 32767) with a scale per (target, attribute group),
+                  // then the scales (kSnorm16ScaleSlots f32 per target) after the last slab
 };
-const char* deltaLayoutName(DeltaLayout layout);  // "dense_f32", "dense_f16", "sparse"
+const char* deltaLayoutName(DeltaLayout layout);  // "dense_f32", "dense_f16", "sparse", "dense_snorm16"
+// Bytes of one delta component: 2 for f16 and snorm16, else 4.
+uint32_t denseElementBytes(DeltaLayout layout);
 
 // The components of one (vertex, target) delta record: the union of the attributes the targets carry.
 // Offsets in components; kLayoutAbsent when no target moves that attribute (or the base lacks it).
@@ -78,12 +83,15 @@ struct PackedDeltas {
   DeltaFormat format;
   uint32_t vertex_count = 0, target_count = 0;
   uint64_t target_bytes = 0;    // dense: bytes one target occupies (its slabs over every tile); sparse: 0
-  std::vector<uint8_t> bytes;   // dense: denseDeltaBytes (tiled); sparse: the records (4·(1 + stride) bytes each)
+  // dense: denseDeltaBytes (tiled), snorm16 then its scale block (snorm16ScaleOffset); sparse: the records
+  // (4·(1 + stride) bytes each)
+  std::vector<uint8_t> bytes;
   std::vector<uint32_t> rows;   // sparse: vertex_count + 1 record offsets; dense: empty
   uint64_t record_count = 0;    // sparse: records stored; dense: vertex_count × target_count
 };
 
-// Packs every target of the primitive in the given layout. The sparse layout keeps a (vertex, target)
+// Packs every target of the primitive in the given layout. kDenseSnorm16 fails with kInvalidArgument when a
+// delta is not finite (one inf would make its whole attribute's scale useless). The sparse layout keeps a (vertex, target)
 // record when any of its delta components is non-zero, or when the vertex is listed in one of the
 // target's glTF sparse accessors (MorphTargetData::*_sparse_indices, glTF 2.0 §3.6.2.3).
 Expected<PackedDeltas> packDeltas(const PrimitiveData& primitive, DeltaLayout layout);
@@ -101,6 +109,32 @@ std::vector<float> unpackTargetDeltas(const PackedDeltas& packed, uint32_t targe
 // IEEE 754 binary16 conversions (round to nearest even; overflow → ±inf; NaN stays NaN).
 uint16_t floatToHalf(float value);
 float halfToFloat(uint16_t half);
+
+// ---- snorm16 (docs/LAYOUTS.md §3d) ----
+// The scales of one target: slot 0 position, 1 normal, 2 tangent, 3 every texcoord and color component. A
+// scale is the largest |Δ| of its group over every vertex (0 when the target does not move it).
+inline constexpr uint32_t kSnorm16ScaleSlots = 4;
+// Byte offset of the scale block (target_count × kSnorm16ScaleSlots f32, one 16-byte vec4 per target) in the
+// snorm16 delta buffer: right after the slabs.
+uint64_t snorm16ScaleOffset(uint32_t vertex_count, uint32_t target_count, uint32_t stride);
+// The scales of target `t` of the primitive, as packDeltas stores them (non-finite when a delta is).
+std::array<float, kSnorm16ScaleSlots> snorm16TargetScales(const MorphTargetData& t);
+// q = round(value / scale · 32767), clamped to ±32767 (never -32768, so GLSL's unpackSnorm2x16 needs no clamp);
+// 0 when scale is 0. Decoded: q / 32767 · scale, rounded once to float. |decoded − value| ≤ scale / 65534 plus
+// that last rounding (half an ulp of the decoded value).
+int16_t floatToSnorm16(float value, float scale);
+float snorm16ToFloat(int16_t q, float scale);
+// The scales a snorm16 buffer stores for target `target` (zeros for other layouts).
+std::array<float, kSnorm16ScaleSlots> packedSnorm16Scales(const PackedDeltas& packed, uint32_t target);
+
+// What the snorm16 layout loses on one primitive: the largest |snorm16(Δ) − Δ| per attribute over all targets,
+// and per attribute the largest scale (the error is at most scale / 65534). For `morphkit inspect`.
+struct Snorm16DeltaError {
+  float max_abs_position = 0, max_abs_normal = 0, max_abs_tangent = 0, max_abs_extra = 0;
+  float max_scale_position = 0, max_scale_normal = 0, max_scale_tangent = 0, max_scale_extra = 0;
+  bool non_finite = false;  // some Δ is inf or NaN: the snorm16 layout must not be used
+};
+Snorm16DeltaError snorm16DeltaError(const PrimitiveData& primitive);
 
 // What the f16 layout loses on one primitive: the largest |f16(Δ) − Δ| over all targets and components,
 // per attribute, and the largest |Δ| for scale. For `morphkit inspect`.

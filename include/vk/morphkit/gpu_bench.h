@@ -4,7 +4,8 @@
 //
 // Effective bandwidth = the minimal bytes a layout must move / the dispatch time, where the minimal bytes are
 //   base vertices read + output vertices written + skin stream read
-//   + dense:  vertices × walked targets × delta stride × (4 for f32, 2 for f16)
+//   + dense:  vertices × walked targets × delta stride × (4 for f32, 2 for f16 and snorm16; snorm16's scales,
+//             16 bytes per walked target and workgroup, are left out)
 //   + sparse: rows (4·(V+1)) + every stored record (4·(1 + stride) bytes each; the kernel reads each record's
 //             target index and skips zero weights, but the record is in its cache line anyway).
 // The copy kernel's GB/s is 2 × bytes / time (read + write) over `copy_bytes`.
@@ -27,7 +28,8 @@ struct GpuBenchOptions {
   uint32_t repetitions = 5;      // best of N dispatches
   uint64_t max_delta_bytes = uint64_t(4) << 30;  // skip (V, T) whose dense f32 deltas exceed this
   uint64_t copy_bytes = uint64_t(1024) << 20;    // copy-kernel buffer size (capped at maxMemoryAllocationSize)
-  std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kSparse};
+  std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16,
+                                      DeltaLayout::kSparse};
   bool all_targets = true;       // also run dense f32 walking every target (no active list)
   bool skinned = true;           // 4 joints per vertex from a 32-joint palette; false: rigid (model matrix only)
   // Called after each (vertices, targets) configuration with (done, total); the CLI draws its progress bar.
@@ -36,7 +38,7 @@ struct GpuBenchOptions {
 
 struct GpuBenchRow {
   uint32_t vertices = 0, targets = 0, active = 0;  // active: targets the kernel walked (sparse: weights non-zero)
-  std::string variant;   // "dense_f32", "dense_f32_all", "dense_f16", "sparse"
+  std::string variant;   // "dense_f32", "dense_f32_all", "dense_f16", "dense_snorm16", "sparse"
   double microseconds = 0.0;
   uint64_t bytes = 0;    // minimal bytes moved (see above)
   double gbps = 0.0;

@@ -42,6 +42,9 @@ struct PrimitiveSummary {
   bool has_f16 = false;
   float f16_position = 0, f16_normal = 0, f16_tangent = 0, f16_extra = 0;
   bool f16_overflow = false;
+  // The same for the snorm16 layout (per-target, per-attribute scales); measured with f16.
+  float snorm16_position = 0, snorm16_normal = 0, snorm16_tangent = 0, snorm16_extra = 0;
+  bool snorm16_non_finite = false;
 };
 // Requires a validated asset (morphkit/gltf.h) and indices in range.
 PrimitiveSummary summarizePrimitive(const Asset& asset, uint32_t mesh, uint32_t primitive);
