@@ -3,7 +3,11 @@
 // reports plausible numbers, and configurations over the size cap are reported as skipped.
 #include <gtest/gtest.h>
 
+#include <simdjson.h>
+
 #include <map>
+#include <string>
+#include <string_view>
 
 #include "morphkit/gpu_bench.h"
 #include "vk_test_support.h"
@@ -69,6 +73,29 @@ TEST_F(VulkanTest, BenchRunsRigidRows) {
   ASSERT_EQ(report->rows.size(), 5u);
   for (const GpuBenchRow& row : report->rows) EXPECT_TRUE(row.skipped.empty()) << row.variant << ": " << row.skipped;
   EXPECT_TRUE(gpuValidationMessages(*context_).empty());
+}
+
+// The CLI's --layouts: dense_snorm16 alone gives one row of that layout; an unknown name and --crowd with snorm16
+// are usage errors naming what is accepted.
+TEST(BenchCommand, LayoutsFlagTakesSnorm16) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(
+      dir, "bench --vertices 500 --targets 8 --layouts dense_snorm16 --active 4 --repetitions 1 --copy-mib 1 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+  simdjson::dom::array rows = root["rows"].get_array();
+  ASSERT_EQ(rows.size(), 1u) << run.out;
+  EXPECT_EQ(std::string_view(rows.at(0)["layout"].get_string()), "dense_snorm16");
+  EXPECT_EQ(uint64_t(rows.at(0)["active"].get_uint64()), 4u);
+  run = test::runMorphkit(dir, "bench --vertices 500 --targets 8 --layouts dense_snorm8");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unknown layout 'dense_snorm8' (dense_f32, dense_f16, dense_snorm16, sparse)"), std::string::npos) << run.err;
+  run = test::runMorphkit(dir, "bench --crowd 4 --layouts dense_snorm16");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--crowd takes one layout, dense_f32 or dense_f16"), std::string::npos) << run.err;
 }
 
 }  // namespace
