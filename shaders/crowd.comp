@@ -107,7 +107,8 @@ vec3 recordVec3(in float rec[kRecordMax], uint offset) { return vec3(rec[offset]
 #include "skin.glsl"
 Matrices g_matrices;
 uint skinStreamWord(uint index) { return Uints(pc.skin_address).u[index]; }
-mat4 skinJointMatrix(uint joint) { return g_matrices.m[1u + joint]; }
+mat4 relativeMatrix(uint block) { return g_matrices.m[block]; }
+mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
 
 
 void main() {
@@ -208,13 +209,8 @@ void main() {
     }
 
     // Stage 2 (§3.7.3) or the node's transform, relative to the instance's origin (skin.glsl, LAYOUTS.md §5).
-    Matrices mats = Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u);
-    if (SKINNED) {
-      g_matrices = mats;
-      skinRelative(v, INFLUENCE_SETS, mats.m[0], p, n, t.xyz);
-    } else {
-      rigidRelative(mats.m[0], mats.m[1], mats.m[2], p, n, t.xyz);
-    }
+    g_matrices = Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u);
+    deformRelative(SKINNED, v, INFLUENCE_SETS, p, n, t.xyz);
 
     // Stage 3: renormalize and write this instance's copy of the vertex.
     uint64_t out_address = pc.output_address + uint64_t(instance) * pc.instance_bytes;

@@ -301,7 +301,8 @@ void morphSparse(in MorphEntry e, uint v, inout Sums s) {
 Uints g_skin_words;
 Matrices g_matrices;
 uint skinStreamWord(uint index) { return g_skin_words.u[index]; }
-mat4 skinJointMatrix(uint joint) { return g_matrices.m[1u + joint]; }
+mat4 relativeMatrix(uint block) { return g_matrices.m[block]; }
+mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
 
 void main() {
   uint group = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
@@ -361,14 +362,11 @@ void main() {
   t.xyz += s.t;
 
   // Stage 2: skinning (§3.7.3) or the node's transform, on matrices relative to an origin (skin.glsl,
-  // docs/LAYOUTS.md §5): m[0] is the origin block, then the joints (skinned) or the model and normal matrices.
-  if ((e.flags & MORPH_FLAG_SKINNED) != 0u) {
-    g_skin_words = Uints(e.skin_address);
+  // docs/LAYOUTS.md §5).
+  if ((e.flags & (MORPH_FLAG_SKINNED | MORPH_FLAG_TRANSFORM)) != 0u) {
     g_matrices = Matrices(e.matrices_address);
-    skinRelative(v, e.influence_sets, g_matrices.m[0], p, n, t.xyz);
-  } else if ((e.flags & MORPH_FLAG_TRANSFORM) != 0u) {
-    Matrices mats = Matrices(e.matrices_address);
-    rigidRelative(mats.m[0], mats.m[1], mats.m[2], p, n, t.xyz);
+    g_skin_words = Uints(e.skin_address);  // read only when skinned
+    deformRelative((e.flags & MORPH_FLAG_SKINNED) != 0u, v, e.influence_sets, p, n, t.xyz);
   }
 
   // Stage 3: renormalize and write (texcoords/colors are copied, plus their deltas when morphed).

@@ -7,7 +7,7 @@
 // The skin stream (docs/LAYOUTS.md): per vertex 4·sets u32 joint indices, then 4·sets f32 weights (as u32 bits).
 // Normals and tangents take the blended matrix's 3×3 itself, as three.js, Babylon.js and the CPU reference do.
 // The includer defines, after including this file, the two hooks declared below. The compute kernels also use the
-// origin split at the end of the file.
+// origin split at the end of the file (one more hook).
 #ifndef MORPHKIT_SKIN_GLSL
 #define MORPHKIT_SKIN_GLSL
 
@@ -30,33 +30,37 @@ mat4 skinBlend(uint vertex, uint sets, inout float weight_sum) {
   return m;
 }
 
-// ---- The compute kernels' origin split (docs/LAYOUTS.md §5) ----
-// morph.comp and crowd.comp get matrices relative to an origin block: origin[0] holds the primitive's pivot,
-// origin[1] and origin[2] the origin as a high and a low float. Every product works on small numbers (the morphed
-// position minus the pivot); the origin is added last, weighted like every joint (`excess` = Σ weights − 1, 0 for
-// a rigid node), so a primitive far from 0 keeps its digits. `precise`: the two adds in this order, never fused.
-vec3 skinPlace(vec3 p, mat4 origin, float excess) {
+// ---- The compute kernels' stage 2: the origin split (docs/LAYOUTS.md §5) ----
+// morph.comp and crowd.comp get matrices relative to an origin block, read through one more hook: block 0 holds
+// the primitive's pivot (column 0) and the origin as a high and a low float (columns 1 and 2); then come the joint
+// matrices (skinned: skinJointMatrix(j) is block 1 + j) or the node's model and normal matrices (blocks 1, 2).
+// Every product works on small numbers (the morphed position minus the pivot); the origin is added last, weighted
+// like every joint (`excess` = Σ weights − 1; 0 for a rigid node), so a primitive far from 0 keeps its digits.
+mat4 relativeMatrix(uint block);
+
+// Skins the morphed p, n, t of `vertex` (§3.7.3) or applies the node's transform, then places the result at the
+// origin. Normals and tangents take the blended matrix itself, as three.js, Babylon.js and the CPU reference do (a
+// blend of rotations is not orthogonal; its inverse-transpose would differ from every engine).
+void deformRelative(bool skinned, uint vertex, uint sets, inout vec3 p, inout vec3 n, inout vec3 t) {
+  mat4 origin = relativeMatrix(0u);
+  vec3 rel = p - origin[0].xyz;
+  float excess = 0.0;
+  if (skinned) {
+    excess = -1.0;
+    mat4 m = skinBlend(vertex, sets, excess);
+    p = (m * vec4(rel, 1.0)).xyz;
+    n = mat3(m) * n;
+    t = mat3(m) * t;
+  } else {
+    mat4 model = relativeMatrix(1u);
+    p = (model * vec4(rel, 1.0)).xyz;
+    n = mat3(relativeMatrix(2u)) * n;
+    t = mat3(model) * t;
+  }
+  // `precise`: these two adds in this order, never fused, whatever the driver.
   precise vec3 low = p + origin[2].xyz + excess * origin[1].xyz;
   precise vec3 placed = low + origin[1].xyz;
-  return placed;
-}
-
-// Skins the morphed p, n, t of `vertex` relative to `origin` (§3.7.3). Normals and tangents take the blended matrix
-// itself, as three.js, Babylon.js and the CPU reference do (a blend of rotations is not orthogonal; its
-// inverse-transpose would differ from every engine).
-void skinRelative(uint vertex, uint sets, mat4 origin, inout vec3 p, inout vec3 n, inout vec3 t) {
-  float excess = -1.0;
-  mat4 m = skinBlend(vertex, sets, excess);
-  p = skinPlace((m * vec4(p - origin[0].xyz, 1.0)).xyz, origin, excess);
-  n = mat3(m) * n;
-  t = mat3(m) * t;
-}
-
-// An unskinned primitive under its node's transform (`model`) and normal matrix, relative to `origin`.
-void rigidRelative(mat4 origin, mat4 model, mat4 normal_matrix, inout vec3 p, inout vec3 n, inout vec3 t) {
-  p = skinPlace((model * vec4(p - origin[0].xyz, 1.0)).xyz, origin, 0.0);
-  n = mat3(normal_matrix) * n;
-  t = mat3(model) * t;
+  p = placed;
 }
 
 #endif  // MORPHKIT_SKIN_GLSL
