@@ -8,8 +8,8 @@
 // binary search over first_group, so every workgroup is uniform (one entry, one layout, one branch).
 // Variants: MORPH_STORAGE16 reads f16 deltas through 16-bit storage (storageBuffer16BitAccess); without
 // it f16 deltas are read as u32 words and unpacked with unpackHalf2x16. The byte layout is the same. snorm16
-// deltas are always read as u32 words (unpackSnorm2x16); their scales are folded into the weights once per
-// workgroup (s_scaled), so the inner loop is f16's.
+// deltas are always read as u32 words and converted as the integers q they are (snormQ2x16); 1/32767 and their
+// scales are folded into the weights once per workgroup (s_scaled), so the inner loop costs f16's.
 //
 // Speed (docs/PERFORMANCE.md): the common record shapes (position + normal: f32, f16, snorm16; position only: f32) take
 // a loop with no per-target branch, whole-plane vector loads (one 16-byte load per 4 f32 components) from
@@ -49,7 +49,8 @@ layout(push_constant) uniform PushBlock { MorphPush pc; };
 // A slice of the entry's active-target list, staged once per workgroup: every invocation of a group belongs
 // to the same entry, so all of them walk the same list.
 shared MorphActiveTarget s_active[MORPH_GROUP_SIZE];
-// snorm16 only: s_active's weight times its target's scales (position, normal, tangent, extra; docs/LAYOUTS.md §3d).
+// snorm16 only: s_active's weight times its target's scales (position, normal, tangent, extra; docs/LAYOUTS.md §3d)
+// and 1/32767, so a delta is this times its integer q.
 shared vec4 s_scaled[MORPH_GROUP_SIZE];
 
 // The morph sums of one vertex.
@@ -70,10 +71,14 @@ float loadF16(uint64_t address, uint index) {
 #endif
 }
 
-// snorm16: q / 32767 (the scale is in the weight). Never -32768, so no clamp matters.
+// snorm16: the two int16 of a word as exact floats q (half 0 in the low bits), sign-extended: one integer-to-float
+// conversion each, like unpackHalf2x16, where unpackSnorm2x16 would add a multiply and a clamp per component
+// (1/32767 is in the staged weight instead; q is never -32768, so no clamp is needed).
+vec2 snormQ2x16(uint word) { return vec2(float(bitfieldExtract(int(word), 0, 16)), float(int(word) >> 16)); }
+
 float loadSnorm16(uint64_t address, uint index) {
   uint word = Uints(address).u[index >> 1];
-  return unpackSnorm2x16(word >> ((index & 1u) * 16u)).x;
+  return (index & 1u) == 0u ? float(bitfieldExtract(int(word), 0, 16)) : float(int(word) >> 16);
 }
 
 // `kind`: the element type, as MORPH_LAYOUT_* (the sparse layout's records are f32).
@@ -192,8 +197,9 @@ void addPNF16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums
   s.n += vec3(a.w, b);
 }
 
-// Position + normal, snorm16: f16's loads with unpackSnorm2x16, and per target the weight times its position and
-// normal scales (s_scaled.xy) instead of the weight; position and normal sums apart, as their weights differ.
+// Position + normal, snorm16: f16's loads converted with snormQ2x16, and per target the weight times its position
+// and normal scales / 32767 (s_scaled.xy) instead of the weight; position and normal sums apart, as their weights
+// differ.
 void addPNSnorm16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   UVec2s planes8 = UVec2s(e.delta_address);
   Uints planes4 = Uints(e.delta_address);
@@ -203,20 +209,20 @@ void addPNSnorm16(in MorphEntry e, uint lane, uint count, uint slab_base, inout 
     uint k0 = (slab_base + s_active[i].target) * 96u, k1 = (slab_base + s_active[i + 1u].target) * 96u;
     vec2 w0 = s_scaled[i].xy, w1 = s_scaled[i + 1u].xy;
     uvec2 q0 = planes8.v[k0 + lane], q1 = planes8.v[k1 + lane];
-    vec4 x0 = vec4(unpackSnorm2x16(q0.x), unpackSnorm2x16(q0.y));
-    vec4 x1 = vec4(unpackSnorm2x16(q1.x), unpackSnorm2x16(q1.y));
+    vec4 x0 = vec4(snormQ2x16(q0.x), snormQ2x16(q0.y));
+    vec4 x1 = vec4(snormQ2x16(q1.x), snormQ2x16(q1.y));
     p0 = morphAdd(p0, w0.x, x0.xyz);
     p1 = morphAdd(p1, w1.x, x1.xyz);
-    n0 = morphAdd(n0, w0.y, vec3(x0.w, unpackSnorm2x16(planes4.u[2u * k0 + 128u + lane])));
-    n1 = morphAdd(n1, w1.y, vec3(x1.w, unpackSnorm2x16(planes4.u[2u * k1 + 128u + lane])));
+    n0 = morphAdd(n0, w0.y, vec3(x0.w, snormQ2x16(planes4.u[2u * k0 + 128u + lane])));
+    n1 = morphAdd(n1, w1.y, vec3(x1.w, snormQ2x16(planes4.u[2u * k1 + 128u + lane])));
   }
   if (i < count) {
     uint k0 = (slab_base + s_active[i].target) * 96u;
     vec2 w0 = s_scaled[i].xy;
     uvec2 q0 = planes8.v[k0 + lane];
-    vec4 x0 = vec4(unpackSnorm2x16(q0.x), unpackSnorm2x16(q0.y));
+    vec4 x0 = vec4(snormQ2x16(q0.x), snormQ2x16(q0.y));
     p0 = morphAdd(p0, w0.x, x0.xyz);
-    n0 = morphAdd(n0, w0.y, vec3(x0.w, unpackSnorm2x16(planes4.u[2u * k0 + 128u + lane])));
+    n0 = morphAdd(n0, w0.y, vec3(x0.w, snormQ2x16(planes4.u[2u * k0 + 128u + lane])));
   }
   s.p += p0 + p1;
   s.n += n0 + n1;
@@ -258,7 +264,7 @@ void morphDense(in MorphEntry e, uint v, bool live, inout Sums s) {
     if (gl_LocalInvocationID.x < count) {
       MorphActiveTarget a = actives.a[first + gl_LocalInvocationID.x];
       s_active[gl_LocalInvocationID.x] = a;
-      if (snorm) s_scaled[gl_LocalInvocationID.x] = a.weight * scales.v[a.target];
+      if (snorm) s_scaled[gl_LocalInvocationID.x] = a.weight * (1.0 / 32767.0) * scales.v[a.target];
     }
     barrier();
     if (!live) continue;
