@@ -46,16 +46,10 @@ layout(constant_id = CROWD_SC_INFLUENCE_SETS) const uint INFLUENCE_SETS = 0u;
 // The morph sums one instance keeps per vertex, laid out like a delta record: max(DELTA_STRIDE, 1).
 layout(constant_id = CROWD_SC_SUMS) const uint kSums = 1u;
 
-// A record has at most 3 + 3 + 3 + MORPH_MAX_EXTRA = 25 components: 7 planes of 4.
-const uint kRecordMax = 28u;
-const uint kPlanes = (DELTA_STRIDE + 3u) / 4u;
-
+#include "crowd_record.glsl"
 
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Floats { float f[]; };
-layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer Vec2s { vec2 v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Vec4s { vec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Uints { uint u[]; };
-layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer UVec2s { uvec2 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict writeonly buffer OutFloats { float f[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) restrict writeonly buffer OutVec2s { vec2 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { mat4 m[]; };
@@ -67,39 +61,6 @@ shared float s_weight[CROWD_CHUNK * G];
 // Stage 1 hands the sums to stage 2 through shared memory: sum c of instance g for lane l at (g·kSums + c)·64 + l
 // (consecutive lanes, consecutive banks). This is what bounds G: 256 · G · kSums bytes (crowd_shared.h).
 shared float s_sums[G * kSums * MORPH_GROUP_SIZE];
-
-// ---- One delta record of the dense layout (docs/LAYOUTS.md §3a): slab `slab`, tile lane `lane` ----
-// Plane k holds components 4k … 4k+3 of the tile's 64 records, width min(4, stride − 4k); a full plane is one
-// 16-byte (f32) or 8-byte (f16) load. Every width is a constant once specialized.
-float loadHalf(uint index) {
-  uint word = Uints(pc.delta_address).u[index >> 1];
-  return unpackHalf2x16(word >> ((index & 1u) * 16u)).x;
-}
-
-void loadRecord(uint slab, uint lane, inout float rec[kRecordMax]) {
-  [[unroll]] for (uint k = 0u; k < kPlanes; ++k) {
-    uint width = min(4u, DELTA_STRIDE - 4u * k);
-    uint first = slab * (MORPH_GROUP_SIZE * DELTA_STRIDE) + MORPH_GROUP_SIZE * 4u * k + lane * width;
-    if (!DELTA_F16 && width == 4u) {
-      vec4 x = Vec4s(pc.delta_address).v[first >> 2];
-      rec[4u * k] = x.x, rec[4u * k + 1u] = x.y, rec[4u * k + 2u] = x.z, rec[4u * k + 3u] = x.w;
-    } else if (!DELTA_F16 && width == 2u) {
-      vec2 x = Vec2s(pc.delta_address).v[first >> 1];
-      rec[4u * k] = x.x, rec[4u * k + 1u] = x.y;
-    } else if (DELTA_F16 && width == 4u) {
-      uvec2 h = UVec2s(pc.delta_address).v[first >> 2];
-      vec2 a = unpackHalf2x16(h.x), b = unpackHalf2x16(h.y);
-      rec[4u * k] = a.x, rec[4u * k + 1u] = a.y, rec[4u * k + 2u] = b.x, rec[4u * k + 3u] = b.y;
-    } else if (DELTA_F16 && width == 2u) {
-      vec2 a = unpackHalf2x16(Uints(pc.delta_address).u[first >> 1]);
-      rec[4u * k] = a.x, rec[4u * k + 1u] = a.y;
-    } else {
-      [[unroll]] for (uint c = 0u; c < 4u; ++c) {
-        if (c < width) rec[4u * k + c] = DELTA_F16 ? loadHalf(first + c) : Floats(pc.delta_address).f[first + c];
-      }
-    }
-  }
-}
 
 vec3 recordVec3(in float rec[kRecordMax], uint offset) { return vec3(rec[offset], rec[offset + 1u], rec[offset + 2u]); }
 
@@ -141,7 +102,7 @@ void main() {
     if (!live) continue;
     for (uint i = 0u; i < count; ++i) {
       float rec[kRecordMax];
-      loadRecord(tile * pc.target_count + s_target[i], lane, rec);
+      loadRecord(pc.delta_address, tile * pc.target_count + s_target[i], lane, rec);
       [[unroll]] for (uint g = 0u; g < G; ++g) {
         float w = s_weight[i * G + g];
         // Uniform over the workgroup (one target, one instance): instances that do not use the target skip it

@@ -33,10 +33,22 @@ namespace morphkit::gpu {
 #define CROWD_SC_SKINNED 12        // 1: joint palettes, 0: model + normal matrix per instance
 #define CROWD_SC_INFLUENCE_SETS 13 // JOINTS_n/WEIGHTS_n sets (skinned)
 #define CROWD_SC_SUMS 14           // morph sums per instance and vertex: max(DELTA_STRIDE, 1)
-#define CROWD_SC_COUNT 15
+// crowd2.comp only (crowd.comp ignores them):
+#define CROWD_SC_SLICE 15          // union entries whose deltas are staged in shared memory at a time
+#define CROWD_SC_PALETTE_SHARED 16 // 1: the group's palettes are staged in shared memory as 3×4 rows
+#define CROWD_SC_PALETTE_JOINTS 17 // joints staged per instance (>= 1; 1 when not staged)
+#define CROWD_SC_SUBTILES 18       // CROWD2_TILE-vertex tiles one workgroup walks in turn
+#define CROWD_SC_STAGE_DELTAS 19   // 1: the slice's records staged in shared memory (v2), 0: read per warp (v3)
+#define CROWD_SC_DELTA_SLOTS 20    // records staged per slice: SLICE (v2) or 1 (v3, unused)
+#define CROWD_SC_COUNT 21
 
-// Push constants of crowd.comp. Workgroup (x, y) = (instance group, vertex tile of MORPH_GROUP_SIZE vertices);
-// instance group k holds instances k·G … k·G + G − 1 (G = the group size; the last group may be partial).
+// crowd2.comp: workgroup (CROWD2_TILE, G) — one subgroup-sized row of invocations per instance of the group, one
+// invocation per (vertex, instance). 32 = one NVIDIA warp, so a warp serves one instance.
+#define CROWD2_TILE 32
+
+// Push constants of both crowd kernels. Workgroup (x, y) = (instance group, vertex tile: MORPH_GROUP_SIZE vertices in
+// crowd.comp, SUBTILES × CROWD2_TILE in crowd2.comp); instance group k holds instances k·G … k·G + G − 1 (G = the
+// group size; the last group may be partial).
 struct CrowdPush {
   MORPH_U64 base_address;      // base vertices, vertex_stride floats each
   MORPH_U64 delta_address;     // dense deltas: vertex-tiled slabs (docs/LAYOUTS.md §3a)

@@ -5,6 +5,10 @@
 //   - crowd vs crowd with other group sizes, and vs a crowd of one instance: BIT-IDENTICAL (memcmp). Each
 //     instance's morph sum is one `precise` fma chain over the ascending union of its group; a zero weight adds
 //     exactly nothing, so sharing a group with other instances cannot change a bit.
+//   - kernels v2 and v3 (crowd2.comp) vs v1 (crowd.comp): BIT-IDENTICAL (memcmp), at every group size: they compute
+//     the same morphAdd chain per instance and the same skinning, origin and output calls, one instance per
+//     invocation; their palettes (3×4 rows in shared memory, or the mat4s in memory when they do not fit) hold
+//     the same floats, and v2's staged records are the records v3 and v1 load.
 //   - crowd vs GpuMorphJob (morph.comp, one instance per workgroup): within float tolerance, not bit-identical.
 //     morph.comp sums the active targets in two interleaved partial sums and lets the driver contract w·Δ + s;
 //     the crowd sums one fma chain. Bound: positions 1e-6 × the bounding-box diagonal (10× tighter than vs the
@@ -160,8 +164,8 @@ std::vector<std::vector<float>> runCrowd(VulkanContext& context, GpuCrowd* crowd
 
 // The same with a crowd made for the occasion.
 std::vector<std::vector<float>> runCrowd(VulkanContext& context, GpuPrimitive* gp, const Crowd& c, bool skinned, uint32_t joints,
-                                         uint32_t group) {
-  GpuCrowdDesc desc{gp, uint32_t(c.states.size()), skinned, skinned ? joints : 0, group};
+                                         uint32_t group, CrowdKernel kernel = CrowdKernel::kV1) {
+  GpuCrowdDesc desc{gp, uint32_t(c.states.size()), skinned, skinned ? joints : 0, group, kernel};
   Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
   EXPECT_TRUE(crowd) << crowd.error().message;
   if (!crowd) return {};
@@ -184,6 +188,15 @@ TEST_P(VkCrowdTest, MatchesBatchAndCpuReference) {
   const Crowd c = makeCrowd(instances, targets, skinned, joints, 0);
   const std::vector<std::vector<float>> crowd = runCrowd(*context_, *gp, c, skinned, joints, 0);
   ASSERT_EQ(crowd.size(), instances);
+  // Kernels v2 and v3 at their default group size: the same bits as v1, so every bound below holds for all three.
+  for (CrowdKernel kernel : {CrowdKernel::kV2, CrowdKernel::kV3}) {
+    const std::vector<std::vector<float>> other = runCrowd(*context_, *gp, c, skinned, joints, 0, kernel);
+    ASSERT_EQ(other.size(), instances);
+    for (uint32_t i = 0; i < instances; ++i) {
+      EXPECT_EQ(std::memcmp(other[i].data(), crowd[i].data(), 4 * crowd[i].size()), 0)
+          << crowdKernelName(kernel) << " vs v1, instance " << i;
+    }
+  }
 
   // The per-instance kernel over the same instances, in one batch.
   std::vector<GpuInstanceDesc> descs(instances, GpuInstanceDesc{*gp, skinned, skinned ? joints : 0});
@@ -247,6 +260,20 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
       crowds.push_back(*crowd);
     }
     EXPECT_EQ(gpuCrowdInfo(*crowds.back()).group_size, shape == Shape::kPositionNormal ? 16u : 4u);
+    // Kernels v2 and v3 at their default (16 warps for both shapes, palettes staged; 70 targets: several slices)
+    // and at a size with a partial last group, compared with v1 one instance at a time.
+    const bool pn = shape == Shape::kPositionNormal;
+    for (const auto& [kernel, group] : {std::pair{CrowdKernel::kV2, 0u}, std::pair{CrowdKernel::kV2, pn ? 5u : 3u},
+                                        std::pair{CrowdKernel::kV3, pn ? 0u : 3u}}) {
+      Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group, kernel});
+      ASSERT_TRUE(crowd) << crowd.error().message;
+      crowds.push_back(*crowd);
+      if (group == 0) {
+        EXPECT_EQ(gpuCrowdInfo(**crowd).group_size, 16u);
+      }
+      EXPECT_TRUE(gpuCrowdInfo(**crowd).palette_shared);
+      EXPECT_LT(gpuCrowdInfo(**crowd).slice, 70u);
+    }
     Expected<GpuCrowd*> single = createGpuCrowd(*context_, {*gp, 1, true, 6});
     ASSERT_TRUE(single) << single.error().message;
     for (uint32_t frame = 0; frame < 2; ++frame) {
@@ -258,7 +285,8 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
         ASSERT_EQ(grouped.size(), 37u);
         for (uint32_t i = 0; i < 37; ++i) {
           EXPECT_EQ(std::memcmp(grouped[i].data(), one[i].data(), 4 * one[i].size()), 0)
-              << "group " << gpuCrowdInfo(*crowds[k]).group_size << " frame " << frame << " instance " << i;
+              << crowdKernelName(gpuCrowdInfo(*crowds[k]).kernel) << " group " << gpuCrowdInfo(*crowds[k]).group_size << " frame " << frame
+              << " instance " << i;
         }
       }
       Crowd alone;
@@ -273,6 +301,32 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
   }
 }
 
+// Kernel v2 with palettes too large for shared memory reads them from memory, with the same bits as v1; and v2 on
+// a primitive without morph targets (no union) and with rigid instances.
+TEST_F(VulkanTest, Crowd2PalettesFromMemoryWhenTheyDoNotFit) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const PrimitiveData p = crowdPrimitive(Shape::kPositionNormal, true, 9);
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kDenseF32});
+  ASSERT_TRUE(gp) << gp.error().message;
+  const uint32_t joints = 2000;  // 16 × 2000 × 48 B of palettes: more than any device's workgroup shared memory
+  const Crowd c = makeCrowd(11, 9, true, joints, 1);
+  const std::vector<std::vector<float>> v1 = runCrowd(*context_, *gp, c, true, joints, 1);
+  ASSERT_EQ(v1.size(), 11u);
+  for (CrowdKernel kernel : {CrowdKernel::kV2, CrowdKernel::kV3}) {
+    Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 11, true, joints, 0, kernel});
+    ASSERT_TRUE(crowd) << crowd.error().message;
+    EXPECT_FALSE(gpuCrowdInfo(**crowd).palette_shared);
+    EXPECT_EQ(gpuCrowdInfo(**crowd).kernel, kernel);
+    const std::vector<std::vector<float>> out = runCrowd(*context_, *crowd, c);
+    destroyGpuCrowd(*context_, *crowd);
+    ASSERT_EQ(out.size(), 11u);
+    for (uint32_t i = 0; i < 11; ++i) {
+      EXPECT_EQ(std::memcmp(out[i].data(), v1[i].data(), 4 * v1[i].size()), 0) << crowdKernelName(kernel) << " instance " << i;
+    }
+  }
+  destroyGpuPrimitive(*context_, *gp);
+}
+
 // A primitive without morph targets: the crowd only skins (no union, no delta buffer), still matching the CPU.
 TEST_F(VulkanTest, CrowdOfAPrimitiveWithoutTargetsSkinsOnly) {
   MORPHKIT_REQUIRE_GPU(context_);
@@ -281,13 +335,16 @@ TEST_F(VulkanTest, CrowdOfAPrimitiveWithoutTargetsSkinsOnly) {
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kDenseF32});
   ASSERT_TRUE(gp) << gp.error().message;
   const Crowd c = makeCrowd(3, 0, true, 6, 0);
-  const std::vector<std::vector<float>> out = runCrowd(*context_, *gp, c, true, 6, 0);
-  ASSERT_EQ(out.size(), 3u);
-  for (uint32_t i = 0; i < 3; ++i) {
-    PrimitiveData got;
-    unpackVertices(gpuPrimitiveInfo(**gp).vertex, p.vertex_count, out[i].data(), got);
-    const PrimitiveData cpu = cpuReference(p, {}, c.palettes[i], DMat4{});
-    expectClose(got, cpu, {1e-5f * bboxDiagonal(cpu.position), 1e-4f, 1e-5f}, "instance " + std::to_string(i));
+  for (CrowdKernel kernel : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3}) {
+    const std::vector<std::vector<float>> out = runCrowd(*context_, *gp, c, true, 6, 0, kernel);
+    ASSERT_EQ(out.size(), 3u);
+    for (uint32_t i = 0; i < 3; ++i) {
+      PrimitiveData got;
+      unpackVertices(gpuPrimitiveInfo(**gp).vertex, p.vertex_count, out[i].data(), got);
+      const PrimitiveData cpu = cpuReference(p, {}, c.palettes[i], DMat4{});
+      expectClose(got, cpu, {1e-5f * bboxDiagonal(cpu.position), 1e-4f, 1e-5f},
+                  std::string(crowdKernelName(kernel)) + " instance " + std::to_string(i));
+    }
   }
   destroyGpuPrimitive(*context_, *gp);
 }
@@ -314,6 +371,12 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   refused({*gp, 3, true, 1}, Error::kInvalidArgument, "1 joints");
   refused({*gp, 3, true, 6, kMaxCrowdGroup + 1}, Error::kInvalidArgument, "group_size 33");
   refused({*gp, 4000000000u, true, 6}, Error::kTooLarge, "4000000000 instances");  // checked before allocating
+  refused({*gp, 3, true, 6, 0, CrowdKernel(7)}, Error::kInvalidArgument, "kernel 7 is not a crowd kernel");
+  refused({*gp, 3, true, 1, 0, CrowdKernel::kV2}, Error::kInvalidArgument, "1 joints");
+  refused({*gp, 40, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV2}, Error::kInvalidArgument, "group_size 33");
+  refused({*gp, 4000000000u, true, 6, 0, CrowdKernel::kV2}, Error::kTooLarge, "4000000000 instances");
+  refused({*gp, 3, false, 0, 0, CrowdKernel(3)}, Error::kInvalidArgument, "kernel 3 is not a crowd kernel");
+  refused({*gp, 40, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV3}, Error::kInvalidArgument, "group_size 33");
 
   Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 3, true, 6});
   ASSERT_TRUE(crowd) << crowd.error().message;
@@ -410,20 +473,30 @@ TEST_F(VulkanTest, CrowdBenchRuns) {
   options.copy_bytes = 1 << 20;
   Expected<GpuCrowdBenchReport> report = runGpuCrowdBench(*context_, options);
   ASSERT_TRUE(report) << report.error().message;
-  ASSERT_EQ(report->rows.size(), 3u);
+  ASSERT_EQ(report->rows.size(), 7u);  // kernels v1, v2, v3 (the default) × groups 1 and 8, then the batch
   EXPECT_EQ(report->rows[0].variant, "crowd_g1");
   EXPECT_EQ(report->rows[1].variant, "crowd_g8");
-  EXPECT_EQ(report->rows[2].variant, "batch");
+  EXPECT_EQ(report->rows[2].variant, "crowd2_g1");
+  EXPECT_EQ(report->rows[3].variant, "crowd2_g8");
+  EXPECT_EQ(report->rows[4].variant, "crowd3_g1");
+  EXPECT_EQ(report->rows[5].variant, "crowd3_g8");
+  EXPECT_EQ(report->rows[6].variant, "batch");
   EXPECT_EQ(report->output_bytes, 20u * 200u * 6u * 4u);
   // g1 walks exactly each instance's own targets (the batch kernel's reads, with whole tiles); g8 shares them.
   EXPECT_EQ(report->rows[0].delta_read_bytes, 20u * 3u * 256u * 24u);
   EXPECT_LT(report->rows[1].delta_read_bytes, report->rows[0].delta_read_bytes);
-  for (size_t k = 0; k < 2; ++k) {
+  // v2 walks the same unions over 128-vertex workgroups (two here, 256 vertex slots as v1's four tiles of 64).
+  EXPECT_EQ(report->rows[2].delta_read_bytes, report->rows[0].delta_read_bytes);
+  EXPECT_EQ(report->rows[3].delta_read_bytes, report->rows[1].delta_read_bytes);
+  for (size_t k = 0; k < 6; ++k) {
     EXPECT_GE(report->rows[k].max_diff_vs_batch, 0.0);
     EXPECT_LE(report->rows[k].max_diff_vs_batch, 1e-5);
+    EXPECT_EQ(report->rows[k].same_bits_as_v1, k < 2 ? -1 : 1) << report->rows[k].variant;
   }
   const std::string table = gpuCrowdBenchTable(*report);
   EXPECT_NE(table.find("crowd_g8"), std::string::npos);
+  EXPECT_NE(table.find("crowd2_g8"), std::string::npos);
+  EXPECT_NE(gpuCrowdBenchJson(*report).find("\"sameBitsAsV1\":true"), std::string::npos);
   EXPECT_NE(gpuCrowdBenchJson(*report).find("\"deltaReadBytes\""), std::string::npos);
 }
 

@@ -35,6 +35,7 @@ struct BenchOptions {
   bool skinned = true;
   uint32_t crowd = 0;                 // > 0: the crowd table (gpu_crowd.h) for this many instances
   std::vector<uint32_t> crowd_groups = {0};
+  std::vector<std::string> crowd_kernels = {"v1", "v2", "v3"};
 };
 
 int runBench(const BenchOptions& o) {
@@ -85,6 +86,10 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   if (given("--targets")) options.targets = o.targets.front();
   if (given("--active")) options.active = o.active;
   options.groups = o.crowd_groups;
+  options.kernels.clear();
+  for (const std::string& k : o.crowd_kernels) {
+    options.kernels.push_back(k == "v3" ? CrowdKernel::kV3 : k == "v2" ? CrowdKernel::kV2 : CrowdKernel::kV1);
+  }
   for (uint32_t g : options.groups) {
     if (g > kMaxCrowdGroup) return reportUsage(fmt::format("bench: --crowd-groups {} exceeds {}", g, kMaxCrowdGroup));
   }
@@ -102,7 +107,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   context_options.validation = o.validation;
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return reportFailure({}, context.error());
-  ProgressBar bar("bench --crowd", options.groups.size() + 1);
+  ProgressBar bar("bench --crowd", options.groups.size() * options.kernels.size() + 1);
   options.progress = [&bar](size_t done, size_t) { bar.update(done); };
   Expected<GpuCrowdBenchReport> report = runGpuCrowdBench(**context, options);
   bar.finish();
@@ -116,7 +121,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
 
 // Options of the synthetic table; with FILE they are a usage error (they would be silently ignored).
 constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib",
-                                          "--crowd", "--crowd-groups"};
+                                          "--crowd", "--crowd-groups", "--crowd-kernel"};
 // Options of the FILE mode; without FILE likewise.
 constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths"};
 
@@ -151,6 +156,12 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1u, 100000000u));
   sub->add_option("--crowd-groups", options->crowd_groups, "--crowd: instances per workgroup to time, 1..32 (default 0: automatic)")
       ->delimiter(',');
+  sub->add_option("--crowd-kernel", options->crowd_kernels,
+                  "--crowd: crowd kernels to time: v1 (an invocation per vertex loops over its group), v2 (an invocation per "
+                  "vertex and instance; deltas and 3x4 palettes staged in shared memory), v3 (as v2, deltas read per warp "
+                  "through L1); rows crowd_gG, crowd2_gG, crowd3_gG (default v1,v2,v3)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"v1", "v2", "v3"}));
   sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 1024, capped at the device's maxMemoryAllocationSize)");
   addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device), a Vulkan device index, or (FILE) cpu: the CPU rows only");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");
@@ -169,6 +180,8 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
         exit_code = reportUsage("bench: --device cpu needs FILE (the table times GPU kernels)");
       } else if (sub->count("--crowd-groups") > 0 && sub->count("--crowd") == 0) {
         exit_code = reportUsage("bench: --crowd-groups needs --crowd");
+      } else if (sub->count("--crowd-kernel") > 0 && sub->count("--crowd") == 0) {
+        exit_code = reportUsage("bench: --crowd-kernel needs --crowd");
       } else if (sub->count("--crowd") > 0) {
         for (const char* name : {"--rigid", "--max-delta-mib"}) {
           if (sub->count(name) > 0) {

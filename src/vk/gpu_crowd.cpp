@@ -14,6 +14,7 @@
 #include "morphkit/active_targets.h"
 #include "gpu_internal.h"
 #include "morphkit_spirv/crowd.h"
+#include "morphkit_spirv/crowd2.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -37,11 +38,15 @@ static_assert(kMaxCrowdGroup == CROWD_MAX_GROUP, "gpu_crowd.h and crowd_shared.h
 namespace {
 
 constexpr uint64_t kOutputAlignment = 256;
+constexpr uint32_t kV2Subtiles = 4;           // CROWD2_TILE-vertex tiles per v2 workgroup (palettes staged once)
+constexpr uint32_t kV2DefaultGroup = 16;      // 512 invocations: 4 workgroups fill an SM's 2048 threads
+constexpr uint64_t kV2SliceBytes = 12 * 1024;  // shared memory for a slice's records
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 
-// The specialization constants of crowd.comp (crowd_shared.h CROWD_SC_*), in id order.
-std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, uint32_t group, bool skinned) {
+// The specialization constants of crowd.comp and crowd2.comp (crowd_shared.h CROWD_SC_*), in id order.
+std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdInfo& info, uint32_t joints, bool skinned) {
+  const uint32_t group = info.group_size;
   std::vector<uint32_t> c(CROWD_SC_COUNT);
   const bool targets = p.target_count > 0 && p.delta.stride > 0;
   c[CROWD_SC_GROUP] = group;
@@ -59,11 +64,17 @@ std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, uint32_t group, 
   c[CROWD_SC_SKINNED] = skinned ? 1 : 0;
   c[CROWD_SC_INFLUENCE_SETS] = skinned ? p.influence_sets : 0;
   c[CROWD_SC_SUMS] = std::max(c[CROWD_SC_DELTA_STRIDE], 1u);
+  c[CROWD_SC_SLICE] = std::max(info.slice, 1u);
+  c[CROWD_SC_PALETTE_SHARED] = info.palette_shared ? 1 : 0;
+  c[CROWD_SC_PALETTE_JOINTS] = info.palette_shared ? joints : 1;
+  c[CROWD_SC_SUBTILES] = kV2Subtiles;
+  c[CROWD_SC_STAGE_DELTAS] = info.kernel == CrowdKernel::kV3 ? 0 : 1;
+  c[CROWD_SC_DELTA_SLOTS] = info.kernel == CrowdKernel::kV3 ? 1 : std::max(info.slice, 1u);
   return c;
 }
 
 Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
-  const std::vector<uint32_t> values = specialization(crowd.primitive->info, crowd.info.group_size, crowd.skinned);
+  const std::vector<uint32_t> values = specialization(crowd.primitive->info, crowd.info, crowd.joint_count, crowd.skinned);
   std::vector<VkSpecializationMapEntry> entries(values.size());
   for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, 4 * i, 4};
   VkSpecializationInfo info{};
@@ -71,8 +82,43 @@ Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
   info.pMapEntries = entries.data();
   info.dataSize = values.size() * 4;
   info.pData = values.data();
+  if (crowd.info.kernel != CrowdKernel::kV1) {  // v2 and v3: one shader, specialized
+    return createComputePipeline(context, gpu::spirv::kCrowd2, sizeof(gpu::spirv::kCrowd2), sizeof(gpu::CrowdPush), crowd.pipeline,
+                                 &info);
+  }
   return createComputePipeline(context, gpu::spirv::kCrowd, sizeof(gpu::spirv::kCrowd), sizeof(gpu::CrowdPush), crowd.pipeline,
                                &info);
+}
+
+// v2, v3 (crowd2.comp): G warps of CROWD2_TILE invocations per workgroup; the slice always, the palettes when
+// they fit.
+Status planV2(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, uint32_t sums, GpuCrowdInfo& info) {
+  const std::string where = "createGpuCrowd: ";
+  const bool stage = d.kernel == CrowdKernel::kV2;
+  info.slice = stage ? gpuCrowd2Slice(sums) : 32;
+  info.tile_vertices = CROWD2_TILE * kV2Subtiles;
+  const uint64_t shared_limit = limits.maxComputeSharedMemorySize;
+  uint32_t g = d.group_size;
+  if (g == 0) {  // the default: 16 warps, fewer where the device's workgroup or shared memory is smaller
+    g = kV2DefaultGroup;
+    while (g > 1 && (g * CROWD2_TILE > limits.maxComputeWorkGroupInvocations || g > limits.maxComputeWorkGroupSize[1] ||
+                     gpuCrowd2SharedBytes(sums, g, info.slice, 0, stage) > shared_limit)) {
+      g /= 2;
+    }
+  }
+  info.group_size = std::min(g, d.instance_count);
+  if (uint64_t(info.group_size) * CROWD2_TILE > limits.maxComputeWorkGroupInvocations ||
+      info.group_size > limits.maxComputeWorkGroupSize[1]) {
+    return fail(Error::kTooLarge, where + "group_size " + std::to_string(info.group_size) + " (kernel " +
+                                      crowdKernelName(d.kernel) + ") needs " +
+                                      std::to_string(info.group_size * CROWD2_TILE) +
+                                      " invocations per workgroup, the device allows " +
+                                      std::to_string(limits.maxComputeWorkGroupInvocations));
+  }
+  const uint64_t with_palettes = gpuCrowd2SharedBytes(sums, info.group_size, info.slice, d.skinned ? d.joint_count : 0, stage);
+  info.palette_shared = d.skinned && with_palettes <= shared_limit;
+  info.shared_bytes = info.palette_shared ? with_palettes : gpuCrowd2SharedBytes(sums, info.group_size, info.slice, 0, stage);
+  return Ok{};
 }
 
 // Sizes and limits, checked before anything is allocated.
@@ -97,12 +143,21 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
     return fail(Error::kInvalidArgument, where + "group_size " + std::to_string(d.group_size) + " exceeds " +
                                              std::to_string(kMaxCrowdGroup));
   }
+  if (d.kernel != CrowdKernel::kV1 && d.kernel != CrowdKernel::kV2 && d.kernel != CrowdKernel::kV3) {
+    return fail(Error::kInvalidArgument, where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3)");
+  }
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   info.instance_count = d.instance_count;
+  info.kernel = d.kernel;
   const uint32_t sums = std::max(p.target_count > 0 ? p.delta.stride : 0u, 1u);
-  info.group_size = std::min(d.group_size ? d.group_size : gpuCrowdDefaultGroup(sums, limits.maxComputeSharedMemorySize),
-                             d.instance_count);
-  info.shared_bytes = gpuCrowdSharedBytes(sums, info.group_size);
+  if (d.kernel != CrowdKernel::kV1) {
+    if (Status s = planV2(limits, d, sums, info); !s) return s;
+  } else {
+    info.group_size = std::min(d.group_size ? d.group_size : gpuCrowdDefaultGroup(sums, limits.maxComputeSharedMemorySize),
+                               d.instance_count);
+    info.shared_bytes = gpuCrowdSharedBytes(sums, info.group_size);
+    info.tile_vertices = MORPH_GROUP_SIZE;
+  }
   if (info.shared_bytes > limits.maxComputeSharedMemorySize) {
     return fail(Error::kTooLarge, where + "group_size " + std::to_string(info.group_size) + " needs " +
                                       std::to_string(info.shared_bytes) + " bytes of shared memory (records of " +
@@ -110,7 +165,7 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
                                       std::to_string(limits.maxComputeSharedMemorySize));
   }
   info.groups = ceilDiv(d.instance_count, info.group_size);
-  info.tiles = ceilDiv(p.vertex_count, MORPH_GROUP_SIZE);
+  info.tiles = ceilDiv(p.vertex_count, info.tile_vertices);
   if (info.groups > limits.maxComputeWorkGroupCount[0] || info.tiles > limits.maxComputeWorkGroupCount[1]) {
     return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: " + std::to_string(info.groups) +
                                       " instance groups × " + std::to_string(info.tiles) +
@@ -140,6 +195,22 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
 uint64_t gpuCrowdSharedBytes(uint32_t delta_stride, uint32_t group_size) {
   // s_target + s_weight (the staged union slice), s_sums (crowd.comp).
   return 4ull * CROWD_CHUNK * (1 + group_size) + 4ull * MORPH_GROUP_SIZE * group_size * std::max(delta_stride, 1u);
+}
+
+uint64_t gpuCrowd2SharedBytes(uint32_t delta_stride, uint32_t group_size, uint32_t slice, uint32_t palette_joints,
+                              bool stage_deltas) {
+  // s_weight, s_mask, s_target, s_delta (the slice; one record slot when not staged), s_palette (crowd2.comp: one
+  // vec4 row triple per instance even when not staged).
+  return 4ull * slice * group_size + 8ull * group_size + 4ull * slice +
+         4ull * (stage_deltas ? slice : 1) * std::max(delta_stride, 1u) * CROWD2_TILE + 48ull * group_size * std::max(palette_joints, 1u);
+}
+
+uint32_t gpuCrowd2Slice(uint32_t delta_stride) {
+  return uint32_t(std::clamp<uint64_t>(kV2SliceBytes / (4ull * std::max(delta_stride, 1u) * CROWD2_TILE), 1, 32));
+}
+
+const char* crowdKernelName(CrowdKernel kernel) {
+  return kernel == CrowdKernel::kV3 ? "v3" : kernel == CrowdKernel::kV2 ? "v2" : "v1";
 }
 
 uint32_t gpuCrowdDefaultGroup(uint32_t delta_stride, uint64_t shared_limit) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 
 #include "morphkit/gpu_crowd.h"
@@ -106,73 +107,97 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     row.gbps = double(minimal) / (row.microseconds * 1e3);
     row.percent_of_copy = report.copy_gbps > 0 ? 100.0 * row.gbps / report.copy_gbps : 0.0;
   };
-  // Crowd rows first, so the first one runs on fresh allocations (PERFORMANCE.md: re-allocated memory can be
-  // slower in one process); the batch row last. Each row keeps its compared instances' output for the diffs.
-  const size_t total = options.groups.size() + (options.batch ? 1 : 0);
+  // Every crowd and the batch are allocated before any is timed and freed after all are (PERFORMANCE.md, "One
+  // process per row": memory re-allocated after a free can run slower in one process). Rows: each kernel × each
+  // group size, then the batch. Each crowd row keeps its compared instances' output for the diffs.
+  struct Config {
+    CrowdKernel kernel;
+    uint32_t group;
+    GpuCrowd* crowd = nullptr;
+  };
+  std::vector<Config> configs;
+  for (CrowdKernel kernel : options.kernels) {
+    for (uint32_t group : options.groups) configs.push_back({kernel, group});
+  }
+  const size_t total = configs.size() + (options.batch ? 1 : 0);
   const std::vector<uint32_t> compared = comparedInstances(options.instances);
-  size_t done = 0;
   Status status = Ok{};
-  std::vector<std::vector<std::vector<float>>> crowd_out;  // [crowd row][compared instance]
-  for (size_t k = 0; k < options.groups.size() && status; ++k) {
-    if (options.progress) options.progress(done++, total);
-    GpuCrowdDesc desc{*gp, options.instances, true, options.joints, options.groups[k]};
-    Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
+  GpuBatch* batch = nullptr;
+  for (Config& c : configs) {
+    Expected<GpuCrowd*> crowd = createGpuCrowd(context, {*gp, options.instances, true, options.joints, c.group, c.kernel});
     if (!crowd) {
       status = crowd.error();
       break;
     }
-    GpuCrowdJob job{&context, *crowd, frame.states};
-    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(**crowd); });
-    const GpuCrowdInfo& crowd_info = gpuCrowdInfo(**crowd);
-    GpuCrowdBenchRow row{"crowd_g" + std::to_string(crowd_info.group_size), crowd_info.group_size};
-    row.delta_read_bytes = lastCrowdUnionEntries(**crowd) * crowd_info.tiles * 64 * record_bytes;
+    c.crowd = *crowd;
+  }
+  if (status && options.batch) {
+    std::vector<GpuInstanceDesc> descs(options.instances, GpuInstanceDesc{*gp, true, options.joints});
+    Expected<GpuBatch*> created = createGpuBatch(context, descs);
+    if (!created) status = created.error();
+    if (created) batch = *created;
+  }
+  size_t done = 0;
+  std::vector<std::vector<std::vector<float>>> crowd_out;  // [crowd row][compared instance]
+  for (size_t k = 0; k < configs.size() && status; ++k) {
+    if (options.progress) options.progress(done++, total);
+    GpuCrowd* crowd = configs[k].crowd;
+    GpuCrowdJob job{&context, crowd, frame.states};
+    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(*crowd); });
+    const GpuCrowdInfo& crowd_info = gpuCrowdInfo(*crowd);
+    const char* prefix = crowd_info.kernel == CrowdKernel::kV3 ? "crowd3_g" : crowd_info.kernel == CrowdKernel::kV2 ? "crowd2_g" : "crowd_g";
+    GpuCrowdBenchRow row{prefix + std::to_string(crowd_info.group_size), crowd_info.group_size, crowd_info.kernel};
+    row.delta_read_bytes = lastCrowdUnionEntries(*crowd) * crowd_info.tiles * crowd_info.tile_vertices * record_bytes;
     crowd_out.emplace_back();
-    for (size_t c = 0; c < compared.size() && us && options.batch; ++c) {
-      Expected<std::vector<float>> out = readGpuCrowdOutput(context, **crowd, compared[c]);
+    for (size_t c = 0; c < compared.size() && us; ++c) {
+      Expected<std::vector<float>> out = readGpuCrowdOutput(context, *crowd, compared[c]);
       if (!out) us = out.error();
       if (out) crowd_out.back().push_back(std::move(*out));
     }
-    destroyGpuCrowd(context, *crowd);
     if (!us) {
       status = us.error();
       break;
+    }
+    // The same group size's v1 row, when there is one: are the bits equal?
+    for (size_t j = 0; j < k && crowd_info.kernel != CrowdKernel::kV1; ++j) {
+      if (report.rows[j].kernel != CrowdKernel::kV1 || report.rows[j].group_size != crowd_info.group_size) continue;
+      row.same_bits_as_v1 = 1;
+      for (size_t c = 0; c < compared.size(); ++c) {
+        if (std::memcmp(crowd_out[j][c].data(), crowd_out[k][c].data(), 4 * crowd_out[k][c].size()) != 0) row.same_bits_as_v1 = 0;
+      }
     }
     row.microseconds = *us;
     finish(row);
     report.rows.push_back(row);
   }
-  if (options.batch && status) {
+  if (batch && status) {
     if (options.progress) options.progress(done++, total);
-    std::vector<GpuInstanceDesc> descs(options.instances, GpuInstanceDesc{*gp, true, options.joints});
-    Expected<GpuBatch*> batch = createGpuBatch(context, descs);
-    if (!batch) status = batch.error();
-    if (status) {
-      GpuMorphJob job{&context, *batch, frame.states};
-      Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(**batch); });
-      for (size_t c = 0; c < compared.size() && us; ++c) {
-        Expected<std::vector<float>> out = readGpuBatchOutput(context, **batch, compared[c]);
-        if (!out) {
-          us = out.error();
-          break;
-        }
-        for (size_t k = 0; k < crowd_out.size(); ++k) {
-          double diff = std::max(report.rows[k].max_diff_vs_batch, 0.0);
-          for (size_t i = 0; i < out->size(); ++i) diff = std::max(diff, double(std::fabs(crowd_out[k][c][i] - (*out)[i])));
-          report.rows[k].max_diff_vs_batch = diff;
-        }
+    GpuMorphJob job{&context, batch, frame.states};
+    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(*batch); });
+    for (size_t c = 0; c < compared.size() && us; ++c) {
+      Expected<std::vector<float>> out = readGpuBatchOutput(context, *batch, compared[c]);
+      if (!out) {
+        us = out.error();
+        break;
       }
-      if (us) {
-        GpuCrowdBenchRow row{"batch"};
-        row.microseconds = *us;
-        row.delta_read_bytes = active_total * options.vertices * record_bytes;
-        finish(row);
-        report.rows.push_back(row);
-      } else {
-        status = us.error();
+      for (size_t k = 0; k < crowd_out.size(); ++k) {
+        double diff = std::max(report.rows[k].max_diff_vs_batch, 0.0);
+        for (size_t i = 0; i < out->size(); ++i) diff = std::max(diff, double(std::fabs(crowd_out[k][c][i] - (*out)[i])));
+        report.rows[k].max_diff_vs_batch = diff;
       }
     }
-    if (batch) destroyGpuBatch(context, *batch);
+    if (us) {
+      GpuCrowdBenchRow row{"batch"};
+      row.microseconds = *us;
+      row.delta_read_bytes = active_total * options.vertices * record_bytes;
+      finish(row);
+      report.rows.push_back(row);
+    } else {
+      status = us.error();
+    }
   }
+  for (Config& c : configs) destroyGpuCrowd(context, c.crowd);
+  if (batch) destroyGpuBatch(context, batch);
   destroyGpuPrimitive(context, *gp);
   if (!status) return status.error();
   return report;
@@ -188,14 +213,15 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
   std::snprintf(line, sizeof line, "crowd: %u instances x %u vertices x %u targets (%u active each, %s), %u joints; output %.1f MB\n",
                 o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints, double(r.output_bytes) / 1e6);
   out += line;
-  std::snprintf(line, sizeof line, "%-10s %12s %12s %14s %10s %9s %14s\n", "variant", "us", "bytes (MB)", "delta reads MB", "GB/s",
-                "% copy", "max |vs batch|");
+  std::snprintf(line, sizeof line, "%-11s %12s %12s %14s %10s %9s %14s %8s\n", "variant", "us", "bytes (MB)", "delta reads MB", "GB/s",
+                "% copy", "max |vs batch|", "=v1 bits");
   out += line;
   for (const GpuCrowdBenchRow& row : r.rows) {
     char diff[32] = "-";
     if (row.max_diff_vs_batch >= 0) std::snprintf(diff, sizeof diff, "%.3g", row.max_diff_vs_batch);
-    std::snprintf(line, sizeof line, "%-10s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s\n", row.variant.c_str(), row.microseconds,
-                  double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6, row.gbps, row.percent_of_copy, diff);
+    const char* same = row.same_bits_as_v1 < 0 ? "-" : row.same_bits_as_v1 ? "yes" : "NO";
+    std::snprintf(line, sizeof line, "%-11s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s %8s\n", row.variant.c_str(), row.microseconds,
+                  double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6, row.gbps, row.percent_of_copy, diff, same);
     out += line;
   }
   return out;
@@ -219,6 +245,8 @@ std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
     w.beginObject();
     w.field("variant", row.variant);
     if (row.group_size) w.field("groupSize", row.group_size);
+    if (row.group_size) w.field("kernel", crowdKernelName(row.kernel));
+    if (row.same_bits_as_v1 >= 0) w.field("sameBitsAsV1", row.same_bits_as_v1 == 1);
     w.field("microseconds", row.microseconds);
     w.field("bytes", uint64_t(row.bytes));
     w.field("deltaReadBytes", uint64_t(row.delta_read_bytes));

@@ -7,8 +7,11 @@
 // deltas, a crowd walks, per vertex tile and group of G instances, the union of the group's active targets once
 // and applies each delta to all G instances (weight 0 where an instance does not use the target).
 //
-// Results: each instance's output is bit-identical whatever the group size (so to the crowd run one instance at a
-// time), and matches GpuMorphJob and the CPU reference MorphSkinJob within float tolerance, not bit for bit (the
+// Three kernels (CrowdKernel): v1 loops, per vertex, over the group's instances; v2 and v3 give each (vertex,
+// instance) its own invocation (a warp per instance) and share the group's loads through shared memory or L1.
+//
+// Results: each instance's output is bit-identical whatever the group size and kernel (so to the crowd run one
+// instance at a time), and matches GpuMorphJob and the CPU reference MorphSkinJob within float tolerance, not bit for bit (the
 // per-instance kernel sums its targets in two interleaved partial sums; tests/vk_crowd_test.cpp states the bounds).
 //
 // Like the rest of the vk layer: typed handles, no Vulkan in this header, Expected/Status errors, synchronous run().
@@ -28,6 +31,17 @@ struct GpuCrowd;  // one primitive × N instances: per-frame weights and matrice
 
 inline constexpr uint32_t kMaxCrowdGroup = 32;  // instances per workgroup at most (CROWD_MAX_GROUP)
 
+// The two crowd kernels (docs/PERFORMANCE.md, "Crowds"). Both give the same bits for an instance whatever the group
+// size, and the same bits as each other (tests/vk_crowd_test.cpp); they differ in speed.
+enum class CrowdKernel : uint32_t {
+  kV1 = 0,  // crowd.comp: one invocation per vertex loops over the group's G instances (sums parked in shared memory)
+  kV2 = 1,  // crowd2.comp: one invocation per (vertex, instance), a warp per instance; the tile's union deltas and
+            // the group's 3×4 palettes staged in shared memory, so per-invocation work does not grow with G
+  kV3 = 2,  // crowd2.comp as v2, but each warp reads its instance's delta records from memory (the G warps of a
+            // workgroup read the same records close in time: L1 shares them) instead of staging them
+};
+const char* crowdKernelName(CrowdKernel kernel);  // "v1", "v2", "v3"
+
 struct GpuCrowdDesc {
   const GpuPrimitive* primitive = nullptr;  // uploaded with a dense layout (dense_f32 or dense_f16)
   uint32_t instance_count = 0;              // >= 1
@@ -36,9 +50,10 @@ struct GpuCrowdDesc {
   // Instances per workgroup, 1..kMaxCrowdGroup; 0 picks gpuCrowdDefaultGroup(). A bigger group reads the deltas
   // fewer times but keeps G × record floats of sums per invocation in registers and needs gpuCrowdSharedBytes().
   uint32_t group_size = 0;
+  CrowdKernel kernel = CrowdKernel::kV1;  // v2, v3: group_size is the warps per workgroup (32 × G invocations)
 };
 
-// Shared memory one workgroup of crowd.comp needs: the staged union slice (64 targets, their G-wide weight rows) and
+// Shared memory one workgroup of crowd.comp (v1) needs: the staged union slice (64 targets, their G-wide weight rows) and
 // the G instances' morph sums for the skinning loop, 256 · G · max(delta_stride, 1) bytes.
 uint64_t gpuCrowdSharedBytes(uint32_t delta_stride, uint32_t group_size);
 // The default group size for records of `delta_stride` components: the largest power of two G <= 16 whose sums
@@ -55,12 +70,25 @@ struct GpuCrowdInfo {
   uint64_t instance_bytes = 0;     // output stride between instances (multiple of 256)
   uint64_t output_bytes = 0;       // instance_count × instance_bytes
   uint64_t shared_bytes = 0;       // shared memory per workgroup
+  CrowdKernel kernel = CrowdKernel::kV1;
+  uint32_t tile_vertices = 0;      // vertices per workgroup: 64 (v1), 4 × 32 (v2: four tiles of one warp width)
+  uint32_t slice = 0;              // v2, v3: union entries walked per slice (their weights, masks, v2: records staged)
+  bool palette_shared = false;     // v2, v3: the group's palettes staged in shared memory (3×4 rows, 48 B per joint)
 };
+// v2/v3's shared memory: the slice (SLICE weight rows of G floats, SLICE targets, two G-wide masks; v2 also SLICE
+// records of `delta_stride` floats for 32 vertices) and, when `palette_joints` > 0, G palettes of 48 B per joint.
+uint64_t gpuCrowd2SharedBytes(uint32_t delta_stride, uint32_t group_size, uint32_t slice, uint32_t palette_joints,
+                              bool stage_deltas = true);
+// v2's slice for records of `delta_stride` components: as many entries as fit 12 KiB of shared memory (16 for
+// position + normal, 6 for every attribute), 1 to 32 (one bit each in a mask word). v3 walks 32 per slice.
+uint32_t gpuCrowd2Slice(uint32_t delta_stride);
 
 // Fails with kInvalidArgument naming the problem (no primitive, 0 instances, a sparse primitive, skinned without
-// JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup) and with kTooLarge when the output, the per-frame
-// buffers, the group's shared memory or the dispatch exceed the device's limits (maxMemoryAllocationSize,
-// maxComputeSharedMemorySize, maxComputeWorkGroupCount) — before allocating anything.
+// JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup, an unknown kernel) and with kTooLarge when the
+// output, the per-frame buffers, the group's shared memory, the workgroup (v2: 32 × G invocations) or the dispatch
+// exceed the device's limits (maxMemoryAllocationSize, maxComputeSharedMemorySize, maxComputeWorkGroupInvocations,
+// maxComputeWorkGroupCount) — before allocating anything. v2 stages the palettes in shared memory only when they
+// fit beside the slice (else skinning reads them from memory; GpuCrowdInfo::palette_shared says which).
 Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& desc);
 void destroyGpuCrowd(VulkanContext& context, GpuCrowd* crowd);  // null is fine; destroy before the primitive
 const GpuCrowdInfo& gpuCrowdInfo(const GpuCrowd& crowd);
@@ -98,6 +126,7 @@ struct GpuCrowdBenchOptions {
   uint32_t active = 10;               // active targets per instance, a different set each (deterministic)
   uint32_t joints = 32;               // per instance, 4 influences per vertex
   std::vector<uint32_t> groups = {0};  // crowd group sizes to time (0: the default)
+  std::vector<CrowdKernel> kernels = {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3};  // each × each group size
   bool batch = true;                  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
   DeltaLayout layout = DeltaLayout::kDenseF32;
   uint32_t repetitions = 5;           // best of N dispatches
@@ -106,13 +135,16 @@ struct GpuCrowdBenchOptions {
 };
 
 struct GpuCrowdBenchRow {
-  std::string variant;          // "crowd_g16", "batch"
+  std::string variant;          // "crowd_g16" (v1), "crowd2_g16" (v2), "crowd3_g16" (v3), "batch"
   uint32_t group_size = 0;      // crowd rows
+  CrowdKernel kernel = CrowdKernel::kV1;  // crowd rows
   double microseconds = 0.0;
   uint64_t bytes = 0;           // the crowd's minimal bytes (same for every row, so GB/s compares times)
   uint64_t delta_read_bytes = 0;  // delta bytes the kernel's walk reads (per group union, or per instance)
   double gbps = 0.0, percent_of_copy = 0.0;
   double max_diff_vs_batch = -1.0;  // largest |crowd − batch| over the checked instances (-1: not compared)
+  int same_bits_as_v1 = -1;         // v2, v3 rows: 1 when the checked instances equal the same G's v1 row bit for bit,
+                                    // 0 when not, -1 when the run has no such row
 };
 
 struct GpuCrowdBenchReport {
