@@ -18,11 +18,14 @@
 //     unit vectors 1e-4; f16 adds Σ|w|·f16DeltaError·√3).
 #include <gtest/gtest.h>
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <string_view>
 
 #include "morphkit/deform.h"
 #include "morphkit/gpu_crowd.h"
@@ -498,6 +501,32 @@ TEST_F(VulkanTest, CrowdBenchRuns) {
   EXPECT_NE(table.find("crowd2_g8"), std::string::npos);
   EXPECT_NE(gpuCrowdBenchJson(*report).find("\"sameBitsAsV1\":true"), std::string::npos);
   EXPECT_NE(gpuCrowdBenchJson(*report).find("\"deltaReadBytes\""), std::string::npos);
+}
+
+// The CLI's --crowd-kernel: the chosen kernels' rows in one process, each v2/v3 row with the same bits as v1 on
+// this device; an unknown kernel and --crowd-kernel without --crowd are usage errors.
+TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-groups 4 "
+                                            "--crowd-kernel v1,v3 --repetitions 1 --copy-mib 1 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+  simdjson::dom::array rows = root["rows"].get_array();
+  ASSERT_EQ(rows.size(), 3u) << run.out;
+  EXPECT_EQ(std::string_view(rows.at(0)["variant"].get_string()), "crowd_g4");
+  EXPECT_EQ(std::string_view(rows.at(1)["variant"].get_string()), "crowd3_g4");
+  EXPECT_EQ(std::string_view(rows.at(1)["kernel"].get_string()), "v3");
+  EXPECT_TRUE(bool(rows.at(1)["sameBitsAsV1"].get_bool()));
+  EXPECT_EQ(std::string_view(rows.at(2)["variant"].get_string()), "batch");
+  run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v4");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("v4 not in {v1,v2,v3}"), std::string::npos) << run.err;
+  run = test::runMorphkit(dir, "bench --crowd-kernel v2");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--crowd-kernel needs --crowd"), std::string::npos) << run.err;
 }
 
 }  // namespace
