@@ -18,9 +18,10 @@ using uint = uint32_t;
 
 // Threads per workgroup of morph.comp and copy.comp (local_size_x).
 #define MORPH_GROUP_SIZE 64
-// copy.comp: threads per workgroup and uvec4 elements per thread (enough bytes in flight to saturate HBM).
+// copy.comp: threads per workgroup and uvec4 elements per thread. One element per thread, the probe's shape, was the
+// fastest on the H200 at 2 GiB (4143 GB/s; 4 per thread 3985, 8 per thread 3952: docs/PERFORMANCE.md).
 #define MORPH_COPY_GROUP_SIZE 256
-#define MORPH_COPY_PER_THREAD 4
+#define MORPH_COPY_PER_THREAD 1
 // Largest dispatch width used in x; larger dispatches fold into y (maxComputeWorkGroupCount[0] >= 65535).
 #define MORPH_MAX_GROUPS_X 65535
 // A float offset that is absent (attribute not present in the vertex or delta record).

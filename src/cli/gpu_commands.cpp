@@ -28,7 +28,7 @@ struct BenchOptions {
   uint32_t active = 16;
   uint32_t repetitions = 5;
   double max_delta_mib = 4096;
-  double copy_mib = 1024;
+  double copy_mib = 2048;
   std::string device = "gpu";  // gpu | N; FILE mode also takes cpu (the CPU rows only)
   bool json = false;
   bool validation = false;
@@ -162,7 +162,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
                   "through L1); rows crowd_gG, crowd2_gG, crowd3_gG (default v1,v2,v3)")
       ->delimiter(',')
       ->check(CLI::IsMember({"v1", "v2", "v3"}));
-  sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 1024, capped at the device's maxMemoryAllocationSize)");
+  sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 2048, capped at maxMemoryAllocationSize and a quarter of device-local memory)");
   addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device), a Vulkan device index, or (FILE) cpu: the CPU rows only");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");
   sub->add_flag("--json", options->json, "machine-readable output");

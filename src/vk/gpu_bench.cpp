@@ -58,7 +58,7 @@ std::string variantName(DeltaLayout layout, bool all) {
 Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptions& options) {
   GpuBenchReport report;
   report.device = gpuDeviceInfo(context);
-  report.copy_bytes = std::min<uint64_t>(options.copy_bytes, report.device.max_allocation_bytes);
+  report.copy_bytes = benchCopyBytes(options.copy_bytes, report.device);
   Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
   if (!copy) return copy.error();
   report.copy_microseconds = *copy;

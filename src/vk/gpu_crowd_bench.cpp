@@ -73,7 +73,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   report.options = options;
   report.options.progress = nullptr;
   report.device = gpuDeviceInfo(context);
-  report.copy_bytes = std::min<uint64_t>(options.copy_bytes, report.device.max_allocation_bytes);
+  report.copy_bytes = benchCopyBytes(options.copy_bytes, report.device);
   Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
   if (!copy) return copy.error();
   report.copy_microseconds = *copy;

@@ -3,6 +3,7 @@
 // buffers (uploaded once, read by the batch kernel morph.comp and the crowd kernel crowd.comp) and the origin
 // split of an instance's matrices (docs/LAYOUTS.md §5), so both kernels place vertices with the same floats.
 #pragma once
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,14 @@ struct BenchRng {
 PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint32_t joints, uint64_t seed);
 
 // The `device` and `copy` objects every GPU benchmark's JSON starts with (`bench`, `bench --crowd`).
+// The copy kernel's buffer size for a benchmark: the request, capped at one allocation and at a quarter of the
+// device-local memory (source and destination together stay under half of it on a small GPU).
+inline uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) {
+  uint64_t cap = device.max_allocation_bytes;
+  if (device.device_local_bytes != 0) cap = std::min(cap, device.device_local_bytes / 4);
+  return std::min(requested, cap);
+}
+
 void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
                              double copy_gbps);
 

@@ -27,7 +27,7 @@ struct GpuBenchOptions {
   float region = 0.25f;          // fraction of vertices each synthetic target moves (sparsity)
   uint32_t repetitions = 5;      // best of N dispatches
   uint64_t max_delta_bytes = uint64_t(4) << 30;  // skip (V, T) whose dense f32 deltas exceed this
-  uint64_t copy_bytes = uint64_t(1024) << 20;    // copy-kernel buffer size (capped at maxMemoryAllocationSize)
+  uint64_t copy_bytes = uint64_t(2048) << 20;    // copy-kernel buffer size (capped: benchCopyBytes)
   std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16,
                                       DeltaLayout::kSparse};
   bool all_targets = true;       // also run dense f32 walking every target (no active list)

@@ -130,7 +130,7 @@ struct GpuCrowdBenchOptions {
   bool batch = true;                  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
   DeltaLayout layout = DeltaLayout::kDenseF32;
   uint32_t repetitions = 5;           // best of N dispatches
-  uint64_t copy_bytes = uint64_t(1024) << 20;
+  uint64_t copy_bytes = uint64_t(2048) << 20;  // copy-kernel buffer size (capped like GpuBenchOptions::copy_bytes)
   std::function<void(size_t done, size_t total)> progress;
 };
 
