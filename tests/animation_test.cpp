@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "gltf_test_util.h"
 #include "morphkit/animation.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/scene.h"
@@ -196,8 +197,6 @@ Asset makeAnimatedAsset() {
   asset.nodes.resize(2);
   asset.nodes[1].mesh = 0;
   asset.meshes.resize(1);
-  asset.meshes[0].primitives.resize(1);
-  asset.meshes[0].primitives[0].targets.resize(2);
   asset.scenes.push_back(Scene{"", {0, 1}});
   std::vector<float> times{0.0f, 2.0f};
   std::vector<float> translation{0, 0, 0, 4, 0, 0};
@@ -214,7 +213,23 @@ Asset makeAnimatedAsset() {
   anim.channels.push_back(AnimationChannel{1, 1, TargetPath::kWeights});
   anim.channels.push_back(AnimationChannel{0, kNone, TargetPath::kTranslation});  // no target: ignored
   asset.animations.push_back(anim);
-  return asset;
+  // The mesh the weights drive: one triangle, two targets with POSITION deltas (a primitive needs attributes,
+  // §5.24; a target at least one, §3.7.2.2; POSITION needs min/max, §3.6.2.5).
+  std::vector<float> positions{0, 0, 0, 1, 0, 0, 0, 1, 0};
+  std::vector<float> up{0, 0, 1, 0, 0, 1, 0, 0, 1};
+  AppendAccessorOptions vertex_data;
+  vertex_data.target = kArrayBuffer;
+  AppendAccessorOptions position_data = vertex_data;
+  position_data.min_max = true;
+  Primitive primitive;
+  primitive.attributes.push_back(
+      {"POSITION", appendAccessor(asset, std::span<const float>(positions), AccessorType::kVec3, position_data)});
+  for (int t = 0; t < 2; ++t) {
+    uint32_t delta = appendAccessor(asset, std::span<const float>(up), AccessorType::kVec3, position_data);
+    primitive.targets.push_back(MorphTarget{{{"POSITION", delta}}});
+  }
+  asset.meshes[0].primitives.push_back(std::move(primitive));
+  return test::validated(std::move(asset));
 }
 
 TEST(DecodeAnimation, SamplesTranslationAndWeights) {
@@ -241,6 +256,7 @@ TEST(DecodeAnimation, SamplesTranslationAndWeights) {
 
   // Scene: animated weights override node and mesh weights; the translation moves node 0.
   asset.nodes[1].weights = {7, 7};
+  asset = test::validated(std::move(asset));
   Expected<SceneState> state = evaluateScene(asset, 0, pose);
   ASSERT_TRUE(state.ok());
   EXPECT_EQ(state->weights[1], pose[1].weights);
@@ -250,6 +266,7 @@ TEST(DecodeAnimation, SamplesTranslationAndWeights) {
   EXPECT_EQ(rest->weights[1], (std::vector<float>{7, 7}));  // node.weights
   asset.nodes[1].weights.clear();
   asset.meshes[0].weights = {0.25f, 0.5f};
+  asset = test::validated(std::move(asset));
   EXPECT_EQ(evaluateScene(asset, 0)->weights[1], (std::vector<float>{0.25f, 0.5f}));  // mesh.weights
   asset.meshes[0].weights.clear();
   EXPECT_EQ(evaluateScene(asset, 0)->weights[1], (std::vector<float>{0, 0}));  // default zeros
@@ -258,6 +275,7 @@ TEST(DecodeAnimation, SamplesTranslationAndWeights) {
 // An output count that does not fit the keys is refused by the one gate, validateAsset (§3.11; bad_input_test's
 // "output count 1 != input count 2 x 1" cases). decodeAnimation states it as a precondition
 // (morphkit/contract.h), which a debug build enforces; a caller's animation index is an argument, still checked.
+// The edited asset is deliberately invalid: it does not go through test::validated.
 TEST(DecodeAnimation, RejectsOutputCountMismatch) {
   Asset asset = makeAnimatedAsset();
   std::vector<float> odd{1, 2, 3, 4, 5};  // 5 floats for 2 keys of VEC3
@@ -304,13 +322,14 @@ TEST(AnimationSamplingJob, ValidityBreaksEachInputInTurn) {
 }
 
 TEST(Scene, SkinnedJointMatricesUseWorldTimesInverseBind) {
-  Asset asset;
-  asset.nodes.resize(3);
-  asset.nodes[0].translation = {0, 0, 5};
-  asset.nodes[0].children = {1};
-  asset.nodes[1].translation = {1, 0, 0};
-  asset.scenes.push_back(Scene{"", {0, 2}});
-  asset.skins.push_back(Skin{"", kNone, kNone, {1}});
+  Asset built;
+  built.nodes.resize(3);
+  built.nodes[0].translation = {0, 0, 5};
+  built.nodes[0].children = {1};
+  built.nodes[1].translation = {1, 0, 0};
+  built.scenes.push_back(Scene{"", {0, 2}});
+  built.skins.push_back(Skin{"", kNone, kNone, {1}});
+  const Asset asset = test::validated(std::move(built));
   Expected<SceneState> state = evaluateScene(asset, 0);
   ASSERT_TRUE(state.ok());
   std::vector<Mat4> ibm = decodeInverseBindMatrices(asset, 0);

@@ -3,6 +3,7 @@
 // valid asset mutated to break each validation rule in turn (cgltf/ozz style: break one input at a time).
 // Every case asserts the Error code and a distinctive part of the message (the object path and the rule).
 // The CLI part checks exit codes and the one-line stderr contract.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -685,6 +686,20 @@ TEST(BadAnimation, KeyTimes) {
                  Error::kInvalidGltf, "animations[0].samplers[0].input", "SCALAR");
 }
 
+// test::validated, the gate every fixture built in code passes (tests/gltf_test_util.h), fails the test with
+// validateAsset's message: a primitive without attributes (glTF 2.0 §5.24).
+TEST(BadValidate, TheFixtureGateFailsTheTestWithTheValidationMessage) {
+  EXPECT_NONFATAL_FAILURE(
+      {
+        Asset fixture;
+        fixture.meshes.resize(1);
+        fixture.meshes[0].primitives.resize(1);
+        static_cast<void>(test::validated(std::move(fixture)));
+      },
+      "fixture fails validateAsset: meshes[0].primitives[0].attributes: must not be empty");
+}
+
+// The edited copies are deliberately invalid: they reach validateAsset alone, never test::validated.
 TEST(BadValidate, CodeBuiltAssetsWithMissingIndicesAreRejectedNotDereferenced) {
   auto asset = loadJson(baseGltf());
   ASSERT_LOADED(asset);

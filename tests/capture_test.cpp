@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture_test_util.h"
+#include "gltf_test_util.h"
 #include "morphkit/capture.h"
 #include "morphkit/demo.h"
 #include "morphkit/gltf.h"
@@ -59,8 +60,7 @@ Asset splitFace() {
   asset.meshes.push_back(std::move(teeth));
   asset.scenes[0].nodes.push_back(uint32_t(asset.nodes.size()));
   asset.nodes.push_back(std::move(node));
-  EXPECT_TRUE(validateAsset(asset).ok());
-  return asset;
+  return test::validated(std::move(asset));
 }
 
 TEST(CaptureTimecode, HoursMinutesSecondsFramesAndAFractionalFrame) {
@@ -244,6 +244,7 @@ TEST(CaptureMatch, AppCsvDrivesMorphSkinBlob52OnTheCpu) {
       weights[size_t(it - names.begin())] = float(double(a) + (double(b) - double(a)) * u);
     }
     by_hand.nodes[prepared->instances[0].node].weights = weights;
+    by_hand = test::validated(std::move(by_hand));
     PoseOptions plain;
     plain.path = CpuPath::kFast;
     Expected<PoseResult> expected = poseAsset(by_hand, kNone, plain);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gltf_test_util.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gpu.h"
@@ -191,6 +192,7 @@ TEST(CliConventions, AnimationLookupIsSharedCaseInsensitiveAndListsTheNames) {
   auto asset = makeDemoAsset(options);
   ASSERT_TRUE(asset.ok());
   asset->animations[1].name = "TALK";
+  asset = test::validated(std::move(asset).value());
   auto glb = writeGlb(*asset);
   ASSERT_TRUE(glb.ok());
   ASSERT_TRUE(writeFileAtomic(dir / "twice.glb", std::span<const uint8_t>(*glb)).ok());

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gltf_test_util.h"
 #include "morphkit/capture.h"
 #include "morphkit/demo.h"
 
@@ -52,9 +53,8 @@ TEST(DemoCapture, TheAppsLayoutAndRanges) {
 }
 
 TEST(DemoCapture, DrivesEveryArkitTargetOfTheDemoAsset) {
-  Expected<Asset> asset = makeDemoAsset({.targets = 60, .vertices = 300, .bones = 2});
-  ASSERT_TRUE(asset.ok());
-  const CaptureMatch match = matchCapture(*asset, parsed());
+  const Asset asset = test::validated(makeDemoAsset({.targets = 60, .vertices = 300, .bones = 2}));
+  const CaptureMatch match = matchCapture(asset, parsed());
   EXPECT_EQ(match.matched_columns.size(), 52u);
   EXPECT_TRUE(match.unmatched_columns.empty());
   EXPECT_EQ(match.unused_rotation_columns.size(), 9u);

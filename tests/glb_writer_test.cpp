@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gltf_test_util.h"
 #include "morphkit/accessor.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
@@ -49,7 +50,7 @@ Asset twoBufferAsset() {
   acc.min = {1.5, -2.0, 0.25};
   acc.max = {1.5, -2.0, 0.25};
   asset.accessors = {acc};
-  return asset;
+  return test::validated(std::move(asset));
 }
 
 TEST(GlbWriter, HeaderAndChunksAreWellFormed) {
@@ -94,18 +95,26 @@ TEST(GlbWriter, HeaderAndChunksAreWellFormed) {
 }
 
 TEST(GlbWriter, OmitsDefaultsAndWritesNonDefaults) {
-  Asset asset;
+  Asset built;
+  // Accessor 0 has no bufferView: three zero vertices (§3.6.2.3), so the asset has no buffers at all.
+  Accessor zeros;
+  zeros.count = 3;
+  zeros.type = AccessorType::kVec3;
+  zeros.min = {0, 0, 0};
+  zeros.max = {0, 0, 0};  // POSITION needs min/max (§3.6.2.5)
+  built.accessors = {zeros};
   Node plain;
   Node moved;
   moved.name = "moved";
+  moved.mesh = 0;  // node weights need a mesh (§5.25)
   moved.translation = {1, 2, 3};
   moved.weights = {0.5f};
   moved.children = {0};
-  asset.nodes = {plain, moved};
+  built.nodes = {plain, moved};
   Material material;
   material.metallic_factor = 0.0f;
   material.alpha_cutoff = 0.25f;  // not MASK: must be omitted (§3.9.4)
-  asset.materials = {material};
+  built.materials = {material};
   Mesh mesh;
   mesh.target_names = {"jawOpen"};
   mesh.weights = {0.0f};
@@ -113,7 +122,8 @@ TEST(GlbWriter, OmitsDefaultsAndWritesNonDefaults) {
   primitive.attributes = {{"POSITION", 0}};
   primitive.targets = {MorphTarget{{{"POSITION", 0}}}};
   mesh.primitives = {primitive};
-  asset.meshes = {mesh};
+  built.meshes = {mesh};
+  const Asset asset = test::validated(std::move(built));
   auto json = writeGltfJson(asset);
   ASSERT_TRUE(json.ok()) << json.error().message;
   const std::string& text = *json;
@@ -135,6 +145,7 @@ TEST(GlbWriter, OmitsDefaultsAndWritesNonDefaults) {
   EXPECT_EQ(glb->size(), 20 + read32(*glb, 12)) << "no BIN chunk without buffers";
 }
 
+// The edited assets are deliberately invalid (the writer's own checks): they skip test::validated.
 TEST(GlbWriter, RejectsInconsistentBuffers) {
   Asset asset = twoBufferAsset();
   asset.buffers[1].byte_length = 100;  // more than data holds
@@ -366,12 +377,10 @@ Expected<Asset> roundTrip(const Asset& asset, const std::filesystem::path& base_
 }
 
 TEST(GlbWriterRoundTrip, DemoAssetSurvivesWriteAndLoad) {
-  auto demo = makeDemoAsset({.targets = 12, .vertices = 2000, .bones = 5, .seed = 3});
-  ASSERT_TRUE(demo.ok()) << demo.error().message;
-  auto loaded = roundTrip(*demo);
+  const Asset demo = test::validated(makeDemoAsset({.targets = 12, .vertices = 2000, .bones = 5, .seed = 3}));
+  auto loaded = roundTrip(demo);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-  expectSameAsset(*demo, *loaded);
-  EXPECT_TRUE(validateAsset(*demo).ok()) << validateAsset(*demo).error().message;
+  expectSameAsset(demo, *loaded);
 }
 
 TEST(GlbWriterRoundTrip, SparseCamerasTexturesAndMatrices) {
@@ -433,6 +442,7 @@ TEST(GlbWriterRoundTrip, SparseCamerasTexturesAndMatrices) {
   material.double_sided = true;
   asset.nodes[0].weights = {0.25f, 0.75f};
   asset.extensions_used = {"KHR_materials_emissive_strength"};
+  asset = test::validated(std::move(asset));
 
   auto loaded = roundTrip(asset);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
@@ -118,6 +119,24 @@ inline std::span<const uint8_t> asBytes(std::string_view text) {
 inline Expected<Asset> loadJson(std::string_view json, const std::filesystem::path& base_dir = ".",
                                 const LoadOptions& options = {}) {
   return loadAssetFromMemory(asBytes(json), base_dir, options);
+}
+
+// The one trust gate for fixtures (morphkit/contract.h): every Asset a test builds or edits by hand passes through
+// here before it reaches morphkit code other than validateAsset itself, as the loader's and make-demo's do. A
+// fixture that does not validate fails the test at the caller's line with validateAsset's message (downstream
+// MORPHKIT_EXPECTS would otherwise stop the binary on it). Tests whose point is an invalid asset do not use it.
+inline Asset validated(Asset asset, std::source_location where = std::source_location::current()) {
+  if (Status valid = validateAsset(asset); !valid)
+    ADD_FAILURE_AT(where.file_name(), int(where.line())) << "fixture fails validateAsset: " << valid.error().message;
+  return asset;
+}
+// The same for a producer that can fail (makeDemoAsset): its failure fails the test too (an empty Asset back).
+inline Asset validated(Expected<Asset> asset, std::source_location where = std::source_location::current()) {
+  if (!asset) {
+    ADD_FAILURE_AT(where.file_name(), int(where.line())) << "fixture not built: " << asset.error().message;
+    return Asset{};
+  }
+  return validated(std::move(asset).value(), where);
 }
 
 inline void writeBytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {

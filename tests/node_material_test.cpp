@@ -15,6 +15,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "gltf_test_util.h"
 #include "node_feature.h"
 #include "test_support.h"
 
@@ -451,11 +452,13 @@ TEST(NodeMaterial, AnUnknownIncludeIsACompileErrorNamingIt) {
 TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
   Expected<NodeMaterial> m = loadNodeMaterial(examplePath("static_pbr.json").string());
   ASSERT_TRUE(m) << m.error().message;
-  Asset asset;
-  asset.images.resize(2);
-  asset.samplers.resize(1);
-  asset.textures.push_back(Texture{0, 1});      // texture 0: sampler 0, image 1
-  asset.textures.push_back(Texture{kNone, 0});  // texture 1: default sampler, image 0
+  Asset built;
+  built.images.resize(2);
+  built.images[0].uri = "normal.png";  // an image names its bytes (§5.18); nothing here reads them
+  built.images[1].uri = "base.png";
+  built.samplers.resize(1);
+  built.textures.push_back(Texture{0, 1});      // texture 0: sampler 0, image 1
+  built.textures.push_back(Texture{kNone, 0});  // texture 1: default sampler, image 0
   Material mat;
   mat.base_color_factor[0] = 0.5f;
   mat.base_color_factor[3] = 0.25f;
@@ -467,6 +470,8 @@ TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
   mat.occlusion_texture = {kNone, 0, 1.0f};  // absent: unbound (an out-of-range index never passes validation)
   mat.alpha_mode = AlphaMode::kMask;
   mat.alpha_cutoff = 0.3f;
+  built.materials.push_back(mat);  // validated with the asset: its texture indices are in range
+  const Asset asset = test::validated(std::move(built));
   // Declared textures, in order: baseColor, metallicRoughness, normal, occlusion, emissive.
   const NodeTextureSource base = nodeTextureSource(*m, 0, asset, &mat);
   EXPECT_TRUE(base.bound);

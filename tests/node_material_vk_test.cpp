@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gltf_test_util.h"
 #include "render_shared.h"
 #include "vk_context.h"
 #include "morphkit/node_material.h"
@@ -958,10 +959,12 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   ASSERT_EQ(vkCreateSampler(ctx.device, &si, nullptr, &sampler), VK_SUCCESS);
 
   // The glTF material both draws restate.
-  Asset asset;
-  asset.images.resize(2);
-  asset.textures.push_back(Texture{kNone, 0});
-  asset.textures.push_back(Texture{kNone, 1});
+  Asset built;
+  built.images.resize(2);
+  built.images[0].uri = "base.png";  // an image names its bytes (§5.18); the draws bind uploaded images instead
+  built.images[1].uri = "metallic_roughness.png";
+  built.textures.push_back(Texture{kNone, 0});
+  built.textures.push_back(Texture{kNone, 1});
   Material mat;
   const float base_factor[4] = {0.9f, 0.85f, 0.8f, 1.0f};
   std::memcpy(mat.base_color_factor, base_factor, sizeof base_factor);
@@ -971,6 +974,8 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   mat.emissive_factor[1] = 0.02f;
   mat.base_color_texture.texture = 0;
   mat.metallic_roughness_texture.texture = 1;
+  built.materials.push_back(mat);  // validated with the asset: its texture indices are in range
+  const Asset asset = test::validated(std::move(built));
 
   // Frame: clip = (x, -y, 0.5 - 0.25 z); light from the upper right front; a 1×1 shadow map cleared to 1 (lit).
   rs::FrameUniforms frame{};

@@ -112,9 +112,7 @@ class RenderTest : public test::VulkanTest {
     DemoOptions options;
     options.vertices = 3000;
     options.targets = targets;
-    auto asset = makeDemoAsset(options);
-    EXPECT_TRUE(asset.ok()) << asset.error().message;
-    return asset ? std::move(*asset) : Asset{};
+    return test::validated(makeDemoAsset(options));
   }
 
   RendererInfo info_;

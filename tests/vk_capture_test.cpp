@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture_test_util.h"
+#include "gltf_test_util.h"
 #include "morphkit/capture.h"
 #include "morphkit/demo.h"
 #include "morphkit/gltf.h"
@@ -81,8 +82,7 @@ TEST_F(CaptureGpuTest, CaptureDrivesMorphSkinBlob52OnTheGpuLikeTheCpu) {
 // rendered with those weights set directly (the renderer's override hook), on both morph paths.
 TEST_F(CaptureGpuTest, RendererPlaysTheCaptureLikeTheSameWeightsSetDirectly) {
   MORPHKIT_REQUIRE_GPU(context_);
-  Expected<Asset> asset = makeDemoAsset({.targets = 52, .vertices = 3000, .bones = 4});
-  ASSERT_TRUE(asset.ok());
+  Expected<Asset> asset = test::validated(makeDemoAsset({.targets = 52, .vertices = 3000, .bones = 4}));
   const CaptureMatch capture = appCapture(*asset, 6);
   ASSERT_EQ(capture.track.names.size(), 52u);
   const double time = 0.5 * (capture.track.keys.times[2] + capture.track.keys.times[3]);

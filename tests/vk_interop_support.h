@@ -4,6 +4,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include "gltf_test_util.h"
 #include "morphkit/demo.h"
 #include "morphkit/gpu_interop.h"
 #include "vk_context.h"
@@ -42,7 +43,9 @@ struct CallerFrame {
 };
 
 inline Expected<Asset> smallDemo() {
-  return makeDemoAsset({.targets = 8, .vertices = 300, .bones = 3});
+  Expected<Asset> demo = makeDemoAsset({.targets = 8, .vertices = 300, .bones = 3});
+  if (!demo) return demo;
+  return validated(std::move(demo).value());
 }
 
 }  // namespace morphkit::test

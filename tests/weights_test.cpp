@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gltf_test_util.h"
 #include "morphkit/demo.h"
 #include "morphkit/gltf.h"
 #include "morphkit/pose.h"
@@ -39,8 +40,7 @@ Asset multiMeshAsset() {
     asset.scenes[0].nodes.push_back(uint32_t(asset.nodes.size()));
     asset.nodes.push_back(std::move(node));
   }
-  EXPECT_TRUE(validateAsset(asset).ok());
-  return asset;
+  return test::validated(std::move(asset));
 }
 
 uint32_t nodeOfMesh(const Asset& asset, uint32_t mesh) {
@@ -106,6 +106,7 @@ TEST(TargetNames, ExactByDefaultCaseInsensitiveOnRequest) {
 TEST(TargetNames, NamesBeyondTheTargetCountNameNothing) {
   Asset asset = multiMeshAsset();
   asset.meshes[0].target_names.push_back("ghost");  // 5 names for 4 targets: extras are not validated
+  asset = test::validated(std::move(asset));
   EXPECT_TRUE(findTargetsByName(asset, "ghost").empty());
   const std::vector<std::string> names = targetNameList(asset);
   EXPECT_EQ(names, (std::vector<std::string>{"eyeBlinkLeft", "eyeLookDownLeft", "eyeLookInLeft", "eyeLookOutLeft"}));
@@ -130,6 +131,7 @@ TEST(WeightOverrides, ByNameDrivesEveryMeshCarryingIt) {
   Asset by_hand = asset;
   by_hand.nodes[nodeOfMesh(asset, 0)].weights = {0.75f, 0, 0, -0.5f};
   by_hand.nodes[nodeOfMesh(asset, 1)].weights = {-0.5f, 0, 0, 0.75f};  // names reversed on "Teeth"
+  by_hand = test::validated(std::move(by_hand));
   const PoseResult expected = poseOrDie(by_hand, {});
   expectSamePose(driven, expected, "overrides vs node.weights");
   EXPECT_EQ(posedMesh(driven, 2)->weights, (std::vector<float>{0, 0, 0, 0}));  // "Plain" has no names
@@ -294,6 +296,7 @@ TEST(WeightTrack, MatchReportsColumnsAndUndrivenTargets) {
 TEST(BakeWeightTrack, TheBakedAnimationPosesLikeTheTrack) {
   Asset asset = multiMeshAsset();
   asset.nodes[nodeOfMesh(asset, 1)].weights = {0.1f, 0.2f, 0.3f, 0.4f};  // static weights of undriven targets stay
+  asset = test::validated(std::move(asset));
   const WeightTrack track = twoRowTrack();
   const size_t animations = asset.animations.size();
   Asset baked = asset;
