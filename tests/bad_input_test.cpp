@@ -571,6 +571,9 @@ TEST(BadMorph, TargetCountsAndWeights) {
   // A second primitive without targets.
   EXPECT_FAILURE(loadJson(mutateBase("\"targets\":[{\"POSITION\":2}]}]", "\"targets\":[{\"POSITION\":2}]},{\"attributes\":{\"POSITION\":0}}]")),
                  Error::kInvalidGltf, "meshes[0].primitives[1].targets", "same number of targets");
+  // A target with no attribute (the schema's minProperties: 1).
+  EXPECT_FAILURE(loadJson(mutateBase("\"targets\":[{\"POSITION\":2}]", "\"targets\":[{}]")), Error::kInvalidGltf,
+                 "meshes[0].primitives[0].targets[0]", "no attributes");
   // A target accessor with 2 elements against 3 vertices.
   std::string short_target = mutateBase("{\"bufferView\":2,\"componentType\":5126,\"count\":3", "{\"bufferView\":2,\"componentType\":5126,\"count\":2");
   EXPECT_FAILURE(loadJson(short_target), Error::kInvalidGltf, "meshes[0].primitives[0].targets[0].POSITION", "count 2", "§3.7.2.2");

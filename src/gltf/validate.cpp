@@ -195,6 +195,10 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
                                                std::to_string(targets) + " (glTF 2.0 §3.7.2.2: all primitives MUST have the same number of targets)");
       }
       for (size_t t = 0; t < primitive.targets.size(); ++t) {
+        if (primitive.targets[t].attributes.empty()) {
+          return invalid(where + ".targets[" + std::to_string(t) + "]",
+                         "has no attributes (glTF 2.0 mesh.primitive schema: a morph target has at least one)");
+        }
         for (const Attribute& attribute : primitive.targets[t].attributes) {
           std::string here = where + ".targets[" + std::to_string(t) + "]." + printable(attribute.name);
           VALIDATE_TRY(checkRequiredIndex(attribute.accessor, asset.accessors.size(), here, "accessor"));
