@@ -71,7 +71,6 @@ uint skinStreamWord(uint index) { return Uints(pc.skin_address).u[index]; }
 mat4 relativeMatrix(uint block) { return g_matrices.m[block]; }
 mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
 
-
 void main() {
   uint group = gl_WorkGroupID.x;
   uint tile = gl_WorkGroupID.y;
