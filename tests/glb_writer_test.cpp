@@ -458,13 +458,11 @@ TEST(GlbWriterRoundTrip, SparseCamerasTexturesAndMatrices) {
 TEST(GlbWriterRoundTrip, SharedAssets) {
   MORPHKIT_REQUIRE_SHARED();
   int checked = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(test::assetsDir())) {
-    auto ext = entry.path().extension();
-    if (ext != ".gltf" && ext != ".glb") continue;
-    SCOPED_TRACE(entry.path().string());
-    auto original = loadAsset(entry.path());
+  for (const std::filesystem::path& file : test::sharedModelFiles()) {
+    SCOPED_TRACE(file.string());
+    auto original = loadAsset(file);
     if (!original) continue;  // assets the loader rejects on purpose are the loader tests' business
-    auto loaded = roundTrip(*original, entry.path().parent_path());
+    auto loaded = roundTrip(*original, file.parent_path());
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     expectSameAsset(*original, *loaded);
     ++checked;

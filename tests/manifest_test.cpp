@@ -269,15 +269,7 @@ CliRun inspectJson(const std::filesystem::path& file, const std::filesystem::pat
   return test::runMorphkit(scratch, "inspect --json '" + file.string() + "'");
 }
 
-std::vector<std::filesystem::path> modelFiles() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(test::assetsDir())) {
-    std::string ext = entry.path().extension().string();
-    if (entry.is_regular_file() && (ext == ".gltf" || ext == ".glb")) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::filesystem::path> modelFiles() { return test::sharedModelFiles(); }
 
 std::string relativeName(const std::filesystem::path& file) {
   return std::filesystem::relative(file, test::assetsDir()).generic_string();

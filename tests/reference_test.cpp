@@ -166,11 +166,8 @@ TEST(ModelList, CoversEveryModelFile) {
   MORPHKIT_REQUIRE_SHARED();
   std::set<std::string> listed(modelFiles().begin(), modelFiles().end());
   std::set<std::string> found;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(test::assetsDir())) {
-    const std::string ext = entry.path().extension().string();
-    if (ext == ".gltf" || ext == ".glb") {
-      found.insert(std::filesystem::relative(entry.path(), test::assetsDir()).generic_string());
-    }
+  for (const std::filesystem::path& file : test::sharedModelFiles()) {
+    found.insert(std::filesystem::relative(file, test::assetsDir()).generic_string());
   }
   EXPECT_EQ(found, listed) << "update modelFiles() in reference_test.cpp";
   for (const std::string& model : found) EXPECT_TRUE(std::filesystem::exists(referenceFor(model))) << model;

@@ -228,17 +228,15 @@ TEST(Snorm16, ReportedErrorIsTheDecodersError) {
 TEST(Snorm16, SharedModelsRoundTripWithinTheBound) {
   MORPHKIT_REQUIRE_SHARED();
   size_t primitives = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(test::assetsDir())) {
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".gltf" && ext != ".glb") continue;
-    Expected<Asset> asset = loadAsset(entry.path());
+  for (const std::filesystem::path& file : test::sharedModelFiles()) {
+    Expected<Asset> asset = loadAsset(file);
     if (!asset) continue;  // invalid-on-purpose files are the loader tests' business
     Expected<PosePrepared> prepared = preparePose(*asset);
     if (!prepared) continue;
     for (const PrimitiveData& p : prepared->primitives) {
       if (p.targets.empty()) continue;
       ++primitives;
-      const std::string what = entry.path().filename().string() + " mesh " + std::to_string(p.mesh);
+      const std::string what = file.filename().string() + " mesh " + std::to_string(p.mesh);
       const std::array<double, kSnorm16ScaleSlots> worst = checkRoundTrip(p, what);
       const Snorm16DeltaError e = snorm16DeltaError(p);
       EXPECT_FALSE(e.non_finite) << what;

@@ -6,10 +6,12 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace morphkit::test {
 
@@ -27,6 +29,17 @@ inline std::filesystem::path sharedDir() {
 inline std::filesystem::path sourceDir() { return MORPHKIT_SOURCE_DIR; }
 inline std::filesystem::path assetsDir() { return sharedDir() / "assets" / "gltf"; }
 inline std::filesystem::path referenceDir() { return sharedDir() / "reference"; }
+
+// Every .gltf and .glb under assetsDir(), sorted (so tests walk the models in the same order everywhere).
+inline std::vector<std::filesystem::path> sharedModelFiles() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(assetsDir())) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".gltf" || ext == ".glb")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 // The CLI binary: $MORPHKIT_CLI (ctest sets it), else the build tree's src/cli/morphkit beside this test's
 // tests/ folder (a test binary run by hand), else `morphkit` on PATH.

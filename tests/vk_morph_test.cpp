@@ -351,10 +351,8 @@ TEST_F(VulkanTest, SharedModelsMatchCpuPose) {
   MORPHKIT_REQUIRE_SHARED();
   MORPHKIT_REQUIRE_GPU(context_);
   size_t models = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(test::assetsDir())) {
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".gltf" && ext != ".glb") continue;
-    Expected<Asset> asset = loadAsset(entry.path());
+  for (const std::filesystem::path& file : test::sharedModelFiles()) {
+    Expected<Asset> asset = loadAsset(file);
     if (!asset) continue;  // invalid-on-purpose files are the loader tests' business
     Expected<PosePrepared> prepared = preparePose(*asset);
     if (!prepared) continue;
@@ -388,7 +386,7 @@ TEST_F(VulkanTest, SharedModelsMatchCpuPose) {
       GpuUploadOptions upload;
       upload.layout = layout;
       Expected<GpuPose*> gpu = prepareGpuPose(*context_, *prepared, upload);
-      ASSERT_TRUE(gpu) << entry.path() << ": " << gpu.error().message;
+      ASSERT_TRUE(gpu) << file << ": " << gpu.error().message;
       for (size_t k = 0; k < cases.size(); ++k) {
         const auto& [anim, time] = cases[k];
         const PoseResult& cpu = cpu_cases[k];
@@ -406,7 +404,7 @@ TEST_F(VulkanTest, SharedModelsMatchCpuPose) {
           // f16 errors grow with the node/joint transform's scale: estimate it from the bounding boxes.
           const float scale = 2.0f * bboxDiagonal(c.positions) / std::max(bboxDiagonal(data.position), 1e-12f);
           Tolerance tol = tolerance(data, data.targets.empty() ? DeltaLayout::kDenseF32 : used, c.weights, c.positions, scale);
-          const std::string what = entry.path().filename().string() + " layout " + (layout ? deltaLayoutName(*layout) : "auto") +
+          const std::string what = file.filename().string() + " layout " + (layout ? deltaLayoutName(*layout) : "auto") +
                                    " anim " + std::to_string(int(anim)) + " t=" + std::to_string(time) + " mesh entry " +
                                    std::to_string(m);
           EXPECT_EQ(g.node, c.node);
