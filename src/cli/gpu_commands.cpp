@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,20 @@ struct BenchOptions {
   std::vector<std::string> crowd_kernels = {"v1", "v2", "v3"};
 };
 
+// The layout or crowd kernel `name` stands for: the inverse of deltaLayoutName / crowdKernelName.
+std::optional<DeltaLayout> layoutNamed(const std::string& name) {
+  for (DeltaLayout l : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
+    if (name == deltaLayoutName(l)) return l;
+  }
+  return std::nullopt;
+}
+std::optional<CrowdKernel> crowdKernelNamed(const std::string& name) {
+  for (CrowdKernel k : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3}) {
+    if (name == crowdKernelName(k)) return k;
+  }
+  return std::nullopt;
+}
+
 int runBench(const BenchOptions& o) {
   GpuBenchOptions options;
   options.vertices = o.vertices;
@@ -49,11 +64,9 @@ int runBench(const BenchOptions& o) {
   options.skinned = o.skinned;
   options.layouts.clear();
   for (const std::string& name : o.layouts) {
-    if (name == "dense_f32") options.layouts.push_back(DeltaLayout::kDenseF32);
-    else if (name == "dense_f16") options.layouts.push_back(DeltaLayout::kDenseF16);
-    else if (name == "dense_snorm16") options.layouts.push_back(DeltaLayout::kDenseSnorm16);
-    else if (name == "sparse") options.layouts.push_back(DeltaLayout::kSparse);
-    else return reportUsage("bench: unknown layout '" + name + "' (dense_f32, dense_f16, dense_snorm16, sparse)");
+    const std::optional<DeltaLayout> layout = layoutNamed(name);
+    if (!layout) return reportUsage("bench: unknown layout '" + name + "' (dense_f32, dense_f16, dense_snorm16, sparse)");
+    options.layouts.push_back(*layout);
   }
   GpuContextOptions context_options;
   context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
@@ -88,7 +101,9 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   options.groups = o.crowd_groups;
   options.kernels.clear();
   for (const std::string& k : o.crowd_kernels) {
-    options.kernels.push_back(k == "v3" ? CrowdKernel::kV3 : k == "v2" ? CrowdKernel::kV2 : CrowdKernel::kV1);
+    const std::optional<CrowdKernel> kernel = crowdKernelNamed(k);
+    if (!kernel) return reportUsage("bench: unknown crowd kernel '" + k + "' (v1, v2, v3)");
+    options.kernels.push_back(*kernel);
   }
   for (uint32_t g : options.groups) {
     if (g > kMaxCrowdGroup) return reportUsage(fmt::format("bench: --crowd-groups {} exceeds {}", g, kMaxCrowdGroup));
@@ -96,10 +111,11 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   options.repetitions = o.repetitions;
   options.copy_bytes = uint64_t(o.copy_mib * 1048576.0);
   if (given("--layouts")) {
-    if (o.layouts.size() != 1 || (o.layouts[0] != "dense_f32" && o.layouts[0] != "dense_f16")) {
+    const std::optional<DeltaLayout> layout = o.layouts.size() == 1 ? layoutNamed(o.layouts[0]) : std::nullopt;
+    if (layout != DeltaLayout::kDenseF32 && layout != DeltaLayout::kDenseF16) {
       return reportUsage("bench: --crowd takes one layout, dense_f32 or dense_f16");
     }
-    options.layout = o.layouts[0] == "dense_f16" ? DeltaLayout::kDenseF16 : DeltaLayout::kDenseF32;
+    options.layout = *layout;
   }
   if (options.vertices == 0 || options.targets == 0) return reportUsage("bench: --crowd needs --vertices and --targets above 0");
   GpuContextOptions context_options;

@@ -42,7 +42,6 @@ struct BenchRng {
 // contiguous `region` (fraction) of the vertices, one JOINTS/WEIGHTS set of 4 influences over `joints` joints.
 PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint32_t joints, uint64_t seed);
 
-// The `device` and `copy` objects every GPU benchmark's JSON starts with (`bench`, `bench --crowd`).
 // The copy kernel's buffer size for a benchmark: the request, capped at one allocation and at a quarter of the
 // device-local memory (source and destination together stay under half of it on a small GPU).
 inline uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) {
@@ -51,6 +50,7 @@ inline uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) 
   return std::min(requested, cap);
 }
 
+// The `device` and `copy` objects every GPU benchmark's JSON starts with (`bench`, `bench --crowd`).
 void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
                              double copy_gbps);
 
