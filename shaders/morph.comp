@@ -77,8 +77,7 @@ float loadF16(uint64_t address, uint index) {
 vec2 snormQ2x16(uint word) { return vec2(float(bitfieldExtract(int(word), 0, 16)), float(int(word) >> 16)); }
 
 float loadSnorm16(uint64_t address, uint index) {
-  uint word = Uints(address).u[index >> 1];
-  return (index & 1u) == 0u ? float(bitfieldExtract(int(word), 0, 16)) : float(int(word) >> 16);
+  return snormQ2x16(Uints(address).u[index >> 1])[index & 1u];
 }
 
 // `kind`: the element type, as MORPH_LAYOUT_* (the sparse layout's records are f32).
