@@ -37,6 +37,13 @@ void BM_GpuMorph(benchmark::State& state) {
   options.all_targets = layout == 3;
   options.repetitions = 1;
   options.copy_bytes = 16 << 20;
+  // The clocks up once per benchmark (morphkit/gpu.h, warmUpGpu); the iterations then follow each other closely
+  // enough to keep them up. `morphkit bench` warms before every row and is the figure docs/PERFORMANCE.md quotes.
+  options.warmup_ms = 0.0;
+  if (morphkit::Status s = morphkit::warmUpGpu(*ctx, morphkit::warmUpMilliseconds(-1.0, morphkit::gpuDeviceInfo(*ctx))); !s) {
+    state.SkipWithError(s.error().message.c_str());
+    return;
+  }
   for (auto _ : state) {
     morphkit::Expected<morphkit::GpuBenchReport> report = morphkit::runGpuBench(*ctx, options);
     if (!report) {

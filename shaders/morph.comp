@@ -13,7 +13,7 @@
 //
 // Speed (docs/PERFORMANCE.md): the common record shapes (position + normal: f32, f16, snorm16; position only: f32) take
 // a loop with no per-target branch, whole-plane vector loads (one 16-byte load per 4 f32 components) from
-// vertex-tiled slabs (docs/LAYOUTS.md §3a: a workgroup reads one contiguous run), two targets per iteration with
+// vertex-tiled slabs (docs/LAYOUTS.md §3a: a workgroup reads one contiguous run), 2–4 targets per iteration with
 // independent sums, 32-bit element indices and the active list staged in shared memory. Every other shape takes the generic loop. The choice is uniform per
 // workgroup, so it costs one branch per group, not per target.
 #version 460
@@ -45,6 +45,11 @@ layout(buffer_reference, std430, buffer_reference_align = 2) restrict readonly b
 #endif
 
 layout(push_constant) uniform PushBlock { MorphPush pc; };
+
+// Targets per iteration of the dense f32 position + normal loop: 4 for dispatches smaller than a wave of the GPU
+// (each invocation keeps more loads in flight: 20k × 52 on an H200 12.9 → 11.3 µs), 2 for larger ones (fewer
+// registers, more resident invocations: 1M × 64 with 16 active 133 → 123 µs). The host picks it (gpu_morph.cpp).
+layout(constant_id = MORPH_SC_F32_TARGETS_PER_STEP) const uint kF32TargetsPerStep = 2u;
 
 // A slice of the entry's active-target list, staged once per workgroup: every invocation of a group belongs
 // to the same entry, so all of them walk the same list.
@@ -139,61 +144,65 @@ uint recordShape(in MorphEntry e) {
 }
 
 // Position + normal, f32: per target one vec4 (px py pz nx) and one vec2 (ny nz). A slab is 64 × 24 bytes:
-// 96 vec4s, the vec2 plane from vec2 128 on. `slab_base` = tile × target_count.
+// 96 vec4s, the vec2 plane from vec2 128 on. `slab_base` = tile × target_count. kF32TargetsPerStep targets per
+// iteration with independent sums (a specialization constant, so the unused sums cost no registers).
 void addPNF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   Vec4s planes4 = Vec4s(e.delta_address);
   Vec2s planes2 = Vec2s(e.delta_address);
-  vec4 a0 = vec4(0.0), a1 = vec4(0.0);
-  vec2 b0 = vec2(0.0), b1 = vec2(0.0);
+  vec4 a[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  vec2 b[4] = vec2[4](vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0));
   uint i = 0u;
-  for (; i + 1u < count; i += 2u) {
-    MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
-    uint k0 = (slab_base + t0.target) * 96u, k1 = (slab_base + t1.target) * 96u;
-    a0 = morphAdd(a0, t0.weight, planes4.v[k0 + lane]);
-    a1 = morphAdd(a1, t1.weight, planes4.v[k1 + lane]);
-    b0 = morphAdd(b0, t0.weight, planes2.v[2u * k0 + 128u + lane]);
-    b1 = morphAdd(b1, t1.weight, planes2.v[2u * k1 + 128u + lane]);
+  for (; i + kF32TargetsPerStep <= count; i += kF32TargetsPerStep) {
+    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+      if (k < kF32TargetsPerStep) {
+        MorphActiveTarget t = s_active[i + k];
+        uint slab = (slab_base + t.target) * 96u;
+        a[k] = morphAdd(a[k], t.weight, planes4.v[slab + lane]);
+        b[k] = morphAdd(b[k], t.weight, planes2.v[2u * slab + 128u + lane]);
+      }
+    }
   }
-  if (i < count) {
-    MorphActiveTarget t0 = s_active[i];
-    uint k0 = (slab_base + t0.target) * 96u;
-    a0 = morphAdd(a0, t0.weight, planes4.v[k0 + lane]);
-    b0 = morphAdd(b0, t0.weight, planes2.v[2u * k0 + 128u + lane]);
+  for (; i < count; ++i) {
+    MorphActiveTarget t = s_active[i];
+    uint slab = (slab_base + t.target) * 96u;
+    a[0] = morphAdd(a[0], t.weight, planes4.v[slab + lane]);
+    b[0] = morphAdd(b[0], t.weight, planes2.v[2u * slab + 128u + lane]);
   }
-  vec4 a = a0 + a1;
-  vec2 b = b0 + b1;
-  s.p += a.xyz;
-  s.n += vec3(a.w, b);
+  vec4 sa = (a[0] + a[1]) + (a[2] + a[3]);
+  vec2 sb = (b[0] + b[1]) + (b[2] + b[3]);
+  s.p += sa.xyz;
+  s.n += vec3(sa.w, sb);
 }
 
 // Position + normal, f16: per target one uvec2 (4 halves) and one u32 (2 halves). A slab is 64 × 12 bytes:
-// 96 uvec2s, the 2-half plane from u32 128 on.
+// 96 uvec2s, the 2-half plane from u32 128 on. Four targets per iteration: a record is half of f32's bytes, so
+// twice the targets keep as many bytes in flight per invocation as the f32 loop's two.
 void addPNF16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   UVec2s planes8 = UVec2s(e.delta_address);
   Uints planes4 = Uints(e.delta_address);
-  vec4 a0 = vec4(0.0), a1 = vec4(0.0);
-  vec2 b0 = vec2(0.0), b1 = vec2(0.0);
+  vec4 a[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  vec2 b[4] = vec2[4](vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0));
   uint i = 0u;
-  for (; i + 1u < count; i += 2u) {
-    MorphActiveTarget t0 = s_active[i], t1 = s_active[i + 1u];
-    uint k0 = (slab_base + t0.target) * 96u, k1 = (slab_base + t1.target) * 96u;
-    uvec2 h0 = planes8.v[k0 + lane], h1 = planes8.v[k1 + lane];
-    a0 = morphAdd(a0, t0.weight, vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y)));
-    a1 = morphAdd(a1, t1.weight, vec4(unpackHalf2x16(h1.x), unpackHalf2x16(h1.y)));
-    b0 = morphAdd(b0, t0.weight, unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]));
-    b1 = morphAdd(b1, t1.weight, unpackHalf2x16(planes4.u[2u * k1 + 128u + lane]));
+  for (; i + 3u < count; i += 4u) {
+    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+      MorphActiveTarget t = s_active[i + k];
+      uint slab = (slab_base + t.target) * 96u;
+      uvec2 h = planes8.v[slab + lane];
+      a[k] = morphAdd(a[k], t.weight, vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
+      b[k] = morphAdd(b[k], t.weight, unpackHalf2x16(planes4.u[2u * slab + 128u + lane]));
+    }
   }
-  if (i < count) {
-    MorphActiveTarget t0 = s_active[i];
-    uint k0 = (slab_base + t0.target) * 96u;
-    uvec2 h0 = planes8.v[k0 + lane];
-    a0 = morphAdd(a0, t0.weight, vec4(unpackHalf2x16(h0.x), unpackHalf2x16(h0.y)));
-    b0 = morphAdd(b0, t0.weight, unpackHalf2x16(planes4.u[2u * k0 + 128u + lane]));
+  for (; i < count; ++i) {
+    MorphActiveTarget t = s_active[i];
+    uint slab = (slab_base + t.target) * 96u;
+    uvec2 h = planes8.v[slab + lane];
+    a[0] = morphAdd(a[0], t.weight, vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
+    b[0] = morphAdd(b[0], t.weight, unpackHalf2x16(planes4.u[2u * slab + 128u + lane]));
   }
-  vec4 a = a0 + a1;
-  vec2 b = b0 + b1;
-  s.p += a.xyz;
-  s.n += vec3(a.w, b);
+  vec4 sa = (a[0] + a[1]) + (a[2] + a[3]);
+  vec2 sb = (b[0] + b[1]) + (b[2] + b[3]);
+  s.p += sa.xyz;
+  s.n += vec3(sa.w, sb);
 }
 
 // Position + normal, snorm16: f16's loads converted with snormQ2x16, and per target the weight times its position

@@ -32,7 +32,7 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
   MORPHKIT_REQUIRE_SHARED();
   REQUIRE_GPU_FOR_CLI();
   const auto dir = test::scratchDir();
-  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --anim Talk --frames 2 --repetitions 1 --threads 2 --size 64x64 --json --validation");
+  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --anim Talk --frames 2 --repetitions 1 --threads 2 --size 64x64 --warmup-ms 3 --json --validation");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -44,6 +44,7 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
   EXPECT_EQ(uint64_t(root["animation"]["index"]), 2u);
   EXPECT_GT(double(root["animation"]["duration"]), 0.0);
   EXPECT_FALSE(std::string_view(root["device"]["name"]).empty());
+  EXPECT_EQ(double(root["warmupMs"]), 3.0);  // each GPU row warmed up first, clean under validation
 
   std::set<std::string> seen;
   for (simdjson::dom::element row : root["rows"].get_array()) {

@@ -98,5 +98,25 @@ TEST(BenchCommand, LayoutsFlagTakesSnorm16) {
   EXPECT_NE(run.err.find("--crowd takes one layout, dense_f32 or dense_f16"), std::string::npos) << run.err;
 }
 
+// --warmup-ms: the warm-up each row had is in the table's first line and the JSON (on lavapipe the default is 0);
+// a negative value is a usage error.
+TEST(BenchCommand, WarmUpIsReportedAndChecked) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const auto dir = test::scratchDir();
+  const std::string rows = "bench --vertices 300 --targets 4 --layouts dense_f32 --active 2 --repetitions 1 --copy-mib 1";
+  test::CliRun run = test::runMorphkit(dir, rows + " --warmup-ms 5 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+  EXPECT_EQ(double(root["warmupMs"].get_double()), 5.0) << run.out;
+  run = test::runMorphkit(dir, rows + " --warmup-ms 0");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("GPU warmed up 0 ms before each row"), std::string::npos) << run.out;
+  run = test::runMorphkit(dir, rows + " --warmup-ms -3");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--warmup-ms"), std::string::npos) << run.err;
+}
+
 }  // namespace
 }  // namespace morphkit

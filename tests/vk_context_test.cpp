@@ -2,6 +2,7 @@
 // Vulkan context: device selection, memory types, buffers, submission, timestamps, error mapping.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -71,6 +72,32 @@ TEST_F(VulkanTest, CopyKernelCopiesAndIsTimed) {
   if (gpuDeviceInfo(*context_).timestamps) {
     EXPECT_GT(*us, 0.0);
   }
+}
+
+// The warm-up (warmUpGpu): copy-kernel submissions for the asked wall time, clean under validation (each copy
+// writes the same destination: the barriers between them must be right); 0 returns at once.
+TEST_F(VulkanTest, WarmUpKeepsTheDeviceBusyForTheAskedTime) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(warmUpGpu(*context_, 30.0));
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(elapsed_ms, 30.0);
+  EXPECT_TRUE(warmUpGpu(*context_, 0.0));
+  EXPECT_TRUE(warmUpGpu(*context_, -1.0));
+  EXPECT_TRUE(gpuValidationMessages(*context_).empty());
+}
+
+// The default warm-up is for GPUs; a CPU implementation (lavapipe) has no clocks to raise. An explicit value wins.
+TEST(WarmUp, DefaultDependsOnTheDeviceType) {
+  GpuDeviceInfo device;
+  for (GpuDeviceType type : {GpuDeviceType::kDiscrete, GpuDeviceType::kIntegrated, GpuDeviceType::kVirtual, GpuDeviceType::kOther}) {
+    device.type = type;
+    EXPECT_EQ(warmUpMilliseconds(-1.0, device), kGpuWarmUpMilliseconds) << gpuDeviceTypeName(type);
+    EXPECT_EQ(warmUpMilliseconds(0.0, device), 0.0);
+  }
+  device.type = GpuDeviceType::kCpu;
+  EXPECT_EQ(warmUpMilliseconds(-1.0, device), 0.0);
+  EXPECT_EQ(warmUpMilliseconds(25.0, device), 25.0);
 }
 
 TEST(VulkanContextTest, DeviceIndexOutOfRangeIsNoDevice) {

@@ -17,6 +17,7 @@
 #include "morphkit/gltf.h"
 #include "morphkit/gpu_pose.h"
 #include "morphkit/pose.h"
+#include "gpu_internal.h"
 #include "vk_synthetic.h"
 #include "vk_test_support.h"
 
@@ -109,8 +110,10 @@ void expectMatches(const PrimitiveData& p, DeltaLayout layout, std::span<const f
 }
 
 // Deforms `instances` copies of `p` (own weights and joints each) in one batch and checks each.
+// `f32_step`: the dense f32 loop's targets per iteration (2 or 4; 0: createGpuBatch's automatic choice, which is
+// 4 for every mesh this small).
 void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layout, bool skinned, uint32_t instances,
-                uint32_t active_every, bool use_active_list = true) {
+                uint32_t active_every, bool use_active_list = true, uint32_t f32_step = 0) {
   GpuUploadOptions upload;
   upload.layout = layout;
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(context, p, upload);
@@ -118,7 +121,7 @@ void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layo
   EXPECT_EQ(gpuPrimitiveInfo(**gp).layout, layout);
   const uint32_t joints = 6;
   std::vector<GpuInstanceDesc> descs(instances, GpuInstanceDesc{*gp, skinned, skinned ? joints : 0});
-  Expected<GpuBatch*> batch = createGpuBatch(context, descs);
+  Expected<GpuBatch*> batch = createGpuBatchWithStep(context, descs, f32_step);
   ASSERT_TRUE(batch) << batch.error().message;
   std::vector<std::vector<float>> weights(instances);
   std::vector<std::vector<DMat4>> palettes(instances);
@@ -206,7 +209,20 @@ TEST_F(VulkanTest, EveryRecordShapeAndActiveListLength) {
       checkBatch(*context_, p, layout, false, 2, 2);         // 75 active: odd
       checkBatch(*context_, p, layout, true, 1, 2, false);   // every target walked
     }
+    // The dense f32 loop at 2 targets per step (the large-dispatch pipeline): remainders 0 and 1 of each slice.
+    SCOPED_TRACE("f32, 2 targets per step");
+    checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 2, 1, true, 2);
+    checkBatch(*context_, p, DeltaLayout::kDenseF32, false, 2, 2, true, 2);
+    checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 1, 2, false, 2);
   }
+}
+
+TEST_F(VulkanTest, F32TargetsPerStepIsTwoOrFour) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Expected<GpuBatch*> batch = createGpuBatchWithStep(*context_, {}, 3);
+  ASSERT_FALSE(batch);
+  EXPECT_EQ(batch.error().code, Error::kInvalidArgument);
+  EXPECT_NE(batch.error().message.find("2 or 4"), std::string::npos) << batch.error().message;
 }
 
 TEST_F(VulkanTest, ThousandTwentyFourTargets) {

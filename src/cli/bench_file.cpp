@@ -114,6 +114,11 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
   return Ok{};
 }
 
+// A GPU row's warm-up: the device's clocks up before the row is timed (morphkit/gpu.h, warmUpGpu).
+Status warmUpForRow(const Context& c, VulkanContext& context) {
+  return warmUpGpu(context, warmUpMilliseconds(c.options.warmup_ms, gpuDeviceInfo(context)));
+}
+
 Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation, std::vector<Row>& rows) {
   for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
     Row row{"gpu", 0, deltaLayoutName(layout)};
@@ -129,6 +134,7 @@ Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared,
     }
     std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
     SamplingContext sampling;
+    if (Status w = warmUpForRow(c, context); !w) return w;
     Status s = timeRow(c, row, [&](double t) -> Expected<double> {
       GpuPoseOptions options;
       options.animation = animation;
@@ -164,6 +170,7 @@ Status renderRows(Context& c, VulkanContext& context, const Asset& asset, uint32
       continue;
     }
     std::unique_ptr<Renderer, void (*)(Renderer*)> owner(*renderer, destroyRenderer);
+    if (Status w = warmUpForRow(c, context); !w) return w;
     Status s = timeRow(c, row, [&](double t) -> Expected<double> {
       RenderFrameInput input;
       input.animation = animation;
@@ -275,6 +282,7 @@ int runFileBench(const FileBenchOptions& o) {
     } else {
       w.beginObject().field("name", device.name).field("type", gpuDeviceTypeName(device.type)).field("driver", device.driver);
       w.field("timestamps", device.timestamps).endObject();
+      w.field("warmupMs", warmUpMilliseconds(o.warmup_ms, device));
     }
     w.key("rows").beginArray();
     for (const Row& r : rows) {
@@ -297,7 +305,10 @@ int runFileBench(const FileBenchOptions& o) {
                                    : fmt::format("animation {}{} ({:.3g} s)", *animation,
                                                  anim_name.empty() ? "" : " \"" + anim_name + "\"", duration),
                o.frames, std::max(o.repetitions, 1u));
-    if (!device.name.empty()) fmt::print("device: {} ({})\n", device.name, gpuDeviceTypeName(device.type));
+    if (!device.name.empty()) {
+      fmt::print("device: {} ({}); GPU warmed up {:.0f} ms before each GPU row\n", device.name, gpuDeviceTypeName(device.type),
+                 warmUpMilliseconds(o.warmup_ms, device));
+    }
     fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10}\n", "path", "threads", "layout", "ms/frame", "GPU ms/frame",
                "x reference");
     for (const Row& r : rows) {

@@ -30,6 +30,7 @@ struct BenchOptions {
   uint32_t repetitions = 5;
   double max_delta_mib = 4096;
   double copy_mib = 2048;
+  double warmup_ms = -1.0;  // < 0: the default (warmUpMilliseconds)
   std::string device = "gpu";  // gpu | N; FILE mode also takes cpu (the CPU rows only)
   bool json = false;
   bool validation = false;
@@ -61,6 +62,7 @@ int runBench(const BenchOptions& o) {
   options.repetitions = o.repetitions;
   options.max_delta_bytes = uint64_t(o.max_delta_mib * 1048576.0);
   options.copy_bytes = uint64_t(o.copy_mib * 1048576.0);
+  options.warmup_ms = o.warmup_ms;
   options.skinned = o.skinned;
   options.layouts.clear();
   for (const std::string& name : o.layouts) {
@@ -110,6 +112,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   }
   options.repetitions = o.repetitions;
   options.copy_bytes = uint64_t(o.copy_mib * 1048576.0);
+  options.warmup_ms = o.warmup_ms;
   if (given("--layouts")) {
     const std::optional<DeltaLayout> layout = o.layouts.size() == 1 ? layoutNamed(o.layouts[0]) : std::nullopt;
     if (layout != DeltaLayout::kDenseF32 && layout != DeltaLayout::kDenseF16) {
@@ -178,6 +181,10 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
                   "through L1); rows crowd_gG, crowd2_gG, crowd3_gG (default v1,v2,v3)")
       ->delimiter(',')
       ->check(CLI::IsMember({"v1", "v2", "v3"}));
+  sub->add_option("--warmup-ms", options->warmup_ms,
+                  "GPU rows: keep the GPU busy this long before each row is timed, so its clocks are up (default 2000 on a "
+                  "GPU, 0 on a CPU implementation such as lavapipe)")
+      ->check(CLI::Range(0.0, 600000.0));
   sub->add_option("--copy-mib", options->copy_mib, "copy-kernel buffer size in MiB (default 2048, capped at maxMemoryAllocationSize and a quarter of device-local memory)");
   addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device), a Vulkan device index, or (FILE) cpu: the CPU rows only");
   sub->add_flag("--validation", options->validation, "enable VK_LAYER_KHRONOS_validation (also MORPHKIT_VALIDATION=1)");
@@ -224,6 +231,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
     file_options->validation = options->validation;
     file_options->device = device.index;
     if (sub->count("--repetitions") > 0) file_options->repetitions = options->repetitions;
+    file_options->warmup_ms = options->warmup_ms;
     exit_code = runFileBench(*file_options);
   });
 }});

@@ -59,6 +59,8 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
   GpuBenchReport report;
   report.device = gpuDeviceInfo(context);
   report.copy_bytes = benchCopyBytes(options.copy_bytes, report.device);
+  report.warmup_ms = warmUpMilliseconds(options.warmup_ms, report.device);
+  if (Status s = warmUpGpu(context, report.warmup_ms); !s) return s.error();
   Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
   if (!copy) return copy.error();
   report.copy_microseconds = *copy;
@@ -118,7 +120,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         GpuMorphJob job{&context, *batch, std::span(&state, 1)};
         job.use_active_list = !v.all;
         double best = std::nan("");
-        Status s = Ok{};
+        Status s = warmUpGpu(context, report.warmup_ms);
         for (uint32_t r = 0; r < std::max(options.repetitions, 1u) + 1 && s; ++r) {  // +1: warm-up
           s = job.run();
           const double us = lastDispatchMicroseconds(**batch);
@@ -149,9 +151,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
 std::string gpuBenchTable(const GpuBenchReport& r) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us)\n", r.device.name.c_str(),
-                gpuDeviceTypeName(r.device.type), r.copy_gbps, (unsigned long long)(r.copy_bytes >> 20), r.copy_microseconds);
-  out += line;
+  out += benchDeviceLine(r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
   std::snprintf(line, sizeof line, "%10s %8s %7s %-14s %12s %10s %9s\n", "vertices", "targets", "active", "layout", "us", "GB/s",
                 "% copy");
   out += line;
@@ -168,8 +168,17 @@ std::string gpuBenchTable(const GpuBenchReport& r) {
   return out;
 }
 
+std::string benchDeviceLine(const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds, double copy_gbps,
+                            double warmup_ms) {
+  char line[320];
+  std::snprintf(line, sizeof line, "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us); GPU warmed up %.0f ms before each row\n",
+                device.name.c_str(), gpuDeviceTypeName(device.type), copy_gbps, (unsigned long long)(copy_bytes >> 20),
+                copy_microseconds, warmup_ms);
+  return line;
+}
+
 void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
-                             double copy_gbps) {
+                             double copy_gbps, double warmup_ms) {
   w.key("device").beginObject();
   w.field("name", device.name);
   w.field("type", gpuDeviceTypeName(device.type));
@@ -181,12 +190,13 @@ void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_
   w.field("microseconds", copy_microseconds);
   w.field("gbps", copy_gbps);
   w.endObject();
+  w.field("warmupMs", warmup_ms);
 }
 
 std::string gpuBenchJson(const GpuBenchReport& r, bool pretty) {
   JsonWriter w(pretty);
   w.beginObject();
-  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps);
+  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
   w.key("rows").beginArray();
   for (const GpuBenchRow& row : r.rows) {
     w.beginObject();

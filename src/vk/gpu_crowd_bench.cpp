@@ -51,9 +51,10 @@ CrowdFrame crowdFrame(const GpuCrowdBenchOptions& o) {
   return f;
 }
 
-// Best of `repetitions` timed runs after one warm-up run.
+// Best of `repetitions` timed runs after `warmup_ms` of GPU work (warmUpGpu) and one untimed run.
 template <class Run, class Time>
-Expected<double> bestOf(uint32_t repetitions, Run run, Time time) {
+Expected<double> bestOf(VulkanContext& context, double warmup_ms, uint32_t repetitions, Run run, Time time) {
+  if (Status s = warmUpGpu(context, warmup_ms); !s) return s.error();
   double best = std::nan("");
   for (uint32_t r = 0; r < std::max(repetitions, 1u) + 1; ++r) {
     if (Status s = run(); !s) return s.error();
@@ -74,6 +75,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   report.options.progress = nullptr;
   report.device = gpuDeviceInfo(context);
   report.copy_bytes = benchCopyBytes(options.copy_bytes, report.device);
+  report.warmup_ms = warmUpMilliseconds(options.warmup_ms, report.device);
+  if (Status s = warmUpGpu(context, report.warmup_ms); !s) return s.error();
   Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
   if (!copy) return copy.error();
   report.copy_microseconds = *copy;
@@ -143,7 +146,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     if (options.progress) options.progress(done++, total);
     GpuCrowd* crowd = configs[k].crowd;
     GpuCrowdJob job{&context, crowd, frame.states};
-    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(*crowd); });
+    Expected<double> us = bestOf(context, report.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(*crowd); });
     const GpuCrowdInfo& crowd_info = gpuCrowdInfo(*crowd);
     const char* prefix = crowd_info.kernel == CrowdKernel::kV3 ? "crowd3_g" : crowd_info.kernel == CrowdKernel::kV2 ? "crowd2_g" : "crowd_g";
     GpuCrowdBenchRow row{prefix + std::to_string(crowd_info.group_size), crowd_info.group_size, crowd_info.kernel};
@@ -173,7 +176,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   if (batch && status) {
     if (options.progress) options.progress(done++, total);
     GpuMorphJob job{&context, batch, frame.states};
-    Expected<double> us = bestOf(options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(*batch); });
+    Expected<double> us = bestOf(context, report.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(*batch); });
     for (size_t c = 0; c < compared.size() && us; ++c) {
       Expected<std::vector<float>> out = readGpuBatchOutput(context, *batch, compared[c]);
       if (!out) {
@@ -207,9 +210,7 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
   std::string out;
   char line[320];
   const GpuCrowdBenchOptions& o = r.options;
-  std::snprintf(line, sizeof line, "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us)\n", r.device.name.c_str(),
-                gpuDeviceTypeName(r.device.type), r.copy_gbps, (unsigned long long)(r.copy_bytes >> 20), r.copy_microseconds);
-  out += line;
+  out += benchDeviceLine(r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
   std::snprintf(line, sizeof line, "crowd: %u instances x %u vertices x %u targets (%u active each, %s), %u joints; output %.1f MB\n",
                 o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints, double(r.output_bytes) / 1e6);
   out += line;
@@ -230,7 +231,7 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
 std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
   JsonWriter w(pretty);
   w.beginObject();
-  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps);
+  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
   w.key("crowd").beginObject();
   w.field("instances", r.options.instances);
   w.field("vertices", r.options.vertices);

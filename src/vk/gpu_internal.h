@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "morphkit/gpu.h"
@@ -50,8 +51,16 @@ inline uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) 
   return std::min(requested, cap);
 }
 
-// The `device` and `copy` objects every GPU benchmark's JSON starts with (`bench`, `bench --crowd`).
+// createGpuBatch with morph.comp's dense f32 loop fixed at `f32_targets_per_step` targets per iteration (2 or 4;
+// 0: automatic, as createGpuBatch: 4 below MORPH_WIDE_STEP_MAX_GROUPS workgroups, else 2). Tests run both.
+Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                           uint32_t f32_targets_per_step);
+
+// The `device` and `copy` objects and `warmupMs` every GPU benchmark's JSON starts with (`bench`, `bench --crowd`),
+// and the same as its table's first line.
 void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
-                             double copy_gbps);
+                             double copy_gbps, double warmup_ms);
+std::string benchDeviceLine(const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds, double copy_gbps,
+                            double warmup_ms);
 
 }  // namespace morphkit

@@ -9,7 +9,6 @@
 #include "morphkit/active_targets.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_interop.h"
-#include "morphkit_spirv/copy.h"
 #include "morphkit_spirv/morph.h"
 #include "morphkit_spirv/morph_storage16.h"
 #include "gpu_internal.h"
@@ -47,6 +46,7 @@ struct GpuBatch {
   GpuBuffer output;   // deformed vertices, device-local, STORAGE | VERTEX
   ComputePipeline morph;  // morph.comp (16-bit storage variant where the device has it): only batches carry it
   uint32_t total_groups = 0;
+  uint32_t f32_targets_per_step = 2;  // morph.comp's MORPH_SC_F32_TARGETS_PER_STEP for this batch
   double last_us = std::nan("");
 };
 
@@ -143,6 +143,14 @@ void destroyGpuPrimitive(VulkanContext& context, GpuPrimitive* primitive) {
 const GpuPrimitiveInfo& gpuPrimitiveInfo(const GpuPrimitive& primitive) { return primitive.info; }
 
 Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuInstanceDesc> descs) {
+  return createGpuBatchWithStep(context, descs, 0);
+}
+
+Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                           uint32_t f32_targets_per_step) {
+  if (f32_targets_per_step != 0 && f32_targets_per_step != 2 && f32_targets_per_step != 4) {
+    return fail(Error::kInvalidArgument, "createGpuBatch: f32 targets per step must be 2 or 4 (0: automatic)");
+  }
   auto* batch = new GpuBatch();
   auto failWith = [&](const Failure& f) -> Expected<GpuBatch*> {
     destroyGpuBatch(context, batch);
@@ -234,11 +242,16 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
     e.output_address = batch->output.address + inst.output_offset;
   }
   std::memcpy(batch->table.mapped, batch->entries.data(), sizeof(gpu::MorphEntry) * batch->entries.size());
+  batch->f32_targets_per_step =
+      f32_targets_per_step != 0 ? f32_targets_per_step : batch->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u : 2u;
+  const VkSpecializationMapEntry step_entry{MORPH_SC_F32_TARGETS_PER_STEP, 0, sizeof(uint32_t)};
+  const VkSpecializationInfo specialization{1, &step_entry, sizeof(uint32_t), &batch->f32_targets_per_step};
   const Status pipeline =
       context.info.storage_16bit
           ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
-                                  sizeof(gpu::MorphPush), batch->morph)
-          : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush), batch->morph);
+                                  sizeof(gpu::MorphPush), batch->morph, &specialization)
+          : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush), batch->morph,
+                                  &specialization);
   if (!pipeline) return failWith(pipeline.error());
   return batch;
 }
@@ -415,60 +428,6 @@ Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBa
   PrimitiveData out;
   unpackVertices(info.vertex, info.vertex_count, raw->data(), out);
   return out;
-}
-
-Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions) {
-  bytes = std::max<uint64_t>((bytes + 15) & ~uint64_t(15), 16);
-  const uint64_t count = bytes / 16;
-  const uint64_t per_group = MORPH_COPY_GROUP_SIZE * MORPH_COPY_PER_THREAD;
-  const uint64_t groups = (count + per_group - 1) / per_group;
-  if (count > UINT32_MAX || groups > uint64_t(MORPH_MAX_GROUPS_X) * MORPH_MAX_GROUPS_X) {
-    return fail(Error::kTooLarge, "measureCopyMicroseconds: " + std::to_string(bytes) + " bytes is too large for one dispatch");
-  }
-  ComputePipeline copy;  // copy.comp: only this measurement uses it
-  if (Status s = createComputePipeline(context, gpu::spirv::kCopy, sizeof(gpu::spirv::kCopy), sizeof(gpu::CopyPush), copy); !s) {
-    destroyComputePipeline(context, copy);
-    return s.error();
-  }
-  Expected<GpuBuffer> src = createBuffer(context, bytes, MemoryUse::kDevice);
-  if (!src) {
-    destroyComputePipeline(context, copy);
-    return src.error();
-  }
-  Expected<GpuBuffer> dst = createBuffer(context, bytes, MemoryUse::kDevice);
-  if (!dst) {
-    destroyBuffer(context, *src);
-    destroyComputePipeline(context, copy);
-    return dst.error();
-  }
-  gpu::CopyPush push{};
-  push.src_address = src->address;
-  push.dst_address = dst->address;
-  push.count = uint32_t(count);
-  push.groups_x = uint32_t(std::min<uint64_t>(groups, MORPH_MAX_GROUPS_X));
-  const uint32_t groups_y = uint32_t((groups + push.groups_x - 1) / push.groups_x);
-  double best = std::nan("");
-  Status s = submitAndWait(context, [&](VkCommandBuffer cmd) {
-    vkCmdFillBuffer(cmd, src->buffer, 0, VK_WHOLE_SIZE, 0x3F800000u);
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
-  }, "measureCopyMicroseconds");
-  for (uint32_t r = 0; r < std::max(repetitions, 1u) && s; ++r) {
-    Expected<double> us = submitTimedCompute(context, [&](VkCommandBuffer cmd) {
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, copy.pipeline);
-      vkCmdPushConstants(cmd, copy.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-      vkCmdDispatch(cmd, push.groups_x, groups_y, 1);
-    }, "measureCopyMicroseconds");
-    if (!us) s = us.error();
-    else if (!std::isnan(*us) && (std::isnan(best) || *us < best)) best = *us;
-  }
-  destroyBuffer(context, *src);
-  destroyBuffer(context, *dst);
-  destroyComputePipeline(context, copy);
-  if (!s) return s.error();
-  return best;
 }
 
 }  // namespace morphkit

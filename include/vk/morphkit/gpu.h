@@ -142,4 +142,16 @@ Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBa
 // Times copy.comp over `bytes` (rounded up to 16) of device-local memory, best of `repetitions`, in µs.
 Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions);
 
+// ---- Clocks ----
+// A GPU idles at a low clock and raises it only after sustained work: the H200's SM clock stays at 345 MHz through
+// an upload and climbs to 1980 MHz over about 1.5 s of back-to-back dispatches (docs/PERFORMANCE.md, "Clocks"), so
+// twenty dispatches timed right after an upload measure the ramp, not the kernel. warmUpGpu keeps the device busy
+// with the copy kernel for `milliseconds` of wall time; a measurement right after it sees the clocks of an
+// application in a frame loop. 0 (or less): returns at once.
+Status warmUpGpu(VulkanContext& context, double milliseconds);
+inline constexpr double kGpuWarmUpMilliseconds = 2000.0;
+// The benchmarks' warm-up: `requested` when >= 0; else kGpuWarmUpMilliseconds on a GPU and 0 on a CPU
+// implementation (lavapipe has no clocks to raise).
+double warmUpMilliseconds(double requested, const GpuDeviceInfo& device);
+
 }  // namespace morphkit

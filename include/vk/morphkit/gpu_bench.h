@@ -26,6 +26,9 @@ struct GpuBenchOptions {
   uint32_t active = 16;          // active targets (min with target count) for the active-list variants
   float region = 0.25f;          // fraction of vertices each synthetic target moves (sparsity)
   uint32_t repetitions = 5;      // best of N dispatches
+  // Wall time the GPU is kept busy (warmUpGpu) before the copy kernel and before each row is timed; < 0: automatic
+  // (warmUpMilliseconds: 2 s on a GPU, 0 on lavapipe).
+  double warmup_ms = -1.0;
   uint64_t max_delta_bytes = uint64_t(4) << 30;  // skip (V, T) whose dense f32 deltas exceed this
   uint64_t copy_bytes = uint64_t(2048) << 20;    // copy-kernel buffer size (capped: benchCopyBytes)
   std::vector<DeltaLayout> layouts = {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16,
@@ -51,6 +54,7 @@ struct GpuBenchReport {
   double copy_gbps = 0.0;
   double copy_microseconds = 0.0;
   uint64_t copy_bytes = 0;
+  double warmup_ms = 0.0;  // the warm-up each row had
   std::vector<GpuBenchRow> rows;
 };
 

@@ -130,6 +130,7 @@ struct GpuCrowdBenchOptions {
   bool batch = true;                  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
   DeltaLayout layout = DeltaLayout::kDenseF32;
   uint32_t repetitions = 5;           // best of N dispatches
+  double warmup_ms = -1.0;            // GPU kept busy before the copy kernel and each row (as GpuBenchOptions)
   uint64_t copy_bytes = uint64_t(2048) << 20;  // copy-kernel buffer size (capped like GpuBenchOptions::copy_bytes)
   std::function<void(size_t done, size_t total)> progress;
 };
@@ -153,6 +154,7 @@ struct GpuCrowdBenchReport {
   uint64_t output_bytes = 0;  // instances × vertices × stride × 4
   double copy_gbps = 0.0, copy_microseconds = 0.0;
   uint64_t copy_bytes = 0;
+  double warmup_ms = 0.0;  // the warm-up each row had
   std::vector<GpuCrowdBenchRow> rows;
 };
 
