@@ -88,6 +88,31 @@ TEST(BenchFileCommand, TableAndPathSelection) {
   EXPECT_TRUE(run.err.empty()) << run.err;  // not a terminal: no progress bar
 }
 
+// --positions-only: the CPU rows pose positions only (three.js's work); the default rows become reference and fast,
+// and asking for GPU rows with it, or using it without FILE, is a usage error.
+TEST(BenchFileCommand, PositionsOnlyRunsTheCpuRows) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --frames 2 --repetitions 1 --threads 1 --positions-only --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+  EXPECT_TRUE(bool(root["positionsOnly"]));
+  std::set<std::string> paths;
+  for (simdjson::dom::element row : root["rows"].get_array()) paths.insert(std::string(std::string_view(row["path"])));
+  EXPECT_EQ(paths, (std::set<std::string>{"reference", "fast"}));
+  run = test::runMorphkit(dir, "bench '" + model() + "' --frames 2 --repetitions 1 --threads 1 --positions-only");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("CPU rows: posed positions only"), std::string::npos) << run.out;
+  run = test::runMorphkit(dir, "bench '" + model() + "' --positions-only --paths fast,gpu");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--positions-only applies to the CPU rows"), std::string::npos) << run.err;
+  run = test::runMorphkit(dir, "bench --positions-only");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--positions-only needs FILE"), std::string::npos) << run.err;
+}
+
 TEST(BenchFileCommand, ModeOptionsAndBadInput) {
   MORPHKIT_REQUIRE_SHARED();
   const auto dir = test::scratchDir();

@@ -6,6 +6,7 @@
                              [--morphkit PATH] [--json]
 
 For each animation (default: every animation of FILE), runs `morphkit bench FILE --paths reference,fast --json`
+and `morphkit bench FILE --paths fast --positions-only --json` (the same work as three.js: positions only)
 and `node bench/threejs/deform.mjs FILE --json` alternately `--rounds` times (so a load change on the machine hits
 both), each run taking the best of `--repetitions` passes over the frames, keeps each one's best, and prints ms per frame and the ratio three.js / morphkit. Before timing, it checks
 that both compute the same thing: three.js's world-space positions at t = 0.37 d against `morphkit pose --json`
@@ -83,7 +84,10 @@ def main():
                 check = check_same_positions(args, anim, three["animation"]["duration"])
             if best_three is None or three["ms_per_frame"] < best_three["ms_per_frame"]:
                 best_three = three
-            for row in ours["rows"]:
+            # The same work as three.js: posed positions only (bench --positions-only), rows "positions/N".
+            positions = run_json([args.morphkit, "bench", args.file, *anim_args, "--paths", "fast", "--positions-only",
+                                  "--frames", str(args.frames), "--threads", str(args.threads), *reps, "--json"])
+            for row in ours["rows"] + [dict(r, path="positions") for r in positions["rows"]]:
                 key = f'{row["path"]}/{row.get("threads", 1)}'
                 if key not in best_ours or row["msPerFrame"] < best_ours[key]:  # morphkit's JSON is camelCase
                     best_ours[key] = row["msPerFrame"]
@@ -101,7 +105,8 @@ def main():
     print(f"{args.file}: {results[0]['vertices'] if results else '?'} vertices, {args.frames} frames, best of {args.rounds} "
           f"alternating rounds; {results[0]['engine'] if results else ''}; {os.cpu_count()} CPUs, load average "
           f"{load_before[0]:.2f} before, {load_after[0]:.2f} after")
-    keys = sorted({k for r in results for k in r["morphkit_ms"]}, key=lambda k: (k.split("/")[0] != "reference", int(k.split("/")[1])))
+    order = {"reference": 0, "fast": 1, "positions": 2}
+    keys = sorted({k for r in results for k in r["morphkit_ms"]}, key=lambda k: (order[k.split("/")[0]], int(k.split("/")[1])))
     header = f"{'animation':<10} {'three.js':>9} " + " ".join(f"{k:>12}" for k in keys) + "   three.js / morphkit"
     print(header)
     for r in results:
@@ -110,7 +115,8 @@ def main():
         check = r["max_position_difference_over_diagonal"]
         note = "" if check is None else f"   (positions agree to {check:.1e} x diagonal)"
         print(f"{r['animation']:<10} {r['threejs_ms']:>9.3f} {cells}   {ratios}{note}")
-    print("(ms per frame; morphkit rows deform positions, normals and tangents, three.js positions only)")
+    print("(ms per frame; reference and fast rows deform positions, normals and tangents; positions rows (the fast path,\n"
+          " --positions-only) and three.js deform positions only)")
 
 
 if __name__ == "__main__":

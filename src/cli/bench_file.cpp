@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `morphkit bench FILE [--anim A] [--frames N] [--threads N] [--paths ...] [--json]`: the user's own asset, every
 // deformation path, ms per frame. Frame i of N samples t = i · d / N (d = the clip's duration), so one pass
-// plays the clip once; each row runs one warm-up frame, then `repetitions` passes, and reports the best pass.
+// plays the clip once; each row plays its frames for kRowWarmUpMs untimed, then `repetitions` passes, and reports
+// the best pass.
 //   reference       evaluatePose into a reused PoseResult, scalar reference path (morphkit/pose.h), 1 thread
 //   fast            the same, fast path, on a ThreadPool of 1..N threads
 //   gpu             evaluateGpuPose (morphkit/gpu_pose.h) with the delta layout forced to each layout in turn:
@@ -57,10 +58,20 @@ struct Context {
 // One frame: returns its GPU ms (NaN when not measured) or a failure.
 using FrameFn = std::function<Expected<double>(double time)>;
 
-// One warm-up frame, then `repetitions` passes over every frame; fills row.ms / row.gpu_ms from the best pass.
+// Before a row is timed it plays its frames for this long (at least one): on the 2-core development VM a row
+// timed cold ran at about half speed (MorphSkinBlob52, fast path, positions only: 0.13 ms per frame as the only
+// row, 0.072 right after another row; docs/PERFORMANCE.md). The CPU's counterpart of warmUpGpu.
+constexpr double kRowWarmUpMs = 300.0;
+
+// The warm-up (kRowWarmUpMs), then `repetitions` passes over every frame; fills row.ms / row.gpu_ms from the best
+// pass.
 Status timeRow(Context& c, Row& row, const FrameFn& frame) {
   using Clock = std::chrono::steady_clock;
-  if (Expected<double> warm = frame(c.times.front()); !warm) return warm.error();
+  const auto warm_start = Clock::now();
+  for (size_t i = 0;; ++i) {
+    if (Expected<double> warm = frame(c.times[i % c.times.size()]); !warm) return warm.error();
+    if (std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() >= kRowWarmUpMs) break;
+  }
   const uint32_t passes = std::max(c.options.repetitions, 1u);
   for (uint32_t pass = 0; pass < passes; ++pass) {
     double gpu = 0.0;
@@ -95,6 +106,7 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
       pose.path = path;
       pose.pool = pool;
       pose.sampling = &sampling;
+      pose.positions_only = c.options.positions_only;
       if (Status posed = evaluatePose(prepared, pose, result); !posed) return posed.error();
       return 0.0;
     });
@@ -273,7 +285,7 @@ int runFileBench(const FileBenchOptions& o) {
     } else {
       w.beginObject().field("index", *animation).field("name", anim_name).field("duration", duration).endObject();
     }
-    w.field("frames", o.frames).field("repetitions", std::max(o.repetitions, 1u));
+    w.field("frames", o.frames).field("repetitions", std::max(o.repetitions, 1u)).field("positionsOnly", o.positions_only);
     w.field("vertices", vertices).field("primitives", uint64_t(prepared->instances.size())).field("maxTargets", max_targets);
     w.field("hardwareThreads", hardware);
     w.key("device");
@@ -305,6 +317,7 @@ int runFileBench(const FileBenchOptions& o) {
                                    : fmt::format("animation {}{} ({:.3g} s)", *animation,
                                                  anim_name.empty() ? "" : " \"" + anim_name + "\"", duration),
                o.frames, std::max(o.repetitions, 1u));
+    if (o.positions_only) fmt::print("CPU rows: posed positions only (no normals, tangents, texture coordinates, colors)\n");
     if (!device.name.empty()) {
       fmt::print("device: {} ({}); GPU warmed up {:.0f} ms before each GPU row\n", device.name, gpuDeviceTypeName(device.type),
                  warmUpMilliseconds(o.warmup_ms, device));

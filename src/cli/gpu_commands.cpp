@@ -142,7 +142,8 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
 constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib",
                                           "--crowd", "--crowd-groups", "--crowd-kernel"};
 // Options of the FILE mode; without FILE likewise.
-constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths"};
+constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths",
+                                     "--positions-only"};
 
 const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
   auto options = std::make_shared<BenchOptions>();
@@ -161,6 +162,9 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"reference", "fast", "gpu", "render"}));
   sub->add_option("--size", file_options->size, "FILE: render rows' target size WxH (default 256x256)");
   sub->add_flag("--allow-external-paths", file_options->allow_external_paths, "FILE: let URIs point outside the file's folder");
+  sub->add_flag("--positions-only", file_options->positions_only,
+                "FILE: the CPU rows pose positions only (picking, bounds: what three.js's CPU path computes); with it, "
+                "--paths defaults to reference,fast and takes no gpu or render rows");
   sub->add_option("--vertices", options->vertices, "vertex counts (default 10000 100000 1000000)")->delimiter(',');
   sub->add_option("--targets", options->targets, "morph target counts (default 8 52 256 1024)")->delimiter(',');
   sub->add_option("--layouts", options->layouts, "dense_f32, dense_f16, dense_snorm16, sparse (default all)")->delimiter(',');
@@ -226,6 +230,15 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
         return;
       }
       file_options->paths = {"reference", "fast"};
+    }
+    if (file_options->positions_only) {
+      const bool gpu_rows = sub->count("--paths") > 0 && std::any_of(file_options->paths.begin(), file_options->paths.end(),
+                                                                      [](const std::string& p) { return p == "gpu" || p == "render"; });
+      if (gpu_rows) {
+        exit_code = reportUsage("bench: --positions-only applies to the CPU rows (reference, fast); --paths asks for gpu/render rows");
+        return;
+      }
+      if (sub->count("--paths") == 0) file_options->paths = {"reference", "fast"};
     }
     file_options->json = options->json;
     file_options->validation = options->validation;

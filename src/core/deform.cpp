@@ -101,8 +101,9 @@ bool MorphSkinJob::validateLayout() const {
   }
   // Outputs.
   if (!sized(out_positions, 3 * n)) return false;
-  if (p.normal.empty() ? !out_normals.empty() : !sized(out_normals, 3 * n)) return false;
-  if (p.tangent.empty() ? !out_tangents.empty() : !sized(out_tangents, 4 * n)) return false;
+  // Normals and tangents: empty skips them (posed positions only); else the primitive has them, full size.
+  if (!out_normals.empty() && (p.normal.empty() || !sized(out_normals, 3 * n))) return false;
+  if (!out_tangents.empty() && (p.tangent.empty() || !sized(out_tangents, 4 * n))) return false;
   if (!out_texcoords.empty()) {
     if (out_texcoords.size() != p.texcoords.size()) return false;
     for (const auto& s : out_texcoords) {
@@ -126,8 +127,8 @@ bool MorphSkinJob::validateLayout() const {
 bool MorphSkinJob::run() const {
   if (!validate()) return false;
   const PrimitiveData& p = *primitive;
-  const bool has_normals = !p.normal.empty();
-  const bool has_tangents = !p.tangent.empty();
+  const bool has_normals = !out_normals.empty();  // validated: the primitive has them too
+  const bool has_tangents = !out_tangents.empty();
   const bool skinned = !joint_matrices.empty();
   const size_t k = p.influences;
   const Affine rigid = toAffine(world);

@@ -111,8 +111,8 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
 #else
   if (!validate()) return false;
   const PrimitiveData& p = *job.primitive;
-  const bool has_normals = !p.normal.empty();
-  const bool has_tangents = !p.tangent.empty();
+  const bool has_normals = !job.out_normals.empty();  // validated: the primitive has them too
+  const bool has_tangents = !job.out_tangents.empty();
   const bool skinned = !job.joint_matrices.empty();
   const uint32_t k = p.influences;
 

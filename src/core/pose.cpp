@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "morphkit/finite.h"
 #include "morphkit/json_writer.h"
 
 namespace morphkit {
@@ -164,12 +165,13 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
     out.skinned = inst.skinned;
     out.mode = data.mode;
     const size_t n = data.vertex_count;
+    const bool all = !options.positions_only;
     out.positions.resize(3 * n);
-    out.normals.resize(data.normal.empty() ? 0 : 3 * n);
-    out.tangents.resize(data.tangent.empty() ? 0 : 4 * n);
-    out.texcoords.resize(data.texcoords.size());
+    out.normals.resize(all && !data.normal.empty() ? 3 * n : 0);
+    out.tangents.resize(all && !data.tangent.empty() ? 4 * n : 0);
+    out.texcoords.resize(all ? data.texcoords.size() : 0);
     for (std::vector<float>& t : out.texcoords) t.resize(2 * n);
-    out.colors.resize(data.colors.size());
+    out.colors.resize(all ? data.colors.size() : 0);
     for (std::vector<float>& c : out.colors) c.resize(4 * n);
     std::vector<std::span<float>> texcoord_spans(out.texcoords.begin(), out.texcoords.end());
     std::vector<std::span<float>> color_spans(out.colors.begin(), out.colors.end());
@@ -218,6 +220,7 @@ Status checkPoseFinite(const PoseResult& pose) {
     const std::pair<const std::vector<float>*, const char*> arrays[] = {
         {&m.positions, "position"}, {&m.normals, "normal"}, {&m.tangents, "tangent"}};
     for (const auto& [values, name] : arrays) {
+      if (!anyNonFinite(*values)) continue;  // the vectorized scan; the search below only names the value
       auto bad = std::find_if(values->begin(), values->end(), [](float x) { return !std::isfinite(x); });
       if (bad == values->end()) continue;
       const size_t per_vertex = values->size() / std::max<size_t>(1, m.vertex_count);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "morphkit/accessor.h"
+#include "morphkit/finite.h"
 #include "morphkit/text.h"
 #include "validate_internal.h"
 
@@ -111,37 +112,6 @@ Status validateSparse(const Asset& asset, const Accessor& accessor, const std::s
   return Ok{};
 }
 
-namespace {
-
-// A float is NaN or infinite exactly when its 8 exponent bits are all ones (IEEE 754 binary32).
-constexpr uint32_t kExponentBits = 0x7F800000u;
-
-// True when any of the first `components` floats of `count` elements (`stride` bytes apart) is NaN or infinite.
-// Branch-free over blocks so the compiler vectorizes it: the loader reads every float byte of a file here, and
-// the per-value early exit with std::isfinite ran at a fifth of memory speed (docs/PERFORMANCE.md, Loading).
-bool anyNonFinite(const uint8_t* base, size_t stride, size_t count, size_t components) {
-  if (stride == 4 * components) {  // tightly packed: one run of floats
-    components *= count;
-    count = 1;
-  }
-  constexpr size_t kBlock = 4096;  // floats per block between early exits
-  for (size_t i = 0; i < count; ++i) {
-    const uint8_t* element = base + i * stride;
-    for (size_t start = 0; start < components; start += kBlock) {
-      const size_t end = std::min(components, start + kBlock);
-      uint32_t all_ones = 0;
-      for (size_t c = start; c < end; ++c) {
-        uint32_t bits;
-        std::memcpy(&bits, element + 4 * c, 4);
-        all_ones |= uint32_t((bits & kExponentBits) == kExponentBits);
-      }
-      if (all_ones) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
 
 // §3.6.2.2: "Values of NaN, +Infinity, and -Infinity MUST NOT be present." One rule for every float accessor
 // (vertex data, deltas, skins, keyframes), checked here once, so no deformation path, CPU or GPU, ever sees one.

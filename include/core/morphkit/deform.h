@@ -39,8 +39,8 @@ struct MorphSkinJob {
 
   // Outputs, each sized for the WHOLE primitive; only [begin, end) is written.
   std::span<float> out_positions;                  // required: 3 × vertex_count
-  std::span<float> out_normals;                    // 3 × vertex_count when the primitive has normals, else empty
-  std::span<float> out_tangents;                   // 4 × vertex_count when it has tangents, else empty
+  std::span<float> out_normals;                    // 3 × vertex_count (the primitive has normals), or empty: skipped
+  std::span<float> out_tangents;                   // 4 × vertex_count (the primitive has tangents), or empty: skipped
   std::span<const std::span<float>> out_texcoords;  // empty (skip), or one 2 × vertex_count span per set
   std::span<const std::span<float>> out_colors;     // empty (skip), or one 4 × vertex_count span per set
 

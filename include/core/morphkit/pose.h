@@ -98,6 +98,10 @@ Status evaluateFrame(const PosePrepared& prepared, const FrameRequest& request, 
 struct PoseOptions : FrameRequest {
   CpuPath path = CpuPath::kReference;
   ThreadPool* pool = nullptr;  // optional, owned by the caller
+  // Posed positions only: normals, tangents, texture coordinates and colors are neither computed nor output (their
+  // arrays are empty). For picking, collision and bounds, the work three.js's CPU path does; positions are
+  // bit-identical to a full pose's.
+  bool positions_only = false;
 };
 
 Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options);
