@@ -87,6 +87,12 @@ void BM_RenderFrame(benchmark::State& state) {
   }
   std::unique_ptr<Renderer, void (*)(Renderer*)> owner(*renderer, destroyRenderer);
   const bool timestamps = gpuDeviceInfo(*context).timestamps;
+  // The GPU's clocks up before the first timed frame (warmUpGpu: an idle GPU runs its first second of work at a
+  // fraction of its clock; docs/PERFORMANCE.md, "Clocks"). Nothing on a CPU device.
+  if (Status warmed = warmUpGpu(*context, warmUpMilliseconds(-1.0, gpuDeviceInfo(*context))); !warmed) {
+    state.SkipWithError(warmed.error().message.c_str());
+    return;
+  }
   {  // one untimed frame: first-use costs (driver JIT, page faults) stay out of the numbers
     RenderFrameInput warm;
     warm.animation = 0;
