@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 #include "morphkit/gltf.h"
@@ -154,6 +155,36 @@ TEST(PoseCommand, NpzHoldsEveryPrimitiveAndTheTimes) {
   EXPECT_EQ(positions.shape, (std::vector<uint64_t>{2, vertices, 3}));
   EXPECT_EQ(std::memcmp(positions.data.data() + vertices * 12, cases[1].meshes[1].positions.data(), vertices * 12), 0);
   EXPECT_EQ((*arrays)[0].second.descr, "<f8");
+}
+
+// --positions-only (CPU): the same positions as a full pose, bit for bit, and no normals: null in the JSON, no
+// "_normals" array in the .npz. GPU, --compare, .glb and .obj with it are usage errors that write nothing.
+TEST(PoseCommand, PositionsOnlyKeepsThePositionsAndDropsTheNormals) {
+  const auto dir = test::scratchDir();
+  const std::string demo = (dir / "demo.glb").string();
+  ASSERT_EQ(runCli("make-demo " + demo + " --vertices 600 --targets 8 --no-capture"), 0);
+  const std::string pose = "pose " + demo + " --anim 0 --time 0,0.4 --cpu-path fast";
+  ASSERT_EQ(runCli(pose + " --out " + (dir / "full.npz").string()), 0);
+  ASSERT_EQ(runCli(pose + " --positions-only --out " + (dir / "only.npz").string()), 0);
+  auto full = decodeNpz(*readFile(dir / "full.npz"));
+  auto only = decodeNpz(*readFile(dir / "only.npz"));
+  ASSERT_TRUE(full.ok() && only.ok());
+  std::vector<std::string> names;
+  for (const auto& [name, array] : *only) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"times", "node0_mesh0_prim0_positions"}));
+  ASSERT_EQ(full->size(), 3u);  // times, positions, normals
+  EXPECT_EQ((*only)[1].second.data, (*full)[1].second.data);  // positions, bit for bit
+  ASSERT_EQ(runCli(pose + " --positions-only --out " + (dir / "only.json").string()), 0);
+  const std::string json = readText(dir / "only.json");
+  EXPECT_NE(json.find("\"normals\":null"), std::string::npos);
+  EXPECT_NE(json.find("\"positions\":["), std::string::npos);
+  for (const std::string& bad : std::vector<std::string>{" --positions-only --device gpu", " --positions-only --compare",
+                                " --positions-only --out " + (dir / "p.glb").string(),
+                                " --positions-only --out " + (dir / "p.obj").string()}) {
+    EXPECT_EQ(runCli(pose + bad), 2) << bad;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.glb"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.obj"));
 }
 
 TEST(PoseCommand, TimeRangesAreHalfOpenAndMixWithSingleTimes) {

@@ -84,6 +84,7 @@ class Asset:
         path: Literal["fast", "reference"] = "fast",
         scene: int | None = None,
         threads: int = 1,
+        positions_only: bool = False,
     ) -> PoseResult:
         """Morph, then skin, every (node, primitive) of `scene` at each time (seconds).
 
@@ -94,6 +95,8 @@ class Asset:
         device: "cpu" or "gpu" (Vulkan compute; the same result within float precision).
         path: the CPU path, "fast" (packed deltas) or "reference" (scalar, double accumulation).
         threads: CPU worker threads for this call (0: every core).
+        positions_only: pose positions only (normals None; about 1.8x faster on the fast path; positions identical
+            to a full pose's). CPU only: with device="gpu" it raises InvalidArgumentError.
         The GIL is released while posing; arrays are allocated once and filled in place.
         """
     def pose_csv(
@@ -110,6 +113,7 @@ class Asset:
         path: Literal["fast", "reference"] = "fast",
         scene: int | None = None,
         threads: int = 1,
+        positions_only: bool = False,
     ) -> PoseResult:
         """Play a face capture (Live Link Face CSV, docs/FACE_CAPTURE.md) on the asset, like the CLI's --weights-csv.
 

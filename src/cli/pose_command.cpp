@@ -48,6 +48,7 @@ struct PoseCommandOptions {
   bool json = false;
   bool allow_external_paths = false;
   bool keep_skin_weights = false;
+  bool positions_only = false;   // CPU: PoseOptions::positions_only
   std::string device = "cpu";    // cpu | gpu | N (a Vulkan device index)
   bool compare = false;          // run both, print the largest differences
   int gpu_index = -1;            // the deprecated --gpu N
@@ -182,8 +183,10 @@ struct PoseArrays {
   std::vector<std::vector<float>> positions, normals;
   std::vector<PoseArrayView> views;
   size_t frames = 0;
-  PoseArrays(const PosePrepared& prepared, size_t frame_count) : shapes(poseArrayShapes(prepared)), frames(frame_count) {
-    for (const PoseArrayShape& shape : shapes) {
+  PoseArrays(const PosePrepared& prepared, size_t frame_count, bool positions_only)
+      : shapes(poseArrayShapes(prepared)), frames(frame_count) {
+    for (PoseArrayShape& shape : shapes) {
+      shape.has_normals = shape.has_normals && !positions_only;
       positions.emplace_back(frames * shape.vertex_count * 3);
       normals.emplace_back(shape.has_normals ? frames * shape.vertex_count * 3 : 0);
     }
@@ -295,6 +298,7 @@ Status poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options
     pose.pool = &pool;
     pose.sampling = &sampling;
     pose.weights = weights;
+    pose.positions_only = options.positions_only;
     Expected<PoseResult> result = evaluatePose(prepared, pose);
     if (!result) return result.error();
     if (Status s = sink(i, std::move(*result)); !s) return s;
@@ -402,7 +406,7 @@ int run(const PoseCommandOptions& options) {
 
   const bool arrays_out = !options.out.empty() && isArrayOutput(lowerExtension(options.out));
   std::optional<PoseArrays> arrays;
-  if (arrays_out) arrays.emplace(*prepared, times.size());
+  if (arrays_out) arrays.emplace(*prepared, times.size(), options.positions_only);
 
   // Array outputs take each frame as it is posed (memory: the arrays); the other outputs collect the cases.
   std::vector<PoseResult> cases, cpu_cases;
@@ -470,6 +474,9 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0u, 256u));
   sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
   sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
+  sub->add_flag("--positions-only", options->positions_only,
+                "CPU: pose positions only (no normals, tangents, texture coordinates or colors; about 1.8x faster); "
+                "outputs .json (normals null), .npy or .npz (no _normals), or the summary");
   sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
                 "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
   addDeviceOption(sub, options->device, "cpu (default), gpu (Vulkan compute, the best device; same output) or a Vulkan device index");
@@ -487,6 +494,18 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
         return;
       }
       reportWarning(fmt::format("--gpu {0} is deprecated; use --device {0}", options->gpu_index));
+    }
+    if (options->positions_only) {
+      const std::string ext = lowerExtension(options->out);
+      if (options->compare || parseDevice(options->device).value_or(DeviceChoice{}).gpu || gpu_index->count() > 0) {
+        exit_code = reportUsage("--positions-only runs on the CPU (--device cpu, no --compare)");
+        return;
+      }
+      if (ext == ".glb" || ext == ".obj") {
+        exit_code = reportUsage(fmt::format("--out {}: --positions-only writes .json, .npy or .npz (a {} carries normals "
+                                            "and texture coordinates)", options->out, ext));
+        return;
+      }
     }
     exit_code = run(*options);
   });

@@ -172,9 +172,10 @@ std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& 
   return out;
 }
 
-void checkDeviceAndPath(const std::string& device, const std::string& path) {
+void checkDeviceAndPath(const std::string& device, const std::string& path, bool positions_only) {
   if (device != "cpu" && device != "gpu") raise(fail(Error::kInvalidArgument, "device: expected \"cpu\" or \"gpu\", not \"" + device + "\""));
   if (path != "fast" && path != "reference") raise(fail(Error::kInvalidArgument, "path: expected \"fast\" or \"reference\", not \"" + path + "\""));
+  if (positions_only && device != "cpu") raise(fail(Error::kInvalidArgument, "positions_only: runs on device=\"cpu\""));
 }
 
 std::vector<double> timesFrom(const py::object& times_in) {
@@ -191,7 +192,7 @@ std::vector<double> timesFrom(const py::object& times_in) {
 // Poses `time_values` with `inputs` (weights by name, a capture track) on top of `animation` (or the rest pose).
 PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector<double>& time_values,
                         const WeightInputs& inputs, const std::string& device, const std::string& path, uint32_t scene,
-                        unsigned threads) {
+                        unsigned threads, bool positions_only) {
   const size_t frames = time_values.size();
   const PosePrepared& prepared = a->preparedFor(scene);
 
@@ -215,7 +216,7 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
     PoseArrayView view;
     view.positions = std::span<float>(p.positions.mutable_data(), size_t(p.positions.size()));
     if (shape.target_count > 0) view.weights = std::span<float>(p.weights.mutable_data(), size_t(p.weights.size()));
-    if (shape.has_normals) {
+    if (shape.has_normals && !positions_only) {
       py::array_t<float> normals(dims);
       view.normals = std::span<float>(normals.mutable_data(), size_t(normals.size()));
       p.normals = std::move(normals);
@@ -242,6 +243,7 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
           options.pool = &pool;
           options.sampling = &sampling;
           options.weights = inputs;
+          options.positions_only = positions_only;
           Expected<PoseResult> frame = evaluatePose(prepared, options);
           if (!frame) return frame.error();
           if (Status s = copyPoseFrame(*frame, i, views); !s) return s;
@@ -287,8 +289,8 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
 
 PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& times_in, const py::object& weights,
                   bool ignore_case, const std::string& device, const std::string& path, const py::object& scene_in,
-                  unsigned threads) {
-  checkDeviceAndPath(device, path);
+                  unsigned threads, bool positions_only) {
+  checkDeviceAndPath(device, path, positions_only);
   const uint32_t animation = resolveAnimation(*a, anim);
   const uint32_t scene = resolveScene(scene_in);
   const std::vector<double> times = timesFrom(times_in);
@@ -296,7 +298,7 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
   inputs.match = nameMatch(ignore_case);
   const std::vector<WeightOverride> overrides = weightOverrides(*a, weights, inputs.match);
   inputs.overrides = overrides;
-  return poseFrames(a, animation, times, inputs, device, path, scene, threads);
+  return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only);
 }
 
 // A capture map from a dict ({column: target} or {column: {"target": t, "scale": s}}) or a JSON file's path.
@@ -318,8 +320,9 @@ std::optional<CaptureMap> captureMap(const PyAsset& a, const py::object& map) {
 // A face capture (Live Link Face CSV) played on the asset: the CLI's --weights-csv, in Python.
 PyPoseResult poseCsv(const AssetPtr& a, const py::object& csv_path, const py::object& times_in, double csv_fps,
                      const py::object& map, const py::object& anim, const py::object& weights, bool ignore_case,
-                     const std::string& device, const std::string& path, const py::object& scene_in, unsigned threads) {
-  checkDeviceAndPath(device, path);
+                     const std::string& device, const std::string& path, const py::object& scene_in, unsigned threads,
+                     bool positions_only) {
+  checkDeviceAndPath(device, path, positions_only);
   const std::string csv_file = py::module_::import("os").attr("fspath")(csv_path).cast<std::string>();
   const uint32_t animation = resolveAnimation(*a, anim);
   const uint32_t scene = resolveScene(scene_in);
@@ -345,7 +348,7 @@ PyPoseResult poseCsv(const AssetPtr& a, const py::object& csv_path, const py::ob
   inputs.match = nameMatch(ignore_case);
   const std::vector<WeightOverride> overrides = weightOverrides(*a, weights, inputs.match);
   inputs.overrides = overrides;
-  return poseFrames(a, animation, times, inputs, device, path, scene, threads);
+  return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only);
 }
 
 // ---- Renderer ----
@@ -527,12 +530,12 @@ PYBIND11_MODULE(_morphkit, m) {
       }, "The asset's animations in file order.")
       .def("pose", &pose, py::arg("anim") = py::none(), py::arg("times") = std::vector<double>{0.0}, py::arg("weights") = py::none(),
            py::arg("ignore_case") = false, py::arg("device") = "cpu", py::arg("path") = "fast", py::arg("scene") = py::none(),
-           py::arg("threads") = 1u,
+           py::arg("threads") = 1u, py::arg("positions_only") = false,
            "Morph, then skin, every (node, primitive) of a scene at each time. See morphkit/_morphkit.pyi.")
       .def("pose_csv", &poseCsv, py::arg("capture"), py::kw_only(), py::arg("times") = py::none(), py::arg("csv_fps") = 60.0,
            py::arg("map") = py::none(), py::arg("anim") = py::none(), py::arg("weights") = py::none(),
            py::arg("ignore_case") = false, py::arg("device") = "cpu", py::arg("path") = "fast", py::arg("scene") = py::none(),
-           py::arg("threads") = 1u,
+           py::arg("threads") = 1u, py::arg("positions_only") = false,
            "Play a face capture (Live Link Face CSV) on the asset: weights by column name at each time (default: the "
            "capture's rows). See morphkit/_morphkit.pyi.")
       .def("__repr__", [](const PyAsset& a) { return "<morphkit.Asset '" + a.path + "'>"; });

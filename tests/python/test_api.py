@@ -55,6 +55,19 @@ def test_pose_equals_the_cli_json(assets: pathlib.Path, cli: str, model: pathlib
         np.testing.assert_allclose(a.positions, b.positions, atol=1e-5 * scale, rtol=0)
 
 
+def test_positions_only_keeps_positions_and_drops_normals(assets: pathlib.Path) -> None:
+    blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")  # morph targets, skin, normals, tangents
+    times = np.linspace(0, 1, 4)
+    for path in ("fast", "reference"):
+        full = blob.pose(anim="Talk", times=times, path=path)
+        only = blob.pose(anim="Talk", times=times, path=path, positions_only=True)
+        for a, b in zip(only.primitives, full.primitives):
+            np.testing.assert_array_equal(a.positions, b.positions)
+            assert a.normals is None and b.normals is not None
+    with pytest.raises(morphkit.InvalidArgumentError, match="positions_only"):
+        blob.pose(anim="Talk", times=times, device="gpu", positions_only=True)
+
+
 def test_arrays_shapes_dtypes_and_layout(assets: pathlib.Path) -> None:
     fox = morphkit.load(ASSETS / "Fox/glTF-Binary/Fox.glb")
     result = fox.pose(anim="Run", times=np.linspace(0, 1, 5))
