@@ -55,6 +55,24 @@ struct Columns {
   Float4 c[4];
 };
 
+// Blends the joints of one vertex's `k` influences (K: k known at compile time, 0: not) into `out`; returns the sum
+// of the weights. A zero weight is skipped: its joint index was never validated.
+template <uint32_t K>
+inline float blendJoints(const float* __restrict weights, const uint32_t* __restrict joints, uint32_t k,
+                         const Columns* __restrict palette, Columns& out) {
+  for (Float4& c : out.c) c = Float4{0, 0, 0, 0};
+  float sum = 0.0f;
+  const uint32_t n = K != 0 ? K : k;
+  for (uint32_t i = 0; i < n; ++i) {
+    const float w = weights[i];
+    if (w == 0.0f) continue;
+    const Columns& j = palette[joints[i]];
+    for (int c = 0; c < 4; ++c) out.c[c] += j.c[c] * w;
+    sum += w;
+  }
+  return sum;
+}
+
 // out[i*stride + c] += w * d[i*comps + c] for i in [0, count), c < comps. Specialized for the contiguous case.
 inline void axpy(float* __restrict out, uint32_t out_stride, const float* __restrict d, uint32_t comps, float w,
                  uint32_t count) {
@@ -267,15 +285,9 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
       const Columns* n_matrix = &rigid_cof;
       float weight_sum = 1.0f;
       if (skinned) {
-        for (Float4& c : blended.c) c = Float4{0, 0, 0, 0};
-        weight_sum = 0.0f;
-        for (size_t i = size_t(v) * k; i < size_t(v + 1) * k; ++i) {
-          const float w = p.skin_weights[i];
-          if (w == 0.0f) continue;  // also skips joints that were never validated (weight 0)
-          const Columns& j = palette[p.joints[i]];
-          for (int c = 0; c < 4; ++c) blended.c[c] += j.c[c] * w;
-          weight_sum += w;
-        }
+        const float* w = &p.skin_weights[size_t(v) * k];
+        const uint32_t* j = &p.joints[size_t(v) * k];
+        weight_sum = k == 4 ? blendJoints<4>(w, j, k, palette, blended) : blendJoints<0>(w, j, k, palette, blended);
         m = &blended;
         n_matrix = &blended;  // skinned normals: the blended matrix itself (see deform.cpp)
       }
