@@ -217,6 +217,21 @@ TEST_F(VulkanTest, EveryRecordShapeAndActiveListLength) {
   }
 }
 
+// The dispatch grid: every group launched, rows no wider than MORPH_MAX_GROUPS_X, fewer than y idle groups.
+TEST(DispatchGrid, CoversEveryGroupWithFewIdleOnes) {
+  EXPECT_EQ(dispatchGrid(0).x * dispatchGrid(0).y, 0u);
+  for (uint64_t groups : {uint64_t(1), uint64_t(64), uint64_t(65535), uint64_t(65536), uint64_t(313000), uint64_t(524288),
+                          uint64_t(65535) * 65535}) {
+    const DispatchGrid grid = dispatchGrid(groups);
+    const uint64_t launched = uint64_t(grid.x) * grid.y;
+    EXPECT_LE(grid.x, uint32_t(MORPH_MAX_GROUPS_X)) << groups;
+    EXPECT_LE(grid.y, uint32_t(MORPH_MAX_GROUPS_X)) << groups;
+    EXPECT_GE(launched, groups) << groups;
+    EXPECT_LT(launched - groups, uint64_t(grid.y)) << groups;
+  }
+  EXPECT_EQ(dispatchGrid(524288).x, 58255u);  // a 2 GiB copy: 9 rows, 7 idle groups (full-width rows: 65527)
+}
+
 TEST_F(VulkanTest, F32TargetsPerStepIsTwoOrFour) {
   MORPHKIT_REQUIRE_GPU(context_);
   Expected<GpuBatch*> batch = createGpuBatchWithStep(*context_, {}, 3);

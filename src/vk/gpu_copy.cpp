@@ -59,8 +59,9 @@ Status createCopyKernel(VulkanContext& context, uint64_t bytes, const char* wher
   kernel.push.src_address = kernel.src.address;
   kernel.push.dst_address = kernel.dst.address;
   kernel.push.count = uint32_t(count);
-  kernel.push.groups_x = uint32_t(std::min<uint64_t>(groups, MORPH_MAX_GROUPS_X));
-  kernel.groups_y = uint32_t((groups + kernel.push.groups_x - 1) / kernel.push.groups_x);
+  const DispatchGrid grid = dispatchGrid(groups);
+  kernel.push.groups_x = grid.x;
+  kernel.groups_y = grid.y;
   return Ok{};
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "morph_shared.h"
 #include "morphkit/gpu.h"
 #include "morphkit/json_writer.h"
 #include "vk_context.h"
@@ -42,6 +43,18 @@ struct BenchRng {
 // The benchmarks' synthetic primitive: positions + normals, each target moving position and normal deltas over a
 // contiguous `region` (fraction) of the vertices, one JOINTS/WEIGHTS set of 4 influences over `joints` joints.
 PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint32_t joints, uint64_t seed);
+
+// The 2D grid of one dispatch of `groups` workgroups (a kernel rebuilds group = y · x_count + x and returns past
+// the last): rows of at most MORPH_MAX_GROUPS_X, as even as possible, so at most y − 1 idle groups are launched.
+// Full-width rows launched up to 65534 idle groups after the last one: 65527 for a 2 GiB copy, 12.5 % of its 524288.
+struct DispatchGrid {
+  uint32_t x = 0, y = 0;
+};
+inline DispatchGrid dispatchGrid(uint64_t groups) {
+  if (groups == 0) return {};
+  const uint64_t y = (groups + MORPH_MAX_GROUPS_X - 1) / MORPH_MAX_GROUPS_X;
+  return {uint32_t((groups + y - 1) / y), uint32_t(y)};
+}
 
 // The copy kernel's buffer size for a benchmark: the request, capped at one allocation and at a quarter of the
 // device-local memory (source and destination together stay under half of it on a small GPU).

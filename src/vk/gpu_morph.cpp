@@ -381,16 +381,15 @@ void writeInstanceData(const GpuMorphJob& job) {
 // The dispatch over every instance of the batch: bind, push constants, vkCmdDispatch (nothing when empty).
 void recordDispatch(const GpuBatch& batch, VkCommandBuffer cmd) {
   if (batch.total_groups == 0) return;
-  const uint32_t groups_x = std::min<uint32_t>(batch.total_groups, MORPH_MAX_GROUPS_X);
-  const uint32_t groups_y = (batch.total_groups + groups_x - 1) / groups_x;
+  const DispatchGrid grid = dispatchGrid(batch.total_groups);
   gpu::MorphPush push{};
   push.table_address = batch.table.address;
   push.entry_count = uint32_t(batch.entries.size());
   push.total_groups = batch.total_groups;
-  push.groups_x = groups_x;
+  push.groups_x = grid.x;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, batch.morph.pipeline);
   vkCmdPushConstants(cmd, batch.morph.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-  vkCmdDispatch(cmd, groups_x, groups_y, 1);
+  vkCmdDispatch(cmd, grid.x, grid.y, 1);
 }
 
 }  // namespace
