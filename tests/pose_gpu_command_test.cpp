@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "morphkit/gpu.h"
+#include "morphkit/io.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -164,6 +165,11 @@ TEST(PoseGpuCommand, Snorm16LayoutFlag) {
   for (size_t i = 0; i < n_cpu.size(); ++i) ASSERT_NEAR(n_cpu[i], n_snorm[i], 1e-4) << "normal " << i;
   EXPECT_NE(positions(dense), p_snorm);
   EXPECT_EQ(runCli("pose " + common + " --device gpu --layout snorm8", &output), 2) << output;
+  EXPECT_NE(output.find("dense_snorm16 (snorm16)"), std::string::npos) << output;  // the accepted names
+  // One vocabulary with `bench --layouts`: the long name poses exactly what the short one does.
+  ASSERT_EQ(runCli("pose " + common + " --device gpu --layout dense_snorm16 --out " + (dir / "long.json").string(), &output), 0)
+      << output;
+  EXPECT_EQ(*readFile(dir / "long.json"), *readFile(dir / "snorm16.json"));
 }
 
 }  // namespace

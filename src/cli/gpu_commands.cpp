@@ -40,13 +40,7 @@ struct BenchOptions {
   std::vector<std::string> crowd_kernels = {"v1", "v2", "v3"};
 };
 
-// The layout or crowd kernel `name` stands for: the inverse of deltaLayoutName / crowdKernelName.
-std::optional<DeltaLayout> layoutNamed(const std::string& name) {
-  for (DeltaLayout l : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
-    if (name == deltaLayoutName(l)) return l;
-  }
-  return std::nullopt;
-}
+// The crowd kernel `name` stands for: the inverse of crowdKernelName (layouts: layoutNamed, selection.h).
 std::optional<CrowdKernel> crowdKernelNamed(const std::string& name) {
   for (CrowdKernel k : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3}) {
     if (name == crowdKernelName(k)) return k;
@@ -67,7 +61,7 @@ int runBench(const BenchOptions& o) {
   options.layouts.clear();
   for (const std::string& name : o.layouts) {
     const std::optional<DeltaLayout> layout = layoutNamed(name);
-    if (!layout) return reportUsage("bench: unknown layout '" + name + "' (dense_f32, dense_f16, dense_snorm16, sparse)");
+    if (!layout) return reportUsage("bench: unknown layout '" + name + "' (" + kLayoutNames + ")");
     options.layouts.push_back(*layout);
   }
   GpuContextOptions context_options;

@@ -316,10 +316,7 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
   if (!context) return context.error();
   std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(*context, [](VulkanContext* c) { destroyVulkanContext(c); });
   GpuUploadOptions upload;
-  if (options.layout == "dense") upload.layout = DeltaLayout::kDenseF32;
-  if (options.layout == "f16") upload.layout = DeltaLayout::kDenseF16;
-  if (options.layout == "snorm16") upload.layout = DeltaLayout::kDenseSnorm16;
-  if (options.layout == "sparse") upload.layout = DeltaLayout::kSparse;
+  if (const std::optional<DeltaLayout> layout = layoutNamed(options.layout)) upload.layout = *layout;  // else auto
   Expected<GpuPose*> gpu_pose = prepareGpuPose(**context, prepared, upload);
   if (!gpu_pose) return gpu_pose.error();
   VulkanContext* raw_context = *context;
@@ -482,8 +479,12 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   addDeviceOption(sub, options->device, "cpu (default), gpu (Vulkan compute, the best device; same output) or a Vulkan device index");
   sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
   auto* gpu_index = sub->add_option("--gpu", options->gpu_index, "deprecated: use --device N")->group("");
-  sub->add_option("--layout", options->layout, "GPU delta layout: auto, dense, f16, snorm16 or sparse")
-      ->check(CLI::IsMember({"auto", "dense", "f16", "snorm16", "sparse"}));
+  sub->add_option("--layout", options->layout, std::string("GPU delta layout: auto, ") + kLayoutNames)
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            return name == "auto" || layoutNamed(name) ? std::string() : "expected auto, " + std::string(kLayoutNames);
+          },
+          "LAYOUT"));
   sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
   addBudgetOptions(sub, options->budget);
   addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <charconv>
+#include <utility>
 
 #include "morphkit/text.h"
 
@@ -77,6 +78,18 @@ Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool
   }
   return fail(Error::kInvalidArgument, fmt::format("--anim {}: no animation of that name ({}; 'rest': the rest pose)",
                                                    quote(text), animationList(asset)));
+}
+
+std::optional<DeltaLayout> layoutNamed(std::string_view name) {
+  constexpr std::pair<const char*, DeltaLayout> kShort[] = {
+      {"dense", DeltaLayout::kDenseF32}, {"f16", DeltaLayout::kDenseF16}, {"snorm16", DeltaLayout::kDenseSnorm16}};
+  for (const auto& [alias, layout] : kShort) {
+    if (name == alias) return layout;
+  }
+  for (DeltaLayout l : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
+    if (name == deltaLayoutName(l)) return l;
+  }
+  return std::nullopt;
 }
 
 }  // namespace morphkit::cli

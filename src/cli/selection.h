@@ -11,6 +11,7 @@
 
 #include "morphkit/error.h"
 #include "morphkit/gltf.h"
+#include "morphkit/packed_deltas.h"
 
 namespace morphkit::cli {
 
@@ -30,5 +31,10 @@ CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::stri
 // Empty `text`: the one default every command shares (docs/CLI.md, "The device, and the animation"): the first
 // animation, or the rest pose when the file has none or a capture (`capture_plays`) replaces the clip.
 Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool capture_plays = false);
+
+// A delta layout by name, one vocabulary for `pose --layout` and `bench --layouts`: deltaLayoutName's names
+// (dense_f32, dense_f16, dense_snorm16, sparse) and their short forms (dense, f16, snorm16).
+std::optional<DeltaLayout> layoutNamed(std::string_view name);
+inline constexpr const char* kLayoutNames = "dense_f32 (or dense), dense_f16 (f16), dense_snorm16 (snorm16), sparse";
 
 }  // namespace morphkit::cli
