@@ -40,7 +40,7 @@ void BM_GpuMorph(benchmark::State& state) {
   // The clocks up once per benchmark (morphkit/gpu.h, warmUpGpu); the iterations then follow each other closely
   // enough to keep them up. `morphkit bench` warms before every row and is the figure docs/PERFORMANCE.md quotes.
   options.warmup_ms = 0.0;
-  if (morphkit::Status s = morphkit::warmUpGpu(*ctx, morphkit::warmUpMilliseconds(-1.0, morphkit::gpuDeviceInfo(*ctx))); !s) {
+  if (morphkit::Status s = morphkit::warmUpGpu(*ctx, -1.0); !s) {
     state.SkipWithError(s.error().message.c_str());
     return;
   }

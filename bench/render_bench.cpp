@@ -89,7 +89,7 @@ void BM_RenderFrame(benchmark::State& state) {
   const bool timestamps = gpuDeviceInfo(*context).timestamps;
   // The GPU's clocks up before the first timed frame (warmUpGpu: an idle GPU runs its first second of work at a
   // fraction of its clock; docs/PERFORMANCE.md, "Clocks"). Nothing on a CPU device.
-  if (Status warmed = warmUpGpu(*context, warmUpMilliseconds(-1.0, gpuDeviceInfo(*context))); !warmed) {
+  if (Status warmed = warmUpGpu(*context, -1.0); !warmed) {
     state.SkipWithError(warmed.error().message.c_str());
     return;
   }

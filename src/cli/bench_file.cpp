@@ -126,11 +126,6 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
   return Ok{};
 }
 
-// A GPU row's warm-up: the device's clocks up before the row is timed (morphkit/gpu.h, warmUpGpu).
-Status warmUpForRow(const Context& c, VulkanContext& context) {
-  return warmUpGpu(context, warmUpMilliseconds(c.options.warmup_ms, gpuDeviceInfo(context)));
-}
-
 Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation, std::vector<Row>& rows) {
   for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
     Row row{"gpu", 0, deltaLayoutName(layout)};
@@ -146,7 +141,7 @@ Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared,
     }
     std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
     SamplingContext sampling;
-    if (Status w = warmUpForRow(c, context); !w) return w;
+    if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;  // the clocks up first
     Status s = timeRow(c, row, [&](double t) -> Expected<double> {
       GpuPoseOptions options;
       options.animation = animation;
@@ -182,7 +177,7 @@ Status renderRows(Context& c, VulkanContext& context, const Asset& asset, uint32
       continue;
     }
     std::unique_ptr<Renderer, void (*)(Renderer*)> owner(*renderer, destroyRenderer);
-    if (Status w = warmUpForRow(c, context); !w) return w;
+    if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;  // the clocks up first
     Status s = timeRow(c, row, [&](double t) -> Expected<double> {
       RenderFrameInput input;
       input.animation = animation;

@@ -139,6 +139,11 @@ Status frameState(const PosePrepared& prepared, const FrameRequest& request, Fra
   return Ok{};
 }
 
+// The posed arrays NaN never leaves (checkPoseFinite), with their names; an array not output is empty.
+std::array<std::pair<const std::vector<float>*, const char*>, 3> checkedArrays(const PosedPrimitive& m) {
+  return {{{&m.positions, "position"}, {&m.normals, "normal"}, {&m.tangents, "tangent"}}};
+}
+
 Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
   if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
   FrameState state;
@@ -211,12 +216,11 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
         range.run();
       }
       // The NaN check of this range's outputs, on the range's own thread (it was serial work after the frame).
-      const auto slice = [&](const std::vector<float>& values, size_t per_vertex) {
-        return std::span<const float>(values).subspan(begin * per_vertex, (end - begin) * per_vertex);
-      };
-      if (anyNonFinite(slice(out.positions, 3)) || (!out.normals.empty() && anyNonFinite(slice(out.normals, 3))) ||
-          (!out.tangents.empty() && anyNonFinite(slice(out.tangents, 4)))) {
-        non_finite.store(true, std::memory_order_relaxed);
+      for (const auto& [values, name] : checkedArrays(out)) {
+        const size_t per_vertex = values->size() / std::max<size_t>(n, 1);
+        if (anyNonFinite(std::span<const float>(*values).subspan(begin * per_vertex, (end - begin) * per_vertex))) {
+          non_finite.store(true, std::memory_order_relaxed);
+        }
       }
     });
   }
@@ -228,9 +232,7 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
 
 Status checkPoseFinite(const PoseResult& pose) {
   for (const PosedPrimitive& m : pose.meshes) {
-    const std::pair<const std::vector<float>*, const char*> arrays[] = {
-        {&m.positions, "position"}, {&m.normals, "normal"}, {&m.tangents, "tangent"}};
-    for (const auto& [values, name] : arrays) {
+    for (const auto& [values, name] : checkedArrays(m)) {
       if (!anyNonFinite(*values)) continue;  // the vectorized scan; the search below only names the value
       auto bad = std::find_if(values->begin(), values->end(), [](float x) { return !std::isfinite(x); });
       if (bad == values->end()) continue;

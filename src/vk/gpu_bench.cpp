@@ -58,13 +58,10 @@ std::string variantName(DeltaLayout layout, bool all) {
 Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptions& options) {
   GpuBenchReport report;
   report.device = gpuDeviceInfo(context);
-  report.copy_bytes = benchCopyBytes(options.copy_bytes, report.device);
-  report.warmup_ms = warmUpMilliseconds(options.warmup_ms, report.device);
-  if (Status s = warmUpGpu(context, report.warmup_ms); !s) return s.error();
-  Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
-  if (!copy) return copy.error();
-  report.copy_microseconds = *copy;
-  report.copy_gbps = 2.0 * double(report.copy_bytes) / (*copy * 1e3);
+  Expected<GpuBenchCeiling> ceiling =
+      measureBenchCeiling(context, report.device, options.copy_bytes, options.warmup_ms, options.repetitions);
+  if (!ceiling) return ceiling.error();
+  report.ceiling = *ceiling;
 
   const std::vector<DMat4> palette(kBenchJoints);
   const size_t configurations = options.vertices.size() * options.targets.size();
@@ -120,7 +117,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         GpuMorphJob job{&context, *batch, std::span(&state, 1)};
         job.use_active_list = !v.all;
         double best = std::nan("");
-        Status s = warmUpGpu(context, report.warmup_ms);
+        Status s = warmUpGpu(context, report.ceiling.warmup_ms);
         for (uint32_t r = 0; r < std::max(options.repetitions, 1u) + 1 && s; ++r) {  // +1: warm-up
           s = job.run();
           const double us = lastDispatchMicroseconds(**batch);
@@ -140,7 +137,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         row.bytes = vertex_bytes + delta_bytes;
         row.microseconds = best;
         row.gbps = double(row.bytes) / (best * 1e3);
-        row.percent_of_copy = report.copy_gbps > 0 ? 100.0 * row.gbps / report.copy_gbps : 0.0;
+        row.percent_of_copy = percentOfCopy(row.gbps, report.ceiling);
         report.rows.push_back(row);
       }
     }
@@ -151,7 +148,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
 std::string gpuBenchTable(const GpuBenchReport& r) {
   std::string out;
   char line[256];
-  out += benchDeviceLine(r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
+  out += benchDeviceLine(r.device, r.ceiling);
   std::snprintf(line, sizeof line, "%10s %8s %7s %-14s %12s %10s %9s\n", "vertices", "targets", "active", "layout", "us", "GB/s",
                 "% copy");
   out += line;
@@ -168,17 +165,28 @@ std::string gpuBenchTable(const GpuBenchReport& r) {
   return out;
 }
 
-std::string benchDeviceLine(const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds, double copy_gbps,
-                            double warmup_ms) {
+Expected<GpuBenchCeiling> measureBenchCeiling(VulkanContext& context, const GpuDeviceInfo& device, uint64_t copy_bytes,
+                                              double warmup_ms, uint32_t repetitions) {
+  GpuBenchCeiling ceiling;
+  ceiling.copy_bytes = benchCopyBytes(copy_bytes, device);
+  ceiling.warmup_ms = warmUpMilliseconds(warmup_ms, device);
+  if (Status s = warmUpGpu(context, ceiling.warmup_ms); !s) return s.error();
+  Expected<double> copy = measureCopyMicroseconds(context, ceiling.copy_bytes, std::max(repetitions, 1u));
+  if (!copy) return copy.error();
+  ceiling.copy_microseconds = *copy;
+  ceiling.copy_gbps = 2.0 * double(ceiling.copy_bytes) / (*copy * 1e3);
+  return ceiling;
+}
+
+std::string benchDeviceLine(const GpuDeviceInfo& device, const GpuBenchCeiling& c) {
   char line[320];
   std::snprintf(line, sizeof line, "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us); GPU warmed up %.0f ms before each row\n",
-                device.name.c_str(), gpuDeviceTypeName(device.type), copy_gbps, (unsigned long long)(copy_bytes >> 20),
-                copy_microseconds, warmup_ms);
+                device.name.c_str(), gpuDeviceTypeName(device.type), c.copy_gbps, (unsigned long long)(c.copy_bytes >> 20),
+                c.copy_microseconds, c.warmup_ms);
   return line;
 }
 
-void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
-                             double copy_gbps, double warmup_ms) {
+void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, const GpuBenchCeiling& c) {
   w.key("device").beginObject();
   w.field("name", device.name);
   w.field("type", gpuDeviceTypeName(device.type));
@@ -186,17 +194,17 @@ void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_
   w.field("storage16bit", device.storage_16bit);
   w.endObject();
   w.key("copy").beginObject();
-  w.field("bytes", copy_bytes);
-  w.field("microseconds", copy_microseconds);
-  w.field("gbps", copy_gbps);
+  w.field("bytes", c.copy_bytes);
+  w.field("microseconds", c.copy_microseconds);
+  w.field("gbps", c.copy_gbps);
   w.endObject();
-  w.field("warmupMs", warmup_ms);
+  w.field("warmupMs", c.warmup_ms);
 }
 
 std::string gpuBenchJson(const GpuBenchReport& r, bool pretty) {
   JsonWriter w(pretty);
   w.beginObject();
-  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
+  writeBenchDeviceAndCopy(w, r.device, r.ceiling);
   w.key("rows").beginArray();
   for (const GpuBenchRow& row : r.rows) {
     w.beginObject();

@@ -102,9 +102,10 @@ double warmUpMilliseconds(double requested, const GpuDeviceInfo& device) {
 }
 
 Status warmUpGpu(VulkanContext& context, double milliseconds) {
+  const GpuDeviceInfo device = gpuDeviceInfo(context);
+  milliseconds = warmUpMilliseconds(milliseconds, device);
   if (!(milliseconds > 0.0)) return Ok{};
   CopyKernel kernel;
-  const GpuDeviceInfo device = gpuDeviceInfo(context);
   const uint64_t bytes = benchCopyBytes(device.type == GpuDeviceType::kCpu ? kWarmUpBytesCpu : kWarmUpBytes, device);
   if (Status s = createCopyKernel(context, bytes, "warmUpGpu", kernel); !s) return s;
   using Clock = std::chrono::steady_clock;

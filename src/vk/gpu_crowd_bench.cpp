@@ -74,13 +74,10 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   report.options = options;
   report.options.progress = nullptr;
   report.device = gpuDeviceInfo(context);
-  report.copy_bytes = benchCopyBytes(options.copy_bytes, report.device);
-  report.warmup_ms = warmUpMilliseconds(options.warmup_ms, report.device);
-  if (Status s = warmUpGpu(context, report.warmup_ms); !s) return s.error();
-  Expected<double> copy = measureCopyMicroseconds(context, report.copy_bytes, std::max(options.repetitions, 1u));
-  if (!copy) return copy.error();
-  report.copy_microseconds = *copy;
-  report.copy_gbps = 2.0 * double(report.copy_bytes) / (*copy * 1e3);
+  Expected<GpuBenchCeiling> ceiling =
+      measureBenchCeiling(context, report.device, options.copy_bytes, options.warmup_ms, options.repetitions);
+  if (!ceiling) return ceiling.error();
+  report.ceiling = *ceiling;
 
   // Each target moves a contiguous quarter of the vertices, like a blend shape (the synthetic table's primitive).
   const PrimitiveData primitive = benchPrimitive(options.vertices, options.targets, 0.25f, options.joints,
@@ -108,7 +105,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   auto finish = [&](GpuCrowdBenchRow& row) {
     row.bytes = minimal;
     row.gbps = double(minimal) / (row.microseconds * 1e3);
-    row.percent_of_copy = report.copy_gbps > 0 ? 100.0 * row.gbps / report.copy_gbps : 0.0;
+    row.percent_of_copy = percentOfCopy(row.gbps, report.ceiling);
   };
   // Every crowd and the batch are allocated before any is timed and freed after all are (PERFORMANCE.md, "One
   // process per row": memory re-allocated after a free can run slower in one process). Rows: each kernel × each
@@ -146,7 +143,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     if (options.progress) options.progress(done++, total);
     GpuCrowd* crowd = configs[k].crowd;
     GpuCrowdJob job{&context, crowd, frame.states};
-    Expected<double> us = bestOf(context, report.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(*crowd); });
+    Expected<double> us = bestOf(context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(*crowd); });
     const GpuCrowdInfo& crowd_info = gpuCrowdInfo(*crowd);
     const char* prefix = crowd_info.kernel == CrowdKernel::kV3 ? "crowd3_g" : crowd_info.kernel == CrowdKernel::kV2 ? "crowd2_g" : "crowd_g";
     GpuCrowdBenchRow row{prefix + std::to_string(crowd_info.group_size), crowd_info.group_size, crowd_info.kernel};
@@ -176,7 +173,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   if (batch && status) {
     if (options.progress) options.progress(done++, total);
     GpuMorphJob job{&context, batch, frame.states};
-    Expected<double> us = bestOf(context, report.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(*batch); });
+    Expected<double> us = bestOf(context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(*batch); });
     for (size_t c = 0; c < compared.size() && us; ++c) {
       Expected<std::vector<float>> out = readGpuBatchOutput(context, *batch, compared[c]);
       if (!out) {
@@ -210,7 +207,7 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
   std::string out;
   char line[320];
   const GpuCrowdBenchOptions& o = r.options;
-  out += benchDeviceLine(r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
+  out += benchDeviceLine(r.device, r.ceiling);
   std::snprintf(line, sizeof line, "crowd: %u instances x %u vertices x %u targets (%u active each, %s), %u joints; output %.1f MB\n",
                 o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints, double(r.output_bytes) / 1e6);
   out += line;
@@ -231,7 +228,7 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
 std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
   JsonWriter w(pretty);
   w.beginObject();
-  writeBenchDeviceAndCopy(w, r.device, r.copy_bytes, r.copy_microseconds, r.copy_gbps, r.warmup_ms);
+  writeBenchDeviceAndCopy(w, r.device, r.ceiling);
   w.key("crowd").beginObject();
   w.field("instances", r.options.instances);
   w.field("vertices", r.options.vertices);

@@ -69,11 +69,17 @@ inline uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) 
 Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
                                            uint32_t f32_targets_per_step);
 
-// The `device` and `copy` objects and `warmupMs` every GPU benchmark's JSON starts with (`bench`, `bench --crowd`),
-// and the same as its table's first line.
-void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds,
-                             double copy_gbps, double warmup_ms);
-std::string benchDeviceLine(const GpuDeviceInfo& device, uint64_t copy_bytes, double copy_microseconds, double copy_gbps,
-                            double warmup_ms);
+// A benchmark's ceiling (`bench`, `bench --crowd`): the warm-up (warmUpMilliseconds of `warmup_ms`), then the
+// copy kernel over benchCopyBytes(`copy_bytes`), best of `repetitions`.
+Expected<GpuBenchCeiling> measureBenchCeiling(VulkanContext& context, const GpuDeviceInfo& device, uint64_t copy_bytes,
+                                              double warmup_ms, uint32_t repetitions);
+// A row's GB/s as a percentage of the copy kernel's (0 when the copy was not timed).
+inline double percentOfCopy(double gbps, const GpuBenchCeiling& ceiling) {
+  return ceiling.copy_gbps > 0 ? 100.0 * gbps / ceiling.copy_gbps : 0.0;
+}
+// The `device` and `copy` objects and `warmupMs` every GPU benchmark's JSON starts with, and the same as its
+// table's first line.
+void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
+std::string benchDeviceLine(const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
 
 }  // namespace morphkit

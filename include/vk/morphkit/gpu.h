@@ -142,12 +142,21 @@ Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBa
 // Times copy.comp over `bytes` (rounded up to 16) of device-local memory, best of `repetitions`, in µs.
 Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions);
 
+// What every GPU benchmark row is compared with: the copy kernel over `copy_bytes` (GB/s = 2 × bytes / time, read
+// + write), measured after a warm-up of `warmup_ms`, the same warm-up each row then gets.
+struct GpuBenchCeiling {
+  uint64_t copy_bytes = 0;
+  double copy_microseconds = 0.0;
+  double copy_gbps = 0.0;
+  double warmup_ms = 0.0;
+};
+
 // ---- Clocks ----
 // A GPU idles at a low clock and raises it only after sustained work: the H200's SM clock stays at 345 MHz through
 // an upload and climbs to 1980 MHz over about 1.5 s of back-to-back dispatches (docs/PERFORMANCE.md, "Clocks"), so
 // twenty dispatches timed right after an upload measure the ramp, not the kernel. warmUpGpu keeps the device busy
 // with the copy kernel for `milliseconds` of wall time; a measurement right after it sees the clocks of an
-// application in a frame loop. 0 (or less): returns at once.
+// application in a frame loop. 0: returns at once; < 0: the device's default (warmUpMilliseconds).
 Status warmUpGpu(VulkanContext& context, double milliseconds);
 inline constexpr double kGpuWarmUpMilliseconds = 2000.0;
 // The benchmarks' warm-up: `requested` when >= 0; else kGpuWarmUpMilliseconds on a GPU and 0 on a CPU

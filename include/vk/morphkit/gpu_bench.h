@@ -8,7 +8,7 @@
 //             16 bytes per walked target and workgroup, are left out)
 //   + sparse: rows (4·(V+1)) + every stored record (4·(1 + stride) bytes each; the kernel reads each record's
 //             target index and skips zero weights, but the record is in its cache line anyway).
-// The copy kernel's GB/s is 2 × bytes / time (read + write) over `copy_bytes`.
+// The copy kernel's GB/s is 2 × bytes / time (read + write) over `ceiling.copy_bytes` (GpuBenchCeiling).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -51,10 +51,7 @@ struct GpuBenchRow {
 
 struct GpuBenchReport {
   GpuDeviceInfo device;
-  double copy_gbps = 0.0;
-  double copy_microseconds = 0.0;
-  uint64_t copy_bytes = 0;
-  double warmup_ms = 0.0;  // the warm-up each row had
+  GpuBenchCeiling ceiling;
   std::vector<GpuBenchRow> rows;
 };
 

@@ -152,9 +152,7 @@ struct GpuCrowdBenchReport {
   GpuDeviceInfo device;
   GpuCrowdBenchOptions options;
   uint64_t output_bytes = 0;  // instances × vertices × stride × 4
-  double copy_gbps = 0.0, copy_microseconds = 0.0;
-  uint64_t copy_bytes = 0;
-  double warmup_ms = 0.0;  // the warm-up each row had
+  GpuBenchCeiling ceiling;
   std::vector<GpuCrowdBenchRow> rows;
 };
 
