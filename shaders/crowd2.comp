@@ -84,6 +84,7 @@ shared vec4 s_palette[G * PALETTE_JOINTS * 3u];
 Matrices g_matrices;
 uint g_palette;  // first row of the instance's staged palette
 uint skinStreamWord(uint index) { return Uints(pc.skin_address).u[index]; }
+uint skinStreamVertex(uint v) { return v; }
 mat4 relativeMatrix(uint block) { return g_matrices.m[block]; }
 mat4 skinJointMatrix(uint joint) {
   if (!PALETTE_SHARED) return relativeMatrix(1u + joint);
@@ -111,51 +112,7 @@ void stagePalettes(uint group, uint local) {
   }
 }
 
-// Stage 3 for one (vertex, instance): the morphed attributes p, n, t (extras: `sum_e`) skinned or transformed
-// relative to the instance's origin (skin.glsl, LAYOUTS.md §5), renormalized (morph.glsl) and written.
-void finishVertex(uint v, uint instance, vec3 p, vec3 n, vec4 t, in float sum_e[MORPH_MAX_EXTRA]) {
-  g_matrices = instanceMatrices(instance);
-  deformRelative(SKINNED, v, INFLUENCE_SETS, p, n, t.xyz);
-
-  uint64_t out_address = pc.output_address + uint64_t(instance) * pc.instance_bytes;
-  uint bv = v * VERTEX_STRIDE;
-  if (VERTEX_STRIDE == 6u && VERTEX_NORMAL == 3u) {
-    n = morphRenormalize(n);
-    OutVec2s out2 = OutVec2s(out_address);
-    out2.v[3u * v] = p.xy;
-    out2.v[3u * v + 1u] = vec2(p.z, n.x);
-    out2.v[3u * v + 2u] = n.yz;
-    return;
-  }
-  OutFloats outv = OutFloats(out_address);
-  outv.f[bv] = p.x;
-  outv.f[bv + 1u] = p.y;
-  outv.f[bv + 2u] = p.z;
-  if (VERTEX_NORMAL != MORPH_ABSENT) {
-    n = morphRenormalize(n);
-    uint i = bv + VERTEX_NORMAL;
-    outv.f[i] = n.x;
-    outv.f[i + 1u] = n.y;
-    outv.f[i + 2u] = n.z;
-  }
-  if (VERTEX_TANGENT != MORPH_ABSENT) {
-    vec3 tn = morphRenormalize(t.xyz);
-    uint i = bv + VERTEX_TANGENT;
-    outv.f[i] = tn.x;
-    outv.f[i + 1u] = tn.y;
-    outv.f[i + 2u] = tn.z;
-    outv.f[i + 3u] = t.w;
-  }
-  if (VERTEX_EXTRA != MORPH_ABSENT) {
-    // Texcoords and colors: copied, plus their deltas where morphed (the first DELTA_EXTRA_COUNT floats).
-    Floats base = Floats(pc.base_address);
-    for (uint k = 0u; k < VERTEX_STRIDE - VERTEX_EXTRA; ++k) {
-      uint c = bv + VERTEX_EXTRA + k;
-      float add = k < DELTA_EXTRA_COUNT ? sum_e[k] : 0.0;
-      outv.f[c] = base.f[c] + add;
-    }
-  }
-}
+#include "crowd_finish.glsl"
 
 void main() {
   uint x = gl_LocalInvocationID.x, y = gl_LocalInvocationID.y;

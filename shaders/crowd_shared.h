@@ -40,22 +40,32 @@ namespace morphkit::gpu {
 #define CROWD_SC_SUBTILES 18       // CROWD2_TILE-vertex tiles one workgroup walks in turn
 #define CROWD_SC_STAGE_DELTAS 19   // 1: the slice's records staged in shared memory (v2), 0: read per warp (v3)
 #define CROWD_SC_DELTA_SLOTS 20    // records staged per slice: SLICE (v2) or 1 (v3, unused)
-#define CROWD_SC_COUNT 21
+// crowd4.comp only:
+#define CROWD_SC_ROWS 21           // rows of CROWD4_TILE invocations per workgroup (warps), each walking instances
+#define CROWD_SC_SLOTS 22          // union records of a vertex tile staged in shared memory (the rest: from memory)
+#define CROWD_SC_COUNT 23
 
 // crowd2.comp: workgroup (CROWD2_TILE, G) — one subgroup-sized row of invocations per instance of the group, one
 // invocation per (vertex, instance). 32 = one NVIDIA warp, so a warp serves one instance.
 #define CROWD2_TILE 32
+// crowd4.comp: workgroup (CROWD4_TILE, ROWS) — the tile's vertices across, one row (a warp) per instance in turn.
+#define CROWD4_TILE 32
+// crowd4.comp: an instance's active entry (the `actives` lists): target index, staged slot (or CROWD4_NOT_STAGED:
+// read from memory), weight bits, 0.
+#define CROWD4_NOT_STAGED 0xFFFFFFFFu
 
-// Push constants of both crowd kernels. Workgroup (x, y) = (instance group, vertex tile: MORPH_GROUP_SIZE vertices in
-// crowd.comp, SUBTILES × CROWD2_TILE in crowd2.comp); instance group k holds instances k·G … k·G + G − 1 (G = the
-// group size; the last group may be partial).
+// Push constants of every crowd kernel. Workgroup (x, y) = (instance group, vertex tile: MORPH_GROUP_SIZE vertices in
+// crowd.comp, SUBTILES × CROWD2_TILE in crowd2.comp); crowd4.comp swaps them: (vertex tile of CROWD4_TILE, instance
+// group). Instance group k holds instances k·G … k·G + G − 1 (G = the group size; the last group may be partial).
 struct CrowdPush {
   MORPH_U64 base_address;      // base vertices, vertex_stride floats each
   MORPH_U64 delta_address;     // dense deltas: vertex-tiled slabs (docs/LAYOUTS.md §3a)
   MORPH_U64 skin_address;      // skin stream (skinned only)
   MORPH_U64 union_address;     // u32: groups + 1 offsets (group k's union is entries [u[k], u[k+1])), then one
-                               // target index per entry
-  MORPH_U64 weights_address;   // f32: G weights per union entry (entry e, instance g at e·G + g); 0 where inactive
+                               // target index per entry (v4: only the staged targets, entry i in slot i)
+  MORPH_U64 weights_address;   // v1-v3, f32: G weights per union entry (entry e, instance g at e·G + g); 0 where
+                               // inactive. v4: per instance its active entries: u32 instance_count + 1 offsets,
+                               // padded to 4 words, then one uvec4 (target, slot, weight bits, 0) per entry
   MORPH_U64 matrices_address;  // mat4: matrix_count per instance (origin block first, docs/LAYOUTS.md §5)
   MORPH_U64 output_address;    // instance i's vertices at output_address + i · instance_bytes
   MORPH_U64 instance_bytes;    // output stride between instances (a multiple of 256)

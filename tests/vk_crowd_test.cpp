@@ -8,7 +8,8 @@
 //   - kernels v2 and v3 (crowd2.comp) vs v1 (crowd.comp): BIT-IDENTICAL (memcmp), at every group size: they compute
 //     the same morphAdd chain per instance and the same skinning, origin and output calls, one instance per
 //     invocation; their palettes (3×4 rows in shared memory, or the mat4s in memory when they do not fit) hold
-//     the same floats, and v2's staged records are the records v3 and v1 load.
+//     the same floats, and v2's staged records are the records v3 and v1 load. Kernel v4 (crowd4.comp) likewise:
+//     its staged records are copies of the loaded ones, its other records are loaded as v1 loads them.
 //   - crowd vs GpuMorphJob (morph.comp, one instance per workgroup): within float tolerance, not bit-identical.
 //     morph.comp sums the active targets in two interleaved partial sums and lets the driver contract w·Δ + s;
 //     the crowd sums one fma chain. Bound: positions 1e-6 × the bounding-box diagonal (10× tighter than vs the
@@ -191,8 +192,8 @@ TEST_P(VkCrowdTest, MatchesBatchAndCpuReference) {
   const Crowd c = makeCrowd(instances, targets, skinned, joints, 0);
   const std::vector<std::vector<float>> crowd = runCrowd(*context_, *gp, c, skinned, joints, 0);
   ASSERT_EQ(crowd.size(), instances);
-  // Kernels v2 and v3 at their default group size: the same bits as v1, so every bound below holds for all three.
-  for (CrowdKernel kernel : {CrowdKernel::kV2, CrowdKernel::kV3}) {
+  // Kernels v2, v3 and v4 at their default group size: the same bits as v1, so every bound below holds for all.
+  for (CrowdKernel kernel : {CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4}) {
     const std::vector<std::vector<float>> other = runCrowd(*context_, *gp, c, skinned, joints, 0, kernel);
     ASSERT_EQ(other.size(), instances);
     for (uint32_t i = 0; i < instances; ++i) {
@@ -258,7 +259,7 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
     const std::vector<uint32_t> groups = shape == Shape::kPositionNormal ? std::vector<uint32_t>{1, 5, 0} : std::vector<uint32_t>{1, 0};
     std::vector<GpuCrowd*> crowds;
     for (uint32_t group : groups) {
-      Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group});
+      Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group, CrowdKernel::kV1});
       ASSERT_TRUE(crowd) << crowd.error().message;
       crowds.push_back(*crowd);
     }
@@ -277,7 +278,18 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
       EXPECT_TRUE(gpuCrowdInfo(**crowd).palette_shared);
       EXPECT_LT(gpuCrowdInfo(**crowd).slice, 70u);
     }
-    Expected<GpuCrowd*> single = createGpuCrowd(*context_, {*gp, 1, true, 6});
+    // Kernel v4 in one group (the default, 37 instances), in groups of 5 (a partial last group) and one instance at
+    // a time. Lavapipe's 32 KiB of shared memory stage fewer than the 70 targets, so instances read some records
+    // from shared memory and the others from memory.
+    for (uint32_t group : {0u, 5u, 1u}) {
+      Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group, CrowdKernel::kV4});
+      ASSERT_TRUE(crowd) << crowd.error().message;
+      crowds.push_back(*crowd);
+      EXPECT_EQ(gpuCrowdInfo(**crowd).group_size, group == 0 ? 37u : group);
+      EXPECT_GE(gpuCrowdInfo(**crowd).slots, 1u);
+      EXPECT_LT(gpuCrowdInfo(**crowd).slots, 70u);
+    }
+    Expected<GpuCrowd*> single = createGpuCrowd(*context_, {*gp, 1, true, 6});  // the default kernel, v4
     ASSERT_TRUE(single) << single.error().message;
     for (uint32_t frame = 0; frame < 2; ++frame) {
       const Crowd c = makeCrowd(37, 70, true, 6, frame);
@@ -315,7 +327,7 @@ TEST_F(VulkanTest, Crowd2PalettesFromMemoryWhenTheyDoNotFit) {
   const Crowd c = makeCrowd(11, 9, true, joints, 1);
   const std::vector<std::vector<float>> v1 = runCrowd(*context_, *gp, c, true, joints, 1);
   ASSERT_EQ(v1.size(), 11u);
-  for (CrowdKernel kernel : {CrowdKernel::kV2, CrowdKernel::kV3}) {
+  for (CrowdKernel kernel : {CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4}) {
     Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 11, true, joints, 0, kernel});
     ASSERT_TRUE(crowd) << crowd.error().message;
     EXPECT_FALSE(gpuCrowdInfo(**crowd).palette_shared);
@@ -338,7 +350,7 @@ TEST_F(VulkanTest, CrowdOfAPrimitiveWithoutTargetsSkinsOnly) {
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = DeltaLayout::kDenseF32});
   ASSERT_TRUE(gp) << gp.error().message;
   const Crowd c = makeCrowd(3, 0, true, 6, 0);
-  for (CrowdKernel kernel : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3}) {
+  for (CrowdKernel kernel : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4}) {
     const std::vector<std::vector<float>> out = runCrowd(*context_, *gp, c, true, 6, 0, kernel);
     ASSERT_EQ(out.size(), 3u);
     for (uint32_t i = 0; i < 3; ++i) {
@@ -372,14 +384,25 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   refused({*sparse, 3, true, 6}, Error::kInvalidArgument, "sparse");
   refused({*snorm, 3, true, 6}, Error::kInvalidArgument, "deltas are dense_snorm16");  // crowd.comp reads f32/f16 only
   refused({*gp, 3, true, 1}, Error::kInvalidArgument, "1 joints");
-  refused({*gp, 3, true, 6, kMaxCrowdGroup + 1}, Error::kInvalidArgument, "group_size 33");
+  refused({*gp, 3, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV1}, Error::kInvalidArgument, "group_size 33");
   refused({*gp, 4000000000u, true, 6}, Error::kTooLarge, "4000000000 instances");  // checked before allocating
   refused({*gp, 3, true, 6, 0, CrowdKernel(7)}, Error::kInvalidArgument, "kernel 7 is not a crowd kernel");
   refused({*gp, 3, true, 1, 0, CrowdKernel::kV2}, Error::kInvalidArgument, "1 joints");
   refused({*gp, 40, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV2}, Error::kInvalidArgument, "group_size 33");
   refused({*gp, 4000000000u, true, 6, 0, CrowdKernel::kV2}, Error::kTooLarge, "4000000000 instances");
-  refused({*gp, 3, false, 0, 0, CrowdKernel(3)}, Error::kInvalidArgument, "kernel 3 is not a crowd kernel");
+  refused({*gp, 3, false, 0, 0, CrowdKernel(4)}, Error::kInvalidArgument, "kernel 4 is not a crowd kernel");
   refused({*gp, 40, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV3}, Error::kInvalidArgument, "group_size 33");
+  refused({*gp, 3, true, 1, 0, CrowdKernel::kV4}, Error::kInvalidArgument, "1 joints");
+  refused({*gp, 4000000000u, true, 6, 0, CrowdKernel::kV4}, Error::kTooLarge, "4000000000 instances");
+  refused({*gp, 3, true, 6, 0, CrowdKernel::kV4, 64}, Error::kTooLarge, "rows 64 (kernel v4) needs 2048 invocations");
+  {  // v4 takes any group size: the instances that share one staging of a tile
+    Expected<GpuCrowd*> v4 = createGpuCrowd(*context_, {*gp, 40, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV4});
+    ASSERT_TRUE(v4) << v4.error().message;
+    EXPECT_EQ(gpuCrowdInfo(**v4).group_size, kMaxCrowdGroup + 1);
+    EXPECT_EQ(gpuCrowdInfo(**v4).groups, 2u);
+    EXPECT_EQ(gpuCrowdInfo(**v4).slots, 4u);  // every target fits
+    destroyGpuCrowd(*context_, *v4);
+  }
 
   Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 3, true, 6});
   ASSERT_TRUE(crowd) << crowd.error().message;
@@ -476,14 +499,16 @@ TEST_F(VulkanTest, CrowdBenchRuns) {
   options.copy_bytes = 1 << 20;
   Expected<GpuCrowdBenchReport> report = runGpuCrowdBench(*context_, options);
   ASSERT_TRUE(report) << report.error().message;
-  ASSERT_EQ(report->rows.size(), 7u);  // kernels v1, v2, v3 (the default) × groups 1 and 8, then the batch
+  ASSERT_EQ(report->rows.size(), 9u);  // kernels v1, v2, v3, v4 (the default) × groups 1 and 8, then the batch
   EXPECT_EQ(report->rows[0].variant, "crowd_g1");
   EXPECT_EQ(report->rows[1].variant, "crowd_g8");
   EXPECT_EQ(report->rows[2].variant, "crowd2_g1");
   EXPECT_EQ(report->rows[3].variant, "crowd2_g8");
   EXPECT_EQ(report->rows[4].variant, "crowd3_g1");
   EXPECT_EQ(report->rows[5].variant, "crowd3_g8");
-  EXPECT_EQ(report->rows[6].variant, "batch");
+  EXPECT_EQ(report->rows[6].variant, "crowd4_g1");
+  EXPECT_EQ(report->rows[7].variant, "crowd4_g8");
+  EXPECT_EQ(report->rows[8].variant, "batch");
   EXPECT_EQ(report->output_bytes, 20u * 200u * 6u * 4u);
   // g1 walks exactly each instance's own targets (the batch kernel's reads, with whole tiles); g8 shares them.
   EXPECT_EQ(report->rows[0].delta_read_bytes, 20u * 3u * 256u * 24u);
@@ -491,7 +516,11 @@ TEST_F(VulkanTest, CrowdBenchRuns) {
   // v2 walks the same unions over 128-vertex workgroups (two here, 256 vertex slots as v1's four tiles of 64).
   EXPECT_EQ(report->rows[2].delta_read_bytes, report->rows[0].delta_read_bytes);
   EXPECT_EQ(report->rows[3].delta_read_bytes, report->rows[1].delta_read_bytes);
-  for (size_t k = 0; k < 6; ++k) {
+  // v4 stages, per 32-vertex tile (7 of them) and group, the group's targets: one instance's 3 at g1, fewer than
+  // 8 × 3 at g8 (every target fits the shared memory here).
+  EXPECT_EQ(report->rows[6].delta_read_bytes, 20u * 3u * 224u * 24u);
+  EXPECT_LT(report->rows[7].delta_read_bytes, report->rows[6].delta_read_bytes);
+  for (size_t k = 0; k < 8; ++k) {
     EXPECT_GE(report->rows[k].max_diff_vs_batch, 0.0);
     EXPECT_LE(report->rows[k].max_diff_vs_batch, 1e-5);
     EXPECT_EQ(report->rows[k].same_bits_as_v1, k < 2 ? -1 : 1) << report->rows[k].variant;
@@ -521,9 +550,15 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   EXPECT_EQ(std::string_view(rows.at(1)["kernel"].get_string()), "v3");
   EXPECT_TRUE(bool(rows.at(1)["sameBitsAsV1"].get_bool()));
   EXPECT_EQ(std::string_view(rows.at(2)["variant"].get_string()), "batch");
-  run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v4");
+  run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v5");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("v4 not in {v1,v2,v3}"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("v5 not in {v1,v2,v3,v4}"), std::string::npos) << run.err;
+  run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v1,v4 --crowd-groups 64");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--crowd-groups 64 exceeds 32 (kernels v1-v3"), std::string::npos) << run.err;
+  run = test::runMorphkit(dir, "bench --crowd-rows 8");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--crowd-rows and --crowd-shared-kib need --crowd"), std::string::npos) << run.err;
   run = test::runMorphkit(dir, "bench --crowd-kernel v2");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-kernel needs --crowd"), std::string::npos) << run.err;

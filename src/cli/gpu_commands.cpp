@@ -37,12 +37,14 @@ struct BenchOptions {
   bool skinned = true;
   uint32_t crowd = 0;                 // > 0: the crowd table (gpu_crowd.h) for this many instances
   std::vector<uint32_t> crowd_groups = {0};
-  std::vector<std::string> crowd_kernels = {"v1", "v2", "v3"};
+  std::vector<std::string> crowd_kernels = {"v1", "v2", "v3", "v4"};
+  std::vector<uint32_t> crowd_rows = {0};        // v4: warps per workgroup to time (0: the default)
+  std::vector<uint32_t> crowd_shared_kib = {0};  // v4: shared-memory budgets to time (0: the device's limit)
 };
 
 // The crowd kernel `name` stands for: the inverse of crowdKernelName (layouts: layoutNamed, selection.h).
 std::optional<CrowdKernel> crowdKernelNamed(const std::string& name) {
-  for (CrowdKernel k : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3}) {
+  for (CrowdKernel k : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4}) {
     if (name == crowdKernelName(k)) return k;
   }
   return std::nullopt;
@@ -95,14 +97,19 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   if (given("--targets")) options.targets = o.targets.front();
   if (given("--active")) options.active = o.active;
   options.groups = o.crowd_groups;
+  options.v4_rows = o.crowd_rows;
+  options.v4_shared_kib = o.crowd_shared_kib;
   options.kernels.clear();
   for (const std::string& k : o.crowd_kernels) {
     const std::optional<CrowdKernel> kernel = crowdKernelNamed(k);
-    if (!kernel) return reportUsage("bench: unknown crowd kernel '" + k + "' (v1, v2, v3)");
+    if (!kernel) return reportUsage("bench: unknown crowd kernel '" + k + "' (v1, v2, v3, v4)");
     options.kernels.push_back(*kernel);
   }
   for (uint32_t g : options.groups) {
-    if (g > kMaxCrowdGroup) return reportUsage(fmt::format("bench: --crowd-groups {} exceeds {}", g, kMaxCrowdGroup));
+    const bool only_v4 = std::all_of(options.kernels.begin(), options.kernels.end(), [](CrowdKernel k) { return k == CrowdKernel::kV4; });
+    if (g > kMaxCrowdGroup && !only_v4) {
+      return reportUsage(fmt::format("bench: --crowd-groups {} exceeds {} (kernels v1-v3; v4 takes any group size)", g, kMaxCrowdGroup));
+    }
   }
   options.repetitions = o.repetitions;
   options.copy_bytes = uint64_t(o.copy_mib * 1048576.0);
@@ -134,7 +141,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
 
 // Options of the synthetic table; with FILE they are a usage error (they would be silently ignored).
 constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib",
-                                          "--crowd", "--crowd-groups", "--crowd-kernel"};
+                                          "--crowd", "--crowd-groups", "--crowd-kernel", "--crowd-rows", "--crowd-shared-kib"};
 // Options of the FILE mode; without FILE likewise.
 constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths",
                                      "--positions-only"};
@@ -171,14 +178,25 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
                   "N skinned instances of one primitive in one crowd dispatch (each delta read once per group), beside the "
                   "per-instance batch kernel; --vertices/--targets take one value (default 20000, 52), --active default 10")
       ->check(CLI::Range(1u, 100000000u));
-  sub->add_option("--crowd-groups", options->crowd_groups, "--crowd: instances per workgroup to time, 1..32 (default 0: automatic)")
+  sub->add_option("--crowd-groups", options->crowd_groups,
+                  "--crowd: instances per workgroup to time, 1..32 for v1-v3, any for v4 (default 0: automatic)")
       ->delimiter(',');
   sub->add_option("--crowd-kernel", options->crowd_kernels,
                   "--crowd: crowd kernels to time: v1 (an invocation per vertex loops over its group), v2 (an invocation per "
                   "vertex and instance; deltas and 3x4 palettes staged in shared memory), v3 (as v2, deltas read per warp "
-                  "through L1); rows crowd_gG, crowd2_gG, crowd3_gG (default v1,v2,v3)")
+                  "through L1), v4 (a workgroup stages a tile's deltas once for its group of instances, then a warp per "
+                  "instance); rows crowd_gG, crowd2_gG, crowd3_gG, crowd4_gG (default v1,v2,v3,v4)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"v1", "v2", "v3"}));
+      ->check(CLI::IsMember({"v1", "v2", "v3", "v4"}));
+  sub->add_option("--crowd-rows", options->crowd_rows,
+                  "--crowd, kernel v4: warps (rows of 32 invocations) per workgroup to time, 1..32 (default 0: 16)")
+      ->delimiter(',')
+      ->check(CLI::Range(0u, 32u));
+  sub->add_option("--crowd-shared-kib", options->crowd_shared_kib,
+                  "--crowd, kernel v4: shared memory for the staged deltas to time, KiB (default 0: 12, capped at the "
+                  "device's limit); records that do not fit are read from memory")
+      ->delimiter(',')
+      ->check(CLI::Range(0u, 1024u));
   sub->add_option("--warmup-ms", options->warmup_ms,
                   "GPU rows: keep the GPU busy this long before each row is timed, so its clocks are up (default 2000 on a "
                   "GPU, 0 on a CPU implementation such as lavapipe)")
@@ -203,6 +221,8 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
         exit_code = reportUsage("bench: --crowd-groups needs --crowd");
       } else if (sub->count("--crowd-kernel") > 0 && sub->count("--crowd") == 0) {
         exit_code = reportUsage("bench: --crowd-kernel needs --crowd");
+      } else if ((sub->count("--crowd-rows") > 0 || sub->count("--crowd-shared-kib") > 0) && sub->count("--crowd") == 0) {
+        exit_code = reportUsage("bench: --crowd-rows and --crowd-shared-kib need --crowd");
       } else if (sub->count("--crowd") > 0) {
         for (const char* name : {"--rigid", "--max-delta-mib"}) {
           if (sub->count(name) > 0) {

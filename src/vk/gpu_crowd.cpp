@@ -15,6 +15,7 @@
 #include "gpu_internal.h"
 #include "morphkit_spirv/crowd.h"
 #include "morphkit_spirv/crowd2.h"
+#include "morphkit_spirv/crowd4.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -25,7 +26,7 @@ struct GpuCrowd {
   bool skinned = false;
   uint32_t joint_count = 0;
   GpuBuffer unions;    // host-visible: groups + 1 offsets, then up to groups × targets target indices
-  GpuBuffer weights;   // host-visible: G floats per union entry
+  GpuBuffer weights;   // host-visible: G floats per union entry (v4: each instance's active entries, CrowdPush)
   GpuBuffer matrices;  // host-visible: matrix_count mat4 per instance
   GpuBuffer output;    // device-local, STORAGE | VERTEX: instance i at i × instance_bytes
   ComputePipeline pipeline;
@@ -70,6 +71,8 @@ std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdIn
   c[CROWD_SC_SUBTILES] = kV2Subtiles;
   c[CROWD_SC_STAGE_DELTAS] = info.kernel == CrowdKernel::kV3 ? 0 : 1;
   c[CROWD_SC_DELTA_SLOTS] = info.kernel == CrowdKernel::kV3 ? 1 : std::max(info.slice, 1u);
+  c[CROWD_SC_ROWS] = std::max(info.rows, 1u);
+  c[CROWD_SC_SLOTS] = std::max(info.slots, 1u);
   return c;
 }
 
@@ -82,6 +85,10 @@ Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
   info.pMapEntries = entries.data();
   info.dataSize = values.size() * 4;
   info.pData = values.data();
+  if (crowd.info.kernel == CrowdKernel::kV4) {
+    return createComputePipeline(context, gpu::spirv::kCrowd4, sizeof(gpu::spirv::kCrowd4), sizeof(gpu::CrowdPush), crowd.pipeline,
+                                 &info);
+  }
   if (crowd.info.kernel != CrowdKernel::kV1) {  // v2 and v3: one shader, specialized
     return createComputePipeline(context, gpu::spirv::kCrowd2, sizeof(gpu::spirv::kCrowd2), sizeof(gpu::CrowdPush), crowd.pipeline,
                                  &info);
@@ -121,6 +128,35 @@ Status planV2(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, uint3
   return Ok{};
 }
 
+// v4 (crowd4.comp): rows of CROWD4_TILE invocations walk the group's instances; the slots fill the shared memory.
+Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const GpuPrimitiveInfo& p, uint32_t sums,
+              GpuCrowdInfo& info) {
+  uint32_t rows = d.rows ? d.rows : kCrowd4DefaultRows;
+  while (d.rows == 0 && rows > 1 && (rows * CROWD4_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1])) {
+    rows /= 2;
+  }
+  if (uint64_t(rows) * CROWD4_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1]) {
+    return fail(Error::kTooLarge, "createGpuCrowd: rows " + std::to_string(rows) + " (kernel v4) needs " +
+                                      std::to_string(uint64_t(rows) * CROWD4_TILE) +
+                                      " invocations per workgroup, the device allows " +
+                                      std::to_string(limits.maxComputeWorkGroupInvocations));
+  }
+  info.rows = rows;
+  info.group_size = std::min(d.group_size ? d.group_size : kCrowd4DefaultGroup, d.instance_count);
+  const uint64_t budget = std::min<uint64_t>(d.shared_budget ? d.shared_budget : kCrowd4DefaultSharedBudget,
+                                             limits.maxComputeSharedMemorySize);
+  info.slots = p.target_count > 0 && p.delta.stride > 0 ? gpuCrowd4Slots(sums, p.target_count, budget) : 0;
+  info.shared_bytes = 4ull * std::max(info.slots, 1u) * sums * CROWD4_TILE;
+  info.tile_vertices = CROWD4_TILE;
+  return Ok{};
+}
+
+// v4's active lists: instance_count + 1 offsets padded to 4 words, then at most one uvec4 per (instance, target),
+// and 3 of slack (crowd4.comp loads a list four entries at a time).
+uint64_t crowd4ActivesBytes(uint32_t instances, uint32_t targets) {
+  return 4 * ((uint64_t(instances) + 4) & ~uint64_t(3)) + 16ull * (uint64_t(instances) * targets + 3);
+}
+
 // Sizes and limits, checked before anything is allocated.
 Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdInfo& info) {
   const std::string where = "createGpuCrowd: ";
@@ -139,18 +175,20 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
     return fail(Error::kInvalidArgument, where + std::to_string(d.joint_count) + " joints, but the primitive references joint " +
                                              std::to_string(p.joints_needed == 0 ? 0 : p.joints_needed - 1));
   }
-  if (d.group_size > kMaxCrowdGroup) {
+  if (d.group_size > kMaxCrowdGroup && d.kernel != CrowdKernel::kV4) {
     return fail(Error::kInvalidArgument, where + "group_size " + std::to_string(d.group_size) + " exceeds " +
                                              std::to_string(kMaxCrowdGroup));
   }
-  if (d.kernel != CrowdKernel::kV1 && d.kernel != CrowdKernel::kV2 && d.kernel != CrowdKernel::kV3) {
-    return fail(Error::kInvalidArgument, where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3)");
+  if (d.kernel != CrowdKernel::kV1 && d.kernel != CrowdKernel::kV2 && d.kernel != CrowdKernel::kV3 && d.kernel != CrowdKernel::kV4) {
+    return fail(Error::kInvalidArgument, where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3, v4)");
   }
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   info.instance_count = d.instance_count;
   info.kernel = d.kernel;
   const uint32_t sums = std::max(p.target_count > 0 ? p.delta.stride : 0u, 1u);
-  if (d.kernel != CrowdKernel::kV1) {
+  if (d.kernel == CrowdKernel::kV4) {
+    if (Status s = planV4(limits, d, p, sums, info); !s) return s;
+  } else if (d.kernel != CrowdKernel::kV1) {
     if (Status s = planV2(limits, d, sums, info); !s) return s;
   } else {
     info.group_size = std::min(d.group_size ? d.group_size : gpuCrowdDefaultGroup(sums, limits.maxComputeSharedMemorySize),
@@ -166,7 +204,9 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   }
   info.groups = ceilDiv(d.instance_count, info.group_size);
   info.tiles = ceilDiv(p.vertex_count, info.tile_vertices);
-  if (info.groups > limits.maxComputeWorkGroupCount[0] || info.tiles > limits.maxComputeWorkGroupCount[1]) {
+  const bool v4 = d.kernel == CrowdKernel::kV4;  // dispatches (tiles, groups); the others (groups, tiles)
+  if ((v4 ? info.tiles : info.groups) > limits.maxComputeWorkGroupCount[0] ||
+      (v4 ? info.groups : info.tiles) > limits.maxComputeWorkGroupCount[1]) {
     return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: " + std::to_string(info.groups) +
                                       " instance groups × " + std::to_string(info.tiles) +
                                       " vertex tiles exceed maxComputeWorkGroupCount (" +
@@ -179,7 +219,8 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   info.output_bytes = info.instance_bytes * d.instance_count;  // < 2^32 instances × < 2^40 bytes: no overflow
   const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
   const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 64;
-  const uint64_t weights = uint64_t(info.groups) * p.target_count * info.group_size * 4;
+  const uint64_t weights = v4 ? crowd4ActivesBytes(d.instance_count, p.target_count)
+                              : uint64_t(info.groups) * p.target_count * info.group_size * 4;
   for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes}, {"matrices", matrices},
                                     {"union weights", weights}}) {
     if (bytes > max) {
@@ -209,8 +250,18 @@ uint32_t gpuCrowd2Slice(uint32_t delta_stride) {
   return uint32_t(std::clamp<uint64_t>(kV2SliceBytes / (4ull * std::max(delta_stride, 1u) * CROWD2_TILE), 1, 32));
 }
 
+uint32_t gpuCrowd4Slots(uint32_t delta_stride, uint32_t targets, uint64_t shared_limit) {
+  const uint64_t slot_bytes = 4ull * std::max(delta_stride, 1u) * CROWD4_TILE;
+  return uint32_t(std::clamp<uint64_t>(shared_limit / slot_bytes, 1, std::max(targets, 1u)));
+}
+
 const char* crowdKernelName(CrowdKernel kernel) {
-  return kernel == CrowdKernel::kV3 ? "v3" : kernel == CrowdKernel::kV2 ? "v2" : "v1";
+  switch (kernel) {
+    case CrowdKernel::kV2: return "v2";
+    case CrowdKernel::kV3: return "v3";
+    case CrowdKernel::kV4: return "v4";
+    default: return "v1";
+  }
 }
 
 uint32_t gpuCrowdDefaultGroup(uint32_t delta_stride, uint64_t shared_limit) {
@@ -241,7 +292,9 @@ Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& d
     VkBufferUsageFlags usage;
   } buffers[] = {
       {&crowd->unions, 4 * (info.groups + 1 + info.groups * targets), MemoryUse::kUpload, 0},
-      {&crowd->weights, 4 * info.groups * targets * info.group_size, MemoryUse::kUpload, 0},
+      {&crowd->weights, info.kernel == CrowdKernel::kV4 ? crowd4ActivesBytes(info.instance_count, uint32_t(targets))
+                                                         : 4 * info.groups * targets * info.group_size,
+       MemoryUse::kUpload, 0},
       {&crowd->matrices, uint64_t(info.instance_count) * info.matrix_count * 64, MemoryUse::kUpload, 0},
       {&crowd->output, info.output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT},
   };
@@ -296,9 +349,9 @@ bool GpuCrowdJob::validate() const { return bool(checkGpuCrowdJob(*this)); }
 
 namespace {
 
-// The frame's data in the crowd's host-visible buffers: per group the ascending union of its instances' active
-// targets (|w| > epsilon: the one rule of morphkit/active_targets.h) with a G-wide weight row each, and every instance's matrices.
-void writeFrame(const GpuCrowdJob& job) {
+// v1-v3: per group the ascending union of its instances' active targets (|w| > epsilon: the one rule of
+// morphkit/active_targets.h) with a G-wide weight row each.
+void writeUnions(const GpuCrowdJob& job) {
   GpuCrowd& crowd = *job.crowd;
   const GpuCrowdInfo& info = crowd.info;
   const uint32_t targets = crowd.primitive->info.target_count;
@@ -326,6 +379,63 @@ void writeFrame(const GpuCrowdJob& job) {
   }
   unions[info.groups] = entries;
   crowd.last_entries = entries;
+}
+
+// v4: per group the targets whose tile records are staged (the most used by the group's instances first, up to
+// `slots`; entry i goes to slot i), and per instance its active targets, ascending, each with its slot or
+// CROWD4_NOT_STAGED. last_entries counts the records read per tile: the staged ones once, the others per instance.
+void writeActives(const GpuCrowdJob& job) {
+  GpuCrowd& crowd = *job.crowd;
+  const GpuCrowdInfo& info = crowd.info;
+  const uint32_t targets = crowd.primitive->info.target_count;
+  auto* unions = static_cast<uint32_t*>(crowd.unions.mapped);
+  uint32_t* staged_targets = unions + info.groups + 1;
+  auto* offsets = static_cast<uint32_t*>(crowd.weights.mapped);
+  auto* entries = reinterpret_cast<uint32_t*>(offsets + ((uint64_t(info.instance_count) + 4) & ~uint64_t(3)));
+  std::vector<uint32_t> uses(targets), order(targets), slot(targets);
+  uint32_t staged = 0, listed = 0;
+  uint64_t reads = 0;
+  for (uint32_t k = 0; k < info.groups; ++k) {
+    const uint32_t first = k * info.group_size, count = std::min(info.group_size, info.instance_count - first);
+    std::fill(uses.begin(), uses.end(), 0u);
+    for (uint32_t i = first; i < first + count; ++i) {
+      for (uint32_t t = 0; t < targets; ++t) uses[t] += activeWeight(job.instances[i].weights[t], job.epsilon) != 0.0f;
+    }
+    for (uint32_t t = 0; t < targets; ++t) order[t] = t;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return uses[a] > uses[b]; });
+    std::fill(slot.begin(), slot.end(), CROWD4_NOT_STAGED);
+    unions[k] = staged;
+    for (uint32_t s = 0; s < std::min(targets, info.slots) && uses[order[s]] > 0; ++s) {
+      slot[order[s]] = s;
+      staged_targets[staged++] = order[s];
+      ++reads;
+    }
+    for (uint32_t i = first; i < first + count; ++i) {
+      offsets[i] = listed;
+      for (uint32_t t = 0; t < targets; ++t) {
+        const float w = activeWeight(job.instances[i].weights[t], job.epsilon);
+        if (w == 0.0f) continue;
+        uint32_t* e = entries + 4 * size_t(listed++);
+        e[0] = t, e[1] = slot[t], e[3] = 0;
+        std::memcpy(&e[2], &w, 4);
+        reads += slot[t] == CROWD4_NOT_STAGED;
+      }
+    }
+  }
+  unions[info.groups] = staged;
+  offsets[info.instance_count] = listed;
+  crowd.last_entries = reads;
+}
+
+// The frame's data in the crowd's host-visible buffers: the kernel's target lists and every instance's matrices.
+void writeFrame(const GpuCrowdJob& job) {
+  GpuCrowd& crowd = *job.crowd;
+  const GpuCrowdInfo& info = crowd.info;
+  if (info.kernel == CrowdKernel::kV4) {
+    writeActives(job);
+  } else {
+    writeUnions(job);
+  }
   auto* matrices = static_cast<float*>(crowd.matrices.mapped);
   for (uint32_t i = 0; i < info.instance_count; ++i) {
     const GpuInstanceState& s = job.instances[i];
@@ -352,7 +462,11 @@ void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
   push.groups = crowd.info.groups;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, crowd.pipeline.pipeline);
   vkCmdPushConstants(cmd, crowd.pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-  vkCmdDispatch(cmd, crowd.info.groups, crowd.info.tiles, 1);
+  if (crowd.info.kernel == CrowdKernel::kV4) {
+    vkCmdDispatch(cmd, crowd.info.tiles, crowd.info.groups, 1);
+  } else {
+    vkCmdDispatch(cmd, crowd.info.groups, crowd.info.tiles, 1);
+  }
 }
 
 }  // namespace

@@ -113,18 +113,31 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   struct Config {
     CrowdKernel kernel;
     uint32_t group;
+    uint32_t rows = 0;           // v4
+    uint32_t shared_kib = 0;     // v4
     GpuCrowd* crowd = nullptr;
   };
   std::vector<Config> configs;
   for (CrowdKernel kernel : options.kernels) {
-    for (uint32_t group : options.groups) configs.push_back({kernel, group});
+    for (uint32_t group : options.groups) {
+      if (kernel != CrowdKernel::kV4) {
+        configs.push_back({kernel, group});
+        continue;
+      }
+      for (uint32_t rows : options.v4_rows) {
+        for (uint32_t kib : options.v4_shared_kib) configs.push_back({kernel, group, rows, kib});
+      }
+    }
   }
+  // v4 rows name their rows and shared budget when the options sweep them.
+  const bool v4_suffix = options.v4_rows != std::vector<uint32_t>{0} || options.v4_shared_kib != std::vector<uint32_t>{0};
   const size_t total = configs.size() + (options.batch ? 1 : 0);
   const std::vector<uint32_t> compared = comparedInstances(options.instances);
   Status status = Ok{};
   GpuBatch* batch = nullptr;
   for (Config& c : configs) {
-    Expected<GpuCrowd*> crowd = createGpuCrowd(context, {*gp, options.instances, true, options.joints, c.group, c.kernel});
+    GpuCrowdDesc desc{*gp, options.instances, true, options.joints, c.group, c.kernel, c.rows, uint64_t(c.shared_kib) << 10};
+    Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
     if (!crowd) {
       status = crowd.error();
       break;
@@ -145,8 +158,13 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     GpuCrowdJob job{&context, crowd, frame.states};
     Expected<double> us = bestOf(context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastCrowdDispatchMicroseconds(*crowd); });
     const GpuCrowdInfo& crowd_info = gpuCrowdInfo(*crowd);
-    const char* prefix = crowd_info.kernel == CrowdKernel::kV3 ? "crowd3_g" : crowd_info.kernel == CrowdKernel::kV2 ? "crowd2_g" : "crowd_g";
-    GpuCrowdBenchRow row{prefix + std::to_string(crowd_info.group_size), crowd_info.group_size, crowd_info.kernel};
+    const char* prefixes[] = {"crowd_g", "crowd2_g", "crowd3_g", "crowd4_g"};  // by CrowdKernel
+    const char* prefix = prefixes[uint32_t(crowd_info.kernel)];
+    std::string name = prefix + std::to_string(crowd_info.group_size);
+    if (crowd_info.kernel == CrowdKernel::kV4 && v4_suffix) {
+      name += "_r" + std::to_string(crowd_info.rows) + "_s" + std::to_string((crowd_info.shared_bytes + 1023) / 1024) + "k";
+    }
+    GpuCrowdBenchRow row{name, crowd_info.group_size, crowd_info.kernel};
     row.delta_read_bytes = lastCrowdUnionEntries(*crowd) * crowd_info.tiles * crowd_info.tile_vertices * record_bytes;
     crowd_out.emplace_back();
     for (size_t c = 0; c < compared.size() && us; ++c) {
@@ -158,13 +176,14 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
       status = us.error();
       break;
     }
-    // The same group size's v1 row, when there is one: are the bits equal?
+    // The first v1 row, when there is one (v1's bits do not depend on its group size): are the bits equal?
     for (size_t j = 0; j < k && crowd_info.kernel != CrowdKernel::kV1; ++j) {
-      if (report.rows[j].kernel != CrowdKernel::kV1 || report.rows[j].group_size != crowd_info.group_size) continue;
+      if (report.rows[j].kernel != CrowdKernel::kV1) continue;
       row.same_bits_as_v1 = 1;
       for (size_t c = 0; c < compared.size(); ++c) {
         if (std::memcmp(crowd_out[j][c].data(), crowd_out[k][c].data(), 4 * crowd_out[k][c].size()) != 0) row.same_bits_as_v1 = 0;
       }
+      break;
     }
     row.microseconds = *us;
     finish(row);

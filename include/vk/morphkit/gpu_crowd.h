@@ -7,8 +7,9 @@
 // deltas, a crowd walks, per vertex tile and group of G instances, the union of the group's active targets once
 // and applies each delta to all G instances (weight 0 where an instance does not use the target).
 //
-// Three kernels (CrowdKernel): v1 loops, per vertex, over the group's instances; v2 and v3 give each (vertex,
-// instance) its own invocation (a warp per instance) and share the group's loads through shared memory or L1.
+// Four kernels (CrowdKernel): v1 loops, per vertex, over the group's instances; v2 and v3 give each (vertex,
+// instance) its own invocation (a warp per instance) and share the group's loads through shared memory or L1; v4
+// (the default) stages a vertex tile's records once per group of instances and lets each warp walk instances.
 //
 // Results: each instance's output is bit-identical whatever the group size and kernel (so to the crowd run one
 // instance at a time), and matches GpuMorphJob and the CPU reference MorphSkinJob within float tolerance, not bit for bit (the
@@ -29,18 +30,26 @@ namespace morphkit {
 
 struct GpuCrowd;  // one primitive × N instances: per-frame weights and matrices, one output buffer, the pipeline
 
-inline constexpr uint32_t kMaxCrowdGroup = 32;  // instances per workgroup at most (CROWD_MAX_GROUP)
+inline constexpr uint32_t kMaxCrowdGroup = 32;  // instances per workgroup at most (CROWD_MAX_GROUP), v1-v3
+// v4's defaults, the best measured on an H200 (docs/PERFORMANCE.md, "v4"): the kernel is latency-bound, so the
+// staged records get a budget small enough to leave room for many resident warps.
+inline constexpr uint32_t kCrowd4DefaultGroup = 128;          // instances per workgroup
+inline constexpr uint32_t kCrowd4DefaultRows = 16;            // warps per workgroup (512 invocations)
+inline constexpr uint64_t kCrowd4DefaultSharedBudget = 12288;  // bytes of staged records per workgroup
 
-// The two crowd kernels (docs/PERFORMANCE.md, "Crowds"). Both give the same bits for an instance whatever the group
-// size, and the same bits as each other (tests/vk_crowd_test.cpp); they differ in speed.
+// The crowd kernels (docs/PERFORMANCE.md, "Crowds"). All give the same bits for an instance whatever the group size,
+// and the same bits as each other (tests/vk_crowd_test.cpp); they differ in speed.
 enum class CrowdKernel : uint32_t {
   kV1 = 0,  // crowd.comp: one invocation per vertex loops over the group's G instances (sums parked in shared memory)
   kV2 = 1,  // crowd2.comp: one invocation per (vertex, instance), a warp per instance; the tile's union deltas and
             // the group's 3×4 palettes staged in shared memory, so per-invocation work does not grow with G
   kV3 = 2,  // crowd2.comp as v2, but each warp reads its instance's delta records from memory (the G warps of a
             // workgroup read the same records close in time: L1 shares them) instead of staging them
+  kV4 = 3,  // crowd4.comp: a workgroup per (vertex tile of 32, group of G instances) stages the tile's records of the
+            // group's targets in shared memory once, then each warp walks instances, one (vertex, instance) per
+            // invocation, reading only its instance's active records, with no barrier after the staging
 };
-const char* crowdKernelName(CrowdKernel kernel);  // "v1", "v2", "v3"
+const char* crowdKernelName(CrowdKernel kernel);  // "v1", "v2", "v3", "v4"
 
 struct GpuCrowdDesc {
   const GpuPrimitive* primitive = nullptr;  // uploaded with a dense layout (dense_f32 or dense_f16)
@@ -49,8 +58,12 @@ struct GpuCrowdDesc {
   uint32_t joint_count = 0;                 // skinned: matrices per instance (>= gpuPrimitiveInfo().joints_needed)
   // Instances per workgroup, 1..kMaxCrowdGroup; 0 picks gpuCrowdDefaultGroup(). A bigger group reads the deltas
   // fewer times but keeps G × record floats of sums per invocation in registers and needs gpuCrowdSharedBytes().
+  // v4: any size (capped at instance_count; 0: kCrowd4DefaultGroup): the instances that share one staging of a tile.
   uint32_t group_size = 0;
-  CrowdKernel kernel = CrowdKernel::kV1;  // v2, v3: group_size is the warps per workgroup (32 × G invocations)
+  CrowdKernel kernel = CrowdKernel::kV4;  // v2, v3: group_size is the warps per workgroup (32 × G invocations)
+  uint32_t rows = 0;           // v4: rows of 32 invocations per workgroup (0: kCrowd4DefaultRows)
+  uint64_t shared_budget = 0;  // v4: shared memory for the staged records, bytes (0: kCrowd4DefaultSharedBudget,
+                               // capped at the device's limit)
 };
 
 // Shared memory one workgroup of crowd.comp (v1) needs: the staged union slice (64 targets, their G-wide weight rows) and
@@ -71,9 +84,12 @@ struct GpuCrowdInfo {
   uint64_t output_bytes = 0;       // instance_count × instance_bytes
   uint64_t shared_bytes = 0;       // shared memory per workgroup
   CrowdKernel kernel = CrowdKernel::kV1;
-  uint32_t tile_vertices = 0;      // vertices per workgroup: 64 (v1), 4 × 32 (v2: four tiles of one warp width)
+  uint32_t tile_vertices = 0;      // vertices per workgroup: 64 (v1), 4 × 32 (v2, v3: four tiles of one warp width), 32 (v4)
   uint32_t slice = 0;              // v2, v3: union entries walked per slice (their weights, masks, v2: records staged)
   bool palette_shared = false;     // v2, v3: the group's palettes staged in shared memory (3×4 rows, 48 B per joint)
+  uint32_t rows = 0;               // v4: rows of 32 invocations per workgroup, each walking the group's instances
+  uint32_t slots = 0;              // v4: a tile's records staged per group (the most used of the group's targets;
+                                   // an instance's other targets are read from memory)
 };
 // v2/v3's shared memory: the slice (SLICE weight rows of G floats, SLICE targets, two G-wide masks; v2 also SLICE
 // records of `delta_stride` floats for 32 vertices) and, when `palette_joints` > 0, G palettes of 48 B per joint.
@@ -83,8 +99,12 @@ uint64_t gpuCrowd2SharedBytes(uint32_t delta_stride, uint32_t group_size, uint32
 // position + normal, 6 for every attribute), 1 to 32 (one bit each in a mask word). v3 walks 32 per slice.
 uint32_t gpuCrowd2Slice(uint32_t delta_stride);
 
+// v4's staged slots: as many records of `delta_stride` floats for 32 vertices as fit `shared_limit`, at most
+// `targets` (at least 1).
+uint32_t gpuCrowd4Slots(uint32_t delta_stride, uint32_t targets, uint64_t shared_limit);
+
 // Fails with kInvalidArgument naming the problem (no primitive, 0 instances, a sparse primitive, skinned without
-// JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup, an unknown kernel) and with kTooLarge when the
+// JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup (v1-v3), an unknown kernel) and with kTooLarge when the
 // output, the per-frame buffers, the group's shared memory, the workgroup (v2: 32 × G invocations) or the dispatch
 // exceed the device's limits (maxMemoryAllocationSize, maxComputeSharedMemorySize, maxComputeWorkGroupInvocations,
 // maxComputeWorkGroupCount) — before allocating anything. v2 stages the palettes in shared memory only when they
@@ -126,7 +146,9 @@ struct GpuCrowdBenchOptions {
   uint32_t active = 10;               // active targets per instance, a different set each (deterministic)
   uint32_t joints = 32;               // per instance, 4 influences per vertex
   std::vector<uint32_t> groups = {0};  // crowd group sizes to time (0: the default)
-  std::vector<CrowdKernel> kernels = {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3};  // each × each group size
+  std::vector<CrowdKernel> kernels = {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4};  // each × each group size
+  std::vector<uint32_t> v4_rows = {0};            // v4 rows: each × each of the following (0: the default)
+  std::vector<uint32_t> v4_shared_kib = {0};      // v4 rows: GpuCrowdDesc::shared_budget in KiB (0: the default)
   bool batch = true;                  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
   DeltaLayout layout = DeltaLayout::kDenseF32;
   uint32_t repetitions = 5;           // best of N dispatches
