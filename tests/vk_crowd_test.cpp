@@ -524,6 +524,10 @@ TEST_F(VulkanTest, CrowdBenchRuns) {
     EXPECT_GE(report->rows[k].max_diff_vs_batch, 0.0);
     EXPECT_LE(report->rows[k].max_diff_vs_batch, 1e-5);
     EXPECT_EQ(report->rows[k].same_bits_as_v1, k < 2 ? -1 : 1) << report->rows[k].variant;
+    // Registers per invocation where the driver reports them (VK_KHR_pipeline_executable_properties; lavapipe does
+    // not), else -1; the same for every row of one device.
+    EXPECT_TRUE(report->rows[k].registers == -1 || report->rows[k].registers > 0) << report->rows[k].registers;
+    EXPECT_EQ(report->rows[k].registers < 0, report->rows[0].registers < 0);
   }
   const std::string table = gpuCrowdBenchTable(*report);
   EXPECT_NE(table.find("crowd_g8"), std::string::npos);

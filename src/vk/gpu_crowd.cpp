@@ -483,6 +483,9 @@ Status GpuCrowdJob::run() const {
 }
 
 double lastCrowdDispatchMicroseconds(const GpuCrowd& crowd) { return crowd.last_us; }
+int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd) {
+  return pipelineRegisters(context, crowd.pipeline.pipeline);
+}
 uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd) { return crowd.last_entries; }
 
 Expected<std::vector<float>> readGpuCrowdOutput(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance) {

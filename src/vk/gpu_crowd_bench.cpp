@@ -165,6 +165,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
       name += "_r" + std::to_string(crowd_info.rows) + "_s" + std::to_string((crowd_info.shared_bytes + 1023) / 1024) + "k";
     }
     GpuCrowdBenchRow row{name, crowd_info.group_size, crowd_info.kernel};
+    row.registers = crowdPipelineRegisters(context, *crowd);
     row.delta_read_bytes = lastCrowdUnionEntries(*crowd) * crowd_info.tiles * crowd_info.tile_vertices * record_bytes;
     crowd_out.emplace_back();
     for (size_t c = 0; c < compared.size() && us; ++c) {
@@ -230,15 +231,17 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
   std::snprintf(line, sizeof line, "crowd: %u instances x %u vertices x %u targets (%u active each, %s), %u joints; output %.1f MB\n",
                 o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints, double(r.output_bytes) / 1e6);
   out += line;
-  std::snprintf(line, sizeof line, "%-11s %12s %12s %14s %10s %9s %14s %8s\n", "variant", "us", "bytes (MB)", "delta reads MB", "GB/s",
-                "% copy", "max |vs batch|", "=v1 bits");
+  std::snprintf(line, sizeof line, "%-11s %12s %12s %14s %10s %9s %14s %8s %5s\n", "variant", "us", "bytes (MB)", "delta reads MB",
+                "GB/s", "% copy", "max |vs batch|", "=v1 bits", "regs");
   out += line;
   for (const GpuCrowdBenchRow& row : r.rows) {
     char diff[32] = "-";
     if (row.max_diff_vs_batch >= 0) std::snprintf(diff, sizeof diff, "%.3g", row.max_diff_vs_batch);
     const char* same = row.same_bits_as_v1 < 0 ? "-" : row.same_bits_as_v1 ? "yes" : "NO";
-    std::snprintf(line, sizeof line, "%-11s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s %8s\n", row.variant.c_str(), row.microseconds,
-                  double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6, row.gbps, row.percent_of_copy, diff, same);
+    const std::string registers = row.registers < 0 ? "-" : std::to_string(row.registers);
+    std::snprintf(line, sizeof line, "%-11s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s %8s %5s\n", row.variant.c_str(), row.microseconds,
+                  double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6, row.gbps, row.percent_of_copy, diff, same,
+                  registers.c_str());
     out += line;
   }
   return out;
@@ -264,6 +267,7 @@ std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
     if (row.group_size) w.field("groupSize", row.group_size);
     if (row.group_size) w.field("kernel", crowdKernelName(row.kernel));
     if (row.same_bits_as_v1 >= 0) w.field("sameBitsAsV1", row.same_bits_as_v1 == 1);
+    if (row.registers >= 0) w.field("registers", int64_t(row.registers));
     w.field("microseconds", row.microseconds);
     w.field("bytes", uint64_t(row.bytes));
     w.field("deltaReadBytes", uint64_t(row.delta_read_bytes));

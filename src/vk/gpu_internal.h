@@ -82,4 +82,8 @@ inline double percentOfCopy(double gbps, const GpuBenchCeiling& ceiling) {
 void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
 std::string benchDeviceLine(const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
 
+// Registers per invocation of a crowd's pipeline as the driver reports them, or -1 (pipelineRegisters).
+struct GpuCrowd;
+int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd);
+
 }  // namespace morphkit

@@ -69,6 +69,17 @@ GpuDeviceType deviceType(VkPhysicalDeviceType type) {
 }
 
 // A device morphkit can use: Vulkan 1.2, a compute queue, bufferDeviceAddress and shaderInt64.
+bool deviceHasExtension(VkPhysicalDevice device, const char* name) {
+  uint32_t count = 0;
+  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkExtensionProperties> extensions(count);
+  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data()) != VK_SUCCESS) return false;
+  for (const VkExtensionProperties& e : extensions) {
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
 struct Candidate {
   VkPhysicalDevice device = VK_NULL_HANDLE;
   uint32_t index = 0;
@@ -196,9 +207,27 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   f11.storageBuffer16BitAccess = info.storage_16bit ? VK_TRUE : VK_FALSE;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
   features.features.shaderInt64 = VK_TRUE;
+  // The driver's pipeline statistics (registers per invocation) for the benchmarks, where offered.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  {
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have};
+    if (deviceHasExtension(context.physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+      vkGetPhysicalDeviceFeatures2(context.physical, &query);
+      context.pipeline_statistics = have.pipelineExecutableInfo == VK_TRUE;
+    }
+  }
+  const char* statistics_extension = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  if (context.pipeline_statistics) {
+    executable.pipelineExecutableInfo = VK_TRUE;
+    f12.pNext = &executable;
+  }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
+  device_info.enabledExtensionCount = context.pipeline_statistics ? 1 : 0;
+  device_info.ppEnabledExtensionNames = context.pipeline_statistics ? &statistics_extension : nullptr;
   r = vkCreateDevice(context.physical, &device_info, nullptr, &context.device);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateDevice", r);
   vkGetDeviceQueue(context.device, context.queue_family, 0, &context.queue);

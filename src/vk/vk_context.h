@@ -25,6 +25,9 @@ struct VulkanContext {
   VkQueue queue = VK_NULL_HANDLE;
   uint32_t queue_family = 0;
   bool queue_has_graphics = false;  // the barrier after a dispatch may name the vertex-input stage
+  // VK_KHR_pipeline_executable_properties enabled: compute pipelines capture the driver's statistics (registers,
+  // …) for the benchmarks (pipelineStatistics). Only on devices morphkit creates, where the driver offers it.
+  bool pipeline_statistics = false;
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
   VkDeviceSize max_allocation = 0;
@@ -100,6 +103,17 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
                              ComputePipeline& out,  // on failure `out` holds what was created: destroy it
                              const VkSpecializationInfo* specialization = nullptr);
 void destroyComputePipeline(VulkanContext& context, ComputePipeline& pipeline);  // resets it; empty is fine
+
+// The driver's statistics of a compute pipeline's first executable ("Register Count" = 40, …), as
+// VK_KHR_pipeline_executable_properties reports them; empty when the context does not capture them.
+struct PipelineStatistic {
+  std::string name;
+  double value = 0.0;
+};
+std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline);
+// The first statistic whose name contains "register" (any case), or -1: registers per invocation, which bound how
+// many invocations an SM holds.
+int64_t pipelineRegisters(VulkanContext& context, VkPipeline pipeline);
 
 // Records with `record` into the context's command buffer, submits to the compute queue and waits.
 Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where);

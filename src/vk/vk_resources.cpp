@@ -2,6 +2,7 @@
 // Vulkan resources, created in one place: memory types, buffers (with staging uploads and downloads), 2D images
 // and compute pipelines. Each has a create/destroy pair; the creator owns the object.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
 
@@ -277,10 +278,47 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = specialization;
   info.layout = layout;
+  if (context.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   r = vkCreateComputePipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
   vkDestroyShaderModule(context.device, *module, nullptr);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateComputePipelines", r);
   return Ok{};
+}
+
+std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline) {
+  std::vector<PipelineStatistic> out;
+  if (!context.pipeline_statistics || pipeline == VK_NULL_HANDLE) return out;
+  // Extension entry points: the loader exports only the core ones.
+  auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(context.device, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!statistics) return out;
+  VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+  executable.pipeline = pipeline;
+  executable.executableIndex = 0;
+  uint32_t count = 0;
+  if (statistics(context.device, &executable, &count, nullptr) != VK_SUCCESS) return out;
+  std::vector<VkPipelineExecutableStatisticKHR> stats(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  if (statistics(context.device, &executable, &count, stats.data()) != VK_SUCCESS) return out;
+  for (const VkPipelineExecutableStatisticKHR& s : stats) {
+    double value = 0.0;
+    switch (s.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = s.value.b32 ? 1.0 : 0.0; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = double(s.value.i64); break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = double(s.value.u64); break;
+      default: value = s.value.f64; break;
+    }
+    out.push_back({s.name, value});
+  }
+  return out;
+}
+
+int64_t pipelineRegisters(VulkanContext& context, VkPipeline pipeline) {
+  for (const PipelineStatistic& s : pipelineStatistics(context, pipeline)) {
+    std::string lower = s.name;
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("register") != std::string::npos) return int64_t(s.value);
+  }
+  return -1;
 }
 
 void destroyComputePipeline(VulkanContext& context, ComputePipeline& pipeline) {

@@ -166,8 +166,10 @@ struct GpuCrowdBenchRow {
   uint64_t delta_read_bytes = 0;  // delta bytes the kernel's walk reads (per group union, or per instance)
   double gbps = 0.0, percent_of_copy = 0.0;
   double max_diff_vs_batch = -1.0;  // largest |crowd − batch| over the checked instances (-1: not compared)
-  int same_bits_as_v1 = -1;         // v2, v3 rows: 1 when the checked instances equal the same G's v1 row bit for bit,
-                                    // 0 when not, -1 when the run has no such row
+  int64_t registers = -1;           // crowd rows: registers per invocation, as the driver reports them (-1: not
+                                    // reported; VK_KHR_pipeline_executable_properties)
+  int same_bits_as_v1 = -1;         // v2-v4 rows: 1 when the checked instances equal the first v1 row's bit for bit,
+                                    // 0 when not, -1 when the run has no v1 row
 };
 
 struct GpuCrowdBenchReport {
