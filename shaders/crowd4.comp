@@ -55,7 +55,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly b
 layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Entries { uvec4 e[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict writeonly buffer OutFloats { float f[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) restrict writeonly buffer OutVec2s { vec2 v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { mat4 m[]; };
+// An instance's matrices as three rows each (rows 0-2 of the affine matrix; gpu_crowd.cpp writes them).
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { vec4 rows[]; };
 
 layout(push_constant) uniform PushBlock { CrowdPush pc; };
 
@@ -78,10 +79,15 @@ uint skinStreamWord(uint index) {
   return Uints(pc.skin_address).u[g_skin_vertex * 8u * INFLUENCE_SETS + index];
 }
 uint skinStreamVertex(uint v) { return 0u; }
-mat4 relativeMatrix(uint block) { return g_matrices.m[block]; }
+// The mat4 of three rows, with (0, 0, 0, 1) as its last row: nothing reads that row (only rows 0-2 place a point or
+// turn a normal), so the driver drops its arithmetic and the blend is the other kernels' on the same floats.
+mat4 relativeMatrix(uint block) {
+  vec4 r0 = g_matrices.rows[3u * block], r1 = g_matrices.rows[3u * block + 1u], r2 = g_matrices.rows[3u * block + 2u];
+  return mat4(vec4(r0.x, r1.x, r2.x, 0.0), vec4(r0.y, r1.y, r2.y, 0.0), vec4(r0.z, r1.z, r2.z, 0.0), vec4(r0.w, r1.w, r2.w, 1.0));
+}
 mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
 Matrices instanceMatrices(uint instance) {
-  return Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u);
+  return Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 48u);
 }
 
 #include "crowd_finish.glsl"

@@ -151,6 +151,10 @@ Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const
   return Ok{};
 }
 
+// Floats per matrix in the crowd's matrices buffer: mat4 columns (v1-v3), or v4's three rows (48 B: fewer bytes
+// and fewer registers per joint load; crowd4.comp rebuilds the mat4 with (0, 0, 0, 1) as its never-read last row).
+uint32_t crowdMatrixFloats(CrowdKernel kernel) { return kernel == CrowdKernel::kV4 ? 12 : 16; }
+
 // v4's active lists: instance_count + 1 offsets padded to 4 words, then at most one uvec4 per (instance, target),
 // and 3 of slack (crowd4.comp loads a list four entries at a time).
 uint64_t crowd4ActivesBytes(uint32_t instances, uint32_t targets) {
@@ -218,7 +222,7 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   info.instance_bytes = (vertex_bytes + kOutputAlignment - 1) / kOutputAlignment * kOutputAlignment;
   info.output_bytes = info.instance_bytes * d.instance_count;  // < 2^32 instances × < 2^40 bytes: no overflow
   const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
-  const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 64;
+  const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(d.kernel);
   const uint64_t weights = v4 ? crowd4ActivesBytes(d.instance_count, p.target_count)
                               : uint64_t(info.groups) * p.target_count * info.group_size * 4;
   for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes}, {"matrices", matrices},
@@ -295,7 +299,8 @@ Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& d
       {&crowd->weights, info.kernel == CrowdKernel::kV4 ? crowd4ActivesBytes(info.instance_count, uint32_t(targets))
                                                          : 4 * info.groups * targets * info.group_size,
        MemoryUse::kUpload, 0},
-      {&crowd->matrices, uint64_t(info.instance_count) * info.matrix_count * 64, MemoryUse::kUpload, 0},
+      {&crowd->matrices, uint64_t(info.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(info.kernel),
+       MemoryUse::kUpload, 0},
       {&crowd->output, info.output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT},
   };
   for (const auto& b : buffers) {
@@ -437,10 +442,20 @@ void writeFrame(const GpuCrowdJob& job) {
     writeUnions(job);
   }
   auto* matrices = static_cast<float*>(crowd.matrices.mapped);
+  const uint32_t floats = crowdMatrixFloats(info.kernel);
   for (uint32_t i = 0; i < info.instance_count; ++i) {
     const GpuInstanceState& s = job.instances[i];
     const std::vector<Mat4> m = relativeMatrices(crowd.primitive->info.pivot, crowd.skinned, s.joint_matrices, s.world);
-    std::memcpy(matrices + size_t(i) * info.matrix_count * 16, m.data(), sizeof(Mat4) * m.size());
+    float* out = matrices + size_t(i) * info.matrix_count * floats;
+    if (floats == 16) {
+      std::memcpy(out, m.data(), sizeof(Mat4) * m.size());
+      continue;
+    }
+    for (const Mat4& k : m) {  // v4: rows 0-2 of each matrix (the last row is never read)
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 4; ++c) *out++ = k(r, c);
+      }
+    }
   }
 }
 
