@@ -50,6 +50,10 @@ layout(push_constant) uniform PushBlock { MorphPush pc; };
 // (each invocation keeps more loads in flight: 20k × 52 on an H200 12.9 → 11.3 µs), 2 for larger ones (fewer
 // registers, more resident invocations: 1M × 64 with 16 active 133 → 123 µs). The host picks it (gpu_morph.cpp).
 layout(constant_id = MORPH_SC_F32_TARGETS_PER_STEP) const uint kF32TargetsPerStep = 2u;
+// Targets per iteration of the dense f16 position + normal loop: 8 when every entry of the batch is f16 (1M × 64 on
+// an H200: 236 → 220 µs), else 4 — its eight sums raise the whole pipeline's registers, which costs the f32 loop
+// 4 % at 1M × 64 when both share a pipeline (docs/PERFORMANCE.md, run 29).
+layout(constant_id = MORPH_SC_F16_TARGETS_PER_STEP) const uint kF16TargetsPerStep = 4u;
 
 // A slice of the entry's active-target list, staged once per workgroup: every invocation of a group belongs
 // to the same entry, so all of them walk the same list.
@@ -175,21 +179,23 @@ void addPNF32(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums
 }
 
 // Position + normal, f16: per target one uvec2 (4 halves) and one u32 (2 halves). A slab is 64 × 12 bytes:
-// 96 uvec2s, the 2-half plane from u32 128 on. Four targets per iteration: a record is half of f32's bytes, so
-// twice the targets keep as many bytes in flight per invocation as the f32 loop's two.
+// 96 uvec2s, the 2-half plane from u32 128 on. kF16TargetsPerStep (4 or 8) targets per iteration: a record is half
+// of f32's bytes, so twice the f32 loop's targets keep as many bytes in flight per invocation.
 void addPNF16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums s) {
   UVec2s planes8 = UVec2s(e.delta_address);
   Uints planes4 = Uints(e.delta_address);
-  vec4 a[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
-  vec2 b[4] = vec2[4](vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0));
+  vec4 a[8] = vec4[8](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  vec2 b[8] = vec2[8](vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0), vec2(0.0));
   uint i = 0u;
-  for (; i + 3u < count; i += 4u) {
-    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
-      MorphActiveTarget t = s_active[i + k];
-      uint slab = (slab_base + t.target) * 96u;
-      uvec2 h = planes8.v[slab + lane];
-      a[k] = morphAdd(a[k], t.weight, vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
-      b[k] = morphAdd(b[k], t.weight, unpackHalf2x16(planes4.u[2u * slab + 128u + lane]));
+  for (; i + kF16TargetsPerStep <= count; i += kF16TargetsPerStep) {
+    [[unroll]] for (uint k = 0u; k < 8u; ++k) {
+      if (k < kF16TargetsPerStep) {
+        MorphActiveTarget t = s_active[i + k];
+        uint slab = (slab_base + t.target) * 96u;
+        uvec2 h = planes8.v[slab + lane];
+        a[k] = morphAdd(a[k], t.weight, vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
+        b[k] = morphAdd(b[k], t.weight, unpackHalf2x16(planes4.u[2u * slab + 128u + lane]));
+      }
     }
   }
   for (; i < count; ++i) {
@@ -199,8 +205,8 @@ void addPNF16(in MorphEntry e, uint lane, uint count, uint slab_base, inout Sums
     a[0] = morphAdd(a[0], t.weight, vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
     b[0] = morphAdd(b[0], t.weight, unpackHalf2x16(planes4.u[2u * slab + 128u + lane]));
   }
-  vec4 sa = (a[0] + a[1]) + (a[2] + a[3]);
-  vec2 sb = (b[0] + b[1]) + (b[2] + b[3]);
+  vec4 sa = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  vec2 sb = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
   s.p += sa.xyz;
   s.n += vec3(sa.w, sb);
 }

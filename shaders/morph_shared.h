@@ -22,8 +22,10 @@ using uint = uint32_t;
 // fastest on the H200 at 2 GiB (4143 GB/s; 4 per thread 3985, 8 per thread 3952: docs/PERFORMANCE.md).
 #define MORPH_COPY_GROUP_SIZE 256
 #define MORPH_COPY_PER_THREAD 1
-// morph.comp's specialization constant: targets per iteration of the dense f32 position + normal loop (2 or 4).
+// morph.comp's specialization constants: targets per iteration of the dense f32 position + normal loop (2 or 4) and
+// of the dense f16 one (4 or 8).
 #define MORPH_SC_F32_TARGETS_PER_STEP 0
+#define MORPH_SC_F16_TARGETS_PER_STEP 1
 // Dispatches of fewer workgroups than this take 4 targets per step: they fill less than one wave of a large GPU
 // (an H200 holds 132 SMs × 32 groups of 64 = 4224), so latency, not bandwidth, bounds them.
 #define MORPH_WIDE_STEP_MAX_GROUPS 4096u

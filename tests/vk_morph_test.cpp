@@ -111,9 +111,10 @@ void expectMatches(const PrimitiveData& p, DeltaLayout layout, std::span<const f
 
 // Deforms `instances` copies of `p` (own weights and joints each) in one batch and checks each.
 // `f32_step`: the dense f32 loop's targets per iteration (2 or 4; 0: createGpuBatch's automatic choice, which is
-// 4 for every mesh this small).
+// 4 for every mesh this small); `f16_step` the dense f16 loop's (4 or 8; 0: automatic, 8 for these one-layout
+// batches).
 void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layout, bool skinned, uint32_t instances,
-                uint32_t active_every, bool use_active_list = true, uint32_t f32_step = 0) {
+                uint32_t active_every, bool use_active_list = true, uint32_t f32_step = 0, uint32_t f16_step = 0) {
   GpuUploadOptions upload;
   upload.layout = layout;
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(context, p, upload);
@@ -121,7 +122,7 @@ void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layo
   EXPECT_EQ(gpuPrimitiveInfo(**gp).layout, layout);
   const uint32_t joints = 6;
   std::vector<GpuInstanceDesc> descs(instances, GpuInstanceDesc{*gp, skinned, skinned ? joints : 0});
-  Expected<GpuBatch*> batch = createGpuBatchWithStep(context, descs, f32_step);
+  Expected<GpuBatch*> batch = createGpuBatchWithStep(context, descs, f32_step, f16_step);
   ASSERT_TRUE(batch) << batch.error().message;
   std::vector<std::vector<float>> weights(instances);
   std::vector<std::vector<DMat4>> palettes(instances);
@@ -214,6 +215,11 @@ TEST_F(VulkanTest, EveryRecordShapeAndActiveListLength) {
     checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 2, 1, true, 2);
     checkBatch(*context_, p, DeltaLayout::kDenseF32, false, 2, 2, true, 2);
     checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 1, 2, false, 2);
+    // The dense f16 loop at 4 targets per step (a batch that also holds other layouts).
+    SCOPED_TRACE("f16, 4 targets per step");
+    checkBatch(*context_, p, DeltaLayout::kDenseF16, true, 2, 1, true, 0, 4);
+    checkBatch(*context_, p, DeltaLayout::kDenseF16, false, 2, 2, true, 0, 4);
+    checkBatch(*context_, p, DeltaLayout::kDenseF16, true, 1, 2, false, 0, 4);
   }
 }
 
@@ -238,6 +244,9 @@ TEST_F(VulkanTest, F32TargetsPerStepIsTwoOrFour) {
   ASSERT_FALSE(batch);
   EXPECT_EQ(batch.error().code, Error::kInvalidArgument);
   EXPECT_NE(batch.error().message.find("2 or 4"), std::string::npos) << batch.error().message;
+  batch = createGpuBatchWithStep(*context_, {}, 0, 5);
+  ASSERT_FALSE(batch);
+  EXPECT_NE(batch.error().message.find("f16 targets per step must be 4 or 8"), std::string::npos) << batch.error().message;
 }
 
 TEST_F(VulkanTest, ThousandTwentyFourTargets) {

@@ -65,9 +65,10 @@ inline uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) 
 }
 
 // createGpuBatch with morph.comp's dense f32 loop fixed at `f32_targets_per_step` targets per iteration (2 or 4;
-// 0: automatic, as createGpuBatch: 4 below MORPH_WIDE_STEP_MAX_GROUPS workgroups, else 2). Tests run both.
+// 0: automatic, as createGpuBatch: 4 below MORPH_WIDE_STEP_MAX_GROUPS workgroups, else 2) and its dense f16 loop at
+// `f16_targets_per_step` (4 or 8; 0: automatic, 8 when every entry is dense f16, else 4). Tests run each.
 Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                           uint32_t f32_targets_per_step);
+                                           uint32_t f32_targets_per_step, uint32_t f16_targets_per_step = 0);
 
 // A benchmark's ceiling (`bench`, `bench --crowd`): the warm-up (warmUpMilliseconds of `warmup_ms`), then the
 // copy kernel over benchCopyBytes(`copy_bytes`), best of `repetitions`.

@@ -46,7 +46,7 @@ struct GpuBatch {
   GpuBuffer output;   // deformed vertices, device-local, STORAGE | VERTEX
   ComputePipeline morph;  // morph.comp (16-bit storage variant where the device has it): only batches carry it
   uint32_t total_groups = 0;
-  uint32_t f32_targets_per_step = 2;  // morph.comp's MORPH_SC_F32_TARGETS_PER_STEP for this batch
+  uint32_t steps[2] = {2, 4};  // morph.comp's MORPH_SC_F32_TARGETS_PER_STEP, MORPH_SC_F16_TARGETS_PER_STEP
   double last_us = std::nan("");
 };
 
@@ -143,13 +143,16 @@ void destroyGpuPrimitive(VulkanContext& context, GpuPrimitive* primitive) {
 const GpuPrimitiveInfo& gpuPrimitiveInfo(const GpuPrimitive& primitive) { return primitive.info; }
 
 Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuInstanceDesc> descs) {
-  return createGpuBatchWithStep(context, descs, 0);
+  return createGpuBatchWithStep(context, descs, 0, 0);
 }
 
 Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                           uint32_t f32_targets_per_step) {
+                                           uint32_t f32_targets_per_step, uint32_t f16_targets_per_step) {
   if (f32_targets_per_step != 0 && f32_targets_per_step != 2 && f32_targets_per_step != 4) {
     return fail(Error::kInvalidArgument, "createGpuBatch: f32 targets per step must be 2 or 4 (0: automatic)");
+  }
+  if (f16_targets_per_step != 0 && f16_targets_per_step != 4 && f16_targets_per_step != 8) {
+    return fail(Error::kInvalidArgument, "createGpuBatch: f16 targets per step must be 4 or 8 (0: automatic)");
   }
   auto* batch = new GpuBatch();
   auto failWith = [&](const Failure& f) -> Expected<GpuBatch*> {
@@ -242,10 +245,14 @@ Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<con
     e.output_address = batch->output.address + inst.output_offset;
   }
   std::memcpy(batch->table.mapped, batch->entries.data(), sizeof(gpu::MorphEntry) * batch->entries.size());
-  batch->f32_targets_per_step =
-      f32_targets_per_step != 0 ? f32_targets_per_step : batch->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u : 2u;
-  const VkSpecializationMapEntry step_entry{MORPH_SC_F32_TARGETS_PER_STEP, 0, sizeof(uint32_t)};
-  const VkSpecializationInfo specialization{1, &step_entry, sizeof(uint32_t), &batch->f32_targets_per_step};
+  batch->steps[0] = f32_targets_per_step != 0 ? f32_targets_per_step : batch->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u : 2u;
+  const bool only_f16 = !descs.empty() && std::all_of(descs.begin(), descs.end(), [](const GpuInstanceDesc& d) {
+    return d.primitive && d.primitive->info.layout == DeltaLayout::kDenseF16;
+  });
+  batch->steps[1] = f16_targets_per_step != 0 ? f16_targets_per_step : only_f16 ? 8u : 4u;
+  const VkSpecializationMapEntry step_entries[2] = {{MORPH_SC_F32_TARGETS_PER_STEP, 0, sizeof(uint32_t)},
+                                                    {MORPH_SC_F16_TARGETS_PER_STEP, sizeof(uint32_t), sizeof(uint32_t)}};
+  const VkSpecializationInfo specialization{2, step_entries, sizeof batch->steps, batch->steps};
   const Status pipeline =
       context.info.storage_16bit
           ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
