@@ -123,6 +123,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           const double us = lastDispatchMicroseconds(**batch);
           if (r > 0 && !std::isnan(us) && (std::isnan(best) || us < best)) best = us;
         }
+        row.registers = batchPipelineRegisters(context, **batch);
         destroyGpuBatch(context, *batch);
         destroyGpuPrimitive(context, *gp);
         if (!s) return s.error();
@@ -149,16 +150,17 @@ std::string gpuBenchTable(const GpuBenchReport& r) {
   std::string out;
   char line[256];
   out += benchDeviceLine(r.device, r.ceiling);
-  std::snprintf(line, sizeof line, "%10s %8s %7s %-14s %12s %10s %9s\n", "vertices", "targets", "active", "layout", "us", "GB/s",
-                "% copy");
+  std::snprintf(line, sizeof line, "%10s %8s %7s %-14s %12s %10s %9s %5s\n", "vertices", "targets", "active", "layout", "us", "GB/s",
+                "% copy", "regs");
   out += line;
   for (const GpuBenchRow& row : r.rows) {
     if (!row.skipped.empty()) {
       std::snprintf(line, sizeof line, "%10u %8u %7s %-14s   skipped: %s\n", row.vertices, row.targets, "-", row.variant.c_str(),
                     row.skipped.c_str());
     } else {
-      std::snprintf(line, sizeof line, "%10u %8u %7u %-14s %12.1f %10.2f %8.1f%%\n", row.vertices, row.targets, row.active,
-                    row.variant.c_str(), row.microseconds, row.gbps, row.percent_of_copy);
+      const std::string registers = row.registers < 0 ? "-" : std::to_string(row.registers);
+      std::snprintf(line, sizeof line, "%10u %8u %7u %-14s %12.1f %10.2f %8.1f%% %5s\n", row.vertices, row.targets, row.active,
+                    row.variant.c_str(), row.microseconds, row.gbps, row.percent_of_copy, registers.c_str());
     }
     out += line;
   }
@@ -219,6 +221,7 @@ std::string gpuBenchJson(const GpuBenchReport& r, bool pretty) {
       w.field("bytes", uint64_t(row.bytes));
       w.field("gbps", row.gbps);
       w.field("percentOfCopy", row.percent_of_copy);
+      if (row.registers >= 0) w.field("registers", int64_t(row.registers));
     }
     w.endObject();
   }

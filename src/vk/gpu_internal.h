@@ -83,8 +83,9 @@ inline double percentOfCopy(double gbps, const GpuBenchCeiling& ceiling) {
 void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
 std::string benchDeviceLine(const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
 
-// Registers per invocation of a crowd's pipeline as the driver reports them, or -1 (pipelineRegisters).
+// Registers per invocation of a crowd's or a batch's pipeline as the driver reports them, or -1 (pipelineRegisters).
 struct GpuCrowd;
 int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd);
+int64_t batchPipelineRegisters(VulkanContext& context, const GpuBatch& batch);
 
 }  // namespace morphkit

@@ -263,6 +263,10 @@ Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<con
   return batch;
 }
 
+int64_t batchPipelineRegisters(VulkanContext& context, const GpuBatch& batch) {
+  return pipelineRegisters(context, batch.morph.pipeline);
+}
+
 void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
   if (!batch) return;
   destroyBuffer(context, batch->table);

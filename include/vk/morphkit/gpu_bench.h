@@ -46,6 +46,7 @@ struct GpuBenchRow {
   uint64_t bytes = 0;    // minimal bytes moved (see above)
   double gbps = 0.0;
   double percent_of_copy = 0.0;
+  int64_t registers = -1;  // registers per invocation of the row's pipeline, where the driver reports them (else -1)
   std::string skipped;   // non-empty: why this configuration did not run (too large, out of memory)
 };
 
