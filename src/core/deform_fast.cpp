@@ -79,6 +79,12 @@ inline void axpy(float* __restrict out, uint32_t out_stride, const float* __rest
   if (out_stride == comps) {
     const size_t n = size_t(count) * comps;
     for (size_t i = 0; i < n; ++i) out[i] += w * d[i];
+  } else if (out_stride == 4 && comps == 3) {  // tangent xyz into xyzw: constant shape, so no inner loop
+    for (uint32_t i = 0; i < count; ++i) {
+      out[size_t(i) * 4] += w * d[size_t(i) * 3];
+      out[size_t(i) * 4 + 1] += w * d[size_t(i) * 3 + 1];
+      out[size_t(i) * 4 + 2] += w * d[size_t(i) * 3 + 2];
+    }
   } else {
     for (uint32_t i = 0; i < count; ++i) {
       for (uint32_t c = 0; c < comps; ++c) out[size_t(i) * out_stride + c] += w * d[size_t(i) * comps + c];
