@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_file.h"
@@ -18,6 +19,7 @@
 #include "selection.h"
 #include "morphkit/gpu_bench.h"
 #include "morphkit/gpu_crowd.h"
+#include "morphkit/thread_pool.h"
 
 namespace morphkit::cli {
 namespace {
@@ -129,6 +131,8 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   if (!context) return reportFailure({}, context.error());
   ProgressBar bar("bench --crowd", options.groups.size() * options.kernels.size() + 1);
   options.progress = [&bar](size_t done, size_t) { bar.update(done); };
+  ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()));  // the frame preparation: every hardware thread
+  options.pool = &pool;
   Expected<GpuCrowdBenchReport> report = runGpuCrowdBench(**context, options);
   bar.finish();
   std::vector<std::string> messages = gpuValidationMessages(**context);

@@ -283,6 +283,12 @@ void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
 // morph.comp (and crowd.comp) compute M'·(p − pivot) (all small numbers), add o_lo, then o_hi last, rounding once
 // at full size.
 std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world) {
+  std::vector<Mat4> out(skinned ? joints.size() + 1 : 3);
+  relativeMatrices(pivot, skinned, joints, world, out);
+  return out;
+}
+
+void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world, std::span<Mat4> out) {
   auto place = [&](const DMat4& m) {  // m · (pivot, 1) in double
     DVec3 r;
     r.x = m(0, 0) * pivot[0] + m(0, 1) * pivot[1] + m(0, 2) * pivot[2] + m(0, 3);
@@ -299,22 +305,19 @@ std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span
   const double n = double(std::max<size_t>(sources.size(), 1));
   origin.x /= n, origin.y /= n, origin.z /= n;
   const float hi[3] = {float(origin.x), float(origin.y), float(origin.z)};
-  std::vector<Mat4> out;
-  out.reserve(sources.size() + 2);
-  Mat4 block;
+  Mat4& block = out[0];
   block.m = {pivot[0], pivot[1], pivot[2], 0,  hi[0], hi[1], hi[2], 0,
              float(origin.x - hi[0]), float(origin.y - hi[1]), float(origin.z - hi[2]), 0,  0, 0, 0, 0};
-  out.push_back(block);
-  for (const DMat4& m : sources) {
-    Mat4 relative = toFloat(m);
+  for (size_t j = 0; j < sources.size(); ++j) {
+    const DMat4& m = sources[j];
+    Mat4& relative = out[1 + j];
+    relative = toFloat(m);
     const DVec3 r = place(m);
     relative(0, 3) = float(r.x - origin.x);
     relative(1, 3) = float(r.y - origin.y);
     relative(2, 3) = float(r.z - origin.z);
-    out.push_back(relative);
   }
-  if (!skinned) out.push_back(normalMatrix(toFloat(world)));
-  return out;
+  if (!skinned) out[2] = normalMatrix(toFloat(world));
 }
 
 bool GpuMorphJob::validate() const {
@@ -340,6 +343,7 @@ void writeInstanceData(const GpuMorphJob& job) {
   auto* dynamic = static_cast<uint8_t*>(batch->dynamic.mapped);
   auto* table = static_cast<gpu::MorphEntry*>(batch->table.mapped);
   std::vector<ActiveTarget> active;
+  std::vector<Mat4> matrices;  // one instance's relative matrices; its capacity is reused across the instances
   for (size_t i = 0; i < instances.size(); ++i) {
     GpuBatch::Instance& inst = batch->instances[i];
     const GpuInstanceState& state = instances[i];
@@ -376,7 +380,8 @@ void writeInstanceData(const GpuMorphJob& job) {
       batch->entries[i].active_count = uint32_t(active.size());
       table[i].active_count = uint32_t(active.size());
     }
-    const std::vector<Mat4> matrices = relativeMatrices(inst.primitive->info.pivot, inst.skinned, state.joint_matrices, state.world);
+    matrices.resize(inst.skinned ? state.joint_matrices.size() + 1 : 3);
+    relativeMatrices(inst.primitive->info.pivot, inst.skinned, state.joint_matrices, state.world, matrices);
     if (inst.matrices.size() != matrices.size()) inst.matrices.assign(matrices.size(), Mat4{});
     auto* gpu_matrices = reinterpret_cast<float*>(dynamic + inst.matrices_offset);
     for (size_t m = 0; m < matrices.size(); ++m) {

@@ -17,6 +17,7 @@
 //
 // Like the rest of the vk layer: typed handles, no Vulkan in this header, Expected/Status errors, synchronous run().
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -28,6 +29,7 @@
 
 namespace morphkit {
 
+class ThreadPool;
 struct GpuCrowd;  // one primitive × N instances: per-frame weights and matrices, one output buffer, the pipeline
 
 inline constexpr uint32_t kMaxCrowdGroup = 32;  // instances per workgroup at most (CROWD_MAX_GROUP), v1-v3
@@ -121,6 +123,9 @@ struct GpuCrowdJob {
   GpuCrowd* crowd = nullptr;
   std::span<const GpuInstanceState> instances;  // exactly instance_count states
   float epsilon = 0.0f;
+  // Optional: prepares the frame (v4's per-group lists, every instance's matrices) on the pool's threads. The
+  // buffers written are the same with or without it.
+  ThreadPool* pool = nullptr;
 
   bool validate() const;
   Status run() const;  // kInvalidArgument naming the first bad instance/field
@@ -131,6 +136,9 @@ Status checkGpuCrowdJob(const GpuCrowdJob& job);
 
 // GPU time of the last run's dispatch, from timestamp queries (NaN without timestamp support).
 double lastCrowdDispatchMicroseconds(const GpuCrowd& crowd);
+// CPU time of the last run's frame preparation (per group the targets to stage, per instance its active list and
+// its matrices, written into the crowd's host-visible buffers), wall clock; NaN before the first run.
+double lastCrowdHostMicroseconds(const GpuCrowd& crowd);
 // Union entries (targets walked, summed over the groups) of the last run: the delta records read per vertex tile.
 uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd);
 
@@ -151,6 +159,7 @@ struct GpuCrowdBenchOptions {
   std::vector<uint32_t> v4_shared_kib = {0};      // v4 rows: GpuCrowdDesc::shared_budget in KiB (0: the default)
   bool batch = true;                  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
   DeltaLayout layout = DeltaLayout::kDenseF32;
+  ThreadPool* pool = nullptr;         // lent to every GpuCrowdJob: the frame preparation timed in `host_microseconds`
   uint32_t repetitions = 5;           // best of N dispatches
   double warmup_ms = -1.0;            // GPU kept busy before the copy kernel and each row (as GpuBenchOptions)
   uint64_t copy_bytes = uint64_t(2048) << 20;  // copy-kernel buffer size (capped like GpuBenchOptions::copy_bytes)
@@ -166,6 +175,8 @@ struct GpuCrowdBenchRow {
   uint64_t delta_read_bytes = 0;  // delta bytes the kernel's walk reads (per group union, or per instance)
   double gbps = 0.0, percent_of_copy = 0.0;
   double max_diff_vs_batch = -1.0;  // largest |crowd − batch| over the checked instances (-1: not compared)
+  double host_microseconds = std::nan("");  // crowd rows: the CPU's frame preparation, best of the repetitions
+                                           // (lastCrowdHostMicroseconds); NaN for the batch row
   int64_t registers = -1;           // crowd rows: registers per invocation, as the driver reports them (-1: not
                                     // reported; VK_KHR_pipeline_executable_properties)
   int same_bits_as_v1 = -1;         // v2-v4 rows: 1 when the checked instances equal the first v1 row's bit for bit,
