@@ -587,6 +587,8 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   EXPECT_EQ(std::string_view(rows.at(1)["variant"].get_string()), "crowd3_g4");
   EXPECT_EQ(std::string_view(rows.at(1)["kernel"].get_string()), "v3");
   EXPECT_TRUE(bool(rows.at(1)["sameBitsAsV1"].get_bool()));
+  EXPECT_GE(uint64_t(root["crowd"]["hostThreads"].get_uint64()), 1u);
+  EXPECT_GE(double(rows.at(1)["hostMicroseconds"].get_double()), 0.0);
   EXPECT_EQ(std::string_view(rows.at(2)["variant"].get_string()), "batch");
   run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v5");
   EXPECT_EQ(run.exit_code, 2);

@@ -272,6 +272,7 @@ std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
   w.field("joints", r.options.joints);
   w.field("layout", deltaLayoutName(r.options.layout));
   w.field("outputBytes", uint64_t(r.output_bytes));
+  w.field("hostThreads", uint64_t(r.options.pool ? r.options.pool->threadCount() : 1u));
   w.endObject();
   w.key("rows").beginArray();
   for (const GpuCrowdBenchRow& row : r.rows) {
