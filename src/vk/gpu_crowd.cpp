@@ -13,7 +13,7 @@
 
 #include "crowd_shared.h"
 #include "morphkit/active_targets.h"
-#include "morphkit/thread_pool.h"
+#include "gpu_crowd_internal.h"
 #include "gpu_internal.h"
 #include "morphkit_spirv/crowd.h"
 #include "morphkit_spirv/crowd2.h"
@@ -22,28 +22,12 @@
 
 namespace morphkit {
 
-struct GpuCrowd {
-  GpuCrowdInfo info;
-  const GpuPrimitive* primitive = nullptr;
-  bool skinned = false;
-  uint32_t joint_count = 0;
-  GpuBuffer unions;    // host-visible: groups + 1 offsets, then up to groups × targets target indices
-  GpuBuffer weights;   // host-visible: G floats per union entry (v4: each instance's active entries, CrowdPush)
-  GpuBuffer matrices;  // host-visible: matrix_count mat4 per instance
-  GpuBuffer output;    // device-local, STORAGE | VERTEX: instance i at i × instance_bytes
-  ComputePipeline pipeline;
-  uint64_t last_entries = 0;
-  double last_us = std::nan("");
-  double last_host_us = std::nan("");  // the CPU's part of the last run: the frame's lists and matrices
-  std::vector<uint32_t> scratch_entries;  // v4: the frame's lists, per group, before their one copy into `weights`
-};
 
 static_assert(kMaxCrowdGroup == CROWD_MAX_GROUP, "gpu_crowd.h and crowd_shared.h agree");
 
 namespace {
 
 constexpr uint64_t kOutputAlignment = 256;
-constexpr size_t kMatrixGrain = 64;  // instances per task when a pool prepares the frame's matrices
 constexpr uint32_t kV2Subtiles = 4;           // CROWD2_TILE-vertex tiles per v2 workgroup (palettes staged once)
 constexpr uint32_t kV2DefaultGroup = 16;      // 512 invocations: 4 workgroups fill an SM's 2048 threads
 constexpr uint64_t kV2SliceBytes = 12 * 1024;  // shared memory for a slice's records
@@ -156,9 +140,6 @@ Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const
   return Ok{};
 }
 
-// Floats per matrix in the crowd's matrices buffer: mat4 columns (v1-v3), or v4's three rows (48 B: fewer bytes
-// and fewer registers per joint load; crowd4.comp rebuilds the mat4 with (0, 0, 0, 1) as its never-read last row).
-uint32_t crowdMatrixFloats(CrowdKernel kernel) { return kernel == CrowdKernel::kV4 ? 12 : 16; }
 
 // v4's active lists: instance_count + 1 offsets padded to 4 words, then at most one uvec4 per (instance, target),
 // and 3 of slack (crowd4.comp loads a list four entries at a time).
@@ -359,153 +340,6 @@ bool GpuCrowdJob::validate() const { return bool(checkGpuCrowdJob(*this)); }
 
 namespace {
 
-// v1-v3: per group the ascending union of its instances' active targets (|w| > epsilon: the one rule of
-// morphkit/active_targets.h) with a G-wide weight row each.
-void writeUnions(const GpuCrowdJob& job) {
-  GpuCrowd& crowd = *job.crowd;
-  const GpuCrowdInfo& info = crowd.info;
-  const uint32_t targets = crowd.primitive->info.target_count;
-  const uint32_t g_size = info.group_size;
-  auto* unions = static_cast<uint32_t*>(crowd.unions.mapped);
-  uint32_t* union_targets = unions + info.groups + 1;
-  auto* weights = static_cast<float*>(crowd.weights.mapped);
-  std::vector<float> row(g_size);
-  uint32_t entries = 0;
-  for (uint32_t k = 0; k < info.groups; ++k) {
-    unions[k] = entries;
-    const uint32_t first = k * g_size, count = std::min(g_size, info.instance_count - first);
-    for (uint32_t t = 0; t < targets; ++t) {
-      bool any = false;
-      for (uint32_t g = 0; g < g_size; ++g) {
-        const float w = g < count ? job.instances[first + g].weights[t] : 0.0f;
-        row[g] = activeWeight(w, job.epsilon);  // the one rule (morphkit/active_targets.h)
-        any |= row[g] != 0.0f;
-      }
-      if (!any) continue;
-      union_targets[entries] = t;
-      std::memcpy(weights + size_t(entries) * g_size, row.data(), 4 * size_t(g_size));
-      ++entries;
-    }
-  }
-  unions[info.groups] = entries;
-  crowd.last_entries = entries;
-}
-
-// v4, one group's part of the frame, built in host memory: the targets whose tile records are staged (the most
-// used by the group's instances first, up to `slots`; entry i goes to slot i) and each instance's active targets,
-// ascending, each with its slot or CROWD4_NOT_STAGED. Groups are independent, so a pool builds them in parallel.
-struct GroupLists {
-  uint32_t staged = 0, listed = 0;  // staged targets; entries of the group's instances
-  uint64_t reads = 0;               // records read per tile: the staged ones once, the others per instance
-};
-// `work`: 3 × targets words of scratch (use counts, order, slots).
-GroupLists buildGroupLists(const GpuCrowdJob& job, uint32_t k, uint32_t* staged_targets, uint32_t* instance_offsets,
-                           uint32_t* list, std::span<uint32_t> work) {
-  const GpuCrowdInfo& info = job.crowd->info;
-  const uint32_t targets = job.crowd->primitive->info.target_count;
-  const uint32_t first = k * info.group_size, count = std::min(info.group_size, info.instance_count - first);
-  const std::span<uint32_t> uses = work.subspan(0, targets), order = work.subspan(targets, targets),
-                            slot = work.subspan(2 * size_t(targets), targets);
-  std::fill(uses.begin(), uses.end(), 0u);
-  std::fill(slot.begin(), slot.end(), CROWD4_NOT_STAGED);
-  for (uint32_t i = first; i < first + count; ++i) {
-    const float* w = job.instances[i].weights.data();
-    for (uint32_t t = 0; t < targets; ++t) uses[t] += activeWeight(w[t], job.epsilon) != 0.0f;
-  }
-  for (uint32_t t = 0; t < targets; ++t) order[t] = t;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return uses[a] > uses[b]; });
-  GroupLists g;
-  for (uint32_t s = 0; s < std::min(targets, info.slots) && uses[order[s]] > 0; ++s) {
-    slot[order[s]] = s;
-    staged_targets[g.staged++] = order[s];
-    ++g.reads;
-  }
-  for (uint32_t i = 0; i < count; ++i) {
-    instance_offsets[i] = g.listed;
-    const float* weights = job.instances[first + i].weights.data();
-    for (uint32_t t = 0; t < targets; ++t) {  // every slot written, kept or not: no branch on random active sets
-      const float w = activeWeight(weights[t], job.epsilon);
-      uint32_t* e = &list[4 * size_t(g.listed)];
-      e[0] = t, e[1] = slot[t], e[3] = 0;
-      std::memcpy(&e[2], &w, 4);
-      const bool keep = w != 0.0f;
-      g.reads += keep && slot[t] == CROWD4_NOT_STAGED;
-      g.listed += keep;
-    }
-  }
-  return g;
-}
-
-// v4: every group's lists (in parallel when the job lends a pool), then copied once, back to back, into the
-// crowd's buffers, which may be write-combined device memory.
-void writeActives(const GpuCrowdJob& job) {
-  GpuCrowd& crowd = *job.crowd;
-  const GpuCrowdInfo& info = crowd.info;
-  const uint32_t targets = crowd.primitive->info.target_count;
-  const size_t group_entries = size_t(info.group_size) * targets + 1;  // +1: the last slot written and not kept
-  std::vector<uint32_t>& scratch = crowd.scratch_entries;
-  scratch.resize(size_t(info.groups) * (targets + info.group_size + 4 * group_entries));
-  uint32_t* staged_at = scratch.data();
-  uint32_t* offsets_at = staged_at + size_t(info.groups) * targets;
-  uint32_t* lists_at = offsets_at + size_t(info.groups) * info.group_size;
-  std::vector<GroupLists> groups(info.groups);
-  parallelFor(job.pool, info.groups, 0, [&](size_t begin, size_t end) {
-    std::vector<uint32_t> work(3 * size_t(targets));  // one chunk's scratch
-    for (size_t k = begin; k < end; ++k) {
-      groups[k] = buildGroupLists(job, uint32_t(k), staged_at + k * targets, offsets_at + k * info.group_size,
-                                  lists_at + 4 * k * group_entries, work);
-    }
-  });
-  auto* unions = static_cast<uint32_t*>(crowd.unions.mapped);
-  uint32_t* staged_targets = unions + info.groups + 1;
-  auto* offsets = static_cast<uint32_t*>(crowd.weights.mapped);
-  auto* entries = reinterpret_cast<uint32_t*>(offsets + ((uint64_t(info.instance_count) + 4) & ~uint64_t(3)));
-  uint32_t staged = 0, listed = 0;
-  uint64_t reads = 0;
-  for (uint32_t k = 0; k < info.groups; ++k) {
-    const GroupLists& g = groups[k];
-    const uint32_t first = k * info.group_size, count = std::min(info.group_size, info.instance_count - first);
-    unions[k] = staged;
-    std::memcpy(staged_targets + staged, staged_at + size_t(k) * targets, 4 * size_t(g.staged));
-    for (uint32_t i = 0; i < count; ++i) offsets[first + i] = listed + offsets_at[size_t(k) * info.group_size + i];
-    std::memcpy(entries + 4 * size_t(listed), lists_at + 4 * size_t(k) * group_entries, 16 * size_t(g.listed));
-    staged += g.staged, listed += g.listed, reads += g.reads;
-  }
-  unions[info.groups] = staged;
-  offsets[info.instance_count] = listed;
-  crowd.last_entries = reads;
-}
-
-// The frame's data in the crowd's host-visible buffers: the kernel's target lists and every instance's matrices.
-void writeFrame(const GpuCrowdJob& job) {
-  GpuCrowd& crowd = *job.crowd;
-  const GpuCrowdInfo& info = crowd.info;
-  if (info.kernel == CrowdKernel::kV4) {
-    writeActives(job);
-  } else {
-    writeUnions(job);
-  }
-  auto* matrices = static_cast<float*>(crowd.matrices.mapped);
-  const uint32_t floats = crowdMatrixFloats(info.kernel);
-  parallelFor(job.pool, info.instance_count, kMatrixGrain, [&](size_t begin, size_t end) {
-    std::vector<Mat4> m(info.matrix_count);  // one chunk's scratch: one allocation per chunk, not per instance
-    for (size_t i = begin; i < end; ++i) {
-      const GpuInstanceState& s = job.instances[i];
-      relativeMatrices(crowd.primitive->info.pivot, crowd.skinned, s.joint_matrices, s.world, m);
-      float* out = matrices + i * info.matrix_count * floats;
-      if (floats == 16) {
-        std::memcpy(out, m.data(), sizeof(Mat4) * m.size());
-        continue;
-      }
-      for (const Mat4& k : m) {  // v4: rows 0-2 of each matrix (the last row is never read)
-        for (int r = 0; r < 3; ++r) {
-          for (int c = 0; c < 4; ++c) *out++ = k(r, c);
-        }
-      }
-    }
-  });
-}
-
 void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
   const GpuPrimitive& p = *crowd.primitive;
   gpu::CrowdPush push{};
@@ -537,7 +371,7 @@ Status GpuCrowdJob::run() const {
   if (Status s = checkGpuCrowdJob(*this); !s) return s;
   static_assert(sizeof(Mat4) == 64, "matrices are copied as 16 floats");
   const auto host_start = std::chrono::steady_clock::now();
-  writeFrame(*this);
+  writeCrowdFrame(*this);
   crowd->last_host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start).count();
   Expected<double> us = submitTimedCompute(*context, [&](VkCommandBuffer cmd) { recordCrowdDispatch(*crowd, cmd); },
                                            "GpuCrowdJob");
@@ -578,7 +412,7 @@ Expected<PrimitiveData> readGpuCrowdVertices(VulkanContext& context, const GpuCr
 Status recordGpuCrowdJob(const GpuCrowdJob& job, VkCommandBuffer cmd) {
   if (Status s = checkGpuCrowdJob(job); !s) return s;
   if (cmd == VK_NULL_HANDLE) return fail(Error::kInvalidArgument, "recordGpuCrowdJob: no command buffer");
-  writeFrame(job);
+  writeCrowdFrame(job);
   recordCrowdDispatch(*job.crowd, cmd);
   return Ok{};
 }

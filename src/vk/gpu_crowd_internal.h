@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// gpu_crowd_internal.h — GpuCrowd's state, shared by the crowd's two halves: gpu_crowd.cpp (planning, buffers,
+// pipeline, dispatch) and gpu_crowd_frame.cpp (the CPU's part of a frame: lists and matrices). Not installed.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "morphkit/gpu_crowd.h"
+#include "vk_context.h"
+
+namespace morphkit {
+
+struct GpuCrowd {
+  GpuCrowdInfo info;
+  const GpuPrimitive* primitive = nullptr;
+  bool skinned = false;
+  uint32_t joint_count = 0;
+  GpuBuffer unions;    // host-visible: groups + 1 offsets, then up to groups × targets target indices
+  GpuBuffer weights;   // host-visible: G floats per union entry (v4: each instance's active entries, CrowdPush)
+  GpuBuffer matrices;  // host-visible: matrix_count mat4 per instance
+  GpuBuffer output;    // device-local, STORAGE | VERTEX: instance i at i × instance_bytes
+  ComputePipeline pipeline;
+  uint64_t last_entries = 0;
+  double last_us = std::nan("");
+  double last_host_us = std::nan("");  // the CPU's part of the last run: the frame's lists and matrices
+  std::vector<uint32_t> scratch_entries;  // v4: the frame's lists, per group, before their one copy into `weights`
+};
+
+// Floats per matrix in the crowd's matrices buffer: mat4 columns (v1-v3), or v4's three rows (48 B: fewer bytes
+// and fewer registers per joint load; crowd4.comp rebuilds the mat4 with (0, 0, 0, 1) as its never-read last row).
+inline uint32_t crowdMatrixFloats(CrowdKernel kernel) { return kernel == CrowdKernel::kV4 ? 12 : 16; }
+
+// The frame's data in the crowd's host-visible buffers: the kernel's target lists and every instance's matrices
+// (gpu_crowd_frame.cpp). On the job's pool when it lends one.
+void writeCrowdFrame(const GpuCrowdJob& job);
+
+}  // namespace morphkit
