@@ -213,9 +213,18 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
     for (uint32_t j = 0; j < joint_count; ++j) {
       for (int r = 0; r < 3; ++r) origin[r] += translated(job.joint_matrices[j], r) / double(joint_count);
     }
-    for (uint32_t j = 0; j < joint_count; ++j) palette[j] = toColumns(job.joint_matrices[j], origin);
   } else {
     for (int r = 0; r < 3; ++r) origin[r] = translated(job.world, r);
+  }
+  // The origin is any point near the R·pivot + T; a float one lets a vertex whose weights sum to exactly 1 (every
+  // rigid vertex, most skinned ones) take the last add in float: the float sum of two floats is the double sum
+  // rounded once to float (double has more than twice float's digits), so the result is the double add's, bit
+  // for bit, without its conversions.
+  for (double& o : origin) o = double(float(o));
+  const Float4 origin_f{float(origin[0]), float(origin[1]), float(origin[2]), 0.0f};
+  if (skinned) {
+    for (uint32_t j = 0; j < joint_count; ++j) palette[j] = toColumns(job.joint_matrices[j], origin);
+  } else {
     rigid = toColumns(job.world, origin);
     double c[3][3];
     const DMat4& m = job.world;
@@ -300,7 +309,12 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
       float* pos = &job.out_positions[size_t(v) * 3];
       const Float4 local = m->c[0] * (pos[0] - fpivot[0]) + m->c[1] * (pos[1] - fpivot[1]) +
                            m->c[2] * (pos[2] - fpivot[2]) + m->c[3];
-      for (int r = 0; r < 3; ++r) pos[r] = float(double(local[r]) + double(weight_sum) * origin[r]);
+      if (weight_sum == 1.0f) {
+        const Float4 placed = local + origin_f;
+        pos[0] = placed[0], pos[1] = placed[1], pos[2] = placed[2];
+      } else {
+        for (int r = 0; r < 3; ++r) pos[r] = float(double(local[r]) + double(weight_sum) * origin[r]);
+      }
       if (has_normals) {
         float* n = &job.out_normals[size_t(v) * 3];
         const Float4 t = n_matrix->c[0] * n[0] + n_matrix->c[1] * n[1] + n_matrix->c[2] * n[2];
