@@ -100,6 +100,24 @@ TEST(WarmUp, DefaultDependsOnTheDeviceType) {
   EXPECT_EQ(warmUpMilliseconds(25.0, device), 25.0);
 }
 
+// Pipeline statistics (bench's `regs`) are captured only when asked and offered; lavapipe does not offer them, so
+// here they stay off either way and a pipeline reports no registers.
+TEST(VulkanContextTest, PipelineStatisticsOnlyWhenAskedAndOffered) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  for (bool asked : {false, true}) {
+    GpuContextOptions options;
+    options.pipeline_statistics = asked;
+    Expected<VulkanContext*> context = createVulkanContext(options);
+    ASSERT_TRUE(context) << context.error().message;
+    if (!asked) {
+      EXPECT_FALSE((*context)->pipeline_statistics);
+    }
+    EXPECT_EQ(pipelineRegisters(**context, VK_NULL_HANDLE), -1);
+    EXPECT_TRUE(pipelineStatistics(**context, VK_NULL_HANDLE).empty());
+    destroyVulkanContext(*context);
+  }
+}
+
 TEST(VulkanContextTest, DeviceIndexOutOfRangeIsNoDevice) {
   GpuContextOptions options;
   options.device_index = 1000;

@@ -71,6 +71,7 @@ int runBench(const BenchOptions& o) {
   GpuContextOptions context_options;
   context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
   context_options.validation = o.validation;
+  context_options.pipeline_statistics = true;  // the `regs` column
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return reportFailure({}, context.error());
   ProgressBar bar("bench", options.vertices.size() * options.targets.size());
@@ -127,6 +128,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   GpuContextOptions context_options;
   context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
   context_options.validation = o.validation;
+  context_options.pipeline_statistics = true;  // the `regs` column
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return reportFailure({}, context.error());
   ProgressBar bar("bench --crowd", options.groups.size() * options.kernels.size() + 1);

@@ -207,13 +207,13 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   f11.storageBuffer16BitAccess = info.storage_16bit ? VK_TRUE : VK_FALSE;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
   features.features.shaderInt64 = VK_TRUE;
-  // The driver's pipeline statistics (registers per invocation) for the benchmarks, where offered.
+  // The driver's pipeline statistics (registers per invocation) for the benchmarks, when asked and offered.
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   {
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have};
-    if (deviceHasExtension(context.physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    if (options.pipeline_statistics && deviceHasExtension(context.physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
       vkGetPhysicalDeviceFeatures2(context.physical, &query);
       context.pipeline_statistics = have.pipelineExecutableInfo == VK_TRUE;
     }

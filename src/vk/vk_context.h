@@ -26,7 +26,8 @@ struct VulkanContext {
   uint32_t queue_family = 0;
   bool queue_has_graphics = false;  // the barrier after a dispatch may name the vertex-input stage
   // VK_KHR_pipeline_executable_properties enabled: compute pipelines capture the driver's statistics (registers,
-  // …) for the benchmarks (pipelineStatistics). Only on devices morphkit creates, where the driver offers it.
+  // …) for the benchmarks (pipelineStatistics). Only on devices morphkit creates, when GpuContextOptions asks for
+  // it and the driver offers it.
   bool pipeline_statistics = false;
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};

@@ -43,6 +43,9 @@ struct GpuContextOptions {
   // -1: the best device (discrete > integrated > virtual > CPU, then enumeration order); else the index in
   // vkEnumeratePhysicalDevices order. Devices need Vulkan 1.2, bufferDeviceAddress and shaderInt64.
   int device_index = -1;
+  // Benchmarks: compute pipelines capture the driver's statistics (registers per invocation, `bench`'s `regs`
+  // column) where the device offers VK_KHR_pipeline_executable_properties. Off by default.
+  bool pipeline_statistics = false;
 };
 
 struct GpuDeviceInfo {
