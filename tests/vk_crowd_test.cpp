@@ -596,6 +596,12 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v1,v4 --crowd-groups 64");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-groups 64 exceeds 32 (kernels v1-v3"), std::string::npos) << run.err;
+  // A shared budget of 0 is the default (12 KiB): "12,0" times one v4 row, not two alike.
+  run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
+                               "--crowd-shared-kib 12,0 --repetitions 1 --copy-mib 1 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+  EXPECT_EQ(root["rows"].get_array().size(), 2u) << run.out;  // v4, then the batch
   run = test::runMorphkit(dir, "bench --crowd-rows 8");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-rows and --crowd-shared-kib need --crowd"), std::string::npos) << run.err;

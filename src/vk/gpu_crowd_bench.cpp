@@ -118,6 +118,17 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     uint32_t shared_kib = 0;     // v4
     GpuCrowd* crowd = nullptr;
   };
+  // v4's sweeps with 0 read as the default they stand for, each value once (so "12,0" is one row, not two alike).
+  auto distinct = [](std::vector<uint32_t> values, uint32_t zero_means) {
+    for (uint32_t& v : values) v = v == 0 ? zero_means : v;
+    std::vector<uint32_t> out;
+    for (uint32_t v : values) {
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    }
+    return out;
+  };
+  const std::vector<uint32_t> v4_rows = distinct(options.v4_rows, 0);  // 0 stays: the device may need fewer
+  const std::vector<uint32_t> v4_shared_kib = distinct(options.v4_shared_kib, uint32_t(kCrowd4DefaultSharedBudget >> 10));
   std::vector<Config> configs;
   for (CrowdKernel kernel : options.kernels) {
     for (uint32_t group : options.groups) {
@@ -125,8 +136,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
         configs.push_back({kernel, group});
         continue;
       }
-      for (uint32_t rows : options.v4_rows) {
-        for (uint32_t kib : options.v4_shared_kib) configs.push_back({kernel, group, rows, kib});
+      for (uint32_t rows : v4_rows) {
+        for (uint32_t kib : v4_shared_kib) configs.push_back({kernel, group, rows, kib});
       }
     }
   }
