@@ -41,7 +41,7 @@ struct BenchOptions {
   std::vector<uint32_t> crowd_groups = {0};
   std::vector<std::string> crowd_kernels = {"v1", "v2", "v3", "v4"};
   std::vector<uint32_t> crowd_rows = {0};        // v4: warps per workgroup to time (0: the default)
-  std::vector<uint32_t> crowd_shared_kib = {0};  // v4: shared-memory budgets to time (0: the device's limit)
+  std::vector<uint32_t> crowd_shared_kib = {0};  // v4: shared-memory budgets to time (0: the default, 12 KiB)
 };
 
 // The crowd kernel `name` stands for: the inverse of crowdKernelName (layouts: layoutNamed, selection.h).

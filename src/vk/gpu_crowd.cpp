@@ -141,10 +141,19 @@ Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const
 }
 
 
+// The dispatch: (instance groups, vertex tiles); v4 swaps them (its tiles are the longer axis: x has the larger limit).
+struct DispatchSize {
+  uint32_t x = 0, y = 0;
+};
+DispatchSize crowdGrid(const GpuCrowdInfo& info) {
+  if (info.kernel == CrowdKernel::kV4) return {info.tiles, info.groups};
+  return {info.groups, info.tiles};
+}
+
 // v4's active lists: instance_count + 1 offsets padded to 4 words, then at most one uvec4 per (instance, target),
 // and 3 of slack (crowd4.comp loads a list four entries at a time).
 uint64_t crowd4ActivesBytes(uint32_t instances, uint32_t targets) {
-  return 4 * ((uint64_t(instances) + 4) & ~uint64_t(3)) + 16ull * (uint64_t(instances) * targets + 3);
+  return 4 * crowd4EntriesWord(instances) + 16ull * (uint64_t(instances) * targets + 3);
 }
 
 // Sizes and limits, checked before anything is allocated.
@@ -194,22 +203,21 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   }
   info.groups = ceilDiv(d.instance_count, info.group_size);
   info.tiles = ceilDiv(p.vertex_count, info.tile_vertices);
-  const bool v4 = d.kernel == CrowdKernel::kV4;  // dispatches (tiles, groups); the others (groups, tiles)
-  if ((v4 ? info.tiles : info.groups) > limits.maxComputeWorkGroupCount[0] ||
-      (v4 ? info.groups : info.tiles) > limits.maxComputeWorkGroupCount[1]) {
+  const DispatchSize grid = crowdGrid(info);
+  if (grid.x > limits.maxComputeWorkGroupCount[0] || grid.y > limits.maxComputeWorkGroupCount[1]) {
     return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: " + std::to_string(info.groups) +
                                       " instance groups × " + std::to_string(info.tiles) +
                                       " vertex tiles exceed maxComputeWorkGroupCount (" +
                                       std::to_string(limits.maxComputeWorkGroupCount[0]) + ", " +
                                       std::to_string(limits.maxComputeWorkGroupCount[1]) + ")");
   }
-  info.matrix_count = 1 + (d.skinned ? d.joint_count : 2);
+  info.matrix_count = relativeMatrixCount(d.skinned, d.joint_count);
   const uint64_t vertex_bytes = uint64_t(p.vertex_count) * p.vertex.stride * 4;
   info.instance_bytes = (vertex_bytes + kOutputAlignment - 1) / kOutputAlignment * kOutputAlignment;
   info.output_bytes = info.instance_bytes * d.instance_count;  // < 2^32 instances × < 2^40 bytes: no overflow
   const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
   const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(d.kernel);
-  const uint64_t weights = v4 ? crowd4ActivesBytes(d.instance_count, p.target_count)
+  const uint64_t weights = d.kernel == CrowdKernel::kV4 ? crowd4ActivesBytes(d.instance_count, p.target_count)
                               : uint64_t(info.groups) * p.target_count * info.group_size * 4;
   for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes}, {"matrices", matrices},
                                     {"union weights", weights}}) {
@@ -358,11 +366,8 @@ void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
   push.groups = crowd.info.groups;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, crowd.pipeline.pipeline);
   vkCmdPushConstants(cmd, crowd.pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-  if (crowd.info.kernel == CrowdKernel::kV4) {
-    vkCmdDispatch(cmd, crowd.info.tiles, crowd.info.groups, 1);
-  } else {
-    vkCmdDispatch(cmd, crowd.info.groups, crowd.info.tiles, 1);
-  }
+  const DispatchSize grid = crowdGrid(crowd.info);
+  vkCmdDispatch(cmd, grid.x, grid.y, 1);
 }
 
 }  // namespace

@@ -117,7 +117,7 @@ void writeActives(const GpuCrowdJob& job) {
   auto* unions = static_cast<uint32_t*>(crowd.unions.mapped);
   uint32_t* staged_targets = unions + info.groups + 1;
   auto* offsets = static_cast<uint32_t*>(crowd.weights.mapped);
-  auto* entries = reinterpret_cast<uint32_t*>(offsets + ((uint64_t(info.instance_count) + 4) & ~uint64_t(3)));
+  uint32_t* entries = offsets + crowd4EntriesWord(info.instance_count);
   uint32_t staged = 0, listed = 0;
   uint64_t reads = 0;
   for (uint32_t k = 0; k < info.groups; ++k) {

@@ -31,6 +31,10 @@ struct GpuCrowd {
 // and fewer registers per joint load; crowd4.comp rebuilds the mat4 with (0, 0, 0, 1) as its never-read last row).
 inline uint32_t crowdMatrixFloats(CrowdKernel kernel) { return kernel == CrowdKernel::kV4 ? 12 : 16; }
 
+// The first word of v4's list entries in `weights`: after the instance_count + 1 offsets, padded to 4 words so
+// the uvec4 entries are aligned (crowd4.comp computes the same from CrowdPush::instance_count).
+inline uint64_t crowd4EntriesWord(uint32_t instances) { return (uint64_t(instances) + 4) & ~uint64_t(3); }
+
 // The frame's data in the crowd's host-visible buffers: the kernel's target lists and every instance's matrices
 // (gpu_crowd_frame.cpp). On the job's pool when it lends one.
 void writeCrowdFrame(const GpuCrowdJob& job);

@@ -29,7 +29,9 @@ struct GpuPrimitive {
 // matrix (rigid: `world`). Far from the origin a float matrix cannot place a small primitive to 1e-5 of its
 // size, so the split happens here, in double.
 std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world);
-// The same into `out` (skinned: joints.size() + 1 matrices, rigid: 3), allocating nothing: per frame and instance.
+// How many matrices that is: the origin block, then the palette (skinned) or the model and normal matrices.
+inline uint32_t relativeMatrixCount(bool skinned, size_t joints) { return 1 + uint32_t(skinned ? joints : 2); }
+// The same into `out` (relativeMatrixCount matrices), allocating nothing: per frame and instance.
 void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world, std::span<Mat4> out);
 
 // The benchmarks' deterministic generator (a 64-bit LCG; 24 random bits per draw).

@@ -178,7 +178,7 @@ Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<con
     GpuBatch::Instance inst;
     inst.primitive = d.primitive;
     inst.skinned = d.skinned;
-    inst.matrix_count = 1 + (d.skinned ? d.joint_count : 2);  // the origin block, then palette or model + normal
+    inst.matrix_count = relativeMatrixCount(d.skinned, d.joint_count);
     inst.weights_offset = dynamic_bytes;
     dynamic_bytes = alignUp(dynamic_bytes + 4 * size_t(info.target_count), 16);
     inst.active_offset = dynamic_bytes;
@@ -283,7 +283,7 @@ void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
 // morph.comp (and crowd.comp) compute M'·(p − pivot) (all small numbers), add o_lo, then o_hi last, rounding once
 // at full size.
 std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world) {
-  std::vector<Mat4> out(skinned ? joints.size() + 1 : 3);
+  std::vector<Mat4> out(relativeMatrixCount(skinned, joints.size()));
   relativeMatrices(pivot, skinned, joints, world, out);
   return out;
 }
@@ -380,7 +380,7 @@ void writeInstanceData(const GpuMorphJob& job) {
       batch->entries[i].active_count = uint32_t(active.size());
       table[i].active_count = uint32_t(active.size());
     }
-    matrices.resize(inst.skinned ? state.joint_matrices.size() + 1 : 3);
+    matrices.resize(inst.matrix_count);  // validate() checked the job's joints against it
     relativeMatrices(inst.primitive->info.pivot, inst.skinned, state.joint_matrices, state.world, matrices);
     if (inst.matrices.size() != matrices.size()) inst.matrices.assign(matrices.size(), Mat4{});
     auto* gpu_matrices = reinterpret_cast<float*>(dynamic + inst.matrices_offset);
