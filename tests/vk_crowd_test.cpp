@@ -602,6 +602,11 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
   EXPECT_EQ(root["rows"].get_array().size(), 2u) << run.out;  // v4, then the batch
+  for (const char* bad : {"--crowd-rows 33", "--crowd-shared-kib 2000"}) {  // beyond 1024 invocations / 1 MiB
+    run = test::runMorphkit(dir, std::string("bench --crowd 6 --crowd-kernel v4 ") + bad);
+    EXPECT_EQ(run.exit_code, 2) << bad;
+    EXPECT_NE(run.err.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << run.err;
+  }
   run = test::runMorphkit(dir, "bench --crowd-rows 8");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-rows and --crowd-shared-kib need --crowd"), std::string::npos) << run.err;
