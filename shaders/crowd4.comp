@@ -47,6 +47,9 @@ layout(constant_id = CROWD_SC_SKINNED) const bool SKINNED = false;
 layout(constant_id = CROWD_SC_INFLUENCE_SETS) const uint INFLUENCE_SETS = 0u;
 layout(constant_id = CROWD_SC_SUMS) const uint kSums = 1u;  // max(DELTA_STRIDE, 1)
 layout(constant_id = CROWD_SC_SLOTS) const uint SLOTS = 1u;
+layout(constant_id = CROWD_SC_STAGED_WORDS) const uint kWords = 1u;
+// f16 records of an even stride are staged as stored, two halves a word: half the shared-memory reads per record.
+layout(constant_id = CROWD_SC_STAGE_HALVES) const bool STAGE_HALVES = false;
 
 #include "crowd_record.glsl"
 
@@ -60,9 +63,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly 
 
 layout(push_constant) uniform PushBlock { CrowdPush pc; };
 
-// Component c of slot s's record for tile lane l at (s·kSums + c)·CROWD4_TILE + l: consecutive lanes, consecutive
-// banks.
-shared float s_delta[SLOTS * kSums * CROWD4_TILE];
+// Word w of slot s's record for tile lane l at (s·kWords + w)·CROWD4_TILE + l: consecutive lanes, consecutive
+// banks. A word is a float's bits, or two halves (STAGE_HALVES).
+shared uint s_delta[SLOTS * kWords * CROWD4_TILE];
 
 // Skinning (skin.glsl): joint j of the current instance is matrices[1 + j] after its origin block. The vertex's
 // skin-stream words are the same for every instance, so they are loaded once into g_skin (up to two influence sets;
@@ -93,7 +96,15 @@ Matrices instanceMatrices(uint instance) {
 #include "crowd_finish.glsl"
 
 vec3 recordVec3(in float rec[kRecordMax], uint offset) { return vec3(rec[offset], rec[offset + 1u], rec[offset + 2u]); }
-vec3 stagedVec3(uint at) { return vec3(s_delta[at], s_delta[at + CROWD4_TILE], s_delta[at + 2u * CROWD4_TILE]); }
+// Component c (a constant once specialized) of the staged record whose first word is at `at`.
+float stagedComponent(uint at, uint c) {
+  if (STAGE_HALVES) {
+    vec2 pair = unpackHalf2x16(s_delta[at + (c >> 1) * CROWD4_TILE]);
+    return (c & 1u) == 0u ? pair.x : pair.y;
+  }
+  return uintBitsToFloat(s_delta[at + c * CROWD4_TILE]);
+}
+vec3 stagedVec3(uint at, uint c) { return vec3(stagedComponent(at, c), stagedComponent(at, c + 1u), stagedComponent(at, c + 2u)); }
 
 void main() {
   uint x = gl_LocalInvocationID.x, y = gl_LocalInvocationID.y;
@@ -108,9 +119,16 @@ void main() {
   uint begin = unions.u[group], staged = unions.u[group + 1u] - begin;
   uint targets_at = pc.groups + 1u;  // the target indices follow the offsets
   for (uint s = y; s < staged && vertex_live; s += ROWS) {
-    float rec[kRecordMax];
-    loadRecord(pc.delta_address, slab_first + unions.u[targets_at + begin + s], slab_lane, rec);
-    [[unroll]] for (uint c = 0u; c < DELTA_STRIDE; ++c) s_delta[(s * kSums + c) * CROWD4_TILE + x] = rec[c];
+    uint slab = slab_first + unions.u[targets_at + begin + s];
+    if (STAGE_HALVES) {
+      [[unroll]] for (uint w = 0u; w < kWords; ++w) {
+        s_delta[(s * kWords + w) * CROWD4_TILE + x] = loadRecordHalfPair(pc.delta_address, slab, slab_lane, w);
+      }
+    } else {
+      float rec[kRecordMax];
+      loadRecord(pc.delta_address, slab, slab_lane, rec);
+      [[unroll]] for (uint c = 0u; c < DELTA_STRIDE; ++c) s_delta[(s * kWords + c) * CROWD4_TILE + x] = floatBitsToUint(rec[c]);
+    }
   }
   barrier();  // the only one: every invocation reaches it, the rest runs per row without synchronizing
   if (!vertex_live) return;
@@ -160,13 +178,11 @@ void main() {
         uvec4 entry = batch[k];  // uniform per row: the row's instance
         float w = uintBitsToFloat(entry.z);
         if (entry.y != CROWD4_NOT_STAGED) {
-          uint at = entry.y * kSums * CROWD4_TILE + x;
-          if (DELTA_POSITION != MORPH_ABSENT) sum_p = morphAdd(sum_p, w, stagedVec3(at + DELTA_POSITION * CROWD4_TILE));
-          if (DELTA_NORMAL != MORPH_ABSENT) sum_n = morphAdd(sum_n, w, stagedVec3(at + DELTA_NORMAL * CROWD4_TILE));
-          if (DELTA_TANGENT != MORPH_ABSENT) sum_t = morphAdd(sum_t, w, stagedVec3(at + DELTA_TANGENT * CROWD4_TILE));
-          [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) {
-            sum_e[c] = morphAdd(sum_e[c], w, s_delta[at + (DELTA_EXTRA + c) * CROWD4_TILE]);
-          }
+          uint at = entry.y * kWords * CROWD4_TILE + x;
+          if (DELTA_POSITION != MORPH_ABSENT) sum_p = morphAdd(sum_p, w, stagedVec3(at, DELTA_POSITION));
+          if (DELTA_NORMAL != MORPH_ABSENT) sum_n = morphAdd(sum_n, w, stagedVec3(at, DELTA_NORMAL));
+          if (DELTA_TANGENT != MORPH_ABSENT) sum_t = morphAdd(sum_t, w, stagedVec3(at, DELTA_TANGENT));
+          [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) sum_e[c] = morphAdd(sum_e[c], w, stagedComponent(at, DELTA_EXTRA + c));
         } else {
           float rec[kRecordMax];
           loadRecord(pc.delta_address, slab_first + entry.x, slab_lane, rec);

@@ -51,4 +51,12 @@ void loadRecord(uint64_t deltas, uint slab, uint lane, inout float rec[kRecordMa
   }
 }
 
+// Word w (halves 2w and 2w + 1) of the f16 record of tile lane `lane` in slab `slab`, as stored. Only for an even
+// DELTA_STRIDE, where every plane's width is even, so each lane's halves start on a word.
+uint loadRecordHalfPair(uint64_t deltas, uint slab, uint lane, uint w) {
+  uint k = w / 2u, width = min(4u, DELTA_STRIDE - 4u * k);
+  uint first = slab * (MORPH_GROUP_SIZE * DELTA_STRIDE) + MORPH_GROUP_SIZE * 4u * k + lane * width + 2u * w - 4u * k;
+  return RecordUints(deltas).u[first >> 1];
+}
+
 #endif  // MORPHKIT_CROWD_RECORD_GLSL

@@ -43,7 +43,10 @@ namespace morphkit::gpu {
 // crowd4.comp only:
 #define CROWD_SC_ROWS 21           // rows of CROWD4_TILE invocations per workgroup (warps), each walking instances
 #define CROWD_SC_SLOTS 22          // union records of a vertex tile staged in shared memory (the rest: from memory)
-#define CROWD_SC_COUNT 23
+#define CROWD_SC_STAGED_WORDS 23   // 32-bit words per staged record: DELTA_STRIDE floats, or (f16 deltas with an even
+                                   // stride) DELTA_STRIDE / 2 pairs of halves as stored
+#define CROWD_SC_STAGE_HALVES 24   // 1: staged records are f16 pairs (CROWD_SC_STAGED_WORDS = DELTA_STRIDE / 2)
+#define CROWD_SC_COUNT 25
 
 // crowd2.comp: workgroup (CROWD2_TILE, G) — one subgroup-sized row of invocations per instance of the group, one
 // invocation per (vertex, instance). 32 = one NVIDIA warp, so a warp serves one instance.

@@ -317,6 +317,46 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
   }
 }
 
+// v4 stages f16 records of an even stride as stored (two halves a word, so a budget holds twice the slots of f32)
+// and odd strides as floats; either way the instances get v1's bits, from shared memory and from memory (a budget
+// smaller than the targets).
+TEST_F(VulkanTest, Crowd4StagesHalvesOfEvenF16RecordsWithV1Bits) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  for (Shape shape : {Shape::kPositionNormal, Shape::kAllAttributes}) {
+    const PrimitiveData p = crowdPrimitive(shape, true);
+    GpuUploadOptions upload;
+    upload.layout = DeltaLayout::kDenseF16;
+    Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, upload);
+    ASSERT_TRUE(gp) << gp.error().message;
+    const uint32_t stride = gpuPrimitiveInfo(**gp).delta.stride;
+    const uint32_t words = stride % 2 == 0 ? stride / 2 : stride;
+    constexpr uint32_t kTile = 32;  // v4's vertex tile (GpuCrowdInfo::tile_vertices)
+    const Crowd c = makeCrowd(37, uint32_t(p.targets.size()), true, 6, 1);
+    const std::vector<std::vector<float>> v1 = runCrowd(*context_, *gp, c, true, 6, 0, CrowdKernel::kV1);
+    ASSERT_EQ(v1.size(), 37u);
+    for (uint32_t slots : {3u, 0u}) {  // 3 of the 20 targets staged, then the default budget
+      GpuCrowdDesc desc{*gp, 37, true, 6, 8, CrowdKernel::kV4};
+      desc.shared_budget = slots * words * 4ull * kTile;
+      Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, desc);
+      ASSERT_TRUE(crowd) << crowd.error().message;
+      const GpuCrowdInfo& info = gpuCrowdInfo(**crowd);
+      EXPECT_EQ(info.tile_vertices, kTile);
+      EXPECT_EQ(info.shared_bytes, uint64_t(info.slots) * words * 4 * kTile) << "stride " << stride;
+      if (slots > 0) {
+        EXPECT_EQ(info.slots, slots) << "stride " << stride;
+      }
+      const std::vector<std::vector<float>> v4 = runCrowd(*context_, *crowd, c);
+      ASSERT_EQ(v4.size(), 37u);
+      for (uint32_t i = 0; i < 37; ++i) {
+        EXPECT_EQ(std::memcmp(v4[i].data(), v1[i].data(), 4 * v1[i].size()), 0) << "stride " << stride << " slots " << info.slots
+                                                                                  << " instance " << i;
+      }
+      destroyGpuCrowd(*context_, *crowd);
+    }
+    destroyGpuPrimitive(*context_, *gp);
+  }
+}
+
 // Kernel v2 with palettes too large for shared memory reads them from memory, with the same bits as v1; and v2 on
 // a primitive without morph targets (no union) and with rigid instances.
 TEST_F(VulkanTest, Crowd2PalettesFromMemoryWhenTheyDoNotFit) {

@@ -34,6 +34,14 @@ constexpr uint64_t kV2SliceBytes = 12 * 1024;  // shared memory for a slice's re
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 
+// v4's words per staged record: f16 deltas of an even stride are staged as stored, two halves a word, which halves
+// the shared-memory reads of the morph loop (what bounds it, docs/PERFORMANCE.md "Kernel v4"); odd strides put
+// a record's halves across word boundaries, so they are staged as floats like f32.
+bool crowd4StagesHalves(const GpuPrimitiveInfo& p) {
+  return p.layout == DeltaLayout::kDenseF16 && p.target_count > 0 && p.delta.stride > 0 && p.delta.stride % 2 == 0;
+}
+uint32_t crowd4StagedWords(const GpuPrimitiveInfo& p, uint32_t sums) { return crowd4StagesHalves(p) ? p.delta.stride / 2 : sums; }
+
 // The specialization constants of crowd.comp and crowd2.comp (crowd_shared.h CROWD_SC_*), in id order.
 std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdInfo& info, uint32_t joints, bool skinned) {
   const uint32_t group = info.group_size;
@@ -62,6 +70,8 @@ std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdIn
   c[CROWD_SC_DELTA_SLOTS] = info.kernel == CrowdKernel::kV3 ? 1 : std::max(info.slice, 1u);
   c[CROWD_SC_ROWS] = std::max(info.rows, 1u);
   c[CROWD_SC_SLOTS] = std::max(info.slots, 1u);
+  c[CROWD_SC_STAGED_WORDS] = crowd4StagedWords(p, c[CROWD_SC_SUMS]);
+  c[CROWD_SC_STAGE_HALVES] = crowd4StagesHalves(p) ? 1 : 0;
   return c;
 }
 
@@ -134,8 +144,9 @@ Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const
   info.group_size = std::min(d.group_size ? d.group_size : kCrowd4DefaultGroup, d.instance_count);
   const uint64_t budget = std::min<uint64_t>(d.shared_budget ? d.shared_budget : kCrowd4DefaultSharedBudget,
                                              limits.maxComputeSharedMemorySize);
-  info.slots = p.target_count > 0 && p.delta.stride > 0 ? gpuCrowd4Slots(sums, p.target_count, budget) : 0;
-  info.shared_bytes = 4ull * std::max(info.slots, 1u) * sums * CROWD4_TILE;
+  const uint32_t words = crowd4StagedWords(p, sums);
+  info.slots = p.target_count > 0 && p.delta.stride > 0 ? gpuCrowd4Slots(words, p.target_count, budget) : 0;
+  info.shared_bytes = 4ull * std::max(info.slots, 1u) * words * CROWD4_TILE;
   info.tile_vertices = CROWD4_TILE;
   return Ok{};
 }
@@ -248,8 +259,8 @@ uint32_t gpuCrowd2Slice(uint32_t delta_stride) {
   return uint32_t(std::clamp<uint64_t>(kV2SliceBytes / (4ull * std::max(delta_stride, 1u) * CROWD2_TILE), 1, 32));
 }
 
-uint32_t gpuCrowd4Slots(uint32_t delta_stride, uint32_t targets, uint64_t shared_limit) {
-  const uint64_t slot_bytes = 4ull * std::max(delta_stride, 1u) * CROWD4_TILE;
+uint32_t gpuCrowd4Slots(uint32_t record_words, uint32_t targets, uint64_t shared_limit) {
+  const uint64_t slot_bytes = 4ull * std::max(record_words, 1u) * CROWD4_TILE;
   return uint32_t(std::clamp<uint64_t>(shared_limit / slot_bytes, 1, std::max(targets, 1u)));
 }
 

@@ -91,7 +91,8 @@ struct GpuCrowdInfo {
   bool palette_shared = false;     // v2, v3: the group's palettes staged in shared memory (3×4 rows, 48 B per joint)
   uint32_t rows = 0;               // v4: rows of 32 invocations per workgroup, each walking the group's instances
   uint32_t slots = 0;              // v4: a tile's records staged per group (the most used of the group's targets;
-                                   // an instance's other targets are read from memory)
+                                   // an instance's other targets are read from memory). Staged as floats, or for
+                                   // f16 deltas of an even stride as stored (two halves a word: twice the slots)
 };
 // v2/v3's shared memory: the slice (SLICE weight rows of G floats, SLICE targets, two G-wide masks; v2 also SLICE
 // records of `delta_stride` floats for 32 vertices) and, when `palette_joints` > 0, G palettes of 48 B per joint.
@@ -101,9 +102,10 @@ uint64_t gpuCrowd2SharedBytes(uint32_t delta_stride, uint32_t group_size, uint32
 // position + normal, 6 for every attribute), 1 to 32 (one bit each in a mask word). v3 walks 32 per slice.
 uint32_t gpuCrowd2Slice(uint32_t delta_stride);
 
-// v4's staged slots: as many records of `delta_stride` floats for 32 vertices as fit `shared_limit`, at most
-// `targets` (at least 1).
-uint32_t gpuCrowd4Slots(uint32_t delta_stride, uint32_t targets, uint64_t shared_limit);
+// v4's staged slots: as many records of `record_words` 32-bit words for 32 vertices as fit `shared_limit`, at most
+// `targets` (at least 1). A record is its stride in words for f32 deltas, half that for f16 deltas of even stride
+// (v4 stages the halves as stored).
+uint32_t gpuCrowd4Slots(uint32_t record_words, uint32_t targets, uint64_t shared_limit);
 
 // Fails with kInvalidArgument naming the problem (no primitive, 0 instances, a sparse primitive, skinned without
 // JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup (v1-v3), an unknown kernel) and with kTooLarge when the
