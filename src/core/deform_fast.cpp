@@ -108,6 +108,61 @@ void normalizeBlock(float* __restrict v, uint32_t stride, float* __restrict len2
   }
 }
 
+// One block's step 3: its inputs, and where its results go (outputs morphed in place; normals and tangents null
+// when skipped).
+struct SkinBlock {
+  const PrimitiveData& p;
+  const Columns* palette;  // skinned: the joints' K matrices
+  const Columns& rigid;    // rigid: K of the world matrix, and its cofactor for normals
+  const Columns& rigid_cof;
+  const double* origin;
+  Float4 origin_f;
+  const float* fpivot;
+  float* positions;
+  float* normals;
+  float* tangents;
+  float* normal_len2;  // per vertex of the block, for normalizeBlock
+  float* tangent_len2;
+  uint32_t begin, end;
+};
+
+// Skins (kSkinned, K influences per vertex: 0 when not known at compile time) or transforms one block. A template
+// so the blended matrix stays in registers: chosen through a pointer between it and the rigid one, it lived on
+// the stack (a store and four loads per vertex).
+template <bool kSkinned, uint32_t K>
+inline void skinBlock(const SkinBlock& b) {
+  const uint32_t k = b.p.influences;
+  for (uint32_t v = b.begin; v < b.end; ++v) {
+    Columns m = b.rigid;
+    float weight_sum = 1.0f;
+    if constexpr (kSkinned) {
+      weight_sum = blendJoints<K>(&b.p.skin_weights[size_t(v) * k], &b.p.joints[size_t(v) * k], k, b.palette, m);
+    }
+    float* pos = &b.positions[size_t(v) * 3];
+    const Float4 local = m.c[0] * (pos[0] - b.fpivot[0]) + m.c[1] * (pos[1] - b.fpivot[1]) +
+                         m.c[2] * (pos[2] - b.fpivot[2]) + m.c[3];
+    if (weight_sum == 1.0f) {
+      const Float4 placed = local + b.origin_f;
+      pos[0] = placed[0], pos[1] = placed[1], pos[2] = placed[2];
+    } else {
+      for (int r = 0; r < 3; ++r) pos[r] = float(double(local[r]) + double(weight_sum) * b.origin[r]);
+    }
+    if (b.normals) {
+      const Columns& nm = kSkinned ? m : b.rigid_cof;  // skinned normals: the blended matrix itself (see deform.cpp)
+      float* n = &b.normals[size_t(v) * 3];
+      const Float4 t = nm.c[0] * n[0] + nm.c[1] * n[1] + nm.c[2] * n[2];
+      n[0] = t[0], n[1] = t[1], n[2] = t[2];
+      b.normal_len2[v - b.begin] = length2(n);
+    }
+    if (b.tangents) {
+      float* tg = &b.tangents[size_t(v) * 4];  // w (handedness) untouched
+      const Float4 t = m.c[0] * tg[0] + m.c[1] * tg[1] + m.c[2] * tg[2];
+      tg[0] = t[0], tg[1] = t[1], tg[2] = t[2];
+      b.tangent_len2[v - b.begin] = length2(tg);
+    }
+  }
+}
+
 }  // namespace
 
 bool FastMorphSkinJob::validate() const {
@@ -294,39 +349,15 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
 
     // 3. Skin (or rigid transform) the morphed block in place; normals and tangents are normalized after it.
     float normal_len2[kBlockVertices], tangent_len2[kBlockVertices];
-    for (uint32_t v = block_begin; v < block_end; ++v) {
-      Columns blended;
-      const Columns* m = &rigid;
-      const Columns* n_matrix = &rigid_cof;
-      float weight_sum = 1.0f;
-      if (skinned) {
-        const float* w = &p.skin_weights[size_t(v) * k];
-        const uint32_t* j = &p.joints[size_t(v) * k];
-        weight_sum = k == 4 ? blendJoints<4>(w, j, k, palette, blended) : blendJoints<0>(w, j, k, palette, blended);
-        m = &blended;
-        n_matrix = &blended;  // skinned normals: the blended matrix itself (see deform.cpp)
-      }
-      float* pos = &job.out_positions[size_t(v) * 3];
-      const Float4 local = m->c[0] * (pos[0] - fpivot[0]) + m->c[1] * (pos[1] - fpivot[1]) +
-                           m->c[2] * (pos[2] - fpivot[2]) + m->c[3];
-      if (weight_sum == 1.0f) {
-        const Float4 placed = local + origin_f;
-        pos[0] = placed[0], pos[1] = placed[1], pos[2] = placed[2];
-      } else {
-        for (int r = 0; r < 3; ++r) pos[r] = float(double(local[r]) + double(weight_sum) * origin[r]);
-      }
-      if (has_normals) {
-        float* n = &job.out_normals[size_t(v) * 3];
-        const Float4 t = n_matrix->c[0] * n[0] + n_matrix->c[1] * n[1] + n_matrix->c[2] * n[2];
-        n[0] = t[0], n[1] = t[1], n[2] = t[2];
-        normal_len2[v - block_begin] = length2(n);
-      }
-      if (has_tangents) {
-        float* tg = &job.out_tangents[size_t(v) * 4];  // w (handedness) untouched
-        const Float4 t = m->c[0] * tg[0] + m->c[1] * tg[1] + m->c[2] * tg[2];
-        tg[0] = t[0], tg[1] = t[1], tg[2] = t[2];
-        tangent_len2[v - block_begin] = length2(tg);
-      }
+    SkinBlock block{p, palette, rigid, rigid_cof, origin, origin_f, fpivot, job.out_positions.data(),
+                    has_normals ? job.out_normals.data() : nullptr, has_tangents ? job.out_tangents.data() : nullptr,
+                    normal_len2, tangent_len2, block_begin, block_end};
+    if (!skinned) {
+      skinBlock<false, 0>(block);
+    } else if (k == 4) {
+      skinBlock<true, 4>(block);
+    } else {
+      skinBlock<true, 0>(block);
     }
     if (has_normals) normalizeBlock(&job.out_normals[size_t(block_begin) * 3], 3, normal_len2, count);
     if (has_tangents) normalizeBlock(&job.out_tangents[size_t(block_begin) * 4], 4, tangent_len2, count);
