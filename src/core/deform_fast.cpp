@@ -70,7 +70,9 @@ inline float blendJoints(const float* __restrict weights, const uint32_t* __rest
   Float8 c01{}, c23{};
   for (uint32_t i = 0; i < n; ++i) {
     const float w = weights[i];
-    if (w == 0.0f) continue;
+    uint32_t bits;
+    __builtin_memcpy(&bits, &w, 4);
+    if ((bits << 1) == 0) continue;  // w == ±0, as an integer test: no unordered-compare branch
     const Columns& j = palette[joints[i]];
     Float8 j01, j23;
     __builtin_memcpy(&j01, &j.c[0], sizeof j01);
