@@ -103,14 +103,20 @@ TEST(MappedLoad, GlbBinChunkIsAViewIntoTheMappedFileWithTheFilesBytes) {
   ASSERT_EQ(values.size(), kFloats);
   EXPECT_EQ(values[4001], float(1) * 0.25f - 7.0f);
 
-  // map_files = false: the same bytes, owned, in no file mapping.
+  // map_files = false: the same bytes, read into memory, in no file mapping; the BIN chunk is still not copied
+  // out: buffers[0] is a view into the block the file was read into, right after the JSON chunk.
   LoadOptions read;
   read.map_files = false;
-  auto copied = loadAsset(path, read);
-  ASSERT_LOADED(copied);
-  EXPECT_FALSE(copied->buffers[0].data.isView());
-  EXPECT_EQ(mappedFileAt(copied->buffers[0].data.data()), "");
-  EXPECT_EQ(copied->buffers[0].data, data);
+  auto loaded_read = loadAsset(path, read);
+  ASSERT_LOADED(loaded_read);
+  const BufferBytes& read_data = loaded_read->buffers[0].data;
+  EXPECT_TRUE(read_data.isView());
+  EXPECT_EQ(mappedFileAt(read_data.data()), "");
+  EXPECT_EQ(read_data, data);
+  Asset copy = *loaded_read;  // shares the block
+  loaded_read = fail(Error::kIo, "dropped");
+  EXPECT_EQ(copy.buffers[0].data, bin);
+  EXPECT_TRUE(validateAsset(copy));
 }
 
 TEST(MappedLoad, TheAssetAndItsCopiesOutliveTheFilesName) {

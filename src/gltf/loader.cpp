@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 
 // MORPHKIT_TRY nests inside the forEachObject lambdas; the inner status shadowing the outer one is harmless.
@@ -574,6 +575,16 @@ Expected<Asset> loadFromFile(const std::filesystem::path& path, const LoadOption
   auto bytes = readFile(path, options.max_buffer_bytes, simdjson::SIMDJSON_PADDING);
   if (!bytes) return bytes.error();
   const size_t size = bytes->size();
+  if (isGlb(*bytes)) {
+    // A .glb read, not mapped, is held like a mapping: one shared block that buffers[0] is a slice of, so its BIN
+    // chunk is not copied out either (on a machine whose page faults are slow, reading is the faster of the two:
+    // docs/PERFORMANCE.md, "Zero-copy loading").
+    auto block = std::make_shared<const std::vector<uint8_t>>(std::move(bytes).value());
+    const BufferBytes file = BufferBytes::view(block, std::span<const uint8_t>(block->data(), size));
+    auto asset = loadFromMemory(file.span(), base, options, nullptr, &file);
+    if (asset) asset->path = path;
+    return asset;
+  }
   bytes->resize(size + simdjson::SIMDJSON_PADDING);  // within the reserved capacity: no copy
   auto asset = loadFromMemory(std::span<const uint8_t>(bytes->data(), size), base, options, &bytes.value());
   if (asset) asset->path = path;

@@ -23,9 +23,11 @@ struct LoadOptions {
   // What decoding and posing the asset may cost (morphkit/budget.h), checked before validation reads any data.
   Budget budget;
   // loadAsset maps a .glb and external .bin files read-only (morphkit/io.h mapFile) and points Buffer::data into
-  // the mapping instead of copying the bytes. False reads them into owned memory: for files that another process
-  // may truncate or rewrite while the Asset lives (a mapped file truncated under it raises SIGBUS when read;
-  // docs/SECURITY.md). loadAssetFromMemory never maps.
+  // the mapping instead of copying the bytes. False reads them into owned memory (a .glb into one block that
+  // buffers[0] is a view of, still without copying the BIN chunk): for files that another process may truncate
+  // or rewrite while the Asset lives (a mapped file truncated under it raises SIGBUS when read; docs/SECURITY.md),
+  // and on machines whose page faults are slow (docs/PERFORMANCE.md, "Zero-copy loading"). loadAssetFromMemory
+  // never maps.
   bool map_files = true;
 };
 
