@@ -162,6 +162,25 @@ TEST(CliConventions, RenderTakesAllowExternalPathsLikePose) {
 }
 
 
+// --read-files (LoadOptions::map_files = false) changes how the bytes arrive, never what the commands compute; bench
+// takes it with FILE only.
+TEST(CliConventions, ReadFilesGivesWhatMappingGives) {
+  auto dir = test::scratchDir();
+  ASSERT_EQ(morphkit(dir, "make-demo demo.glb --vertices 4000 --targets 4 --capture-seconds 0.2").exit_code, 0);
+  ASSERT_GT(std::filesystem::file_size(dir / "demo.glb"), 65536u);  // over mapFile's kMapMinBytes: really mapped
+  for (const char* command : {"pose demo.glb --time 0.1 --json", "inspect demo.glb --json"}) {
+    SCOPED_TRACE(command);
+    CliRun mapped = morphkit(dir, command);
+    ASSERT_EQ(mapped.exit_code, 0) << mapped.err;
+    CliRun read = morphkit(dir, std::string(command) + " --read-files");
+    ASSERT_EQ(read.exit_code, 0) << read.err;
+    EXPECT_EQ(read.out, mapped.out);
+  }
+  CliRun bench = morphkit(dir, "bench demo.glb --read-files --device cpu --frames 1 --threads 1 --paths reference --json");
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  expectUsage(morphkit(dir, "bench --read-files --device cpu"));
+}
+
 // --anim is resolved by one helper on every command: index, exact name, case-insensitive when unambiguous, 'rest';
 // an unknown or ambiguous name lists what the file has.
 TEST(CliConventions, AnimationLookupIsSharedCaseInsensitiveAndListsTheNames) {

@@ -209,6 +209,7 @@ int runFileBench(const FileBenchOptions& o) {
   }
   LoadOptions load;
   load.allow_external_paths = o.allow_external_paths;
+  load.map_files = !o.read_files;
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
   Expected<uint32_t> animation = findAnimation(*asset, o.anim);

@@ -21,6 +21,7 @@ struct FileBenchOptions {
   bool validation = false;
   bool json = false;
   bool allow_external_paths = false;
+  bool read_files = false;  // LoadOptions::map_files = false
 };
 
 int runFileBench(const FileBenchOptions& options);

@@ -149,7 +149,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
 constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib",
                                           "--crowd", "--crowd-groups", "--crowd-kernel", "--crowd-rows", "--crowd-shared-kib"};
 // Options of the FILE mode; without FILE likewise.
-constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths",
+constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths", "--read-files",
                                      "--positions-only"};
 
 const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
@@ -169,6 +169,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"reference", "fast", "gpu", "render"}));
   sub->add_option("--size", file_options->size, "FILE: render rows' target size WxH (default 256x256)");
   sub->add_flag("--allow-external-paths", file_options->allow_external_paths, "FILE: let URIs point outside the file's folder");
+  sub->add_flag("--read-files", file_options->read_files, "FILE: " "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file may change while in use)");
   sub->add_flag("--positions-only", file_options->positions_only,
                 "FILE: the CPU rows pose positions only (picking, bounds: what three.js's CPU path computes); with it, "
                 "--paths defaults to reference,fast and takes no gpu or render rows");

@@ -60,6 +60,7 @@ struct RenderCommandOptions {
   bool no_shadows = false;
   bool keep_skin_weights = false;
   bool allow_external_paths = false;
+  bool read_files = false;
   bool no_prepass = false;
   bool validation = false;
   std::string device = "gpu";  // gpu | N; cpu is a usage error (rendering needs Vulkan)
@@ -427,6 +428,7 @@ int run(const RenderCommandOptions& o) {
 #endif
   LoadOptions load;
   load.allow_external_paths = o.allow_external_paths;
+  load.map_files = !o.read_files;
   load.keep_skin_weights = o.keep_skin_weights;
   load.budget = o.budget.budget();
   Expected<Asset> asset = loadAsset(o.file, load);
@@ -493,6 +495,7 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
                 "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
   sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
+  sub->add_flag("--read-files", options->read_files, "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file may change while in use)");
   sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
   sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
   sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");
