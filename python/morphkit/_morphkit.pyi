@@ -124,8 +124,12 @@ class Asset:
         Raises a morphkit.Error subclass naming the line and column of a bad CSV.
         """
 
-def load(path: str | os.PathLike[str], *, allow_external_paths: bool = False) -> Asset:
-    """Load and validate a .gltf / .glb file; raises a morphkit.Error subclass on bad input."""
+def load(path: str | os.PathLike[str], *, allow_external_paths: bool = False, read_files: bool = False) -> Asset:
+    """Load and validate a .gltf / .glb file; raises a morphkit.Error subclass on bad input.
+
+    The file is mapped; read_files=True reads it into memory instead (the CLI's --read-files: for a file that
+    may change while the Asset lives, or a machine whose page faults are slow). The result is the same.
+    """
 
 class Renderer:
     """A headless Vulkan renderer (PBR, one shadowed light) of one image size on one device."""

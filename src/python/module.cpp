@@ -84,7 +84,7 @@ struct PyAsset {
 };
 using AssetPtr = std::shared_ptr<PyAsset>;
 
-AssetPtr load(const py::object& path_like, bool allow_external_paths) {
+AssetPtr load(const py::object& path_like, bool allow_external_paths, bool read_files) {
   // str or os.PathLike; kept as given for the messages (the CLI's "FILE: <where>: <what>").
   const std::string path = py::module_::import("os").attr("fspath")(path_like).cast<std::string>();
   auto result = std::make_shared<PyAsset>();
@@ -94,6 +94,7 @@ AssetPtr load(const py::object& path_like, bool allow_external_paths) {
     py::gil_scoped_release release;
     LoadOptions options;
     options.allow_external_paths = allow_external_paths;
+    options.map_files = !read_files;
     loaded = loadAsset(path, options);
   }
   result->asset = take(std::move(loaded), path);
@@ -540,8 +541,9 @@ PYBIND11_MODULE(_morphkit, m) {
            "capture's rows). See morphkit/_morphkit.pyi.")
       .def("__repr__", [](const PyAsset& a) { return "<morphkit.Asset '" + a.path + "'>"; });
 
-  m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("allow_external_paths") = false,
-        "Load and validate a .gltf or .glb file. Raises a morphkit.Error subclass on bad input.");
+  m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("allow_external_paths") = false, py::arg("read_files") = false,
+        "Load and validate a .gltf or .glb file (mapped; read_files=True reads it into memory instead, the CLI's "
+        "--read-files). Raises a morphkit.Error subclass on bad input.");
 
   py::class_<PyRenderer>(m, "Renderer", "A headless Vulkan renderer of one size on one device.")
       .def(py::init(&makeRenderer), py::arg("device") = -1, py::arg("size") = std::pair<uint32_t, uint32_t>{256, 256},

@@ -22,6 +22,17 @@ def test_info_is_the_inspect_json(assets: pathlib.Path, cli: str, model: pathlib
     assert morphkit.load(str(model)).info() == json.loads(done.stdout)
 
 
+def test_read_files_loads_what_mapping_loads(demo_glb: pathlib.Path) -> None:
+    assert demo_glb.stat().st_size > 65536  # over the size below which the loader reads anyway
+    mapped = morphkit.load(demo_glb)
+    read = morphkit.load(demo_glb, read_files=True)
+    assert read.info() == mapped.info()
+    a = mapped.pose(anim=0, times=[0.25], path="fast")
+    b = read.pose(anim=0, times=[0.25], path="fast")
+    for pa, pb in zip(a.primitives, b.primitives, strict=True):
+        np.testing.assert_array_equal(pa.positions, pb.positions)
+
+
 @pytest.mark.parametrize("model", MODELS, ids=[model_id(m) for m in MODELS])
 def test_pose_equals_the_cli_json(assets: pathlib.Path, cli: str, model: pathlib.Path, tmp_path: pathlib.Path) -> None:
     asset = morphkit.load(model)
