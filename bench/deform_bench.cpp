@@ -226,6 +226,31 @@ void grainArgs(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_MorphSkin)->Name("BM_MorphSkinGrain")->Apply(grainArgs);
 
+// A fast-path job's fixed cost: one job over a one-vertex range at 52 × 20k (the demo face), so what is timed is
+// its set-up (validation, active list, palette, attribute tables) and one vertex. A pose splits a frame into
+// about 4 such jobs per thread (docs/PERFORMANCE.md, "Two threads at 20k").
+void BM_FastJobSetUp(benchmark::State& state) {
+  Fixture& f = fixture(52, 20000);
+  const PrimitiveData& p = f.primitive;
+  const size_t n = p.vertex_count;
+  std::vector<float> positions(3 * n), normals(p.normal.empty() ? 0 : 3 * n), tangents(p.tangent.empty() ? 0 : 4 * n);
+  MorphSkinJob job;
+  job.primitive = &p;
+  job.weights = f.weights;
+  job.joint_matrices = f.joints;
+  job.out_positions = positions;
+  job.out_normals = normals;
+  job.out_tangents = tangents;
+  job.begin = uint32_t(n / 2);  // a vertex inside the targets' spans
+  job.end = job.begin + 1;
+  for (auto _ : state) {
+    const bool ok = FastMorphSkinJob{job, &f.packed}.run();
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(positions.data());
+  }
+}
+BENCHMARK(BM_FastJobSetUp)->Unit(benchmark::kMicrosecond);
+
 // The pool's fork-join cost: 2 chunks of 50 µs of busy work on 2 threads take 50 µs + the cost of waking the
 // worker and joining it (counter overhead_us); on 1 thread they take 100 µs.
 void BM_PoolRoundTrip(benchmark::State& state) {

@@ -361,8 +361,10 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
         axpy(out + size_t(lo) * stride, stride, d, s.components, w, hi - lo);
         // The next block's part of this stream: about 100 streams interleave block by block, more than the
         // hardware prefetchers follow, so ask for it now (it arrives while the rest of this block runs).
-        // Measured at 52 × 200k: 7–8 % less time on 1 and 2 threads (docs/PERFORMANCE.md).
-        const uint32_t next_hi = std::min(block_end + kBlockVertices, s.last);
+        // Measured at 52 × 200k: 7–8 % less time on 1 and 2 threads (docs/PERFORMANCE.md). Never past the job's
+        // range: the next range is another job's, often on another thread, and asking for it cost each job of a
+        // frame split into chunks about 10 µs (bench/deform_bench.cpp BM_FastJobSetUp).
+        const uint32_t next_hi = std::min({block_end + kBlockVertices, s.last, job.end});
         if (prefetch_streams && next_hi > hi) {
           const char* next = reinterpret_cast<const char*>(d + size_t(hi - lo) * s.components);
           const size_t bytes = size_t(next_hi - hi) * s.components * sizeof(float);
