@@ -133,6 +133,27 @@ double threadCpuSeconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
+// Output arrays for every attribute of a fixture's primitive.
+struct JobOutputs {
+  std::vector<float> positions, normals, tangents;
+  std::vector<std::vector<float>> texcoords;
+  std::vector<std::span<float>> texcoord_spans;
+};
+
+// A job over all of `f`'s vertices, writing into `out` (sized here).
+MorphSkinJob wholeJob(const Fixture& f, JobOutputs& out) {
+  const PrimitiveData& p = f.primitive;
+  const size_t n = p.vertex_count;
+  out.positions.assign(3 * n, 0.0f);
+  out.normals.assign(p.normal.empty() ? 0 : 3 * n, 0.0f);
+  out.tangents.assign(p.tangent.empty() ? 0 : 4 * n, 0.0f);
+  out.texcoords.assign(p.texcoords.size(), std::vector<float>(2 * n));
+  out.texcoord_spans.assign(out.texcoords.begin(), out.texcoords.end());
+  return MorphSkinJob{.primitive = &p, .weights = f.weights, .joint_matrices = f.joints, .begin = 0, .end = uint32_t(n),
+                      .out_positions = out.positions, .out_normals = out.normals, .out_tangents = out.tangents,
+                      .out_texcoords = out.texcoord_spans};
+}
+
 // Args: targets, vertices, fast (0/1), threads, grain (vertices per parallelFor chunk; 0: one even chunk per thread).
 void BM_MorphSkin(benchmark::State& state) {
   const uint32_t targets = uint32_t(state.range(0));
@@ -143,17 +164,8 @@ void BM_MorphSkin(benchmark::State& state) {
   Fixture& f = fixture(targets, vertices);
   const PrimitiveData& p = f.primitive;
   const size_t n = p.vertex_count;
-  std::vector<float> positions(3 * n), normals(p.normal.empty() ? 0 : 3 * n), tangents(p.tangent.empty() ? 0 : 4 * n);
-  std::vector<std::vector<float>> texcoords(p.texcoords.size(), std::vector<float>(2 * n));
-  std::vector<std::span<float>> texcoord_spans(texcoords.begin(), texcoords.end());
-  MorphSkinJob job;
-  job.primitive = &p;
-  job.weights = f.weights;
-  job.joint_matrices = f.joints;
-  job.out_positions = positions;
-  job.out_normals = normals;
-  job.out_tangents = tangents;
-  job.out_texcoords = texcoord_spans;
+  JobOutputs outputs;
+  const MorphSkinJob job = wholeJob(f, outputs);
   ThreadPool pool(threads);
   const size_t chunk = grain ? grain : (n + threads - 1) / threads;  // what parallelFor uses for grain 0
   std::vector<double> chunk_cpu((n + chunk - 1) / chunk, 0.0);    // thread CPU seconds spent per chunk
@@ -172,7 +184,7 @@ void BM_MorphSkin(benchmark::State& state) {
       }
       chunk_cpu[begin / chunk] += threadCpuSeconds() - chunk_start;  // one thread per chunk per iteration
     });
-    benchmark::DoNotOptimize(positions.data());
+    benchmark::DoNotOptimize(outputs.positions.data());
     benchmark::ClobberMemory();
   }
   // CPU time of every thread of the process per iteration: against the 1-thread row it shows how much work
@@ -231,22 +243,14 @@ BENCHMARK(BM_MorphSkin)->Name("BM_MorphSkinGrain")->Apply(grainArgs);
 // about 4 such jobs per thread (docs/PERFORMANCE.md, "Two threads at 20k").
 void BM_FastJobSetUp(benchmark::State& state) {
   Fixture& f = fixture(52, 20000);
-  const PrimitiveData& p = f.primitive;
-  const size_t n = p.vertex_count;
-  std::vector<float> positions(3 * n), normals(p.normal.empty() ? 0 : 3 * n), tangents(p.tangent.empty() ? 0 : 4 * n);
-  MorphSkinJob job;
-  job.primitive = &p;
-  job.weights = f.weights;
-  job.joint_matrices = f.joints;
-  job.out_positions = positions;
-  job.out_normals = normals;
-  job.out_tangents = tangents;
-  job.begin = uint32_t(n / 2);  // a vertex inside the targets' spans
+  JobOutputs outputs;
+  MorphSkinJob job = wholeJob(f, outputs);
+  job.begin = f.primitive.vertex_count / 2;  // a vertex inside the targets' spans
   job.end = job.begin + 1;
   for (auto _ : state) {
     const bool ok = FastMorphSkinJob{job, &f.packed}.run();
     benchmark::DoNotOptimize(ok);
-    benchmark::DoNotOptimize(positions.data());
+    benchmark::DoNotOptimize(outputs.positions.data());
   }
 }
 BENCHMARK(BM_FastJobSetUp)->Unit(benchmark::kMicrosecond);
