@@ -126,6 +126,19 @@ TEST(BadInput, BaseAssetsAreValid) {
 
 // ---------------------------------------------------------------------------------------------------------
 // GLB container (glTF 2.0 §4.4)
+// A camera's type names the object that holds its parameters, which is then required (glTF 2.0 §5.12).
+TEST(BadInput, CameraWithoutItsTypesObject) {
+  const std::string base = baseGltf();
+  ASSERT_NE(base.find("\"scene\":0,"), std::string::npos);
+  for (const auto& [type, message] : {std::pair{"perspective", "cameras[0].perspective: is required for a perspective camera"},
+                                      std::pair{"orthographic", "cameras[0].orthographic: is required for an orthographic camera"}}) {
+    SCOPED_TRACE(type);
+    std::string json = base;
+    json.replace(json.find("\"scene\":0,"), 10, std::string("\"scene\":0,\"cameras\":[{\"type\":\"") + type + "\"}],");
+    EXPECT_FAILURE(loadJson(json), Error::kInvalidGltf, message);
+  }
+}
+
 TEST(BadGlb, EveryPrefixFailsCleanly) {
   std::vector<uint8_t> glb = baseGlb();
   for (size_t n = 0; n < glb.size(); ++n) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The loader's byte-level steps, apart from its JSON parsing (loader.cpp): the GLB container's chunks
+// The loader's byte-level steps (loader.cpp), apart from its JSON parsing (parser.cpp): the GLB container's chunks
 // (glTF 2.0 §4.4) and filling buffers and images from the BIN chunk, data: URIs or files under LoadOptions.
 #pragma once
 #include <cstdint>
