@@ -31,8 +31,7 @@ struct AnimateOptions {
   std::string out;
   std::string name = "capture";
   bool json = false;
-  bool allow_external_paths = false;
-  bool read_files = false;
+  FileAccessFlags file_access;
   WeightOptions weights;
 };
 
@@ -119,8 +118,7 @@ int run(const AnimateOptions& o) {
     return reportUsage("--name: must not be empty");
   }
   LoadOptions load;
-  load.allow_external_paths = o.allow_external_paths;
-  load.map_files = !o.read_files;
+  o.file_access.applyTo(load);
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
   for (const Animation& a : asset->animations) {
@@ -192,8 +190,7 @@ const CommandRegistration kRegistration({45, [](CLI::App& app, int& exit_code) {
   sub->add_option("--out", options->out, "the .glb file to write (IN's content plus the new animation)")->required();
   sub->add_option("--name", options->name, "name of the new animation")->capture_default_str();
   sub->add_flag("--json", options->json, "print the summary as one JSON object");
-  sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
-  sub->add_flag("--read-files", options->read_files, "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file may change while in use)");
+  addFileAccessOptions(sub, options->file_access);
   addWeightOptions(*sub, options->weights, kCaptureOptions);
   sub->get_option("--weights-csv")->required();
   sub->callback([options, &exit_code] { exit_code = run(*options); });

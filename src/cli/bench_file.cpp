@@ -208,8 +208,7 @@ int runFileBench(const FileBenchOptions& o) {
     return reportUsage("bench: --size " + o.size + ": expected WxH (e.g. 256x256)");
   }
   LoadOptions load;
-  load.allow_external_paths = o.allow_external_paths;
-  load.map_files = !o.read_files;
+  o.file_access.applyTo(load);
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
   Expected<uint32_t> animation = findAnimation(*asset, o.anim);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "command.h"
+
 namespace morphkit::cli {
 
 struct FileBenchOptions {
@@ -20,8 +22,7 @@ struct FileBenchOptions {
   int device = -1;             // Vulkan device index
   bool validation = false;
   bool json = false;
-  bool allow_external_paths = false;
-  bool read_files = false;  // LoadOptions::map_files = false
+  FileAccessFlags file_access;
 };
 
 int runFileBench(const FileBenchOptions& options);

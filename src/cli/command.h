@@ -9,6 +9,7 @@
 
 #include "morphkit/budget.h"
 #include "morphkit/error.h"
+#include "morphkit/gltf.h"
 #include "morphkit/text.h"
 
 namespace morphkit::cli {
@@ -51,6 +52,15 @@ struct BudgetFlags {
   Budget budget() const;
 };
 void addBudgetOptions(CLI::App* sub, BudgetFlags& flags);
+
+// --allow-external-paths / --read-files on every command that loads a glTF file (docs/CLI.md).
+struct FileAccessFlags {
+  bool allow_external_paths = false;
+  bool read_files = false;  // LoadOptions::map_files = false
+  void applyTo(LoadOptions& load) const;
+};
+// `help_prefix` starts each flag's help ("FILE: " where only one mode of the command loads a file).
+void addFileAccessOptions(CLI::App* sub, FileAccessFlags& flags, const char* help_prefix = "");
 
 // True when stderr is a terminal: progress bars only then.
 bool stderrIsTerminal();

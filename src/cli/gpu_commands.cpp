@@ -168,8 +168,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->check(CLI::IsMember({"reference", "fast", "gpu", "render"}));
   sub->add_option("--size", file_options->size, "FILE: render rows' target size WxH (default 256x256)");
-  sub->add_flag("--allow-external-paths", file_options->allow_external_paths, "FILE: let URIs point outside the file's folder");
-  sub->add_flag("--read-files", file_options->read_files, "FILE: " "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file may change while in use)");
+  addFileAccessOptions(sub, file_options->file_access, "FILE: ");
   sub->add_flag("--positions-only", file_options->positions_only,
                 "FILE: the CPU rows pose positions only (picking, bounds: what three.js's CPU path computes); with it, "
                 "--paths defaults to reference,fast and takes no gpu or render rows");

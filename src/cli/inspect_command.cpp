@@ -148,8 +148,7 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
 struct InspectOptions {
   std::vector<std::string> files;
   bool json = false;
-  bool allow_external_paths = false;
-  bool read_files = false;
+  FileAccessFlags file_access;
   BudgetFlags budget;
 };
 
@@ -158,8 +157,7 @@ struct InspectOptions {
 // an array in the order given.
 int inspectFiles(const InspectOptions& options) {
   LoadOptions load;
-  load.allow_external_paths = options.allow_external_paths;
-  load.map_files = !options.read_files;
+  options.file_access.applyTo(load);
   load.budget = options.budget.budget();
   const bool array = options.files.size() > 1;
   int code = 0;
@@ -192,8 +190,7 @@ const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("inspect", "Show meshes, morph targets, skins and animations of a glTF file");
   sub->add_option("FILE", options->files, "one or more .gltf or .glb files")->required();
   sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
-  sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
-  sub->add_flag("--read-files", options->read_files, "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file may change while in use)");
+  addFileAccessOptions(sub, options->file_access);
   std::string extensions;
   for (const char* name : supportedExtensions()) extensions += std::string(extensions.empty() ? "" : ", ") + name;
   sub->footer("Supported glTF extensions (docs/CLI.md says what each does): " + extensions +

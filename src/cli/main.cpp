@@ -61,6 +61,20 @@ void addBudgetOptions(CLI::App* sub, BudgetFlags& flags) {
       ->capture_default_str();
 }
 
+void FileAccessFlags::applyTo(LoadOptions& load) const {
+  load.allow_external_paths = allow_external_paths;
+  load.map_files = !read_files;
+}
+
+void addFileAccessOptions(CLI::App* sub, FileAccessFlags& flags, const char* help_prefix) {
+  sub->add_flag("--allow-external-paths", flags.allow_external_paths,
+                std::string(help_prefix) + "let URIs point outside the file's folder");
+  sub->add_flag("--read-files", flags.read_files,
+                std::string(help_prefix) +
+                    "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file "
+                    "may change while in use)");
+}
+
 bool stderrIsTerminal() { return isatty(fileno(stderr)) != 0; }
 
 ProgressBar::ProgressBar(std::string label, size_t total)

@@ -46,8 +46,7 @@ struct PoseCommandOptions {
   std::string cpu_path = "reference";
   uint32_t threads = 1;
   bool json = false;
-  bool allow_external_paths = false;
-  bool read_files = false;
+  FileAccessFlags file_access;
   bool keep_skin_weights = false;
   bool positions_only = false;   // CPU: PoseOptions::positions_only
   std::string device = "cpu";    // cpu | gpu | N (a Vulkan device index)
@@ -376,8 +375,7 @@ void printComparison(const std::vector<PoseResult>& cpu, const std::vector<PoseR
 
 int run(const PoseCommandOptions& options) {
   LoadOptions load;
-  load.allow_external_paths = options.allow_external_paths;
-  load.map_files = !options.read_files;
+  options.file_access.applyTo(load);
   load.keep_skin_weights = options.keep_skin_weights;
   load.budget = options.budget.budget();
   Expected<Asset> asset = loadAsset(options.file, load);
@@ -472,8 +470,7 @@ const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
   sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")
       ->check(CLI::Range(0u, 256u));
   sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
-  sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
-  sub->add_flag("--read-files", options->read_files, "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file may change while in use)");
+  addFileAccessOptions(sub, options->file_access);
   sub->add_flag("--positions-only", options->positions_only,
                 "CPU: pose positions only (no normals, tangents, texture coordinates or colors; about 1.8x faster); "
                 "outputs .json (normals null), .npy or .npz (no _normals), or the summary");

@@ -59,8 +59,7 @@ struct RenderCommandOptions {
   std::string material;  // node material graph (JSON); empty: the built-in PBR shaders
   bool no_shadows = false;
   bool keep_skin_weights = false;
-  bool allow_external_paths = false;
-  bool read_files = false;
+  FileAccessFlags file_access;
   bool no_prepass = false;
   bool validation = false;
   std::string device = "gpu";  // gpu | N; cpu is a usage error (rendering needs Vulkan)
@@ -427,8 +426,7 @@ int run(const RenderCommandOptions& o) {
   if (!o.material.empty()) return reportError(o.material + ": this build has no node materials (morphkit::material)");
 #endif
   LoadOptions load;
-  load.allow_external_paths = o.allow_external_paths;
-  load.map_files = !o.read_files;
+  o.file_access.applyTo(load);
   load.keep_skin_weights = o.keep_skin_weights;
   load.budget = o.budget.budget();
   Expected<Asset> asset = loadAsset(o.file, load);
@@ -494,8 +492,7 @@ const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
   sub->add_option("--material", options->material, "node material graph (JSON, docs/NODE_MATERIALS.md) for every primitive");
   sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
                 "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
-  sub->add_flag("--allow-external-paths", options->allow_external_paths, "let URIs point outside the file's folder");
-  sub->add_flag("--read-files", options->read_files, "read .glb/.bin files into memory instead of mapping them (where page faults are slow, or a file may change while in use)");
+  addFileAccessOptions(sub, options->file_access);
   sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
   sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
   sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");
