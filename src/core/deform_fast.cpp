@@ -60,7 +60,6 @@ struct Columns {
 template <uint32_t K>
 inline float blendJoints(const float* __restrict weights, const uint32_t* __restrict joints, uint32_t k,
                          const Columns* __restrict palette, Columns& out) {
-  for (Float4& c : out.c) c = Float4{0, 0, 0, 0};
   float sum = 0.0f;
   const uint32_t n = K != 0 ? K : k;
 #if defined(__GNUC__) || defined(__clang__)
@@ -86,6 +85,7 @@ inline float blendJoints(const float* __restrict weights, const uint32_t* __rest
   out.c[2] = __builtin_shufflevector(c23, c23, 0, 1, 2, 3);
   out.c[3] = __builtin_shufflevector(c23, c23, 4, 5, 6, 7);
 #else
+  for (Float4& c : out.c) c = Float4{0, 0, 0, 0};
   for (uint32_t i = 0; i < n; ++i) {
     const float w = weights[i];
     if (w == 0.0f) continue;
@@ -157,10 +157,12 @@ template <bool kSkinned, uint32_t K>
 inline void skinBlock(const SkinBlock& b) {
   const uint32_t k = b.p.influences;
   for (uint32_t v = b.begin; v < b.end; ++v) {
-    Columns m = b.rigid;
+    Columns m;
     float weight_sum = 1.0f;
     if constexpr (kSkinned) {
       weight_sum = blendJoints<K>(&b.p.skin_weights[size_t(v) * k], &b.p.joints[size_t(v) * k], k, b.palette, m);
+    } else {
+      m = b.rigid;
     }
     float* pos = &b.positions[size_t(v) * 3];
     const Float4 local = m.c[0] * (pos[0] - b.fpivot[0]) + m.c[1] * (pos[1] - b.fpivot[1]) +

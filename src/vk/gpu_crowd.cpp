@@ -22,7 +22,6 @@
 
 namespace morphkit {
 
-
 static_assert(kMaxCrowdGroup == CROWD_MAX_GROUP, "gpu_crowd.h and crowd_shared.h agree");
 
 namespace {
@@ -35,8 +34,8 @@ constexpr uint64_t kV2SliceBytes = 12 * 1024;  // shared memory for a slice's re
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 
 // v4's words per staged record: f16 deltas of an even stride are staged as stored, two halves a word, which halves
-// the shared-memory reads of the morph loop (what bounds it, docs/PERFORMANCE.md "Kernel v4"); odd strides put
-// a record's halves across word boundaries, so they are staged as floats like f32.
+// the morph loop's shared-memory reads and doubles the slots a budget holds (4 % on the H200, docs/PERFORMANCE.md
+// "Runs 32–35"); odd strides put a record's halves across word boundaries, so they are staged as floats like f32.
 bool crowd4StagesHalves(const GpuPrimitiveInfo& p) {
   return p.layout == DeltaLayout::kDenseF16 && p.target_count > 0 && p.delta.stride > 0 && p.delta.stride % 2 == 0;
 }
@@ -150,7 +149,6 @@ Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const
   info.tile_vertices = CROWD4_TILE;
   return Ok{};
 }
-
 
 // The dispatch: (instance groups, vertex tiles); v4 swaps them (its tiles are the longer axis: x has the larger limit).
 struct DispatchSize {
