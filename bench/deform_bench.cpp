@@ -238,6 +238,13 @@ void grainArgs(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_MorphSkin)->Name("BM_MorphSkinGrain")->Apply(grainArgs);
 
+// What BM_MorphSkin's per-chunk timers cost: two reads of the thread CPU clock per chunk, a system call on some
+// virtual machines rather than a vDSO read.
+void BM_ThreadCpuClock(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(threadCpuSeconds());
+}
+BENCHMARK(BM_ThreadCpuClock)->Unit(benchmark::kMicrosecond);
+
 // A fast-path job's fixed cost: one job over a one-vertex range at 52 × 20k (the demo face), so what is timed is
 // its set-up (validation, active list, palette, attribute tables) and one vertex. A pose splits a frame into
 // about 4 such jobs per thread (docs/PERFORMANCE.md, "Two threads at 20k").

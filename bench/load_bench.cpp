@@ -158,6 +158,45 @@ void BM_FileBytesRead(benchmark::State& state) { fileBytes(state, false); }
 BENCHMARK(BM_FileBytesMap)->RangeMultiplier(4)->Range(4 << 10, 4 << 20)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FileBytesRead)->RangeMultiplier(4)->Range(4 << 10, 4 << 20)->Unit(benchmark::kMicrosecond);
 
+// The ways a loader can bring in the input's file (args: input, way), then one byte per 4 KiB page read: mmap alone,
+// with MAP_POPULATE, with MADV_POPULATE_READ, with MADV_WILLNEED, or read() into a fresh vector. What each costs
+// is the machine's page handling, which decides whether mapping or reading is the faster way in
+// (docs/PERFORMANCE.md, "Zero-copy loading").
+void BM_FileWays(benchmark::State& state) {
+  const Input& in = input(int(state.range(0)));
+  if (!ready(state, in)) return;
+  const int way = int(state.range(1));
+  const char* ways[] = {"mmap", "MAP_POPULATE", "MADV_POPULATE_READ", "MADV_WILLNEED", "read"};
+  state.SetLabel(std::string(kNames[state.range(0)]) + " " + ways[way]);
+  for (auto _ : state) {
+    const int fd = ::open(in.path.c_str(), O_RDONLY | O_CLOEXEC);
+    const size_t size = in.bytes.size();
+    uint64_t sum = 0;
+    if (way == 4) {
+      std::vector<uint8_t> bytes(size);
+      size_t got = 0;
+      while (got < size) {
+        const ssize_t r = ::read(fd, bytes.data() + got, size - got);
+        if (r <= 0) break;
+        got += size_t(r);
+      }
+      for (size_t i = 0; i < got; i += 4096) sum += bytes[i];
+    } else {
+      auto* p = static_cast<const uint8_t*>(::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (way == 1 ? MAP_POPULATE : 0), fd, 0));
+      if (p != MAP_FAILED) {
+        if (way == 2) ::madvise(const_cast<uint8_t*>(p), size, 22 /* MADV_POPULATE_READ, Linux 5.14 */);
+        if (way == 3) ::madvise(const_cast<uint8_t*>(p), size, MADV_WILLNEED);
+        for (size_t i = 0; i < size; i += 4096) sum += p[i];
+        ::munmap(const_cast<uint8_t*>(p), size);
+      }
+    }
+    ::close(fd);
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(in.bytes.size()));
+}
+BENCHMARK(BM_FileWays)->ArgsProduct({{0, 1}, {0, 1, 2, 3, 4}})->ArgNames({"input", "way"})->Unit(benchmark::kMillisecond);
+
 #if MORPHKIT_HAVE_TINYGLTF
 bool noImage(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
   return true;
