@@ -3,6 +3,7 @@
 // the morph-then-skin order, fast == reference on random data, poisoned outputs, one validity test per input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -443,6 +444,44 @@ TEST(ThreadPool, CoversEveryIndexOnceAndNestsInline) {
     }
     pool.parallelFor(0, 1, [](size_t, size_t) { FAIL(); });
   }
+}
+
+TEST(ThreadPool, SharesCoverEveryIndexOnceInChunksOfAtMostTheGrain) {
+  for (unsigned threads : {1u, 2u, 3u, 4u}) {
+    ThreadPool pool(threads);
+    for (size_t count : {size_t(1), size_t(5), size_t(1000), size_t(1537)}) {
+      for (size_t grain : {size_t(0), size_t(1), size_t(7), size_t(64), size_t(1000), size_t(5000)}) {
+        std::vector<std::atomic<int>> hits(count);
+        pool.parallelForShares(count, grain, [&](size_t begin, size_t end) {
+          EXPECT_LT(begin, end);
+          EXPECT_LE(end, count);
+          EXPECT_LE(end - begin, std::max<size_t>(grain, 1));
+          for (size_t i = begin; i < end; ++i) hits[i]++;
+          pool.parallelForShares(2, 1, [](size_t, size_t) {});  // nested: runs inline, no deadlock
+        });
+        for (auto& h : hits) ASSERT_EQ(h.load(), 1) << threads << " threads, count " << count << ", grain " << grain;
+      }
+    }
+  }
+}
+
+// The worker starts at the front of its own share (the second half, on a multiple of the grain), not next to the
+// calling thread's chunk as in-order claiming would: the calling thread holds its first chunk until the worker
+// has run one, so the worker's share is still whole when it claims.
+TEST(ThreadPool, SharesStartEachThreadOnItsOwnHalf) {
+  ThreadPool pool(2);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<long> worker_first{-1};
+  pool.parallelForShares(1000, 64, [&](size_t begin, size_t) {
+    if (std::this_thread::get_id() != caller) {
+      long none = -1;
+      worker_first.compare_exchange_strong(none, long(begin));
+    } else if (begin == 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (worker_first.load() < 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    }
+  });
+  EXPECT_EQ(worker_first.load(), 448);  // 1000 / 2 = 500, down to a multiple of 64
 }
 
 // Back-to-back batches find the workers spinning, batches after a pause find them asleep; every batch covers

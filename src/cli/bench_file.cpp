@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `morphkit bench FILE [--anim A] [--frames N] [--threads N] [--paths ...] [--json]`: the user's own asset, every
 // deformation path, ms per frame. Frame i of N samples t = i · d / N (d = the clip's duration), so one pass
-// plays the clip once; each row plays its frames for kRowWarmUpMs untimed, then `repetitions` passes, and reports
-// the best pass.
+// plays the clip once; the rows play their frames for kRowWarmUpMs untimed, then `repetitions` passes, and each
+// reports its best pass (the CPU rows side by side, pass by pass: timeRows).
 //   reference       evaluatePose into a reused PoseResult, scalar reference path (morphkit/pose.h), 1 thread
 //   fast            the same, fast path, on a ThreadPool of 1..N threads
 //   gpu             evaluateGpuPose (morphkit/gpu_pose.h) with the delta layout forced to each layout in turn:
@@ -22,6 +22,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <span>
 #include <thread>
 
 #include "command.h"
@@ -63,66 +64,86 @@ using FrameFn = std::function<Expected<double>(double time)>;
 // row, 0.072 right after another row; docs/PERFORMANCE.md). The CPU's counterpart of warmUpGpu.
 constexpr double kRowWarmUpMs = 300.0;
 
-// The warm-up (kRowWarmUpMs), then `repetitions` passes over every frame; fills row.ms / row.gpu_ms from the best
-// pass.
-Status timeRow(Context& c, Row& row, const FrameFn& frame) {
+// Times rows side by side: the warm-up (kRowWarmUpMs, every row in turn), then `repetitions` passes, each
+// pass playing every frame on each row in turn after one untimed frame (which wakes the row's thread pool from
+// its sleep while the other rows ran). Fills each row's ms / gpu_ms from its best pass. Interleaved because the
+// development VM's speed drifts (the 20k demo's one-thread row read 0.41–0.69 ms in consecutive runs): rows timed
+// one after the other compared one moment with another, and the thread rows' ratio measured mostly the drift.
+Status timeRows(Context& c, std::span<Row> rows, std::span<const FrameFn> frames) {
   using Clock = std::chrono::steady_clock;
   const auto warm_start = Clock::now();
   for (size_t i = 0;; ++i) {
-    if (Expected<double> warm = frame(c.times[i % c.times.size()]); !warm) return warm.error();
+    for (const FrameFn& frame : frames) {
+      if (Expected<double> warm = frame(c.times[i % c.times.size()]); !warm) return warm.error();
+    }
     if (std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() >= kRowWarmUpMs) break;
   }
   const uint32_t passes = std::max(c.options.repetitions, 1u);
   for (uint32_t pass = 0; pass < passes; ++pass) {
-    double gpu = 0.0;
-    const auto start = Clock::now();
-    for (double t : c.times) {
-      Expected<double> g = frame(t);
-      if (!g) return g.error();
-      gpu += *g;
-      c.bar.update(++c.done);
-    }
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count() / double(c.times.size());
-    if (std::isnan(row.ms) || ms < row.ms) {
-      row.ms = ms;
-      row.gpu_ms = gpu / double(c.times.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (Expected<double> wake = frames[r](c.times.back()); !wake) return wake.error();
+      double gpu = 0.0;
+      const auto start = Clock::now();
+      for (double t : c.times) {
+        Expected<double> g = frames[r](t);
+        if (!g) return g.error();
+        gpu += *g;
+        c.bar.update(++c.done);
+      }
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count() / double(c.times.size());
+      if (std::isnan(rows[r].ms) || ms < rows[r].ms) {
+        rows[r].ms = ms;
+        rows[r].gpu_ms = gpu / double(c.times.size());
+      }
     }
   }
   return Ok{};
+}
+
+Status timeRow(Context& c, Row& row, const FrameFn& frame) {
+  return timeRows(c, std::span<Row>(&row, 1), std::span<const FrameFn>(&frame, 1));
 }
 
 bool wants(const FileBenchOptions& o, const char* path) {
   return std::find(o.paths.begin(), o.paths.end(), path) != o.paths.end();
 }
 
+// The CPU rows (reference, then fast at 1..N threads), timed side by side (timeRows).
 Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, unsigned threads, std::vector<Row>& rows) {
-  auto run = [&](Row row, CpuPath path, ThreadPool* pool) -> Status {
+  struct CpuRow {
+    CpuPath path;
+    std::unique_ptr<ThreadPool> pool;  // the CLI owns the threads; the library borrows them
     SamplingContext sampling;
     PoseResult result;  // reused frame to frame, as a player would
-    Status s = timeRow(c, row, [&](double t) -> Expected<double> {
-      PoseOptions pose;
-      pose.animation = animation;
-      pose.time = t;
-      pose.path = path;
-      pose.pool = pool;
-      pose.sampling = &sampling;
-      pose.positions_only = c.options.positions_only;
-      if (Status posed = evaluatePose(prepared, pose, result); !posed) return posed.error();
-      return 0.0;
-    });
-    row.gpu_ms = std::nan("");
-    rows.push_back(row);
-    return s;
   };
+  std::vector<Row> timed;
+  std::vector<std::unique_ptr<CpuRow>> state;
   if (wants(c.options, "reference")) {
-    if (Status s = run(Row{"reference", 1}, CpuPath::kReference, nullptr); !s) return s;
+    timed.push_back(Row{"reference", 1});
+    state.push_back(std::make_unique<CpuRow>(CpuRow{CpuPath::kReference, nullptr}));
   }
   if (wants(c.options, "fast")) {
     for (unsigned n = 1; n <= threads; ++n) {
-      ThreadPool pool(n);  // the CLI owns the threads; the library borrows them
-      if (Status s = run(Row{"fast", n}, CpuPath::kFast, &pool); !s) return s;
+      timed.push_back(Row{"fast", n});
+      state.push_back(std::make_unique<CpuRow>(CpuRow{CpuPath::kFast, std::make_unique<ThreadPool>(n)}));
     }
   }
+  std::vector<FrameFn> frames;
+  for (const std::unique_ptr<CpuRow>& row : state) {
+    frames.push_back([&c, &prepared, animation, row = row.get()](double t) -> Expected<double> {
+      PoseOptions pose;
+      pose.animation = animation;
+      pose.time = t;
+      pose.path = row->path;
+      pose.pool = row->pool.get();
+      pose.sampling = &row->sampling;
+      pose.positions_only = c.options.positions_only;
+      if (Status posed = evaluatePose(prepared, pose, row->result); !posed) return posed.error();
+      return std::nan("");
+    });
+  }
+  if (Status s = timeRows(c, timed, frames); !s) return s;
+  rows.insert(rows.end(), timed.begin(), timed.end());
   return Ok{};
 }
 

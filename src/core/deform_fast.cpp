@@ -17,8 +17,6 @@ namespace morphkit {
 
 namespace {
 
-constexpr uint32_t kBlockVertices = 1024;
-
 // x86-64: an AVX2 + FMA build of run() beside the baseline one, chosen once at load time (GCC/Clang function
 // multi-versioning). Measured on MorphSkinBlob52: 0.143 → 0.121 ms per frame (docs/PERFORMANCE.md). Results
 // differ from the baseline build by FMA's single rounding only, within the fast path's stated tolerance. GCC only:
@@ -191,6 +189,14 @@ inline void skinBlock(const SkinBlock& b) {
 
 }  // namespace
 
+// 32 MiB: the last-level cache one core of current server parts sees (32 MiB per CCD on the development VM's
+// EPYC). Under it the deltas stay cached between frames and the prefetches only cost instructions: the 20k-vertex
+// demo (14 MB of deltas) posed on one thread in 0.366 ms without them, 0.416 with (the 8 MiB threshold before;
+// docs/PERFORMANCE.md). Over it (52 × 200k: 137 MB) they save 7–8 %.
+bool FastMorphSkinJob::prefetchesStreams(const PackedTargets& packed) {
+  return packed.deltas.size() * sizeof(float) > (size_t(32) << 20);
+}
+
 bool FastMorphSkinJob::validate() const {
   if (!packed || !job.validateLayout()) return false;
   if (!job.joint_matrices.empty() && packed->joints_needed > job.joint_matrices.size()) return false;
@@ -326,7 +332,7 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
   }
   const float fpivot[3] = {packed->pivot[0], packed->pivot[1], packed->pivot[2]};
 
-  const bool prefetch_streams = packed->deltas.size() * sizeof(float) > (size_t(8) << 20);
+  const bool prefetch_streams = prefetchesStreams(*packed);
   for (uint32_t block_begin = job.begin; block_begin < job.end; block_begin += kBlockVertices) {
     const uint32_t block_end = std::min(job.end, block_begin + kBlockVertices);
     const uint32_t count = block_end - block_begin;
@@ -348,7 +354,7 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
     }
 
     // 2. Morph: for each active target and each of its streams overlapping the block, one axpy. Deltas that
-    //    cannot stay cached from frame to frame (over 8 MiB) are prefetched one block ahead.
+    //    cannot stay cached from frame to frame (prefetchesStreams) are prefetched one block ahead.
     for (uint32_t a = 0; a < active_count; ++a) {
       const uint32_t t = active[a].target;
       const float w = active[a].weight;

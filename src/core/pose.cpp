@@ -18,14 +18,17 @@ namespace morphkit {
 
 namespace {
 
-// Vertices per parallel task: about four tasks per thread, never below 1024 (a task's fixed cost: its active
-// list, palette and blocks). A fixed 8192 left an 8383-vertex mesh as tasks of 8192 and 191 (no gain from a
-// second thread), and split a 20k-vertex face into 3 tasks whose largest held 65 % of the work, because morph
-// targets cluster in parts of the vertex range; 4 tasks per thread, claimed in order, let 2 threads reach 1.99×
-// of the work split (bench/deform_bench.cpp BM_MorphSkinGrain, split_speedup_2; docs/PERFORMANCE.md).
-size_t rangeGrain(size_t vertices, const ThreadPool* pool) {
-  const size_t tasks = pool ? 4 * size_t(pool->threadCount()) : 1;
-  return std::max<size_t>(1024, (vertices + tasks - 1) / tasks);
+// Vertices per task on `pool` (parallelForShares: each thread walks its own share, then helps with the others').
+// No workers: one task. Otherwise one fast-path block, so that a thread that finishes early can take small
+// pieces and the threads end together (morph targets cluster in parts of the vertex range, so even shares are
+// uneven work: 63 % of the 20k face's work in one half); four blocks when the deltas stream from memory, so that
+// a job prefetches the next block for three of its four. Measured on the 20k-vertex demo, 2 threads: 1024-vertex
+// shares 0.218–0.231 ms, 2048 0.25–0.26, the previous four in-order tasks per thread 0.242–0.246
+// (docs/PERFORMANCE.md, "Two threads at 20k").
+size_t taskGrain(size_t vertices, const PackedTargets& packed, const ThreadPool* pool) {
+  if (!pool || pool->threadCount() == 1) return std::max<size_t>(vertices, 1);
+  const size_t blocks = FastMorphSkinJob::prefetchesStreams(packed) ? 4 : 1;
+  return blocks * FastMorphSkinJob::kBlockVertices;
 }
 
 }  // namespace
@@ -203,7 +206,7 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
                                                "].primitives[" + std::to_string(inst.primitive) +
                                                "]: inputs do not fit the deformation job (joint index out of range?)");
     }
-    parallelFor(options.pool, n, rangeGrain(n, options.pool), [&](size_t begin, size_t end) {
+    parallelForShares(options.pool, n, taskGrain(n, *packed, options.pool), [&](size_t begin, size_t end) {
       MorphSkinJob range = job;
       range.begin = uint32_t(begin);
       range.end = uint32_t(end);

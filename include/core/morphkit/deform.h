@@ -59,8 +59,16 @@ struct MorphSkinJob {
 // over the whole primitive (joint_matrices.size() >= packed->joints_needed), not only [begin, end), so that
 // validating a range costs O(1) per vertex range instead of a scan.
 struct FastMorphSkinJob {
+  // Vertices per block (the unit of the morph and skin loops): callers that split a primitive into ranges split
+  // on multiples of it.
+  static constexpr uint32_t kBlockVertices = 1024;
+
   MorphSkinJob job;                      // the description (inputs, range, outputs)
   const PackedTargets* packed = nullptr;  // required: packTargets(*job.primitive)
+
+  // Whether a job over `packed` prefetches each active stream one block ahead (within its range): only when the
+  // deltas are too large to stay cached from frame to frame (over 32 MiB).
+  static bool prefetchesStreams(const PackedTargets& packed);
 
   bool validate() const;
   bool run() const;
