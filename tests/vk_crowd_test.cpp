@@ -24,9 +24,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "morphkit/deform.h"
 #include "morphkit/gpu_crowd.h"
@@ -649,10 +651,32 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   }
   run = test::runMorphkit(dir, "bench --crowd-rows 8");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("--crowd-rows and --crowd-shared-kib need --crowd"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--crowd-rows, --crowd-shared-kib and --crowd-executables need --crowd"), std::string::npos) << run.err;
   run = test::runMorphkit(dir, "bench --crowd-kernel v2");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-kernel needs --crowd"), std::string::npos) << run.err;
+}
+
+// --crowd-executables DIR: one report per crowd row where the driver offers VK_KHR_pipeline_executable_properties
+// (the H200's does), else a message saying it reports nothing (lavapipe); the table is printed either way.
+TEST(CrowdBenchCommand, CrowdExecutablesWritesTheDriversReportOrSaysThereIsNone) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
+                                            "--repetitions 1 --copy-mib 1 --crowd-executables reports");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("crowd4_g"), std::string::npos) << run.out;
+  std::vector<std::filesystem::path> reports;
+  if (std::filesystem::exists(dir / "reports")) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "reports")) reports.push_back(entry.path());
+  }
+  if (reports.empty()) {
+    EXPECT_NE(run.err.find("--crowd-executables: the device reports nothing"), std::string::npos) << run.err;
+  } else {
+    ASSERT_EQ(reports.size(), 1u);  // the v4 row; the batch row has no crowd pipeline
+    EXPECT_EQ(reports[0].filename().string().rfind("crowd4_g", 0), 0u) << reports[0];
+    EXPECT_NE(test::slurp(reports[0]).find("executable 0: "), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "selection.h"
 #include "morphkit/gpu_bench.h"
 #include "morphkit/gpu_crowd.h"
+#include "morphkit/io.h"
 #include "morphkit/thread_pool.h"
 
 namespace morphkit::cli {
@@ -42,6 +44,7 @@ struct BenchOptions {
   std::vector<std::string> crowd_kernels = {"v1", "v2", "v3", "v4"};
   std::vector<uint32_t> crowd_rows = {0};        // v4: warps per workgroup to time (0: the default)
   std::vector<uint32_t> crowd_shared_kib = {0};  // v4: shared-memory budgets to time (0: the default, 12 KiB)
+  std::string crowd_executables;                 // non-empty: write each crowd row's pipelineReport here
 };
 
 // The crowd kernel `name` stands for: the inverse of crowdKernelName (layouts: layoutNamed, selection.h).
@@ -90,6 +93,23 @@ int runBench(const BenchOptions& o) {
   return messages.empty() ? 0 : kExitFailure;
 }
 
+// --crowd-executables DIR: DIR/<row>.txt per crowd row, the driver's report on its pipeline (what it compiled:
+// registers, statistics, and any internal representation it offers as text).
+Status writeExecutableReports(const std::string& folder, const GpuCrowdBenchReport& report) {
+  if (folder.empty()) return Ok{};
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) return fail(Error::kIo, "cannot create the folder: " + ec.message());
+  size_t written = 0;
+  for (const GpuCrowdBenchRow& row : report.rows) {
+    if (row.executable_report.empty()) continue;
+    if (Status s = writeFileAtomic(std::filesystem::path(folder) / (row.variant + ".txt"), row.executable_report); !s) return s;
+    ++written;
+  }
+  if (written == 0) reportMessage("bench: --crowd-executables: the device reports nothing on its pipelines (no VK_KHR_pipeline_executable_properties)");
+  return Ok{};
+}
+
 // `bench --crowd N`: N skinned instances of one primitive (--vertices/--targets: the first value; default 20000 ×
 // 52, 10 active each) in one crowd dispatch per --crowd-groups size, beside the per-instance batch kernel and the
 // copy kernel. `given` tells which options the user set (else the crowd's own defaults apply).
@@ -135,19 +155,22 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   options.progress = [&bar](size_t done, size_t) { bar.update(done); };
   ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()));  // the frame preparation: every hardware thread
   options.pool = &pool;
+  options.executable_reports = !o.crowd_executables.empty();
   Expected<GpuCrowdBenchReport> report = runGpuCrowdBench(**context, options);
   bar.finish();
   std::vector<std::string> messages = gpuValidationMessages(**context);
   destroyVulkanContext(*context);
   if (!report) return reportFailure({}, report.error());
   for (const std::string& m : messages) reportMessage(m);
+  if (Status s = writeExecutableReports(o.crowd_executables, *report); !s) return reportFailure(o.crowd_executables, s.error());
   fmt::print("{}", o.json ? gpuCrowdBenchJson(*report, true) + "\n" : gpuCrowdBenchTable(*report));
   return messages.empty() ? 0 : kExitFailure;
 }
 
 // Options of the synthetic table; with FILE they are a usage error (they would be silently ignored).
 constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--max-delta-mib", "--rigid", "--copy-mib",
-                                          "--crowd", "--crowd-groups", "--crowd-kernel", "--crowd-rows", "--crowd-shared-kib"};
+                                          "--crowd", "--crowd-groups", "--crowd-kernel", "--crowd-rows", "--crowd-shared-kib",
+                                          "--crowd-executables"};
 // Options of the FILE mode; without FILE likewise.
 constexpr const char* kFileOnly[] = {"--anim", "--frames", "--threads", "--paths", "--size", "--allow-external-paths", "--read-files",
                                      "--positions-only"};
@@ -203,6 +226,9 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
                   "device's limit); records that do not fit are read from memory")
       ->delimiter(',')
       ->check(CLI::Range(0u, 1024u));
+  sub->add_option("--crowd-executables", options->crowd_executables,
+                  "--crowd: write DIR/<row>.txt for every crowd row: the driver's statistics and internal representations "
+                  "of its pipeline (VK_KHR_pipeline_executable_properties), for kernel work");
   sub->add_option("--warmup-ms", options->warmup_ms,
                   "GPU rows: keep the GPU busy this long before each row is timed, so its clocks are up (default 2000 on a "
                   "GPU, 0 on a CPU implementation such as lavapipe)")
@@ -227,8 +253,9 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
         exit_code = reportUsage("bench: --crowd-groups needs --crowd");
       } else if (sub->count("--crowd-kernel") > 0 && sub->count("--crowd") == 0) {
         exit_code = reportUsage("bench: --crowd-kernel needs --crowd");
-      } else if ((sub->count("--crowd-rows") > 0 || sub->count("--crowd-shared-kib") > 0) && sub->count("--crowd") == 0) {
-        exit_code = reportUsage("bench: --crowd-rows and --crowd-shared-kib need --crowd");
+      } else if ((sub->count("--crowd-rows") > 0 || sub->count("--crowd-shared-kib") > 0 || sub->count("--crowd-executables") > 0) &&
+                 sub->count("--crowd") == 0) {
+        exit_code = reportUsage("bench: --crowd-rows, --crowd-shared-kib and --crowd-executables need --crowd");
       } else if (sub->count("--crowd") > 0) {
         for (const char* name : {"--rigid", "--max-delta-mib"}) {
           if (sub->count(name) > 0) {

@@ -399,6 +399,10 @@ double lastCrowdHostMicroseconds(const GpuCrowd& crowd) { return crowd.last_host
 int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd) {
   return pipelineRegisters(context, crowd.pipeline.pipeline);
 }
+
+std::string crowdPipelineReport(VulkanContext& context, const GpuCrowd& crowd) {
+  return pipelineReport(context, crowd.pipeline.pipeline);
+}
 uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd) { return crowd.last_entries; }
 
 Expected<std::vector<float>> readGpuCrowdOutput(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance) {

@@ -185,6 +185,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     }
     GpuCrowdBenchRow row{name, crowd_info.group_size, crowd_info.kernel};
     row.registers = crowdPipelineRegisters(context, *crowd);
+    if (options.executable_reports) row.executable_report = crowdPipelineReport(context, *crowd);
     row.host_microseconds = host_best;
     row.delta_read_bytes = lastCrowdUnionEntries(*crowd) * crowd_info.tiles * crowd_info.tile_vertices * record_bytes;
     crowd_out.emplace_back();

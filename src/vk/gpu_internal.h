@@ -90,6 +90,8 @@ std::string benchDeviceLine(const GpuDeviceInfo& device, const GpuBenchCeiling& 
 // Registers per invocation of a crowd's or a batch's pipeline as the driver reports them, or -1 (pipelineRegisters).
 struct GpuCrowd;
 int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd);
+// The driver's report on a crowd's pipeline (pipelineReport).
+std::string crowdPipelineReport(VulkanContext& context, const GpuCrowd& crowd);
 int64_t batchPipelineRegisters(VulkanContext& context, const GpuBatch& batch);
 
 }  // namespace morphkit

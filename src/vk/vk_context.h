@@ -26,7 +26,7 @@ struct VulkanContext {
   uint32_t queue_family = 0;
   bool queue_has_graphics = false;  // the barrier after a dispatch may name the vertex-input stage
   // VK_KHR_pipeline_executable_properties enabled: compute pipelines capture the driver's statistics (registers,
-  // …) for the benchmarks (pipelineStatistics). Only on devices morphkit creates, when GpuContextOptions asks for
+  // …) and internal representations for the benchmarks (pipelineStatistics, pipelineReport). Only on devices morphkit creates, when GpuContextOptions asks for
   // it and the driver offers it.
   bool pipeline_statistics = false;
   VkPhysicalDeviceProperties properties{};
@@ -115,6 +115,10 @@ std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipe
 // The first statistic whose name contains "register" (any case), or -1: registers per invocation, which bound how
 // many invocations an SM holds.
 int64_t pipelineRegisters(VulkanContext& context, VkPipeline pipeline);
+// Everything the driver says about a compute pipeline's executables, as text: name, subgroup size, every statistic
+// and every internal representation it offers as text; empty when the context does not capture
+// them. For `bench --crowd --crowd-executables`.
+std::string pipelineReport(VulkanContext& context, VkPipeline pipeline);
 
 // Records with `record` into the context's command buffer, submits to the compute queue and waits.
 Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where);

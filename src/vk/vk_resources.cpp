@@ -278,7 +278,9 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = specialization;
   info.layout = layout;
-  if (context.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (context.pipeline_statistics) {
+    info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+  }
   r = vkCreateComputePipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
   vkDestroyShaderModule(context.device, *module, nullptr);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateComputePipelines", r);
@@ -319,6 +321,49 @@ int64_t pipelineRegisters(VulkanContext& context, VkPipeline pipeline) {
     if (lower.find("register") != std::string::npos) return int64_t(s.value);
   }
   return -1;
+}
+
+std::string pipelineReport(VulkanContext& context, VkPipeline pipeline) {
+  std::string text;
+  if (!context.pipeline_statistics || pipeline == VK_NULL_HANDLE) return text;
+  // Extension entry points: the loader exports only the core ones.
+  auto properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(context.device, "vkGetPipelineExecutablePropertiesKHR"));
+  auto representations = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+      vkGetDeviceProcAddr(context.device, "vkGetPipelineExecutableInternalRepresentationsKHR"));
+  if (!properties || !representations) return text;
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  uint32_t count = 0;
+  if (properties(context.device, &info, &count, nullptr) != VK_SUCCESS) return text;
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  if (properties(context.device, &info, &count, executables.data()) != VK_SUCCESS) return text;
+  for (uint32_t e = 0; e < count; ++e) {
+    text += "executable " + std::to_string(e) + ": " + std::string(executables[e].name) + " (" + executables[e].description +
+            "), subgroup size " + std::to_string(executables[e].subgroupSize) + "\n";
+    VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    executable.pipeline = pipeline;
+    executable.executableIndex = e;
+    for (const PipelineStatistic& s : pipelineStatistics(context, pipeline)) {
+      text += "  statistic " + s.name + " = " + std::to_string(s.value) + "\n";
+    }
+    uint32_t irs = 0;
+    if (representations(context.device, &executable, &irs, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableInternalRepresentationKHR> ir(irs, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+    if (representations(context.device, &executable, &irs, ir.data()) != VK_SUCCESS) continue;
+    std::vector<std::vector<char>> data(irs);
+    for (uint32_t i = 0; i < irs; ++i) {  // second call with the sizes the first one returned
+      data[i].resize(ir[i].dataSize);
+      ir[i].pData = data[i].data();
+    }
+    if (representations(context.device, &executable, &irs, ir.data()) != VK_SUCCESS) continue;
+    for (uint32_t i = 0; i < irs; ++i) {
+      text += std::string("  representation ") + ir[i].name + " (" + ir[i].description + "), " +
+              std::to_string(ir[i].dataSize) + " bytes" + (ir[i].isText ? "" : ", binary: not shown") + "\n";
+      if (ir[i].isText && !data[i].empty()) text += std::string(data[i].data(), strnlen(data[i].data(), data[i].size())) + "\n";
+    }
+  }
+  return text;
 }
 
 void destroyComputePipeline(VulkanContext& context, ComputePipeline& pipeline) {

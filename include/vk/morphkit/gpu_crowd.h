@@ -165,6 +165,7 @@ struct GpuCrowdBenchOptions {
   uint32_t repetitions = 5;           // best of N dispatches
   double warmup_ms = -1.0;            // GPU kept busy before the copy kernel and each row (as GpuBenchOptions)
   uint64_t copy_bytes = uint64_t(2048) << 20;  // copy-kernel buffer size (capped like GpuBenchOptions::copy_bytes)
+  bool executable_reports = false;    // fill GpuCrowdBenchRow::executable_report
   std::function<void(size_t done, size_t total)> progress;
 };
 
@@ -179,6 +180,8 @@ struct GpuCrowdBenchRow {
   double max_diff_vs_batch = -1.0;  // largest |crowd − batch| over the checked instances (-1: not compared)
   double host_microseconds = std::nan("");  // crowd rows: the CPU's frame preparation, best of the repetitions
                                            // (lastCrowdHostMicroseconds); NaN for the batch row
+  std::string executable_report;  // crowd rows, when asked: the driver's statistics and internal representations
+                                  // of the pipeline (empty: the driver offers none, or the context captures none)
   int64_t registers = -1;           // crowd rows: registers per invocation, as the driver reports them (-1: not
                                     // reported; VK_KHR_pipeline_executable_properties)
   int same_bits_as_v1 = -1;         // v2-v4 rows: 1 when the checked instances equal the first v1 row's bit for bit,
