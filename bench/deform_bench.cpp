@@ -247,8 +247,8 @@ void BM_ThreadCpuClock(benchmark::State& state) {
 BENCHMARK(BM_ThreadCpuClock)->Unit(benchmark::kMicrosecond);
 
 // A fast-path job's fixed cost: one job over a one-vertex range at 52 × 20k (the demo face), so what is timed is
-// its set-up (validation, active list, palette, attribute tables) and one vertex. A pose splits a frame into
-// about 4 such jobs per thread (docs/PERFORMANCE.md, "Two threads at 20k").
+// its set-up (validation, active list, palette, attribute tables) and one vertex. A pose on a pool splits a
+// primitive into 1024-vertex jobs (20 for the 20k demo; docs/PERFORMANCE.md, "Two threads at 20k").
 void BM_FastJobSetUp(benchmark::State& state) {
   Fixture& f = fixture(52, 20000);
   JobOutputs outputs;

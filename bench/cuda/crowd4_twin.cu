@@ -54,6 +54,10 @@ __device__ __forceinline__ void loadRecord(const float* deltas, uint32_t slab, u
 // TWIN_MIN_BLOCKS 2 (default): two workgroups per SM, i.e. at most 64 registers, as the Vulkan pipeline's 63
 // (bench --crowd `regs`); nvcc then spills 48 bytes per invocation. 1: nvcc takes 86 registers, no spill, one
 // workgroup (16 warps) per SM.
+// TWIN_FUSED=1: the morph's multiply-adds fused (FMA), as a kernel could do where bits need not equal v1's.
+#ifndef TWIN_FUSED
+#define TWIN_FUSED 0
+#endif
 #ifndef TWIN_SCATTERED_JOINTS
 #define TWIN_SCATTERED_JOINTS 0
 #endif
@@ -110,10 +114,17 @@ __global__ void __launch_bounds__(kTile * kRows, TWIN_MIN_BLOCKS) crowd4(Data d)
       } else {
         loadRecord(d.deltas, slab_first + entry.x, slab_lane, rec);
       }
+#if TWIN_FUSED
+#pragma unroll
+      for (int c = 0; c < 3; ++c) sp[c] = fmaf(w, rec[c], sp[c]);  // one FMA: not v1's bits
+#pragma unroll
+      for (int c = 0; c < 3; ++c) sn[c] = fmaf(w, rec[3 + c], sn[c]);
+#else
 #pragma unroll
       for (int c = 0; c < 3; ++c) sp[c] = __fadd_rn(sp[c], __fmul_rn(w, rec[c]));  // unfused, as `precise`
 #pragma unroll
       for (int c = 0; c < 3; ++c) sn[c] = __fadd_rn(sn[c], __fmul_rn(w, rec[3 + c]));
+#endif
     };
     if (kBatched) {
       for (uint32_t a = lb; a < le; a += 4) {
