@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "morphkit/gpu.h"
 #include "test_support.h"
@@ -86,6 +87,27 @@ TEST(BenchFileCommand, TableAndPathSelection) {
   EXPECT_EQ(run.out.find("gpu"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("render_"), std::string::npos) << run.out;
   EXPECT_TRUE(run.err.empty()) << run.err;  // not a terminal: no progress bar
+}
+
+// Many thread rows: each row's pool lives while its group is timed, and rows are grouped so that at most 256
+// workers exist at once (1..23 threads hold 253; the 24-thread row is timed in a second group). Every row is
+// there, in order, with a time.
+TEST(BenchFileCommand, ManyThreadRowsAreTimedInGroups) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto dir = test::scratchDir();
+  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --device cpu --frames 1 --repetitions 1 --threads 24 --paths fast --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+  simdjson::dom::array rows = root["rows"].get_array();
+  ASSERT_EQ(rows.size(), 24u) << run.out;
+  uint64_t expected = 1;
+  for (simdjson::dom::element row : rows) {
+    EXPECT_EQ(std::string_view(row["path"].get_string()), "fast");
+    EXPECT_EQ(uint64_t(row["threads"].get_uint64()), expected++);
+    EXPECT_GT(double(row["msPerFrame"].get_double()), 0.0);
+  }
 }
 
 // --positions-only: the CPU rows pose positions only (three.js's work); the default rows become reference and fast,

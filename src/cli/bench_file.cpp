@@ -66,9 +66,9 @@ constexpr double kRowWarmUpMs = 300.0;
 
 // Times rows side by side: the warm-up (kRowWarmUpMs, every row in turn), then `repetitions` passes, each
 // pass playing every frame on each row in turn after one untimed frame (which wakes the row's thread pool from
-// its sleep while the other rows ran). Fills each row's ms / gpu_ms from its best pass. Interleaved because the
-// development VM's speed drifts (the 20k demo's one-thread row read 0.41–0.69 ms in consecutive runs): rows timed
-// one after the other compared one moment with another, and the thread rows' ratio measured mostly the drift.
+// its sleep while the other rows ran). Fills each row's ms / gpu_ms from its best pass. Interleaved so that a
+// machine whose speed drifts within a run (the development VM's does) slows every row alike: timed one after the
+// other, the thread rows' ratio compared one moment with another.
 Status timeRows(Context& c, std::span<Row> rows, std::span<const FrameFn> frames) {
   using Clock = std::chrono::steady_clock;
   const auto warm_start = Clock::now();
@@ -108,7 +108,11 @@ bool wants(const FileBenchOptions& o, const char* path) {
   return std::find(o.paths.begin(), o.paths.end(), path) != o.paths.end();
 }
 
-// The CPU rows (reference, then fast at 1..N threads), timed side by side (timeRows).
+// Workers alive at once while CPU rows are timed side by side (each row holds its own pool): rows are timed in
+// groups whose pools have at most this many workers in all, so that --threads 128 does not start 8128 threads.
+constexpr size_t kMaxInterleavedWorkers = 256;
+
+// The CPU rows (reference, then fast at 1..N threads), timed side by side (timeRows), group by group.
 Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, unsigned threads, std::vector<Row>& rows) {
   struct CpuRow {
     CpuPath path;
@@ -116,34 +120,41 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
     SamplingContext sampling;
     PoseResult result;  // reused frame to frame, as a player would
   };
-  std::vector<Row> timed;
-  std::vector<std::unique_ptr<CpuRow>> state;
-  if (wants(c.options, "reference")) {
-    timed.push_back(Row{"reference", 1});
-    state.push_back(std::make_unique<CpuRow>(CpuRow{CpuPath::kReference, nullptr}));
-  }
+  std::vector<Row> specs;  // threads 0: the reference row (no pool)
+  if (wants(c.options, "reference")) specs.push_back(Row{"reference", 0});
   if (wants(c.options, "fast")) {
-    for (unsigned n = 1; n <= threads; ++n) {
-      timed.push_back(Row{"fast", n});
-      state.push_back(std::make_unique<CpuRow>(CpuRow{CpuPath::kFast, std::make_unique<ThreadPool>(n)}));
+    for (unsigned n = 1; n <= threads; ++n) specs.push_back(Row{"fast", n});
+  }
+  for (size_t first = 0; first < specs.size();) {
+    size_t last = first, workers = 0;
+    while (last < specs.size() && (last == first || workers + std::max(specs[last].threads, 1u) - 1 <= kMaxInterleavedWorkers)) {
+      workers += std::max(specs[last].threads, 1u) - 1;
+      ++last;
     }
+    std::vector<Row> timed;
+    std::vector<std::unique_ptr<CpuRow>> state;
+    std::vector<FrameFn> frames;
+    for (size_t i = first; i < last; ++i) {
+      const bool reference = specs[i].threads == 0;
+      timed.push_back(Row{specs[i].path, reference ? 1u : specs[i].threads});
+      state.push_back(std::make_unique<CpuRow>(CpuRow{reference ? CpuPath::kReference : CpuPath::kFast,
+                                                      reference ? nullptr : std::make_unique<ThreadPool>(specs[i].threads)}));
+      frames.push_back([&c, &prepared, animation, row = state.back().get()](double t) -> Expected<double> {
+        PoseOptions pose;
+        pose.animation = animation;
+        pose.time = t;
+        pose.path = row->path;
+        pose.pool = row->pool.get();
+        pose.sampling = &row->sampling;
+        pose.positions_only = c.options.positions_only;
+        if (Status posed = evaluatePose(prepared, pose, row->result); !posed) return posed.error();
+        return std::nan("");
+      });
+    }
+    if (Status s = timeRows(c, timed, frames); !s) return s;
+    rows.insert(rows.end(), timed.begin(), timed.end());
+    first = last;
   }
-  std::vector<FrameFn> frames;
-  for (const std::unique_ptr<CpuRow>& row : state) {
-    frames.push_back([&c, &prepared, animation, row = row.get()](double t) -> Expected<double> {
-      PoseOptions pose;
-      pose.animation = animation;
-      pose.time = t;
-      pose.path = row->path;
-      pose.pool = row->pool.get();
-      pose.sampling = &row->sampling;
-      pose.positions_only = c.options.positions_only;
-      if (Status posed = evaluatePose(prepared, pose, row->result); !posed) return posed.error();
-      return std::nan("");
-    });
-  }
-  if (Status s = timeRows(c, timed, frames); !s) return s;
-  rows.insert(rows.end(), timed.begin(), timed.end());
   return Ok{};
 }
 

@@ -276,7 +276,7 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
         exit_code = reportUsage("bench: --device cpu runs the CPU rows only; --paths asks for gpu/render rows");
         return;
       }
-      file_options->paths = {"reference", "fast"};
+      if (sub->count("--paths") == 0) file_options->paths = {"reference", "fast"};  // else the CPU rows asked for
     }
     if (file_options->positions_only) {
       const bool gpu_rows = sub->count("--paths") > 0 && std::any_of(file_options->paths.begin(), file_options->paths.end(),
