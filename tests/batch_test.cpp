@@ -16,7 +16,7 @@ namespace {
 TEST(BatchJob, DefaultsAndEveryKey) {
   auto job = parseBatchJob(R"({"assets": ["a.glb", "m/*.gltf"], "out": "o", "animations": ["Walk", 2], "frames": [3, 9],
                                "fps": 24, "chunk": 4, "outputs": ["poses"], "size": [64, 32], "morph_path": "compute",
-                               "device": 0, "resume": true, "manifest": "m.json", "workers": 3})",
+                               "device": 0, "resume": true, "read_files": true, "manifest": "m.json", "workers": 3})",
                            "/jobs");
   ASSERT_TRUE(job.ok()) << job.error().message;
   EXPECT_EQ(job->assets, (std::vector<std::string>{"a.glb", "m/*.gltf"}));
@@ -29,6 +29,7 @@ TEST(BatchJob, DefaultsAndEveryKey) {
   EXPECT_FALSE(job->frames);
   EXPECT_EQ(job->width, 64u);
   EXPECT_TRUE(job->resume);
+  EXPECT_TRUE(job->read_files);
   EXPECT_EQ(job->base_dir, "/jobs");
   // The normalized JSON reads back to the same job.
   auto again = parseBatchJob(batchJobJson(*job), "/elsewhere");
@@ -39,6 +40,7 @@ TEST(BatchJob, DefaultsAndEveryKey) {
   EXPECT_TRUE(defaults->frames && defaults->poses);
   EXPECT_EQ(defaults->chunk, 32u);
   EXPECT_EQ(defaults->out, "batch_out");
+  EXPECT_FALSE(defaults->read_files);
 }
 
 TEST(BatchJob, EachBadKeyIsNamed) {
@@ -58,6 +60,7 @@ TEST(BatchJob, EachBadKeyIsNamed) {
       {R"({"assets": ["a"], "animations": [true]})", "animations:"},
       {R"({"assets": ["a"], "manifest": "../m.json"})", "manifest:"},
       {R"({"assets": ["a"], "resume": 1})", "resume:"},
+      {R"({"assets": ["a"], "read_files": "yes"})", "read_files: expected true or false"},
       {R"({"assets": ["a"], "colour": 1})", "colour: unknown key"},
   };
   for (const auto& [json, message] : cases) {
@@ -99,6 +102,20 @@ TEST(BatchPlan, ChunksKeysAndFailingAssets) {
   auto task = parseBatchTaskJson(batchTaskJson(plan->job, plan->tasks[9]), &shipped);
   ASSERT_TRUE(task.ok()) << task.error().message;
   EXPECT_EQ(batchTaskJson(shipped, *task), batchTaskJson(plan->job, plan->tasks[9]));
+  // read_files: the assets read instead of mapped give the same plan, and the switch travels with a task.
+  BatchJob read = *job;
+  read.read_files = true;
+  auto read_plan = planBatch(read);
+  ASSERT_TRUE(read_plan.ok()) << read_plan.error().message;
+  ASSERT_EQ(read_plan->tasks.size(), plan->tasks.size());
+  for (size_t i = 0; i < plan->tasks.size(); ++i) {
+    EXPECT_EQ(batchTaskJson(read_plan->job, read_plan->tasks[i]).find("\"read_files\":true") != std::string::npos, true);
+    EXPECT_EQ(read_plan->tasks[i].error.empty(), plan->tasks[i].error.empty()) << i;
+    EXPECT_EQ(read_plan->tasks[i].last, plan->tasks[i].last) << i;
+  }
+  auto read_task = parseBatchTaskJson(batchTaskJson(read_plan->job, read_plan->tasks[9]), &shipped);
+  ASSERT_TRUE(read_task.ok()) << read_task.error().message;
+  EXPECT_TRUE(shipped.read_files);
 }
 
 TEST(BatchCommand, PosesOnlyJobWritesNpyResumesAndReportsFailures) {

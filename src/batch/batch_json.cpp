@@ -109,6 +109,8 @@ Status readJobObject(object o, BatchJob& job) {
       job.device = int(device);
     } else if (key == "resume") {
       if (value.get_bool().get(job.resume) != simdjson::SUCCESS) return bad(key, "expected true or false");
+    } else if (key == "read_files") {
+      if (value.get_bool().get(job.read_files) != simdjson::SUCCESS) return bad(key, "expected true or false");
     } else if (key == "manifest") {
       if (Status s = readString(value, key, job.manifest); !s) return s;
       const std::filesystem::path manifest(job.manifest);
@@ -146,6 +148,7 @@ void writeJobFields(JsonWriter& json, const BatchJob& job) {
   json.field("morph_path", std::string_view(job.morph_path));
   json.field("device", job.device);
   json.field("resume", job.resume);
+  json.field("read_files", job.read_files);
   json.field("manifest", std::string_view(job.manifest));
   json.field("base_dir", std::string_view(job.base_dir.string()));
 }

@@ -100,6 +100,13 @@ std::string animationKey(const Asset& asset, uint32_t animation) {
 
 std::string rangeTag(uint32_t first, uint32_t last) { return fmt::format("f{:04d}-{:04d}", first, last); }
 
+// How every asset of the job is loaded: mapped (the default) or read (`read_files`).
+LoadOptions loadOptions(const BatchJob& job) {
+  LoadOptions options;
+  options.map_files = !job.read_files;
+  return options;
+}
+
 std::filesystem::path outDir(const BatchJob& job) {
   std::filesystem::path out(job.out);
   return out.is_relative() ? job.base_dir / out : out;
@@ -130,7 +137,7 @@ Expected<BatchPlan> planBatch(const BatchJob& job) {
       task.error = std::move(error);
       plan.tasks.push_back(std::move(task));
     };
-    Expected<Asset> asset = loadAsset(files[i]);
+    Expected<Asset> asset = loadAsset(files[i], loadOptions(job));
     if (!asset) {
       addTask(kNone, "rest", 0, 0, files[i].string() + ": " + asset.error().message);
       continue;
@@ -191,13 +198,13 @@ struct BatchWorker {
     destroyVulkanContext(context);
   }
 
-  Status useAsset(const std::string& path) {
+  Status useAsset(const std::string& path, const LoadOptions& options) {
     if (asset && asset_path == path) return Ok{};
     dropRenderer();  // it points at the old asset
     prepared.reset();
     asset.reset();
     asset_path.clear();
-    Expected<Asset> loaded = loadAsset(path);
+    Expected<Asset> loaded = loadAsset(path, options);
     if (!loaded) return fail(loaded.error().code, path + ": " + loaded.error().message);
     asset = std::make_unique<Asset>(std::move(*loaded));
     Expected<PosePrepared> p = preparePose(*asset);
@@ -364,7 +371,7 @@ BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTas
   Status status = [&]() -> Status {
     std::filesystem::create_directories(dir / "done", ec);
     if (ec) return fail(Error::kIo, dir.string() + ": cannot create: " + ec.message());
-    if (Status s = w.useAsset(task.asset); !s) return s;
+    if (Status s = w.useAsset(task.asset, loadOptions(job)); !s) return s;
     if (job.poses) {
       if (Status s = writePoses(w, job, task, dir, relative_dir, result.outputs); !s) return s;
     }

@@ -46,6 +46,7 @@ struct BatchJob {
   std::string morph_path = "auto";
   int device = -1;
   bool resume = false;
+  bool read_files = false;  // load the assets with LoadOptions::map_files = false (read, not mapped)
   std::string out = "batch_out";
   std::string manifest = "manifest.json";
   std::filesystem::path base_dir;  // the job file's folder: relative paths resolve here
