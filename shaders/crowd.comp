@@ -70,6 +70,10 @@ Matrices g_matrices;
 uint skinStreamWord(uint index) { return Uints(pc.skin_address).u[index]; }
 mat4 relativeMatrix(uint block) { return g_matrices.m[block]; }
 mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
+Matrices instanceMatrices(uint instance) { return Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u); }
+uint skinStreamVertex(uint v) { return v; }  // the skin stream read in place (crowd4 caches it in registers)
+
+#include "crowd_finish.glsl"
 
 void main() {
   uint group = gl_WorkGroupID.x;
@@ -146,7 +150,6 @@ void main() {
     uint i = bv + VERTEX_TANGENT;
     base_t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
   }
-  bool pn_vertex = VERTEX_STRIDE == 6u && VERTEX_NORMAL == 3u;
 
   // Stages 2 and 3 per instance of the group.
   uint instances = min(G, pc.instance_count - group * G);  // the last group may be partial
@@ -168,46 +171,12 @@ void main() {
       t.xyz += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
     }
 
-    // Stage 2 (§3.7.3) or the node's transform, relative to the instance's origin (skin.glsl, LAYOUTS.md §5).
-    g_matrices = Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u);
-    deformRelative(SKINNED, v, INFLUENCE_SETS, p, n, t.xyz);
-
-    // Stage 3: renormalize and write this instance's copy of the vertex.
-    uint64_t out_address = pc.output_address + uint64_t(instance) * pc.instance_bytes;
-    if (pn_vertex) {
-      n = morphRenormalize(n);
-      OutVec2s out2 = OutVec2s(out_address);
-      out2.v[3u * v] = p.xy;
-      out2.v[3u * v + 1u] = vec2(p.z, n.x);
-      out2.v[3u * v + 2u] = n.yz;
-      continue;
+    // Stages 2 and 3 (crowd_finish.glsl, shared with crowd2.comp and crowd4.comp): skin or place relative to the
+    // instance's origin, renormalize, write this instance's copy of the vertex.
+    float extra[MORPH_MAX_EXTRA];
+    [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) {
+      extra[c] = c < DELTA_EXTRA_COUNT ? s_sums[at + (DELTA_EXTRA + c) * MORPH_GROUP_SIZE] : 0.0;
     }
-    OutFloats outv = OutFloats(out_address);
-    outv.f[bv] = p.x;
-    outv.f[bv + 1u] = p.y;
-    outv.f[bv + 2u] = p.z;
-    if (VERTEX_NORMAL != MORPH_ABSENT) {
-      n = morphRenormalize(n);
-      uint i = bv + VERTEX_NORMAL;
-      outv.f[i] = n.x;
-      outv.f[i + 1u] = n.y;
-      outv.f[i + 2u] = n.z;
-    }
-    if (VERTEX_TANGENT != MORPH_ABSENT) {
-      vec3 tn = morphRenormalize(t.xyz);
-      uint i = bv + VERTEX_TANGENT;
-      outv.f[i] = tn.x;
-      outv.f[i + 1u] = tn.y;
-      outv.f[i + 2u] = tn.z;
-      outv.f[i + 3u] = t.w;
-    }
-    if (VERTEX_EXTRA != MORPH_ABSENT) {
-      // Texcoords and colors: copied, plus their deltas where morphed (the first DELTA_EXTRA_COUNT floats).
-      for (uint k = 0u; k < VERTEX_STRIDE - VERTEX_EXTRA; ++k) {
-        uint c = bv + VERTEX_EXTRA + k;
-        float add = k < DELTA_EXTRA_COUNT ? s_sums[at + (DELTA_EXTRA + k) * MORPH_GROUP_SIZE] : 0.0;
-        outv.f[c] = base.f[c] + add;
-      }
-    }
+    finishVertex(v, instance, p, n, t, extra);
   }
 }

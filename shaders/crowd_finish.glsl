@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// crowd_finish.glsl — stage 3 of the one-invocation-per-(vertex, instance) crowd kernels (crowd2.comp, crowd4.comp),
-// written once: skin or place the morphed vertex relative to the instance's origin, renormalize, write.
+// crowd_finish.glsl — stage 3 of every crowd kernel (crowd.comp, crowd2.comp, crowd4.comp), written once: skin or
+// place the morphed vertex relative to the instance's origin, renormalize, write.
 //
 // The includer declares before including this file: the specialization constants VERTEX_STRIDE, VERTEX_NORMAL,
 // VERTEX_TANGENT, VERTEX_EXTRA, DELTA_EXTRA_COUNT, SKINNED, INFLUENCE_SETS; the buffer references Floats,
