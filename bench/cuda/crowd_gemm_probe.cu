@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+// crowd_gemm_probe.cu — a probe of goal 4's remaining direction (docs/PERFORMANCE.md, "The direction left"): the
+// morph of a group of instances as one dense matrix product on tensor cores, fused with the skinning and the write,
+// on `bench --crowd 1000`'s shape (20000 vertices × 52 targets, position + normal deltas, 10 active targets per
+// instance, 4 coherent joints of 32, three-row matrices, 24-byte outputs).
+//
+// Per workgroup (32-vertex tile, group of 128 instances), 8 warps:
+//   1. the tile's deltas as a 192 × 64 FP16 matrix (6 components × 32 vertices, 52 targets padded to 64) and the
+//      group's weights as a 64 × 128 FP16 matrix (zeros for inactive targets) go to shared memory, once;
+//   2. for each 32-instance slice: sums = deltas × weights (WMMA 16 × 16 × 16, FP32 accumulation) into shared
+//      memory, then each (vertex, instance) of the slice adds its base, skins with its instance's matrices, writes.
+// Not the Vulkan kernel and not bit-identical to v1 (FP16 deltas and weights, another summation order); checked
+// against a CPU evaluation within FP16's tolerance. Built and run by hand on the device host:
+//   nvcc -O3 -arch=sm_90 -o /tmp/crowd_gemm_probe bench/cuda/crowd_gemm_probe.cu && /tmp/crowd_gemm_probe
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using namespace nvcuda;
+
+constexpr uint32_t kVertices = 20000, kTargets = 52, kActive = 10, kJoints = 32, kInstances = 1000;
+constexpr uint32_t kTile = 32, kGroup = 128, kSlice = 32, kK = 64, kRowsM = kTile * 6;  // 192
+constexpr uint32_t kWarps = 8, kThreads = kWarps * 32;
+constexpr uint32_t kMatrixCount = 1 + kJoints;
+
+struct Data {
+  const __half* deltas;    // per tile: kRowsM × kK, row = component·32 + vertex, column = target (row-major)
+  const __half* weights;   // per group: kK × kGroup, row = target, column = instance of the group (row-major)
+  const float* base;       // kVertices × 6
+  const uint32_t* skin;    // kVertices × 8: 4 joints, 4 weights (bits)
+  const float4* matrices;  // kInstances × kMatrixCount × 3 rows
+  float2* out;             // kInstances × kVertices × 3
+};
+
+__global__ void __launch_bounds__(kThreads) crowdGemm(Data d) {
+  // 64 KiB of dynamic shared memory (over the 48 KiB of static): deltas 24 KiB, weights 16 KiB, sums 24 KiB.
+  extern __shared__ __align__(128) unsigned char s_bytes[];
+  __half* s_delta = reinterpret_cast<__half*>(s_bytes);
+  __half* s_weight = reinterpret_cast<__half*>(s_bytes + kRowsM * kK * 2);
+  float* s_sum = reinterpret_cast<float*>(s_bytes + kRowsM * kK * 2 + kK * kGroup * 2);
+  const uint32_t tile = blockIdx.x, group = blockIdx.y, warp = threadIdx.x / 32;
+  {  // 1. stage the tile's deltas and the group's weights (16-byte copies)
+    const uint4* src = reinterpret_cast<const uint4*>(d.deltas + size_t(tile) * kRowsM * kK);
+    uint4* dst = reinterpret_cast<uint4*>(s_delta);
+    for (uint32_t i = threadIdx.x; i < kRowsM * kK / 8; i += kThreads) dst[i] = src[i];
+    const uint4* wsrc = reinterpret_cast<const uint4*>(d.weights + size_t(group) * kK * kGroup);
+    uint4* wdst = reinterpret_cast<uint4*>(s_weight);
+    for (uint32_t i = threadIdx.x; i < kK * kGroup / 8; i += kThreads) wdst[i] = wsrc[i];
+  }
+  __syncthreads();
+  const uint32_t first_instance = group * kGroup;
+  const uint32_t lane = threadIdx.x % 32, v = tile * kTile + lane;
+  const bool live = v < kVertices;
+  float base_p[3] = {0, 0, 0}, base_n[3] = {0, 0, 0};
+  uint32_t skin[8] = {};
+  if (live) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) base_p[c] = d.base[size_t(v) * 6 + c], base_n[c] = d.base[size_t(v) * 6 + 3 + c];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) skin[k] = d.skin[size_t(v) * 8 + k];
+  }
+  for (uint32_t slice = 0; slice < kGroup / kSlice; ++slice) {
+    if (first_instance + slice * kSlice >= kInstances) break;
+    // 2a. sums[192 × 32] = deltas[192 × 64] × weights[64 × 32 of this slice]: 12 × 2 output tiles, 3 per warp.
+    for (uint32_t t = warp; t < (kRowsM / 16) * (kSlice / 16); t += kWarps) {
+      const uint32_t tm = t / (kSlice / 16), tn = t % (kSlice / 16);
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+      wmma::fill_fragment(acc, 0.0f);
+#pragma unroll
+      for (uint32_t k = 0; k < kK / 16; ++k) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b;
+        wmma::load_matrix_sync(a, s_delta + (tm * 16) * kK + k * 16, kK);
+        wmma::load_matrix_sync(b, s_weight + (k * 16) * kGroup + slice * kSlice + tn * 16, kGroup);
+        wmma::mma_sync(acc, a, b, acc);
+      }
+      // Column-major (instance-major): a warp's 32 lanes then read 32 consecutive floats (no bank conflicts).
+      wmma::store_matrix_sync(s_sum + (tn * 16) * kRowsM + tm * 16, acc, kRowsM, wmma::mem_col_major);
+    }
+    __syncthreads();
+    // 2b. per (vertex, instance) of the slice: base + sums, skin, place, renormalize, write. Lane = vertex, warp w
+    // takes instances w, w + 8, … of the slice, so a warp's stores of one instance are consecutive and the vertex's
+    // base and skin words (loaded once, before the slices) stay in registers.
+    for (uint32_t j = warp; j < kSlice && live; j += kWarps) {
+      const uint32_t instance = first_instance + slice * kSlice + j;
+      if (instance >= kInstances) break;
+      float p[3], n[3];
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        p[c] = base_p[c] + s_sum[j * kRowsM + c * kTile + lane];
+        n[c] = base_n[c] + s_sum[j * kRowsM + (3 + c) * kTile + lane];
+      }
+      const float4* m = d.matrices + size_t(instance) * kMatrixCount * 3;
+      const float4 o0 = m[0], o1 = m[1], o2 = m[2];
+      p[0] -= o0.x, p[1] -= o1.x, p[2] -= o2.x;
+      float4 r0 = make_float4(0, 0, 0, 0), r1 = r0, r2 = r0;
+      float excess = -1.0f;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const float w = __uint_as_float(skin[4 + k]);
+        const float4* jm = m + 3 * (1 + skin[k]);
+        const float4 a = jm[0], bb = jm[1], c = jm[2];
+        r0.x += w * a.x, r0.y += w * a.y, r0.z += w * a.z, r0.w += w * a.w;
+        r1.x += w * bb.x, r1.y += w * bb.y, r1.z += w * bb.z, r1.w += w * bb.w;
+        r2.x += w * c.x, r2.y += w * c.y, r2.z += w * c.z, r2.w += w * c.w;
+        excess += w;
+      }
+      float q[3] = {r0.x * p[0] + r0.y * p[1] + r0.z * p[2] + r0.w, r1.x * p[0] + r1.y * p[1] + r1.z * p[2] + r1.w,
+                    r2.x * p[0] + r2.y * p[1] + r2.z * p[2] + r2.w};
+      float nn[3] = {r0.x * n[0] + r0.y * n[1] + r0.z * n[2], r1.x * n[0] + r1.y * n[1] + r1.z * n[2],
+                     r2.x * n[0] + r2.y * n[1] + r2.z * n[2]};
+      q[0] += o0.z + excess * o0.y + o0.y, q[1] += o1.z + excess * o1.y + o1.y, q[2] += o2.z + excess * o2.y + o2.y;
+      const float len2 = nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2];
+      const float inv = len2 > 0.0f ? rsqrtf(len2) : 0.0f;
+      float2* out = d.out + (size_t(instance) * kVertices + v) * 3;
+      out[0] = make_float2(q[0], q[1]);
+      out[1] = make_float2(q[2], nn[0] * inv);
+      out[2] = make_float2(nn[1] * inv, nn[2] * inv);
+    }
+    __syncthreads();  // s_sum is rewritten by the next slice
+  }
+}
+
+struct Rng {
+  uint64_t state;
+  uint32_t bits() { return uint32_t((state = state * 6364136223846793005ull + 1442695040888963407ull) >> 40); }
+  float unit() { return float(bits()) / float(1u << 24); }
+};
+
+template <class T>
+T* upload(const std::vector<T>& host) {
+  T* device = nullptr;
+  cudaMalloc(&device, host.size() * sizeof(T));
+  cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return device;
+}
+
+}  // namespace
+
+int main() {
+  Rng rng{12345};
+  const uint32_t tiles = (kVertices + kTile - 1) / kTile, groups = (kInstances + kGroup - 1) / kGroup;
+  // Deltas in FP16, as the product reads them; the CPU check uses the same rounded values.
+  std::vector<__half> deltas(size_t(tiles) * kRowsM * kK, __float2half(0.0f));
+  std::vector<float> delta_f(size_t(kVertices) * 6 * kTargets);  // [v][c][t], the rounded values
+  for (uint32_t v = 0; v < kVertices; ++v) {
+    for (uint32_t c = 0; c < 6; ++c) {
+      for (uint32_t t = 0; t < kTargets; ++t) {
+        const __half h = __float2half(0.01f * (rng.unit() - 0.5f));
+        deltas[size_t(v / kTile) * kRowsM * kK + (c * kTile + v % kTile) * kK + t] = h;
+        delta_f[(size_t(v) * 6 + c) * kTargets + t] = __half2float(h);
+      }
+    }
+  }
+  std::vector<float> base(size_t(kVertices) * 6);
+  for (float& f : base) f = rng.unit() - 0.5f;
+  std::vector<uint32_t> skin(size_t(kVertices) * 8);
+  for (uint32_t v = 0; v < kVertices; ++v) {  // benchPrimitive's skin: coherent joints, weights 0.4 0.2 0.2 0.2
+    for (uint32_t j = 0; j < 4; ++j) {
+      skin[v * 8 + j] = (v / 64 + 7 * j) % kJoints;
+      const float w = j == 0 ? 0.4f : 0.2f;
+      std::memcpy(&skin[v * 8 + 4 + j], &w, 4);
+    }
+  }
+  std::vector<float4> matrices(size_t(kInstances) * kMatrixCount * 3);
+  for (uint32_t i = 0; i < kInstances; ++i) {
+    float4* m = &matrices[size_t(i) * kMatrixCount * 3];
+    m[0] = make_float4(0.0f, 0.01f * float(i), 0.0f, 0.0f), m[1] = make_float4(0, 0, 0, 0), m[2] = make_float4(0, 0, 0, 0);
+    for (uint32_t j = 0; j < kJoints; ++j) {
+      const float e = 0.1f * (rng.unit() - 0.5f);
+      m[3 * (1 + j)] = make_float4(1.0f + e, e, 0.0f, e);
+      m[3 * (1 + j) + 1] = make_float4(-e, 1.0f, e, e);
+      m[3 * (1 + j) + 2] = make_float4(0.0f, -e, 1.0f - e, e);
+    }
+  }
+  // Weights: 10 distinct active targets per instance, dense per group (zeros elsewhere), FP16.
+  std::vector<__half> weights(size_t(groups) * kK * kGroup, __float2half(0.0f));
+  std::vector<float> weight_f(size_t(kInstances) * kTargets, 0.0f);
+  for (uint32_t i = 0; i < kInstances; ++i) {
+    uint32_t active = 0;
+    while (active < kActive) {
+      const uint32_t t = rng.bits() % kTargets;
+      if (weight_f[size_t(i) * kTargets + t] != 0.0f) continue;
+      const __half h = __float2half(0.05f + rng.unit());
+      weights[size_t(i / kGroup) * kK * kGroup + t * kGroup + i % kGroup] = h;
+      weight_f[size_t(i) * kTargets + t] = __half2float(h);
+      ++active;
+    }
+  }
+  Data d{upload(deltas), upload(weights), upload(base), upload(skin), upload(matrices), nullptr};
+  const size_t out_bytes = size_t(kInstances) * kVertices * 3 * sizeof(float2);
+  cudaMalloc(&d.out, out_bytes);
+  const dim3 grid(tiles, groups), block(kThreads);
+  const int shared_bytes = kRowsM * kK * 2 + kK * kGroup * 2 + kRowsM * kSlice * 4;
+  cudaFuncSetAttribute(crowdGemm, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+  for (int i = 0; i < 200; ++i) crowdGemm<<<grid, block, shared_bytes>>>(d);  // the clocks up
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    std::fprintf(stderr, "kernel failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+    return 1;
+  }
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  float best = 1e30f;
+  for (int i = 0; i < 20; ++i) {
+    cudaEventRecord(start);
+    crowdGemm<<<grid, block, shared_bytes>>>(d);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    best = std::min(best, ms);
+  }
+  // CPU check of a few (vertex, instance) pairs, in double from the same FP16-rounded inputs.
+  double err = 0;
+  for (uint32_t ci : {0u, 500u, 999u}) {
+    for (uint32_t cv : {0u, 7u, 19999u}) {
+      float2 got2[3];
+      cudaMemcpy(got2, d.out + (size_t(ci) * kVertices + cv) * 3, sizeof got2, cudaMemcpyDeviceToHost);
+      double p[3], n[3];
+      for (int c = 0; c < 3; ++c) p[c] = base[cv * 6 + c], n[c] = base[cv * 6 + 3 + c];
+      for (uint32_t t = 0; t < kTargets; ++t) {
+        const double w = weight_f[size_t(ci) * kTargets + t];
+        for (int c = 0; c < 3; ++c) {
+          p[c] += w * delta_f[(size_t(cv) * 6 + c) * kTargets + t];
+          n[c] += w * delta_f[(size_t(cv) * 6 + 3 + c) * kTargets + t];
+        }
+      }
+      const float4* m = &matrices[size_t(ci) * kMatrixCount * 3];
+      double r[3][4] = {};
+      for (int j = 0; j < 4; ++j) {
+        float w;
+        std::memcpy(&w, &skin[cv * 8 + 4 + j], 4);
+        const float4* jm = m + 3 * (1 + skin[cv * 8 + j]);
+        const float4 rows[3] = {jm[0], jm[1], jm[2]};
+        for (int i = 0; i < 3; ++i) r[i][0] += w * rows[i].x, r[i][1] += w * rows[i].y, r[i][2] += w * rows[i].z, r[i][3] += w * rows[i].w;
+      }
+      const double rel[3] = {p[0] - m[0].x, p[1] - m[1].x, p[2] - m[2].x};
+      const double high[3] = {m[0].y, m[1].y, m[2].y};
+      double q[3], nn[3], len = 0;
+      for (int i = 0; i < 3; ++i) {
+        q[i] = r[i][0] * rel[0] + r[i][1] * rel[1] + r[i][2] * rel[2] + r[i][3] + high[i];
+        nn[i] = r[i][0] * n[0] + r[i][1] * n[1] + r[i][2] * n[2];
+        len += nn[i] * nn[i];
+      }
+      const double got[6] = {got2[0].x, got2[0].y, got2[1].x, got2[1].y, got2[2].x, got2[2].y};
+      const double want[6] = {q[0], q[1], q[2], nn[0] / std::sqrt(len), nn[1] / std::sqrt(len), nn[2] / std::sqrt(len)};
+      for (int i = 0; i < 6; ++i) err = std::max(err, std::fabs(got[i] - want[i]));
+    }
+  }
+  std::printf("crowd as a tensor-core product (CUDA WMMA, FP16 in, FP32 sums): %u instances x %u vertices x %u "
+              "targets (%u active, dense product over all), G %u: %.1f us best of 20 (output %.1f MB, %.0f GB/s); "
+              "CPU check max |diff| %.2g\n",
+              kInstances, kVertices, kTargets, kActive, kGroup, best * 1000.0, out_bytes / 1e6,
+              out_bytes / (best * 1e-3) / 1e9, err);
+  return err < 1e-3 ? 0 : 1;
+}
