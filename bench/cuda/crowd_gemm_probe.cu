@@ -23,6 +23,12 @@
 #include <cstring>
 #include <vector>
 
+// PROBE_WIDE_STORES=1: each warp's outputs staged in shared memory and written as 16-byte stores (measured slower:
+// 908-911 us against 857-858, docs/PERFORMANCE.md).
+#ifndef PROBE_WIDE_STORES
+#define PROBE_WIDE_STORES 0
+#endif
+
 namespace {
 
 using namespace nvcuda;
@@ -42,11 +48,14 @@ struct Data {
 };
 
 __global__ void __launch_bounds__(kThreads) crowdGemm(Data d) {
-  // 64 KiB of dynamic shared memory (over the 48 KiB of static): deltas 24 KiB, weights 16 KiB, sums 24 KiB.
+  // 70 KiB of dynamic shared memory (over the 48 KiB of static): deltas 24 KiB, weights 16 KiB, sums 24 KiB,
+  // 6 KiB of output staging.
   extern __shared__ __align__(128) unsigned char s_bytes[];
   __half* s_delta = reinterpret_cast<__half*>(s_bytes);
   __half* s_weight = reinterpret_cast<__half*>(s_bytes + kRowsM * kK * 2);
   float* s_sum = reinterpret_cast<float*>(s_bytes + kRowsM * kK * 2 + kK * kGroup * 2);
+  // PROBE_WIDE_STORES=1: each warp's 32 outputs (768 bytes) staged here and written as 16-byte stores.
+  float* s_out = s_sum + kRowsM * kSlice + (threadIdx.x / 32) * (kTile * 6);
   const uint32_t tile = blockIdx.x, group = blockIdx.y, warp = threadIdx.x / 32;
   {  // 1. stage the tile's deltas and the group's weights (16-byte copies)
     const uint4* src = reinterpret_cast<const uint4*>(d.deltas + size_t(tile) * kRowsM * kK);
@@ -121,10 +130,21 @@ __global__ void __launch_bounds__(kThreads) crowdGemm(Data d) {
       q[0] += o0.z + excess * o0.y + o0.y, q[1] += o1.z + excess * o1.y + o1.y, q[2] += o2.z + excess * o2.y + o2.y;
       const float len2 = nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2];
       const float inv = len2 > 0.0f ? rsqrtf(len2) : 0.0f;
+#if PROBE_WIDE_STORES
+      float* o = s_out + lane * 6;
+      o[0] = q[0], o[1] = q[1], o[2] = q[2], o[3] = nn[0] * inv, o[4] = nn[1] * inv, o[5] = nn[2] * inv;
+      __syncwarp();
+      float4* dst = reinterpret_cast<float4*>(d.out + (size_t(instance) * kVertices + tile * kTile) * 3);
+      const float4* src = reinterpret_cast<const float4*>(s_out);
+      const uint32_t vectors = (min(kTile, kVertices - tile * kTile) * 6) / 4;  // 48 for a whole tile
+      for (uint32_t k = lane; k < vectors; k += 32) dst[k] = src[k];
+      __syncwarp();
+#else
       float2* out = d.out + (size_t(instance) * kVertices + v) * 3;
       out[0] = make_float2(q[0], q[1]);
       out[1] = make_float2(q[2], nn[0] * inv);
       out[2] = make_float2(nn[1] * inv, nn[2] * inv);
+#endif
     }
     __syncthreads();  // s_sum is rewritten by the next slice
   }
@@ -200,7 +220,7 @@ int main() {
   const size_t out_bytes = size_t(kInstances) * kVertices * 3 * sizeof(float2);
   cudaMalloc(&d.out, out_bytes);
   const dim3 grid(tiles, groups), block(kThreads);
-  const int shared_bytes = kRowsM * kK * 2 + kK * kGroup * 2 + kRowsM * kSlice * 4;
+  const int shared_bytes = kRowsM * kK * 2 + kK * kGroup * 2 + kRowsM * kSlice * 4 + kWarps * kTile * 6 * 4;
   cudaFuncSetAttribute(crowdGemm, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
   for (int i = 0; i < 200; ++i) crowdGemm<<<grid, block, shared_bytes>>>(d);  // the clocks up
   if (cudaDeviceSynchronize() != cudaSuccess) {
