@@ -105,13 +105,14 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
                              const VkSpecializationInfo* specialization = nullptr);
 void destroyComputePipeline(VulkanContext& context, ComputePipeline& pipeline);  // resets it; empty is fine
 
-// The driver's statistics of a compute pipeline's first executable ("Register Count" = 40, …), as
-// VK_KHR_pipeline_executable_properties reports them; empty when the context does not capture them.
+// The driver's statistics of a compute pipeline's executable `executable` (the first by default: "Register
+// Count" = 40, …), as VK_KHR_pipeline_executable_properties reports them; empty when the context does not capture
+// them.
 struct PipelineStatistic {
   std::string name;
   double value = 0.0;
 };
-std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline);
+std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline, uint32_t executable = 0);
 // The first statistic whose name contains "register" (any case), or -1: registers per invocation, which bound how
 // many invocations an SM holds.
 int64_t pipelineRegisters(VulkanContext& context, VkPipeline pipeline);

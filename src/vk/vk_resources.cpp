@@ -287,7 +287,7 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   return Ok{};
 }
 
-std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline) {
+std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline, uint32_t executable_index) {
   std::vector<PipelineStatistic> out;
   if (!context.pipeline_statistics || pipeline == VK_NULL_HANDLE) return out;
   // Extension entry points: the loader exports only the core ones.
@@ -296,7 +296,7 @@ std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipe
   if (!statistics) return out;
   VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
   executable.pipeline = pipeline;
-  executable.executableIndex = 0;
+  executable.executableIndex = executable_index;
   uint32_t count = 0;
   if (statistics(context.device, &executable, &count, nullptr) != VK_SUCCESS) return out;
   std::vector<VkPipelineExecutableStatisticKHR> stats(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
@@ -344,7 +344,7 @@ std::string pipelineReport(VulkanContext& context, VkPipeline pipeline) {
     VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
     executable.pipeline = pipeline;
     executable.executableIndex = e;
-    for (const PipelineStatistic& s : pipelineStatistics(context, pipeline)) {
+    for (const PipelineStatistic& s : pipelineStatistics(context, pipeline, e)) {
       text += "  statistic " + s.name + " = " + std::to_string(s.value) + "\n";
     }
     uint32_t irs = 0;
