@@ -25,12 +25,14 @@
 #include <numeric>
 #include <vector>
 
+#include "crowd_probe.cuh"
+
 namespace {
 
-constexpr uint32_t kVertices = 20000, kTargets = 52, kActive = 10, kJoints = 32, kInstances = 1000;
+using namespace crowd_probe;
+
 constexpr uint32_t kTile = 32, kRows = 16, kGroup = 128, kSlots = 16, kStride = 6, kSlab = 64;
 constexpr uint32_t kNotStaged = 0xffffffffu;
-constexpr uint32_t kMatrixCount = 1 + kJoints;  // the origin block, then the palette
 
 struct Data {
   const float* base;          // kVertices × 6 (position, normal)
@@ -178,20 +180,6 @@ __global__ void __launch_bounds__(kTile * kRows, TWIN_MIN_BLOCKS) crowd4(Data d)
   }
 }
 
-struct Rng {
-  uint64_t state;
-  uint32_t bits() { return uint32_t((state = state * 6364136223846793005ull + 1442695040888963407ull) >> 40); }
-  float unit() { return float(bits()) / float(1u << 24); }
-};
-
-template <class T>
-T* upload(const std::vector<T>& host) {
-  T* device = nullptr;
-  cudaMalloc(&device, host.size() * sizeof(T));
-  cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return device;
-}
-
 #define CHECK(call)                                                                            \
   do {                                                                                         \
     cudaError_t e = (call);                                                                    \
@@ -209,36 +197,8 @@ int main() {
   std::vector<float> base(size_t(kVertices) * 6), deltas(size_t((kVertices + kSlab - 1) / kSlab) * kTargets * kSlab * kStride);
   for (size_t i = 0; i < base.size(); ++i) base[i] = rng.unit() - 0.5f;
   for (float& f : deltas) f = 0.01f * (rng.unit() - 0.5f);
-  // The skin: `bench --crowd`'s (benchPrimitive, src/vk/gpu_bench.cpp): joint i of vertex v is (v / 64 + 7i) % 32,
-  // weights 0.4, 0.2, 0.2, 0.2, so a warp's 32 vertices share their joints. TWIN_SCATTERED_JOINTS=1: random joints
-  // and weights per vertex instead, each lane gathering other matrices.
-  std::vector<uint32_t> skin(size_t(kVertices) * 8);
-  for (uint32_t v = 0; v < kVertices; ++v) {
-    float w[4], sum = 0;
-    for (uint32_t j = 0; j < 4; ++j) {
-#if TWIN_SCATTERED_JOINTS
-      skin[v * 8 + j] = rng.bits() % kJoints, w[j] = rng.unit() + 0.01f;
-#else
-      skin[v * 8 + j] = (v / 64 + 7 * j) % kJoints, w[j] = j == 0 ? 0.4f : 0.2f;
-#endif
-      sum += w[j];
-    }
-    for (int j = 0; j < 4; ++j) {
-      const float f = w[j] / sum;
-      std::memcpy(&skin[v * 8 + 4 + j], &f, 4);
-    }
-  }
-  std::vector<float4> matrices(size_t(kInstances) * kMatrixCount * 3);
-  for (uint32_t i = 0; i < kInstances; ++i) {
-    float4* m = &matrices[size_t(i) * kMatrixCount * 3];
-    m[0] = make_float4(0.0f, 0.01f * float(i), 0.0f, 0.0f), m[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f), m[2] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (uint32_t j = 0; j < kJoints; ++j) {
-      const float e = 0.1f * (rng.unit() - 0.5f);
-      m[3 * (1 + j)] = make_float4(1.0f + e, e, 0.0f, e);
-      m[3 * (1 + j) + 1] = make_float4(-e, 1.0f, e, e);
-      m[3 * (1 + j) + 2] = make_float4(0.0f, -e, 1.0f - e, e);
-    }
-  }
+  const std::vector<uint32_t> skin = makeSkin(rng, TWIN_SCATTERED_JOINTS != 0, true);
+  const std::vector<float4> matrices = makeMatrices(rng);
   // Lists: 10 distinct targets per instance, ascending; per group the 16 most used targets are staged.
   std::vector<std::vector<uint32_t>> lists(kInstances);
   for (auto& list : lists) {
@@ -311,9 +271,7 @@ int main() {
   }
   const float best = best_of[1];  // the output checked below is the last variant's
   // A CPU check of vertex 7 of instance 500: the twin computes what the kernel computes.
-  std::vector<float2> out(3);
   const uint32_t ci = 500, cv = 7;
-  CHECK(cudaMemcpy(out.data(), d.out + (size_t(ci) * kVertices + cv) * 3, sizeof(float2) * 3, cudaMemcpyDeviceToHost));
   double p[3], n[3];
   for (int c = 0; c < 3; ++c) p[c] = base[cv * 6 + c], n[c] = base[cv * 6 + 3 + c];
   for (uint32_t e = offsets[ci]; e < offsets[ci + 1]; ++e) {
@@ -325,26 +283,7 @@ int main() {
     for (int c = 0; c < 3; ++c) p[c] += w * s[lane * 4 + c];
     n[0] += w * s[lane * 4 + 3], n[1] += w * s[kSlab * 4 + lane * 2], n[2] += w * s[kSlab * 4 + lane * 2 + 1];
   }
-  const float4* m = &matrices[size_t(ci) * kMatrixCount * 3];
-  double r[3][4] = {};
-  for (int j = 0; j < 4; ++j) {
-    float w;
-    std::memcpy(&w, &skin[cv * 8 + 4 + j], 4);
-    const float4* jm = m + 3 * (1 + skin[cv * 8 + j]);
-    const float4 rows[3] = {jm[0], jm[1], jm[2]};
-    for (int i = 0; i < 3; ++i) r[i][0] += w * rows[i].x, r[i][1] += w * rows[i].y, r[i][2] += w * rows[i].z, r[i][3] += w * rows[i].w;
-  }
-  const double rel[3] = {p[0] - m[0].x, p[1] - m[1].x, p[2] - m[2].x};
-  double q[3], nn[3], len = 0;
-  for (int i = 0; i < 3; ++i) {
-    q[i] = r[i][0] * rel[0] + r[i][1] * rel[1] + r[i][2] * rel[2] + r[i][3] + (i == 0 ? m[0].y : i == 1 ? m[1].y : m[2].y);
-    nn[i] = r[i][0] * n[0] + r[i][1] * n[1] + r[i][2] * n[2];
-    len += nn[i] * nn[i];
-  }
-  const double got[6] = {out[0].x, out[0].y, out[1].x, out[1].y, out[2].x, out[2].y};
-  const double want[6] = {q[0], q[1], q[2], nn[0] / std::sqrt(len), nn[1] / std::sqrt(len), nn[2] / std::sqrt(len)};
-  double err = 0;
-  for (int i = 0; i < 6; ++i) err = std::max(err, std::fabs(got[i] - want[i]));
+  const double err = checkVertex(d.out, matrices, skin, ci, cv, p, n);
   std::printf("crowd4 twin (CUDA): %u instances x %u vertices x %u targets (%u active), G %u, %u rows, %u slots: "
               "list read 4 entries at a time %.1f us, 1 at a time %.1f us, best of 20 (output %.1f MB, %.0f GB/s); CPU check "
               "max |diff| %.2g\n",

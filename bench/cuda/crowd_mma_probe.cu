@@ -21,13 +21,15 @@
 #include <cstring>
 #include <vector>
 
+#include "crowd_probe.cuh"
+
 namespace {
 
-constexpr uint32_t kVertices = 20000, kTargets = 52, kActive = 10, kJoints = 32, kInstances = 1000;
+using namespace crowd_probe;
+
 constexpr uint32_t kTile = 32, kGroup = 128, kK = 64, kRowsM = kTile * 6;  // 192 rows: component · 32 + vertex
 constexpr uint32_t kPad = 72;  // shared row stride in halves (144 bytes): conflict-free fragment loads
 constexpr uint32_t kWarps = 8, kThreads = kWarps * 32;
-constexpr uint32_t kMatrixCount = 1 + kJoints;
 
 struct Data {
   const __half* deltas;    // per tile: kRowsM × kK, row = component·32 + vertex, column = target
@@ -144,20 +146,6 @@ __global__ void __launch_bounds__(kThreads, MMA_MIN_BLOCKS) crowdMma(Data d) {
   }
 }
 
-struct Rng {
-  uint64_t state;
-  uint32_t bits() { return uint32_t((state = state * 6364136223846793005ull + 1442695040888963407ull) >> 40); }
-  float unit() { return float(bits()) / float(1u << 24); }
-};
-
-template <class T>
-T* upload(const std::vector<T>& host) {
-  T* device = nullptr;
-  cudaMalloc(&device, host.size() * sizeof(T));
-  cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return device;
-}
-
 }  // namespace
 
 int main() {
@@ -176,25 +164,8 @@ int main() {
   }
   std::vector<float> base(size_t(kVertices) * 6);
   for (float& f : base) f = rng.unit() - 0.5f;
-  std::vector<uint32_t> skin(size_t(kVertices) * 8);
-  for (uint32_t v = 0; v < kVertices; ++v) {  // benchPrimitive's skin: coherent joints, weights 0.4 0.2 0.2 0.2
-    for (uint32_t j = 0; j < 4; ++j) {
-      skin[v * 8 + j] = (v / 64 + 7 * j) % kJoints;
-      const float w = j == 0 ? 0.4f : 0.2f;
-      std::memcpy(&skin[v * 8 + 4 + j], &w, 4);
-    }
-  }
-  std::vector<float4> matrices(size_t(kInstances) * kMatrixCount * 3);
-  for (uint32_t i = 0; i < kInstances; ++i) {
-    float4* m = &matrices[size_t(i) * kMatrixCount * 3];
-    m[0] = make_float4(0.0f, 0.01f * float(i), 0.0f, 0.0f), m[1] = make_float4(0, 0, 0, 0), m[2] = make_float4(0, 0, 0, 0);
-    for (uint32_t j = 0; j < kJoints; ++j) {
-      const float e = 0.1f * (rng.unit() - 0.5f);
-      m[3 * (1 + j)] = make_float4(1.0f + e, e, 0.0f, e);
-      m[3 * (1 + j) + 1] = make_float4(-e, 1.0f, e, e);
-      m[3 * (1 + j) + 2] = make_float4(0.0f, -e, 1.0f - e, e);
-    }
-  }
+  const std::vector<uint32_t> skin = makeSkin(rng, false, false);  // bench --crowd's: coherent joints
+  const std::vector<float4> matrices = makeMatrices(rng);
   std::vector<__half> weights(size_t(groups) * kGroup * kK, __float2half(0.0f));
   std::vector<float> weight_f(size_t(kInstances) * kTargets, 0.0f);
   for (uint32_t i = 0; i < kInstances; ++i) {
@@ -234,8 +205,6 @@ int main() {
   double err = 0;
   for (uint32_t ci : {0u, 1u, 6u, 500u, 999u}) {
     for (uint32_t cv : {0u, 7u, 13u, 31u, 19999u}) {
-      float2 got2[3];
-      cudaMemcpy(got2, d.out + (size_t(ci) * kVertices + cv) * 3, sizeof got2, cudaMemcpyDeviceToHost);
       double p[3], n[3];
       for (int c = 0; c < 3; ++c) p[c] = base[cv * 6 + c], n[c] = base[cv * 6 + 3 + c];
       for (uint32_t t = 0; t < kTargets; ++t) {
@@ -245,26 +214,7 @@ int main() {
           n[c] += w * delta_f[(size_t(cv) * 6 + 3 + c) * kTargets + t];
         }
       }
-      const float4* m = &matrices[size_t(ci) * kMatrixCount * 3];
-      double r[3][4] = {};
-      for (int j = 0; j < 4; ++j) {
-        float w;
-        std::memcpy(&w, &skin[cv * 8 + 4 + j], 4);
-        const float4* jm = m + 3 * (1 + skin[cv * 8 + j]);
-        const float4 rows[3] = {jm[0], jm[1], jm[2]};
-        for (int i = 0; i < 3; ++i) r[i][0] += w * rows[i].x, r[i][1] += w * rows[i].y, r[i][2] += w * rows[i].z, r[i][3] += w * rows[i].w;
-      }
-      const double rel[3] = {p[0] - m[0].x, p[1] - m[1].x, p[2] - m[2].x};
-      const double high[3] = {m[0].y, m[1].y, m[2].y};
-      double q[3], nn[3], len = 0;
-      for (int i = 0; i < 3; ++i) {
-        q[i] = r[i][0] * rel[0] + r[i][1] * rel[1] + r[i][2] * rel[2] + r[i][3] + high[i];
-        nn[i] = r[i][0] * n[0] + r[i][1] * n[1] + r[i][2] * n[2];
-        len += nn[i] * nn[i];
-      }
-      const double got[6] = {got2[0].x, got2[0].y, got2[1].x, got2[1].y, got2[2].x, got2[2].y};
-      const double want[6] = {q[0], q[1], q[2], nn[0] / std::sqrt(len), nn[1] / std::sqrt(len), nn[2] / std::sqrt(len)};
-      for (int i = 0; i < 6; ++i) err = std::max(err, std::fabs(got[i] - want[i]));
+      err = std::max(err, checkVertex(d.out, matrices, skin, ci, cv, p, n));
     }
   }
   std::printf("crowd as tensor-core products kept in registers (mma.sync m16n8k16, FP16 in, FP32 sums): %u instances x "
