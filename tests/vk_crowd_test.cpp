@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <string>
 #include <string_view>
@@ -677,6 +678,14 @@ TEST(CrowdBenchCommand, CrowdExecutablesWritesTheDriversReportOrSaysThereIsNone)
     EXPECT_EQ(reports[0].filename().string().rfind("crowd4_g", 0), 0u) << reports[0];
     EXPECT_NE(test::slurp(reports[0]).find("executable 0: "), std::string::npos);
   }
+  // A folder that cannot be created (a file is in the way): exit 1 before anything is timed, naming the folder.
+  std::ofstream(dir / "blocker") << "not a folder";
+  run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
+                               "--repetitions 1 --copy-mib 1 --crowd-executables blocker/reports");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("blocker/reports"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("cannot create the folder"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out.find("crowd4_g"), std::string::npos) << run.out;
 }
 
 }  // namespace

@@ -93,13 +93,19 @@ int runBench(const BenchOptions& o) {
   return messages.empty() ? 0 : kExitFailure;
 }
 
-// --crowd-executables DIR: DIR/<row>.txt per crowd row, the driver's report on its pipeline (what it compiled:
-// registers, statistics, and any internal representation it offers as text).
-Status writeExecutableReports(const std::string& folder, const GpuCrowdBenchReport& report) {
+// --crowd-executables DIR: the folder, created before anything is timed (a folder that cannot be made fails at once).
+Status makeExecutablesFolder(const std::string& folder) {
   if (folder.empty()) return Ok{};
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   if (ec) return fail(Error::kIo, "cannot create the folder: " + ec.message());
+  return Ok{};
+}
+
+// --crowd-executables DIR: DIR/<row>.txt per crowd row, the driver's report on its pipeline (what it compiled:
+// registers, statistics, and any internal representation it offers as text).
+Status writeExecutableReports(const std::string& folder, const GpuCrowdBenchReport& report) {
+  if (folder.empty()) return Ok{};
   size_t written = 0;
   for (const GpuCrowdBenchRow& row : report.rows) {
     if (row.executable_report.empty()) continue;
@@ -145,6 +151,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
     options.layout = *layout;
   }
   if (options.vertices == 0 || options.targets == 0) return reportUsage("bench: --crowd needs --vertices and --targets above 0");
+  if (Status s = makeExecutablesFolder(o.crowd_executables); !s) return reportFailure(o.crowd_executables, s.error());
   GpuContextOptions context_options;
   context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
   context_options.validation = o.validation;
