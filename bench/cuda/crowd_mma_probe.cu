@@ -151,17 +151,7 @@ __global__ void __launch_bounds__(kThreads, MMA_MIN_BLOCKS) crowdMma(Data d) {
 int main() {
   Rng rng{12345};
   const uint32_t tiles = (kVertices + kTile - 1) / kTile, groups = (kInstances + kGroup - 1) / kGroup;
-  std::vector<__half> deltas(size_t(tiles) * kRowsM * kK, __float2half(0.0f));
-  std::vector<float> delta_f(size_t(kVertices) * 6 * kTargets);  // [v][c][t], the FP16-rounded values
-  for (uint32_t v = 0; v < kVertices; ++v) {
-    for (uint32_t c = 0; c < 6; ++c) {
-      for (uint32_t t = 0; t < kTargets; ++t) {
-        const __half h = __float2half(0.01f * (rng.unit() - 0.5f));
-        deltas[size_t(v / kTile) * kRowsM * kK + (c * kTile + v % kTile) * kK + t] = h;
-        delta_f[(size_t(v) * 6 + c) * kTargets + t] = __half2float(h);
-      }
-    }
-  }
+  const Fp16Deltas deltas = makeFp16Deltas(rng, kTile, kK);  // as the product reads them
   std::vector<float> base(size_t(kVertices) * 6);
   for (float& f : base) f = rng.unit() - 0.5f;
   const std::vector<uint32_t> skin = makeSkin(rng, false, false);  // bench --crowd's: coherent joints
@@ -179,7 +169,7 @@ int main() {
       ++active;
     }
   }
-  Data d{upload(deltas), upload(weights), upload(base), upload(skin), upload(matrices), nullptr};
+  Data d{upload(deltas.tiles), upload(weights), upload(base), upload(skin), upload(matrices), nullptr};
   const size_t out_bytes = size_t(kInstances) * kVertices * 3 * sizeof(float2);
   cudaMalloc(&d.out, out_bytes);
   cudaMemset(d.out, 0, out_bytes);
@@ -205,16 +195,7 @@ int main() {
   double err = 0;
   for (uint32_t ci : {0u, 1u, 6u, 500u, 999u}) {
     for (uint32_t cv : {0u, 7u, 13u, 31u, 19999u}) {
-      double p[3], n[3];
-      for (int c = 0; c < 3; ++c) p[c] = base[cv * 6 + c], n[c] = base[cv * 6 + 3 + c];
-      for (uint32_t t = 0; t < kTargets; ++t) {
-        const double w = weight_f[size_t(ci) * kTargets + t];
-        for (int c = 0; c < 3; ++c) {
-          p[c] += w * delta_f[(size_t(cv) * 6 + c) * kTargets + t];
-          n[c] += w * delta_f[(size_t(cv) * 6 + 3 + c) * kTargets + t];
-        }
-      }
-      err = std::max(err, checkVertex(d.out, matrices, skin, ci, cv, p, n));
+      err = std::max(err, checkDenseVertex(d.out, base, deltas, weight_f, matrices, skin, ci, cv));
     }
   }
   std::printf("crowd as tensor-core products kept in registers (mma.sync m16n8k16, FP16 in, FP32 sums): %u instances x "

@@ -5,6 +5,7 @@
 // differ in small ways (the twin skips zero weights and adds the origin unfused, as skin.glsl; 32- or 64-bit
 // indices) that moved the probes' times by 2–3 % when one device function served all three.
 #pragma once
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -101,6 +102,46 @@ inline double checkVertex(const float2* device_out, const std::vector<float4>& m
   double err = 0;
   for (int i = 0; i < 6; ++i) err = std::max(err, std::fabs(got[i] - want[i]));
   return err;
+}
+
+// The tensor-core probes' deltas (position + normal) in FP16: per tile of `tile` vertices a (6 · tile) × `k` matrix,
+// row = component · tile + vertex, column = target (kTargets used, the rest 0). `rounded` holds the same values as
+// floats, [vertex][component][target], for the CPU check.
+struct Fp16Deltas {
+  std::vector<__half> tiles;
+  std::vector<float> rounded;
+};
+inline Fp16Deltas makeFp16Deltas(Rng& rng, uint32_t tile, uint32_t k) {
+  Fp16Deltas d;
+  d.tiles.assign(size_t((kVertices + tile - 1) / tile) * 6 * tile * k, __float2half(0.0f));
+  d.rounded.resize(size_t(kVertices) * 6 * kTargets);
+  for (uint32_t v = 0; v < kVertices; ++v) {
+    for (uint32_t c = 0; c < 6; ++c) {
+      for (uint32_t t = 0; t < kTargets; ++t) {
+        const __half h = __float2half(0.01f * (rng.unit() - 0.5f));
+        d.tiles[size_t(v / tile) * 6 * tile * k + (c * tile + v % tile) * k + t] = h;
+        d.rounded[(size_t(v) * 6 + c) * kTargets + t] = __half2float(h);
+      }
+    }
+  }
+  return d;
+}
+
+// The tensor-core probes' CPU check of (vertex, instance): base + Σ w·Δ over every target (`weights`: per instance
+// kTargets FP16-rounded weights, 0 where inactive), in double, then checkVertex.
+inline double checkDenseVertex(const float2* device_out, const std::vector<float>& base, const Fp16Deltas& deltas,
+                               const std::vector<float>& weights, const std::vector<float4>& matrices,
+                               const std::vector<uint32_t>& skin, uint32_t instance, uint32_t v) {
+  double p[3], n[3];
+  for (int c = 0; c < 3; ++c) p[c] = base[v * 6 + c], n[c] = base[v * 6 + 3 + c];
+  for (uint32_t t = 0; t < kTargets; ++t) {
+    const double w = weights[size_t(instance) * kTargets + t];
+    for (int c = 0; c < 3; ++c) {
+      p[c] += w * deltas.rounded[(size_t(v) * 6 + c) * kTargets + t];
+      n[c] += w * deltas.rounded[(size_t(v) * 6 + 3 + c) * kTargets + t];
+    }
+  }
+  return checkVertex(device_out, matrices, skin, instance, v, p, n);
 }
 
 }  // namespace crowd_probe
