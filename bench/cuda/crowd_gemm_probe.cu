@@ -183,24 +183,8 @@ int main() {
   const dim3 grid(tiles, groups), block(kThreads);
   const int shared_bytes = kRowsM * kK * 2 + kK * kGroup * 2 + kRowsM * kSlice * 4 + kWarps * kTile * 6 * 4;
   cudaFuncSetAttribute(crowdGemm, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-  for (int i = 0; i < 200; ++i) crowdGemm<<<grid, block, shared_bytes>>>(d);  // the clocks up
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    std::fprintf(stderr, "kernel failed: %s\n", cudaGetErrorString(cudaGetLastError()));
-    return 1;
-  }
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  float best = 1e30f;
-  for (int i = 0; i < 20; ++i) {
-    cudaEventRecord(start);
-    crowdGemm<<<grid, block, shared_bytes>>>(d);
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    best = std::min(best, ms);
-  }
+  const float best = bestMilliseconds([&] { crowdGemm<<<grid, block, shared_bytes>>>(d); });
+  if (best < 0.0f) return 1;
   // CPU check of a few (vertex, instance) pairs, in double from the same FP16-rounded inputs.
   double err = 0;
   for (uint32_t ci : {0u, 500u, 999u}) {

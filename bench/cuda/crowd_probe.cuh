@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -32,6 +33,33 @@ T* upload(const std::vector<T>& host) {
   cudaMalloc(&device, host.size() * sizeof(T));
   cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
   return device;
+}
+
+// `launch` 200 times untimed (the clocks up, as `bench --warmup-ms`), then 20 times timed with events: the best in
+// milliseconds, or a negative value (and a message) when a launch failed.
+template <class Launch>
+float bestMilliseconds(const Launch& launch) {
+  for (int i = 0; i < 200; ++i) launch();
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    std::fprintf(stderr, "kernel failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+    return -1.0f;
+  }
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  float best = 1e30f;
+  for (int i = 0; i < 20; ++i) {
+    cudaEventRecord(start);
+    launch();
+    cudaEventRecord(stop);
+    if (cudaEventSynchronize(stop) != cudaSuccess) best = -1.0f;
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    if (best >= 0.0f) best = std::min(best, ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return best;
 }
 
 // Per vertex 4 joints, then 4 weights (bits). `bench --crowd`'s skin (benchPrimitive, src/vk/gpu_bench.cpp): joint
