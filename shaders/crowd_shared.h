@@ -46,7 +46,10 @@ namespace morphkit::gpu {
 #define CROWD_SC_STAGED_WORDS 23   // 32-bit words per staged record: DELTA_STRIDE floats, or (f16 deltas with an even
                                    // stride) DELTA_STRIDE / 2 pairs of halves as stored
 #define CROWD_SC_STAGE_HALVES 24   // 1: staged records are f16 pairs (CROWD_SC_STAGED_WORDS = DELTA_STRIDE / 2)
-#define CROWD_SC_COUNT 25
+// crowd5.comp and crowd5_pack.comp only:
+#define CROWD_SC_K_STEPS 25        // targets padded to K_STEPS · CROWD5_K (the product's inner dimension)
+#define CROWD_SC_SPLIT_DELTAS 26   // 1: f32 deltas, packed as FP16 hi and lo planes; 0: f16 deltas, hi only
+#define CROWD_SC_COUNT 27
 
 // crowd2.comp: workgroup (CROWD2_TILE, G) — one subgroup-sized row of invocations per instance of the group, one
 // invocation per (vertex, instance). 32 = one NVIDIA warp, so a warp serves one instance.
@@ -56,6 +59,13 @@ namespace morphkit::gpu {
 // crowd4.comp: an instance's active entry (the `actives` lists): target index, staged slot (or CROWD4_NOT_STAGED:
 // read from memory), weight bits, 0.
 #define CROWD4_NOT_STAGED 0xFFFFFFFFu
+
+// crowd5.comp: the matrix units' tile (VK_NV_cooperative_matrix, FP16 × FP16 + FP32, subgroup scope): M vertices
+// × N instances, K targets per step; one tile of vertices per subgroup of CROWD5_SUBGROUP invocations.
+#define CROWD5_M 16
+#define CROWD5_N 16
+#define CROWD5_K 16
+#define CROWD5_SUBGROUP 32
 
 // Push constants of every crowd kernel. Workgroup (x, y) = (instance group, vertex tile: MORPH_GROUP_SIZE vertices in
 // crowd.comp, SUBTILES × CROWD2_TILE in crowd2.comp); crowd4.comp swaps them: (vertex tile of CROWD4_TILE, instance
@@ -77,14 +87,28 @@ struct CrowdPush {
   uint instance_count;
   uint matrix_count;           // per instance: 1 + joints (skinned) or 3 (origin, model, normal matrix)
   uint groups;                 // instance groups (= dispatch width in x)
+  uint weight_stride;          // v5: halves per row of the frame's weight matrices (instances padded to CROWD5_N)
+  float inverse_scale;         // v5: 1 / (delta scale × the frame's weight scale), both powers of two
   uint pad0;
 };
 
+// crowd5_pack.comp: the primitive's dense deltas in, the FP16 planes out (gpu_crowd.cpp, at creation).
+struct Crowd5PackPush {
+  MORPH_U64 delta_address;     // dense deltas: vertex-tiled slabs (docs/LAYOUTS.md §3a)
+  MORPH_U64 planes_address;    // FP16 planes: [hi, then lo with SPLIT_DELTAS][component][vertex][target]
+  MORPH_U64 max_address;       // u32: the bits of the largest |delta| (measure pass; NaN and inf sort above)
+  uint vertex_count;
+  uint target_count;
+  float scale;                 // write pass: every delta × scale (a power of two that puts the largest near 2^14)
+  uint measure;                // 1: only find the largest |delta|; 0: write the planes
+};
+
 #ifdef __cplusplus
-static_assert(sizeof(CrowdPush) == 88);
+static_assert(sizeof(CrowdPush) == 96);
 static_assert(offsetof(CrowdPush, instance_bytes) == 56);
 static_assert(offsetof(CrowdPush, vertex_count) == 64);
 static_assert(offsetof(CrowdPush, groups) == 80);
+static_assert(sizeof(Crowd5PackPush) == 40);
 }  // namespace morphkit::gpu
 #endif
 

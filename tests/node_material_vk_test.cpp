@@ -670,9 +670,10 @@ TEST_F(VulkanTest, NodeDrawMorphsBeforeSkinningAndTheFallbackReadsNoDelta) {
   EXPECT_EQ(c->min_y, 16u);
   EXPECT_EQ(c->max_y, 47u);
   EXPECT_EQ(c->pixels, 32u * 32u);
-  // emissive (1, 0.5, 0.25), black base, no light: exactly the emissive color (UNORM rounding).
+  // emissive (1, 0.5, 0.25), black base, no light: the emissive color. 0.5 × 255 = 127.5 lies on a rounding tie,
+  // which Vulkan lets the device break either way (lavapipe 128; the H200's driver fails an exact 128), so ±1 there.
   EXPECT_EQ(c->rgba[0], 255);
-  EXPECT_EQ(c->rgba[1], 128);
+  EXPECT_NEAR(c->rgba[1], 128, 1);
   EXPECT_EQ(c->rgba[2], 64);
 
   // Half weight: x in [2·(-0.25 + 0.125), 2·(0.25 + 0.125)] = [-0.25, 0.75] → columns 24..55.

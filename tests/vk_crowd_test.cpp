@@ -434,7 +434,7 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   refused({*gp, 3, true, 1, 0, CrowdKernel::kV2}, Error::kInvalidArgument, "1 joints");
   refused({*gp, 40, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV2}, Error::kInvalidArgument, "group_size 33");
   refused({*gp, 4000000000u, true, 6, 0, CrowdKernel::kV2}, Error::kTooLarge, "4000000000 instances");
-  refused({*gp, 3, false, 0, 0, CrowdKernel(4)}, Error::kInvalidArgument, "kernel 4 is not a crowd kernel");
+  refused({*gp, 3, false, 0, 0, CrowdKernel(5)}, Error::kInvalidArgument, "kernel 5 is not a crowd kernel");
   refused({*gp, 40, true, 6, kMaxCrowdGroup + 1, CrowdKernel::kV3}, Error::kInvalidArgument, "group_size 33");
   refused({*gp, 3, true, 1, 0, CrowdKernel::kV4}, Error::kInvalidArgument, "1 joints");
   refused({*gp, 4000000000u, true, 6, 0, CrowdKernel::kV4}, Error::kTooLarge, "4000000000 instances");
@@ -481,6 +481,70 @@ TEST_F(VulkanTest, CrowdBadArgumentsFailClearly) {
   destroyGpuPrimitive(*context_, *gp);
   destroyGpuPrimitive(*context_, *sparse);
   destroyGpuPrimitive(*context_, *snorm);
+}
+
+// Kernel v5 (crowd5.comp, the matrix units): where the device offers VK_NV_cooperative_matrix, each instance within
+// float tolerance of v1 and of the CPU reference, for f32 deltas (FP16 hi + lo) and f16 deltas, skinned and rigid,
+// with target counts of one and more than four K steps (20 and 70, padded to 32 and 80), 37 instances (a partial
+// 16-instance tile) and 300 vertices (a partial 16-vertex tile); a non-finite delta refused. Elsewhere (lavapipe)
+// the kernel is refused, naming the extension. Either way, records with TANGENT deltas are refused first.
+TEST_F(VulkanTest, Crowd5MatchesV1WithinToleranceOrIsRefusedWithoutMatrixUnits) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const bool units = gpuDeviceInfo(*context_).cooperative_matrix;
+  {
+    const PrimitiveData all = crowdPrimitive(Shape::kAllAttributes, true, 4);
+    Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, all, {.layout = DeltaLayout::kDenseF32});
+    ASSERT_TRUE(gp);
+    Expected<GpuCrowd*> c = createGpuCrowd(*context_, {*gp, 3, true, 6, 0, CrowdKernel::kV5});
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.error().code, Error::kInvalidArgument);
+    EXPECT_NE(c.error().message.find("TANGENT"), std::string::npos) << c.error().message;
+    destroyGpuPrimitive(*context_, *gp);
+  }
+  for (const uint32_t targets : {20u, 70u}) {
+    for (const DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16}) {
+      for (const bool skinned : {true, false}) {
+        const std::string what = std::string(deltaLayoutName(layout)) + (skinned ? " skinned " : " rigid ") + std::to_string(targets);
+        const PrimitiveData p = crowdPrimitive(Shape::kPositionNormal, skinned, targets);
+        Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = layout});
+        ASSERT_TRUE(gp) << gp.error().message;
+        const uint32_t instances = 37, joints = 6;
+        const Crowd c = makeCrowd(instances, targets, skinned, joints, 3);
+        if (!units) {
+          Expected<GpuCrowd*> refused = createGpuCrowd(*context_, {*gp, instances, skinned, skinned ? joints : 0, 0, CrowdKernel::kV5});
+          ASSERT_FALSE(refused) << what;
+          EXPECT_EQ(refused.error().code, Error::kInvalidArgument);
+          EXPECT_NE(refused.error().message.find("VK_NV_cooperative_matrix"), std::string::npos) << refused.error().message;
+          destroyGpuPrimitive(*context_, *gp);
+          continue;
+        }
+        const std::vector<std::vector<float>> v1 = runCrowd(*context_, *gp, c, skinned, joints, 0);
+        const std::vector<std::vector<float>> v5 = runCrowd(*context_, *gp, c, skinned, joints, 0, CrowdKernel::kV5);
+        ASSERT_EQ(v5.size(), instances) << what;
+        const GpuPrimitiveInfo& info = gpuPrimitiveInfo(**gp);
+        for (uint32_t i = 0; i < instances; ++i) {
+          PrimitiveData got, want;
+          unpackVertices(info.vertex, info.vertex_count, v5[i].data(), got);
+          unpackVertices(info.vertex, info.vertex_count, v1[i].data(), want);
+          const PrimitiveData cpu = cpuReference(p, c.weights[i], c.palettes[i], c.states[i].world);
+          const float diagonal = std::max(bboxDiagonal(cpu.position), 1e-6f);
+          // v1's bound against GpuMorphJob, times four: v5's operands carry 22 bits (FP16 hi + lo) and the matrix
+          // units sum in their own order.
+          expectClose(got, want, {4e-6f * diagonal, 8e-6f, 4e-6f}, what + " instance " + std::to_string(i) + " v5 vs v1");
+        }
+        destroyGpuPrimitive(*context_, *gp);
+      }
+    }
+  }
+  if (!units) return;
+  PrimitiveData bad = crowdPrimitive(Shape::kPositionNormal, true, 4);
+  bad.targets[2].position[7] = INFINITY;
+  Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, bad, {.layout = DeltaLayout::kDenseF32});
+  ASSERT_TRUE(gp) << gp.error().message;
+  Expected<GpuCrowd*> refused = createGpuCrowd(*context_, {*gp, 3, true, 6, 0, CrowdKernel::kV5});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("not finite"), std::string::npos) << refused.error().message;
+  destroyGpuPrimitive(*context_, *gp);
 }
 
 // A pool lent to the job prepares the frame (v4's per-group lists, every instance's matrices) on several threads
@@ -633,9 +697,21 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   EXPECT_GE(uint64_t(root["crowd"]["hostThreads"].get_uint64()), 1u);
   EXPECT_GE(double(rows.at(1)["hostMicroseconds"].get_double()), 0.0);
   EXPECT_EQ(std::string_view(rows.at(2)["variant"].get_string()), "batch");
-  run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v5");
+  run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v6");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("v5 not in {v1,v2,v3,v4}"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("v6 not in {v1,v2,v3,v4,v5}"), std::string::npos) << run.err;
+  // v5 runs where the device has the matrix units (its row: 6 instances round up to one 16-instance group) and is
+  // refused, naming the extension, elsewhere (lavapipe).
+  run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v5 --repetitions 1 "
+                               "--copy-mib 1 --json");
+  if (run.exit_code == 0) {
+    ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
+    EXPECT_EQ(std::string_view(root["rows"].get_array().at(0)["variant"].get_string()), "crowd5_g16") << run.out;
+    EXPECT_TRUE(bool(root["device"]["cooperativeMatrix"].get_bool())) << run.out;
+  } else {
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.err.find("needs VK_NV_cooperative_matrix"), std::string::npos) << run.err;
+  }
   run = test::runMorphkit(dir, "bench --crowd 6 --crowd-kernel v1,v4 --crowd-groups 64");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-groups 64 exceeds 32 (kernels v1-v3"), std::string::npos) << run.err;

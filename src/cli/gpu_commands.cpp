@@ -49,7 +49,7 @@ struct BenchOptions {
 
 // The crowd kernel `name` stands for: the inverse of crowdKernelName (layouts: layoutNamed, selection.h).
 std::optional<CrowdKernel> crowdKernelNamed(const std::string& name) {
-  for (CrowdKernel k : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4}) {
+  for (CrowdKernel k : {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4, CrowdKernel::kV5}) {
     if (name == crowdKernelName(k)) return k;
   }
   return std::nullopt;
@@ -131,13 +131,14 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   options.kernels.clear();
   for (const std::string& k : o.crowd_kernels) {
     const std::optional<CrowdKernel> kernel = crowdKernelNamed(k);
-    if (!kernel) return reportUsage("bench: unknown crowd kernel '" + k + "' (v1, v2, v3, v4)");
+    if (!kernel) return reportUsage("bench: unknown crowd kernel '" + k + "' (v1, v2, v3, v4, v5)");
     options.kernels.push_back(*kernel);
   }
   for (uint32_t g : options.groups) {
-    const bool only_v4 = std::all_of(options.kernels.begin(), options.kernels.end(), [](CrowdKernel k) { return k == CrowdKernel::kV4; });
-    if (g > kMaxCrowdGroup && !only_v4) {
-      return reportUsage(fmt::format("bench: --crowd-groups {} exceeds {} (kernels v1-v3; v4 takes any group size)", g, kMaxCrowdGroup));
+    const bool only_v4_v5 = std::all_of(options.kernels.begin(), options.kernels.end(),
+                                        [](CrowdKernel k) { return k == CrowdKernel::kV4 || k == CrowdKernel::kV5; });
+    if (g > kMaxCrowdGroup && !only_v4_v5) {
+      return reportUsage(fmt::format("bench: --crowd-groups {} exceeds {} (kernels v1-v3; v4 and v5 take any group size)", g, kMaxCrowdGroup));
     }
   }
   options.repetitions = o.repetitions;
@@ -156,6 +157,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
   context_options.validation = o.validation;
   context_options.pipeline_statistics = true;  // the `regs` column
+  context_options.cooperative_matrix = std::find(options.kernels.begin(), options.kernels.end(), CrowdKernel::kV5) != options.kernels.end();
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return reportFailure({}, context.error());
   ProgressBar bar("bench --crowd", options.groups.size() * options.kernels.size() + 1);
@@ -215,17 +217,21 @@ const CommandRegistration kRegistration({80, [](CLI::App& app, int& exit_code) {
                   "per-instance batch kernel; --vertices/--targets take one value (default 20000, 52), --active default 10")
       ->check(CLI::Range(1u, 100000000u));
   sub->add_option("--crowd-groups", options->crowd_groups,
-                  "--crowd: instances per workgroup to time, 1..32 for v1-v3, any for v4 (default 0: automatic)")
+                  "--crowd: instances per workgroup to time, 1..32 for v1-v3, any for v4 and v5 (v5 rounds up to a multiple "
+                  "of 16; default 0: automatic)")
       ->delimiter(',');
   sub->add_option("--crowd-kernel", options->crowd_kernels,
                   "--crowd: crowd kernels to time: v1 (an invocation per vertex loops over its group), v2 (an invocation per "
                   "vertex and instance; deltas and 3x4 palettes staged in shared memory), v3 (as v2, deltas read per warp "
                   "through L1), v4 (a workgroup stages a tile's deltas once for its group of instances, then a warp per "
-                  "instance); rows crowd_gG, crowd2_gG, crowd3_gG, crowd4_gG (default v1,v2,v3,v4)")
+                  "instance), v5 (the group's morph as a matrix product on the matrix units, VK_NV_cooperative_matrix; "
+                  "within float tolerance, not bit-identical); rows crowd_gG, crowd2_gG, crowd3_gG, crowd4_gG, crowd5_gG "
+                  "(default v1,v2,v3,v4)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"v1", "v2", "v3", "v4"}));
+      ->check(CLI::IsMember({"v1", "v2", "v3", "v4", "v5"}));
   sub->add_option("--crowd-rows", options->crowd_rows,
-                  "--crowd, kernel v4: warps (rows of 32 invocations) per workgroup to time, 1..32 (default 0: 16)")
+                  "--crowd, kernels v4 and v5: warps (rows of 32 invocations) per workgroup to time, 1..32 (default 0: 16 "
+                  "for v4, 8 for v5, whose warps share a tile of 16 vertices)")
       ->delimiter(',')
       ->check(CLI::Range(0u, 32u));
   sub->add_option("--crowd-shared-kib", options->crowd_shared_kib,

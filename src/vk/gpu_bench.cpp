@@ -194,6 +194,7 @@ void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, const G
   w.field("type", gpuDeviceTypeName(device.type));
   w.field("driver", device.driver);
   w.field("storage16bit", device.storage_16bit);
+  w.field("cooperativeMatrix", device.cooperative_matrix);
   w.endObject();
   w.key("copy").beginObject();
   w.field("bytes", c.copy_bytes);

@@ -18,6 +18,7 @@
 #include "morphkit_spirv/crowd.h"
 #include "morphkit_spirv/crowd2.h"
 #include "morphkit_spirv/crowd4.h"
+#include "morphkit_spirv/crowd5.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -71,6 +72,8 @@ std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdIn
   c[CROWD_SC_SLOTS] = std::max(info.slots, 1u);
   c[CROWD_SC_STAGED_WORDS] = crowd4StagedWords(p, c[CROWD_SC_SUMS]);
   c[CROWD_SC_STAGE_HALVES] = crowd4StagesHalves(p) ? 1 : 0;
+  c[CROWD_SC_K_STEPS] = std::max(info.k_steps, 1u);
+  c[CROWD_SC_SPLIT_DELTAS] = info.split_deltas ? 1 : 0;
   return c;
 }
 
@@ -83,6 +86,10 @@ Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
   info.pMapEntries = entries.data();
   info.dataSize = values.size() * 4;
   info.pData = values.data();
+  if (crowd.info.kernel == CrowdKernel::kV5) {
+    return createComputePipeline(context, gpu::spirv::kCrowd5, sizeof(gpu::spirv::kCrowd5), sizeof(gpu::CrowdPush), crowd.pipeline,
+                                 &info);
+  }
   if (crowd.info.kernel == CrowdKernel::kV4) {
     return createComputePipeline(context, gpu::spirv::kCrowd4, sizeof(gpu::spirv::kCrowd4), sizeof(gpu::CrowdPush), crowd.pipeline,
                                  &info);
@@ -155,7 +162,7 @@ struct DispatchSize {
   uint32_t x = 0, y = 0;
 };
 DispatchSize crowdGrid(const GpuCrowdInfo& info) {
-  if (info.kernel == CrowdKernel::kV4) return {info.tiles, info.groups};
+  if (info.kernel == CrowdKernel::kV4 || info.kernel == CrowdKernel::kV5) return {info.tiles, info.groups};
   return {info.groups, info.tiles};
 }
 
@@ -163,6 +170,14 @@ DispatchSize crowdGrid(const GpuCrowdInfo& info) {
 // and 3 of slack (crowd4.comp loads a list four entries at a time).
 uint64_t crowd4ActivesBytes(uint32_t instances, uint32_t targets) {
   return 4 * crowd4EntriesWord(instances) + 16ull * (uint64_t(instances) * targets + 3);
+}
+
+// The per-frame weights buffer: G floats per union entry (v1-v3), the per-instance lists (v4), or the FP16 weight
+// matrices (v5).
+uint64_t crowdWeightBytes(const GpuCrowdInfo& info, uint32_t targets) {
+  if (info.kernel == CrowdKernel::kV5) return crowd5WeightBytes(info);
+  if (info.kernel == CrowdKernel::kV4) return crowd4ActivesBytes(info.instance_count, targets);
+  return uint64_t(info.groups) * targets * info.group_size * 4;
 }
 
 // Sizes and limits, checked before anything is allocated.
@@ -183,18 +198,20 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
     return fail(Error::kInvalidArgument, where + std::to_string(d.joint_count) + " joints, but the primitive references joint " +
                                              std::to_string(p.joints_needed == 0 ? 0 : p.joints_needed - 1));
   }
-  if (d.group_size > kMaxCrowdGroup && d.kernel != CrowdKernel::kV4) {
+  if (d.group_size > kMaxCrowdGroup && d.kernel != CrowdKernel::kV4 && d.kernel != CrowdKernel::kV5) {
     return fail(Error::kInvalidArgument, where + "group_size " + std::to_string(d.group_size) + " exceeds " +
                                              std::to_string(kMaxCrowdGroup));
   }
-  if (d.kernel != CrowdKernel::kV1 && d.kernel != CrowdKernel::kV2 && d.kernel != CrowdKernel::kV3 && d.kernel != CrowdKernel::kV4) {
-    return fail(Error::kInvalidArgument, where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3, v4)");
+  if (uint32_t(d.kernel) > uint32_t(CrowdKernel::kV5)) {
+    return fail(Error::kInvalidArgument, where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3, v4, v5)");
   }
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   info.instance_count = d.instance_count;
   info.kernel = d.kernel;
   const uint32_t sums = std::max(p.target_count > 0 ? p.delta.stride : 0u, 1u);
-  if (d.kernel == CrowdKernel::kV4) {
+  if (d.kernel == CrowdKernel::kV5) {
+    if (Status s = planV5(context, d, p, info); !s) return s;
+  } else if (d.kernel == CrowdKernel::kV4) {
     if (Status s = planV4(limits, d, p, sums, info); !s) return s;
   } else if (d.kernel != CrowdKernel::kV1) {
     if (Status s = planV2(limits, d, sums, info); !s) return s;
@@ -226,10 +243,9 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   info.output_bytes = info.instance_bytes * d.instance_count;  // < 2^32 instances × < 2^40 bytes: no overflow
   const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
   const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(d.kernel);
-  const uint64_t weights = d.kernel == CrowdKernel::kV4 ? crowd4ActivesBytes(d.instance_count, p.target_count)
-                              : uint64_t(info.groups) * p.target_count * info.group_size * 4;
+  const uint64_t weights = crowdWeightBytes(info, p.target_count);
   for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes}, {"matrices", matrices},
-                                    {"union weights", weights}}) {
+                                    {"union weights", weights}, {"v5 delta planes", crowd5PlaneBytes(p, info)}}) {
     if (bytes > max) {
       return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: the " + what + " buffer (" +
                                         std::to_string(bytes) + " bytes) exceeds maxMemoryAllocationSize " + std::to_string(max));
@@ -267,6 +283,7 @@ const char* crowdKernelName(CrowdKernel kernel) {
     case CrowdKernel::kV2: return "v2";
     case CrowdKernel::kV3: return "v3";
     case CrowdKernel::kV4: return "v4";
+    case CrowdKernel::kV5: return "v5";
     default: return "v1";
   }
 }
@@ -299,9 +316,7 @@ Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& d
     VkBufferUsageFlags usage;
   } buffers[] = {
       {&crowd->unions, 4 * (info.groups + 1 + info.groups * targets), MemoryUse::kUpload, 0},
-      {&crowd->weights, info.kernel == CrowdKernel::kV4 ? crowd4ActivesBytes(info.instance_count, uint32_t(targets))
-                                                         : 4 * info.groups * targets * info.group_size,
-       MemoryUse::kUpload, 0},
+      {&crowd->weights, crowdWeightBytes(info, uint32_t(targets)), MemoryUse::kUpload, 0},
       {&crowd->matrices, uint64_t(info.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(info.kernel),
        MemoryUse::kUpload, 0},
       {&crowd->output, info.output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT},
@@ -313,6 +328,12 @@ Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& d
   }
   std::memset(crowd->unions.mapped, 0, size_t(crowd->unions.size));
   if (Status s = createPipeline(context, *crowd); !s) return failWith(s.error());
+  if (const uint64_t planes = info.kernel == CrowdKernel::kV5 ? crowd5PlaneBytes(desc.primitive->info, info) : 0; planes > 0) {
+    Expected<GpuBuffer> created = createBuffer(context, planes, MemoryUse::kDevice);
+    if (!created) return failWith(created.error());
+    crowd->planes = *created;
+    if (Status s = packCrowd5Deltas(context, *crowd); !s) return failWith(s.error());
+  }
   return crowd;
 }
 
@@ -322,6 +343,7 @@ void destroyGpuCrowd(VulkanContext& context, GpuCrowd* crowd) {
   destroyBuffer(context, crowd->weights);
   destroyBuffer(context, crowd->matrices);
   destroyBuffer(context, crowd->output);
+  destroyBuffer(context, crowd->planes);
   destroyComputePipeline(context, crowd->pipeline);
   delete crowd;
 }
@@ -361,7 +383,7 @@ void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
   const GpuPrimitive& p = *crowd.primitive;
   gpu::CrowdPush push{};
   push.base_address = p.vertices.address;
-  push.delta_address = p.deltas.address;
+  push.delta_address = crowd.info.kernel == CrowdKernel::kV5 ? crowd.planes.address : p.deltas.address;
   push.skin_address = p.skin.address;
   push.union_address = crowd.unions.address;
   push.weights_address = crowd.weights.address;
@@ -373,6 +395,8 @@ void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
   push.instance_count = crowd.info.instance_count;
   push.matrix_count = crowd.info.matrix_count;
   push.groups = crowd.info.groups;
+  push.weight_stride = crowd5WeightStride(crowd.info.instance_count);
+  push.inverse_scale = crowd.inverse_scale;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, crowd.pipeline.pipeline);
   vkCmdPushConstants(cmd, crowd.pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
   const DispatchSize grid = crowdGrid(crowd.info);

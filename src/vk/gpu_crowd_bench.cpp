@@ -132,6 +132,10 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   std::vector<Config> configs;
   for (CrowdKernel kernel : options.kernels) {
     for (uint32_t group : options.groups) {
+      if (kernel == CrowdKernel::kV5) {  // v5: the rows (16-vertex tiles per workgroup) sweep too
+        for (uint32_t rows : v4_rows) configs.push_back({kernel, group, rows});
+        continue;
+      }
       if (kernel != CrowdKernel::kV4) {
         configs.push_back({kernel, group});
         continue;
@@ -177,12 +181,13 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     };
     Expected<double> us = bestOf(context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, dispatchTime);
     const GpuCrowdInfo& crowd_info = gpuCrowdInfo(*crowd);
-    const char* prefixes[] = {"crowd_g", "crowd2_g", "crowd3_g", "crowd4_g"};  // by CrowdKernel
+    const char* prefixes[] = {"crowd_g", "crowd2_g", "crowd3_g", "crowd4_g", "crowd5_g"};  // by CrowdKernel
     const char* prefix = prefixes[uint32_t(crowd_info.kernel)];
     std::string name = prefix + std::to_string(crowd_info.group_size);
     if (crowd_info.kernel == CrowdKernel::kV4 && v4_suffix) {
       name += "_r" + std::to_string(crowd_info.rows) + "_s" + std::to_string((crowd_info.shared_bytes + 1023) / 1024) + "k";
     }
+    if (crowd_info.kernel == CrowdKernel::kV5 && options.v4_rows != std::vector<uint32_t>{0}) name += "_r" + std::to_string(crowd_info.rows);
     GpuCrowdBenchRow row{name, crowd_info.group_size, crowd_info.kernel};
     row.registers = crowdPipelineRegisters(context, *crowd);
     if (options.executable_reports) row.executable_report = crowdPipelineReport(context, *crowd);

@@ -139,7 +139,9 @@ void writeActives(const GpuCrowdJob& job) {
 void writeCrowdFrame(const GpuCrowdJob& job) {
   GpuCrowd& crowd = *job.crowd;
   const GpuCrowdInfo& info = crowd.info;
-  if (info.kernel == CrowdKernel::kV4) {
+  if (info.kernel == CrowdKernel::kV5) {
+    writeCrowd5Weights(job);
+  } else if (info.kernel == CrowdKernel::kV4) {
     writeActives(job);
   } else {
     writeUnions(job);

@@ -218,21 +218,70 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
       context.pipeline_statistics = have.pipelineExecutableInfo == VK_TRUE;
     }
   }
-  const char* statistics_extension = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  std::vector<const char*> extensions;
   if (context.pipeline_statistics) {
     executable.pipelineExecutableInfo = VK_TRUE;
+    executable.pNext = f12.pNext;
     f12.pNext = &executable;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
+  // Crowd kernel v5's matrix units, when asked and offered (describeDevice checked the whole set).
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  context.info.cooperative_matrix = options.cooperative_matrix && context.cooperative_matrix_offered;
+  if (context.info.cooperative_matrix) {
+    coop.cooperativeMatrix = VK_TRUE;
+    f12.shaderFloat16 = VK_TRUE;
+    f12.vulkanMemoryModel = VK_TRUE;
+    f12.vulkanMemoryModelDeviceScope = VK_TRUE;
+    coop.pNext = f12.pNext;
+    f12.pNext = &coop;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
-  device_info.enabledExtensionCount = context.pipeline_statistics ? 1 : 0;
-  device_info.ppEnabledExtensionNames = context.pipeline_statistics ? &statistics_extension : nullptr;
+  device_info.enabledExtensionCount = uint32_t(extensions.size());
+  device_info.ppEnabledExtensionNames = extensions.empty() ? nullptr : extensions.data();
   r = vkCreateDevice(context.physical, &device_info, nullptr, &context.device);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateDevice", r);
   vkGetDeviceQueue(context.device, context.queue_family, 0, &context.queue);
 
   return createContextObjects(context);
+}
+
+// Crowd kernel v5's matrix units: VK_NV_cooperative_matrix with FP16 × FP16 + FP32 tiles of CROWD5 shape (16 ×
+// 16 × 16) at subgroup scope in compute shaders, FP16 arithmetic, 16-bit storage, the Vulkan memory model, and 32-wide subgroups
+// (crowd5.comp gives each subgroup one tile of vertices).
+bool offersCooperativeMatrix(VkInstance instance, VkPhysicalDevice device) {
+  if (!deviceHasExtension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return false;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &coop};
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
+  vkGetPhysicalDeviceFeatures2(device, &features);
+  // glslang declares the Vulkan memory model for every cooperative-matrix shader.
+  // (Device scope too: with the model on, the other kernels' device-scope barriers need it.)
+  if (!coop.cooperativeMatrix || !f12.shaderFloat16 || !f12.vulkanMemoryModel || !f12.vulkanMemoryModelDeviceScope ||
+      !f11.storageBuffer16BitAccess) {
+    return false;
+  }
+  VkPhysicalDeviceCooperativeMatrixPropertiesNV stages{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+  VkPhysicalDeviceVulkan11Properties p11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES, &stages};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &p11};
+  vkGetPhysicalDeviceProperties2(device, &props);
+  if (p11.subgroupSize != 32 || !(stages.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT)) return false;
+  auto list = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!list) return false;
+  uint32_t count = 0;
+  if (list(device, &count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  if (list(device, &count, shapes.data()) != VK_SUCCESS) return false;
+  return std::any_of(shapes.begin(), shapes.end(), [](const VkCooperativeMatrixPropertiesNV& m) {
+    return m.MSize == 16 && m.NSize == 16 && m.KSize == 16 && m.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+           m.BType == VK_COMPONENT_TYPE_FLOAT16_NV && m.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+           m.DType == VK_COMPONENT_TYPE_FLOAT32_NV && m.scope == VK_SCOPE_SUBGROUP_NV;
+  });
 }
 
 }  // namespace
@@ -262,6 +311,8 @@ void describeDevice(VulkanContext& context, uint32_t index) {
   info.api_version = context.properties.apiVersion;
   info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
   info.storage_16bit = have11.storageBuffer16BitAccess == VK_TRUE;
+  context.cooperative_matrix_offered = offersCooperativeMatrix(context.instance, context.physical);
+  info.cooperative_matrix = false;  // enabled only when asked (createDevice)
   context.queue_has_graphics = (families[context.queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
   info.timestamps = families[context.queue_family].timestampValidBits > 0 && context.properties.limits.timestampPeriod > 0;
   info.timestamp_period_ns = context.properties.limits.timestampPeriod;

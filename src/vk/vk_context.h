@@ -29,6 +29,7 @@ struct VulkanContext {
   // …) and internal representations for the benchmarks (pipelineStatistics, pipelineReport). Only on devices morphkit creates, when GpuContextOptions asks for
   // it and the driver offers it.
   bool pipeline_statistics = false;
+  bool cooperative_matrix_offered = false;  // the device offers crowd kernel v5's set (enabled or not: info says)
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
   VkDeviceSize max_allocation = 0;

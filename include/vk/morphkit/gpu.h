@@ -46,6 +46,10 @@ struct GpuContextOptions {
   // Benchmarks: compute pipelines capture the driver's statistics (registers per invocation, `bench`'s `regs`
   // column) where the device offers VK_KHR_pipeline_executable_properties. Off by default.
   bool pipeline_statistics = false;
+  // Crowd kernel v5 (morphkit/gpu_crowd.h): enables VK_NV_cooperative_matrix with FP16 arithmetic and the Vulkan
+  // memory model where the device offers the whole set (GpuDeviceInfo::cooperative_matrix says whether it did).
+  // Off by default: no other path uses them.
+  bool cooperative_matrix = false;
 };
 
 struct GpuDeviceInfo {
@@ -55,6 +59,10 @@ struct GpuDeviceInfo {
   uint32_t api_version = 0;           // VK_MAKE_API_VERSION encoding
   std::string driver;                 // driverName + driverInfo
   bool storage_16bit = false;         // storageBuffer16BitAccess: f16 deltas are read as float16_t
+  // VK_NV_cooperative_matrix with FP16 16×16×16 tiles summed in FP32, FP16 arithmetic, 32-wide subgroups: the
+  // matrix units crowd kernel v5 runs on (morphkit/gpu_crowd.h). True when GpuContextOptions::cooperative_matrix
+  // asked for them and the device offers them; false on a caller's device (createVulkanContextFromDevice).
+  bool cooperative_matrix = false;
   bool timestamps = false;            // the compute queue supports timestamp queries
   double timestamp_period_ns = 0.0;   // nanoseconds per timestamp tick
   uint64_t device_local_bytes = 0;    // the largest DEVICE_LOCAL heap

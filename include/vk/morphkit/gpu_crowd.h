@@ -7,13 +7,16 @@
 // deltas, a crowd walks, per vertex tile and group of G instances, the union of the group's active targets once
 // and applies each delta to all G instances (weight 0 where an instance does not use the target).
 //
-// Four kernels (CrowdKernel): v1 loops, per vertex, over the group's instances; v2 and v3 give each (vertex,
+// Five kernels (CrowdKernel): v1 loops, per vertex, over the group's instances; v2 and v3 give each (vertex,
 // instance) its own invocation (a warp per instance) and share the group's loads through shared memory or L1; v4
-// (the default) stages a vertex tile's records once per group of instances and lets each warp walk instances.
+// (the default) stages a vertex tile's records once per group of instances and lets each warp walk instances; v5
+// computes the group's morph as a matrix product on the matrix units (VK_NV_cooperative_matrix, opt-in through
+// GpuContextOptions::cooperative_matrix), measured slower than v4 on an H200 (docs/PERFORMANCE.md, "Kernel v5").
 //
-// Results: each instance's output is bit-identical whatever the group size and kernel (so to the crowd run one
-// instance at a time), and matches GpuMorphJob and the CPU reference MorphSkinJob within float tolerance, not bit for bit (the
-// per-instance kernel sums its targets in two interleaved partial sums; tests/vk_crowd_test.cpp states the bounds).
+// Results: with v1-v4 each instance's output is bit-identical whatever the group size and kernel (so to the crowd
+// run one instance at a time), and matches GpuMorphJob and the CPU reference MorphSkinJob within float tolerance, not
+// bit for bit (the per-instance kernel sums its targets in two interleaved partial sums; tests/vk_crowd_test.cpp
+// states the bounds). v5 matches v1 within float tolerance (FP16 operands split in hi + lo).
 //
 // Like the rest of the vk layer: typed handles, no Vulkan in this header, Expected/Status errors, synchronous run().
 #pragma once
@@ -38,6 +41,10 @@ inline constexpr uint32_t kMaxCrowdGroup = 32;  // instances per workgroup at mo
 inline constexpr uint32_t kCrowd4DefaultGroup = 128;          // instances per workgroup
 inline constexpr uint32_t kCrowd4DefaultRows = 16;            // warps per workgroup (512 invocations)
 inline constexpr uint64_t kCrowd4DefaultSharedBudget = 12288;  // bytes of staged records per workgroup
+// v5's defaults, the best measured on an H200 (docs/PERFORMANCE.md, "Kernel v5"): instances per workgroup (a
+// multiple of 16, the matrix tile) and subgroups per workgroup.
+inline constexpr uint32_t kCrowd5DefaultGroup = 256;
+inline constexpr uint32_t kCrowd5DefaultRows = 8;  // v5: subgroups per workgroup, each walking 16-instance tiles
 
 // The crowd kernels (docs/PERFORMANCE.md, "Crowds"). All give the same bits for an instance whatever the group size,
 // and the same bits as each other (tests/vk_crowd_test.cpp); they differ in speed.
@@ -50,8 +57,11 @@ enum class CrowdKernel : uint32_t {
   kV4 = 3,  // crowd4.comp: a workgroup per (vertex tile of 32, group of G instances) stages the tile's records of the
             // group's targets in shared memory once, then each warp walks instances, one (vertex, instance) per
             // invocation, reading only its instance's active records, with no barrier after the staging
+  kV5 = 4,  // crowd5.comp: the group's morph as a dense matrix product on the matrix units (VK_NV_cooperative_matrix,
+            // GpuDeviceInfo::cooperative_matrix), FP16 operands split in hi + lo, sums in FP32; POSITION and NORMAL
+            // deltas only. Within float tolerance of v1-v4, not bit-identical.
 };
-const char* crowdKernelName(CrowdKernel kernel);  // "v1", "v2", "v3", "v4"
+const char* crowdKernelName(CrowdKernel kernel);  // "v1", "v2", "v3", "v4", "v5"
 
 struct GpuCrowdDesc {
   const GpuPrimitive* primitive = nullptr;  // uploaded with a dense layout (dense_f32 or dense_f16)
@@ -63,6 +73,8 @@ struct GpuCrowdDesc {
   // v4: any size (capped at instance_count; 0: kCrowd4DefaultGroup): the instances that share one staging of a tile.
   uint32_t group_size = 0;
   CrowdKernel kernel = CrowdKernel::kV4;  // v2, v3: group_size is the warps per workgroup (32 × G invocations)
+  // v5: group_size rounds up to a multiple of 16 (0: kCrowd5DefaultGroup); rows are subgroups per workgroup, which
+  // share one staged 16-vertex tile and walk its 16-instance tiles (0: kCrowd5DefaultRows); shared_budget unused.
   uint32_t rows = 0;           // v4: rows of 32 invocations per workgroup (0: kCrowd4DefaultRows)
   uint64_t shared_budget = 0;  // v4: shared memory for the staged records, bytes (0: kCrowd4DefaultSharedBudget,
                                // capped at the device's limit)
@@ -90,6 +102,8 @@ struct GpuCrowdInfo {
   uint32_t slice = 0;              // v2, v3: union entries walked per slice (their weights, masks, v2: records staged)
   bool palette_shared = false;     // v2, v3: the group's palettes staged in shared memory (3×4 rows, 48 B per joint)
   uint32_t rows = 0;               // v4: rows of 32 invocations per workgroup, each walking the group's instances
+  uint32_t k_steps = 0;            // v5: targets padded to k_steps × 16 (the product's inner dimension)
+  bool split_deltas = false;       // v5: f32 deltas held as FP16 hi + lo planes (f16 deltas: hi only, exact)
   uint32_t slots = 0;              // v4: a tile's records staged per group (the most used of the group's targets;
                                    // an instance's other targets are read from memory). Staged as floats, or for
                                    // f16 deltas of an even stride as stored (two halves a word: twice the slots)
@@ -108,7 +122,8 @@ uint32_t gpuCrowd2Slice(uint32_t delta_stride);
 uint32_t gpuCrowd4Slots(uint32_t record_words, uint32_t targets, uint64_t shared_limit);
 
 // Fails with kInvalidArgument naming the problem (no primitive, 0 instances, a sparse primitive, skinned without
-// JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup (v1-v3), an unknown kernel) and with kTooLarge when the
+// JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup (v1-v3), an unknown kernel; v5: deltas other than
+// POSITION and NORMAL, a device without the matrix units, a delta beyond FP16's range) and with kTooLarge when the
 // output, the per-frame buffers, the group's shared memory, the workgroup (v2: 32 × G invocations) or the dispatch
 // exceed the device's limits (maxMemoryAllocationSize, maxComputeSharedMemorySize, maxComputeWorkGroupInvocations,
 // maxComputeWorkGroupCount) — before allocating anything. v2 stages the palettes in shared memory only when they
