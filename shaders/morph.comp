@@ -105,9 +105,9 @@ uint slabIndex(in MorphEntry e, uint slab, uint lane, uint c) {
 }
 
 // ---- Generic record: any attribute set. Dense: `block` is the slab and `v` the tile lane; sparse: `block`
-// is the record's first element (components consecutive). ----
+// is the record's first component, the next one MORPH_GROUP_SIZE words on (sliced, docs/LAYOUTS.md §3c). ----
 uint recordIndex(in MorphEntry e, bool dense, uint block, uint v, uint c) {
-  return dense ? slabIndex(e, block, v, c) : block + c;
+  return dense ? slabIndex(e, block, v, c) : block + c * MORPH_GROUP_SIZE;  // sparse: one word per lane apart
 }
 
 vec3 loadVec3(in MorphEntry e, uint kind, bool dense, uint64_t address, uint block, uint v, uint c) {
@@ -300,19 +300,23 @@ void morphDense(in MorphEntry e, uint v, bool live, inout Sums s) {
   }
 }
 
-// The sparse layout: entries of one vertex are sorted by target, so the sum has the CPU reference's order
-// and needs no atomics.
+// The sparse layout, sliced per tile (docs/LAYOUTS.md §3c): slot j holds the j-th record of every vertex of
+// the tile, word-major, so a warp's loads are consecutive words. A vertex's records are sorted by target, so
+// the sum has the CPU reference's order and needs no atomics; its first padded slot (target MORPH_ABSENT) ends it.
 void morphSparse(in MorphEntry e, uint v, inout Sums s) {
-  Uints rows = Uints(e.rows_address);
+  Uints tiles = Uints(e.rows_address);
   Floats weights = Floats(e.weights_address);
-  Uints records = Uints(e.delta_address);
-  uint record_words = e.delta_stride + 1u;
-  uint begin = rows.u[v], end = rows.u[v + 1u];
-  for (uint k = begin; k < end; ++k) {
-    uint first = k * record_words;
-    float w = weights.f[records.u[first]];
+  Uints words = Uints(e.delta_address);
+  uint slot_words = (e.delta_stride + 1u) * MORPH_GROUP_SIZE;
+  uint tile = v / MORPH_GROUP_SIZE;
+  uint first = tiles.u[tile], slots = (tiles.u[tile + 1u] - first) / slot_words;
+  for (uint j = 0u; j < slots; ++j) {
+    uint at = first + j * slot_words + v % MORPH_GROUP_SIZE;
+    uint target = words.u[at];
+    if (target == MORPH_ABSENT) break;
+    float w = weights.f[target];
     if (w == 0.0) continue;
-    addRecord(e, MORPH_LAYOUT_DENSE_F32, false, e.delta_address, first + 1u, v, vec4(w), s);
+    addRecord(e, MORPH_LAYOUT_DENSE_F32, false, e.delta_address, at + MORPH_GROUP_SIZE, v, vec4(w), s);
   }
 }
 

@@ -44,6 +44,11 @@ TEST_F(VulkanTest, BenchRunsEveryVariant) {
     if (row.variant == "dense_snorm16") {
       EXPECT_EQ(row.bytes, f16_bytes.at({row.vertices, row.targets}));
     }
+    if (row.variant == "sparse") {  // base, skin and output, the tile offsets, every record's target word and the
+                                    // deltas of the 4 active targets' records (each target moves `span` vertices)
+      const uint64_t v = row.vertices, span = uint64_t(float(v) * options.region);
+      EXPECT_EQ(row.bytes, 80 * v + 4 * (v / 64 + 2) + row.targets * span * 4 + 4 * span * 4 * 6) << row.vertices;
+    }
     if (gpuDeviceInfo(*context_).timestamps) {
       EXPECT_GT(row.microseconds, 0.0) << row.variant;
       EXPECT_GT(row.gbps, 0.0) << row.variant;

@@ -64,6 +64,51 @@ Status uploadVector(VulkanContext& context, const std::vector<T>& data, GpuBuffe
   return uploadToBuffer(context, buffer, 0, data.data(), data.size() * sizeof(T));
 }
 
+// The sparse layout as the kernel reads it (docs/LAYOUTS.md §3c): the CSR records sliced per 64-vertex tile. A
+// tile's block holds as many slots as its longest vertex has records; slot j holds the j-th record of each of the
+// tile's vertices, word-major (word w of lane l at (j · words + w) · 64 + l), so a warp reads consecutive words;
+// lanes with fewer records get MORPH_ABSENT as their target. `tiles`: the first word of each tile's block, and
+// the end.
+struct SlicedSparse {
+  std::vector<uint32_t> tiles;
+  std::vector<uint32_t> words;
+};
+Expected<SlicedSparse> sliceSparse(const PackedDeltas& packed, uint32_t vertex_count) {
+  const uint32_t record_words = 1 + packed.format.stride;
+  const uint32_t tile_count = (vertex_count + MORPH_GROUP_SIZE - 1) / MORPH_GROUP_SIZE;
+  SlicedSparse out;
+  out.tiles.reserve(size_t(tile_count) + 1);
+  uint64_t total = 0;
+  for (uint32_t t = 0; t < tile_count; ++t) {
+    out.tiles.push_back(uint32_t(total));
+    uint32_t slots = 0;
+    for (uint32_t v = t * MORPH_GROUP_SIZE; v < std::min(vertex_count, (t + 1) * MORPH_GROUP_SIZE); ++v) {
+      slots = std::max(slots, packed.rows[v + 1] - packed.rows[v]);
+    }
+    total += uint64_t(slots) * record_words * MORPH_GROUP_SIZE;
+    if (total >= kMaxDeltaBufferBytes / 4) {
+      return fail(Error::kTooLarge, "uploadGpuPrimitive: the sliced sparse records exceed the kernel's 32-bit element indexing");
+    }
+  }
+  out.tiles.push_back(uint32_t(total));
+  out.words.assign(size_t(total), 0);
+  for (uint32_t v = 0; v < vertex_count; ++v) {
+    const uint32_t tile = v / MORPH_GROUP_SIZE, lane = v % MORPH_GROUP_SIZE;
+    const uint32_t slots = (out.tiles[tile + 1] - out.tiles[tile]) / (record_words * MORPH_GROUP_SIZE);
+    const uint32_t count = packed.rows[v + 1] - packed.rows[v];
+    for (uint32_t j = 0; j < slots; ++j) {
+      const size_t slot = out.tiles[tile] + size_t(j) * record_words * MORPH_GROUP_SIZE + lane;
+      if (j >= count) {
+        out.words[slot] = MORPH_ABSENT;
+        continue;
+      }
+      const uint8_t* record = packed.bytes.data() + (size_t(packed.rows[v]) + j) * record_words * 4;
+      for (uint32_t w = 0; w < record_words; ++w) std::memcpy(&out.words[slot + size_t(w) * MORPH_GROUP_SIZE], record + 4 * w, 4);
+    }
+  }
+  return out;
+}
+
 void destroyPrimitiveBuffers(VulkanContext& context, GpuPrimitive& p) {
   destroyBuffer(context, p.vertices);
   destroyBuffer(context, p.deltas);
@@ -116,13 +161,17 @@ Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const Primiti
     }
     p->target_bytes = packed->target_bytes;
     info.record_count = packed->record_count;
-    info.delta_bytes = packed->bytes.size() + packed->rows.size() * 4;
-    s = uploadVector(context, packed->bytes, p->deltas);
-    if (!s) return failWith(s.error());
     if (info.layout == DeltaLayout::kSparse) {
-      s = uploadVector(context, packed->rows, p->rows);
-      if (!s) return failWith(s.error());
+      Expected<SlicedSparse> sliced = sliceSparse(*packed, info.vertex_count);
+      if (!sliced) return failWith(sliced.error());
+      info.delta_bytes = 4 * (sliced->words.size() + sliced->tiles.size());
+      s = uploadVector(context, sliced->words, p->deltas);
+      if (s) s = uploadVector(context, sliced->tiles, p->rows);
+    } else {
+      info.delta_bytes = packed->bytes.size();
+      s = uploadVector(context, packed->bytes, p->deltas);
     }
+    if (!s) return failWith(s.error());
   }
   PackedSkin skin = packSkin(data);
   info.influence_sets = skin.influence_sets;

@@ -94,7 +94,7 @@ struct GpuPrimitiveInfo {
   uint32_t vertex_count = 0, target_count = 0;
   uint32_t influence_sets = 0;
   uint32_t joints_needed = 0;    // a skinned instance must pass at least this many joint matrices
-  uint64_t delta_bytes = 0;      // bytes of the delta buffer(s) (rows included for sparse)
+  uint64_t delta_bytes = 0;      // bytes of the delta buffer(s) on the device (sparse: the sliced records and tile offsets)
   uint64_t record_count = 0;     // delta records stored (see PackedDeltas)
   float pivot[3] = {0, 0, 0};    // centre of the base positions' bounding box: the shader transforms p − pivot
 };
