@@ -310,13 +310,16 @@ void morphSparse(in MorphEntry e, uint v, inout Sums s) {
   uint slot_words = (e.delta_stride + 1u) * MORPH_GROUP_SIZE;
   uint tile = v / MORPH_GROUP_SIZE;
   uint first = tiles.u[tile], slots = (tiles.u[tile + 1u] - first) / slot_words;
-  for (uint j = 0u; j < slots; ++j) {
-    uint at = first + j * slot_words + v % MORPH_GROUP_SIZE;
-    uint target = words.u[at];
-    if (target == MORPH_ABSENT) break;
-    float w = weights.f[target];
-    if (w == 0.0) continue;
-    addRecord(e, MORPH_LAYOUT_DENSE_F32, false, e.delta_address, at + MORPH_GROUP_SIZE, v, vec4(w), s);
+  // Two slots per step: a record is a chain of three loads (its target, that target's weight, its deltas), so
+  // both chains' first two links are issued before either record is added (in order: the same sums).
+  for (uint j = 0u; j < slots; j += 2u) {
+    uint at0 = first + j * slot_words + v % MORPH_GROUP_SIZE, at1 = at0 + slot_words;
+    uint t0 = words.u[at0], t1 = j + 1u < slots ? words.u[at1] : MORPH_ABSENT;
+    float w0 = t0 != MORPH_ABSENT ? weights.f[t0] : 0.0, w1 = t1 != MORPH_ABSENT ? weights.f[t1] : 0.0;
+    if (t0 == MORPH_ABSENT) break;
+    if (w0 != 0.0) addRecord(e, MORPH_LAYOUT_DENSE_F32, false, e.delta_address, at0 + MORPH_GROUP_SIZE, v, vec4(w0), s);
+    if (t1 == MORPH_ABSENT) break;
+    if (w1 != 0.0) addRecord(e, MORPH_LAYOUT_DENSE_F32, false, e.delta_address, at1 + MORPH_GROUP_SIZE, v, vec4(w1), s);
   }
 }
 
