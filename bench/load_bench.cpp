@@ -14,8 +14,10 @@
 //                    does for a file of at least kMapMinBytes) or by readFile: where mapping starts to pay
 // tinygltf gets a no-op image loader (morphkit never decodes images; neither asset has any anyway).
 // Counter: bytes = .glb bytes per second. Shared assets come from $MORPHKIT_SHARED_DIR (default ../shared).
+// `load_bench --once KIND FILE` times a single load in a fresh process instead (see loadOnce).
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -254,7 +256,52 @@ struct Cleanup {
   }
 } cleanup;
 
+// --once KIND FILE: one load, the first of this process, timed alone (wall µs on stdout). The benchmarks above
+// load in a loop, so from the second iteration on a loader that reads the file gets heap pages the previous
+// iteration freed and warmed; a tool that loads once (the CLI) takes fresh pages, whose first touch can cost more
+// than the load (docs/PERFORMANCE.md, "Zero-copy loading"). KIND: morphkit (mapped), morphkit-read, tinygltf.
+int loadOnce(const std::string& kind, const std::string& path) {
+  const auto start = std::chrono::steady_clock::now();
+  bool ok = false;
+  std::string error;
+  size_t keep = 0;
+  if (kind == "morphkit" || kind == "morphkit-read") {
+    LoadOptions options;
+    options.map_files = kind == "morphkit";
+    auto asset = loadAsset(path, options);
+    ok = bool(asset);
+    if (asset) keep = asset->accessors.size();
+    if (!asset) error = asset.error().message;
+#if MORPHKIT_HAVE_TINYGLTF
+  } else if (kind == "tinygltf") {
+    tinygltf::TinyGLTF loader;
+    loader.SetImageLoader(noImage, nullptr);
+    tinygltf::Model model;
+    std::string warning;
+    ok = loader.LoadBinaryFromFile(&model, &error, &warning, path);
+    keep = model.accessors.size();
+#endif
+  } else {
+    std::fprintf(stderr, "load_bench --once: unknown loader '%s' (morphkit, morphkit-read, tinygltf)\n", kind.c_str());
+    return 2;
+  }
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  if (!ok) {
+    std::fprintf(stderr, "load_bench --once: %s: %s\n", path.c_str(), error.c_str());
+    return 1;
+  }
+  std::printf("%s %.1f us (%zu accessors)\n", kind.c_str(), us, keep);
+  return 0;
+}
+
 }  // namespace
 }  // namespace morphkit
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--once") return morphkit::loadOnce(argv[2], argv[3]);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
