@@ -67,32 +67,7 @@ layout(push_constant) uniform PushBlock { CrowdPush pc; };
 // banks. A word is a float's bits, or two halves (STAGE_HALVES).
 shared uint s_delta[SLOTS * kWords * CROWD4_TILE];
 
-// Skinning (skin.glsl): joint j of the current instance is matrices[1 + j] after its origin block. The vertex's
-// skin-stream words are the same for every instance, so they are loaded once into g_skin (up to two influence sets;
-// beyond, from memory) and skin.glsl reads them as vertex 0's: its loop over the influences has a constant count
-// once specialized, so every index is a constant and g_skin stays in registers.
-#include "skin.glsl"
-Matrices g_matrices;
-const uint kCachedSkinWords = 16u;  // 2 sets × (4 joints + 4 weights)
-const bool CACHE_SKIN = INFLUENCE_SETS <= 2u;
-uint g_skin[kCachedSkinWords];
-uint g_skin_vertex;
-uint skinStreamWord(uint index) {
-  if (CACHE_SKIN) return g_skin[index];
-  return Uints(pc.skin_address).u[g_skin_vertex * 8u * INFLUENCE_SETS + index];
-}
-uint skinStreamVertex(uint v) { return 0u; }
-// The mat4 of three rows, with (0, 0, 0, 1) as its last row: nothing reads that row (only rows 0-2 place a point or
-// turn a normal), so the driver drops its arithmetic and the blend is the other kernels' on the same floats.
-mat4 relativeMatrix(uint block) {
-  vec4 r0 = g_matrices.rows[3u * block], r1 = g_matrices.rows[3u * block + 1u], r2 = g_matrices.rows[3u * block + 2u];
-  return mat4(vec4(r0.x, r1.x, r2.x, 0.0), vec4(r0.y, r1.y, r2.y, 0.0), vec4(r0.z, r1.z, r2.z, 0.0), vec4(r0.w, r1.w, r2.w, 1.0));
-}
-mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
-Matrices instanceMatrices(uint instance) {
-  return Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 48u);
-}
-
+#include "crowd_rows.glsl"
 #include "crowd_finish.glsl"
 
 vec3 recordVec3(in float rec[kRecordMax], uint offset) { return vec3(rec[offset], rec[offset + 1u], rec[offset + 2u]); }
@@ -133,23 +108,11 @@ void main() {
   barrier();  // the only one: every invocation reaches it, the rest runs per row without synchronizing
   if (!vertex_live) return;
 
-  // The base vertex, once for every instance.
-  Floats base = Floats(pc.base_address);
-  uint bv = v * VERTEX_STRIDE;
-  vec3 base_p = vec3(base.f[bv], base.f[bv + 1u], base.f[bv + 2u]);
-  vec3 base_n = vec3(0.0);
-  if (VERTEX_NORMAL != MORPH_ABSENT) base_n = vec3(base.f[bv + VERTEX_NORMAL], base.f[bv + VERTEX_NORMAL + 1u], base.f[bv + VERTEX_NORMAL + 2u]);
-  vec4 base_t = vec4(0.0);
-  if (VERTEX_TANGENT != MORPH_ABSENT) {
-    uint i = bv + VERTEX_TANGENT;
-    base_t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
-  }
-
-  g_skin_vertex = v;
-  if (SKINNED && CACHE_SKIN) {
-    Uints stream = Uints(pc.skin_address);
-    [[unroll]] for (uint k = 0u; k < 8u * INFLUENCE_SETS; ++k) g_skin[k] = stream.u[v * 8u * INFLUENCE_SETS + k];
-  }
+  // The base vertex and its skin words, once for every instance.
+  vec3 base_p, base_n;
+  vec4 base_t;
+  loadBaseVertex(v, base_p, base_n, base_t);
+  cacheSkinWords(v);
 
   // Stage 2 per instance of the group that this row serves: its own active targets, ascending. What bounds this
   // loop is latency (docs/PERFORMANCE.md, "v4"), so every load that does not depend on the previous one is issued

@@ -63,26 +63,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly 
 
 layout(push_constant) uniform PushBlock { CrowdPush pc; };
 
-// Skinning hooks, as crowd4.comp: the vertex's skin words in registers, read by skin.glsl as vertex 0's.
-#include "skin.glsl"
-Matrices g_matrices;
-const bool CACHE_SKIN = INFLUENCE_SETS <= 2u;
-uint g_skin[16];
-uint g_skin_vertex;
-uint skinStreamWord(uint index) {
-  if (CACHE_SKIN) return g_skin[index];
-  return Uints(pc.skin_address).u[g_skin_vertex * 8u * INFLUENCE_SETS + index];
-}
-uint skinStreamVertex(uint v) { return 0u; }
-mat4 relativeMatrix(uint block) {
-  vec4 r0 = g_matrices.rows[3u * block], r1 = g_matrices.rows[3u * block + 1u], r2 = g_matrices.rows[3u * block + 2u];
-  return mat4(vec4(r0.x, r1.x, r2.x, 0.0), vec4(r0.y, r1.y, r2.y, 0.0), vec4(r0.z, r1.z, r2.z, 0.0), vec4(r0.w, r1.w, r2.w, 1.0));
-}
-mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
-// A macro, not a function: glslang leaves the inlined return value of a function returning a buffer reference in a
-// Function variable without the AliasedPointer decoration here, which the validation layer rejects.
-#define instanceMatrices(instance) Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 48u)
-
+#include "crowd_rows.glsl"
 #include "crowd_finish.glsl"
 
 // Scope 3 is gl_ScopeSubgroup, whose name would need GL_KHR_memory_scope_semantics.
@@ -91,8 +72,7 @@ mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
 #define SUMS fcoopmatNV<32, 3, CROWD5_M, CROWD5_N>
 
 shared float s_ids[CROWD5_M * CROWD5_N];
-// Each subgroup's tile of the delta planes, staged once per workgroup and read by every 16-instance tile of the
-// group: APLANES planes of 16 rows (vertices) × KPAD targets, rows LDA halves apart (8 halves of padding move each
+// The workgroup's tile of the delta planes, staged once and read by every 16-instance tile of the group: APLANES planes of 16 rows (vertices) × KPAD targets, rows LDA halves apart (8 halves of padding move each
 // row 4 banks on, so a fragment's rows do not share banks).
 layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer UVec4s { uvec4 v[]; };
 const uint APLANES = (DELTA_STRIDE == 0u ? 1u : DELTA_STRIDE) * (SPLIT_DELTAS ? 2u : 1u);
@@ -125,7 +105,6 @@ void main() {
   coopMatLoadNV(ids, s_ids, 0, CROWD5_N, false);
   uint weight_stride = pc.weight_stride;  // instances padded to CROWD5_N
   uint first = gl_WorkGroupID.y * G;
-  Floats base = Floats(pc.base_address);
 
   for (uint n0 = first + sub * CROWD5_N; n0 < min(first + G, pc.instance_count); n0 += CROWD5_N * ROWS) {
     SUMS sums[6];
@@ -151,23 +130,13 @@ void main() {
       uint id = uint(ids[e]);
       uint v = m0 + id / CROWD5_N, instance = n0 + id % CROWD5_N;
       if (v >= pc.vertex_count || instance >= pc.instance_count) continue;
-      uint bv = v * VERTEX_STRIDE;
-      vec3 p = vec3(base.f[bv], base.f[bv + 1u], base.f[bv + 2u]);
-      vec3 n = vec3(0.0);
-      if (VERTEX_NORMAL != MORPH_ABSENT) n = vec3(base.f[bv + VERTEX_NORMAL], base.f[bv + VERTEX_NORMAL + 1u], base.f[bv + VERTEX_NORMAL + 2u]);
-      vec4 t = vec4(0.0);
-      if (VERTEX_TANGENT != MORPH_ABSENT) {
-        uint i = bv + VERTEX_TANGENT;
-        t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
-      }
+      vec3 p, n;
+      vec4 t;
+      loadBaseVertex(v, p, n, t);
       float inv = pc.inverse_scale;  // the scales are powers of two: this product is exact
       if (DELTA_POSITION != MORPH_ABSENT) p += vec3(sums[DELTA_POSITION][e], sums[DELTA_POSITION + 1u][e], sums[DELTA_POSITION + 2u][e]) * inv;
       if (DELTA_NORMAL != MORPH_ABSENT) n += vec3(sums[DELTA_NORMAL][e], sums[DELTA_NORMAL + 1u][e], sums[DELTA_NORMAL + 2u][e]) * inv;
-      g_skin_vertex = v;
-      if (SKINNED && CACHE_SKIN) {
-        Uints stream = Uints(pc.skin_address);
-        [[unroll]] for (uint k = 0u; k < 8u * INFLUENCE_SETS; ++k) g_skin[k] = stream.u[v * 8u * INFLUENCE_SETS + k];
-      }
+      cacheSkinWords(v);
       float extra[MORPH_MAX_EXTRA];
       [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) extra[c] = 0.0;
       finishVertex(v, instance, p, n, t, extra);

@@ -61,7 +61,8 @@ namespace morphkit::gpu {
 #define CROWD4_NOT_STAGED 0xFFFFFFFFu
 
 // crowd5.comp: the matrix units' tile (VK_NV_cooperative_matrix, FP16 × FP16 + FP32, subgroup scope): M vertices
-// × N instances, K targets per step; one tile of vertices per subgroup of CROWD5_SUBGROUP invocations.
+// × N instances, K targets per step; a workgroup takes one tile of vertices, its subgroups of CROWD5_SUBGROUP
+// invocations the tiles of instances.
 #define CROWD5_M 16
 #define CROWD5_N 16
 #define CROWD5_K 16

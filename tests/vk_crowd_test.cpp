@@ -537,6 +537,16 @@ TEST_F(VulkanTest, Crowd5MatchesV1WithinToleranceOrIsRefusedWithoutMatrixUnits) 
     }
   }
   if (!units) return;
+  {  // 200 f32 targets: a 16-vertex tile's hi and lo planes need 12 × 16 × 216 halves (81 KiB), beyond 64 KiB
+    const PrimitiveData wide = crowdPrimitive(Shape::kPositionNormal, true, 200);
+    Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, wide, {.layout = DeltaLayout::kDenseF32});
+    ASSERT_TRUE(gp) << gp.error().message;
+    Expected<GpuCrowd*> refused = createGpuCrowd(*context_, {*gp, 3, true, 6, 0, CrowdKernel::kV5});
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, Error::kTooLarge);
+    EXPECT_NE(refused.error().message.find("bytes of shared memory"), std::string::npos) << refused.error().message;
+    destroyGpuPrimitive(*context_, *gp);
+  }
   PrimitiveData bad = crowdPrimitive(Shape::kPositionNormal, true, 4);
   bad.targets[2].position[7] = INFINITY;
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, bad, {.layout = DeltaLayout::kDenseF32});

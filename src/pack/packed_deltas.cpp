@@ -307,13 +307,19 @@ Snorm16DeltaError snorm16DeltaError(const PrimitiveData& p) {
   return e;
 }
 
-uint64_t sparseRecordCount(const PrimitiveData& p) {
+std::vector<uint64_t> sparseRecordCounts(const PrimitiveData& p) {
+  std::vector<uint64_t> counts(p.targets.size(), 0);
   Expected<DeltaFormat> f = deltaFormat(p);
-  if (!f) return 0;
-  uint64_t count = 0;
-  for (const MorphTargetData& t : p.targets) {
-    for (uint8_t k : keptVertices(p, *f, t)) count += k;
+  if (!f) return counts;
+  for (size_t t = 0; t < p.targets.size(); ++t) {
+    for (uint8_t k : keptVertices(p, *f, p.targets[t])) counts[t] += k;
   }
+  return counts;
+}
+
+uint64_t sparseRecordCount(const PrimitiveData& p) {
+  uint64_t count = 0;
+  for (uint64_t c : sparseRecordCounts(p)) count += c;
   return count;
 }
 

@@ -11,20 +11,6 @@
 
 namespace morphkit {
 
-// The sparse records of one target of benchPrimitive: the vertices it moves (the synthetic targets have no glTF
-// sparse indices, the packer's other reason to keep a record).
-static uint64_t recordsOfTarget(const MorphTargetData& t, uint32_t vertices) {
-  uint64_t count = 0;
-  for (size_t v = 0; v < vertices; ++v) {
-    bool moves = false;
-    for (size_t c = 0; c < 3; ++c) {
-      moves |= (!t.position.empty() && t.position[3 * v + c] != 0.0f) || (!t.normal.empty() && t.normal[3 * v + c] != 0.0f);
-    }
-    count += moves;
-  }
-  return count;
-}
-
 PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint32_t joints, uint64_t seed) {
   BenchRng rng{seed};
   PrimitiveData p;
@@ -146,8 +132,9 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         if (v.layout == DeltaLayout::kSparse) {
           // Every record's target word (to learn whether it is active), the deltas of the active ones and the tile
           // offsets (docs/LAYOUTS.md §3c); the padding of the sliced records is not counted.
+          const std::vector<uint64_t> records = sparseRecordCounts(primitive);
           uint64_t active_records = 0;
-          for (uint32_t t = 0; t < targets; ++t) active_records += weights[t] != 0.0f ? recordsOfTarget(primitive.targets[t], vertices) : 0;
+          for (uint32_t t = 0; t < targets; ++t) active_records += weights[t] != 0.0f ? records[t] : 0;
           delta_bytes = 4 * (uint64_t(vertices) / MORPH_GROUP_SIZE + 2) + info.record_count * 4 + active_records * 4 * info.delta.stride;
         } else {
           // snorm16 also reads a 16-byte scale vec4 per walked target and workgroup (1/4 byte per record of 64 lanes).

@@ -251,7 +251,7 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
 
 // Crowd kernel v5's matrix units: VK_NV_cooperative_matrix with FP16 × FP16 + FP32 tiles of CROWD5 shape (16 ×
 // 16 × 16) at subgroup scope in compute shaders, FP16 arithmetic, 16-bit storage, the Vulkan memory model, and 32-wide subgroups
-// (crowd5.comp gives each subgroup one tile of vertices).
+// (crowd5.comp: a tile of 16 vertices per workgroup, its subgroups walking 16-instance tiles).
 bool offersCooperativeMatrix(VkInstance instance, VkPhysicalDevice device) {
   if (!deviceHasExtension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return false;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};

@@ -96,8 +96,9 @@ struct PackedDeltas {
 // target's glTF sparse accessors (MorphTargetData::*_sparse_indices, glTF 2.0 §3.6.2.3).
 Expected<PackedDeltas> packDeltas(const PrimitiveData& primitive, DeltaLayout layout);
 
-// Records the sparse layout would store (same rule as packDeltas).
+// Records the sparse layout would store (same rule as packDeltas), in all and per target.
 uint64_t sparseRecordCount(const PrimitiveData& primitive);
+std::vector<uint64_t> sparseRecordCounts(const PrimitiveData& primitive);
 
 // The layout uploadGpuPrimitive picks unless forced: kSparse when a target came from glTF sparse
 // accessors, or when the sparse bytes are at most `sparse_ratio` × the dense f32 bytes; else kDenseF32.

@@ -123,7 +123,7 @@ uint32_t gpuCrowd4Slots(uint32_t record_words, uint32_t targets, uint64_t shared
 
 // Fails with kInvalidArgument naming the problem (no primitive, 0 instances, a sparse primitive, skinned without
 // JOINTS/WEIGHTS, too few joints, group_size > kMaxCrowdGroup (v1-v3), an unknown kernel; v5: deltas other than
-// POSITION and NORMAL, a device without the matrix units, a delta beyond FP16's range) and with kTooLarge when the
+// POSITION and NORMAL, a device without the matrix units, a non-finite delta) and with kTooLarge when the
 // output, the per-frame buffers, the group's shared memory, the workgroup (v2: 32 × G invocations) or the dispatch
 // exceed the device's limits (maxMemoryAllocationSize, maxComputeSharedMemorySize, maxComputeWorkGroupInvocations,
 // maxComputeWorkGroupCount) — before allocating anything. v2 stages the palettes in shared memory only when they
