@@ -12,7 +12,6 @@
 // 256 targets × 200k vertices exceeds make-demo's kDemoMaxTargetVertices; that one configuration uses a
 // synthetic demo-like primitive (each target moves one contiguous 3–15 % window of vertices).
 #include <benchmark/benchmark.h>
-
 #include <sys/resource.h>
 #include <time.h>
 
@@ -125,7 +124,8 @@ Fixture& fixture(uint32_t targets, uint32_t vertices) {
 double processCpuSeconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
 double threadCpuSeconds() {
@@ -150,8 +150,14 @@ MorphSkinJob wholeJob(const Fixture& f, JobOutputs& out) {
   out.tangents.assign(p.tangent.empty() ? 0 : 4 * n, 0.0f);
   out.texcoords.assign(p.texcoords.size(), std::vector<float>(2 * n));
   out.texcoord_spans.assign(out.texcoords.begin(), out.texcoords.end());
-  return MorphSkinJob{.primitive = &p, .weights = f.weights, .joint_matrices = f.joints, .begin = 0, .end = uint32_t(n),
-                      .out_positions = out.positions, .out_normals = out.normals, .out_tangents = out.tangents,
+  return MorphSkinJob{.primitive = &p,
+                      .weights = f.weights,
+                      .joint_matrices = f.joints,
+                      .begin = 0,
+                      .end = uint32_t(n),
+                      .out_positions = out.positions,
+                      .out_normals = out.normals,
+                      .out_tangents = out.tangents,
                       .out_texcoords = out.texcoord_spans};
 }
 
@@ -169,7 +175,7 @@ void BM_MorphSkin(benchmark::State& state) {
   const MorphSkinJob job = wholeJob(f, outputs);
   ThreadPool pool(threads);
   const size_t chunk = grain ? grain : (n + threads - 1) / threads;  // what parallelFor uses for grain 0
-  std::vector<double> chunk_cpu((n + chunk - 1) / chunk, 0.0);    // thread CPU seconds spent per chunk
+  std::vector<double> chunk_cpu((n + chunk - 1) / chunk, 0.0);       // thread CPU seconds spent per chunk
   const double cpu_start = processCpuSeconds();
   for (auto _ : state) {
     pool.parallelFor(n, grain, [&](size_t begin, size_t end) {
@@ -200,7 +206,8 @@ void BM_MorphSkin(benchmark::State& state) {
   double finish[2] = {0.0, 0.0};
   for (double c : chunk_cpu) *std::min_element(finish, finish + 2) += c;
   state.counters["split_speedup_2"] = chunk_total > 0 ? chunk_total / std::max(finish[0], finish[1]) : 0.0;
-  state.counters["process_cpu_ms"] = (processCpuSeconds() - cpu_start) * 1e3 / double(std::max<int64_t>(state.iterations(), 1));
+  state.counters["process_cpu_ms"] =
+      (processCpuSeconds() - cpu_start) * 1e3 / double(std::max<int64_t>(state.iterations(), 1));
   const size_t delta_bytes = fast ? f.packed.deltas.size() * sizeof(float) : f.dense_delta_bytes;
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n) * int64_t(p.targets.size()));
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(delta_bytes));
@@ -270,7 +277,8 @@ void BM_PoolRoundTrip(benchmark::State& state) {
   constexpr double kSpinMicroseconds = 50.0;
   auto spin = [](size_t, size_t) {
     const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() < kSpinMicroseconds) {
+    while (std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() <
+           kSpinMicroseconds) {
     }
   };
   double total = 0.0;
@@ -292,13 +300,20 @@ void BM_StreamCopy(benchmark::State& state) {
   std::vector<char> src(bytes, 1), dst(bytes, 0);
   const size_t chunk = (bytes + pool.threadCount() - 1) / pool.threadCount();
   for (auto _ : state) {
-    pool.parallelFor(bytes, chunk, [&](size_t begin, size_t end) { std::memcpy(dst.data() + begin, src.data() + begin, end - begin); });
+    pool.parallelFor(bytes, chunk, [&](size_t begin, size_t end) {
+      std::memcpy(dst.data() + begin, src.data() + begin, end - begin);
+    });
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(2 * bytes));
 }
-BENCHMARK(BM_StreamCopy)->Args({256, 1})->Args({256, 2})->ArgNames({"MiB", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_StreamCopy)
+    ->Args({256, 1})
+    ->Args({256, 2})
+    ->ArgNames({"MiB", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // The machine's own two-thread ceiling for streaming reads: each iteration sums one array on one thread, then two
 // arrays of the same size at once on the pool's two threads (one each), and `scaling` = 2 · one-thread time /
@@ -349,7 +364,14 @@ void BM_ReadScaling(benchmark::State& state) {
   state.counters["two_threads_GBps"] = 2.0 * bytes / two / 1e9;
   state.counters["scaling"] = 2.0 * one / two;
 }
-BENCHMARK(BM_ReadScaling)->Arg(256)->Arg(2048)->Arg(8192)->Arg(65536)->ArgName("KiB")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadScaling)
+    ->Arg(256)
+    ->Arg(2048)
+    ->Arg(8192)
+    ->Arg(65536)
+    ->ArgName("KiB")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace morphkit

@@ -2,11 +2,11 @@
 // GPU morph + skin throughput per delta layout (Google Benchmark front end of morphkit/gpu_bench.h).
 // Each benchmark reports the dispatch time from timestamp queries (manual time), items = vertices × walked
 // targets, bytes = the minimal bytes the layout must move; `morphkit bench` prints the same with % of copy.
+#include "morphkit/gpu_bench.h"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-
-#include "morphkit/gpu_bench.h"
 
 namespace {
 

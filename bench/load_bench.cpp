@@ -16,6 +16,9 @@
 // Counter: bytes = .glb bytes per second. Shared assets come from $MORPHKIT_SHARED_DIR (default ../shared).
 // `load_bench --once KIND FILE` times a single load in a fresh process instead (see loadOnce).
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -23,10 +26,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
@@ -66,7 +65,8 @@ Input demo() {
   if (!asset) return input;
   auto glb = writeGlb(*asset);
   if (!glb) return input;
-  input.path = std::filesystem::temp_directory_path() / ("morphkit_load_bench_demo_" + std::to_string(getpid()) + ".glb");
+  input.path =
+      std::filesystem::temp_directory_path() / ("morphkit_load_bench_demo_" + std::to_string(getpid()) + ".glb");
   if (!writeFileAtomic(input.path, std::span<const uint8_t>(*glb))) return input;
   g_demo_path = input.path;
   input.bytes = std::move(glb).value();
@@ -109,8 +109,12 @@ void morphkitFile(benchmark::State& state, bool map_files) {
   finish(state, in);
 }
 
-void BM_MorphkitFile(benchmark::State& state) { morphkitFile(state, true); }
-void BM_MorphkitFileRead(benchmark::State& state) { morphkitFile(state, false); }
+void BM_MorphkitFile(benchmark::State& state) {
+  morphkitFile(state, true);
+}
+void BM_MorphkitFileRead(benchmark::State& state) {
+  morphkitFile(state, false);
+}
 
 void BM_MorphkitMemory(benchmark::State& state) {
   const Input& in = input(int(state.range(0)));
@@ -129,8 +133,8 @@ void BM_MorphkitMemory(benchmark::State& state) {
 // Maps or reads a file of state.range(0) bytes, then reads one byte per cache line (the loader reads them all).
 void fileBytes(benchmark::State& state, bool map) {
   const size_t size = size_t(state.range(0));
-  const auto path = std::filesystem::temp_directory_path() / ("morphkit_load_bench_" + std::to_string(getpid()) + "_" +
-                                                               std::to_string(size) + ".bin");
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("morphkit_load_bench_" + std::to_string(getpid()) + "_" + std::to_string(size) + ".bin");
   std::vector<uint8_t> bytes(size, 1);
   if (!writeFileAtomic(path, std::span<const uint8_t>(bytes))) {
     state.SkipWithError("cannot write the temporary file");
@@ -155,8 +159,12 @@ void fileBytes(benchmark::State& state, bool map) {
   std::filesystem::remove(path, ignored);
 }
 
-void BM_FileBytesMap(benchmark::State& state) { fileBytes(state, true); }
-void BM_FileBytesRead(benchmark::State& state) { fileBytes(state, false); }
+void BM_FileBytesMap(benchmark::State& state) {
+  fileBytes(state, true);
+}
+void BM_FileBytesRead(benchmark::State& state) {
+  fileBytes(state, false);
+}
 BENCHMARK(BM_FileBytesMap)->RangeMultiplier(4)->Range(4 << 10, 4 << 20)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FileBytesRead)->RangeMultiplier(4)->Range(4 << 10, 4 << 20)->Unit(benchmark::kMicrosecond);
 
@@ -184,7 +192,8 @@ void BM_FileWays(benchmark::State& state) {
       }
       for (size_t i = 0; i < got; i += 4096) sum += bytes[i];
     } else {
-      auto* p = static_cast<const uint8_t*>(::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (way == 1 ? MAP_POPULATE : 0), fd, 0));
+      auto* p = static_cast<const uint8_t*>(
+          ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (way == 1 ? MAP_POPULATE : 0), fd, 0));
       if (p != MAP_FAILED) {
         if (way == 2) ::madvise(const_cast<uint8_t*>(p), size, 22 /* MADV_POPULATE_READ, Linux 5.14 */);
         if (way == 3) ::madvise(const_cast<uint8_t*>(p), size, MADV_WILLNEED);
@@ -197,7 +206,10 @@ void BM_FileWays(benchmark::State& state) {
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(in.bytes.size()));
 }
-BENCHMARK(BM_FileWays)->ArgsProduct({{0, 1}, {0, 1, 2, 3, 4}})->ArgNames({"input", "way"})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FileWays)
+    ->ArgsProduct({{0, 1}, {0, 1, 2, 3, 4}})
+    ->ArgNames({"input", "way"})
+    ->Unit(benchmark::kMillisecond);
 
 #if MORPHKIT_HAVE_TINYGLTF
 bool noImage(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {

@@ -4,7 +4,8 @@
 //             as the vertex buffer)
 //   passes    1 (color only) | 3 (shadow + depth prepass + color: the vertex path morphs in each, compute once)
 //   instances 1 | 100 (each its own animation time, weights and joints; compute: one dispatch for all)
-//   assets    demo4 (asset:2): 4 targets, 20k vertices — the seed's own limit; demo52 (asset:0): makeDemoAsset(52 targets, 20k vertices); demo256 (asset:1): 256 targets, 65k vertices (makeDemoAsset
+//   assets    demo4 (asset:2): 4 targets, 20k vertices — the seed's own limit; demo52 (asset:0): makeDemoAsset(52
+//   targets, 20k vertices); demo256 (asset:1): 256 targets, 65k vertices (makeDemoAsset
 //             caps targets × vertices at 2^24, so 100k vertices at 256 targets cannot be generated; 65k is the largest)
 // Time is GPU time (timestamps: render passes + the compute dispatch) when the device has timestamps, else wall
 // time. Counters: gpu_ms, morph_ms (compute dispatch), cpu_ms per frame, and items = vertices × targets × instances.
@@ -127,10 +128,12 @@ void BM_RenderFrame(benchmark::State& state) {
   state.counters["morph_ms"] = morph / n;
   state.counters["cpu_ms"] = cpu / n;
   const RendererInfo& info = rendererInfo(**renderer);
-  const uint64_t vertices = asset->accessors[findAttribute(asset->meshes[0].primitives[0].attributes, "POSITION")].count;
+  const uint64_t vertices =
+      asset->accessors[findAttribute(asset->meshes[0].primitives[0].attributes, "POSITION")].count;
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(vertices * info.max_targets * instances));
   state.SetLabel(std::string(morphPathName(info.path)) + " " + std::to_string(info.passes) + "pass " +
-                 std::to_string(instances) + "inst " + std::to_string(vertices) + "v×" + std::to_string(info.max_targets) + "t");
+                 std::to_string(instances) + "inst " + std::to_string(vertices) + "v×" +
+                 std::to_string(info.max_targets) + "t");
 }
 
 void renderArgs(benchmark::internal::Benchmark* b) {

@@ -2,6 +2,8 @@
 // Accessor semantics of the glTF loader (glTF 2.0 §3.6.2, §3.7.2, §3.11, KHR_mesh_quantization), each feature
 // on a tiny asset built in memory. Expected values are written by hand (or by the spec formula), never taken
 // from the code under test. Unused/padding bytes are filled with a poison value (0xCD) so reading them shows.
+#include "morphkit/accessor.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
 #include "morphkit/gltf.h"
 #include "morphkit/primitive.h"
 #include "test_support.h"
@@ -17,8 +18,8 @@
 namespace morphkit {
 namespace {
 
-using test::Bytes;
 using test::bufferJson;
+using test::Bytes;
 using test::gltfJson;
 using test::loadJson;
 
@@ -44,11 +45,11 @@ TEST(AccessorLayout, ElementSizesIncludeMatrixColumnPadding) {
   EXPECT_EQ(elementSize(ComponentType::kUnsignedByte, AccessorType::kScalar), 1u);
   EXPECT_EQ(elementSize(ComponentType::kShort, AccessorType::kVec3), 6u);
   EXPECT_EQ(elementSize(ComponentType::kFloat, AccessorType::kVec4), 16u);
-  EXPECT_EQ(elementSize(ComponentType::kByte, AccessorType::kMat2), 8u);           // 2 cols × (2 + 2 pad)
-  EXPECT_EQ(elementSize(ComponentType::kUnsignedByte, AccessorType::kMat3), 12u);  // 3 cols × (3 + 1 pad)
-  EXPECT_EQ(elementSize(ComponentType::kUnsignedByte, AccessorType::kMat4), 16u);  // no padding
-  EXPECT_EQ(elementSize(ComponentType::kShort, AccessorType::kMat2), 8u);          // no padding
-  EXPECT_EQ(elementSize(ComponentType::kUnsignedShort, AccessorType::kMat3), 24u); // 3 cols × (6 + 2 pad)
+  EXPECT_EQ(elementSize(ComponentType::kByte, AccessorType::kMat2), 8u);            // 2 cols × (2 + 2 pad)
+  EXPECT_EQ(elementSize(ComponentType::kUnsignedByte, AccessorType::kMat3), 12u);   // 3 cols × (3 + 1 pad)
+  EXPECT_EQ(elementSize(ComponentType::kUnsignedByte, AccessorType::kMat4), 16u);   // no padding
+  EXPECT_EQ(elementSize(ComponentType::kShort, AccessorType::kMat2), 8u);           // no padding
+  EXPECT_EQ(elementSize(ComponentType::kUnsignedShort, AccessorType::kMat3), 24u);  // 3 cols × (6 + 2 pad)
   EXPECT_EQ(elementSize(ComponentType::kShort, AccessorType::kMat4), 32u);
   EXPECT_EQ(elementSize(ComponentType::kFloat, AccessorType::kMat3), 36u);
   EXPECT_EQ(elementSize(ComponentType::kUnsignedInt, AccessorType::kMat4), 64u);
@@ -69,9 +70,10 @@ struct TypeInfo {
   uint32_t columns, rows;  // vectors: 1 column of `rows`
 };
 
-const ComponentInfo kComponents[] = {{ComponentType::kByte, 5120, 1, true},         {ComponentType::kUnsignedByte, 5121, 1, false},
-                                     {ComponentType::kShort, 5122, 2, true},        {ComponentType::kUnsignedShort, 5123, 2, false},
-                                     {ComponentType::kUnsignedInt, 5125, 4, false}, {ComponentType::kFloat, 5126, 4, true}};
+const ComponentInfo kComponents[] = {
+    {ComponentType::kByte, 5120, 1, true},         {ComponentType::kUnsignedByte, 5121, 1, false},
+    {ComponentType::kShort, 5122, 2, true},        {ComponentType::kUnsignedShort, 5123, 2, false},
+    {ComponentType::kUnsignedInt, 5125, 4, false}, {ComponentType::kFloat, 5126, 4, true}};
 const TypeInfo kTypes[] = {{AccessorType::kScalar, "SCALAR", 1, 1}, {AccessorType::kVec2, "VEC2", 1, 2},
                            {AccessorType::kVec3, "VEC3", 1, 3},     {AccessorType::kVec4, "VEC4", 1, 4},
                            {AccessorType::kMat2, "MAT2", 2, 2},     {AccessorType::kMat3, "MAT3", 3, 3},
@@ -86,12 +88,24 @@ double sweepValue(const ComponentInfo& c, uint32_t element, uint32_t k) {
 
 void putComponent(Bytes& b, const ComponentInfo& c, double v) {
   switch (c.type) {
-    case ComponentType::kByte: b.put<int8_t>(int8_t(v)); break;
-    case ComponentType::kUnsignedByte: b.put<uint8_t>(uint8_t(v)); break;
-    case ComponentType::kShort: b.put<int16_t>(int16_t(v)); break;
-    case ComponentType::kUnsignedShort: b.put<uint16_t>(uint16_t(v)); break;
-    case ComponentType::kUnsignedInt: b.put<uint32_t>(uint32_t(v)); break;
-    case ComponentType::kFloat: b.put<float>(float(v)); break;
+    case ComponentType::kByte:
+      b.put<int8_t>(int8_t(v));
+      break;
+    case ComponentType::kUnsignedByte:
+      b.put<uint8_t>(uint8_t(v));
+      break;
+    case ComponentType::kShort:
+      b.put<int16_t>(int16_t(v));
+      break;
+    case ComponentType::kUnsignedShort:
+      b.put<uint16_t>(uint16_t(v));
+      break;
+    case ComponentType::kUnsignedInt:
+      b.put<uint32_t>(uint32_t(v));
+      break;
+    case ComponentType::kFloat:
+      b.put<float>(float(v));
+      break;
   }
 }
 
@@ -113,8 +127,8 @@ TEST(AccessorRead, EveryComponentTypeTimesType) {
           if (matrix) bytes.padTo4(kPoison);  // §3.6.2.4: each column starts on a 4-byte boundary
         }
       }
-      auto asset = loadJson(singleAccessor(bytes, "\"componentType\":" + std::to_string(c.gl) +
-                                                      ",\"count\":2,\"type\":\"" + t.name + "\""));
+      auto asset = loadJson(singleAccessor(
+          bytes, "\"componentType\":" + std::to_string(c.gl) + ",\"count\":2,\"type\":\"" + t.name + "\""));
       ASSERT_LOADED(asset);
       EXPECT_EQ(asset->accessors[0].component_type, c.type);
       EXPECT_EQ(asset->accessors[0].type, t.type);
@@ -145,8 +159,8 @@ TEST(AccessorRead, Mat2UnsignedByteColumnsArePadded) {
 TEST(AccessorRead, Mat3UnsignedByteNormalizedColumnsArePadded) {
   Bytes bytes;
   bytes.raw({255, 0, 51, kPoison, 0, 255, 102, kPoison, 0, 0, 255, kPoison});
-  auto asset = loadJson(
-      singleAccessor(bytes, "\"componentType\":5121,\"normalized\":true,\"count\":1,\"type\":\"MAT3\""));
+  auto asset =
+      loadJson(singleAccessor(bytes, "\"componentType\":5121,\"normalized\":true,\"count\":1,\"type\":\"MAT3\""));
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {1, 0, 0.2f, 0, 1, 0.4f, 0, 0, 1});
 }
@@ -178,15 +192,18 @@ TEST(AccessorRead, Mat2ByteWithStrideBetweenElements) {
 TEST(AccessorRead, NormalizedSignedByte) {
   Bytes bytes;
   bytes.put<int8_t>({-128, -127, -64, 0, 1, 64, 127});
-  auto asset = loadJson(singleAccessor(bytes, "\"componentType\":5120,\"normalized\":true,\"count\":7,\"type\":\"SCALAR\""));
+  auto asset =
+      loadJson(singleAccessor(bytes, "\"componentType\":5120,\"normalized\":true,\"count\":7,\"type\":\"SCALAR\""));
   ASSERT_LOADED(asset);
-  expectFloats(readAccessorFloats(*asset, 0), {-1.0f, -1.0f, -64.0f / 127.0f, 0.0f, 1.0f / 127.0f, 64.0f / 127.0f, 1.0f});
+  expectFloats(readAccessorFloats(*asset, 0),
+               {-1.0f, -1.0f, -64.0f / 127.0f, 0.0f, 1.0f / 127.0f, 64.0f / 127.0f, 1.0f});
 }
 
 TEST(AccessorRead, NormalizedUnsignedByte) {
   Bytes bytes;
   bytes.put<uint8_t>({0, 1, 51, 128, 255});
-  auto asset = loadJson(singleAccessor(bytes, "\"componentType\":5121,\"normalized\":true,\"count\":5,\"type\":\"SCALAR\""));
+  auto asset =
+      loadJson(singleAccessor(bytes, "\"componentType\":5121,\"normalized\":true,\"count\":5,\"type\":\"SCALAR\""));
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {0.0f, 1.0f / 255.0f, 0.2f, 128.0f / 255.0f, 1.0f});
 }
@@ -194,7 +211,8 @@ TEST(AccessorRead, NormalizedUnsignedByte) {
 TEST(AccessorRead, NormalizedSignedShort) {
   Bytes bytes;
   bytes.put<int16_t>({-32768, -32767, -1, 0, 16384, 32767});
-  auto asset = loadJson(singleAccessor(bytes, "\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC2\""));
+  auto asset =
+      loadJson(singleAccessor(bytes, "\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC2\""));
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {-1.0f, -1.0f, -1.0f / 32767.0f, 0.0f, 16384.0f / 32767.0f, 1.0f});
 }
@@ -202,7 +220,8 @@ TEST(AccessorRead, NormalizedSignedShort) {
 TEST(AccessorRead, NormalizedUnsignedShort) {
   Bytes bytes;
   bytes.put<uint16_t>({0, 1, 13107, 32768, 65535, 0});
-  auto asset = loadJson(singleAccessor(bytes, "\"componentType\":5123,\"normalized\":true,\"count\":2,\"type\":\"VEC3\""));
+  auto asset =
+      loadJson(singleAccessor(bytes, "\"componentType\":5123,\"normalized\":true,\"count\":2,\"type\":\"VEC3\""));
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {0.0f, 1.0f / 65535.0f, 0.2f, 32768.0f / 65535.0f, 1.0f, 0.0f});
 }
@@ -225,10 +244,12 @@ TEST(AccessorRead, ComponentToFloatDirect) {
 TEST(AccessorRead, NormalizedIsRejectedOnFloatAndUnsignedInt) {
   Bytes bytes;
   bytes.put<float>({1, 2});
-  EXPECT_FAILURE(loadJson(singleAccessor(bytes, "\"componentType\":5126,\"normalized\":true,\"count\":2,\"type\":\"SCALAR\"")),
-                 Error::kInvalidGltf, "accessors[0].normalized", "FLOAT");
-  EXPECT_FAILURE(loadJson(singleAccessor(bytes, "\"componentType\":5125,\"normalized\":true,\"count\":2,\"type\":\"SCALAR\"")),
-                 Error::kInvalidGltf, "accessors[0].normalized", "UNSIGNED_INT");
+  EXPECT_FAILURE(
+      loadJson(singleAccessor(bytes, "\"componentType\":5126,\"normalized\":true,\"count\":2,\"type\":\"SCALAR\"")),
+      Error::kInvalidGltf, "accessors[0].normalized", "FLOAT");
+  EXPECT_FAILURE(
+      loadJson(singleAccessor(bytes, "\"componentType\":5125,\"normalized\":true,\"count\":2,\"type\":\"SCALAR\"")),
+      Error::kInvalidGltf, "accessors[0].normalized", "UNSIGNED_INT");
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -253,7 +274,8 @@ TEST(AccessorRead, InterleavedAttributesShareOneStridedView) {
   bytes.put<float>({4, 5, 6}).put<uint16_t>({65535, 0}).fill(4, kPoison);
   bytes.put<float>({7, 8, 9}).put<uint16_t>({32768, 13107}).fill(4, kPoison);
   std::string json = gltfJson(
-      "\"buffers\":[" + bufferJson(bytes.data) + "],"
+      "\"buffers\":[" + bufferJson(bytes.data) +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":60,\"byteStride\":20,\"target\":34962}],"
       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
       "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5123,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"}],"
@@ -274,7 +296,8 @@ TEST(AccessorRead, ByteOffsetInsideStridedView) {
   // VEC2 u8 at byteOffset 2 in a 4-byte stride: bytes [p p a b] per element.
   Bytes bytes;
   bytes.raw({kPoison, kPoison, 10, 20, kPoison, kPoison, 30, 40, kPoison, kPoison, 50, 60});
-  auto asset = loadJson(singleAccessor(bytes, "\"byteOffset\":2,\"componentType\":5121,\"count\":3,\"type\":\"VEC2\"", 4));
+  auto asset =
+      loadJson(singleAccessor(bytes, "\"byteOffset\":2,\"componentType\":5121,\"count\":3,\"type\":\"VEC2\"", 4));
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {10, 20, 30, 40, 50, 60});
   EXPECT_EQ(readAccessorUints(*asset, 0), (std::vector<uint32_t>{10, 20, 30, 40, 50, 60}));
@@ -283,9 +306,11 @@ TEST(AccessorRead, ByteOffsetInsideStridedView) {
 TEST(AccessorRead, BufferViewOffsetIsAddedToAccessorOffset) {
   Bytes bytes;
   bytes.fill(8, kPoison).put<float>({kPoison, 3.5f, -1.0f});
-  std::string json = gltfJson("\"buffers\":[" + bufferJson(bytes.data) + "],"
-                              "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":8,\"byteLength\":12}],"
-                              "\"accessors\":[{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}]");
+  std::string json = gltfJson(
+      "\"buffers\":[" + bufferJson(bytes.data) +
+      "],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":8,\"byteLength\":12}],"
+      "\"accessors\":[{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}]");
   auto asset = loadJson(json);
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {3.5f, -1.0f});
@@ -300,7 +325,8 @@ TEST(AccessorRead, MinMaxAreKeptAsStored) {
   EXPECT_EQ(asset->accessors[0].min, (std::vector<double>{-1, -2.5, 0}));
   EXPECT_EQ(asset->accessors[0].max, (std::vector<double>{1, 2.5, 3}));
   // min/max count must match the type's component count (§5.1: 1, 2, 3, 4, 9 or 16).
-  EXPECT_FAILURE(loadJson(singleAccessor(bytes, "\"componentType\":5126,\"count\":2,\"type\":\"VEC3\",\"min\":[0,0],\"max\":[1,1]")),
+  EXPECT_FAILURE(loadJson(singleAccessor(
+                     bytes, "\"componentType\":5126,\"count\":2,\"type\":\"VEC3\",\"min\":[0,0],\"max\":[1,1]")),
                  Error::kInvalidGltf, "accessors[0]", "min/max");
 }
 
@@ -308,11 +334,12 @@ TEST(AccessorRead, MinMaxAreKeptAsStored) {
 // Sparse accessors (§3.6.2.3)
 TEST(AccessorSparse, UnsignedByteIndicesOverBufferView) {
   Bytes bytes;
-  bytes.put<float>({1, 2, 3, 4, 5});                          // base @0, 20 bytes
-  bytes.put<uint8_t>({1, 3}).fill(2, kPoison);                // indices @20
-  bytes.put<float>({20, 40});                                 // values @24
+  bytes.put<float>({1, 2, 3, 4, 5});            // base @0, 20 bytes
+  bytes.put<uint8_t>({1, 3}).fill(2, kPoison);  // indices @20
+  bytes.put<float>({20, 40});                   // values @24
   std::string json = gltfJson(
-      "\"buffers\":[" + bufferJson(bytes.data) + "],"
+      "\"buffers\":[" + bufferJson(bytes.data) +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":20},{\"buffer\":0,\"byteOffset\":20,\"byteLength\":2},"
       "{\"buffer\":0,\"byteOffset\":24,\"byteLength\":8}],"
       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":5,\"type\":\"SCALAR\",\"sparse\":{\"count\":2,"
@@ -332,13 +359,14 @@ TEST(AccessorSparse, UnsignedByteIndicesOverBufferView) {
 
 TEST(AccessorSparse, UnsignedShortIndicesWithoutBufferViewStartFromZeros) {
   Bytes bytes;
-  bytes.put<uint16_t>({0, 3});                   // indices @0
-  bytes.put<float>({1, 2, 3, 4, 5, 6});          // values @4
-  std::string json = gltfJson(
-      "\"buffers\":[" + bufferJson(bytes.data) + "],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4},{\"buffer\":0,\"byteOffset\":4,\"byteLength\":24}],"
-      "\"accessors\":[{\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"sparse\":{\"count\":2,"
-      "\"indices\":{\"bufferView\":0,\"componentType\":5123},\"values\":{\"bufferView\":1}}}]");
+  bytes.put<uint16_t>({0, 3});           // indices @0
+  bytes.put<float>({1, 2, 3, 4, 5, 6});  // values @4
+  std::string json =
+      gltfJson("\"buffers\":[" + bufferJson(bytes.data) +
+               "],"
+               "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4},{\"buffer\":0,\"byteOffset\":4,\"byteLength\":24}],"
+               "\"accessors\":[{\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"sparse\":{\"count\":2,"
+               "\"indices\":{\"bufferView\":0,\"componentType\":5123},\"values\":{\"bufferView\":1}}}]");
   auto asset = loadJson(json);
   ASSERT_LOADED(asset);
   EXPECT_EQ(asset->accessors[0].buffer_view, kNone);
@@ -349,15 +377,17 @@ TEST(AccessorSparse, UnsignedShortIndicesWithoutBufferViewStartFromZeros) {
 
 TEST(AccessorSparse, UnsignedIntIndicesWithByteOffsets) {
   Bytes bytes;
-  bytes.put<uint16_t>({10, 11, 12, 13});                       // base @0 (8 bytes)
-  bytes.fill(4, kPoison).put<uint32_t>({2});                   // indices view @8, index at byteOffset 4
-  bytes.fill(2, kPoison).put<uint16_t>({999});                 // values view @16, value at byteOffset 2
+  bytes.put<uint16_t>({10, 11, 12, 13});        // base @0 (8 bytes)
+  bytes.fill(4, kPoison).put<uint32_t>({2});    // indices view @8, index at byteOffset 4
+  bytes.fill(2, kPoison).put<uint16_t>({999});  // values view @16, value at byteOffset 2
   std::string json = gltfJson(
-      "\"buffers\":[" + bufferJson(bytes.data) + "],"
+      "\"buffers\":[" + bufferJson(bytes.data) +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,\"byteLength\":8},"
       "{\"buffer\":0,\"byteOffset\":16,\"byteLength\":4}],"
       "\"accessors\":[{\"bufferView\":0,\"componentType\":5123,\"count\":4,\"type\":\"SCALAR\",\"sparse\":{\"count\":1,"
-      "\"indices\":{\"bufferView\":1,\"byteOffset\":4,\"componentType\":5125},\"values\":{\"bufferView\":2,\"byteOffset\":2}}}]");
+      "\"indices\":{\"bufferView\":1,\"byteOffset\":4,\"componentType\":5125},\"values\":{\"bufferView\":2,"
+      "\"byteOffset\":2}}}]");
   auto asset = loadJson(json);
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {10, 11, 999, 13});
@@ -367,16 +397,22 @@ TEST(AccessorSparse, UnsignedIntIndicesWithByteOffsets) {
 TEST(AccessorSparse, NormalizedSparseValuesOverStridedBase) {
   // Base VEC2 i8 normalized in a 4-byte stride; one sparse replacement (i8 normalized, tightly packed).
   Bytes bytes;
-  bytes.put<int8_t>({127, 0}).fill(2, kPoison).put<int8_t>({0, 127}).fill(2, kPoison).put<int8_t>({-127, -127});  // @0, 10 bytes
-  bytes.fill(2, kPoison);                                                                                          // pad to 12
-  bytes.put<uint8_t>({1}).fill(3, kPoison);                                                                        // indices @12
-  bytes.put<int8_t>({-128, 64});                                                                                   // values @16
-  std::string json = gltfJson(
-      "\"buffers\":[" + bufferJson(bytes.data) + "],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":10,\"byteStride\":4},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":1},"
-      "{\"buffer\":0,\"byteOffset\":16,\"byteLength\":2}],"
-      "\"accessors\":[{\"bufferView\":0,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC2\",\"sparse\":{\"count\":1,"
-      "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}]");
+  bytes.put<int8_t>({127, 0})
+      .fill(2, kPoison)
+      .put<int8_t>({0, 127})
+      .fill(2, kPoison)
+      .put<int8_t>({-127, -127});            // @0, 10 bytes
+  bytes.fill(2, kPoison);                    // pad to 12
+  bytes.put<uint8_t>({1}).fill(3, kPoison);  // indices @12
+  bytes.put<int8_t>({-128, 64});             // values @16
+  std::string json = gltfJson("\"buffers\":[" + bufferJson(bytes.data) +
+                              "],"
+                              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":10,\"byteStride\":4},{\"buffer\":0,"
+                              "\"byteOffset\":12,\"byteLength\":1},"
+                              "{\"buffer\":0,\"byteOffset\":16,\"byteLength\":2}],"
+                              "\"accessors\":[{\"bufferView\":0,\"componentType\":5120,\"normalized\":true,\"count\":3,"
+                              "\"type\":\"VEC2\",\"sparse\":{\"count\":1,"
+                              "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}]");
   auto asset = loadJson(json);
   ASSERT_LOADED(asset);
   expectFloats(readAccessorFloats(*asset, 0), {1, 0, -1, 64.0f / 127.0f, -1, -1});
@@ -387,10 +423,12 @@ TEST(AccessorSparse, NormalizedSparseValuesOverStridedBase) {
 // Meshes: a sparse morph target without a bufferView, targetNames, mesh.weights, node.weights.
 std::string morphMesh(const Bytes& bytes, const std::string& extra_root = "") {
   return gltfJson(
-      "\"buffers\":[" + bufferJson(bytes.data) + "],"
+      "\"buffers\":[" + bufferJson(bytes.data) +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":1},"
       "{\"buffer\":0,\"byteOffset\":40,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":52,\"byteLength\":36}],"
-      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":["
+      "1,1,0]},"
       "{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"sparse\":{\"count\":1,"
       "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}},"
       "{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
@@ -402,10 +440,10 @@ std::string morphMesh(const Bytes& bytes, const std::string& extra_root = "") {
 
 Bytes morphBytes() {
   Bytes bytes;
-  bytes.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});          // POSITION @0
-  bytes.put<uint8_t>({2}).fill(3, kPoison);               // sparse index @36
-  bytes.put<float>({0, 0, 1});                            // sparse value @40
-  bytes.put<float>({0.5f, 0, 0, 0, 0.5f, 0, 0, 0, 0.5f}); // dense target @52
+  bytes.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});           // POSITION @0
+  bytes.put<uint8_t>({2}).fill(3, kPoison);                // sparse index @36
+  bytes.put<float>({0, 0, 1});                             // sparse value @40
+  bytes.put<float>({0.5f, 0, 0, 0, 0.5f, 0, 0, 0, 0.5f});  // dense target @52
   return bytes;
 }
 
@@ -435,22 +473,24 @@ TEST(AccessorMesh, SparseMorphTargetTargetNamesAndWeights) {
 // Skinning attributes: JOINTS_0 u16, WEIGHTS_0 u8 normalized, a skin with inverse bind matrices.
 TEST(AccessorMesh, SkinAttributesDecode) {
   Bytes bytes;
-  bytes.put<float>({0, 0, 0, 1, 0, 0});                        // POSITION @0 (2 vertices, 24 bytes)
-  bytes.put<uint16_t>({0, 1, 0, 0, 1, 0, 0, 0});               // JOINTS_0 @24 (16 bytes)
-  bytes.put<uint8_t>({255, 0, 0, 0, 128, 127, 0, 0});          // WEIGHTS_0 @40 (8 bytes)
-  bytes.put<float>({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});        // IBM 0 @48
-  bytes.put<float>({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 1});       // IBM 1 @112
-  std::string json = gltfJson(
-      "\"buffers\":[" + bufferJson(bytes.data) + "],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24},{\"buffer\":0,\"byteOffset\":24,\"byteLength\":16},"
-      "{\"buffer\":0,\"byteOffset\":40,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":48,\"byteLength\":128}],"
-      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
-      "{\"bufferView\":1,\"componentType\":5123,\"count\":2,\"type\":\"VEC4\"},"
-      "{\"bufferView\":2,\"componentType\":5121,\"normalized\":true,\"count\":2,\"type\":\"VEC4\"},"
-      "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"}],"
-      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
-      "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":3}],"
-      "\"nodes\":[{\"mesh\":0,\"skin\":0},{\"children\":[2]},{\"translation\":[1,0,0]}],\"scenes\":[{\"nodes\":[0,1]}]");
+  bytes.put<float>({0, 0, 0, 1, 0, 0});                                 // POSITION @0 (2 vertices, 24 bytes)
+  bytes.put<uint16_t>({0, 1, 0, 0, 1, 0, 0, 0});                        // JOINTS_0 @24 (16 bytes)
+  bytes.put<uint8_t>({255, 0, 0, 0, 128, 127, 0, 0});                   // WEIGHTS_0 @40 (8 bytes)
+  bytes.put<float>({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});   // IBM 0 @48
+  bytes.put<float>({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 1});  // IBM 1 @112
+  std::string json =
+      gltfJson("\"buffers\":[" + bufferJson(bytes.data) +
+               "],"
+               "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24},{\"buffer\":0,\"byteOffset\":24,\"byteLength\":16},"
+               "{\"buffer\":0,\"byteOffset\":40,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":48,\"byteLength\":128}],"
+               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
+               "{\"bufferView\":1,\"componentType\":5123,\"count\":2,\"type\":\"VEC4\"},"
+               "{\"bufferView\":2,\"componentType\":5121,\"normalized\":true,\"count\":2,\"type\":\"VEC4\"},"
+               "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"}],"
+               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+               "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":3}],"
+               "\"nodes\":[{\"mesh\":0,\"skin\":0},{\"children\":[2]},{\"translation\":[1,0,0]}],\"scenes\":[{"
+               "\"nodes\":[0,1]}]");
   auto asset = loadJson(json);
   ASSERT_LOADED(asset);
   EXPECT_EQ(asset->skins[0].joints, (std::vector<uint32_t>{1, 2}));
@@ -477,9 +517,19 @@ QuantizedAsset quantizedAsset(bool declare_extension) {
   QuantizedAsset q;
   Bytes& b = q.bytes;
   // @0 POSITION u16 VEC3, stride 8 (6 bytes + 2 poison)
-  b.put<uint16_t>({0, 0, 0}).fill(2, kPoison).put<uint16_t>({100, 0, 0}).fill(2, kPoison).put<uint16_t>({0, 200, 65535}).fill(2, kPoison);
+  b.put<uint16_t>({0, 0, 0})
+      .fill(2, kPoison)
+      .put<uint16_t>({100, 0, 0})
+      .fill(2, kPoison)
+      .put<uint16_t>({0, 200, 65535})
+      .fill(2, kPoison);
   // @24 NORMAL i8 normalized VEC3, stride 4
-  b.put<int8_t>({0, 0, 127}).fill(1, kPoison).put<int8_t>({0, -127, 0}).fill(1, kPoison).put<int8_t>({-128, 0, 0}).fill(1, kPoison);
+  b.put<int8_t>({0, 0, 127})
+      .fill(1, kPoison)
+      .put<int8_t>({0, -127, 0})
+      .fill(1, kPoison)
+      .put<int8_t>({-128, 0, 0})
+      .fill(1, kPoison);
   // @36 TANGENT i8 normalized VEC4
   b.put<int8_t>({127, 0, 0, 127, 0, 127, 0, -127, 0, 0, 127, 127});
   // @48 TEXCOORD_0 u16 normalized VEC2
@@ -487,48 +537,67 @@ QuantizedAsset quantizedAsset(bool declare_extension) {
   // @60 TEXCOORD_1 i16 (not normalized) VEC2
   b.put<int16_t>({-2, 3, 4, -5, 0, 0});
   // @72 target 0 POSITION i16 VEC3, stride 8
-  b.put<int16_t>({1, -1, 2}).fill(2, kPoison).put<int16_t>({0, 0, 0}).fill(2, kPoison).put<int16_t>({-3, 0, 0}).fill(2, kPoison);
+  b.put<int16_t>({1, -1, 2})
+      .fill(2, kPoison)
+      .put<int16_t>({0, 0, 0})
+      .fill(2, kPoison)
+      .put<int16_t>({-3, 0, 0})
+      .fill(2, kPoison);
   // @96 target 0 NORMAL i8 normalized VEC3, stride 4
-  b.put<int8_t>({0, 127, 0}).fill(1, kPoison).put<int8_t>({0, 0, 0}).fill(1, kPoison).put<int8_t>({0, 0, -127}).fill(1, kPoison);
+  b.put<int8_t>({0, 127, 0})
+      .fill(1, kPoison)
+      .put<int8_t>({0, 0, 0})
+      .fill(1, kPoison)
+      .put<int8_t>({0, 0, -127})
+      .fill(1, kPoison);
   // @108 target 1 POSITION i8 normalized VEC3, stride 4
-  b.put<int8_t>({127, 0, -127}).fill(1, kPoison).put<int8_t>({0, 0, 0}).fill(1, kPoison).put<int8_t>({64, 0, 0}).fill(1, kPoison);
+  b.put<int8_t>({127, 0, -127})
+      .fill(1, kPoison)
+      .put<int8_t>({0, 0, 0})
+      .fill(1, kPoison)
+      .put<int8_t>({64, 0, 0})
+      .fill(1, kPoison);
   // @120 target 1 TEXCOORD_0 i16 normalized VEC2
   b.put<int16_t>({32767, 0, 0, -32767, 0, 0});
   // @132 animation input f32 ×2, @140 output u8 normalized ×4 (2 keys × 2 targets)
   b.put<float>({0, 1}).put<uint8_t>({0, 255, 51, 128});
-  std::string ext = declare_extension
-                        ? "\"extensionsUsed\":[\"KHR_mesh_quantization\"],\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
-                        : "";
-  q.json = gltfJson(
-      ext + "\"buffers\":[" + bufferJson(b.data) + "],"
-      "\"bufferViews\":["
-      "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":22,\"byteStride\":8},"     // 0 POSITION
-      "{\"buffer\":0,\"byteOffset\":24,\"byteLength\":11,\"byteStride\":4},"    // 1 NORMAL
-      "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"                     // 2 TANGENT
-      "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":12},"                     // 3 TEXCOORD_0
-      "{\"buffer\":0,\"byteOffset\":60,\"byteLength\":12},"                     // 4 TEXCOORD_1
-      "{\"buffer\":0,\"byteOffset\":72,\"byteLength\":22,\"byteStride\":8},"    // 5 t0 POSITION
-      "{\"buffer\":0,\"byteOffset\":96,\"byteLength\":11,\"byteStride\":4},"    // 6 t0 NORMAL
-      "{\"buffer\":0,\"byteOffset\":108,\"byteLength\":11,\"byteStride\":4},"   // 7 t1 POSITION
-      "{\"buffer\":0,\"byteOffset\":120,\"byteLength\":12},"                    // 8 t1 TEXCOORD_0
-      "{\"buffer\":0,\"byteOffset\":132,\"byteLength\":8},"                     // 9 anim input
-      "{\"buffer\":0,\"byteOffset\":140,\"byteLength\":4}],"                    // 10 anim output
-      "\"accessors\":["
-      "{\"bufferView\":0,\"componentType\":5123,\"count\":3,\"type\":\"VEC3\"},"
-      "{\"bufferView\":1,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},"
-      "{\"bufferView\":2,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC4\"},"
-      "{\"bufferView\":3,\"componentType\":5123,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"},"
-      "{\"bufferView\":4,\"componentType\":5122,\"count\":3,\"type\":\"VEC2\"},"
-      "{\"bufferView\":5,\"componentType\":5122,\"count\":3,\"type\":\"VEC3\"},"
-      "{\"bufferView\":6,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},"
-      "{\"bufferView\":7,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},"
-      "{\"bufferView\":8,\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"},"
-      "{\"bufferView\":9,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
-      "{\"bufferView\":10,\"componentType\":5121,\"normalized\":true,\"count\":4,\"type\":\"SCALAR\"}],"
-      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TANGENT\":2,\"TEXCOORD_0\":3,\"TEXCOORD_1\":4},"
-      "\"targets\":[{\"POSITION\":5,\"NORMAL\":6},{\"POSITION\":7,\"TEXCOORD_0\":8}]}],\"weights\":[0,0]}],"
-      "\"nodes\":[{\"mesh\":0}],"
-      "\"animations\":[{\"samplers\":[{\"input\":9,\"output\":10}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}]}]");
+  std::string ext =
+      declare_extension
+          ? "\"extensionsUsed\":[\"KHR_mesh_quantization\"],\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
+          : "";
+  q.json =
+      gltfJson(ext + "\"buffers\":[" + bufferJson(b.data) +
+               "],"
+               "\"bufferViews\":["
+               "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":22,\"byteStride\":8},"    // 0 POSITION
+               "{\"buffer\":0,\"byteOffset\":24,\"byteLength\":11,\"byteStride\":4},"   // 1 NORMAL
+               "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"                    // 2 TANGENT
+               "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":12},"                    // 3 TEXCOORD_0
+               "{\"buffer\":0,\"byteOffset\":60,\"byteLength\":12},"                    // 4 TEXCOORD_1
+               "{\"buffer\":0,\"byteOffset\":72,\"byteLength\":22,\"byteStride\":8},"   // 5 t0 POSITION
+               "{\"buffer\":0,\"byteOffset\":96,\"byteLength\":11,\"byteStride\":4},"   // 6 t0 NORMAL
+               "{\"buffer\":0,\"byteOffset\":108,\"byteLength\":11,\"byteStride\":4},"  // 7 t1 POSITION
+               "{\"buffer\":0,\"byteOffset\":120,\"byteLength\":12},"                   // 8 t1 TEXCOORD_0
+               "{\"buffer\":0,\"byteOffset\":132,\"byteLength\":8},"                    // 9 anim input
+               "{\"buffer\":0,\"byteOffset\":140,\"byteLength\":4}],"                   // 10 anim output
+               "\"accessors\":["
+               "{\"bufferView\":0,\"componentType\":5123,\"count\":3,\"type\":\"VEC3\"},"
+               "{\"bufferView\":1,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},"
+               "{\"bufferView\":2,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC4\"},"
+               "{\"bufferView\":3,\"componentType\":5123,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"},"
+               "{\"bufferView\":4,\"componentType\":5122,\"count\":3,\"type\":\"VEC2\"},"
+               "{\"bufferView\":5,\"componentType\":5122,\"count\":3,\"type\":\"VEC3\"},"
+               "{\"bufferView\":6,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},"
+               "{\"bufferView\":7,\"componentType\":5120,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},"
+               "{\"bufferView\":8,\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC2\"},"
+               "{\"bufferView\":9,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+               "{\"bufferView\":10,\"componentType\":5121,\"normalized\":true,\"count\":4,\"type\":\"SCALAR\"}],"
+               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TANGENT\":2,\"TEXCOORD_0\":"
+               "3,\"TEXCOORD_1\":4},"
+               "\"targets\":[{\"POSITION\":5,\"NORMAL\":6},{\"POSITION\":7,\"TEXCOORD_0\":8}]}],\"weights\":[0,0]}],"
+               "\"nodes\":[{\"mesh\":0}],"
+               "\"animations\":[{\"samplers\":[{\"input\":9,\"output\":10}],\"channels\":[{\"sampler\":0,\"target\":{"
+               "\"node\":0,\"path\":\"weights\"}}]}]");
   return q;
 }
 
@@ -572,7 +641,8 @@ TEST(AccessorSource, ExternalBuffersWithPercentEncodedUris) {
   test::writeBytes(dir / "my data#1.bin", a.data);
   test::writeBytes(dir / "sub dir" / "geo 2.bin", b.data);
   std::string json = gltfJson(
-      "\"buffers\":[{\"byteLength\":8,\"uri\":\"my%20data%231.bin\"},{\"byteLength\":8,\"uri\":\"sub%20dir/geo%202.bin\"}],"
+      "\"buffers\":[{\"byteLength\":8,\"uri\":\"my%20data%231.bin\"},{\"byteLength\":8,\"uri\":\"sub%20dir/"
+      "geo%202.bin\"}],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":1,\"byteLength\":8}],"
       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
       "{\"bufferView\":1,\"componentType\":5123,\"count\":2,\"type\":\"VEC2\"}]");
@@ -594,10 +664,11 @@ TEST(AccessorSource, ExternalFileLongerThanByteLengthIsTruncatedToIt) {
   Bytes a;
   a.put<float>({3, 4, 5});
   test::writeBytes(dir / "long.bin", a.data);
-  auto asset = loadJson(gltfJson("\"buffers\":[{\"byteLength\":8,\"uri\":\"long.bin\"}],"
-                                 "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8}],"
-                                 "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}]"),
-                        dir);
+  auto asset =
+      loadJson(gltfJson("\"buffers\":[{\"byteLength\":8,\"uri\":\"long.bin\"}],"
+                        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8}],"
+                        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}]"),
+               dir);
   ASSERT_LOADED(asset);
   EXPECT_EQ(asset->buffers[0].data.size(), 8u);
   expectFloats(readAccessorFloats(*asset, 0), {3, 4});
@@ -608,9 +679,11 @@ TEST(AccessorSource, DataUriVariants) {
   bytes.raw({1, 2, 3, 4, 5});  // 5 bytes: base64 ends with one '='
   for (const char* mime : {"application/octet-stream", "application/gltf-buffer"}) {
     std::string uri = std::string("data:") + mime + ";base64," + test::base64(bytes.data);
-    auto asset = loadJson(gltfJson("\"buffers\":[{\"byteLength\":5,\"uri\":\"" + uri + "\"}],"
-                                   "\"bufferViews\":[{\"buffer\":0,\"byteLength\":5}],"
-                                   "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":5,\"type\":\"SCALAR\"}]"));
+    auto asset =
+        loadJson(gltfJson("\"buffers\":[{\"byteLength\":5,\"uri\":\"" + uri +
+                          "\"}],"
+                          "\"bufferViews\":[{\"buffer\":0,\"byteLength\":5}],"
+                          "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":5,\"type\":\"SCALAR\"}]"));
     ASSERT_LOADED(asset);
     EXPECT_EQ(asset->buffers[0].data, (std::vector<uint8_t>{1, 2, 3, 4, 5}));
   }
@@ -619,8 +692,9 @@ TEST(AccessorSource, DataUriVariants) {
 
 TEST(AccessorSource, GlbWithPaddedBinChunk) {
   std::vector<uint8_t> bin = {1, 2, 3, 4, 5, 6};  // chunk padded to 8 with zeros
-  std::string json = gltfJson("\"buffers\":[{\"byteLength\":6}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":6}],"
-                              "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":6,\"type\":\"SCALAR\"}]");
+  std::string json = gltfJson(
+      "\"buffers\":[{\"byteLength\":6}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":6}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":6,\"type\":\"SCALAR\"}]");
   std::vector<uint8_t> glb = test::makeGlb(json, &bin);
   ASSERT_EQ(glb.size() % 4, 0u);
   auto asset = loadAssetFromMemory(glb, ".");
@@ -650,8 +724,9 @@ TEST(AccessorSource, GlbWithAnExtraExternalBuffer) {
 
 TEST(AccessorSource, GlbIgnoresUnknownChunksAfterBin) {
   std::vector<uint8_t> bin = {42, 0, 0, 0};
-  std::string json = gltfJson("\"buffers\":[{\"byteLength\":1}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":1}],"
-                              "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":1,\"type\":\"SCALAR\"}]");
+  std::string json = gltfJson(
+      "\"buffers\":[{\"byteLength\":1}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":1}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":1,\"type\":\"SCALAR\"}]");
   std::vector<uint8_t> glb = test::makeGlb(json, &bin);
   Bytes extra;
   extra.put<uint32_t>({4u, 0x54584554u}).raw({1, 2, 3, 4});  // an unknown chunk type "TEXT"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // animation_test.cpp — keyframe sampling (glTF 2.0 §3.11, Appendix C) on hand-made channels whose expected
 // values are computed by hand in the comments, plus decodeAnimation on an asset built in code.
+#include "morphkit/animation.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/animation.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/scene.h"
 
@@ -91,7 +92,7 @@ TEST(Sampling, CubicTangentsAreScaledByTheKeyInterval) {
 TEST(Sampling, CubicWeightsUseTheTargetMajorTripletLayout) {
   // Two targets. Per key: [in t0, in t1, value t0, value t1, out t0, out t1]; 99 marks tangents never used.
   SamplerData s = makeSampler(Interpolation::kCubicSpline, 2, {1.0f, 3.0f},
-                              {99, 99, 1, 10, 2, 0,    // key 0
+                              {99, 99, 1, 10, 2, 0,     // key 0
                                -1, 0, 4, 10, 99, 99});  // key 1
   auto w = sample(s, 2.0);
   EXPECT_NEAR(w[0], 3.25, 1e-6);  // same curve as the test above
@@ -115,7 +116,7 @@ TEST(Sampling, LinearRotationTakesTheShortestArc) {
 
 TEST(Sampling, CubicRotationIsNormalized) {
   SamplerData s = makeSampler(Interpolation::kCubicSpline, 4, {0.0f, 1.0f},
-                              {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0,    // key 0: in, value (identity), out
+                              {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0,   // key 0: in, value (identity), out
                                0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0},  // key 1: in, value (180° about z), out
                               true);
   for (double t : {0.1, 0.3, 0.5, 0.77}) {
@@ -279,8 +280,7 @@ TEST(DecodeAnimation, SamplesTranslationAndWeights) {
 TEST(DecodeAnimation, RejectsOutputCountMismatch) {
   Asset asset = makeAnimatedAsset();
   std::vector<float> odd{1, 2, 3, 4, 5};  // 5 floats for 2 keys of VEC3
-  asset.animations[0].samplers[0].output =
-      appendAccessor(asset, std::span<const float>(odd), AccessorType::kScalar);
+  asset.animations[0].samplers[0].output = appendAccessor(asset, std::span<const float>(odd), AccessorType::kScalar);
   EXPECT_FALSE(decodeAnimation(asset, 5).ok());
 #ifndef NDEBUG
   EXPECT_DEATH(static_cast<void>(decodeAnimation(asset, 0)), "precondition");

@@ -5,12 +5,11 @@
 // The CLI part checks exit codes and the one-line stderr contract.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
-#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,8 +24,12 @@
 // scripts/test builds with ASan, where the hooks exist; other builds report 0 (the check then holds trivially).
 namespace morphkit::test {
 inline std::atomic<size_t> g_largest_allocation{0};
-inline size_t largestAllocation() { return g_largest_allocation.load(); }
-inline void resetLargestAllocation() { g_largest_allocation = 0; }
+inline size_t largestAllocation() {
+  return g_largest_allocation.load();
+}
+inline void resetLargestAllocation() {
+  g_largest_allocation = 0;
+}
 }  // namespace morphkit::test
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -54,21 +57,22 @@ using test::loadJson;
 // buffers[0] entry (a data: URI for .gltf text, a bare byteLength for GLB).
 Bytes baseBytes() {
   Bytes b;
-  b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});                               // @0   POSITION (36)
-  b.put<uint16_t>({0, 1, 2}).fill(2, 0);                                   // @36  indices (6 + 2)
-  b.put<float>({0, 0, 1, 0, 0, 1, 0, 0, 1});                               // @44  target POSITION (36)
-  b.put<float>({0, 1});                                                    // @80  key times (8)
-  b.put<float>({0, 1});                                                    // @88  weights output (8)
-  b.put<float>({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});          // @96  IBM (64)
-  b.put<uint8_t>({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});                    // @160 JOINTS_0 (12)
-  b.put<float>({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0});                      // @172 WEIGHTS_0 (48)
-  b.put<float>({0, 0, 0, 1, 2, 3});                                        // @220 translation output (24)
-  return b;                                                                // 244 bytes
+  b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});                       // @0   POSITION (36)
+  b.put<uint16_t>({0, 1, 2}).fill(2, 0);                           // @36  indices (6 + 2)
+  b.put<float>({0, 0, 1, 0, 0, 1, 0, 0, 1});                       // @44  target POSITION (36)
+  b.put<float>({0, 1});                                            // @80  key times (8)
+  b.put<float>({0, 1});                                            // @88  weights output (8)
+  b.put<float>({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});  // @96  IBM (64)
+  b.put<uint8_t>({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});            // @160 JOINTS_0 (12)
+  b.put<float>({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0});              // @172 WEIGHTS_0 (48)
+  b.put<float>({0, 0, 0, 1, 2, 3});                                // @220 translation output (24)
+  return b;                                                        // 244 bytes
 }
 
 std::string baseJson(const std::string& buffer) {
   return gltfJson(
-      "\"buffers\":[" + buffer + "],"
+      "\"buffers\":[" + buffer +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6},"
       "{\"buffer\":0,\"byteOffset\":44,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":80,\"byteLength\":8},"
       "{\"buffer\":0,\"byteOffset\":88,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":96,\"byteLength\":64},"
@@ -95,7 +99,9 @@ std::string baseJson(const std::string& buffer) {
       "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"tex.png\"}]");
 }
 
-std::string baseGltf() { return baseJson(test::bufferJson(baseBytes().data)); }
+std::string baseGltf() {
+  return baseJson(test::bufferJson(baseBytes().data));
+}
 
 std::vector<uint8_t> baseGlb() {
   std::vector<uint8_t> bin = baseBytes().data;
@@ -111,9 +117,13 @@ std::string mutate(std::string text, const std::string& from, const std::string&
   return text.replace(at, from.size(), to);
 }
 
-std::string mutateBase(const std::string& from, const std::string& to) { return mutate(baseGltf(), from, to); }
+std::string mutateBase(const std::string& from, const std::string& to) {
+  return mutate(baseGltf(), from, to);
+}
 
-void putU32(std::vector<uint8_t>& bytes, size_t offset, uint32_t value) { std::memcpy(bytes.data() + offset, &value, 4); }
+void putU32(std::vector<uint8_t>& bytes, size_t offset, uint32_t value) {
+  std::memcpy(bytes.data() + offset, &value, 4);
+}
 
 TEST(BadInput, BaseAssetsAreValid) {
   auto gltf = loadJson(baseGltf());
@@ -130,8 +140,9 @@ TEST(BadInput, BaseAssetsAreValid) {
 TEST(BadInput, CameraWithoutItsTypesObject) {
   const std::string base = baseGltf();
   ASSERT_NE(base.find("\"scene\":0,"), std::string::npos);
-  for (const auto& [type, message] : {std::pair{"perspective", "cameras[0].perspective: is required for a perspective camera"},
-                                      std::pair{"orthographic", "cameras[0].orthographic: is required for an orthographic camera"}}) {
+  for (const auto& [type, message] :
+       {std::pair{"perspective", "cameras[0].perspective: is required for a perspective camera"},
+        std::pair{"orthographic", "cameras[0].orthographic: is required for an orthographic camera"}}) {
     SCOPED_TRACE(type);
     std::string json = base;
     json.replace(json.find("\"scene\":0,"), 10, std::string("\"scene\":0,\"cameras\":[{\"type\":\"") + type + "\"}],");
@@ -228,16 +239,19 @@ TEST(BadJson, InvalidJsonAndWrongRoot) {
   EXPECT_FAILURE(loadJson("42"), Error::kInvalidGltf, "top-level");
   EXPECT_FAILURE(loadJson("{}"), Error::kInvalidGltf, "asset", "required");
   EXPECT_FAILURE(loadJson("{\"asset\":{\"version\":\"1.0\"}}"), Error::kInvalidGltf, "asset.version", "'1.0'");
-  EXPECT_FAILURE(loadJson("{\"asset\":{\"version\":\"2.0\",\"minVersion\":\"2.1\"}}"), Error::kInvalidGltf, "asset.minVersion");
+  EXPECT_FAILURE(loadJson("{\"asset\":{\"version\":\"2.0\",\"minVersion\":\"2.1\"}}"), Error::kInvalidGltf,
+                 "asset.minVersion");
   EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":{}")), Error::kInvalidGltf, "nodes", "array");
   EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":[1]")), Error::kInvalidGltf, "nodes[0]", "object");
   EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":[{\"mesh\":-1}]")), Error::kInvalidGltf, "nodes[0].mesh");
   EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":[{\"mesh\":1.5}]")), Error::kInvalidGltf, "nodes[0].mesh");
-  EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":[{\"translation\":[1,2]}]")), Error::kInvalidGltf, "nodes[0].translation", "3");
-  EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":[{\"translation\":[1e39,0,0]}]")), Error::kInvalidGltf, "nodes[0].translation",
-                 "float range");
+  EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":[{\"translation\":[1,2]}]")), Error::kInvalidGltf, "nodes[0].translation",
+                 "3");
+  EXPECT_FAILURE(loadJson(gltfJson("\"nodes\":[{\"translation\":[1e39,0,0]}]")), Error::kInvalidGltf,
+                 "nodes[0].translation", "float range");
   // Deeply nested JSON must fail inside the parser's depth limit, not overflow the stack.
-  std::string deep = "{\"asset\":{\"version\":\"2.0\"},\"extras\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  std::string deep =
+      "{\"asset\":{\"version\":\"2.0\"},\"extras\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
   EXPECT_FAILURE(loadJson(deep), Error::kInvalidJson, "JSON");
 }
 
@@ -245,10 +259,12 @@ TEST(BadJson, SchemaTypes) {
   EXPECT_FAILURE(loadJson(mutateBase("\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},{\"bufferView\":1",
                                      "\"componentType\":5127,\"count\":3,\"type\":\"VEC3\"},{\"bufferView\":1")),
                  Error::kInvalidGltf, "accessors[0].componentType", "5127");
-  EXPECT_FAILURE(loadJson(mutateBase("\"count\":3,\"type\":\"VEC3\"},{\"bufferView\":1", "\"count\":3,\"type\":\"VEC5\"},{\"bufferView\":1")),
+  EXPECT_FAILURE(loadJson(mutateBase("\"count\":3,\"type\":\"VEC3\"},{\"bufferView\":1",
+                                     "\"count\":3,\"type\":\"VEC5\"},{\"bufferView\":1")),
                  Error::kInvalidGltf, "accessors[0].type", "VEC5");
-  EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":4}", "{\"input\":3,\"output\":4,\"interpolation\":\"SMOOTH\"}")),
-                 Error::kInvalidGltf, "animations[0].samplers[0].interpolation", "SMOOTH");
+  EXPECT_FAILURE(
+      loadJson(mutateBase("{\"input\":3,\"output\":4}", "{\"input\":3,\"output\":4,\"interpolation\":\"SMOOTH\"}")),
+      Error::kInvalidGltf, "animations[0].samplers[0].interpolation", "SMOOTH");
   EXPECT_FAILURE(loadJson(mutateBase("\"indices\":1,", "\"indices\":1,\"mode\":7,")), Error::kInvalidGltf,
                  "meshes[0].primitives[0].mode");
 }
@@ -267,7 +283,8 @@ TEST(BadIndex, EveryReferenceKind) {
       {"\"POSITION\":0,\"JOINTS_0\"", "\"POSITION\":99,\"JOINTS_0\"", "meshes[0].primitives[0].attributes.POSITION"},
       {"\"indices\":1,", "\"indices\":100,", "meshes[0].primitives[0].indices"},
       {"\"material\":0,", "\"material\":5,", "meshes[0].primitives[0].material"},
-      {"\"targets\":[{\"POSITION\":2}]", "\"targets\":[{\"POSITION\":20}]", "meshes[0].primitives[0].targets[0].POSITION"},
+      {"\"targets\":[{\"POSITION\":2}]", "\"targets\":[{\"POSITION\":20}]",
+       "meshes[0].primitives[0].targets[0].POSITION"},
       {"{\"name\":\"joint\"}", "{\"name\":\"joint\",\"children\":[7]}", "nodes[1].children"},
       {"{\"mesh\":0,\"skin\":0}", "{\"mesh\":3,\"skin\":0}", "nodes[0].mesh"},
       {"{\"mesh\":0,\"skin\":0}", "{\"mesh\":0,\"skin\":4}", "nodes[0].skin"},
@@ -278,7 +295,8 @@ TEST(BadIndex, EveryReferenceKind) {
       {"{\"input\":3,\"output\":4}", "{\"input\":30,\"output\":4}", "animations[0].samplers[0].input"},
       {"{\"input\":3,\"output\":4}", "{\"input\":3,\"output\":40}", "animations[0].samplers[0].output"},
       {"{\"sampler\":1,", "{\"sampler\":2,", "animations[0].channels[1].sampler"},
-      {"\"node\":1,\"path\":\"translation\"", "\"node\":11,\"path\":\"translation\"", "animations[0].channels[1].target.node"},
+      {"\"node\":1,\"path\":\"translation\"", "\"node\":11,\"path\":\"translation\"",
+       "animations[0].channels[1].target.node"},
       {"\"scenes\":[{\"nodes\":[0,1]}]", "\"scenes\":[{\"nodes\":[0,2]}]", "scenes[0].nodes"},
       {"\"scene\":0,", "\"scene\":1,", "scene"},
       {"\"baseColorTexture\":{\"index\":0}", "\"baseColorTexture\":{\"index\":3}",
@@ -297,7 +315,8 @@ TEST(BadIndex, EveryReferenceKind) {
 // Sizes and offsets that do not fit, including values that overflow naive 32/64-bit arithmetic (§3.6.2.4).
 TEST(BadSize, AccessorOverrunsItsBufferViewByOneByte) {
   // POSITION: 3 × VEC3 f32 = 36 bytes in a 36-byte view. byteOffset 4 → 40 > 36.
-  EXPECT_FAILURE(loadJson(mutateBase("{\"bufferView\":0,\"componentType\":5126", "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5126")),
+  EXPECT_FAILURE(loadJson(mutateBase("{\"bufferView\":0,\"componentType\":5126",
+                                     "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5126")),
                  Error::kInvalidGltf, "accessors[0]", "exceeds bufferView 0", "§3.6.2.4");
   // count 4 → 48 > 36.
   EXPECT_FAILURE(loadJson(mutateBase("\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},{\"bufferView\":1",
@@ -313,35 +332,46 @@ TEST(BadSize, StrideArithmetic) {
                     "}],\"accessors\":[{\"bufferView\":0," + accessor_fields + "}]");
   };
   // 3 × VEC3 f32 in stride 16: needs 16·2 + 12 = 44 bytes exactly.
-  ASSERT_LOADED(loadJson(strided("\"byteLength\":44,\"byteStride\":16", "\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"")));
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":43,\"byteStride\":16", "\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"")),
-                 Error::kInvalidGltf, "accessors[0]", "stride * (count - 1) + elementSize");
+  ASSERT_LOADED(
+      loadJson(strided("\"byteLength\":44,\"byteStride\":16", "\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"")));
+  EXPECT_FAILURE(
+      loadJson(strided("\"byteLength\":43,\"byteStride\":16", "\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"")),
+      Error::kInvalidGltf, "accessors[0]", "stride * (count - 1) + elementSize");
   // Stride smaller than the element.
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44,\"byteStride\":8", "\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"")),
-                 Error::kInvalidGltf, "accessors[0]", "smaller than the element size 12");
+  EXPECT_FAILURE(
+      loadJson(strided("\"byteLength\":44,\"byteStride\":8", "\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"")),
+      Error::kInvalidGltf, "accessors[0]", "smaller than the element size 12");
   // Stride not a multiple of 4 / above 252.
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44,\"byteStride\":14", "\"componentType\":5126,\"count\":1,\"type\":\"VEC3\"")),
-                 Error::kInvalidGltf, "bufferViews[0].byteStride", "multiple of 4");
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44,\"byteStride\":256", "\"componentType\":5126,\"count\":1,\"type\":\"VEC3\"")),
-                 Error::kInvalidGltf, "bufferViews[0].byteStride");
+  EXPECT_FAILURE(
+      loadJson(strided("\"byteLength\":44,\"byteStride\":14", "\"componentType\":5126,\"count\":1,\"type\":\"VEC3\"")),
+      Error::kInvalidGltf, "bufferViews[0].byteStride", "multiple of 4");
+  EXPECT_FAILURE(
+      loadJson(strided("\"byteLength\":44,\"byteStride\":256", "\"componentType\":5126,\"count\":1,\"type\":\"VEC3\"")),
+      Error::kInvalidGltf, "bufferViews[0].byteStride");
   // count near 2^32 with the largest stride: 252 × (2^32 − 3) overflows 32-bit arithmetic.
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44,\"byteStride\":252", "\"componentType\":5126,\"count\":4294967294,\"type\":\"VEC3\"")),
+  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44,\"byteStride\":252",
+                                  "\"componentType\":5126,\"count\":4294967294,\"type\":\"VEC3\"")),
                  Error::kInvalidGltf, "accessors[0]", "exceeds bufferView 0");
   // byteOffset near 2^64: offset + element overflows 64-bit arithmetic.
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44", "\"byteOffset\":18446744073709551612,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"")),
-                 Error::kInvalidGltf, "accessors[0]");
+  EXPECT_FAILURE(
+      loadJson(strided("\"byteLength\":44",
+                       "\"byteOffset\":18446744073709551612,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"")),
+      Error::kInvalidGltf, "accessors[0]");
   // Misaligned accessor offset (§3.6.2.4: multiple of the component size).
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44", "\"byteOffset\":2,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"")),
-                 Error::kInvalidGltf, "accessors[0].byteOffset", "multiples of the component size 4");
+  EXPECT_FAILURE(
+      loadJson(strided("\"byteLength\":44", "\"byteOffset\":2,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"")),
+      Error::kInvalidGltf, "accessors[0].byteOffset", "multiples of the component size 4");
   // count 2^32 − 1 and above are not valid counts at all.
-  EXPECT_FAILURE(loadJson(strided("\"byteLength\":44", "\"componentType\":5126,\"count\":4294967295,\"type\":\"SCALAR\"")),
-                 Error::kInvalidGltf, "accessors[0].count");
+  EXPECT_FAILURE(
+      loadJson(strided("\"byteLength\":44", "\"componentType\":5126,\"count\":4294967295,\"type\":\"SCALAR\"")),
+      Error::kInvalidGltf, "accessors[0].count");
   EXPECT_FAILURE(loadJson(strided("\"byteLength\":44", "\"componentType\":5126,\"count\":0,\"type\":\"SCALAR\"")),
                  Error::kInvalidGltf, "accessors[0].count", "at least 1");
 }
 
 TEST(BadSize, BufferViewOutsideItsBuffer) {
-  EXPECT_FAILURE(loadJson(mutateBase("{\"buffer\":0,\"byteOffset\":220,\"byteLength\":24}", "{\"buffer\":0,\"byteOffset\":224,\"byteLength\":24}")),
+  EXPECT_FAILURE(loadJson(mutateBase("{\"buffer\":0,\"byteOffset\":220,\"byteLength\":24}",
+                                     "{\"buffer\":0,\"byteOffset\":224,\"byteLength\":24}")),
                  Error::kInvalidGltf, "bufferViews[8]", "exceeds buffer 0", "§3.6.1");
   // byteOffset + byteLength wraps around 2^64.
   EXPECT_FAILURE(loadJson(mutateBase("{\"buffer\":0,\"byteOffset\":220,\"byteLength\":24}",
@@ -360,8 +390,9 @@ TEST(BadSize, AbsurdDeclaredSizesFailFastWithoutAllocating) {
   test::resetLargestAllocation();
   std::string four_gb = "4000000000";
   auto declare = [&](const std::string& buffer) {
-    return gltfJson("\"buffers\":[" + buffer + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":" + four_gb +
-                    "}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1000000000,\"type\":\"SCALAR\"}]");
+    return gltfJson(
+        "\"buffers\":[" + buffer + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":" + four_gb +
+        "}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1000000000,\"type\":\"SCALAR\"}]");
   };
   EXPECT_FAILURE(loadJson(declare("{\"byteLength\":" + four_gb + ",\"uri\":\"small.bin\"}"), dir), Error::kTooLarge,
                  "buffers[0].byteLength", "small.bin");
@@ -369,18 +400,22 @@ TEST(BadSize, AbsurdDeclaredSizesFailFastWithoutAllocating) {
                  Error::kTooLarge, "buffers[0].byteLength", "data: URI");
   EXPECT_FAILURE(loadAssetFromMemory(test::makeGlb(declare("{\"byteLength\":" + four_gb + "}"), &kilobyte), "."),
                  Error::kTooLarge, "buffers[0].byteLength", "BIN chunk");
-  EXPECT_FAILURE(loadJson(declare("{\"byteLength\":18446744073709551615,\"uri\":\"small.bin\"}"), dir), Error::kTooLarge,
-                 "buffers[0].byteLength", "limit");
+  EXPECT_FAILURE(loadJson(declare("{\"byteLength\":18446744073709551615,\"uri\":\"small.bin\"}"), dir),
+                 Error::kTooLarge, "buffers[0].byteLength", "limit");
   LoadOptions tight;
   tight.max_buffer_bytes = 512;
   EXPECT_FAILURE(loadJson(declare("{\"byteLength\":1024,\"uri\":\"small.bin\"}"), dir, tight), Error::kTooLarge,
                  "buffers[0].byteLength", "limit of 512");
   // An accessor of 4e9 elements: with a bufferView it cannot fit; without one it must not be zero-filled.
   std::string tiny = test::bufferJson(kilobyte);
-  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[" + tiny + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":1024}],"
-                                   "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":4000000000,\"type\":\"SCALAR\"}]")),
-                 Error::kInvalidGltf, "accessors[0]", "exceeds bufferView 0");
-  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[" + tiny + "],"
+  EXPECT_FAILURE(
+      loadJson(gltfJson(
+          "\"buffers\":[" + tiny +
+          "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":1024}],"
+          "\"accessors\":[{\"bufferView\":0,\"componentType\":5121,\"count\":4000000000,\"type\":\"SCALAR\"}]")),
+      Error::kInvalidGltf, "accessors[0]", "exceeds bufferView 0");
+  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[" + tiny +
+                                   "],"
                                    "\"accessors\":[{\"componentType\":5126,\"count\":4000000000,\"type\":\"MAT4\"}]")),
                  Error::kTooLarge, "accessors[0].count", "without a bufferView");
   EXPECT_FAILURE(loadJson(gltfJson("\"accessors\":[{\"componentType\":5126,\"count\":20000000,\"type\":\"MAT4\"}]")),
@@ -397,37 +432,47 @@ TEST(BadSize, SparseAccessors) {
   Bytes bytes;
   bytes.put<float>({1, 2, 3, 4}).put<uint8_t>({2, 1, 9, 0}).put<float>({5, 6});
   auto sparse = [&](const std::string& count, const std::string& indices_view_length) {
-    return gltfJson("\"buffers\":[" + test::bufferJson(bytes.data) + "],"
-                    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":16},{\"buffer\":0,\"byteOffset\":16,\"byteLength\":" +
-                    indices_view_length + "},{\"buffer\":0,\"byteOffset\":20,\"byteLength\":8}],"
-                    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"SCALAR\",\"sparse\":{\"count\":" +
-                    count + ",\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}]");
+    return gltfJson(
+        "\"buffers\":[" + test::bufferJson(bytes.data) +
+        "],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":16},{\"buffer\":0,\"byteOffset\":16,\"byteLength\":" +
+        indices_view_length +
+        "},{\"buffer\":0,\"byteOffset\":20,\"byteLength\":8}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"SCALAR\",\"sparse\":{"
+        "\"count\":" +
+        count + ",\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}]");
   };
   // indices [2, 1]: not strictly increasing.
   EXPECT_FAILURE(loadJson(sparse("2", "2")), Error::kInvalidGltf, "accessors[0].sparse.indices", "strictly increasing");
   // 3 entries but only 2 values' worth of bytes in the values view.
   EXPECT_FAILURE(loadJson(sparse("3", "3")), Error::kInvalidGltf, "accessors[0].sparse");
   // count 2 with a 1-byte indices view.
-  EXPECT_FAILURE(loadJson(sparse("2", "1")), Error::kInvalidGltf, "accessors[0].sparse.indices", "exceeds bufferView 1");
+  EXPECT_FAILURE(loadJson(sparse("2", "1")), Error::kInvalidGltf, "accessors[0].sparse.indices",
+                 "exceeds bufferView 1");
   // count 5 > accessor.count 4.
   EXPECT_FAILURE(loadJson(sparse("5", "4")), Error::kInvalidGltf, "accessors[0].sparse.count");
   // An index ≥ accessor.count: bytes 16..19 are [2, 1, 9, 0]; start the view at the 9.
-  std::string out_of_range = mutate(sparse("1", "1"), "\"byteOffset\":16,\"byteLength\":1", "\"byteOffset\":18,\"byteLength\":1");
+  std::string out_of_range =
+      mutate(sparse("1", "1"), "\"byteOffset\":16,\"byteLength\":1", "\"byteOffset\":18,\"byteLength\":1");
   EXPECT_FAILURE(loadJson(out_of_range), Error::kInvalidGltf, "accessors[0].sparse.indices", "index 9");
-  EXPECT_FAILURE(loadJson(mutate(sparse("1", "1"), "\"componentType\":5121}", "\"componentType\":5122}")), Error::kInvalidGltf,
-                 "accessors[0].sparse.indices.componentType");
+  EXPECT_FAILURE(loadJson(mutate(sparse("1", "1"), "\"componentType\":5121}", "\"componentType\":5122}")),
+                 Error::kInvalidGltf, "accessors[0].sparse.indices.componentType");
   // §5.3 / §5.4: the sparse bufferViews MUST NOT define byteStride (or target).
   Bytes ordered;
   ordered.put<float>({1, 2, 3, 4}).put<uint8_t>({1, 2, 0, 0}).put<float>({5, 6});
-  const std::string valid = gltfJson("\"buffers\":[" + test::bufferJson(ordered.data) + "],"
-                                     "\"bufferViews\":[{\"buffer\":0,\"byteLength\":16},{\"buffer\":0,\"byteOffset\":16,\"byteLength\":4},"
-                                     "{\"buffer\":0,\"byteOffset\":20,\"byteLength\":8}],"
-                                     "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"SCALAR\",\"sparse\":{\"count\":2,"
-                                     "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}]");
+  const std::string valid = gltfJson(
+      "\"buffers\":[" + test::bufferJson(ordered.data) +
+      "],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":16},{\"buffer\":0,\"byteOffset\":16,\"byteLength\":4},"
+      "{\"buffer\":0,\"byteOffset\":20,\"byteLength\":8}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"SCALAR\",\"sparse\":{\"count\":2,"
+      "\"indices\":{\"bufferView\":1,\"componentType\":5121},\"values\":{\"bufferView\":2}}}]");
   ASSERT_LOADED(loadJson(valid));
-  EXPECT_FAILURE(loadJson(mutate(valid, "\"byteOffset\":16,\"byteLength\":4}", "\"byteOffset\":16,\"byteLength\":4,\"byteStride\":4}")),
+  EXPECT_FAILURE(loadJson(mutate(valid, "\"byteOffset\":16,\"byteLength\":4}",
+                                 "\"byteOffset\":16,\"byteLength\":4,\"byteStride\":4}")),
                  Error::kInvalidGltf, "accessors[0].sparse.indices.bufferView", "defines byteStride", "§5.3");
-  EXPECT_FAILURE(loadJson(mutate(valid, "\"byteOffset\":20,\"byteLength\":8}", "\"byteOffset\":20,\"byteLength\":8,\"byteStride\":4}")),
+  EXPECT_FAILURE(loadJson(mutate(valid, "\"byteOffset\":20,\"byteLength\":8}",
+                                 "\"byteOffset\":20,\"byteLength\":8,\"byteStride\":4}")),
                  Error::kInvalidGltf, "accessors[0].sparse.values.bufferView", "defines byteStride", "§5.4");
 }
 
@@ -441,14 +486,16 @@ TEST(BadNodes, CyclesAndTwoParents) {
   EXPECT_FAILURE(loadJson(nodesJson("{\"children\":[0]}")), Error::kInvalidGltf, "nodes[0].children", "own child");
   EXPECT_FAILURE(loadJson(nodesJson("{\"children\":[1]},{\"children\":[0]}", "[]")), Error::kInvalidGltf, "cycle");
   std::string ring;
-  for (int i = 0; i < 100; ++i) ring += (i ? "," : "") + std::string("{\"children\":[") + std::to_string((i + 1) % 100) + "]}";
+  for (int i = 0; i < 100; ++i)
+    ring += (i ? "," : "") + std::string("{\"children\":[") + std::to_string((i + 1) % 100) + "]}";
   EXPECT_FAILURE(loadJson(nodesJson(ring, "[]")), Error::kInvalidGltf, "cycle", "§3.5.2");
   // A cycle hanging below a valid root: 0 → 1 → 2 → 3 → 1.
   EXPECT_FAILURE(loadJson(nodesJson("{\"children\":[1]},{\"children\":[2]},{\"children\":[3]},{\"children\":[1]}")),
                  Error::kInvalidGltf, "nodes[1]");
-  EXPECT_FAILURE(loadJson(nodesJson("{\"children\":[2]},{\"children\":[2]},{}", "[0,1]")), Error::kInvalidGltf, "nodes[2]",
-                 "two parents");
-  EXPECT_FAILURE(loadJson(nodesJson("{\"children\":[1]},{}", "[0,1]")), Error::kInvalidGltf, "scenes[0].nodes", "not a root");
+  EXPECT_FAILURE(loadJson(nodesJson("{\"children\":[2]},{\"children\":[2]},{}", "[0,1]")), Error::kInvalidGltf,
+                 "nodes[2]", "two parents");
+  EXPECT_FAILURE(loadJson(nodesJson("{\"children\":[1]},{}", "[0,1]")), Error::kInvalidGltf, "scenes[0].nodes",
+                 "not a root");
 }
 
 TEST(BadNodes, HundredThousandDeepChainLoadsWithoutRecursion) {
@@ -487,11 +534,13 @@ TEST(BadUri, PathsEscapingTheAssetFolder) {
   EXPECT_FAILURE(loadJson(withUri("../outside.bin"), dir), Error::kPathEscapesFolder, "buffers[0].uri", "leaves");
   EXPECT_FAILURE(loadJson(withUri("%2e%2e/outside.bin"), dir), Error::kPathEscapesFolder, "buffers[0].uri", "leaves");
   EXPECT_FAILURE(loadJson(withUri("%2E%2E%2Foutside.bin"), dir), Error::kPathEscapesFolder, "buffers[0].uri");
-  EXPECT_FAILURE(loadJson(withUri("sub/../../outside.bin"), dir), Error::kPathEscapesFolder, "buffers[0].uri", "leaves");
+  EXPECT_FAILURE(loadJson(withUri("sub/../../outside.bin"), dir), Error::kPathEscapesFolder, "buffers[0].uri",
+                 "leaves");
   EXPECT_FAILURE(loadJson(withUri("link.bin"), dir), Error::kPathEscapesFolder, "buffers[0].uri", "symlink");
   EXPECT_FAILURE(loadJson(withUri("file:///etc/passwd"), dir), Error::kInvalidGltf, "buffers[0].uri", "scheme");
   EXPECT_FAILURE(loadJson(withUri("bad%zzescape.bin"), dir), Error::kInvalidGltf, "buffers[0].uri", "%-escape");
-  EXPECT_FAILURE(loadJson(gltfJson("\"images\":[{\"uri\":\"../x.png\"}]"), dir), Error::kPathEscapesFolder, "images[0].uri");
+  EXPECT_FAILURE(loadJson(gltfJson("\"images\":[{\"uri\":\"../x.png\"}]"), dir), Error::kPathEscapesFolder,
+                 "images[0].uri");
   // Allowed on request.
   LoadOptions allow;
   allow.allow_external_paths = true;
@@ -527,7 +576,8 @@ TEST(BadUri, ImageUrisFollowTheBufferRules) {
     ASSERT_FALSE(buffer.ok());
     ASSERT_FALSE(image.ok());
     EXPECT_STREQ(errorName(image.error().code), errorName(buffer.error().code));
-    EXPECT_EQ(afterPrefix(image.error().message, "images[0].uri: "), afterPrefix(buffer.error().message, "buffers[0].uri: "));
+    EXPECT_EQ(afterPrefix(image.error().message, "images[0].uri: "),
+              afterPrefix(buffer.error().message, "buffers[0].uri: "));
   }
   // Inside the folder: read by the loader.
   Expected<Asset> asset = loadJson(withImage("sub/../inside.bin"), dir);
@@ -567,46 +617,53 @@ TEST(BadUri, ImageUrisFollowTheBufferRules) {
 
 TEST(BadUri, MissingFileAndBadDataUri) {
   auto dir = test::scratchDir();
-  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[{\"byteLength\":4,\"uri\":\"missing.bin\"}]"), dir), Error::kFileNotFound,
-                 "buffers[0].uri", "missing.bin");
+  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[{\"byteLength\":4,\"uri\":\"missing.bin\"}]"), dir),
+                 Error::kFileNotFound, "buffers[0].uri", "missing.bin");
   EXPECT_FAILURE(loadAsset(dir / "nope.gltf"), Error::kFileNotFound, "not found");
-  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[{\"byteLength\":3,\"uri\":\"data:application/octet-stream;base64,AA!A\"}]")),
+  EXPECT_FAILURE(
+      loadJson(gltfJson("\"buffers\":[{\"byteLength\":3,\"uri\":\"data:application/octet-stream;base64,AA!A\"}]")),
+      Error::kInvalidGltf, "buffers[0].uri", "base64");
+  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[{\"byteLength\":3,\"uri\":\"data:text/plain,abc\"}]")),
                  Error::kInvalidGltf, "buffers[0].uri", "base64");
-  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[{\"byteLength\":3,\"uri\":\"data:text/plain,abc\"}]")), Error::kInvalidGltf,
-                 "buffers[0].uri", "base64");
-  EXPECT_FAILURE(loadJson(gltfJson("\"buffers\":[{\"byteLength\":9,\"uri\":\"data:application/octet-stream;base64,AAAA\"}]")),
-                 Error::kTooLarge, "buffers[0].byteLength");
+  EXPECT_FAILURE(
+      loadJson(gltfJson("\"buffers\":[{\"byteLength\":9,\"uri\":\"data:application/octet-stream;base64,AAAA\"}]")),
+      Error::kTooLarge, "buffers[0].byteLength");
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Morph targets, skins, animations (§3.7.2.2, §3.7.3, §3.11).
 TEST(BadMorph, TargetCountsAndWeights) {
   // A second primitive without targets.
-  EXPECT_FAILURE(loadJson(mutateBase("\"targets\":[{\"POSITION\":2}]}]", "\"targets\":[{\"POSITION\":2}]},{\"attributes\":{\"POSITION\":0}}]")),
+  EXPECT_FAILURE(loadJson(mutateBase("\"targets\":[{\"POSITION\":2}]}]",
+                                     "\"targets\":[{\"POSITION\":2}]},{\"attributes\":{\"POSITION\":0}}]")),
                  Error::kInvalidGltf, "meshes[0].primitives[1].targets", "same number of targets");
   // A target with no attribute (the schema's minProperties: 1).
   EXPECT_FAILURE(loadJson(mutateBase("\"targets\":[{\"POSITION\":2}]", "\"targets\":[{}]")), Error::kInvalidGltf,
                  "meshes[0].primitives[0].targets[0]", "no attributes");
   // A target accessor with 2 elements against 3 vertices.
-  std::string short_target = mutateBase("{\"bufferView\":2,\"componentType\":5126,\"count\":3", "{\"bufferView\":2,\"componentType\":5126,\"count\":2");
-  EXPECT_FAILURE(loadJson(short_target), Error::kInvalidGltf, "meshes[0].primitives[0].targets[0].POSITION", "count 2", "§3.7.2.2");
-  EXPECT_FAILURE(loadJson(mutateBase("\"weights\":[0.5]", "\"weights\":[0.5,0.5]")), Error::kInvalidGltf, "meshes[0].weights",
-                 "2 weights for 1 morph targets");
-  EXPECT_FAILURE(loadJson(mutateBase("{\"mesh\":0,\"skin\":0}", "{\"mesh\":0,\"skin\":0,\"weights\":[]}")), Error::kInvalidGltf,
-                 "nodes[0].weights");
-  EXPECT_FAILURE(loadJson(mutateBase("{\"mesh\":0,\"skin\":0}", "{\"mesh\":0,\"skin\":0,\"weights\":[1,2,3]}")), Error::kInvalidGltf,
-                 "nodes[0].weights", "3 weights");
-  EXPECT_FAILURE(loadJson(mutateBase("{\"name\":\"joint\"}", "{\"name\":\"joint\",\"weights\":[1]}")), Error::kInvalidGltf,
-                 "nodes[1].weights", "requires a mesh");
+  std::string short_target = mutateBase("{\"bufferView\":2,\"componentType\":5126,\"count\":3",
+                                        "{\"bufferView\":2,\"componentType\":5126,\"count\":2");
+  EXPECT_FAILURE(loadJson(short_target), Error::kInvalidGltf, "meshes[0].primitives[0].targets[0].POSITION", "count 2",
+                 "§3.7.2.2");
+  EXPECT_FAILURE(loadJson(mutateBase("\"weights\":[0.5]", "\"weights\":[0.5,0.5]")), Error::kInvalidGltf,
+                 "meshes[0].weights", "2 weights for 1 morph targets");
+  EXPECT_FAILURE(loadJson(mutateBase("{\"mesh\":0,\"skin\":0}", "{\"mesh\":0,\"skin\":0,\"weights\":[]}")),
+                 Error::kInvalidGltf, "nodes[0].weights");
+  EXPECT_FAILURE(loadJson(mutateBase("{\"mesh\":0,\"skin\":0}", "{\"mesh\":0,\"skin\":0,\"weights\":[1,2,3]}")),
+                 Error::kInvalidGltf, "nodes[0].weights", "3 weights");
+  EXPECT_FAILURE(loadJson(mutateBase("{\"name\":\"joint\"}", "{\"name\":\"joint\",\"weights\":[1]}")),
+                 Error::kInvalidGltf, "nodes[1].weights", "requires a mesh");
   // Attribute counts differ inside one primitive.
-  EXPECT_FAILURE(loadJson(mutateBase("{\"bufferView\":7,\"componentType\":5126,\"count\":3", "{\"bufferView\":7,\"componentType\":5126,\"count\":2")),
+  EXPECT_FAILURE(loadJson(mutateBase("{\"bufferView\":7,\"componentType\":5126,\"count\":3",
+                                     "{\"bufferView\":7,\"componentType\":5126,\"count\":2")),
                  Error::kInvalidGltf, "meshes[0].primitives[0].attributes.WEIGHTS_0", "same count");
 }
 
 TEST(BadSkin, InverseBindMatricesAndJoints) {
-  EXPECT_FAILURE(loadJson(mutateBase("\"joints\":[1]", "\"joints\":[1,0]")), Error::kInvalidGltf, "skins[0].inverseBindMatrices",
-                 "1 matrices for 2 joints", "§5.28");
-  EXPECT_FAILURE(loadJson(mutateBase("\"joints\":[1]", "\"joints\":[]")), Error::kInvalidGltf, "skins[0].joints", "empty");
+  EXPECT_FAILURE(loadJson(mutateBase("\"joints\":[1]", "\"joints\":[1,0]")), Error::kInvalidGltf,
+                 "skins[0].inverseBindMatrices", "1 matrices for 2 joints", "§5.28");
+  EXPECT_FAILURE(loadJson(mutateBase("\"joints\":[1]", "\"joints\":[]")), Error::kInvalidGltf, "skins[0].joints",
+                 "empty");
   EXPECT_FAILURE(loadJson(mutateBase("\"inverseBindMatrices\":5", "\"inverseBindMatrices\":0")), Error::kInvalidGltf,
                  "skins[0].inverseBindMatrices", "MAT4");
   // A JOINTS_0 value beyond skin.joints.
@@ -629,15 +686,17 @@ TEST(BadSkin, SkinnedPrimitiveNeedsJointsAndWeights) {
 // §3.6.2.4: vertex attribute elements aligned to 4 bytes (byteOffset and stride multiples of 4).
 TEST(BadSize, VertexAttributesAlignedToFourBytes) {
   // JOINTS_0 (u8 VEC4) moved 2 bytes into a 2-byte longer view: component-aligned, not 4-byte aligned.
-  std::string shifted = mutate(mutateBase("\"byteOffset\":160,\"byteLength\":12", "\"byteOffset\":160,\"byteLength\":14"),
-                               "{\"bufferView\":6,\"componentType\":5121", "{\"bufferView\":6,\"byteOffset\":2,\"componentType\":5121");
+  std::string shifted =
+      mutate(mutateBase("\"byteOffset\":160,\"byteLength\":12", "\"byteOffset\":160,\"byteLength\":14"),
+             "{\"bufferView\":6,\"componentType\":5121", "{\"bufferView\":6,\"byteOffset\":2,\"componentType\":5121");
   EXPECT_FAILURE(loadJson(shifted), Error::kInvalidGltf, "meshes[0].primitives[0].attributes.JOINTS_0",
                  "byteOffset 2 is not a multiple of 4", "§3.6.2.4");
   // A tightly packed u8 normalized VEC3 COLOR_0 (3-byte elements, no byteStride).
-  std::string color = mutate(mutateBase("\"WEIGHTS_0\":7", "\"WEIGHTS_0\":7,\"COLOR_0\":9"),
-                             "{\"bufferView\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]",
-                             "{\"bufferView\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
-                             "{\"bufferView\":6,\"componentType\":5121,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"}]");
+  std::string color =
+      mutate(mutateBase("\"WEIGHTS_0\":7", "\"WEIGHTS_0\":7,\"COLOR_0\":9"),
+             "{\"bufferView\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]",
+             "{\"bufferView\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
+             "{\"bufferView\":6,\"componentType\":5121,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"}]");
   EXPECT_FAILURE(loadJson(color), Error::kInvalidGltf, "attributes.COLOR_0", "3 bytes apart", "§3.6.2.4");
   // The same data behind a 4-byte byteStride is aligned.
   ASSERT_LOADED(loadJson(mutate(color, "{\"buffer\":0,\"byteOffset\":160,\"byteLength\":12}",
@@ -663,26 +722,31 @@ TEST(BadAnimation, NonCorePathsAreNamedAndIgnored) {
 
 TEST(BadAnimation, SamplerOutputCounts) {
   // LINEAR translation: 2 keys need 2 VEC3 outputs.
-  EXPECT_FAILURE(loadJson(mutateBase("{\"bufferView\":8,\"componentType\":5126,\"count\":2", "{\"bufferView\":8,\"componentType\":5126,\"count\":1")),
+  EXPECT_FAILURE(loadJson(mutateBase("{\"bufferView\":8,\"componentType\":5126,\"count\":2",
+                                     "{\"bufferView\":8,\"componentType\":5126,\"count\":1")),
                  Error::kInvalidGltf, "animations[0].channels[1]", "output count 1 != input count 2 x 1");
   // CUBICSPLINE: 2 keys need 6 outputs (in-tangent, value, out-tangent).
-  EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":8}", "{\"input\":3,\"output\":8,\"interpolation\":\"CUBICSPLINE\"}")),
+  EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":8}",
+                                     "{\"input\":3,\"output\":8,\"interpolation\":\"CUBICSPLINE\"}")),
                  Error::kInvalidGltf, "animations[0].channels[1]", "output count 2 != input count 2 x 3");
   // weights × targets: 2 keys × 2 targets = 4 outputs, only 2 present.
-  std::string two_targets = mutateBase("\"targets\":[{\"POSITION\":2}]}],\"weights\":[0.5]", "\"targets\":[{\"POSITION\":2},{\"POSITION\":2}]}],\"weights\":[0.5,0.5]");
-  EXPECT_FAILURE(loadJson(two_targets), Error::kInvalidGltf, "animations[0].channels[0]", "output count 2 != input count 2 x 2");
+  std::string two_targets = mutateBase("\"targets\":[{\"POSITION\":2}]}],\"weights\":[0.5]",
+                                       "\"targets\":[{\"POSITION\":2},{\"POSITION\":2}]}],\"weights\":[0.5,0.5]");
+  EXPECT_FAILURE(loadJson(two_targets), Error::kInvalidGltf, "animations[0].channels[0]",
+                 "output count 2 != input count 2 x 2");
   // weights CUBICSPLINE × 1 target: 2 keys need 6.
-  EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":4}", "{\"input\":3,\"output\":4,\"interpolation\":\"CUBICSPLINE\"}")),
+  EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":4}",
+                                     "{\"input\":3,\"output\":4,\"interpolation\":\"CUBICSPLINE\"}")),
                  Error::kInvalidGltf, "animations[0].channels[0]", "x 3");
   // Wrong output type for the path.
-  EXPECT_FAILURE(loadJson(mutateBase("\"node\":1,\"path\":\"translation\"", "\"node\":1,\"path\":\"rotation\"")), Error::kInvalidGltf,
-                 "animations[0].channels[1]", "VEC4");
+  EXPECT_FAILURE(loadJson(mutateBase("\"node\":1,\"path\":\"translation\"", "\"node\":1,\"path\":\"rotation\"")),
+                 Error::kInvalidGltf, "animations[0].channels[1]", "VEC4");
   // The same node and path twice.
-  EXPECT_FAILURE(loadJson(mutateBase("\"node\":1,\"path\":\"translation\"", "\"node\":0,\"path\":\"weights\"")), Error::kInvalidGltf,
-                 "animations[0].channels[1].target", "already targeted");
+  EXPECT_FAILURE(loadJson(mutateBase("\"node\":1,\"path\":\"translation\"", "\"node\":0,\"path\":\"weights\"")),
+                 Error::kInvalidGltf, "animations[0].channels[1].target", "already targeted");
   // weights on a node without morph targets.
-  EXPECT_FAILURE(loadJson(mutateBase("\"node\":0,\"path\":\"weights\"", "\"node\":1,\"path\":\"weights\"")), Error::kInvalidGltf,
-                 "animations[0].channels[0].target", "no mesh with morph targets");
+  EXPECT_FAILURE(loadJson(mutateBase("\"node\":0,\"path\":\"weights\"", "\"node\":1,\"path\":\"weights\"")),
+                 Error::kInvalidGltf, "animations[0].channels[0].target", "no mesh with morph targets");
 }
 
 TEST(BadAnimation, KeyTimes) {
@@ -693,13 +757,15 @@ TEST(BadAnimation, KeyTimes) {
     return baseJson(test::bufferJson(bytes.data));
   };
   ASSERT_LOADED(loadJson(withTimes(0.5f, 2.0f)));
-  EXPECT_FAILURE(loadJson(withTimes(1.0f, 1.0f)), Error::kInvalidGltf, "animations[0].samplers[0].input", "strictly increasing");
-  EXPECT_FAILURE(loadJson(withTimes(1.0f, 0.5f)), Error::kInvalidGltf, "animations[0].samplers[0].input", "strictly increasing");
+  EXPECT_FAILURE(loadJson(withTimes(1.0f, 1.0f)), Error::kInvalidGltf, "animations[0].samplers[0].input",
+                 "strictly increasing");
+  EXPECT_FAILURE(loadJson(withTimes(1.0f, 0.5f)), Error::kInvalidGltf, "animations[0].samplers[0].input",
+                 "strictly increasing");
   EXPECT_FAILURE(loadJson(withTimes(-1.0f, 0.5f)), Error::kInvalidGltf, "animations[0].samplers[0].input", "negative");
   // NaN (and infinite) values are refused for every float accessor, at the accessor (§3.6.2.2).
   EXPECT_FAILURE(loadJson(withTimes(std::nanf(""), 0.5f)), Error::kInvalidGltf, "accessors[3]", "is NaN", "§3.6.2.2");
-  EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":4}", "{\"input\":8,\"output\":4}")),
-                 Error::kInvalidGltf, "animations[0].samplers[0].input", "SCALAR");
+  EXPECT_FAILURE(loadJson(mutateBase("{\"input\":3,\"output\":4}", "{\"input\":8,\"output\":4}")), Error::kInvalidGltf,
+                 "animations[0].samplers[0].input", "SCALAR");
 }
 
 // test::validated, the gate every fixture built in code passes (tests/gltf_test_util.h), fails the test with
@@ -743,7 +809,9 @@ TEST(BadValidate, CodeBuiltAssetsWithMissingIndicesAreRejectedNotDereferenced) {
 using CliResult = test::CliRun;
 using test::slurp;
 
-CliResult runCli(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
+CliResult runCli(const std::filesystem::path& dir, const std::string& args) {
+  return test::runMorphkit(dir, args);
+}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -780,8 +848,9 @@ TEST(BadCli, InvalidFilesGiveExitOneAndOneErrorLine) {
   test::writeBytes(dir / "truncated.glb", truncated);
   test::writeText(dir / "cyclic.gltf", nodesJson("{\"children\":[1]},{\"children\":[0]}", "[]"));
   test::writeText(dir / "escape.gltf", gltfJson("\"buffers\":[{\"byteLength\":4,\"uri\":\"../x.bin\"}]"));
-  test::writeText(dir / "overrun.gltf", mutateBase("\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},{\"bufferView\":1",
-                                                   "\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},{\"bufferView\":1"));
+  test::writeText(dir / "overrun.gltf",
+                  mutateBase("\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},{\"bufferView\":1",
+                             "\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},{\"bufferView\":1"));
   for (const char* file : {"truncated.glb", "cyclic.gltf", "escape.gltf", "overrun.gltf", "does-not-exist.glb"}) {
     SCOPED_TRACE(file);
     for (const char* flags : {"", " --json"}) {
@@ -800,7 +869,7 @@ TEST(BadCli, InvalidFilesGiveExitOneAndOneErrorLine) {
 TEST(BadCli, UsageErrorsExitTwoAndHelpWorksEverywhere) {
   auto dir = test::scratchDir();
   EXPECT_EQ(runCli(dir, "").exit_code, 2);
-  EXPECT_EQ(runCli(dir, "inspect").exit_code, 2);                         // missing FILE
+  EXPECT_EQ(runCli(dir, "inspect").exit_code, 2);  // missing FILE
   EXPECT_EQ(runCli(dir, "inspect a.glb --no-such-flag").exit_code, 2);
   EXPECT_EQ(runCli(dir, "no-such-command").exit_code, 2);
   std::vector<std::string> names = subcommands(dir);
@@ -838,7 +907,8 @@ TEST(BadCli, NoOutputLeftBehindOnBadInput) {
       ASSERT_EQ(err.size(), 1u) << r.err;
       EXPECT_EQ(err[0].rfind("morphkit: error: ", 0), 0u);
       for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        EXPECT_EQ(entry.path().filename().string().rfind("out.bin", 0), std::string::npos) << "left behind: " << entry.path();
+        EXPECT_EQ(entry.path().filename().string().rfind("out.bin", 0), std::string::npos)
+            << "left behind: " << entry.path();
       }
       break;
     }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // batch_test.cpp — morphkit/batch.h: job parsing (each key broken in turn), planning into chunks and keys,
 // task/result JSON round trips, `morphkit batch` end to end on the CPU (poses only: no device needed).
+#include "morphkit/batch.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "morphkit/batch.h"
 #include "morphkit/io.h"
 #include "morphkit/npy.h"
 #include "test_support.h"
@@ -74,29 +75,32 @@ TEST(BatchJob, EachBadKeyIsNamed) {
 TEST(BatchPlan, ChunksKeysAndFailingAssets) {
   MORPHKIT_REQUIRE_SHARED();
   const std::string dir = test::assetsDir().string();
-  auto job = parseBatchJob(R"({"assets": ["AnimatedMorphCube/*/AnimatedMorphCube.gltf", "Fox/glTF-Binary/Fox.glb", "nope.glb"],
+  auto job =
+      parseBatchJob(R"({"assets": ["AnimatedMorphCube/*/AnimatedMorphCube.gltf", "Fox/glTF-Binary/Fox.glb", "nope.glb"],
                                "animations": ["Run", 0], "frames": [0, 5], "chunk": 2})",
-                           dir);
+                    dir);
   ASSERT_TRUE(job.ok()) << job.error().message;
   auto plan = planBatch(*job);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   std::vector<std::string> seen;
   for (const BatchTask& t : plan->tasks) {
     EXPECT_EQ(t.id, &t - plan->tasks.data());
-    seen.push_back(t.asset_key + "/" + t.animation_key + (t.error.empty() ? "" : "!") + "/" + std::to_string(t.first) + "-" +
-                   std::to_string(t.last));
+    seen.push_back(t.asset_key + "/" + t.animation_key + (t.error.empty() ? "" : "!") + "/" + std::to_string(t.first) +
+                   "-" + std::to_string(t.last));
   }
-  // Two cubes share a stem: their keys come from their paths below the folder common to all three assets. The cube has no "Run" (an error task per cube);
-  // Fox's "Run" is animation 2; chunks of 2 over [0, 5); the missing file is one error task.
-  EXPECT_EQ(seen, (std::vector<std::string>{
-                      "AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/Run!/0-0", "AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/0_Square/0-2",
-                      "AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/0_Square/2-4",
-                      "AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/0_Square/4-5",
-                      "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/Run!/0-0", "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/0_Square/0-2",
-                      "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/0_Square/2-4",
-                      "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/0_Square/4-5",
-                      "Fox/2_Run/0-2", "Fox/2_Run/2-4", "Fox/2_Run/4-5", "Fox/0_Survey/0-2", "Fox/0_Survey/2-4", "Fox/0_Survey/4-5",
-                      "nope/rest!/0-0"}));
+  // Two cubes share a stem: their keys come from their paths below the folder common to all three assets. The cube has
+  // no "Run" (an error task per cube); Fox's "Run" is animation 2; chunks of 2 over [0, 5); the missing file is one
+  // error task.
+  EXPECT_EQ(seen, (std::vector<std::string>{"AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/Run!/0-0",
+                                            "AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/0_Square/0-2",
+                                            "AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/0_Square/2-4",
+                                            "AnimatedMorphCube_glTF-Quantized_AnimatedMorphCube.gltf/0_Square/4-5",
+                                            "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/Run!/0-0",
+                                            "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/0_Square/0-2",
+                                            "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/0_Square/2-4",
+                                            "AnimatedMorphCube_glTF_AnimatedMorphCube.gltf/0_Square/4-5",
+                                            "Fox/2_Run/0-2", "Fox/2_Run/2-4", "Fox/2_Run/4-5", "Fox/0_Survey/0-2",
+                                            "Fox/0_Survey/2-4", "Fox/0_Survey/4-5", "nope/rest!/0-0"}));
   // A task survives the trip to a worker.
   BatchJob shipped;
   auto task = parseBatchTaskJson(batchTaskJson(plan->job, plan->tasks[9]), &shipped);
@@ -109,7 +113,8 @@ TEST(BatchPlan, ChunksKeysAndFailingAssets) {
   ASSERT_TRUE(read_plan.ok()) << read_plan.error().message;
   ASSERT_EQ(read_plan->tasks.size(), plan->tasks.size());
   for (size_t i = 0; i < plan->tasks.size(); ++i) {
-    EXPECT_EQ(batchTaskJson(read_plan->job, read_plan->tasks[i]).find("\"read_files\":true") != std::string::npos, true);
+    EXPECT_EQ(batchTaskJson(read_plan->job, read_plan->tasks[i]).find("\"read_files\":true") != std::string::npos,
+              true);
     EXPECT_EQ(read_plan->tasks[i].error.empty(), plan->tasks[i].error.empty()) << i;
     EXPECT_EQ(read_plan->tasks[i].last, plan->tasks[i].last) << i;
   }
@@ -124,7 +129,8 @@ TEST(BatchCommand, PosesOnlyJobWritesNpyResumesAndReportsFailures) {
   const std::string fox = (test::assetsDir() / "Fox/glTF-Binary/Fox.glb").string();
   ASSERT_TRUE(writeFileAtomic(dir / "broken.glb", std::string_view("glTF")).ok());
   ASSERT_TRUE(writeFileAtomic(dir / "job.json", R"({"assets": [")" + fox + R"(", "broken.glb"], "out": "out",
-      "animations": ["Walk"], "frames": [0, 3], "chunk": 2, "outputs": ["poses"]})").ok());
+      "animations": ["Walk"], "frames": [0, 3], "chunk": 2, "outputs": ["poses"]})")
+                  .ok());
   test::CliRun run = test::runMorphkit(dir, "batch job.json --json");
   EXPECT_EQ(run.exit_code, 1) << run.err;  // broken.glb failed, the fox did not
   EXPECT_NE(run.err.find("broken"), std::string::npos) << run.err;

@@ -17,23 +17,27 @@ namespace morphkit {
 namespace {
 
 // Skips without a Vulkan device on a user's machine; fails with CI=true (MORPHKIT_REQUIRE_GPU for a CLI test).
-#define REQUIRE_GPU_FOR_CLI()                                                                     \
-  do {                                                                                            \
-    Expected<VulkanContext*> context = createVulkanContext();                                     \
-    if (!context) {                                                                               \
+#define REQUIRE_GPU_FOR_CLI()                                                                         \
+  do {                                                                                                \
+    Expected<VulkanContext*> context = createVulkanContext();                                         \
+    if (!context) {                                                                                   \
       if (test::runningInCi()) FAIL() << "CI=true but no Vulkan device: " << context.error().message; \
-      GTEST_SKIP() << context.error().message << " (MORPHKIT_REQUIRE_GPU)";                       \
-    }                                                                                             \
-    destroyVulkanContext(*context);                                                               \
+      GTEST_SKIP() << context.error().message << " (MORPHKIT_REQUIRE_GPU)";                           \
+    }                                                                                                 \
+    destroyVulkanContext(*context);                                                                   \
   } while (0)
 
-std::string model() { return (test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb").string(); }
+std::string model() {
+  return (test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb").string();
+}
 
 TEST(BenchFileCommand, JsonHasEveryPathRow) {
   MORPHKIT_REQUIRE_SHARED();
   REQUIRE_GPU_FOR_CLI();
   const auto dir = test::scratchDir();
-  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --anim Talk --frames 2 --repetitions 1 --threads 2 --size 64x64 --warmup-ms 3 --json --validation");
+  test::CliRun run = test::runMorphkit(
+      dir, "bench '" + model() +
+               "' --anim Talk --frames 2 --repetitions 1 --threads 2 --size 64x64 --warmup-ms 3 --json --validation");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -70,20 +74,23 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
     }
     EXPECT_GT(double(row["speedupVsReference"]), 0.0) << key;
   }
-  const std::set<std::string> expected = {"reference/1",   "fast/1",       "fast/2",        "gpu/dense_f32",
-                                          "gpu/dense_f16", "gpu/dense_snorm16", "gpu/sparse",   "render_vertex", "render_compute"};
+  const std::set<std::string> expected = {"reference/1",   "fast/1",        "fast/2",
+                                          "gpu/dense_f32", "gpu/dense_f16", "gpu/dense_snorm16",
+                                          "gpu/sparse",    "render_vertex", "render_compute"};
   EXPECT_EQ(seen, expected);
 }
 
 TEST(BenchFileCommand, TableAndPathSelection) {
   MORPHKIT_REQUIRE_SHARED();
   const auto dir = test::scratchDir();
-  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --frames 2 --repetitions 1 --threads 2 --paths reference,fast");
+  test::CliRun run =
+      test::runMorphkit(dir, "bench '" + model() + "' --frames 2 --repetitions 1 --threads 2 --paths reference,fast");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("8383 vertices"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("animation 0 \"Blink\""), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("ms/frame"), std::string::npos) << run.out;
-  for (const char* row : {"\nreference ", "\nfast  "}) EXPECT_NE(run.out.find(row), std::string::npos) << row << "\n" << run.out;
+  for (const char* row : {"\nreference ", "\nfast  "})
+    EXPECT_NE(run.out.find(row), std::string::npos) << row << "\n" << run.out;
   EXPECT_EQ(run.out.find("gpu"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("render_"), std::string::npos) << run.out;
   EXPECT_TRUE(run.err.empty()) << run.err;  // not a terminal: no progress bar
@@ -95,7 +102,8 @@ TEST(BenchFileCommand, TableAndPathSelection) {
 TEST(BenchFileCommand, ManyThreadRowsAreTimedInGroups) {
   MORPHKIT_REQUIRE_SHARED();
   const auto dir = test::scratchDir();
-  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --device cpu --frames 1 --repetitions 1 --threads 24 --paths fast --json");
+  test::CliRun run = test::runMorphkit(
+      dir, "bench '" + model() + "' --device cpu --frames 1 --repetitions 1 --threads 24 --paths fast --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -115,7 +123,8 @@ TEST(BenchFileCommand, ManyThreadRowsAreTimedInGroups) {
 TEST(BenchFileCommand, PositionsOnlyRunsTheCpuRows) {
   MORPHKIT_REQUIRE_SHARED();
   const auto dir = test::scratchDir();
-  test::CliRun run = test::runMorphkit(dir, "bench '" + model() + "' --frames 2 --repetitions 1 --threads 1 --positions-only --json");
+  test::CliRun run =
+      test::runMorphkit(dir, "bench '" + model() + "' --frames 2 --repetitions 1 --threads 1 --positions-only --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -150,7 +159,8 @@ TEST(BenchFileCommand, ModeOptionsAndBadInput) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   run = test::runMorphkit(dir, "bench '" + model() + "' --anim 7 --paths reference");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_EQ(run.err.rfind("morphkit: error: " + model() + ": --anim 7: no animation of that index (the file has 0 ", 0), 0u)
+  EXPECT_EQ(run.err.rfind("morphkit: error: " + model() + ": --anim 7: no animation of that index (the file has 0 ", 0),
+            0u)
       << run.err;  // the shared --anim lookup (tests/cli_conventions_test.cpp) lists the animations
   run = test::runMorphkit(dir, "bench missing.glb --paths reference");
   EXPECT_EQ(run.exit_code, 1);

@@ -2,6 +2,8 @@
 // Tests for morphkit/capture.h (Live Link Face CSV → weight track) and morphkit/weight_files.h (weights files,
 // capture maps): the app's exact column order driving MorphSkinBlob52's ARKit-named targets on the CPU, names
 // shared by several meshes, the mapping file, and every bad-input case with the line and column it names.
+#include "morphkit/capture.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 
 #include "capture_test_util.h"
 #include "gltf_test_util.h"
-#include "morphkit/capture.h"
 #include "morphkit/demo.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -70,12 +71,12 @@ TEST(CaptureTimecode, HoursMinutesSecondsFramesAndAFractionalFrame) {
   ASSERT_TRUE(parseTimecode("00:00:01:15", 30.0, s));
   EXPECT_NEAR(s, 1.5, 1e-12);
   ASSERT_TRUE(parseTimecode("00:00:00:59.999", 60.0, s));
-  for (const char* bad : {"", "1:00:00:00", "00:00:00", "00:00:00:00:00", "00:60:00:00", "00:00:60:00", "00:00:00:60",
-                          "00:00:00:5", "aa:00:00:00", "00:00:00:00.", "00:00:00:00.x", "00:00:00:00.1.2", "-1:00:00:00",
-                          "00:00:00:+1"}) {
+  for (const char* bad :
+       {"", "1:00:00:00", "00:00:00", "00:00:00:00:00", "00:60:00:00", "00:00:60:00", "00:00:00:60", "00:00:00:5",
+        "aa:00:00:00", "00:00:00:00.", "00:00:00:00.x", "00:00:00:00.1.2", "-1:00:00:00", "00:00:00:+1"}) {
     EXPECT_FALSE(parseTimecode(bad, 60.0, s)) << bad;
   }
-  EXPECT_FALSE(parseTimecode("00:00:00:30", 30.0, s));  // FF must be below the frame rate
+  EXPECT_FALSE(parseTimecode("00:00:00:30", 30.0, s));    // FF must be below the frame rate
   EXPECT_TRUE(parseTimecode("00:00:00:29.5", 29.97, s));  // NTSC rates: FF.fff below 29.97
   EXPECT_FALSE(parseTimecode("00:00:00:29.99", 29.97, s));
 }
@@ -132,7 +133,8 @@ TEST(CaptureCsvParse, BadInputNamesTheRowAndColumn) {
   EXPECT_NE(errorOf("\n\r\n  \n").find("empty file"), std::string::npos);
   EXPECT_NE(errorOf(header).find("no data rows"), std::string::npos);
   EXPECT_EQ(errorOf("Time,JawOpen\n00:00:00:00,1\n"),
-            "line 1, column 1: 'Time' is not Timecode; expected the Live Link Face header 'Timecode,BlendShapeCount,EyeBlinkLeft,...'");
+            "line 1, column 1: 'Time' is not Timecode; expected the Live Link Face header "
+            "'Timecode,BlendShapeCount,EyeBlinkLeft,...'");
   EXPECT_EQ(errorOf("Timecode\n00:00:00:00\n"), "line 1: no value columns after Timecode");
   EXPECT_EQ(errorOf("Timecode,JawOpen,,EyeBlinkLeft\n"), "line 1, column 3: empty column name");
   EXPECT_EQ(errorOf("Timecode,JawOpen,jawopen\n"), "line 1, column 3 (jawopen): repeats column 2 (JawOpen)");
@@ -148,17 +150,20 @@ TEST(CaptureCsvParse, BadInputNamesTheRowAndColumn) {
     std::string text = "Timecode,BlendShapeCount,JawOpen,EyeBlinkLeft\n00:00:00:00,61,0.5,";
     text += value;
     text += "\n";
-    EXPECT_EQ(errorOf(text), "line 2, column 4 (EyeBlinkLeft): '" + std::string(value) + "' is not a finite number") << value;
+    EXPECT_EQ(errorOf(text), "line 2, column 4 (EyeBlinkLeft): '" + std::string(value) + "' is not a finite number")
+        << value;
   }
   EXPECT_EQ(errorOf("Timecode,BlendShapeCount,JawOpen\n00:00:00:00,x,0.5\n"),
             "line 2, column 2 (BlendShapeCount): 'x' is not a number");
   // Timecodes: malformed, a frame number the frame rate does not have, going backwards, repeating.
   EXPECT_EQ(errorOf("Timecode,JawOpen\n12:00,1\n"),
             "line 2, column 1 (Timecode): '12:00' is not a timecode HH:MM:SS:FF[.fff] with FF below the frame rate 60");
-  EXPECT_NE(errorOf("Timecode,JawOpen\n00:00:00:45,1\n", {.fps = 30.0}).find("line 2, column 1 (Timecode): '00:00:00:45'"),
-            std::string::npos);
-  EXPECT_EQ(errorOf("Timecode,JawOpen\n\n00:00:10:05,1\n00:00:10:04.500,1\n"),
-            "line 4, column 1 (Timecode): 00:00:10:04.500 goes back before line 3's 00:00:10:05 (timecodes must increase)");
+  EXPECT_NE(
+      errorOf("Timecode,JawOpen\n00:00:00:45,1\n", {.fps = 30.0}).find("line 2, column 1 (Timecode): '00:00:00:45'"),
+      std::string::npos);
+  EXPECT_EQ(
+      errorOf("Timecode,JawOpen\n\n00:00:10:05,1\n00:00:10:04.500,1\n"),
+      "line 4, column 1 (Timecode): 00:00:10:04.500 goes back before line 3's 00:00:10:05 (timecodes must increase)");
   EXPECT_EQ(errorOf("Timecode,JawOpen\n00:00:10:05,1\n00:00:10:05.000,1\n"),
             "line 3, column 1 (Timecode): 00:00:10:05.000 repeats line 2's 00:00:10:05 (timecodes must increase)");
   // Control bytes from the file never reach the terminal raw.
@@ -251,14 +256,17 @@ TEST(CaptureMatch, AppCsvDrivesMorphSkinBlob52OnTheCpu) {
     ASSERT_TRUE(expected.ok());
     const PosedPrimitive& got = driven->meshes.at(0);
     const PosedPrimitive& want = expected->meshes.at(0);
-    for (size_t t = 0; t < weights.size(); ++t) EXPECT_NEAR(got.weights[t], want.weights[t], 2e-6) << names[t] << " row " << row;
+    for (size_t t = 0; t < weights.size(); ++t)
+      EXPECT_NEAR(got.weights[t], want.weights[t], 2e-6) << names[t] << " row " << row;
     float worst = 0.0f;
-    for (size_t i = 0; i < got.positions.size(); ++i) worst = std::max(worst, std::fabs(got.positions[i] - want.positions[i]));
+    for (size_t i = 0; i < got.positions.size(); ++i)
+      worst = std::max(worst, std::fabs(got.positions[i] - want.positions[i]));
     EXPECT_LE(worst, 1e-6f) << "row " << row;
     // And the capture moves the face: far from the rest pose.
     Expected<PoseResult> rest = evaluatePose(*prepared, PoseOptions{.path = CpuPath::kFast});
     float moved = 0.0f;
-    for (size_t i = 0; i < got.positions.size(); ++i) moved = std::max(moved, std::fabs(got.positions[i] - rest->meshes[0].positions[i]));
+    for (size_t i = 0; i < got.positions.size(); ++i)
+      moved = std::max(moved, std::fabs(got.positions[i] - rest->meshes[0].positions[i]));
     EXPECT_GT(moved, 0.01f);
   }
 }
@@ -304,7 +312,8 @@ TEST(CaptureMap, RenamesScalesIgnoresAndReports) {
     EXPECT_FLOAT_EQ(row[column("tongue")], 2.0f * csv.values[r * 61 + csvColumn("HeadYaw")]);
   }
   // The teeth still carry "jawOpen" (ARKit spelling), which the map's JawOpen entry does not name: undriven.
-  EXPECT_NE(std::find(match.unmatched_targets.begin(), match.unmatched_targets.end(), "jawOpen"), match.unmatched_targets.end());
+  EXPECT_NE(std::find(match.unmatched_targets.begin(), match.unmatched_targets.end(), "jawOpen"),
+            match.unmatched_targets.end());
 }
 
 TEST(CaptureMap, TwoColumnsOnOneTargetAdd) {
@@ -315,7 +324,8 @@ TEST(CaptureMap, TwoColumnsOnOneTargetAdd) {
   const CaptureCsv csv = parseOrDie(test::appCsv(2));
   const CaptureMatch match = matchCapture(asset, csv, &*map);
   const size_t n = match.track.names.size();
-  const size_t smile = size_t(std::find(match.track.names.begin(), match.track.names.end(), "mouthSmileLeft") - match.track.names.begin());
+  const size_t smile = size_t(std::find(match.track.names.begin(), match.track.names.end(), "mouthSmileLeft") -
+                              match.track.names.begin());
   ASSERT_LT(smile, n);
   for (size_t r = 0; r < 2; ++r) {
     EXPECT_FLOAT_EQ(match.track.keys.values[r * n + smile], 0.5f * (csv.values[r * 61 + 23] + csv.values[r * 61 + 24]));
@@ -342,13 +352,16 @@ TEST(WeightFiles, MapErrorsNameTheKey) {
   };
   EXPECT_EQ(parseCaptureMapJson("{\"A\": ").error().code, Error::kInvalidJson);
   EXPECT_NE(error("[1]").find("the top level must be an object"), std::string::npos);
-  EXPECT_EQ(error(R"({"JawOpen": 3})"), "'JawOpen': must be a target name, {\"target\": name, \"scale\": number} or null");
+  EXPECT_EQ(error(R"({"JawOpen": 3})"),
+            "'JawOpen': must be a target name, {\"target\": name, \"scale\": number} or null");
   EXPECT_EQ(error(R"({"JawOpen": ""})"), "'JawOpen': the target name must not be empty (null ignores the column)");
-  EXPECT_EQ(error(R"({"JawOpen": {"scale": 2}})"), "'JawOpen': needs \"target\" (a target name, or null to ignore the column)");
+  EXPECT_EQ(error(R"({"JawOpen": {"scale": 2}})"),
+            "'JawOpen': needs \"target\" (a target name, or null to ignore the column)");
   EXPECT_EQ(error(R"({"JawOpen": {"target": 1}})"), "'JawOpen'.target: must be a non-empty string or null");
   EXPECT_EQ(error(R"({"JawOpen": {"target": "a", "scale": "x"}})"), "'JawOpen'.scale: must be a finite number");
   EXPECT_EQ(error(R"({"JawOpen": {"target": "a", "scale": 1e39}})"), "'JawOpen'.scale: must be a finite number");
-  EXPECT_EQ(error(R"({"JawOpen": {"target": "a", "gain": 1}})"), "'JawOpen'.gain: unknown field (expected target, scale)");
+  EXPECT_EQ(error(R"({"JawOpen": {"target": "a", "gain": 1}})"),
+            "'JawOpen'.gain: unknown field (expected target, scale)");
   EXPECT_EQ(error(R"({"JawOpen": "a", "JawOpen": "b"})"), "'JawOpen': repeated key");
   EXPECT_EQ(error(R"({"": "a"})"), "'': a capture column name must not be empty");
   Expected<CaptureMap> ignored = parseCaptureMapJson(R"({"JawOpen": {"target": null}})");
@@ -357,7 +370,8 @@ TEST(WeightFiles, MapErrorsNameTheKey) {
 }
 
 TEST(WeightFiles, WeightsFileKeepsOrderAndNamesBadKeys) {
-  Expected<std::vector<WeightOverride>> weights = parseWeightsJson(R"({"jawOpen": 0.8, "eyeBlinkLeft": 1, "x": -2.5e-1})");
+  Expected<std::vector<WeightOverride>> weights =
+      parseWeightsJson(R"({"jawOpen": 0.8, "eyeBlinkLeft": 1, "x": -2.5e-1})");
   ASSERT_TRUE(weights.ok()) << weights.error().message;
   ASSERT_EQ(weights->size(), 3u);
   EXPECT_EQ((*weights)[0].name, "jawOpen");

@@ -23,7 +23,9 @@ inline std::string captureText(size_t row, size_t column) {
   std::snprintf(value, sizeof value, "%.8f", double(captureValue(row, column)));
   return value;
 }
-inline float captureRead(size_t row, size_t column) { return float(std::strtod(captureText(row, column).c_str(), nullptr)); }
+inline float captureRead(size_t row, size_t column) {
+  return float(std::strtod(captureText(row, column).c_str(), nullptr));
+}
 
 // Header Timecode,BlendShapeCount,<52 blend shapes>,<9 rotations> in the app's order; `rows` rows at 60 fps
 // starting at 14:03:52:28 with the app's fractional frame (.000, .137, .274, ...), values with 8 decimals.
@@ -48,7 +50,9 @@ inline std::string appCsv(size_t rows) {
 }
 
 // The time the app's timecode of row `r` stands for, relative to row 0 (60 fps, fractional frames).
-inline double appCsvTime(size_t r) { return (double(r) + double((r * 137) % 1000) / 1000.0) / 60.0; }
+inline double appCsvTime(size_t r) {
+  return (double(r) + double((r * 137) % 1000) / 1000.0) / 60.0;
+}
 
 // ARKit's camelCase spelling of an app column: the first letter lower-case.
 inline std::string arkitName(std::string_view column) {

@@ -15,8 +15,8 @@
 #include "gltf_test_util.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
-#include "morphkit/gpu.h"
 #include "morphkit/gltf.h"
+#include "morphkit/gpu.h"
 #include "morphkit/io.h"
 #include "morphkit/pose.h"
 #include "test_support.h"
@@ -26,7 +26,9 @@ namespace {
 
 using test::CliRun;
 
-CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
+  return test::runMorphkit(dir, args);
+}
 
 // A small demo asset (3 animations: talk, blink, nod).
 void writeDemo(const std::filesystem::path& dir, const std::string& name = "demo.glb") {
@@ -71,8 +73,7 @@ TEST(CliConventions, ParseErrorsAreOneLineWithThePrefixAndExitTwo) {
   auto dir = test::scratchDir();
   writeDemo(dir);
   for (const char* args : {"pose", "pose demo.glb --nosuch", "pose demo.glb --scene", "pose demo.glb --scene abc",
-                           "pose demo.glb --cpu-path slow", "--nosuch",
-                           "make-demo out.glb --targets abc"}) {
+                           "pose demo.glb --cpu-path slow", "--nosuch", "make-demo out.glb --targets abc"}) {
     SCOPED_TRACE(args);
     CliRun run = morphkit(dir, args);
     expectUsage(run);
@@ -115,18 +116,19 @@ TEST(CliConventions, OutOfRangeOptionValuesAreUsageErrorsWhateverTheValue) {
   auto dir = test::scratchDir();
   writeDemo(dir);
   // make-demo's bounds: -1 and 99999 targets are the same kind of mistake.
-  for (const char* args : {"make-demo out.glb --targets -1", "make-demo out.glb --targets 99999",
-                           "make-demo out.glb --vertices 3", "make-demo out.glb --bones 0",
-                           "make-demo out.glb --capture-seconds -2"}) {
+  for (const char* args :
+       {"make-demo out.glb --targets -1", "make-demo out.glb --targets 99999", "make-demo out.glb --vertices 3",
+        "make-demo out.glb --bones 0", "make-demo out.glb --capture-seconds -2"}) {
     SCOPED_TRACE(args);
     expectUsage(morphkit(dir, args));
     EXPECT_FALSE(std::filesystem::exists(dir / "out.glb"));
   }
   // render's option values are checked before any file or device work.
-  for (const char* args : {"render demo.glb --duration -1", "render demo.glb --size 0x0", "render demo.glb --fps 0",
-                           "render demo.glb --frames 5:2", "render demo.glb --camera 1,2", "render demo.glb --morph-path x",
-                           "pose demo.glb --time abc", "pose demo.glb --time 1:0:1", "pose demo.glb --weights jawOpen",
-                           "pose demo.glb --out p.txt", "bench demo.glb --vertices 10"}) {
+  for (const char* args :
+       {"render demo.glb --duration -1", "render demo.glb --size 0x0", "render demo.glb --fps 0",
+        "render demo.glb --frames 5:2", "render demo.glb --camera 1,2", "render demo.glb --morph-path x",
+        "pose demo.glb --time abc", "pose demo.glb --time 1:0:1", "pose demo.glb --weights jawOpen",
+        "pose demo.glb --out p.txt", "bench demo.glb --vertices 10"}) {
     SCOPED_TRACE(args);
     expectUsage(morphkit(dir, args));
   }
@@ -161,7 +163,6 @@ TEST(CliConventions, RenderTakesAllowExternalPathsLikePose) {
   EXPECT_TRUE(std::filesystem::exists(dir / "r/frame_0000.png"));
 }
 
-
 // --read-files (LoadOptions::map_files = false) changes how the bytes arrive, never what the commands compute; bench
 // takes it with FILE only.
 TEST(CliConventions, ReadFilesGivesWhatMappingGives) {
@@ -176,7 +177,8 @@ TEST(CliConventions, ReadFilesGivesWhatMappingGives) {
     ASSERT_EQ(read.exit_code, 0) << read.err;
     EXPECT_EQ(read.out, mapped.out);
   }
-  CliRun bench = morphkit(dir, "bench demo.glb --read-files --device cpu --frames 1 --threads 1 --paths reference --json");
+  CliRun bench =
+      morphkit(dir, "bench demo.glb --read-files --device cpu --frames 1 --threads 1 --paths reference --json");
   EXPECT_EQ(bench.exit_code, 0) << bench.err;
   expectUsage(morphkit(dir, "bench --read-files --device cpu"));
 }
@@ -215,7 +217,8 @@ TEST(CliConventions, AnimationLookupIsSharedCaseInsensitiveAndListsTheNames) {
   auto glb = writeGlb(*asset);
   ASSERT_TRUE(glb.ok());
   ASSERT_TRUE(writeFileAtomic(dir / "twice.glb", std::span<const uint8_t>(*glb)).ok());
-  EXPECT_EQ(morphkit(dir, "pose twice.glb --anim TALK --time 0.1 --json").out, morphkit(dir, "pose twice.glb --anim 1 --time 0.1 --json").out);
+  EXPECT_EQ(morphkit(dir, "pose twice.glb --anim TALK --time 0.1 --json").out,
+            morphkit(dir, "pose twice.glb --anim 1 --time 0.1 --json").out);
   CliRun ambiguous = morphkit(dir, "pose twice.glb --anim Talk");
   expectBadInput(ambiguous);
   EXPECT_NE(ambiguous.err.find("2 animations match ignoring case"), std::string::npos) << ambiguous.err;
@@ -241,7 +244,8 @@ TEST(CliConventions, TheDefaultAnimationIsOneRuleOnEveryCommand) {
   CliRun still = morphkit(dir, "pose sub/tri.gltf --allow-external-paths --json");
   ASSERT_EQ(still.exit_code, 0) << still.err;
   EXPECT_NE(still.out.find("\"anim\":null"), std::string::npos);
-  CliRun still_bench = morphkit(dir, "bench sub/tri.gltf --allow-external-paths --device cpu --frames 1 --threads 1 --paths reference --json");
+  CliRun still_bench = morphkit(
+      dir, "bench sub/tri.gltf --allow-external-paths --device cpu --frames 1 --threads 1 --paths reference --json");
   ASSERT_EQ(still_bench.exit_code, 0) << still_bench.err;
   ASSERT_EQ(parser.parse(still_bench.out).get(root), simdjson::SUCCESS);
   EXPECT_TRUE(root["animation"].is_null());
@@ -252,8 +256,9 @@ TEST(CliConventions, TheDefaultAnimationIsOneRuleOnEveryCommand) {
   CliRun render = morphkit(dir, "render demo.glb --size 8x8 --frames 0:1 --no-video --no-contact-sheet --out r --json");
   ASSERT_EQ(render.exit_code, 0) << render.err;
   EXPECT_NE(render.out.find("\"animation\":0"), std::string::npos) << render.out;
-  CliRun captured = morphkit(dir, "render demo.glb --weights-csv demo_capture.csv --size 8x8 --frames 0:1 --no-video "
-                                  "--no-contact-sheet --out c --json");
+  CliRun captured = morphkit(dir,
+                             "render demo.glb --weights-csv demo_capture.csv --size 8x8 --frames 0:1 --no-video "
+                             "--no-contact-sheet --out c --json");
   ASSERT_EQ(captured.exit_code, 0) << captured.err;
   EXPECT_NE(captured.out.find("\"animation\":null"), std::string::npos) << captured.out;
 }
@@ -263,8 +268,8 @@ TEST(CliConventions, OneDeviceFlag) {
   auto dir = test::scratchDir();
   writeDemo(dir);
   for (const char* args : {"pose demo.glb --device bogus", "pose demo.glb --device -1", "render demo.glb --device cpu",
-                           "render demo.glb --device fast", "bench --device cpu", "bench demo.glb --device cpu --paths gpu",
-                           "pose demo.glb --device 0 --gpu 0"}) {
+                           "render demo.glb --device fast", "bench --device cpu",
+                           "bench demo.glb --device cpu --paths gpu", "pose demo.glb --device 0 --gpu 0"}) {
     SCOPED_TRACE(args);
     expectUsage(morphkit(dir, args));
   }
@@ -312,7 +317,8 @@ TEST(CliConventions, OutputFoldersAreCreatedAndContradictingExtensionsRefused) {
     SCOPED_TRACE(args);
     expectUsage(morphkit(dir, args));
   }
-  for (const char* name : {"face.gltf", "face", "newdir", "clip.mp4"}) EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
+  for (const char* name : {"face.gltf", "face", "newdir", "clip.mp4"})
+    EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
 }
 
 // inspect takes several files (JSON: an array of the single-file objects, a failing file an {file, error} entry).
@@ -391,7 +397,8 @@ TEST(CliConventions, InspectTableGroupsQuantizedTargetsAndListsNames) {
   auto asset = loadAsset(file);
   ASSERT_TRUE(asset.ok());
   ASSERT_EQ(asset->meshes[0].target_names.size(), 52u);
-  for (const std::string& name : asset->meshes[0].target_names) EXPECT_NE(run.out.find(" " + name), std::string::npos) << name;
+  for (const std::string& name : asset->meshes[0].target_names)
+    EXPECT_NE(run.out.find(" " + name), std::string::npos) << name;
   EXPECT_NE(run.out.find("target names:"), std::string::npos) << run.out;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // deform_test.cpp — MorphSkinJob (scalar reference) and FastMorphSkinJob on hand-built primitives:
 // the morph-then-skin order, fast == reference on random data, poisoned outputs, one validity test per input.
+#include "morphkit/deform.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <thread>
 #include <vector>
 
-#include "morphkit/deform.h"
 #include "morphkit/thread_pool.h"
 
 namespace morphkit {
@@ -250,12 +251,12 @@ void compareFastWithReference(uint32_t n, uint32_t targets, uint32_t sets, uint3
       }
     }
   };
-  directionCheck(fast.normals, ref.normals, p.normal, 3, [](const MorphTargetData& d) -> const std::vector<float>& {
-    return d.normal;
-  }, "normals");
-  directionCheck(fast.tangents, ref.tangents, p.tangent, 4, [](const MorphTargetData& d) -> const std::vector<float>& {
-    return d.tangent;
-  }, "tangents");
+  directionCheck(
+      fast.normals, ref.normals, p.normal, 3,
+      [](const MorphTargetData& d) -> const std::vector<float>& { return d.normal; }, "normals");
+  directionCheck(
+      fast.tangents, ref.tangents, p.tangent, 4,
+      [](const MorphTargetData& d) -> const std::vector<float>& { return d.tangent; }, "tangents");
   for (uint32_t v = 0; v < n; ++v) EXPECT_EQ(fast.tangents[4 * v + 3], ref.tangents[4 * v + 3]);
   for (size_t s = 0; s < ref.texcoords.size(); ++s) expectClose(fast.texcoords[s], ref.texcoords[s], 10.0, "texcoords");
   for (size_t s = 0; s < ref.colors.size(); ++s) expectClose(fast.colors[s], ref.colors[s], 10.0, "colors");

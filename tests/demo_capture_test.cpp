@@ -27,7 +27,8 @@ std::vector<float> column(const CaptureCsv& csv, std::string_view name) {
   const size_t c = size_t(std::find(csv.columns.begin(), csv.columns.end(), name) - csv.columns.begin());
   EXPECT_LT(c, csv.columns.size()) << name;
   std::vector<float> values;
-  for (size_t r = 0; r < csv.rows() && c < csv.columns.size(); ++r) values.push_back(csv.values[r * csv.columns.size() + c]);
+  for (size_t r = 0; r < csv.rows() && c < csv.columns.size(); ++r)
+    values.push_back(csv.values[r * csv.columns.size() + c]);
   return values;
 }
 
@@ -59,14 +60,14 @@ TEST(DemoCapture, DrivesEveryArkitTargetOfTheDemoAsset) {
   EXPECT_TRUE(match.unmatched_columns.empty());
   EXPECT_EQ(match.unused_rotation_columns.size(), 9u);
   // Past the 52 ARKit names the demo names its targets extra052, ...: no capture column drives them.
-  EXPECT_EQ(match.unmatched_targets, (std::vector<std::string>{"extra052", "extra053", "extra054", "extra055", "extra056",
-                                                               "extra057", "extra058", "extra059"}));
+  EXPECT_EQ(match.unmatched_targets, (std::vector<std::string>{"extra052", "extra053", "extra054", "extra055",
+                                                               "extra056", "extra057", "extra058", "extra059"}));
 }
 
 TEST(DemoCapture, LooksLikeAPerformance) {
   const CaptureCsv csv = parsed();
   const std::vector<float> jaw = column(csv, "JawOpen");
-  EXPECT_GT(*std::max_element(jaw.begin(), jaw.end()), 0.4f);  // speech opens the jaw
+  EXPECT_GT(*std::max_element(jaw.begin(), jaw.end()), 0.4f);   // speech opens the jaw
   EXPECT_LT(*std::min_element(jaw.begin(), jaw.end()), 0.05f);  // and closes it
   const std::vector<float> blink = column(csv, "EyeBlinkLeft");
   EXPECT_GT(*std::max_element(blink.begin(), blink.end()), 0.9f);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Tests for morphkit/demo.h (the make-demo asset): geometry, targets, skin and animation properties
 // checked on the decoded data, plus the Khronos glTF validator on the written .glb (scripts/validate-gltf).
-#include <gtest/gtest.h>
+#include "morphkit/demo.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -17,7 +18,6 @@
 
 #include "gltf_test_util.h"
 #include "morphkit/accessor.h"
-#include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -26,7 +26,9 @@
 namespace morphkit {
 namespace {
 
-std::filesystem::path repoRoot() { return test::sourceDir(); }
+std::filesystem::path repoRoot() {
+  return test::sourceDir();
+}
 
 }  // namespace
 }  // namespace morphkit
@@ -34,7 +36,9 @@ std::filesystem::path repoRoot() { return test::sourceDir(); }
 namespace morphkit {
 namespace {
 
-const Primitive& primitiveOf(const Asset& asset) { return asset.meshes.at(0).primitives.at(0); }
+const Primitive& primitiveOf(const Asset& asset) {
+  return asset.meshes.at(0).primitives.at(0);
+}
 
 std::vector<float> attribute(const Asset& asset, const Primitive& primitive, const char* name) {
   uint32_t accessor = findAttribute(primitive.attributes, name);
@@ -90,9 +94,10 @@ TEST(DemoValidator, ValidatorReportsErrors) {
 TEST(DemoValidator, RewrittenSharedAssetsHaveNoErrors) {
   MORPHKIT_REQUIRE_SHARED();
   MORPHKIT_REQUIRE_VALIDATOR();
-  for (const char* relative : {"MorphSkinBlob52/MorphSkinBlob52_sparse.glb", "MorphSkinBlob52/MorphSkinBlob52_quantized.glb",
-                               "SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf", "Fox/glTF-Binary/Fox.glb",
-                               "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf"}) {
+  for (const char* relative :
+       {"MorphSkinBlob52/MorphSkinBlob52_sparse.glb", "MorphSkinBlob52/MorphSkinBlob52_quantized.glb",
+        "SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf", "Fox/glTF-Binary/Fox.glb",
+        "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf"}) {
     SCOPED_TRACE(relative);
     std::filesystem::path path = test::assetsDir() / relative;
     ASSERT_EQ(validateFile(path), 0) << "the original must be valid for this test to mean anything";
@@ -129,7 +134,9 @@ TEST(Demo, MeshIsClosedAndOutwardFacing) {
         ASSERT_NE(a, b) << "degenerate triangle " << t / 3;
         ++directed[{a, b}];
       }
-      auto p = [&](int c) { return Vec3{position[3 * indices[t + c]], position[3 * indices[t + c] + 1], position[3 * indices[t + c] + 2]}; };
+      auto p = [&](int c) {
+        return Vec3{position[3 * indices[t + c]], position[3 * indices[t + c] + 1], position[3 * indices[t + c] + 2]};
+      };
       volume += dot(p(0), cross(p(1), p(2))) / 6.0;
     }
     for (const auto& [edge, count] : directed) {
@@ -256,7 +263,8 @@ TEST(Demo, SkinWeightsAreNormalized) {
     Vec3 world;
     for (uint32_t b = 0; b < bones; ++b) {
       const Node& joint = asset.nodes[asset.skins[0].joints[b]];
-      world = world + Vec3{float(joint.translation.x), float(joint.translation.y), float(joint.translation.z)};  // a chain without rotation or scale
+      world = world + Vec3{float(joint.translation.x), float(joint.translation.y),
+                           float(joint.translation.z)};  // a chain without rotation or scale
       EXPECT_NEAR(ibm[16 * b + 12], -world.x, 1e-6f);
       EXPECT_NEAR(ibm[16 * b + 13], -world.y, 1e-6f);
       EXPECT_NEAR(ibm[16 * b + 14], -world.z, 1e-6f);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // morphkit/error.h: Expected<T> misuse terminates with the message in every build type, never throws.
+#include "morphkit/error.h"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-
-#include "morphkit/error.h"
 
 namespace morphkit {
 namespace {
@@ -26,7 +26,8 @@ TEST(Expected, ValueAndErrorWhenUsedAsDocumented) {
 TEST(ExpectedDeathTest, ValueOnAnErrorAbortsWithTheMessage) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   Expected<int> bad = fail(Error::kInvalidGltf, "accessors[3]: count is 0");
-  EXPECT_DEATH((void)bad.value(), "morphkit: fatal: value\\(\\) on an error: invalid_gltf: accessors\\[3\\]: count is 0");
+  EXPECT_DEATH((void)bad.value(),
+               "morphkit: fatal: value\\(\\) on an error: invalid_gltf: accessors\\[3\\]: count is 0");
   const Expected<int>& cbad = bad;
   EXPECT_DEATH((void)cbad.value(), "invalid_gltf: accessors\\[3\\]");
   EXPECT_DEATH((void)std::move(bad).value(), "invalid_gltf: accessors\\[3\\]");

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -29,7 +29,9 @@
 namespace morphkit {
 namespace {
 
-std::filesystem::path fieldDir() { return test::sharedDir() / "field"; }
+std::filesystem::path fieldDir() {
+  return test::sharedDir() / "field";
+}
 
 struct FieldModel {
   std::string file;           // under ../shared/field/assets
@@ -74,14 +76,17 @@ void checkCpu(const FieldModel& model, CpuPath path) {
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;
   ThreadPool pool(2);
   test::ReferenceStats stats;
-  checkField(model, [&](uint32_t animation, double time) {
-    PoseOptions options;
-    options.animation = animation;
-    options.time = time;
-    options.path = path;
-    options.pool = &pool;
-    return evaluatePose(*prepared, options);
-  }, stats);
+  checkField(
+      model,
+      [&](uint32_t animation, double time) {
+        PoseOptions options;
+        options.animation = animation;
+        options.time = time;
+        options.path = path;
+        options.pool = &pool;
+        return evaluatePose(*prepared, options);
+      },
+      stats);
   std::printf("  %s [%s]: %d cases, worst position error %.3g of tolerance (%.3g of bbox), worst normal error %.3g\n",
               model.file.c_str(), path == CpuPath::kFast ? "fast" : "reference", stats.cases,
               stats.worst_position_ratio, stats.worst_position_relative, stats.worst_normal);
@@ -137,12 +142,15 @@ TEST_F(FieldGpuTest, ComputePathMatchesEveryReference) {
     Expected<GpuPose*> gpu = prepareGpuPose(*context_, *prepared, GpuUploadOptions{});
     ASSERT_TRUE(gpu.ok()) << gpu.error().message;
     test::ReferenceStats stats;
-    checkField(model, [&](uint32_t animation, double time) {
-      GpuPoseOptions options;
-      options.animation = animation;
-      options.time = time;
-      return evaluateGpuPose(*context_, **gpu, options);
-    }, stats);
+    checkField(
+        model,
+        [&](uint32_t animation, double time) {
+          GpuPoseOptions options;
+          options.animation = animation;
+          options.time = time;
+          return evaluateGpuPose(*context_, **gpu, options);
+        },
+        stats);
     destroyGpuPose(*context_, *gpu);
     std::printf("  %s [gpu compute]: %d cases, worst position error %.3g of tolerance (%.3g of bbox)\n",
                 model.file.c_str(), stats.cases, stats.worst_position_ratio, stats.worst_position_relative);
@@ -153,7 +161,7 @@ TEST_F(FieldGpuTest, ComputePathMatchesEveryReference) {
 
 TEST(SkinWeights, RescaledToSumOneLikeThreeJs) {
   // Four vertices of one set: unnormalized, already normalized, all zero, and within float rounding of 1.
-  std::vector<float> w = {0.3f, 0.3f, 0.0f, 0.0f,  0.5f, 0.25f, 0.25f, 0.0f,  0, 0, 0, 0,  0.7f, 0.2f, 0.1f, 0.0f};
+  std::vector<float> w = {0.3f, 0.3f, 0.0f, 0.0f, 0.5f, 0.25f, 0.25f, 0.0f, 0, 0, 0, 0, 0.7f, 0.2f, 0.1f, 0.0f};
   const std::vector<float> stored = w;
   SkinWeightFix fix = normalizeSkinWeights(w, 4);
   EXPECT_EQ(fix.rescaled, 2u);
@@ -180,14 +188,16 @@ TEST(SkinWeights, TwoSetsAreRescaledTogether) {
 // A skinned triangle whose vertex 1 has all-zero weights: it must follow joint JOINTS_0[1].x, as three.js does.
 std::string zeroWeightTriangle() {
   test::Bytes b;
-  b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});                    // POSITION, 36 bytes
-  b.put<uint8_t>({0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0});         // JOINTS_0, 12 bytes
+  b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});                   // POSITION, 36 bytes
+  b.put<uint8_t>({0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0});        // JOINTS_0, 12 bytes
   b.put<float>({1, 0, 0, 0, 0, 0, 0, 0, 0.25f, 0.25f, 0, 0});  // WEIGHTS_0: v0 ok, v1 zero, v2 sums 0.5
   const std::string body =
-      "\"buffers\":[" + test::bufferJson(b.data) + "],"
+      "\"buffers\":[" + test::bufferJson(b.data) +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
       "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],"
-      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":["
+      "1,1,0]},"
       "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
       "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
@@ -303,7 +313,6 @@ TEST(SkinWeights, PoseFlagKeepSkinWeights) {
   EXPECT_GT(worst_kept, 1e-2 * diagonal);
 }
 
-
 // ---- Compressed streams: every rule checked, corrupt data refused with one line ------------------------------
 
 // A GLB split into its JSON text and BIN chunk, so tests can edit either and reassemble it.
@@ -325,7 +334,9 @@ GlbFile readGlb(const std::filesystem::path& path) {
   return glb;
 }
 
-std::vector<uint8_t> assemble(const GlbFile& glb) { return test::makeGlb(glb.json, &glb.bin); }
+std::vector<uint8_t> assemble(const GlbFile& glb) {
+  return test::makeGlb(glb.json, &glb.bin);
+}
 
 // Replaces the one occurrence of `from` in the JSON (the test fails when it is not exactly one).
 void replaceOnce(std::string& json, const std::string& from, const std::string& to) {
@@ -341,7 +352,8 @@ Expected<Asset> loadGlb(const GlbFile& glb) {
 }
 
 // Fox_meshopt.glb: bufferView 1 (POSITION, ATTRIBUTES) is compressed in buffers[0] at 26764, 2125 bytes.
-constexpr const char* kFoxMeshoptView1 = "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"";
+constexpr const char* kFoxMeshoptView1 =
+    "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"";
 
 TEST(Meshopt, EveryRuleOfTheExtensionIsChecked) {
   MORPHKIT_REQUIRE_SHARED();
@@ -353,27 +365,40 @@ TEST(Meshopt, EveryRuleOfTheExtensionIsChecked) {
   };
   const std::string v = kFoxMeshoptView1;
   const std::vector<Case> cases = {
-      {v, "\"buffer\":7,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
+      {v,
+       "\"buffer\":7,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
        {"bufferViews[1].extensions.EXT_meshopt_compression.buffer: 7 is out of range"}},
-      {v, "\"buffer\":1,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
+      {v,
+       "\"buffer\":1,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
        {"buffer 1 is a fallback buffer", "Fallback buffers"}},
-      {v, "\"buffer\":0,\"byteOffset\":46764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":46764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
        {"bufferViews[1].extensions.EXT_meshopt_compression: byteOffset 46764 + byteLength 2125 exceeds buffer 0"}},
-      {v, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"STRIPS\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"STRIPS\"",
        {"mode: 'STRIPS' is not ATTRIBUTES, TRIANGLES or INDICES"}},
-      {v, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":6,\"mode\":\"ATTRIBUTES\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":6,\"mode\":\"ATTRIBUTES\"",
        {"byteStride: 6 must be a multiple of 4 in [4, 256] for ATTRIBUTES"}},
-      {v, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":4,\"mode\":\"ATTRIBUTES\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":4,\"mode\":\"ATTRIBUTES\"",
        {"byteStride: 4 differs from the bufferView's byteStride 8"}},
-      {v, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"INDICES\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"INDICES\"",
        {"byteStride: 8 must be 2 or 4 for INDICES"}},
-      {v, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\",\"filter\":\"QUATERNION\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\",\"filter\":"
+       "\"QUATERNION\"",
        {"byteStride: 8"}},  // QUATERNION needs 8: passes the filter rule, then the stream is decoded
-      {v, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\",\"filter\":\"OCTAGON\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":2125,\"byteStride\":8,\"mode\":\"ATTRIBUTES\",\"filter\":"
+       "\"OCTAGON\"",
        {"filter: 'OCTAGON' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL"}},
-      {"\"mode\":\"ATTRIBUTES\",\"count\":434", "\"mode\":\"ATTRIBUTES\",\"count\":433",
+      {"\"mode\":\"ATTRIBUTES\",\"count\":434",
+       "\"mode\":\"ATTRIBUTES\",\"count\":433",
        {"count 433 x byteStride 8 = 3464 differs from the bufferView's byteLength 3472"}},
-      {v, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":20,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
+      {v,
+       "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":20,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"",
        {"3472 decoded bytes cannot come from 20 compressed bytes"}},
   };
   for (const Case& c : cases) {
@@ -401,11 +426,14 @@ TEST(Meshopt, FallbackBuffersAreOnlyReferencedByCompressedViews) {
   MORPHKIT_REQUIRE_SHARED();
   GlbFile glb = readGlb(fieldDir() / "assets" / "Fox_meshopt.glb");
   // An image bufferView moved onto the fallback buffer: a plain reference, which the extension forbids.
-  replaceOnce(glb.json, "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":26764}", "{\"buffer\":1,\"byteOffset\":0,\"byteLength\":26764}");
+  replaceOnce(glb.json, "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":26764}",
+              "{\"buffer\":1,\"byteOffset\":0,\"byteLength\":26764}");
   Expected<Asset> asset = loadGlb(glb);
   ASSERT_FALSE(asset.ok());
-  EXPECT_NE(asset.error().message.find("bufferViews[0]: refers to buffers[1], a fallback buffer, without EXT_meshopt_compression"),
-            std::string::npos) << asset.error().message;
+  EXPECT_NE(asset.error().message.find(
+                "bufferViews[0]: refers to buffers[1], a fallback buffer, without EXT_meshopt_compression"),
+            std::string::npos)
+      << asset.error().message;
 }
 
 // Every truncated prefix of a compressed stream (the view's byteLength shortened) is refused with a message that
@@ -421,8 +449,9 @@ TEST(Meshopt, EveryTruncatedStreamIsAnError) {
     Expected<Asset> asset = loadGlb(edited);
     ASSERT_FALSE(asset.ok()) << "length " << length;
     // Below 3472 / 64 bytes the expansion bound refuses it before decoding; above, the decoder does.
-    const char* expected = length < 3472 / 64 ? "bufferViews[1].extensions.EXT_meshopt_compression: 3472 decoded bytes cannot come from"
-                                              : "bufferViews[1]: EXT_meshopt_compression ATTRIBUTES stream is corrupt or truncated";
+    const char* expected =
+        length < 3472 / 64 ? "bufferViews[1].extensions.EXT_meshopt_compression: 3472 decoded bytes cannot come from"
+                           : "bufferViews[1]: EXT_meshopt_compression ATTRIBUTES stream is corrupt or truncated";
     EXPECT_NE(asset.error().message.find(expected), std::string::npos) << asset.error().message;
   }
 }
@@ -457,15 +486,19 @@ TEST(Draco, AccessorsMustAgreeWithTheDecodedMesh) {
     std::string from, to, message;
   };
   const std::vector<Case> cases = {
-      {"{\"type\":\"VEC2\",\"componentType\":5126,\"count\":434}", "{\"type\":\"VEC2\",\"componentType\":5126,\"count\":435}",
+      {"{\"type\":\"VEC2\",\"componentType\":5126,\"count\":434}",
+       "{\"type\":\"VEC2\",\"componentType\":5126,\"count\":435}",
        "TEXCOORD_0: accessor 2 (VEC2 f32, count 435) disagrees with the 434 decoded points"},
-      {"{\"type\":\"VEC2\",\"componentType\":5126,\"count\":434}", "{\"type\":\"VEC3\",\"componentType\":5126,\"count\":434}",
+      {"{\"type\":\"VEC2\",\"componentType\":5126,\"count\":434}",
+       "{\"type\":\"VEC3\",\"componentType\":5126,\"count\":434}",
        "TEXCOORD_0: accessor 2 (VEC3 f32, count 434) disagrees with the decoded attribute's 2 components"},
       // Fewer indices than the stream declares faces: refused before decoding (the stream's header is read first).
-      {"{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1728}", "{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1725}",
+      {"{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1728}",
+       "{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1725}",
        "bufferView 3: the Draco stream declares 576 faces but indices accessor 0 holds 1725 indices"},
       // More: found after decoding.
-      {"{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1728}", "{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1731}",
+      {"{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1728}",
+       "{\"type\":\"SCALAR\",\"componentType\":5123,\"count\":1731}",
        "indices: accessor 0 (SCALAR, count 1731) disagrees with the 1728 decoded indices"},
       {"\"TEXCOORD_0\":1,", "\"TEXCOORD_0\":9,", "TEXCOORD_0: Draco attribute id 9 is not in the stream"},
   };
@@ -501,8 +534,10 @@ TEST(Draco, TruncatedAndFlippedStreamsNeverCrash) {
     GlbFile edited = original;
     edited.bin[offset] ^= 0xa5;
     Expected<Asset> asset = loadGlb(edited);
-    if (asset.ok()) ASSERT_TRUE(preparePose(*asset).ok());
-    else ++refused;
+    if (asset.ok())
+      ASSERT_TRUE(preparePose(*asset).ok());
+    else
+      ++refused;
   }
   EXPECT_GT(refused, 0u);
 }
@@ -512,7 +547,8 @@ TEST(CompressedCli, CorruptStreamsAreOneLineErrors) {
   MORPHKIT_REQUIRE_SHARED();
   const std::filesystem::path dir = test::scratchDir();
   GlbFile meshopt = readGlb(fieldDir() / "assets" / "Fox_meshopt.glb");
-  replaceOnce(meshopt.json, kFoxMeshoptView1, "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":1000,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"");
+  replaceOnce(meshopt.json, kFoxMeshoptView1,
+              "\"buffer\":0,\"byteOffset\":26764,\"byteLength\":1000,\"byteStride\":8,\"mode\":\"ATTRIBUTES\"");
   test::writeBytes(dir / "truncated_meshopt.glb", assemble(meshopt));
   GlbFile draco = readGlb(fieldDir() / "assets" / "Fox_draco.glb");
   for (size_t k = 0; k < 8; ++k) draco.bin[70640 + k] ^= 0xff;  // the "DRACO" magic and version
@@ -690,23 +726,29 @@ std::string basisuTriangle(bool fallback) {
   b.put<float>({0, 0, 1, 0, 0, 1});           // TEXCOORD_0
   const std::vector<uint8_t> ktx2 = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A};
   // A 1×1 PNG (signature + IHDR + IDAT + IEND), red.
-  const std::vector<uint8_t> png = {
-      0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
-      0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00,
-      0x0C, 0x49, 0x44, 0x41, 0x54, 0x08, 0xD7, 0x63, 0xF8, 0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18,
-      0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82};
+  const std::vector<uint8_t> png = {0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48,
+                                    0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00,
+                                    0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41, 0x54, 0x08,
+                                    0xD7, 0x63, 0xF8, 0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D,
+                                    0xB0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82};
   std::string images = "{\"uri\":\"data:image/ktx2;base64," + test::base64(ktx2) + "\",\"mimeType\":\"image/ktx2\"}";
   if (fallback) images += ",{\"uri\":\"data:image/png;base64," + test::base64(png) + "\"}";
   const std::string texture = fallback ? "{\"source\":1,\"extensions\":{\"KHR_texture_basisu\":{\"source\":0}}}"
                                        : "{\"extensions\":{\"KHR_texture_basisu\":{\"source\":0}}}";
   const std::string body =
       "\"extensionsUsed\":[\"KHR_texture_basisu\"],\"extensionsRequired\":[\"KHR_texture_basisu\"],"
-      "\"buffers\":[" + test::bufferJson(b.data) + "],"
+      "\"buffers\":[" +
+      test::bufferJson(b.data) +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24}],"
-      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":["
+      "1,1,0]},"
       "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],"
-      "\"images\":[" + images + "],\"textures\":[" + texture + "],"
-      "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},\"emissiveTexture\":{\"index\":0}}],"
+      "\"images\":[" +
+      images + "],\"textures\":[" + texture +
+      "],"
+      "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},\"emissiveTexture\":{\"index\":0}}"
+      "],"
       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},\"material\":0}]}],"
       "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]";
   return test::gltfJson(body);
@@ -724,7 +766,8 @@ TEST(TextureBasisu, InspectAndPoseWorkAndNameTheKtx2Textures) {
     test::CliRun run = test::runMorphkit(dir, "inspect ktx2.gltf");
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find("textures[0]: images[0] is KTX2"), std::string::npos) << run.out;
-    EXPECT_NE(run.out.find(fallback ? "render uses the fallback images[1]" : "no fallback"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(fallback ? "render uses the fallback images[1]" : "no fallback"), std::string::npos)
+        << run.out;
     run = test::runMorphkit(dir, "inspect --json ktx2.gltf");
     ASSERT_EQ(run.exit_code, 0);
     test::Json doc;

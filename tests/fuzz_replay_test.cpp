@@ -19,12 +19,17 @@ struct Harness {
   const char* name;
   int (*run)(const uint8_t*, size_t);
 };
-const Harness kHarnesses[] = {{"fuzz_gltf", fuzz::gltf},       {"fuzz_glb", fuzz::glb},
-                               {"fuzz_pose", fuzz::pose},       {"fuzz_meshopt", fuzz::meshopt},
-                               {"fuzz_draco", fuzz::draco},     {"fuzz_node_material", fuzz::nodeMaterial},
-                               {"fuzz_capture_csv", fuzz::captureCsv}};
+const Harness kHarnesses[] = {{"fuzz_gltf", fuzz::gltf},
+                              {"fuzz_glb", fuzz::glb},
+                              {"fuzz_pose", fuzz::pose},
+                              {"fuzz_meshopt", fuzz::meshopt},
+                              {"fuzz_draco", fuzz::draco},
+                              {"fuzz_node_material", fuzz::nodeMaterial},
+                              {"fuzz_capture_csv", fuzz::captureCsv}};
 
-std::filesystem::path crasherRoot() { return test::sourceDir() / "tests" / "fuzz" / "crashers"; }
+std::filesystem::path crasherRoot() {
+  return test::sourceDir() / "tests" / "fuzz" / "crashers";
+}
 
 TEST(FuzzReplay, EveryCrasherRunsCleanlyThroughItsHarness) {
   const std::filesystem::path root = crasherRoot();

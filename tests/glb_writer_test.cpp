@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests for morphkit/glb_writer.h: the GLB container bytes (glTF 2.0 §4.4) and the builder helpers.
+#include "morphkit/glb_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,7 +11,6 @@
 #include "gltf_test_util.h"
 #include "morphkit/accessor.h"
 #include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "test_support.h"
 
@@ -164,8 +165,8 @@ TEST(GlbWriter, RejectsInconsistentBuffers) {
 TEST(GlbWriter, AppendAccessorAlignsAndComputesMinMax) {
   Asset asset;
   std::vector<uint16_t> indices = {0, 1, 2};  // 6 bytes: next view must start at 8
-  uint32_t ia = appendAccessor(asset, std::span<const uint16_t>(indices), AccessorType::kScalar,
-                               {.target = kElementArrayBuffer});
+  uint32_t ia =
+      appendAccessor(asset, std::span<const uint16_t>(indices), AccessorType::kScalar, {.target = kElementArrayBuffer});
   std::vector<float> positions = {0, 0, 0, 1, -1, 2, -3, 4, 0.5f};
   uint32_t pa = appendAccessor(asset, std::span<const float>(positions), AccessorType::kVec3,
                                {.name = "pos", .target = kArrayBuffer, .min_max = true});
@@ -246,7 +247,8 @@ void expectSameAsset(const Asset& a, const Asset& b) {
     for (size_t p = 0; p < x.primitives.size(); ++p) {
       const Primitive &px = x.primitives[p], &py = y.primitives[p];
       ASSERT_EQ(px.attributes.size(), py.attributes.size());
-      for (const auto& attr : px.attributes) EXPECT_EQ(findAttribute(py.attributes, attr.name), attr.accessor) << attr.name;
+      for (const auto& attr : px.attributes)
+        EXPECT_EQ(findAttribute(py.attributes, attr.name), attr.accessor) << attr.name;
       EXPECT_EQ(px.indices, py.indices);
       EXPECT_EQ(px.material, py.material);
       EXPECT_EQ(px.mode, py.mode);
@@ -399,7 +401,8 @@ TEST(GlbWriterRoundTrip, SparseCamerasTexturesAndMatrices) {
   sparse.sparse.indices_component_type = ComponentType::kUnsignedByte;
   sparse.sparse.indices_buffer_view = appendBufferView(asset, sparse_indices);
   sparse.sparse.values_buffer_view = appendBufferView(
-      asset, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(sparse_values.data()), sparse_values.size() * 4));
+      asset,
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(sparse_values.data()), sparse_values.size() * 4));
   asset.accessors.push_back(sparse);
   // Cameras, a matrix node, sampler/texture/image and a MASK material with every texture slot.
   Camera ortho;

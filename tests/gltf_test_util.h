@@ -35,7 +35,9 @@ struct Bytes {
     return *this;
   }
   template <class T>
-  Bytes& put(T v) { return put<T>({v}); }
+  Bytes& put(T v) {
+    return put<T>({v});
+  }
   Bytes& raw(std::initializer_list<uint8_t> values) {
     data.insert(data.end(), values.begin(), values.end());
     return *this;
@@ -143,24 +145,26 @@ inline void writeBytes(const std::filesystem::path& path, std::span<const uint8_
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
-inline void writeText(const std::filesystem::path& path, std::string_view text) { writeBytes(path, asBytes(text)); }
+inline void writeText(const std::filesystem::path& path, std::string_view text) {
+  writeBytes(path, asBytes(text));
+}
 
 }  // namespace morphkit::test
 
 // Asserts that `expr` (an Expected) failed with `code` and that its message contains every given fragment.
-#define EXPECT_FAILURE(expr, expected_code, ...)                                                           \
-  do {                                                                                                     \
-    const auto& morphkit_result_ = (expr);                                                                 \
-    ASSERT_FALSE(morphkit_result_.ok()) << "expected failure " << ::morphkit::errorName(expected_code);   \
+#define EXPECT_FAILURE(expr, expected_code, ...)                                                             \
+  do {                                                                                                       \
+    const auto& morphkit_result_ = (expr);                                                                   \
+    ASSERT_FALSE(morphkit_result_.ok()) << "expected failure " << ::morphkit::errorName(expected_code);      \
     EXPECT_STREQ(::morphkit::errorName(morphkit_result_.error().code), ::morphkit::errorName(expected_code)) \
-        << morphkit_result_.error().message;                                                               \
-    for (const char* fragment : {__VA_ARGS__}) {                                                           \
-      EXPECT_NE(morphkit_result_.error().message.find(fragment), std::string::npos)                        \
-          << "message '" << morphkit_result_.error().message << "' lacks '" << fragment << "'";           \
-    }                                                                                                      \
+        << morphkit_result_.error().message;                                                                 \
+    for (const char* fragment : {__VA_ARGS__}) {                                                             \
+      EXPECT_NE(morphkit_result_.error().message.find(fragment), std::string::npos)                          \
+          << "message '" << morphkit_result_.error().message << "' lacks '" << fragment << "'";              \
+    }                                                                                                        \
   } while (0)
 
-#define ASSERT_LOADED(expr)                                                                  \
-  do {                                                                                       \
-    if (!(expr).ok()) FAIL() << "load failed: " << (expr).error().message;                  \
+#define ASSERT_LOADED(expr)                                                \
+  do {                                                                     \
+    if (!(expr).ok()) FAIL() << "load failed: " << (expr).error().message; \
   } while (0)

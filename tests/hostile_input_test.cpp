@@ -2,10 +2,9 @@
 // Hostile input (issue 9): each class of the attack report as a regression test, through the CLI where the
 // attack goes through the CLI. Files are built here, small and in memory; nothing is read from ../shared.
 #include <gtest/gtest.h>
-
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,7 +42,8 @@ std::vector<std::string> lines(const std::string& text) {
 ::testing::AssertionResult terminalSafe(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(text[i]);
-    bool bad = (c < 0x20 && c != '\n') || c == 0x7F || (c >= 0x80 && c <= 0x9F && (i == 0 || static_cast<unsigned char>(text[i - 1]) < 0xC0)) ||
+    bool bad = (c < 0x20 && c != '\n') || c == 0x7F ||
+               (c >= 0x80 && c <= 0x9F && (i == 0 || static_cast<unsigned char>(text[i - 1]) < 0xC0)) ||
                (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F);
     if (bad) return ::testing::AssertionFailure() << "byte 0x" << std::hex << int(c) << " at " << std::dec << i;
   }
@@ -80,7 +80,8 @@ MeasuredRun runMeasured(const fs::path& dir, const std::vector<std::string>& arg
   const fs::path out = dir / "measured.out", err = dir / "measured.err";
   pid_t pid = fork();
   if (pid == 0) {
-    if (chdir(dir.c_str()) != 0 || !std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) _exit(127);
+    if (chdir(dir.c_str()) != 0 || !std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
+      _exit(127);
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
@@ -118,11 +119,15 @@ std::string repeat(const std::string& item, size_t n) {
 
 std::string manyPrimitives(size_t n) {
   return gltfJson("\"accessors\":[" + zeroAccessor(kZeroVec3) + "],\"meshes\":[{\"primitives\":[" +
-                  repeat("{\"attributes\":{\"POSITION\":0}}", n) + "]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]");
+                  repeat("{\"attributes\":{\"POSITION\":0}}", n) +
+                  "]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]");
 }
 std::string manyTargets(size_t n) {
-  return gltfJson("\"accessors\":[" + zeroAccessor(kZeroVec3) + "],\"meshes\":[{\"primitives\":[{\"attributes\":"
-                  "{\"POSITION\":0},\"targets\":[" + repeat("{\"POSITION\":0}", n) + "]}]}],\"nodes\":[{\"mesh\":0}],"
+  return gltfJson("\"accessors\":[" + zeroAccessor(kZeroVec3) +
+                  "],\"meshes\":[{\"primitives\":[{\"attributes\":"
+                  "{\"POSITION\":0},\"targets\":[" +
+                  repeat("{\"POSITION\":0}", n) +
+                  "]}]}],\"nodes\":[{\"mesh\":0}],"
                   "\"scenes\":[{\"nodes\":[0]}]");
 }
 // One sparse accessor (a single non-zero element over 16 MiB of zeros) as the POSITION delta of n targets: not
@@ -131,9 +136,11 @@ std::string manySparseTargets(size_t n) {
   Bytes b;
   b.put<uint32_t>(7);
   b.put<float>({0, 0, 1});
-  return gltfJson("\"buffers\":[" + test::bufferJson(b.data) + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":4},"
-                  "{\"buffer\":0,\"byteOffset\":4,\"byteLength\":12}],\"accessors\":[" + zeroAccessor(kZeroVec3) + "," +
-                  "{\"componentType\":5126,\"count\":" + std::to_string(kZeroVec3) + ",\"type\":\"VEC3\",\"sparse\":{\"count\":1,"
+  return gltfJson("\"buffers\":[" + test::bufferJson(b.data) +
+                  "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":4},"
+                  "{\"buffer\":0,\"byteOffset\":4,\"byteLength\":12}],\"accessors\":[" +
+                  zeroAccessor(kZeroVec3) + "," + "{\"componentType\":5126,\"count\":" + std::to_string(kZeroVec3) +
+                  ",\"type\":\"VEC3\",\"sparse\":{\"count\":1,"
                   "\"indices\":{\"bufferView\":0,\"componentType\":5125},\"values\":{\"bufferView\":1}}}],"
                   "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[" +
                   repeat("{\"POSITION\":1}", n) + "]}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]");
@@ -142,8 +149,10 @@ std::string manySparseTargets(size_t n) {
 std::string manyNodes(size_t n) {
   std::string roots;
   for (size_t i = 0; i < n; ++i) roots += (i ? "," : "") + std::to_string(i);
-  return gltfJson("\"accessors\":[" + zeroAccessor(kZeroVec3) + "],\"meshes\":[{\"primitives\":[{\"attributes\":"
-                  "{\"POSITION\":0}}]}],\"nodes\":[" + repeat("{\"mesh\":0}", n) + "],\"scenes\":[{\"nodes\":[" + roots + "]}]");
+  return gltfJson("\"accessors\":[" + zeroAccessor(kZeroVec3) +
+                  "],\"meshes\":[{\"primitives\":[{\"attributes\":"
+                  "{\"POSITION\":0}}]}],\"nodes\":[" +
+                  repeat("{\"mesh\":0}", n) + "],\"scenes\":[{\"nodes\":[" + roots + "]}]");
 }
 
 // Finished (exit 0) or refused by a budget (exit 1, one "budget:" line naming the flag); never more than 200 MB.
@@ -155,16 +164,18 @@ void expectBoundedOrRefused(const MeasuredRun& r, const std::string& what) {
   std::vector<std::string> err = lines(r.err);
   ASSERT_EQ(err.size(), 1u) << r.err;
   EXPECT_NE(err[0].find("budget: "), std::string::npos) << err[0];
-  EXPECT_TRUE(err[0].find("--max-decoded-mb") != std::string::npos || err[0].find("--max-posed-mb") != std::string::npos)
+  EXPECT_TRUE(err[0].find("--max-decoded-mb") != std::string::npos ||
+              err[0].find("--max-posed-mb") != std::string::npos)
       << err[0];
 }
 
 TEST(HostileAmplification, AFewKilobytesNeverTakeGigabytes) {
   fs::path dir = test::scratchDir();
-  const std::vector<std::pair<std::string, std::string>> files = {
-      {"prims100.gltf", manyPrimitives(100)}, {"prims1000.gltf", manyPrimitives(1000)},
-      {"targets1000.gltf", manyTargets(1000)}, {"nodes1000.gltf", manyNodes(1000)},
-      {"sparse1000.gltf", manySparseTargets(1000)}};
+  const std::vector<std::pair<std::string, std::string>> files = {{"prims100.gltf", manyPrimitives(100)},
+                                                                  {"prims1000.gltf", manyPrimitives(1000)},
+                                                                  {"targets1000.gltf", manyTargets(1000)},
+                                                                  {"nodes1000.gltf", manyNodes(1000)},
+                                                                  {"sparse1000.gltf", manySparseTargets(1000)}};
   for (const auto& [name, json] : files) {
     ASSERT_LT(json.size(), 40'000u);
     test::writeText(dir / name, json);
@@ -174,9 +185,11 @@ TEST(HostileAmplification, AFewKilobytesNeverTakeGigabytes) {
   }
   // The refusals name the budget; raising it is the documented way through.
   MeasuredRun prims = runMeasured(dir, {"pose", "prims1000.gltf"});
-  EXPECT_NE(prims.err.find("over the posed-data budget of 1024 MiB (raise it with --max-posed-mb)"), std::string::npos) << prims.err;
+  EXPECT_NE(prims.err.find("over the posed-data budget of 1024 MiB (raise it with --max-posed-mb)"), std::string::npos)
+      << prims.err;
   MeasuredRun sparse = runMeasured(dir, {"inspect", "sparse1000.gltf"});
-  EXPECT_NE(sparse.err.find("over the decoded-data budget of 8192 MiB (raise it with --max-decoded-mb)"), std::string::npos)
+  EXPECT_NE(sparse.err.find("over the decoded-data budget of 8192 MiB (raise it with --max-decoded-mb)"),
+            std::string::npos)
       << sparse.err;
   // 1000 targets of all-zero deltas move nothing: posed, not refused.
   MeasuredRun targets = runMeasured(dir, {"pose", "targets1000.gltf"});
@@ -206,14 +219,17 @@ TEST(HostileAmplification, ManySkinsCostOnlyWhatTheSceneUses) {
   b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});
   b.put<uint8_t>({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   b.put<float>({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0});
-  std::string json = gltfJson("\"buffers\":[" + test::bufferJson(b.data) + "],\"bufferViews\":["
-                              "{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
-                              "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],\"accessors\":["
-                              "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
-                              "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
-                              "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
-                              "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
-                              "\"nodes\":[{\"mesh\":0,\"skin\":0}],\"scenes\":[{\"nodes\":[0]}],\"skins\":[" + skins + "]");
+  std::string json =
+      gltfJson("\"buffers\":[" + test::bufferJson(b.data) +
+               "],\"bufferViews\":["
+               "{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
+               "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],\"accessors\":["
+               "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+               "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+               "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
+               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+               "\"nodes\":[{\"mesh\":0,\"skin\":0}],\"scenes\":[{\"nodes\":[0]}],\"skins\":[" +
+               skins + "]");
   test::writeText(dir / "skins.gltf", json);
   MeasuredRun r = runMeasured(dir, {"pose", "skins.gltf"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -242,8 +258,12 @@ void writeDracoGlb(const fs::path& path, const std::vector<uint8_t>& stream) {
   const std::string size = std::to_string(stream.size());
   const std::string json =
       "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_draco_mesh_compression\"],"
-      "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],\"buffers\":[{\"byteLength\":" + size + "}],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":" + size + "}],"
+      "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],\"buffers\":[{\"byteLength\":" +
+      size +
+      "}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":" +
+      size +
+      "}],"
       "\"accessors\":[{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]},"
       "{\"componentType\":5125,\"count\":3,\"type\":\"SCALAR\"}],"
       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1,\"extensions\":"
@@ -261,10 +281,12 @@ TEST(HostileAmplification, ADracoStreamDeclaringMillionsOfFacesIsRefusedBeforeDe
     const char* message;
   };
   const std::vector<Case> cases = {
-      {"edgebreaker-faces.glb", dracoStream(1, 3, 100'000'000), "declares 100000000 faces but indices accessor 1 holds 3"},
+      {"edgebreaker-faces.glb", dracoStream(1, 3, 100'000'000),
+       "declares 100000000 faces but indices accessor 1 holds 3"},
       {"edgebreaker-vertices.glb", dracoStream(1, 100'000'000, 1), "declares 100000000 vertices"},
       {"sequential-faces.glb", dracoStream(0, 100'000'000, 3), "declares 100000000 faces"},
-      {"sequential-points.glb", dracoStream(0, 1, 100'000'000), "declares 100000000 points but the primitive's accessors hold 3"}};
+      {"sequential-points.glb", dracoStream(0, 1, 100'000'000),
+       "declares 100000000 points but the primitive's accessors hold 3"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file);
     writeDracoGlb(dir / c.file, c.stream);
@@ -282,7 +304,8 @@ TEST(HostileAmplification, AHugeDataUriPeaksNearTwiceItsSize) {
   fs::path dir = test::scratchDir();
   std::vector<uint8_t> payload(30'000'000, 0x41);
   test::writeText(dir / "uri.gltf", gltfJson("\"buffers\":[" + test::bufferJson(payload) + "]"));
-  test::writeText(dir / "small.gltf", gltfJson("\"buffers\":[" + test::bufferJson(std::vector<uint8_t>(16, 0x41)) + "]"));
+  test::writeText(dir / "small.gltf",
+                  gltfJson("\"buffers\":[" + test::bufferJson(std::vector<uint8_t>(16, 0x41)) + "]"));
   MeasuredRun small = runMeasured(dir, {"inspect", "small.gltf"});
   MeasuredRun big = runMeasured(dir, {"inspect", "uri.gltf"});
   ASSERT_EQ(small.exit_code, 0) << small.err;
@@ -319,27 +342,49 @@ std::string namedAsset(const std::string& generator, const std::string& name) {
   b.put<float>({0, 1});                       // times @36
   b.put<float>({0, 1});                       // weights @44
   std::string n = jsonString(name);
-  return "{\"asset\":{\"version\":\"2.0\",\"generator\":" + jsonString(generator) + "},"
-         "\"extensionsUsed\":[" + n + "],"
-         "\"buffers\":[" + test::bufferJson(b.data) + "],"
+  return "{\"asset\":{\"version\":\"2.0\",\"generator\":" + jsonString(generator) +
+         "},"
+         "\"extensionsUsed\":[" +
+         n +
+         "],"
+         "\"buffers\":[" +
+         test::bufferJson(b.data) +
+         "],"
          "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":8},"
          "{\"buffer\":0,\"byteOffset\":44,\"byteLength\":8}],"
-         "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"name\":" + n + "},"
+         "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"name\":" +
+         n +
+         "},"
          "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
          "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}],"
-         "\"meshes\":[{\"name\":" + n + ",\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[{\"POSITION\":0}]}],"
-         "\"extras\":{\"targetNames\":[" + n + "]}}],"
-         "\"nodes\":[{\"name\":" + n + ",\"mesh\":0},{\"name\":" + n + "}],"
-         "\"skins\":[{\"name\":" + n + ",\"joints\":[1]}],"
-         "\"animations\":[{\"name\":" + n + ",\"samplers\":[{\"input\":1,\"output\":2}],"
+         "\"meshes\":[{\"name\":" +
+         n +
+         ",\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[{\"POSITION\":0}]}],"
+         "\"extras\":{\"targetNames\":[" +
+         n +
+         "]}}],"
+         "\"nodes\":[{\"name\":" +
+         n + ",\"mesh\":0},{\"name\":" + n +
+         "}],"
+         "\"skins\":[{\"name\":" +
+         n +
+         ",\"joints\":[1]}],"
+         "\"animations\":[{\"name\":" +
+         n +
+         ",\"samplers\":[{\"input\":1,\"output\":2}],"
          "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}},"
-         "{\"sampler\":0,\"target\":{\"node\":0,\"path\":" + n + "}}]}],"
-         "\"scenes\":[{\"name\":" + n + ",\"nodes\":[0,1]}]}";
+         "{\"sampler\":0,\"target\":{\"node\":0,\"path\":" +
+         n +
+         "}}]}],"
+         "\"scenes\":[{\"name\":" +
+         n + ",\"nodes\":[0,1]}]}";
 }
 
 const std::string kTitleAndClear = "\x1b]0;pwned\x07\x1b[2J\x1b[H";
 const std::string kForgedLine = "\nmorphkit: note: all checks passed\r";
-const std::string kC1 = "\xC2\x9B" "31m\xC2\x85\xE2\x80\xA8\xE2\x80\xAE";
+const std::string kC1 =
+    "\xC2\x9B"
+    "31m\xC2\x85\xE2\x80\xA8\xE2\x80\xAE";
 
 TEST(HostileText, InspectPrintsNoControlSequenceFromTheFile) {
   fs::path dir = test::scratchDir();
@@ -396,7 +441,6 @@ TEST(HostileText, AHostileFileNameIsEscapedToo) {
   EXPECT_NE(r.err.find("a\\x1b[2Jb.gltf"), std::string::npos) << r.err;
 }
 
-
 // ---------------------------------------------------------------------------------------------------------
 // A morphed triangle: POSITION, one POSITION target (+z), a weights animation over `times` with `weights`
 // (one per key), and extra JSON spliced into the animation and the root.
@@ -404,45 +448,55 @@ struct MorphFile {
   std::vector<float> times = {0, 1};
   std::vector<float> weights = {0, 1};
   float delta = 1.0f;
-  std::string mesh_weights;        // e.g. "[0.5]"
-  std::string extra_accessors;     // appended to "accessors" (indices from 3), data in `extra_bytes`
+  std::string mesh_weights;     // e.g. "[0.5]"
+  std::string extra_accessors;  // appended to "accessors" (indices from 3), data in `extra_bytes`
   std::vector<uint8_t> extra_bytes;
-  std::string extra_samplers;      // appended to the animation's samplers (from index 1)
-  std::string extra_channels;      // appended to its channels
-  std::string root_extra;          // appended to the root object
-  std::string interpolation;       // of sampler 0; empty: LINEAR (CUBICSPLINE: 3 weights per key)
+  std::string extra_samplers;  // appended to the animation's samplers (from index 1)
+  std::string extra_channels;  // appended to its channels
+  std::string root_extra;      // appended to the root object
+  std::string interpolation;   // of sampler 0; empty: LINEAR (CUBICSPLINE: 3 weights per key)
 
   std::string json() const {
     Bytes b;
-    b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});                            // @0  POSITION (36)
-    b.put<float>({0, 0, delta, 0, 0, delta, 0, 0, delta});                // @36 target (36)
-    for (float t : times) b.put<float>(t);                                // @72 times
-    for (float w : weights) b.put<float>(w);                              //     weights
+    b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});              // @0  POSITION (36)
+    b.put<float>({0, 0, delta, 0, 0, delta, 0, 0, delta});  // @36 target (36)
+    for (float t : times) b.put<float>(t);                  // @72 times
+    for (float w : weights) b.put<float>(w);                //     weights
     const size_t weights_at = 72 + 4 * times.size();
     const size_t extra_at = weights_at + 4 * weights.size();
     b.data.insert(b.data.end(), extra_bytes.begin(), extra_bytes.end());
-    std::string views = "{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":36},"
-                        "{\"buffer\":0,\"byteOffset\":72,\"byteLength\":" + std::to_string(4 * times.size()) + "},"
-                        "{\"buffer\":0,\"byteOffset\":" + std::to_string(weights_at) + ",\"byteLength\":" +
-                        std::to_string(4 * weights.size()) + "}";
+    std::string views =
+        "{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":36},"
+        "{\"buffer\":0,\"byteOffset\":72,\"byteLength\":" +
+        std::to_string(4 * times.size()) +
+        "},"
+        "{\"buffer\":0,\"byteOffset\":" +
+        std::to_string(weights_at) + ",\"byteLength\":" + std::to_string(4 * weights.size()) + "}";
     if (!extra_bytes.empty()) {
-      views += ",{\"buffer\":0,\"byteOffset\":" + std::to_string(extra_at) + ",\"byteLength\":" +
-               std::to_string(extra_bytes.size()) + "}";
+      views += ",{\"buffer\":0,\"byteOffset\":" + std::to_string(extra_at) +
+               ",\"byteLength\":" + std::to_string(extra_bytes.size()) + "}";
     }
-    return gltfJson("\"buffers\":[" + test::bufferJson(b.data) + "],\"bufferViews\":[" + views + "],"
+    return gltfJson("\"buffers\":[" + test::bufferJson(b.data) + "],\"bufferViews\":[" + views +
+                    "],"
                     "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
                     "\"min\":[0,0,0],\"max\":[1,1,0]},"
                     "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
-                    "{\"bufferView\":2,\"componentType\":5126,\"count\":" + std::to_string(times.size()) + ",\"type\":\"SCALAR\"},"
-                    "{\"bufferView\":3,\"componentType\":5126,\"count\":" + std::to_string(weights.size()) + ",\"type\":\"SCALAR\"}" +
-                    extra_accessors + "],"
+                    "{\"bufferView\":2,\"componentType\":5126,\"count\":" +
+                    std::to_string(times.size()) +
+                    ",\"type\":\"SCALAR\"},"
+                    "{\"bufferView\":3,\"componentType\":5126,\"count\":" +
+                    std::to_string(weights.size()) + ",\"type\":\"SCALAR\"}" + extra_accessors +
+                    "],"
                     "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[{\"POSITION\":1}]}]" +
-                    (mesh_weights.empty() ? "" : ",\"weights\":" + mesh_weights) + "}],"
+                    (mesh_weights.empty() ? "" : ",\"weights\":" + mesh_weights) +
+                    "}],"
                     "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}],\"scene\":0,"
                     "\"animations\":[{\"samplers\":[{\"input\":2,\"output\":3" +
-                    (interpolation.empty() ? "" : ",\"interpolation\":\"" + interpolation + "\"") + "}" + extra_samplers + "],"
-                    "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}" + extra_channels + "]}]" +
-                    root_extra);
+                    (interpolation.empty() ? "" : ",\"interpolation\":\"" + interpolation + "\"") + "}" +
+                    extra_samplers +
+                    "],"
+                    "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}" +
+                    extra_channels + "]}]" + root_extra);
   }
 };
 
@@ -452,7 +506,8 @@ void expectOneErrorLine(const test::CliRun& r, const std::string& file, const st
   std::vector<std::string> err = lines(r.err);
   ASSERT_EQ(err.size(), 1u) << r.err;
   EXPECT_EQ(err[0].rfind("morphkit: error: " + file + ": ", 0), 0u) << err[0];
-  for (const auto& f : fragments) EXPECT_NE(err[0].find(f), std::string::npos) << "'" << err[0] << "' lacks '" << f << "'";
+  for (const auto& f : fragments)
+    EXPECT_NE(err[0].find(f), std::string::npos) << "'" << err[0] << "' lacks '" << f << "'";
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
@@ -534,7 +589,8 @@ TEST(HostileNonFinite, NanKeyframesAreRefusedTheSameWayOnEveryPath) {
   EXPECT_FAILURE(test::loadJson(file.json()), Error::kInvalidGltf, "accessors[3]", "is NaN", "§3.6.2.2");
   const std::vector<std::string> why = {"accessors[3]: element 0 component 0 is NaN", "§3.6.2.2"};
   expectOneErrorLine(test::runMorphkit(dir, "pose nan.gltf --anim 0 --time 0.5 --out posed.json"), "nan.gltf", why);
-  expectOneErrorLine(test::runMorphkit(dir, "pose nan.gltf --anim 0 --time 0.5 --device gpu --out posed.glb"), "nan.gltf", why);
+  expectOneErrorLine(test::runMorphkit(dir, "pose nan.gltf --anim 0 --time 0.5 --device gpu --out posed.glb"),
+                     "nan.gltf", why);
   expectOneErrorLine(test::runMorphkit(dir, "render nan.gltf --out frames"), "nan.gltf", why);
   expectOneErrorLine(test::runMorphkit(dir, "inspect nan.gltf"), "nan.gltf", why);
   file.weights = {INFINITY, 0.25f};
@@ -555,8 +611,10 @@ TEST(HostileNonFinite, FiniteWeightsThatOverflowNeverReachAnOutputFile) {
   ASSERT_LOADED(test::loadJson(file.json()));
   const std::vector<std::string> why = {"nodes[0] meshes[0].primitives[0]: posed position of vertex 0 is not finite"};
   expectOneErrorLine(test::runMorphkit(dir, "pose big.gltf --anim 0 --time 0.5 --out big.obj"), "big.gltf", why);
-  expectOneErrorLine(test::runMorphkit(dir, "pose big.gltf --anim 0 --time 0.5 --cpu-path fast --out big.obj"), "big.gltf", why);
-  expectOneErrorLine(test::runMorphkit(dir, "pose big.gltf --anim 0 --time 0.5 --device gpu --out big.glb"), "big.gltf", why);
+  expectOneErrorLine(test::runMorphkit(dir, "pose big.gltf --anim 0 --time 0.5 --cpu-path fast --out big.obj"),
+                     "big.gltf", why);
+  expectOneErrorLine(test::runMorphkit(dir, "pose big.gltf --anim 0 --time 0.5 --device gpu --out big.glb"), "big.gltf",
+                     why);
   EXPECT_FALSE(fs::exists(dir / "big.obj"));
   EXPECT_FALSE(fs::exists(dir / "big.glb"));
   // A CUBICSPLINE between finite keys can overflow the weight itself (tangents scale with the key interval):
@@ -569,7 +627,8 @@ TEST(HostileNonFinite, FiniteWeightsThatOverflowNeverReachAnOutputFile) {
   const std::vector<std::string> weight = {"nodes[0]: morph weight 0 is not finite"};
   expectOneErrorLine(test::runMorphkit(dir, "pose cubic.gltf --anim 0 --time 50"), "cubic.gltf", weight);
   expectOneErrorLine(test::runMorphkit(dir, "pose cubic.gltf --anim 0 --time 50 --device gpu"), "cubic.gltf", weight);
-  expectOneErrorLine(test::runMorphkit(dir, "render cubic.gltf --fps 1 --frames 50:51 --out frames"), "cubic.gltf", weight);
+  expectOneErrorLine(test::runMorphkit(dir, "render cubic.gltf --fps 1 --frames 50:51 --out frames"), "cubic.gltf",
+                     weight);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // writeFileAtomic in a folder an attacker can write to (issue 9, class 3): planted symlinks and files under the
 // temporary names are never written through, permissions are those of a plain write, and nothing is left behind.
-#include <gtest/gtest.h>
+#include "morphkit/io.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,7 +14,6 @@
 
 #include "gltf_test_util.h"
 #include "io_internal.h"
-#include "morphkit/io.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -55,7 +55,8 @@ TEST(WriteFileAtomic, NeverWritesThroughAPlantedSymlink) {
   EXPECT_FALSE(fs::is_symlink(out));
   EXPECT_TRUE(fs::is_symlink(dir / "out.json.tmp-aaaa"));  // the planted links are skipped, not replaced
   EXPECT_EQ(next, 3u);
-  EXPECT_EQ(entries(dir), (std::vector<std::string>{"out.json", "out.json.tmp-aaaa", "out.json.tmp-bbbb", "victim.txt"}));
+  EXPECT_EQ(entries(dir),
+            (std::vector<std::string>{"out.json", "out.json.tmp-aaaa", "out.json.tmp-bbbb", "victim.txt"}));
 }
 
 TEST(WriteFileAtomic, GivesUpCleanlyWhenEveryNameIsTaken) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
+#include "morphkit/json_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
-
-#include "morphkit/json_writer.h"
 
 namespace morphkit {
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morphkit make-demo`: the file it writes, its summary line / JSON, and its exit codes.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -22,7 +21,9 @@ namespace {
 
 using test::CliRun;
 
-CliRun makeDemo(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, "make-demo " + args); }
+CliRun makeDemo(const std::filesystem::path& dir, const std::string& args) {
+  return test::runMorphkit(dir, "make-demo " + args);
+}
 
 TEST(MakeDemoCommand, WritesTheDemoAssetAndASummary) {
   auto dir = test::scratchDir();
@@ -58,8 +59,10 @@ TEST(MakeDemoCommand, JsonSummary) {
   CliRun run = makeDemo(dir, "d.glb --targets 0 --vertices 8 --bones 1 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   size_t size = std::filesystem::file_size(dir / "d.glb");
-  EXPECT_EQ(run.out, "{\"file\":\"d.glb\",\"vertices\":8,\"triangles\":12,\"targets\":0,\"bones\":1,\"animations\":2,"
-                     "\"seed\":1,\"bytes\":" + std::to_string(size) + ",\"capture\":\"d_capture.csv\",\"captureRows\":240}\n");
+  EXPECT_EQ(run.out,
+            "{\"file\":\"d.glb\",\"vertices\":8,\"triangles\":12,\"targets\":0,\"bones\":1,\"animations\":2,"
+            "\"seed\":1,\"bytes\":" +
+                std::to_string(size) + ",\"capture\":\"d_capture.csv\",\"captureRows\":240}\n");
   run = makeDemo(dir, "e.glb --targets 0 --vertices 8 --bones 1 --no-capture --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find(",\"capture\":null,\"captureRows\":0}"), std::string::npos) << run.out;

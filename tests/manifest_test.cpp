@@ -143,7 +143,8 @@ ManifestRow parseRow(const std::vector<std::string>& cells) {
     row.channels = std::stoi(text.substr(text.find(", ") + 2));
     for (const auto& item : split(text.substr(text.find(": ") + 2), ", ")) {
       auto words = split(item, " ");
-      for (const auto& interpolation : split(words[1], "/")) row.path_interpolations.insert(words[0] + " " + interpolation);
+      for (const auto& interpolation : split(words[1], "/"))
+        row.path_interpolations.insert(words[0] + " " + interpolation);
     }
   }
   // Extensions: "-" or "KHR_mesh_quantization (required: KHR_mesh_quantization)".
@@ -205,7 +206,9 @@ struct Facts {
   std::set<std::string> extensions_used, extensions_required;
 };
 
-std::string str(simdjson::dom::element e) { return std::string(std::string_view(e)); }
+std::string str(simdjson::dom::element e) {
+  return std::string(std::string_view(e));
+}
 
 void addEncoding(Facts& facts, const std::string& where, simdjson::dom::element a) {
   std::string component = str(a["componentType"]);
@@ -246,7 +249,8 @@ Facts factsFromInspect(simdjson::dom::element root) {
       }
     }
   }
-  for (simdjson::dom::element skin : root["skins"].get_array()) facts.skin_joints.push_back(int(int64_t(skin["joints"])));
+  for (simdjson::dom::element skin : root["skins"].get_array())
+    facts.skin_joints.push_back(int(int64_t(skin["joints"])));
   for (simdjson::dom::element animation : root["animations"].get_array()) {
     ++facts.animations;
     for (simdjson::dom::element channel : animation["channels"].get_array()) {
@@ -256,7 +260,8 @@ Facts factsFromInspect(simdjson::dom::element root) {
       std::string where = "anim.output:" + path;
       if (bool(channel["outputSparse"])) facts.sparse.insert(where);
       std::string component = str(channel["outputComponentType"]);
-      if (component != "f32") (bool(channel["outputNormalized"]) ? facts.normalized : facts.integer).insert(where + ":" + component);
+      if (component != "f32")
+        (bool(channel["outputNormalized"]) ? facts.normalized : facts.integer).insert(where + ":" + component);
     }
   }
   return facts;
@@ -269,7 +274,9 @@ CliRun inspectJson(const std::filesystem::path& file, const std::filesystem::pat
   return test::runMorphkit(scratch, "inspect --json '" + file.string() + "'");
 }
 
-std::vector<std::filesystem::path> modelFiles() { return test::sharedModelFiles(); }
+std::vector<std::filesystem::path> modelFiles() {
+  return test::sharedModelFiles();
+}
 
 std::string relativeName(const std::filesystem::path& file) {
   return std::filesystem::relative(file, test::assetsDir()).generic_string();
@@ -320,7 +327,8 @@ TEST(Manifest, TableParses) {
   ASSERT_GE(rows.size(), 10u);
   // Spot-check the parser itself on rows whose text is quoted here by hand.
   auto find = [&](const std::string& file) -> const ManifestRow* {
-    for (const auto& r : rows) if (r.file == file) return &r;
+    for (const auto& r : rows)
+      if (r.file == file) return &r;
     return nullptr;
   };
   const ManifestRow* cube = find("AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf");
@@ -401,11 +409,11 @@ TEST(Manifest, SkinMorphEdgeCasesMatchesItsReadme) {
     simdjson::dom::element root;
     ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS);
     Facts facts = factsFromInspect(root);
-    EXPECT_EQ(facts.targets_per_primitive, std::set<int>{2});          // "2 morph targets per primitive"
+    EXPECT_EQ(facts.targets_per_primitive, std::set<int>{2});  // "2 morph targets per primitive"
     EXPECT_EQ(facts.primitives_with_targets, facts.primitives);
-    EXPECT_GT(facts.primitives, facts.meshes);                          // "a 2-primitive mesh"
-    EXPECT_TRUE(facts.integer.count("attr:JOINTS_0:u8"));               // "JOINTS_0 as UNSIGNED_BYTE"
-    EXPECT_FALSE(facts.sparse.empty());                                 // "a sparse morph-target accessor"
+    EXPECT_GT(facts.primitives, facts.meshes);             // "a 2-primitive mesh"
+    EXPECT_TRUE(facts.integer.count("attr:JOINTS_0:u8"));  // "JOINTS_0 as UNSIGNED_BYTE"
+    EXPECT_FALSE(facts.sparse.empty());                    // "a sparse morph-target accessor"
     EXPECT_EQ(facts.animations, 3);
     for (const char* pi : {"weights LINEAR", "rotation LINEAR", "translation STEP", "weights CUBICSPLINE",
                            "rotation CUBICSPLINE", "scale LINEAR", "translation LINEAR"}) {

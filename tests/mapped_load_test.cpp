@@ -6,14 +6,14 @@
 
 #include <cmath>
 #include <cstdio>
-#include <limits>
-#include <utility>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gltf_test_util.h"
@@ -226,16 +226,18 @@ TEST(ValidationScans, NonFiniteValuesAreFoundAndNamedInPackedAndStridedData) {
                  "accessors[0]: element 9999 component 0 is NaN");
   std::vector<uint8_t> strided = floatBytes(16 * 4);  // 16 VEC3 elements, 16 bytes apart
   const float inf = std::numeric_limits<float>::infinity();
-  std::memcpy(strided.data() + 16 * 5 + 8, &inf, 4);  // element 5, component 2
+  std::memcpy(strided.data() + 16 * 5 + 8, &inf, 4);   // element 5, component 2
   std::memcpy(strided.data() + 16 * 7 + 12, &inf, 4);  // padding between elements: not data, never checked
   const std::string json = test::gltfJson(
-      "\"buffers\":[" + test::bufferJson(strided) + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":256,"
+      "\"buffers\":[" + test::bufferJson(strided) +
+      "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":256,"
       "\"byteStride\":16}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":16,\"type\":\"VEC3\"}]");
   EXPECT_FAILURE(test::loadJson(json), Error::kInvalidGltf, "accessors[0]: element 5 component 2 is infinite");
   std::vector<uint8_t> padding_only = floatBytes(16 * 4);
   std::memcpy(padding_only.data() + 16 * 7 + 12, &inf, 4);
   const std::string ok = test::gltfJson(
-      "\"buffers\":[" + test::bufferJson(padding_only) + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":256,"
+      "\"buffers\":[" + test::bufferJson(padding_only) +
+      "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":256,"
       "\"byteStride\":16}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":16,\"type\":\"VEC3\"}]");
   ASSERT_LOADED(test::loadJson(ok));
 }
@@ -249,13 +251,18 @@ TEST(ValidationScans, TheLargestIndexIsFoundForEveryIndexType) {
       for (int b = 0; b < size; ++b) bytes.push_back(uint8_t(index >> (8 * b)));
     }
     while (bytes.size() % 4) bytes.push_back(0);
-    const std::string json = test::gltfJson(
-        "\"buffers\":[" + test::bufferJson(bytes) + "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},"
-        "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":" + std::to_string(6 * size) + "}],"
-        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
-        "\"min\":[-7,-6.75,-6.5],\"max\":[-5.5,-5.25,-5]},"
-        "{\"bufferView\":1,\"componentType\":" + std::to_string(type) + ",\"count\":6,\"type\":\"SCALAR\"}],"
-        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}]");
+    const std::string json =
+        test::gltfJson("\"buffers\":[" + test::bufferJson(bytes) +
+                       "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},"
+                       "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":" +
+                       std::to_string(6 * size) +
+                       "}],"
+                       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+                       "\"min\":[-7,-6.75,-6.5],\"max\":[-5.5,-5.25,-5]},"
+                       "{\"bufferView\":1,\"componentType\":" +
+                       std::to_string(type) +
+                       ",\"count\":6,\"type\":\"SCALAR\"}],"
+                       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}]");
     EXPECT_FAILURE(test::loadJson(json), Error::kInvalidGltf, "indices", "index 7 is >= the vertex count 3");
   }
 }

@@ -439,8 +439,9 @@ TEST(NodeMaterial, GeneratedCodeIncludesTheRendererContractAndRestatesNoStruct) 
 }
 
 TEST(NodeMaterial, AnUnknownIncludeIsACompileErrorNamingIt) {
-  const std::string glsl = "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
-                           "#include \"missing.glsl\"\nvoid main() {}\n";
+  const std::string glsl =
+      "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+      "#include \"missing.glsl\"\nvoid main() {}\n";
   Expected<std::vector<uint32_t>> words = compileNodeGlsl(glsl, kNodeStageVertex, "include-test");
   ASSERT_FALSE(words);
   EXPECT_EQ(words.error().code, Error::kInvalidArgument);
@@ -465,8 +466,8 @@ TEST(NodeMaterial, UniformBytesAndTextureSourcesFollowTheGltfMaterial) {
   mat.metallic_factor = 0.125f;
   mat.roughness_factor = 0.75f;
   mat.emissive_factor[1] = 2.0f;
-  mat.base_color_texture = {0, 1, 1.0f};  // TEXCOORD_1
-  mat.normal_texture = {1, 0, 0.5f};      // scale 0.5
+  mat.base_color_texture = {0, 1, 1.0f};     // TEXCOORD_1
+  mat.normal_texture = {1, 0, 0.5f};         // scale 0.5
   mat.occlusion_texture = {kNone, 0, 1.0f};  // absent: unbound (an out-of-range index never passes validation)
   mat.alpha_mode = AlphaMode::kMask;
   mat.alpha_cutoff = 0.3f;
@@ -553,7 +554,9 @@ TEST(NodeMaterial, FlagOnlySkinningBlockGetsTheSkinFeature) {
                                       "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
 }
 
-std::filesystem::path cli() { return test::cliPath(); }
+std::filesystem::path cli() {
+  return test::cliPath();
+}
 
 int runCli(const std::string& args, const std::filesystem::path& output) {
   const std::string command = cli().string() + " " + args + " >" + output.string() + " 2>&1";

@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "gltf_test_util.h"
+#include "morphkit/node_material.h"
 #include "render_shared.h"
 #include "vk_context.h"
-#include "morphkit/node_material.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // npy_test.cpp — morphkit/npy.h: .npy headers as NumPy writes them, stored .npz archives, CRC-32.
+#include "morphkit/npy.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include "morphkit/npy.h"
 
 namespace morphkit {
 namespace {
@@ -64,7 +64,8 @@ TEST(Npz, StoredArchiveRoundTripsAndIsDeterministic) {
   std::vector<double> t{0.5};
   std::vector<NpzEntry> entries;
   entries.push_back({"times", *encodeNpy(std::span<const double>(t), std::vector<uint64_t>{1})});
-  entries.push_back({"node0_mesh0_prim0_positions", *encodeNpy(std::span<const float>(a), std::vector<uint64_t>{1, 2, 3})});
+  entries.push_back(
+      {"node0_mesh0_prim0_positions", *encodeNpy(std::span<const float>(a), std::vector<uint64_t>{1, 2, 3})});
   auto zip = encodeNpz(entries);
   ASSERT_TRUE(zip.ok());
   EXPECT_EQ(*zip, *encodeNpz(entries));  // no time stamps: equal arrays, equal bytes

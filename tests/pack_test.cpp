@@ -7,10 +7,9 @@
 // PrimitiveData it came from. No device needed.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
-
-#include <array>
 #include <random>
 #include <span>
 
@@ -38,7 +37,8 @@ std::vector<float> expectedRecords(const PrimitiveData& p, const DeltaFormat& f,
     if (f.extra != kLayoutAbsent) {
       uint32_t o = f.extra;
       for (size_t s = 0; s < p.texcoords.size(); ++s, o += 2) {
-        for (int c = 0; c < 2 && s < d.texcoords.size() && !d.texcoords[s].empty(); ++c) r[o + c] = d.texcoords[s][2 * v + c];
+        for (int c = 0; c < 2 && s < d.texcoords.size() && !d.texcoords[s].empty(); ++c)
+          r[o + c] = d.texcoords[s][2 * v + c];
       }
       for (size_t s = 0; s < p.colors.size(); ++s, o += 4) {
         for (int c = 0; c < 4 && s < d.colors.size() && !d.colors[s].empty(); ++c) r[o + c] = d.colors[s][4 * v + c];
@@ -54,10 +54,10 @@ TEST(VkLayoutTest, HalfConversionKnownValues) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
   EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
   EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
-  EXPECT_EQ(floatToHalf(65520.0f), 0x7C00);             // rounds up to infinity
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400);  // smallest normal
-  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie → even
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7C00);                          // rounds up to infinity
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);             // smallest subnormal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400);             // smallest normal
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3C00);      // tie → even
   EXPECT_EQ(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);  // tie → even (up)
   EXPECT_EQ(halfToFloat(0x3555), 0.333251953125f);
   EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
@@ -124,8 +124,8 @@ TEST(VkLayoutTest, DenseDeltasAreTiledSlabsOfPlanes) {
     p.targets[t].position.resize(9);
     p.targets[t].normal.resize(9);
     for (uint32_t i = 0; i < 9; ++i) {
-      p.targets[t].position[i] = float(100 * (t + 1) + i);        // Δp of vertex i/3, component i%3
-      p.targets[t].normal[i] = float(100 * (t + 1) + 50 + i);     // Δn
+      p.targets[t].position[i] = float(100 * (t + 1) + i);     // Δp of vertex i/3, component i%3
+      p.targets[t].normal[i] = float(100 * (t + 1) + 50 + i);  // Δn
     }
   }
   Expected<PackedDeltas> packed = packDeltas(p, DeltaLayout::kDenseF32);
@@ -143,11 +143,13 @@ TEST(VkLayoutTest, DenseDeltasAreTiledSlabsOfPlanes) {
   const float plane1[6] = {151, 152, 154, 155, 157, 158};                                 // (ny nz) × 3
   for (size_t slab = 0; slab < 2; ++slab) {
     const float offset = 100.0f * float(slab);
-    for (size_t i = 0; i < 12; ++i) EXPECT_EQ(f32At(slab * 384 + i), plane0[i] + offset) << "slab " << slab << " plane 0 float " << i;
+    for (size_t i = 0; i < 12; ++i)
+      EXPECT_EQ(f32At(slab * 384 + i), plane0[i] + offset) << "slab " << slab << " plane 0 float " << i;
     EXPECT_EQ(f32At(slab * 384 + 12), 0.0f);  // lane 3: padding of the last tile
-    for (size_t i = 0; i < 6; ++i) EXPECT_EQ(f32At(slab * 384 + 256 + i), plane1[i] + offset) << "slab " << slab << " plane 1 float " << i;
+    for (size_t i = 0; i < 6; ++i)
+      EXPECT_EQ(f32At(slab * 384 + 256 + i), plane1[i] + offset) << "slab " << slab << " plane 1 float " << i;
   }
-  EXPECT_EQ(denseElementIndex(2, 6, 1, 2, 5), 384u + 256 + 2 * 2 + 1);           // target 1, vertex 2's Δnz
+  EXPECT_EQ(denseElementIndex(2, 6, 1, 2, 5), 384u + 256 + 2 * 2 + 1);            // target 1, vertex 2's Δnz
   EXPECT_EQ(denseElementIndex(3, 9, 2, 65, 8), (1u * 3 + 2) * 64 * 9 + 512 + 1);  // tile 1; stride 9: plane 2 is 1 wide
   Expected<PackedDeltas> halves = packDeltas(p, DeltaLayout::kDenseF16);
   ASSERT_TRUE(halves);
@@ -172,7 +174,8 @@ TEST(VkLayoutTest, SparseRowsAreSortedAndKeepOnlyMovedVertices) {
   EXPECT_EQ(packed->bytes.size(), packed->record_count * 4 * (1 + packed->format.stride));
   uint64_t nonzero = 0;
   for (const auto& t : p.targets) {
-    for (uint32_t v = 0; v < p.vertex_count; ++v) nonzero += (t.position[3 * v] != 0 || t.position[3 * v + 1] != 0 || t.position[3 * v + 2] != 0);
+    for (uint32_t v = 0; v < p.vertex_count; ++v)
+      nonzero += (t.position[3 * v] != 0 || t.position[3 * v + 1] != 0 || t.position[3 * v + 2] != 0);
   }
   EXPECT_EQ(packed->record_count, nonzero);
   EXPECT_EQ(sparseRecordCount(p), nonzero);
@@ -205,7 +208,7 @@ TEST(VkLayoutTest, GltfSparseIndicesGoStraightToTheSparseLayout) {
   EXPECT_EQ(chooseDeltaLayout(p), DeltaLayout::kSparse);
   Expected<PackedDeltas> packed = packDeltas(p, DeltaLayout::kSparse);
   ASSERT_TRUE(packed);
-  EXPECT_EQ(packed->record_count, 2u + 20u);  // the two listed vertices + target 1's every vertex
+  EXPECT_EQ(packed->record_count, 2u + 20u);         // the two listed vertices + target 1's every vertex
   EXPECT_EQ(packed->rows[8] - packed->rows[7], 2u);  // vertex 7 keeps its (zero) record
 }
 
@@ -263,10 +266,11 @@ TEST(VkLayoutTest, TargetsThatMoveNothingPackWithoutUndefinedBehaviour) {
   PrimitiveData p;
   p.vertex_count = 3;
   p.position = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-  p.targets.emplace_back();                                           // {}
-  p.targets.emplace_back().normal = {0, 0, 1, 0, 0, 1, 0, 0, 1};     // deltas for an attribute the base lacks
-  p.targets[1].normal.clear();                                        // as decodePrimitive drops them
-  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
+  p.targets.emplace_back();                                       // {}
+  p.targets.emplace_back().normal = {0, 0, 1, 0, 0, 1, 0, 0, 1};  // deltas for an attribute the base lacks
+  p.targets[1].normal.clear();                                    // as decodePrimitive drops them
+  for (DeltaLayout layout :
+       {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
     Expected<PackedDeltas> packed = packDeltas(p, layout);
     ASSERT_TRUE(packed.ok()) << packed.error().message;
     EXPECT_EQ(packed->format.stride, 0u);
@@ -412,8 +416,10 @@ TEST(MorphTextureLayout, PackDecodeRoundTripWhenWrapping) {
       std::vector<float> texels = packMorphTexture(p, *layout);
       ASSERT_EQ(texels.size(), size_t(layout->tex_width) * layout->height * 4);
       for (uint32_t t = 0; t < targets; ++t) {
-        EXPECT_EQ(unpackMorphBand(*layout, texels, t, 0), p.targets[t].position) << "max " << max_dim << " target " << t;
-        std::vector<float> normal = p.targets[t].normal.empty() ? std::vector<float>(vertices * 3, 0.0f) : p.targets[t].normal;
+        EXPECT_EQ(unpackMorphBand(*layout, texels, t, 0), p.targets[t].position)
+            << "max " << max_dim << " target " << t;
+        std::vector<float> normal =
+            p.targets[t].normal.empty() ? std::vector<float>(vertices * 3, 0.0f) : p.targets[t].normal;
         EXPECT_EQ(unpackMorphBand(*layout, texels, t, 1), normal);
         if (tangents) {
           EXPECT_EQ(unpackMorphBand(*layout, texels, t, 2), p.targets[t].tangent);

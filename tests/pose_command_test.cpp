@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // pose_command_test.cpp — `morphkit pose` end to end: outputs, exit codes, no partial files.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -9,7 +10,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <sys/wait.h>
 
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -20,7 +20,9 @@
 namespace morphkit {
 namespace {
 
-std::filesystem::path cli() { return test::cliPath(); }
+std::filesystem::path cli() {
+  return test::cliPath();
+}
 
 int runCli(const std::string& args) {
   const std::string command = cli().string() + " " + args + " >/dev/null 2>&1";
@@ -90,7 +92,8 @@ TEST(PoseCommand, ErrorsAndUsage) {
   EXPECT_EQ(runCli("pose"), 2);
   // Failed writes leave nothing behind.
   EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "x.json/under/a/file.json").string()), 0);
-  EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "x.json/under/a/file.json/y.json").string()), 1);  // a file in the way
+  EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "x.json/under/a/file.json/y.json").string()),
+            1);  // a file in the way
   // Output folders are created (tests/cli_conventions_test.cpp).
   EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "no/such/dir/x.json").string()), 0);
   EXPECT_FALSE(std::filesystem::exists(dir / "two.obj"));
@@ -98,7 +101,8 @@ TEST(PoseCommand, ErrorsAndUsage) {
 }
 
 // Positions of every posed primitive of `model` at `times`, from the library (the CLI's reference).
-std::vector<PoseResult> libraryPoses(const std::filesystem::path& model, uint32_t animation, const std::vector<double>& times) {
+std::vector<PoseResult> libraryPoses(const std::filesystem::path& model, uint32_t animation,
+                                     const std::vector<double>& times) {
   Expected<Asset> asset = loadAsset(model);
   EXPECT_TRUE(asset.ok());
   std::vector<PoseResult> cases;
@@ -172,13 +176,14 @@ TEST(PoseCommand, PositionsOnlyKeepsThePositionsAndDropsTheNormals) {
   std::vector<std::string> names;
   for (const auto& [name, array] : *only) names.push_back(name);
   EXPECT_EQ(names, (std::vector<std::string>{"times", "node0_mesh0_prim0_positions"}));
-  ASSERT_EQ(full->size(), 3u);  // times, positions, normals
+  ASSERT_EQ(full->size(), 3u);                                // times, positions, normals
   EXPECT_EQ((*only)[1].second.data, (*full)[1].second.data);  // positions, bit for bit
   ASSERT_EQ(runCli(pose + " --positions-only --out " + (dir / "only.json").string()), 0);
   const std::string json = readText(dir / "only.json");
   EXPECT_NE(json.find("\"normals\":null"), std::string::npos);
   EXPECT_NE(json.find("\"positions\":["), std::string::npos);
-  for (const std::string& bad : std::vector<std::string>{" --positions-only --device gpu", " --positions-only --compare",
+  for (const std::string& bad :
+       std::vector<std::string>{" --positions-only --device gpu", " --positions-only --compare",
                                 " --positions-only --out " + (dir / "p.glb").string(),
                                 " --positions-only --out " + (dir / "p.obj").string()}) {
     EXPECT_EQ(runCli(pose + bad), 2) << bad;

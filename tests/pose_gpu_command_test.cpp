@@ -3,11 +3,11 @@
 // `--compare` reports per-attribute errors. Runs on lavapipe in CI.
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 #include "morphkit/gpu.h"
@@ -146,8 +146,11 @@ TEST(PoseGpuCommand, Snorm16LayoutFlag) {
   ASSERT_EQ(runCli("pose " + common + " --out " + (dir / "cpu.json").string()), 0);
   std::string output;
   for (const char* layout : {"dense", "snorm16"}) {
-    ASSERT_EQ(runCli("pose " + common + " --device gpu --layout " + layout + " --out " + (dir / (std::string(layout) + ".json")).string(),
-                     &output), 0) << output;
+    ASSERT_EQ(runCli("pose " + common + " --device gpu --layout " + layout + " --out " +
+                         (dir / (std::string(layout) + ".json")).string(),
+                     &output),
+              0)
+        << output;
   }
   simdjson::dom::parser cpu_parser, dense_parser, snorm_parser;
   auto positions = [](simdjson::dom::element doc) { return numbers(doc["cases"].at(0)["meshes"].at(0)["positions"]); };
@@ -155,11 +158,13 @@ TEST(PoseGpuCommand, Snorm16LayoutFlag) {
   const simdjson::dom::element cpu = cpu_parser.load((dir / "cpu.json").string());
   const simdjson::dom::element dense = dense_parser.load((dir / "dense.json").string());
   const simdjson::dom::element snorm = snorm_parser.load((dir / "snorm16.json").string());
-  const std::vector<double> p_cpu = positions(cpu), p_snorm = positions(snorm), n_cpu = normals(cpu), n_snorm = normals(snorm);
+  const std::vector<double> p_cpu = positions(cpu), p_snorm = positions(snorm), n_cpu = normals(cpu),
+                            n_snorm = normals(snorm);
   ASSERT_EQ(p_cpu.size(), p_snorm.size());
   ASSERT_EQ(n_cpu.size(), n_snorm.size());
   double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
-  for (size_t i = 0; i < p_cpu.size(); ++i) lo[i % 3] = std::min(lo[i % 3], p_cpu[i]), hi[i % 3] = std::max(hi[i % 3], p_cpu[i]);
+  for (size_t i = 0; i < p_cpu.size(); ++i)
+    lo[i % 3] = std::min(lo[i % 3], p_cpu[i]), hi[i % 3] = std::max(hi[i % 3], p_cpu[i]);
   const double diagonal = std::hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
   for (size_t i = 0; i < p_cpu.size(); ++i) ASSERT_NEAR(p_cpu[i], p_snorm[i], 1e-5 * diagonal) << "position " << i;
   for (size_t i = 0; i < n_cpu.size(); ++i) ASSERT_NEAR(n_cpu[i], n_snorm[i], 1e-4) << "normal " << i;
@@ -167,7 +172,9 @@ TEST(PoseGpuCommand, Snorm16LayoutFlag) {
   EXPECT_EQ(runCli("pose " + common + " --device gpu --layout snorm8", &output), 2) << output;
   EXPECT_NE(output.find("dense_snorm16 (snorm16)"), std::string::npos) << output;  // the accepted names
   // One vocabulary with `bench --layouts`: the long name poses exactly what the short one does.
-  ASSERT_EQ(runCli("pose " + common + " --device gpu --layout dense_snorm16 --out " + (dir / "long.json").string(), &output), 0)
+  ASSERT_EQ(
+      runCli("pose " + common + " --device gpu --layout dense_snorm16 --out " + (dir / "long.json").string(), &output),
+      0)
       << output;
   EXPECT_EQ(*readFile(dir / "long.json"), *readFile(dir / "snorm16.json"));
 }

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "morphkit/demo.h"
 #include "morphkit/deform.h"
+#include "morphkit/demo.h"
 #include "morphkit/packed_targets.h"
 #include "morphkit/pose.h"
 

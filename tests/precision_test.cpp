@@ -38,7 +38,8 @@ M4 mul(const M4& a, const M4& b) {
 
 // glTF 2.0 §3.5.3: T · R · S, the quaternion normalized in long double.
 M4 trs(const double t[3], const double q_in[4], const double s[3]) {
-  const Real n = std::sqrt(Real(q_in[0]) * q_in[0] + Real(q_in[1]) * q_in[1] + Real(q_in[2]) * q_in[2] + Real(q_in[3]) * q_in[3]);
+  const Real n =
+      std::sqrt(Real(q_in[0]) * q_in[0] + Real(q_in[1]) * q_in[1] + Real(q_in[2]) * q_in[2] + Real(q_in[3]) * q_in[3]);
   const Real x = q_in[0] / n, y = q_in[1] / n, z = q_in[2] / n, w = q_in[3] / n;
   const Real r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),     2 * (x * z - w * y),
                      2 * (x * y - w * z),     1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
@@ -54,7 +55,8 @@ M4 trs(const double t[3], const double q_in[4], const double s[3]) {
 std::array<Real, 3> place(const M4& m, const float p[3]) {
   std::array<Real, 3> out{};
   for (int row = 0; row < 3; ++row) {
-    out[size_t(row)] = m[size_t(row)] * p[0] + m[size_t(4 + row)] * p[1] + m[size_t(8 + row)] * p[2] + m[size_t(12 + row)];
+    out[size_t(row)] =
+        m[size_t(row)] * p[0] + m[size_t(4 + row)] * p[1] + m[size_t(8 + row)] * p[2] + m[size_t(12 + row)];
   }
   return out;
 }
@@ -78,7 +80,7 @@ std::string nums(const double* v, int n) {
 struct Scene {
   double root_t[3] = {57.312345678912345, -31.123456789123456, 40.987654321098765};
   double target[3] = {21.734567891234567, -3.3112233445566778, 5.9314159265358979};  // where node 1 lands
-  double mid_t[3] = {0, 0, 0};  // solved in the constructor
+  double mid_t[3] = {0, 0, 0};                                                       // solved in the constructor
   double mid_q[4] = {0.2236067977, 0.1732050808, -0.3162277660, 0.9055385138};
   double mid_s[3] = {1.3456789, -0.8765432, 1.1234567};
   double root_q[4] = {0.12345678901234, -0.4321098765432, 0.2718281828459, 0.8414709848079};
@@ -146,8 +148,8 @@ struct Scene {
 
   std::string gltf() const {
     test::Bytes bytes;
-    for (float f : box) bytes.put<float>(f);                                  // 0: POSITION, 96 bytes
-    for (int v = 0; v < 8; ++v) bytes.put<uint8_t>({0, 1, 0, 0});             // 96: JOINTS_0, 32 bytes
+    for (float f : box) bytes.put<float>(f);                                 // 0: POSITION, 96 bytes
+    for (int v = 0; v < 8; ++v) bytes.put<uint8_t>({0, 1, 0, 0});            // 96: JOINTS_0, 32 bytes
     for (int v = 0; v < 8; ++v) bytes.put<float>({0.3f, 0.7f, 0.0f, 0.0f});  // 128: WEIGHTS_0, 128 bytes
     for (const auto& m : ibm) {
       for (float f : m) bytes.put<float>(f);  // 256: inverse bind matrices, 128 bytes
@@ -156,7 +158,8 @@ struct Scene {
     double root_matrix[16];
     for (int k = 0; k < 16; ++k) root_matrix[k] = double(r[size_t(k)]);
     const std::string body =
-        "\"buffers\":[" + test::bufferJson(bytes.data) + "],"
+        "\"buffers\":[" + test::bufferJson(bytes.data) +
+        "],"
         "\"bufferViews\":[{\"buffer\":0,\"byteLength\":96},{\"buffer\":0,\"byteOffset\":96,\"byteLength\":32},"
         "{\"buffer\":0,\"byteOffset\":128,\"byteLength\":128},{\"buffer\":0,\"byteOffset\":256,\"byteLength\":128}],"
         "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":8,\"type\":\"VEC3\","
@@ -167,15 +170,21 @@ struct Scene {
         "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]},"
         "{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
         "\"skins\":[{\"joints\":[3,4],\"inverseBindMatrices\":3}],"
-        "\"nodes\":[{\"matrix\":" + nums(root_matrix, 16) + ",\"children\":[1]},"
-        "{\"translation\":" + nums(mid_t, 3) + ",\"rotation\":" + nums(mid_q, 4) + ",\"scale\":" + nums(mid_s, 3) +
+        "\"nodes\":[{\"matrix\":" +
+        nums(root_matrix, 16) +
+        ",\"children\":[1]},"
+        "{\"translation\":" +
+        nums(mid_t, 3) + ",\"rotation\":" + nums(mid_q, 4) + ",\"scale\":" + nums(mid_s, 3) +
         ",\"children\":[2,3,4,5]},"
-        "{\"translation\":" + nums(child_t, 3) + ",\"rotation\":" + nums(child_q, 4) + ",\"scale\":" + nums(child_s, 3) +
+        "{\"translation\":" +
+        nums(child_t, 3) + ",\"rotation\":" + nums(child_q, 4) + ",\"scale\":" + nums(child_s, 3) +
         ",\"mesh\":0},"
-        "{\"translation\":" + nums(joint_t[0], 3) + ",\"rotation\":" + nums(joint_q[0], 4) + ",\"scale\":" +
-        nums(joint_s[0], 3) + "},"
-        "{\"translation\":" + nums(joint_t[1], 3) + ",\"rotation\":" + nums(joint_q[1], 4) + ",\"scale\":" +
-        nums(joint_s[1], 3) + "},"
+        "{\"translation\":" +
+        nums(joint_t[0], 3) + ",\"rotation\":" + nums(joint_q[0], 4) + ",\"scale\":" + nums(joint_s[0], 3) +
+        "},"
+        "{\"translation\":" +
+        nums(joint_t[1], 3) + ",\"rotation\":" + nums(joint_q[1], 4) + ",\"scale\":" + nums(joint_s[1], 3) +
+        "},"
         "{\"mesh\":1,\"skin\":0}],"
         "\"scenes\":[{\"nodes\":[0]}]";
     return test::gltfJson(body);
@@ -203,7 +212,8 @@ void expectPrecise(const PoseResult& pose, const char* path) {
   for (size_t m = 0; m < 2; ++m) {
     ASSERT_EQ(pose.meshes[m].positions.size(), want[m].size());
     const double error = relativeError(pose.meshes[m].positions, want[m]);
-    std::printf("  far from the origin, %s, %s: %.3g of the bbox diagonal\n", m == 0 ? "rigid" : "skinned", path, error);
+    std::printf("  far from the origin, %s, %s: %.3g of the bbox diagonal\n", m == 0 ? "rigid" : "skinned", path,
+                error);
     EXPECT_LE(error, 1e-5) << path << (m == 0 ? " rigid" : " skinned");
   }
 }
@@ -222,7 +232,8 @@ TEST(FarFromOrigin, SceneIsWhatTheTestSays) {
   EXPECT_LT(diagonal, 0.25L);
   EXPECT_GT(std::fabs(want[0][0]), 20.0L);  // 22 units out
   const M4 root = scene.root();
-  const Real det = root[0] * (root[5] * root[10] - root[9] * root[6]) - root[4] * (root[1] * root[10] - root[9] * root[2]) +
+  const Real det = root[0] * (root[5] * root[10] - root[9] * root[6]) -
+                   root[4] * (root[1] * root[10] - root[9] * root[2]) +
                    root[8] * (root[1] * root[6] - root[5] * root[2]);
   EXPECT_LT(det, 0.0L);  // mirrored
 }

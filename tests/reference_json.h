@@ -168,7 +168,7 @@ inline double caseTime(const Json& c) {
 
 struct ReferenceStats {
   int cases = 0;
-  double worst_position_ratio = 0;  // max |Δ| / tolerance over every position
+  double worst_position_ratio = 0;     // max |Δ| / tolerance over every position
   double worst_position_relative = 0;  // max |Δ| / bbox diagonal
   double worst_normal = 0;
 };
@@ -186,7 +186,8 @@ inline double bboxDiagonalOf(const std::vector<double>& xyz) {
 
 // Compares `got` with one reference case: same (node, mesh, primitive) entries, weights within 1e-6, positions
 // within position_tolerance × the entry's bounding-box diagonal, normals within 1e-4 (README.md).
-inline void expectMatchesCase(const PoseResult& got_pose, const Json& c, double position_tolerance, ReferenceStats& stats) {
+inline void expectMatchesCase(const PoseResult& got_pose, const Json& c, double position_tolerance,
+                              ReferenceStats& stats) {
   const Json* meshes = c.get("meshes");
   ASSERT_TRUE(meshes && meshes->kind == Json::kArray);
   ASSERT_EQ(got_pose.meshes.size(), meshes->items.size());
@@ -236,8 +237,8 @@ inline void expectMatchesCase(const PoseResult& got_pose, const Json& c, double 
 
 inline std::string caseName(const std::string& model, const Json& c) {
   const uint32_t anim = caseAnimation(c);
-  return model + " anim " + (anim == kNone ? std::string("null") : std::to_string(anim)) + " t=" +
-         std::to_string(caseTime(c));
+  return model + " anim " + (anim == kNone ? std::string("null") : std::to_string(anim)) +
+         " t=" + std::to_string(caseTime(c));
 }
 
 }  // namespace morphkit::test

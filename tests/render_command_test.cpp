@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `morphkit render`: frames, contact sheet, summary line / JSON, exit codes (validation layer on).
+#include <fcntl.h>
 #include <gtest/gtest.h>
-
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,7 +27,9 @@ namespace {
 
 using test::CliRun;
 
-CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
+  return test::runMorphkit(dir, args);
+}
 
 std::filesystem::path writeDemo(const std::filesystem::path& dir) {
   DemoOptions options;
@@ -46,9 +47,11 @@ TEST(RenderCommand, RendersFramesAContactSheetAndJson) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   auto dir = test::scratchDir();
   writeDemo(dir);
-  CliRun run = morphkit(dir, "render demo.glb --frames 0:3 --size 64x48 --out frames --validation --json --morph-path vertex");
+  CliRun run =
+      morphkit(dir, "render demo.glb --frames 0:3 --size 64x48 --out frames --validation --json --morph-path vertex");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  for (const char* name : {"frames/frame_0000.png", "frames/frame_0001.png", "frames/frame_0002.png", "frames/contact_sheet.png"}) {
+  for (const char* name :
+       {"frames/frame_0000.png", "frames/frame_0001.png", "frames/frame_0002.png", "frames/contact_sheet.png"}) {
     auto bytes = readFile(dir / name);
     ASSERT_TRUE(bytes.ok()) << name;
     auto image = decodePng(*bytes);
@@ -138,7 +141,8 @@ TEST(RenderCommand, NonEmptyFolderIsRefusedForceClearsOnlyMorphkitOutputs) {
   EXPECT_EQ(test::slurp(dir / "f/frame_0002.png"), before);
   EXPECT_EQ(morphkit(dir, "render demo.glb --frames 0:2 --out f --force --resume").exit_code, 2);
   // --force: the stale frame_0002 (and the old sheet) go, the user's file stays.
-  CliRun forced = morphkit(dir, "render demo.glb --frames 0:2 --size 32x32 --out f --no-video --force --no-contact-sheet");
+  CliRun forced =
+      morphkit(dir, "render demo.glb --frames 0:2 --size 32x32 --out f --no-video --force --no-contact-sheet");
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(listFolder(dir / "f"), (std::vector<std::string>{"frame_0000.png", "frame_0001.png", "notes.txt"}));
 }
@@ -148,9 +152,12 @@ TEST(RenderCommand, ResumeRendersOnlyMissingFramesAndSplitRangesEqualOneRun) {
   auto dir = test::scratchDir();
   writeDemo(dir);
   // One run over 0:4 ...
-  ASSERT_EQ(morphkit(dir, "render demo.glb --frames 0:4 --size 40x32 --out whole --no-video --validation").exit_code, 0);
+  ASSERT_EQ(morphkit(dir, "render demo.glb --frames 0:4 --size 40x32 --out whole --no-video --validation").exit_code,
+            0);
   // ... equals two workers' ranges into one folder (the second with --resume); the auto camera frames the clip.
-  ASSERT_EQ(morphkit(dir, "render demo.glb --frames 2:4 --size 40x32 --out split --no-video --no-contact-sheet").exit_code, 0);
+  ASSERT_EQ(
+      morphkit(dir, "render demo.glb --frames 2:4 --size 40x32 --out split --no-video --no-contact-sheet").exit_code,
+      0);
   CliRun second = morphkit(dir, "render demo.glb --frames 0:2 --size 40x32 --out split --no-video --resume --json");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   for (int f = 0; f < 4; ++f) {
@@ -183,8 +190,9 @@ long childPeakRssKib(const std::filesystem::path& dir, const std::vector<std::st
   for (char** e = environ; *e; ++e) {
     if (std::string_view(*e).rfind("ASAN_OPTIONS=", 0) != 0) env_text.emplace_back(*e);
   }
-  env_text.emplace_back("ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0:thread_local_quarantine_size_kb=0:"
-                        "malloc_context_size=0:allocator_release_to_os_interval_ms=0");
+  env_text.emplace_back(
+      "ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0:thread_local_quarantine_size_kb=0:"
+      "malloc_context_size=0:allocator_release_to_os_interval_ms=0");
   std::vector<char*> envp;
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -212,8 +220,9 @@ TEST(RenderCommand, MemoryStaysFlatOverA300FrameRender) {
   writeDemo(dir);
   // 512x512 RGBA frames are 1 MiB each: keeping 300 of them would add 300 MB on their own.
   auto render = [&](const std::string& frames, const std::string& out, int& exit_code) {
-    return childPeakRssKib(dir, {"render", "demo.glb", "--frames", frames, "--size", "512x512", "--out", out, "--no-video",
-                                 "--no-shadows", "--no-prepass"},
+    return childPeakRssKib(dir,
+                           {"render", "demo.glb", "--frames", frames, "--size", "512x512", "--out", out, "--no-video",
+                            "--no-shadows", "--no-prepass"},
                            exit_code);
   };
   int exit_one = -1, exit_many = -1;

@@ -15,11 +15,11 @@
 #include <filesystem>
 #include <string>
 
+#include "gltf_test_util.h"
 #include "morphkit/demo.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/render.h"
-#include "gltf_test_util.h"
 #include "vk_context.h"
 #include "vk_test_support.h"
 
@@ -28,14 +28,20 @@ namespace {
 
 constexpr uint32_t kSize = 128;
 
-std::filesystem::path goldenDir() { return test::sourceDir() / "tests" / "golden"; }
-std::filesystem::path binaryDir() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
+std::filesystem::path goldenDir() {
+  return test::sourceDir() / "tests" / "golden";
+}
+std::filesystem::path binaryDir() {
+  return std::filesystem::read_symlink("/proc/self/exe").parent_path();
+}
 bool blessing() {
   const char* bless = std::getenv("MORPHKIT_BLESS");
   return bless && std::string(bless) == "1";
 }
 
-DecodedImage asDecoded(const RenderedImage& image) { return DecodedImage{image.width, image.height, image.rgba}; }
+DecodedImage asDecoded(const RenderedImage& image) {
+  return DecodedImage{image.width, image.height, image.rgba};
+}
 
 void writePng(const std::filesystem::path& path, const DecodedImage& image) {
   auto png = encodePng(image.rgba, image.width, image.height);
@@ -132,11 +138,16 @@ std::string ktx2Triangle(bool fallback) {
                                        : "{\"extensions\":{\"KHR_texture_basisu\":{\"source\":0}}}";
   return test::gltfJson(
       "\"extensionsUsed\":[\"KHR_texture_basisu\"],\"extensionsRequired\":[\"KHR_texture_basisu\"],"
-      "\"buffers\":[" + test::bufferJson(bytes) + "],"
+      "\"buffers\":[" +
+      test::bufferJson(bytes) +
+      "],"
       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24}],"
-      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[-1,-1,0],\"max\":[1,1,0]},"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[-1,-1,0],\"max\":"
+      "[1,1,0]},"
       "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],"
-      "\"images\":[" + images + "],\"textures\":[" + texture + "],"
+      "\"images\":[" +
+      images + "],\"textures\":[" + texture +
+      "],"
       "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}},\"emissiveTexture\":{\"index\":0},"
       "\"emissiveFactor\":[0.5,0.5,0.5],\"doubleSided\":true}],"
       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},\"material\":0}]}],"
@@ -271,7 +282,8 @@ TEST_F(RenderTest, FieldMorphSkinFilesVertexAndComputeAgree) {
     auto asset = loadAsset(test::sharedDir() / "field" / "assets" / file);
     ASSERT_TRUE(asset.ok()) << asset.error().message;
     Shot shot{0, 0.4};
-    expectSame(render(*asset, vertexPath(), shot), render(*asset, computePath(), shot), std::string(file) + " vertex vs compute");
+    expectSame(render(*asset, vertexPath(), shot), render(*asset, computePath(), shot),
+               std::string(file) + " vertex vs compute");
   }
 }
 
@@ -329,10 +341,13 @@ TEST_F(RenderTest, FailureHalfWayFreesEverything) {
   const std::string json = test::gltfJson(
       "\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[{\"mesh\":0},{\"mesh\":1}],"
       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[{\"POSITION\":0}]}]},"
-      "{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[" + targets + "]}]}],"
+      "{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[" +
+      targets +
+      "]}]}],"
       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
       "\"min\":[0,0,0],\"max\":[1,1,0]}],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[" + test::bufferJson(positions.data) + "]");
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[" +
+      test::bufferJson(positions.data) + "]");
   Expected<Asset> asset = test::loadJson(json);
   ASSERT_TRUE(asset.ok()) << asset.error().message;
   RenderOptions options;

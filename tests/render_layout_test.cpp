@@ -89,7 +89,8 @@ TEST(RenderImages, PngRoundTripAndDiff) {
   DecodedImage a;
   a.width = 5;
   a.height = 3;
-  for (uint32_t i = 0; i < 15; ++i) a.rgba.insert(a.rgba.end(), {uint8_t(i * 10), uint8_t(255 - i), uint8_t(i * 3), 255});
+  for (uint32_t i = 0; i < 15; ++i)
+    a.rgba.insert(a.rgba.end(), {uint8_t(i * 10), uint8_t(255 - i), uint8_t(i * 3), 255});
   auto png = encodePng(a.rgba, a.width, a.height);
   ASSERT_TRUE(png.ok()) << png.error().message;
   auto back = decodePng(*png);
@@ -99,7 +100,8 @@ TEST(RenderImages, PngRoundTripAndDiff) {
   auto via_image = decodeImage(*png);
   ASSERT_TRUE(via_image.ok());
   EXPECT_EQ(via_image->rgba, a.rgba);
-  // Every truncated prefix fails cleanly or (missing only trailing chunks) still decodes the same pixels; never crashes.
+  // Every truncated prefix fails cleanly or (missing only trailing chunks) still decodes the same pixels; never
+  // crashes.
   for (size_t n = 0; n < png->size(); ++n) {
     auto partial = decodeImage(std::span<const uint8_t>(png->data(), n));
     if (partial.ok()) {

@@ -8,7 +8,6 @@
 //   differs  a graph with a constant emissive color does not (the metric can fail).
 //   cli      `render --material GRAPH` writes frames (exit 0); a missing graph exits 1 with one error line.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <filesystem>
@@ -27,10 +26,16 @@ namespace {
 
 constexpr uint32_t kSize = 128;
 
-std::filesystem::path sourceDir() { return test::sourceDir(); }
-std::filesystem::path example(const char* name) { return sourceDir() / "examples" / name; }
+std::filesystem::path sourceDir() {
+  return test::sourceDir();
+}
+std::filesystem::path example(const char* name) {
+  return sourceDir() / "examples" / name;
+}
 
-DecodedImage asDecoded(const RenderedImage& image) { return DecodedImage{image.width, image.height, image.rgba}; }
+DecodedImage asDecoded(const RenderedImage& image) {
+  return DecodedImage{image.width, image.height, image.rgba};
+}
 
 class RenderNodeMaterialTest : public test::VulkanTest {
  protected:
@@ -140,7 +145,8 @@ TEST_F(RenderNodeMaterialTest, FieldFileEqualsItsSourceModel) {
   for (const char* file : {"Fox_unnormalized.glb", "Fox_gltfpack.glb"}) {  // rescaled weights; KHR_texture_transform
     auto asset = loadAsset(test::sharedDir() / "field" / "assets" / file);
     ASSERT_TRUE(asset.ok()) << asset.error().message;
-    expectSame(builtin, render(*asset, &material, 0, 0.7), std::string(file) + " t=0.7, morph_skin_pbr.json vs Fox built-in");
+    expectSame(builtin, render(*asset, &material, 0, 0.7),
+               std::string(file) + " t=0.7, morph_skin_pbr.json vs Fox built-in");
   }
 }
 
@@ -162,7 +168,9 @@ TEST_F(RenderNodeMaterialTest, DifferentGraphGivesADifferentImage) {
 
 using test::CliRun;
 
-CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
+  return test::runMorphkit(dir, args);
+}
 
 TEST_F(RenderNodeMaterialTest, CliMaterialWritesFrames) {
   MORPHKIT_REQUIRE_GPU(context_);

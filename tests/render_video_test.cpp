@@ -17,14 +17,16 @@
 namespace morphkit {
 namespace {
 
-bool onPath(const std::string& program) { return std::system(("command -v " + program + " > /dev/null 2>&1").c_str()) == 0; }
+bool onPath(const std::string& program) {
+  return std::system(("command -v " + program + " > /dev/null 2>&1").c_str()) == 0;
+}
 
-#define MORPHKIT_REQUIRE_FFMPEG()                                                                   \
-  do {                                                                                              \
-    if (!onPath("ffmpeg") || !onPath("ffprobe")) {                                                  \
-      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but ffmpeg/ffprobe are not on PATH";  \
-      GTEST_SKIP() << "ffmpeg/ffprobe not on PATH (scripts/install-deps installs them)";            \
-    }                                                                                               \
+#define MORPHKIT_REQUIRE_FFMPEG()                                                                  \
+  do {                                                                                             \
+    if (!onPath("ffmpeg") || !onPath("ffprobe")) {                                                 \
+      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but ffmpeg/ffprobe are not on PATH"; \
+      GTEST_SKIP() << "ffmpeg/ffprobe not on PATH (scripts/install-deps installs them)";           \
+    }                                                                                              \
   } while (0)
 
 void writeDemo(const std::filesystem::path& dir) {
@@ -40,9 +42,10 @@ void writeDemo(const std::filesystem::path& dir) {
 
 // ffprobe's view of the first video stream: "codec,width,height,pix_fmt,frames_read".
 std::string probeVideo(const std::filesystem::path& video) {
-  const std::string command = "ffprobe -v error -select_streams v:0 -count_frames -show_entries "
-                              "stream=codec_type,width,height,pix_fmt,nb_read_frames -of csv=p=0 '" +
-                              video.string() + "' 2>&1";
+  const std::string command =
+      "ffprobe -v error -select_streams v:0 -count_frames -show_entries "
+      "stream=codec_type,width,height,pix_fmt,nb_read_frames -of csv=p=0 '" +
+      video.string() + "' 2>&1";
   std::string out;
   if (FILE* pipe = popen(command.c_str(), "r")) {
     char buffer[256];
@@ -58,7 +61,8 @@ TEST(RenderVideo, FrameCountAndSizeMatchTheRender) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   auto dir = test::scratchDir();
   writeDemo(dir);
-  test::CliRun run = test::runMorphkit(dir, "render demo.glb --anim talk --frames 0:5 --fps 10 --size 64x48 --out frames --json");
+  test::CliRun run =
+      test::runMorphkit(dir, "render demo.glb --anim talk --frames 0:5 --fps 10 --size 64x48 --out frames --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_TRUE(std::filesystem::exists(dir / "frames/animation.mp4")) << run.out;
   EXPECT_NE(run.out.find("\"video\":\"frames/animation.mp4\""), std::string::npos) << run.out;

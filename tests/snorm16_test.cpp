@@ -24,7 +24,9 @@ namespace {
 
 // The bound of docs/LAYOUTS.md §3d: half a quantization step, plus half an ulp of the decoded float (2^-150 in the
 // subnormal range).
-double snormBound(float scale) { return double(scale) / 65534.0 + std::max(double(scale) * std::ldexp(1.0, -24), std::ldexp(1.0, -150)); }
+double snormBound(float scale) {
+  return double(scale) / 65534.0 + std::max(double(scale) * std::ldexp(1.0, -24), std::ldexp(1.0, -150));
+}
 
 // The scale slot of each component of a record (position 0, normal 1, tangent 2, texcoords/colors 3).
 uint32_t slotOf(const DeltaFormat& f, uint32_t c) {
@@ -37,12 +39,18 @@ uint32_t slotOf(const DeltaFormat& f, uint32_t c) {
 // Target t's record components straight from the PrimitiveData (position, normal, tangent, then the extras).
 float expectedComponent(const PrimitiveData& p, const DeltaFormat& f, uint32_t t, uint32_t v, uint32_t c) {
   const MorphTargetData& d = p.targets[t];
-  auto at = [&](const std::vector<float>& a, uint32_t k, uint32_t i) { return a.empty() ? 0.0f : a[size_t(v) * k + i]; };
+  auto at = [&](const std::vector<float>& a, uint32_t k, uint32_t i) {
+    return a.empty() ? 0.0f : a[size_t(v) * k + i];
+  };
   switch (slotOf(f, c)) {
-    case 0: return at(d.position, 3, c - f.position);
-    case 1: return at(d.normal, 3, c - f.normal);
-    case 2: return at(d.tangent, 3, c - f.tangent);
-    default: break;
+    case 0:
+      return at(d.position, 3, c - f.position);
+    case 1:
+      return at(d.normal, 3, c - f.normal);
+    case 2:
+      return at(d.tangent, 3, c - f.tangent);
+    default:
+      break;
   }
   uint32_t offset = c - f.extra;
   for (size_t s = 0; s < p.texcoords.size(); ++s, offset -= 2) {
@@ -63,8 +71,10 @@ std::array<double, kSnorm16ScaleSlots> checkRoundTrip(const PrimitiveData& p, co
   if (!packed) return worst;
   const DeltaFormat& f = packed->format;
   if (f.stride == 0) return worst;
-  EXPECT_EQ(packed->bytes.size(), snorm16ScaleOffset(p.vertex_count, packed->target_count, f.stride) + 16 * packed->target_count);
-  EXPECT_EQ(packed->target_bytes, denseDeltaBytes(p.vertex_count, packed->target_count, f.stride, 2) / packed->target_count);
+  EXPECT_EQ(packed->bytes.size(),
+            snorm16ScaleOffset(p.vertex_count, packed->target_count, f.stride) + 16 * packed->target_count);
+  EXPECT_EQ(packed->target_bytes,
+            denseDeltaBytes(p.vertex_count, packed->target_count, f.stride, 2) / packed->target_count);
   for (uint32_t t = 0; t < packed->target_count; ++t) {
     const std::array<float, kSnorm16ScaleSlots> scales = packedSnorm16Scales(*packed, t);
     EXPECT_EQ(scales, snorm16TargetScales(p.targets[t])) << what << " target " << t;
@@ -78,9 +88,11 @@ std::array<double, kSnorm16ScaleSlots> checkRoundTrip(const PrimitiveData& p, co
         worst[slotOf(f, c)] = std::max(worst[slotOf(f, c)], error);
         int16_t q;  // the stored integer sits where f16 keeps its half, and is never -32768
         std::memcpy(&q, packed->bytes.data() + 2 * denseElementIndex(packed->target_count, f.stride, t, v, c), 2);
-        if (!std::isfinite(decoded) || error > snormBound(scale) || q == -32768 || decoded != snorm16ToFloat(q, scale)) {
-          ADD_FAILURE() << what << " target " << t << " vertex " << v << " component " << c << ": " << expected << " stored as "
-                        << q << ", decoded as " << decoded << " (scale " << scale << ", bound " << snormBound(scale) << ")";
+        if (!std::isfinite(decoded) || error > snormBound(scale) || q == -32768 ||
+            decoded != snorm16ToFloat(q, scale)) {
+          ADD_FAILURE() << what << " target " << t << " vertex " << v << " component " << c << ": " << expected
+                        << " stored as " << q << ", decoded as " << decoded << " (scale " << scale << ", bound "
+                        << snormBound(scale) << ")";
           return worst;
         }
       }
@@ -95,18 +107,18 @@ TEST(Snorm16, KnownValues) {
   EXPECT_EQ(floatToSnorm16(1.0f, 1.0f), 32767);
   EXPECT_EQ(floatToSnorm16(-1.0f, 1.0f), -32767);
   EXPECT_EQ(floatToSnorm16(0.25f, 0.25f), 32767);
-  EXPECT_EQ(floatToSnorm16(0.5f, 1.0f), 16384);             // 16383.5: ties to even
+  EXPECT_EQ(floatToSnorm16(0.5f, 1.0f), 16384);  // 16383.5: ties to even
   EXPECT_EQ(floatToSnorm16(-0.5f, 1.0f), -16384);
   EXPECT_EQ(floatToSnorm16(1.5f / 32767.0f * 0.999f, 1.0f), 1);  // either side of 1.5 steps
   EXPECT_EQ(floatToSnorm16(1.5f / 32767.0f * 1.001f, 1.0f), 2);
-  EXPECT_EQ(floatToSnorm16(1.1f, 1.0f), 32767);              // beyond the scale: clamped, never -32768
+  EXPECT_EQ(floatToSnorm16(1.1f, 1.0f), 32767);  // beyond the scale: clamped, never -32768
   EXPECT_EQ(floatToSnorm16(-1.1f, 1.0f), -32767);
-  EXPECT_EQ(floatToSnorm16(0.3f, 0.0f), 0);                  // a zero scale moves nothing
+  EXPECT_EQ(floatToSnorm16(0.3f, 0.0f), 0);  // a zero scale moves nothing
   EXPECT_EQ(floatToSnorm16(NAN, 1.0f), 0);
-  EXPECT_EQ(snorm16ToFloat(32767, 0.37f), 0.37f);            // ±max decodes exactly
+  EXPECT_EQ(snorm16ToFloat(32767, 0.37f), 0.37f);  // ±max decodes exactly
   EXPECT_EQ(snorm16ToFloat(-32767, 0.37f), -0.37f);
   EXPECT_EQ(snorm16ToFloat(0, FLT_MAX), 0.0f);
-  EXPECT_EQ(snorm16ToFloat(32767, FLT_MAX), FLT_MAX);        // no overflow at the top of the float range
+  EXPECT_EQ(snorm16ToFloat(32767, FLT_MAX), FLT_MAX);  // no overflow at the top of the float range
 }
 
 // One target per scale regime (huge, ordinary, tiny, subnormal), each holding ±max, zero, values at and around
@@ -197,7 +209,8 @@ TEST(Snorm16, NonFiniteDeltasAreRefused) {
     Expected<PackedDeltas> packed = packDeltas(p, DeltaLayout::kDenseSnorm16);
     ASSERT_FALSE(packed);
     EXPECT_EQ(packed.error().code, Error::kInvalidArgument);
-    EXPECT_NE(packed.error().message.find("target 2: a delta is not finite"), std::string::npos) << packed.error().message;
+    EXPECT_NE(packed.error().message.find("target 2: a delta is not finite"), std::string::npos)
+        << packed.error().message;
     EXPECT_TRUE(snorm16DeltaError(p).non_finite);
   }
 }

@@ -2,11 +2,10 @@
 // Shared helpers for the test binaries: locating ../shared, the CLI, scratch folders.
 #pragma once
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -26,9 +25,15 @@ inline std::filesystem::path sharedDir() {
 }
 // The repository's root (tests/CMakeLists.txt defines MORPHKIT_SOURCE_DIR). Not derived from __FILE__:
 // compiler caches (ccache base_dir) and -ffile-prefix-map make __FILE__ relative to the build folder.
-inline std::filesystem::path sourceDir() { return MORPHKIT_SOURCE_DIR; }
-inline std::filesystem::path assetsDir() { return sharedDir() / "assets" / "gltf"; }
-inline std::filesystem::path referenceDir() { return sharedDir() / "reference"; }
+inline std::filesystem::path sourceDir() {
+  return MORPHKIT_SOURCE_DIR;
+}
+inline std::filesystem::path assetsDir() {
+  return sharedDir() / "assets" / "gltf";
+}
+inline std::filesystem::path referenceDir() {
+  return sharedDir() / "reference";
+}
 
 // Every .gltf and .glb under assetsDir(), sorted (so tests walk the models in the same order everywhere).
 inline std::vector<std::filesystem::path> sharedModelFiles() {
@@ -99,12 +104,12 @@ inline bool validatorAvailable() {
 }  // namespace morphkit::test
 
 // Skips when ../shared is absent on a user's machine; with CI=true a missing ../shared fails the test.
-#define MORPHKIT_REQUIRE_SHARED()                                                              \
-  do {                                                                                         \
-    if (!std::filesystem::exists(::morphkit::test::assetsDir())) {                             \
-      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but ../shared is missing";        \
-      GTEST_SKIP() << "../shared not found (MORPHKIT_REQUIRE_SHARED)";                          \
-    }                                                                                          \
+#define MORPHKIT_REQUIRE_SHARED()                                                        \
+  do {                                                                                   \
+    if (!std::filesystem::exists(::morphkit::test::assetsDir())) {                       \
+      if (::morphkit::test::runningInCi()) FAIL() << "CI=true but ../shared is missing"; \
+      GTEST_SKIP() << "../shared not found (MORPHKIT_REQUIRE_SHARED)";                   \
+    }                                                                                    \
   } while (0)
 
 // Skips when node or the validator (scripts/install-validator) is missing on a user's machine; fails under CI=true.
@@ -117,13 +122,13 @@ inline bool validatorAvailable() {
   } while (0)
 
 // Skips without a Vulkan device on a user's machine; fails under CI=true (the test includes morphkit/gpu.h).
-#define MORPHKIT_REQUIRE_GPU_DEVICE()                                                                 \
-  do {                                                                                                \
-    auto probe = ::morphkit::createVulkanContext();                                                   \
-    if (!probe) {                                                                                     \
-      if (::morphkit::test::runningInCi() || probe.error().code != ::morphkit::Error::kNoDevice)     \
-        FAIL() << probe.error().message;                                                              \
-      GTEST_SKIP() << probe.error().message << " (MORPHKIT_REQUIRE_GPU)";                             \
-    }                                                                                                 \
-    ::morphkit::destroyVulkanContext(*probe);                                                         \
+#define MORPHKIT_REQUIRE_GPU_DEVICE()                                                            \
+  do {                                                                                           \
+    auto probe = ::morphkit::createVulkanContext();                                              \
+    if (!probe) {                                                                                \
+      if (::morphkit::test::runningInCi() || probe.error().code != ::morphkit::Error::kNoDevice) \
+        FAIL() << probe.error().message;                                                         \
+      GTEST_SKIP() << probe.error().message << " (MORPHKIT_REQUIRE_GPU)";                        \
+    }                                                                                            \
+    ::morphkit::destroyVulkanContext(*probe);                                                    \
   } while (0)

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // printable()/quote(): untrusted text made safe for one terminal line (issue 9, class 2), and the JSON writer's
 // escaping of the same characters.
+#include "morphkit/text.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "morphkit/json_writer.h"
-#include "morphkit/text.h"
 
 namespace morphkit {
 namespace {
@@ -24,7 +25,8 @@ bool terminalSafe(const std::string& text) {
 TEST(Printable, PassesPlainTextAndUtf8Unchanged) {
   EXPECT_EQ(printable("Fox.glb"), "Fox.glb");
   EXPECT_EQ(printable("C:\\models\\a b.glb"), "C:\\models\\a b.glb");  // backslash is not escaped: idempotent
-  EXPECT_EQ(printable("caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80"), "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(printable("caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80"),
+            "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80");
 }
 
 TEST(Printable, EscapesC0DelAndLineBreaks) {
@@ -35,14 +37,18 @@ TEST(Printable, EscapesC0DelAndLineBreaks) {
 }
 
 TEST(Printable, EscapesC1SeparatorsBidiAndInvalidUtf8) {
-  EXPECT_EQ(printable("csi\xC2\x9B" "2J"), "csi\\u009b2J");        // U+009B CSI as UTF-8
-  EXPECT_EQ(printable("nel\xC2\x85x"), "nel\\u0085x");              // U+0085 NEXT LINE
-  EXPECT_EQ(printable("ls\xE2\x80\xA8x"), "ls\\u2028x");            // U+2028 LINE SEPARATOR
+  EXPECT_EQ(printable("csi\xC2\x9B"
+                      "2J"),
+            "csi\\u009b2J");                                            // U+009B CSI as UTF-8
+  EXPECT_EQ(printable("nel\xC2\x85x"), "nel\\u0085x");                  // U+0085 NEXT LINE
+  EXPECT_EQ(printable("ls\xE2\x80\xA8x"), "ls\\u2028x");                // U+2028 LINE SEPARATOR
   EXPECT_EQ(printable("rlo\xE2\x80\xAEtxt.exe"), "rlo\\u202etxt.exe");  // U+202E RIGHT-TO-LEFT OVERRIDE
-  EXPECT_EQ(printable("raw\x9B" "2J"), "raw\\x9b2J");               // a lone C1 byte (8-bit terminals)
-  EXPECT_EQ(printable("\xC0\xAF"), "\\xc0\\xaf");                   // overlong '/'
-  EXPECT_EQ(printable("\xED\xA0\x80"), "\\xed\\xa0\\x80");          // a UTF-16 surrogate
-  EXPECT_EQ(printable("cut\xE6\x97"), "cut\\xe6\\x97");             // truncated sequence
+  EXPECT_EQ(printable("raw\x9B"
+                      "2J"),
+            "raw\\x9b2J");                                  // a lone C1 byte (8-bit terminals)
+  EXPECT_EQ(printable("\xC0\xAF"), "\\xc0\\xaf");           // overlong '/'
+  EXPECT_EQ(printable("\xED\xA0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+  EXPECT_EQ(printable("cut\xE6\x97"), "cut\\xe6\\x97");     // truncated sequence
 }
 
 TEST(Printable, CutsLongTextWithItsTotalSize) {
@@ -56,7 +62,7 @@ TEST(Printable, CutsLongTextWithItsTotalSize) {
   std::string cut = printable(wide, 50);
   EXPECT_TRUE(terminalSafe(cut));
   const std::string kept = cut.substr(0, cut.find("..."));
-  EXPECT_EQ(printable(wide, 1 << 20).rfind(kept, 0), 0u) << cut;  // a prefix of the full escape, whole units only
+  EXPECT_EQ(printable(wide, 1 << 20).rfind(kept, 0), 0u) << cut;     // a prefix of the full escape, whole units only
   EXPECT_TRUE(kept.size() % 5 == 0 || kept.size() % 5 == 3) << cut;  // units of U+65E5 (3 bytes) and "\\n"
   EXPECT_NE(cut.find("(800 bytes)"), std::string::npos) << cut;
   EXPECT_LE(cut.size(), 50u);

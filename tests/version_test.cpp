@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The version lives in one place, project(VERSION) in CMakeLists.txt: the generated morphkit/version.h and
 // `morphkit --version` must agree with it.
+#include "morphkit/version.h"
+
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <string>
 
-#include "morphkit/version.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -2,7 +2,6 @@
 // `morphkit bench`'s engine (morphkit/gpu_bench.h) on tiny sizes: every variant runs under validation,
 // reports plausible numbers, and configurations over the size cap are reported as skipped.
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
 
 #include <map>
@@ -97,10 +96,14 @@ TEST(BenchCommand, LayoutsFlagTakesSnorm16) {
   EXPECT_EQ(uint64_t(rows.at(0)["active"].get_uint64()), 4u);
   run = test::runMorphkit(dir, "bench --vertices 500 --targets 8 --layouts dense_snorm8");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("unknown layout 'dense_snorm8' (dense_f32 (or dense), dense_f16 (f16), dense_snorm16 (snorm16), sparse)"),
-            std::string::npos) << run.err;
+  EXPECT_NE(
+      run.err.find(
+          "unknown layout 'dense_snorm8' (dense_f32 (or dense), dense_f16 (f16), dense_snorm16 (snorm16), sparse)"),
+      std::string::npos)
+      << run.err;
   // One vocabulary with `pose --layout`: the short name is the same layout.
-  run = test::runMorphkit(dir, "bench --vertices 500 --targets 8 --layouts snorm16 --active 4 --repetitions 1 --copy-mib 1 --json");
+  run = test::runMorphkit(
+      dir, "bench --vertices 500 --targets 8 --layouts snorm16 --active 4 --repetitions 1 --copy-mib 1 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"layout\": \"dense_snorm16\""), std::string::npos) << run.out;  // pretty-printed
   run = test::runMorphkit(dir, "bench --crowd 4 --layouts dense_snorm16");
@@ -113,7 +116,8 @@ TEST(BenchCommand, LayoutsFlagTakesSnorm16) {
 TEST(BenchCommand, WarmUpIsReportedAndChecked) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto dir = test::scratchDir();
-  const std::string rows = "bench --vertices 300 --targets 4 --layouts dense_f32 --active 2 --repetitions 1 --copy-mib 1";
+  const std::string rows =
+      "bench --vertices 300 --targets 4 --layouts dense_f32 --active 2 --repetitions 1 --copy-mib 1";
   test::CliRun run = test::runMorphkit(dir, rows + " --warmup-ms 5 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Vulkan context: device selection, memory types, buffers, submission, timestamps, error mapping.
+#include "vk_context.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -7,7 +9,6 @@
 #include <cstring>
 #include <numeric>
 
-#include "vk_context.h"
 #include "vk_test_support.h"
 
 namespace morphkit {
@@ -90,7 +91,8 @@ TEST_F(VulkanTest, WarmUpKeepsTheDeviceBusyForTheAskedTime) {
 // The default warm-up is for GPUs; a CPU implementation (lavapipe) has no clocks to raise. An explicit value wins.
 TEST(WarmUp, DefaultDependsOnTheDeviceType) {
   GpuDeviceInfo device;
-  for (GpuDeviceType type : {GpuDeviceType::kDiscrete, GpuDeviceType::kIntegrated, GpuDeviceType::kVirtual, GpuDeviceType::kOther}) {
+  for (GpuDeviceType type :
+       {GpuDeviceType::kDiscrete, GpuDeviceType::kIntegrated, GpuDeviceType::kVirtual, GpuDeviceType::kOther}) {
     device.type = type;
     EXPECT_EQ(warmUpMilliseconds(-1.0, device), kGpuWarmUpMilliseconds) << gpuDeviceTypeName(type);
     EXPECT_EQ(warmUpMilliseconds(0.0, device), 0.0);
@@ -143,14 +145,18 @@ TEST(VulkanContextTest, MissingDriverIsNoDeviceWithInstallHint) {
   std::string saved = old ? old : "";
   setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
   Expected<VulkanContext*> context = createVulkanContext({});
-  if (old) setenv("VK_ICD_FILENAMES", saved.c_str(), 1); else unsetenv("VK_ICD_FILENAMES");
+  if (old)
+    setenv("VK_ICD_FILENAMES", saved.c_str(), 1);
+  else
+    unsetenv("VK_ICD_FILENAMES");
   if (context) {
     destroyVulkanContext(*context);
     FAIL() << "a context was created without any driver";
   }
   EXPECT_EQ(context.error().code, Error::kNoDevice) << context.error().message;
   EXPECT_NE(context.error().message.find("no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)"),
-            std::string::npos) << context.error().message;
+            std::string::npos)
+      << context.error().message;
 }
 
 }  // namespace

@@ -18,7 +18,6 @@
 //   - crowd vs the CPU reference MorphSkinJob: the bounds of tests/vk_morph_test.cpp (positions 1e-5 × diagonal,
 //     unit vectors 1e-4; f16 adds Σ|w|·f16DeltaError·√3).
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
 
 #include <algorithm>
@@ -46,8 +45,10 @@ using test::VulkanTest;
 
 float bboxDiagonal(const std::vector<float>& xyz) {
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t i = 0; i < xyz.size(); ++i) lo[i % 3] = std::min(lo[i % 3], xyz[i]), hi[i % 3] = std::max(hi[i % 3], xyz[i]);
-  return std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  for (size_t i = 0; i < xyz.size(); ++i)
+    lo[i % 3] = std::min(lo[i % 3], xyz[i]), hi[i % 3] = std::max(hi[i % 3], xyz[i]);
+  return std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                   (hi[2] - lo[2]) * (hi[2] - lo[2]));
 }
 
 // Largest |a − b|; NaN anywhere (unwritten output) counts as infinite.
@@ -62,7 +63,8 @@ float maxDiff(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 // The CPU reference (MorphSkinJob) for one instance, unpacked like readGpuCrowdVertices.
-PrimitiveData cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const DMat4> joints, const DMat4& world) {
+PrimitiveData cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const DMat4> joints,
+                           const DMat4& world) {
   PrimitiveData d;
   const size_t n = p.vertex_count;
   d.position.assign(3 * n, NAN);
@@ -96,7 +98,8 @@ void expectClose(const PrimitiveData& got, const PrimitiveData& want, const Tole
   EXPECT_LE(maxDiff(got.normal, want.normal), tol.unit) << what << " normals";
   EXPECT_LE(maxDiff(got.tangent, want.tangent), tol.unit) << what << " tangents";
   ASSERT_EQ(got.texcoords.size(), want.texcoords.size()) << what;
-  for (size_t k = 0; k < want.texcoords.size(); ++k) EXPECT_LE(maxDiff(got.texcoords[k], want.texcoords[k]), tol.extra) << what;
+  for (size_t k = 0; k < want.texcoords.size(); ++k)
+    EXPECT_LE(maxDiff(got.texcoords[k], want.texcoords[k]), tol.extra) << what;
   ASSERT_EQ(got.colors.size(), want.colors.size()) << what;
   for (size_t k = 0; k < want.colors.size(); ++k) EXPECT_LE(maxDiff(got.colors[k], want.colors[k]), tol.extra) << what;
 }
@@ -171,8 +174,8 @@ std::vector<std::vector<float>> runCrowd(VulkanContext& context, GpuCrowd* crowd
 }
 
 // The same with a crowd made for the occasion.
-std::vector<std::vector<float>> runCrowd(VulkanContext& context, GpuPrimitive* gp, const Crowd& c, bool skinned, uint32_t joints,
-                                         uint32_t group, CrowdKernel kernel = CrowdKernel::kV1) {
+std::vector<std::vector<float>> runCrowd(VulkanContext& context, GpuPrimitive* gp, const Crowd& c, bool skinned,
+                                         uint32_t joints, uint32_t group, CrowdKernel kernel = CrowdKernel::kV1) {
   GpuCrowdDesc desc{gp, uint32_t(c.states.size()), skinned, skinned ? joints : 0, group, kernel};
   Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
   EXPECT_TRUE(crowd) << crowd.error().message;
@@ -243,7 +246,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, VkCrowdTest,
                                            std::make_tuple(Shape::kAllAttributes, DeltaLayout::kDenseF32, true),
                                            std::make_tuple(Shape::kAllAttributes, DeltaLayout::kDenseF16, false)),
                          [](const auto& param_info) {
-                           return std::string(std::get<0>(param_info.param) == Shape::kPositionNormal ? "pn_" : "all_") +
+                           return std::string(std::get<0>(param_info.param) == Shape::kPositionNormal ? "pn_"
+                                                                                                      : "all_") +
                                   deltaLayoutName(std::get<1>(param_info.param)) +
                                   (std::get<2>(param_info.param) ? "_skinned" : "_rigid");
                          });
@@ -260,7 +264,8 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
     Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, upload);
     ASSERT_TRUE(gp) << gp.error().message;
     // One crowd per group size (one pipeline each, the slow part on lavapipe), reused over the frames.
-    const std::vector<uint32_t> groups = shape == Shape::kPositionNormal ? std::vector<uint32_t>{1, 5, 0} : std::vector<uint32_t>{1, 0};
+    const std::vector<uint32_t> groups =
+        shape == Shape::kPositionNormal ? std::vector<uint32_t>{1, 5, 0} : std::vector<uint32_t>{1, 0};
     std::vector<GpuCrowd*> crowds;
     for (uint32_t group : groups) {
       Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group, CrowdKernel::kV1});
@@ -304,8 +309,8 @@ TEST_F(VulkanTest, CrowdGroupSizeDoesNotChangeBits) {
         ASSERT_EQ(grouped.size(), 37u);
         for (uint32_t i = 0; i < 37; ++i) {
           EXPECT_EQ(std::memcmp(grouped[i].data(), one[i].data(), 4 * one[i].size()), 0)
-              << crowdKernelName(gpuCrowdInfo(*crowds[k]).kernel) << " group " << gpuCrowdInfo(*crowds[k]).group_size << " frame " << frame
-              << " instance " << i;
+              << crowdKernelName(gpuCrowdInfo(*crowds[k]).kernel) << " group " << gpuCrowdInfo(*crowds[k]).group_size
+              << " frame " << frame << " instance " << i;
         }
       }
       Crowd alone;
@@ -351,8 +356,8 @@ TEST_F(VulkanTest, Crowd4StagesHalvesOfEvenF16RecordsWithV1Bits) {
       const std::vector<std::vector<float>> v4 = runCrowd(*context_, *crowd, c);
       ASSERT_EQ(v4.size(), 37u);
       for (uint32_t i = 0; i < 37; ++i) {
-        EXPECT_EQ(std::memcmp(v4[i].data(), v1[i].data(), 4 * v1[i].size()), 0) << "stride " << stride << " slots " << info.slots
-                                                                                  << " instance " << i;
+        EXPECT_EQ(std::memcmp(v4[i].data(), v1[i].data(), 4 * v1[i].size()), 0)
+            << "stride " << stride << " slots " << info.slots << " instance " << i;
       }
       destroyGpuCrowd(*context_, *crowd);
     }
@@ -380,7 +385,8 @@ TEST_F(VulkanTest, Crowd2PalettesFromMemoryWhenTheyDoNotFit) {
     destroyGpuCrowd(*context_, *crowd);
     ASSERT_EQ(out.size(), 11u);
     for (uint32_t i = 0; i < 11; ++i) {
-      EXPECT_EQ(std::memcmp(out[i].data(), v1[i].data(), 4 * v1[i].size()), 0) << crowdKernelName(kernel) << " instance " << i;
+      EXPECT_EQ(std::memcmp(out[i].data(), v1[i].data(), 4 * v1[i].size()), 0)
+          << crowdKernelName(kernel) << " instance " << i;
     }
   }
   destroyGpuPrimitive(*context_, *gp);
@@ -504,17 +510,20 @@ TEST_F(VulkanTest, Crowd5MatchesV1WithinToleranceOrIsRefusedWithoutMatrixUnits) 
   for (const uint32_t targets : {20u, 70u}) {
     for (const DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16}) {
       for (const bool skinned : {true, false}) {
-        const std::string what = std::string(deltaLayoutName(layout)) + (skinned ? " skinned " : " rigid ") + std::to_string(targets);
+        const std::string what =
+            std::string(deltaLayoutName(layout)) + (skinned ? " skinned " : " rigid ") + std::to_string(targets);
         const PrimitiveData p = crowdPrimitive(Shape::kPositionNormal, skinned, targets);
         Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {.layout = layout});
         ASSERT_TRUE(gp) << gp.error().message;
         const uint32_t instances = 37, joints = 6;
         const Crowd c = makeCrowd(instances, targets, skinned, joints, 3);
         if (!units) {
-          Expected<GpuCrowd*> refused = createGpuCrowd(*context_, {*gp, instances, skinned, skinned ? joints : 0, 0, CrowdKernel::kV5});
+          Expected<GpuCrowd*> refused =
+              createGpuCrowd(*context_, {*gp, instances, skinned, skinned ? joints : 0, 0, CrowdKernel::kV5});
           ASSERT_FALSE(refused) << what;
           EXPECT_EQ(refused.error().code, Error::kInvalidArgument);
-          EXPECT_NE(refused.error().message.find("VK_NV_cooperative_matrix"), std::string::npos) << refused.error().message;
+          EXPECT_NE(refused.error().message.find("VK_NV_cooperative_matrix"), std::string::npos)
+              << refused.error().message;
           destroyGpuPrimitive(*context_, *gp);
           continue;
         }
@@ -530,7 +539,8 @@ TEST_F(VulkanTest, Crowd5MatchesV1WithinToleranceOrIsRefusedWithoutMatrixUnits) 
           const float diagonal = std::max(bboxDiagonal(cpu.position), 1e-6f);
           // v1's bound against GpuMorphJob, times four: v5's operands carry 22 bits (FP16 hi + lo) and the matrix
           // units sum in their own order.
-          expectClose(got, want, {4e-6f * diagonal, 8e-6f, 4e-6f}, what + " instance " + std::to_string(i) + " v5 vs v1");
+          expectClose(got, want, {4e-6f * diagonal, 8e-6f, 4e-6f},
+                      what + " instance " + std::to_string(i) + " v5 vs v1");
         }
         destroyGpuPrimitive(*context_, *gp);
       }
@@ -567,7 +577,8 @@ TEST_F(VulkanTest, CrowdFramePreparedOnAPoolGivesTheSameBits) {
   ASSERT_TRUE(gp) << gp.error().message;
   const Crowd c = makeCrowd(37, 70, true, 6, 1);
   ThreadPool pool(3);
-  for (const auto& [kernel, group] : {std::pair{CrowdKernel::kV4, 5u}, std::pair{CrowdKernel::kV4, 0u}, std::pair{CrowdKernel::kV1, 4u}}) {
+  for (const auto& [kernel, group] :
+       {std::pair{CrowdKernel::kV4, 5u}, std::pair{CrowdKernel::kV4, 0u}, std::pair{CrowdKernel::kV1, 4u}}) {
     Expected<GpuCrowd*> crowd = createGpuCrowd(*context_, {*gp, 37, true, 6, group, kernel});
     ASSERT_TRUE(crowd) << crowd.error().message;
     EXPECT_TRUE(std::isnan(lastCrowdHostMicroseconds(**crowd)));
@@ -692,8 +703,9 @@ TEST_F(VulkanTest, CrowdBenchRuns) {
 TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto dir = test::scratchDir();
-  test::CliRun run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-groups 4 "
-                                            "--crowd-kernel v1,v3 --repetitions 1 --copy-mib 1 --json");
+  test::CliRun run = test::runMorphkit(dir,
+                                       "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-groups 4 "
+                                       "--crowd-kernel v1,v3 --repetitions 1 --copy-mib 1 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -712,8 +724,9 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   EXPECT_NE(run.err.find("v6 not in {v1,v2,v3,v4,v5}"), std::string::npos) << run.err;
   // v5 runs where the device has the matrix units (its row: 6 instances round up to one 16-instance group) and is
   // refused, naming the extension, elsewhere (lavapipe).
-  run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v5 --repetitions 1 "
-                               "--copy-mib 1 --json");
+  run = test::runMorphkit(dir,
+                          "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v5 --repetitions 1 "
+                          "--copy-mib 1 --json");
   if (run.exit_code == 0) {
     ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
     EXPECT_EQ(std::string_view(root["rows"].get_array().at(0)["variant"].get_string()), "crowd5_g16") << run.out;
@@ -726,11 +739,12 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-groups 64 exceeds 32 (kernels v1-v3"), std::string::npos) << run.err;
   // A shared budget of 0 is the default (12 KiB): "12,0" times one v4 row, not two alike.
-  run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
-                               "--crowd-shared-kib 12,0 --repetitions 1 --copy-mib 1 --json");
+  run = test::runMorphkit(dir,
+                          "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
+                          "--crowd-shared-kib 12,0 --repetitions 1 --copy-mib 1 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_EQ(parser.parse(run.out).get(root), simdjson::SUCCESS) << run.out;
-  EXPECT_EQ(root["rows"].get_array().size(), 2u) << run.out;  // v4, then the batch
+  EXPECT_EQ(root["rows"].get_array().size(), 2u) << run.out;                // v4, then the batch
   for (const char* bad : {"--crowd-rows 33", "--crowd-shared-kib 2000"}) {  // beyond 1024 invocations / 1 MiB
     run = test::runMorphkit(dir, std::string("bench --crowd 6 --crowd-kernel v4 ") + bad);
     EXPECT_EQ(run.exit_code, 2) << bad;
@@ -738,7 +752,8 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
   }
   run = test::runMorphkit(dir, "bench --crowd-rows 8");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("--crowd-rows, --crowd-shared-kib and --crowd-executables need --crowd"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--crowd-rows, --crowd-shared-kib and --crowd-executables need --crowd"), std::string::npos)
+      << run.err;
   run = test::runMorphkit(dir, "bench --crowd-kernel v2");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--crowd-kernel needs --crowd"), std::string::npos) << run.err;
@@ -749,8 +764,9 @@ TEST(CrowdBenchCommand, CrowdKernelFlagPicksTheRows) {
 TEST(CrowdBenchCommand, CrowdExecutablesWritesTheDriversReportOrSaysThereIsNone) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto dir = test::scratchDir();
-  test::CliRun run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
-                                            "--repetitions 1 --copy-mib 1 --crowd-executables reports");
+  test::CliRun run = test::runMorphkit(dir,
+                                       "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
+                                       "--repetitions 1 --copy-mib 1 --crowd-executables reports");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("crowd4_g"), std::string::npos) << run.out;
   std::vector<std::filesystem::path> reports;
@@ -766,8 +782,9 @@ TEST(CrowdBenchCommand, CrowdExecutablesWritesTheDriversReportOrSaysThereIsNone)
   }
   // A folder that cannot be created (a file is in the way): exit 1 before anything is timed, naming the folder.
   std::ofstream(dir / "blocker") << "not a folder";
-  run = test::runMorphkit(dir, "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
-                               "--repetitions 1 --copy-mib 1 --crowd-executables blocker/reports");
+  run = test::runMorphkit(dir,
+                          "bench --crowd 6 --vertices 100 --targets 5 --active 2 --crowd-kernel v4 "
+                          "--repetitions 1 --copy-mib 1 --crowd-executables blocker/reports");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_NE(run.err.find("blocker/reports"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("cannot create the folder"), std::string::npos) << run.err;

@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <string>
 
+#include "gpu_internal.h"
 #include "morphkit/deform.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu_pose.h"
 #include "morphkit/pose.h"
-#include "gpu_internal.h"
 #include "vk_synthetic.h"
 #include "vk_test_support.h"
 
@@ -31,7 +31,8 @@ struct Deformed {
 };
 
 // The CPU reference for one instance.
-Deformed cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const DMat4> joints, const DMat4& world) {
+Deformed cpuReference(const PrimitiveData& p, std::span<const float> weights, std::span<const DMat4> joints,
+                      const DMat4& world) {
   Deformed d;
   const size_t n = p.vertex_count;
   d.positions.assign(3 * n, NAN);
@@ -60,9 +61,11 @@ Deformed cpuReference(const PrimitiveData& p, std::span<const float> weights, st
 
 float bboxDiagonal(const std::vector<float>& xyz) {
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t i = 0; i < xyz.size(); ++i) lo[i % 3] = std::min(lo[i % 3], xyz[i]), hi[i % 3] = std::max(hi[i % 3], xyz[i]);
+  for (size_t i = 0; i < xyz.size(); ++i)
+    lo[i % 3] = std::min(lo[i % 3], xyz[i]), hi[i % 3] = std::max(hi[i % 3], xyz[i]);
   if (xyz.empty()) return 0.0f;
-  return std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  return std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                   (hi[2] - lo[2]) * (hi[2] - lo[2]));
 }
 
 // Largest |a - b| (NaN anywhere counts as infinite, so unwritten output shows).
@@ -148,7 +151,8 @@ void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layo
     Expected<PrimitiveData> out = readGpuBatchVertices(context, **batch, i);
     ASSERT_TRUE(out) << out.error().message;
     Deformed cpu = cpuReference(p, weights[i], palettes[i], states[i].world);
-    expectMatches(p, layout, weights[i], cpu, *out, std::string(deltaLayoutName(layout)) + " instance " + std::to_string(i));
+    expectMatches(p, layout, weights[i], cpu, *out,
+                  std::string(deltaLayoutName(layout)) + " instance " + std::to_string(i));
   }
   destroyGpuBatch(context, *batch);
   destroyGpuPrimitive(context, *gp);
@@ -199,16 +203,17 @@ PrimitiveData shapedPrimitive(RecordShape shape, uint32_t vertices, uint32_t tar
 
 TEST_F(VulkanTest, EveryRecordShapeAndActiveListLength) {
   MORPHKIT_REQUIRE_GPU(context_);
-  for (RecordShape shape : {RecordShape::kPositionNormal, RecordShape::kPositionOnly, RecordShape::kPositionNormalTangent}) {
+  for (RecordShape shape :
+       {RecordShape::kPositionNormal, RecordShape::kPositionOnly, RecordShape::kPositionNormalTangent}) {
     const PrimitiveData p = shapedPrimitive(shape, 100, 150);
     const Expected<DeltaFormat> f = deltaFormat(p);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->stride, shape == RecordShape::kPositionNormal ? 6u : shape == RecordShape::kPositionOnly ? 3u : 9u);
     SCOPED_TRACE("stride " + std::to_string(f->stride));
     for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16}) {
-      checkBatch(*context_, p, layout, true, 2, 1);          // 150 active: three shared-memory slices, even
-      checkBatch(*context_, p, layout, false, 2, 2);         // 75 active: odd
-      checkBatch(*context_, p, layout, true, 1, 2, false);   // every target walked
+      checkBatch(*context_, p, layout, true, 2, 1);         // 150 active: three shared-memory slices, even
+      checkBatch(*context_, p, layout, false, 2, 2);        // 75 active: odd
+      checkBatch(*context_, p, layout, true, 1, 2, false);  // every target walked
     }
     // The dense f32 loop at 2 targets per step (the large-dispatch pipeline): remainders 0 and 1 of each slice.
     SCOPED_TRACE("f32, 2 targets per step");
@@ -226,8 +231,8 @@ TEST_F(VulkanTest, EveryRecordShapeAndActiveListLength) {
 // The dispatch grid: every group launched, rows no wider than MORPH_MAX_GROUPS_X, fewer than y idle groups.
 TEST(DispatchGrid, CoversEveryGroupWithFewIdleOnes) {
   EXPECT_EQ(dispatchGrid(0).x * dispatchGrid(0).y, 0u);
-  for (uint64_t groups : {uint64_t(1), uint64_t(64), uint64_t(65535), uint64_t(65536), uint64_t(313000), uint64_t(524288),
-                          uint64_t(65535) * 65535}) {
+  for (uint64_t groups : {uint64_t(1), uint64_t(64), uint64_t(65535), uint64_t(65536), uint64_t(313000),
+                          uint64_t(524288), uint64_t(65535) * 65535}) {
     const DispatchGrid grid = dispatchGrid(groups);
     const uint64_t launched = uint64_t(grid.x) * grid.y;
     EXPECT_LE(grid.x, uint32_t(MORPH_MAX_GROUPS_X)) << groups;
@@ -246,7 +251,8 @@ TEST_F(VulkanTest, F32TargetsPerStepIsTwoOrFour) {
   EXPECT_NE(batch.error().message.find("2 or 4"), std::string::npos) << batch.error().message;
   batch = createGpuBatchWithStep(*context_, {}, 0, 5);
   ASSERT_FALSE(batch);
-  EXPECT_NE(batch.error().message.find("f16 targets per step must be 4 or 8"), std::string::npos) << batch.error().message;
+  EXPECT_NE(batch.error().message.find("f16 targets per step must be 4 or 8"), std::string::npos)
+      << batch.error().message;
 }
 
 TEST_F(VulkanTest, ThousandTwentyFourTargets) {
@@ -257,7 +263,7 @@ TEST_F(VulkanTest, ThousandTwentyFourTargets) {
   o.region = 0.1f;
   o.attributes = false;
   const PrimitiveData p = test::syntheticPrimitive(o);
-  checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 1, 3);        // 342 active targets
+  checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 1, 3);         // 342 active targets
   checkBatch(*context_, p, DeltaLayout::kDenseF32, true, 1, 3, false);  // every target walked
   checkBatch(*context_, p, DeltaLayout::kSparse, true, 1, 1);
 }
@@ -269,7 +275,8 @@ TEST_F(VulkanTest, BatchOfHundredInstancesOfMixedPrimitives) {
   a.vertices = 70, a.targets = 5, a.seed = 11;
   b.vertices = 130, b.targets = 9, b.influence_sets = 0, b.seed = 12;
   c.vertices = 64, c.targets = 3, c.influence_sets = 1, c.seed = 13;
-  const PrimitiveData prims[3] = {test::syntheticPrimitive(a), test::syntheticPrimitive(b), test::syntheticPrimitive(c)};
+  const PrimitiveData prims[3] = {test::syntheticPrimitive(a), test::syntheticPrimitive(b),
+                                  test::syntheticPrimitive(c)};
   const DeltaLayout layouts[3] = {DeltaLayout::kDenseF32, DeltaLayout::kSparse, DeltaLayout::kDenseF16};
   GpuPrimitive* gpu[3] = {};
   for (int k = 0; k < 3; ++k) {
@@ -342,7 +349,8 @@ TEST_F(VulkanTest, ZeroActiveTargetsAndIncrementalUpdates) {
     for (float& w : kept) w = std::fabs(w) > 0.01f ? w : 0.0f;
     Expected<PrimitiveData> out = readGpuBatchVertices(*context_, **batch, 0);
     ASSERT_TRUE(out);
-    expectMatches(p, gpuPrimitiveInfo(**gp).layout, kept, cpuReference(p, kept, palette, Mat4{}), *out, "frame " + std::to_string(f));
+    expectMatches(p, gpuPrimitiveInfo(**gp).layout, kept, cpuReference(p, kept, palette, Mat4{}), *out,
+                  "frame " + std::to_string(f));
   }
   destroyGpuBatch(*context_, *batch);
   destroyGpuPrimitive(*context_, *gp);
@@ -403,7 +411,8 @@ TEST_F(VulkanTest, SharedModelsMatchCpuPose) {
     for (const auto& d : prepared->primitives) has_targets |= !d.targets.empty();
     std::vector<std::optional<DeltaLayout>> layouts = {std::nullopt};
     if (has_targets) {
-      layouts.insert(layouts.end(), {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse});
+      layouts.insert(layouts.end(), {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16,
+                                     DeltaLayout::kSparse});
     }
     // The CPU reference once per case; every layout is compared with it.
     std::vector<std::pair<uint32_t, double>> cases = {{kNone, 0.0}};
@@ -443,10 +452,11 @@ TEST_F(VulkanTest, SharedModelsMatchCpuPose) {
           const DeltaLayout used = layout ? *layout : chooseDeltaLayout(data);
           // f16 errors grow with the node/joint transform's scale: estimate it from the bounding boxes.
           const float scale = 2.0f * bboxDiagonal(c.positions) / std::max(bboxDiagonal(data.position), 1e-12f);
-          Tolerance tol = tolerance(data, data.targets.empty() ? DeltaLayout::kDenseF32 : used, c.weights, c.positions, scale);
-          const std::string what = file.filename().string() + " layout " + (layout ? deltaLayoutName(*layout) : "auto") +
-                                   " anim " + std::to_string(int(anim)) + " t=" + std::to_string(time) + " mesh entry " +
-                                   std::to_string(m);
+          Tolerance tol =
+              tolerance(data, data.targets.empty() ? DeltaLayout::kDenseF32 : used, c.weights, c.positions, scale);
+          const std::string what = file.filename().string() + " layout " +
+                                   (layout ? deltaLayoutName(*layout) : "auto") + " anim " + std::to_string(int(anim)) +
+                                   " t=" + std::to_string(time) + " mesh entry " + std::to_string(m);
           EXPECT_EQ(g.node, c.node);
           EXPECT_EQ(g.skinned, c.skinned) << what;
           EXPECT_EQ(g.weights, c.weights) << what;

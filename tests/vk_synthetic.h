@@ -24,8 +24,8 @@ struct Lcg {
 struct SyntheticOptions {
   uint32_t vertices = 500;
   uint32_t targets = 8;
-  float region = 0.25f;     // fraction of the vertices each target moves
-  bool attributes = true;   // normal, tangent, TEXCOORD_0, COLOR_0 (and their deltas)
+  float region = 0.25f;         // fraction of the vertices each target moves
+  bool attributes = true;       // normal, tangent, TEXCOORD_0, COLOR_0 (and their deltas)
   uint32_t influence_sets = 2;  // 0: unskinned
   uint32_t joints = 6;
   uint64_t seed = 1;
@@ -74,9 +74,12 @@ inline PrimitiveData syntheticPrimitive(const SyntheticOptions& o) {
       for (int c = 0; c < 3; ++c) target.position[3 * v + c] = rng.signedNext() * 0.3f;
       if (!o.attributes) continue;
       for (int c = 0; c < 3; ++c) target.normal[3 * v + c] = rng.signedNext() * 0.2f;
-      if (!target.tangent.empty()) for (int c = 0; c < 3; ++c) target.tangent[3 * v + c] = rng.signedNext() * 0.2f;
-      if (!target.texcoords.empty()) for (int c = 0; c < 2; ++c) target.texcoords[0][2 * v + c] = rng.signedNext() * 0.05f;
-      if (!target.colors.empty()) for (int c = 0; c < 4; ++c) target.colors[0][4 * v + c] = rng.signedNext() * 0.1f;
+      if (!target.tangent.empty())
+        for (int c = 0; c < 3; ++c) target.tangent[3 * v + c] = rng.signedNext() * 0.2f;
+      if (!target.texcoords.empty())
+        for (int c = 0; c < 2; ++c) target.texcoords[0][2 * v + c] = rng.signedNext() * 0.05f;
+      if (!target.colors.empty())
+        for (int c = 0; c < 4; ++c) target.colors[0][4 * v + c] = rng.signedNext() * 0.1f;
     }
   }
   if (o.influence_sets > 0) {

@@ -12,13 +12,13 @@
 
 // Skips when no Vulkan device exists on a user's machine; with CI=true a missing device FAILS the test
 // (like MORPHKIT_REQUIRE_SHARED). `context` is a VulkanContext* that is null when creation failed.
-#define MORPHKIT_REQUIRE_GPU(context)                                                                  \
-  do {                                                                                                 \
-    if (!(context)) {                                                                                  \
+#define MORPHKIT_REQUIRE_GPU(context)                                                                             \
+  do {                                                                                                            \
+    if (!(context)) {                                                                                             \
       if (::morphkit::test::runningInCi() || ::morphkit::test::gpuFailure().code != ::morphkit::Error::kNoDevice) \
-        FAIL() << "Vulkan context: " << ::morphkit::test::gpuFailure().message;                        \
-      GTEST_SKIP() << ::morphkit::test::gpuFailure().message << " (MORPHKIT_REQUIRE_GPU)";             \
-    }                                                                                                  \
+        FAIL() << "Vulkan context: " << ::morphkit::test::gpuFailure().message;                                   \
+      GTEST_SKIP() << ::morphkit::test::gpuFailure().message << " (MORPHKIT_REQUIRE_GPU)";                        \
+    }                                                                                                             \
   } while (0)
 
 namespace morphkit::test {

@@ -3,7 +3,6 @@
 // `animate` (bake a capture into a glTF animation): summaries, errors with exit codes, no partial output, the
 // animate round trip against --weights posing, and the Khronos validator on the baked file.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -25,7 +24,9 @@ namespace {
 
 using test::CliRun;
 
-std::filesystem::path repoRoot() { return test::sourceDir(); }
+std::filesystem::path repoRoot() {
+  return test::sourceDir();
+}
 
 }  // namespace
 }  // namespace morphkit
@@ -33,7 +34,9 @@ std::filesystem::path repoRoot() { return test::sourceDir(); }
 namespace morphkit {
 namespace {
 
-CliRun morphkit(const std::filesystem::path& dir, const std::string& args) { return test::runMorphkit(dir, args); }
+CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
+  return test::runMorphkit(dir, args);
+}
 
 // The demo head (its first 52 targets carry ARKit names) and a capture in the app's layout beside it.
 std::filesystem::path writeHead(const std::filesystem::path& dir, size_t capture_rows = 12) {
@@ -62,7 +65,8 @@ std::string exact(float value) {
 }
 
 int validateFile(const std::filesystem::path& file) {
-  const std::string command = "'" + (repoRoot() / "scripts/validate-gltf").string() + "' '" + file.string() + "' >/dev/null";
+  const std::string command =
+      "'" + (repoRoot() / "scripts/validate-gltf").string() + "' '" + file.string() + "' >/dev/null";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -85,7 +89,8 @@ TEST(PoseWeights, WeightsFileCaseInsensitiveAndIndicesPoseAlike) {
   ASSERT_TRUE(writeFileAtomic(dir / "w.json", std::string_view(R"({"jawOpen": 0.8, "eyeBlinkLeft": 1})")).ok());
   ASSERT_EQ(morphkit(dir, "pose head.glb --weights jawOpen=0.8,eyeBlinkLeft=1 --out a.json").exit_code, 0);
   ASSERT_EQ(morphkit(dir, "pose head.glb --weights-file w.json --out b.json").exit_code, 0);
-  ASSERT_EQ(morphkit(dir, "pose head.glb --weights JAWOPEN=0.8,EyeBlinkLeft=1 --ignore-case --out c.json").exit_code, 0);
+  ASSERT_EQ(morphkit(dir, "pose head.glb --weights JAWOPEN=0.8,EyeBlinkLeft=1 --ignore-case --out c.json").exit_code,
+            0);
   ASSERT_EQ(morphkit(dir, "pose head.glb --weights 17=0.8,0:0=1 --out d.json").exit_code, 0);  // jawOpen is target 17
   ASSERT_EQ(morphkit(dir, "pose head.glb --out rest.json").exit_code, 0);
   const std::string a = posedMeshes(dir / "a.json");
@@ -113,7 +118,8 @@ TEST(PoseWeights, UnknownNamesAreErrorsListingTheClosestOrWarnings) {
   EXPECT_NE(run.err.find("(closest: jawOpen,"), std::string::npos) << run.err;
   run = morphkit(dir, "pose head.glb --weights jawOpn=0.5,jawOpen=0.25 --ignore-unknown");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.err.find("morphkit: warning: head.glb: weights: no target named 'jawOpn'"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("morphkit: warning: head.glb: weights: no target named 'jawOpn'"), std::string::npos)
+      << run.err;
   EXPECT_NE(run.out.find("weights: 1 of 52 non-zero: jawOpen=0.25"), std::string::npos) << run.out;
   EXPECT_EQ(morphkit(dir, "pose head.glb --weights 52=1").exit_code, 1);  // 52 targets: indices 0..51
   ASSERT_TRUE(writeFileAtomic(dir / "w.json", std::string_view(R"({"jawOpen": "high"})")).ok());
@@ -167,19 +173,24 @@ TEST(WeightsCsv, BadCapturesAndMapsAreOneErrorLine) {
   EXPECT_NE(run.err.find("morphkit: error: empty.csv: empty file"), std::string::npos) << run.err;
   run = morphkit(dir, "pose head.glb --weights-csv capture.csv --csv-fps 30");  // frames 28, 29, 30: no 30 at 30 fps
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.err.find("morphkit: error: capture.csv: line 4, column 1 (Timecode): '14:03:52:30.274' is not a timecode"),
-            std::string::npos)
+  EXPECT_NE(
+      run.err.find("morphkit: error: capture.csv: line 4, column 1 (Timecode): '14:03:52:30.274' is not a timecode"),
+      std::string::npos)
       << run.err;
   ASSERT_TRUE(writeFileAtomic(dir / "other.csv", std::string_view("Timecode,Foo\n00:00:00:00,1\n")).ok());
   run = morphkit(dir, "pose head.glb --weights-csv other.csv");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_EQ(run.err, "morphkit: error: other.csv: no column matches a target name of head.glb (1 unmatched columns; --map names them)\n");
+  EXPECT_EQ(run.err,
+            "morphkit: error: other.csv: no column matches a target name of head.glb (1 unmatched columns; --map names "
+            "them)\n");
   // A map whose target is unknown: an error listing the closest names, or a warning with --ignore-unknown.
-  ASSERT_TRUE(writeFileAtomic(dir / "map.json", std::string_view(R"({"JawOpen": {"target": "jaw_open", "scale": 0.5}})")).ok());
+  ASSERT_TRUE(
+      writeFileAtomic(dir / "map.json", std::string_view(R"({"JawOpen": {"target": "jaw_open", "scale": 0.5}})")).ok());
   run = morphkit(dir, "pose head.glb --weights-csv capture.csv --map map.json");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_EQ(run.err, "morphkit: error: map.json: 'JawOpen -> jaw_open': head.glb has no target named 'jaw_open' (closest: "
-                     "jawOpen, jawLeft, jawRight) (--ignore-unknown to skip it)\n");
+  EXPECT_EQ(run.err,
+            "morphkit: error: map.json: 'JawOpen -> jaw_open': head.glb has no target named 'jaw_open' (closest: "
+            "jawOpen, jawLeft, jawRight) (--ignore-unknown to skip it)\n");
   run = morphkit(dir, "pose head.glb --weights-csv capture.csv --map map.json --ignore-unknown");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("morphkit: warning: map.json: 'JawOpen -> jaw_open'"), std::string::npos) << run.err;
@@ -191,12 +202,17 @@ TEST(WeightsCsv, MapRenamesAndScales) {
   const auto dir = test::scratchDir();
   writeHead(dir);
   // Drive jawOpen from the capture's MouthClose column at half strength: equal to --weights with that value.
-  ASSERT_TRUE(writeFileAtomic(dir / "map.json", std::string_view(R"({"JawOpen": null, "MouthClose": {"target": "jawOpen", "scale": 0.5}})")).ok());
-  ASSERT_TRUE(writeFileAtomic(dir / "one.csv", std::string_view("Timecode,MouthClose,JawOpen\n00:00:01:00,0.5,0.9\n")).ok());
+  ASSERT_TRUE(
+      writeFileAtomic(dir / "map.json",
+                      std::string_view(R"({"JawOpen": null, "MouthClose": {"target": "jawOpen", "scale": 0.5}})"))
+          .ok());
+  ASSERT_TRUE(
+      writeFileAtomic(dir / "one.csv", std::string_view("Timecode,MouthClose,JawOpen\n00:00:01:00,0.5,0.9\n")).ok());
   CliRun run = morphkit(dir, "pose head.glb --weights-csv one.csv --map map.json --out a.json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.err.find("columns: 1 matched, 0 unmatched (0 rotation unused, 1 ignored by the map); targets: 51 unmatched"),
-            std::string::npos)
+  EXPECT_NE(
+      run.err.find("columns: 1 matched, 0 unmatched (0 rotation unused, 1 ignored by the map); targets: 51 unmatched"),
+      std::string::npos)
       << run.err;
   ASSERT_EQ(morphkit(dir, "pose head.glb --weights jawOpen=0.25 --out b.json").exit_code, 0);
   EXPECT_EQ(posedMeshes(dir / "a.json"), posedMeshes(dir / "b.json"));
@@ -259,12 +275,14 @@ TEST(Animate, SharedSampleOnMorphSkinBlob52) {
   CliRun run = morphkit(dir, "animate '" + model + "' --weights-csv '" + capture + "' --out blob.glb --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"channels\":1,\"keys\":120,"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("\"matchedColumns\":52,\"unmatchedColumns\":9,\"unusedRotationColumns\":9,\"unmatchedTargets\":0"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("\"matchedColumns\":52,\"unmatchedColumns\":9,\"unusedRotationColumns\":9,\"unmatchedTargets\":0"),
+      std::string::npos)
       << run.out;
   EXPECT_EQ(validateFile(dir / "blob.glb"), 0);
   ASSERT_EQ(morphkit(dir, "pose blob.glb --anim capture --time 0.75 --out a.json").exit_code, 0);
-  ASSERT_EQ(morphkit(dir, "pose '" + model + "' --weights-csv '" + capture + "' --time 0.75 --out b.json").exit_code, 0);
+  ASSERT_EQ(morphkit(dir, "pose '" + model + "' --weights-csv '" + capture + "' --time 0.75 --out b.json").exit_code,
+            0);
   EXPECT_EQ(posedMeshes(dir / "a.json"), posedMeshes(dir / "b.json"));
 }
 
@@ -288,7 +306,8 @@ TEST(Animate, CompressedInputsAreBakedUncompressed) {
     for (const std::string& used : baked->extensions_used) EXPECT_EQ(used, "KHR_mesh_quantization");  // data-level
     for (const std::string& required : baked->extensions_required) EXPECT_EQ(required, "KHR_mesh_quantization");
     ASSERT_EQ(morphkit(dir, "pose baked.glb --anim capture --time 0.61 --out a.json").exit_code, 0);
-    ASSERT_EQ(morphkit(dir, "pose '" + model + "' --weights-csv '" + capture + "' --time 0.61 --out b.json").exit_code, 0);
+    ASSERT_EQ(morphkit(dir, "pose '" + model + "' --weights-csv '" + capture + "' --time 0.61 --out b.json").exit_code,
+              0);
     EXPECT_EQ(posedMeshes(dir / "a.json"), posedMeshes(dir / "b.json"));
   }
 }
@@ -300,11 +319,13 @@ TEST(Animate, FailuresLeaveNoOutput) {
   ASSERT_TRUE(writeFileAtomic(dir / "backwards.csv", backwards).ok());
   CliRun run = morphkit(dir, "animate head.glb --weights-csv backwards.csv --out baked.glb");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_EQ(run.err, "morphkit: error: backwards.csv: line 3, column 1 (Timecode): 00:00:00:59 goes back before line 2's "
-                     "00:00:01:00 (timecodes must increase)\n");
+  EXPECT_EQ(run.err,
+            "morphkit: error: backwards.csv: line 3, column 1 (Timecode): 00:00:00:59 goes back before line 2's "
+            "00:00:01:00 (timecodes must increase)\n");
   run = morphkit(dir, "animate head.glb --weights-csv capture.csv --out baked.glb --name talk");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_EQ(run.err, "morphkit: error: head.glb: animations: one is already named 'talk' (choose another with --name)\n");
+  EXPECT_EQ(run.err,
+            "morphkit: error: head.glb: animations: one is already named 'talk' (choose another with --name)\n");
   EXPECT_EQ(morphkit(dir, "animate head.glb --weights-csv capture.csv --out baked.gltf").exit_code, 2);
   EXPECT_EQ(morphkit(dir, "animate head.glb --out baked.glb").exit_code, 2);  // --weights-csv is required
   EXPECT_EQ(morphkit(dir, "animate missing.glb --weights-csv capture.csv --out baked.glb").exit_code, 1);
@@ -319,7 +340,8 @@ TEST(RenderWeights, RendersTheCaptureAtFps) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto dir = test::scratchDir();
   writeHead(dir, 12);  // 0.192 s: frames at 0, 1/30, ..., 5/30
-  CliRun run = morphkit(dir, "render head.glb --weights-csv capture.csv --fps 30 --size 48x48 --no-shadows --out frames --json");
+  CliRun run =
+      morphkit(dir, "render head.glb --weights-csv capture.csv --fps 30 --size 48x48 --no-shadows --out frames --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"animation\":null,\"frames\":6,"), std::string::npos) << run.out;
   EXPECT_TRUE(std::filesystem::exists(dir / "frames/frame_0005.png"));

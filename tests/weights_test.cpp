@@ -2,6 +2,8 @@
 // Tests for morphkit/weights.h: the target-name lookup, weight overrides and weight tracks in PoseOptions
 // (CPU reference and fast paths), and baking a track into a glTF animation. The GPU path and the renderer are
 // checked against these CPU results in tests/vk_capture_test.cpp.
+#include "morphkit/weights.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "morphkit/demo.h"
 #include "morphkit/gltf.h"
 #include "morphkit/pose.h"
-#include "morphkit/weights.h"
 
 namespace morphkit {
 namespace {
@@ -78,8 +79,8 @@ WeightTrack twoRowTrack() {
   track.keys.interpolation = Interpolation::kLinear;
   track.keys.components = 2;
   track.keys.times = {0.0f, 1.0f, 3.0f};
-  track.keys.values = {0.0f, 1.0f,   // t = 0
-                       1.0f, 0.5f,   // t = 1
+  track.keys.values = {0.0f, 1.0f,    // t = 0
+                       1.0f, 0.5f,    // t = 1
                        0.5f, -0.5f};  // t = 3
   return track;
 }
@@ -96,7 +97,8 @@ TEST(TargetNames, ExactByDefaultCaseInsensitiveOnRequest) {
   const Asset asset = multiMeshAsset();
   EXPECT_TRUE(findTargetsByName(asset, "EyeBlinkLeft").empty());
   EXPECT_TRUE(findTargetsByName(asset, "eyeblinkleft", NameMatch::kExact).empty());
-  EXPECT_EQ(findTargetsByName(asset, "EyeBlinkLeft", NameMatch::kCaseInsensitive), (std::vector<TargetRef>{{0, 0}, {1, 3}}));
+  EXPECT_EQ(findTargetsByName(asset, "EyeBlinkLeft", NameMatch::kCaseInsensitive),
+            (std::vector<TargetRef>{{0, 0}, {1, 3}}));
   EXPECT_EQ(findTargetsByName(asset, "EYEBLINKLEFT", NameMatch::kCaseInsensitive).size(), 2u);
   EXPECT_TRUE(findTargetsByName(asset, "EyeBlinkLef", NameMatch::kCaseInsensitive).empty());
   EXPECT_TRUE(namesMatch("JawOpen", "jawOpen", NameMatch::kCaseInsensitive));
@@ -177,8 +179,8 @@ TEST(WeightOverrides, ApplyOnTopOfTheAnimationAndLaterOnesWin) {
     options.time = 0.6;
     Expected<PoseResult> animated = evaluatePose(*prepared, options);
     ASSERT_TRUE(animated.ok());
-    const std::vector<WeightOverride> overrides = {
-        {.name = "eyeLookDownLeft", .value = 0.25f}, {.name = "eyeLookDownLeft", .value = 0.9f}};
+    const std::vector<WeightOverride> overrides = {{.name = "eyeLookDownLeft", .value = 0.25f},
+                                                   {.name = "eyeLookDownLeft", .value = 0.9f}};
     options.weights.overrides = overrides;
     Expected<PoseResult> driven = evaluatePose(*prepared, options);
     ASSERT_TRUE(driven.ok());
@@ -276,7 +278,8 @@ TEST(WeightTrack, FastPathEqualsReference) {
     for (size_t m = 0; m < fast.meshes.size(); ++m) {
       EXPECT_EQ(reference.meshes[m].weights, fast.meshes[m].weights);
       for (size_t i = 0; i < fast.meshes[m].positions.size(); ++i) {
-        ASSERT_NEAR(reference.meshes[m].positions[i], fast.meshes[m].positions[i], 1e-5f) << "t=" << t << " value " << i;
+        ASSERT_NEAR(reference.meshes[m].positions[i], fast.meshes[m].positions[i], 1e-5f)
+            << "t=" << t << " value " << i;
       }
     }
   }

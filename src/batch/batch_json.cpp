@@ -37,7 +37,8 @@ Status readPair(element e, std::string_view key, uint32_t& a, uint32_t& b, uint6
   array list;
   if (e.get_array().get(list) != simdjson::SUCCESS || list.size() != 2) return bad(key, "expected [A, B]");
   element first, second;
-  if (list.at(0).get(first) != simdjson::SUCCESS || list.at(1).get(second) != simdjson::SUCCESS) return bad(key, "expected [A, B]");
+  if (list.at(0).get(first) != simdjson::SUCCESS || list.at(1).get(second) != simdjson::SUCCESS)
+    return bad(key, "expected [A, B]");
   if (Status s = readUint(first, key, a, lo, hi); !s) return s;
   return readUint(second, key, b, lo, hi);
 }
@@ -82,7 +83,8 @@ Status readJobObject(object o, BatchJob& job) {
       job.has_frames = true;
     } else if (key == "fps") {
       double fps = 0;
-      if (value.get_double().get(fps) != simdjson::SUCCESS || !(fps > 0 && fps <= 1000)) return bad(key, "expected 0 < fps <= 1000");
+      if (value.get_double().get(fps) != simdjson::SUCCESS || !(fps > 0 && fps <= 1000))
+        return bad(key, "expected 0 < fps <= 1000");
       job.fps = fps;
     } else if (key == "chunk") {
       if (Status s = readUint(value, key, job.chunk, 1, 100000); !s) return s;
@@ -91,9 +93,12 @@ Status readJobObject(object o, BatchJob& job) {
       if (Status s = readStrings(value, key, outputs); !s) return s;
       job.frames = job.poses = false;
       for (const std::string& output : outputs) {
-        if (output == "frames") job.frames = true;
-        else if (output == "poses") job.poses = true;
-        else return bad(key, "\"" + output + "\": expected \"frames\" or \"poses\"");
+        if (output == "frames")
+          job.frames = true;
+        else if (output == "poses")
+          job.poses = true;
+        else
+          return bad(key, "\"" + output + "\": expected \"frames\" or \"poses\"");
       }
       if (!job.frames && !job.poses) return bad(key, "lists no output");
     } else if (key == "size") {
@@ -105,7 +110,8 @@ Status readJobObject(object o, BatchJob& job) {
       }
     } else if (key == "device") {
       int64_t device = 0;
-      if (value.get_int64().get(device) != simdjson::SUCCESS || device < -1 || device > 64) return bad(key, "expected -1 (the best) or an index");
+      if (value.get_int64().get(device) != simdjson::SUCCESS || device < -1 || device > 64)
+        return bad(key, "expected -1 (the best) or an index");
       job.device = int(device);
     } else if (key == "resume") {
       if (value.get_bool().get(job.resume) != simdjson::SUCCESS) return bad(key, "expected true or false");
@@ -168,7 +174,8 @@ Expected<BatchJob> parseBatchJob(std::string_view json, const std::filesystem::p
   Expected<element> root = parseText(parser, json);
   if (!root) return root.error();
   object o;
-  if (root->get_object().get(o) != simdjson::SUCCESS) return fail(Error::kInvalidArgument, "the job must be a JSON object");
+  if (root->get_object().get(o) != simdjson::SUCCESS)
+    return fail(Error::kInvalidArgument, "the job must be a JSON object");
   BatchJob job;
   job.base_dir = base_dir;
   if (Status s = readJobObject(o, job); !s) return s.error();
@@ -193,7 +200,10 @@ std::string batchTaskJson(const BatchJob& job, const BatchTask& task) {
   json.field("asset", std::string_view(task.asset));
   json.field("asset_key", std::string_view(task.asset_key));
   json.key("animation");
-  if (task.animation == 0xFFFFFFFFu) json.null(); else json.value(task.animation);
+  if (task.animation == 0xFFFFFFFFu)
+    json.null();
+  else
+    json.value(task.animation);
   json.field("animation_key", std::string_view(task.animation_key));
   json.key("frames").beginArray().value(task.first).value(task.last).endArray();
   json.field("error", std::string_view(task.error));
@@ -220,10 +230,12 @@ Expected<BatchTask> parseBatchTaskJson(std::string_view text, BatchJob* job) {
   task.id = uint32_t(number);
   if (o["asset"].get_string().get(text_value) != simdjson::SUCCESS) return fail(Error::kInvalidArgument, "task: asset");
   task.asset = std::string(text_value);
-  if (o["asset_key"].get_string().get(text_value) != simdjson::SUCCESS) return fail(Error::kInvalidArgument, "task: asset_key");
+  if (o["asset_key"].get_string().get(text_value) != simdjson::SUCCESS)
+    return fail(Error::kInvalidArgument, "task: asset_key");
   task.asset_key = std::string(text_value);
   if (o["animation"].get_uint64().get(number) == simdjson::SUCCESS) task.animation = uint32_t(number);
-  if (o["animation_key"].get_string().get(text_value) != simdjson::SUCCESS) return fail(Error::kInvalidArgument, "task: animation_key");
+  if (o["animation_key"].get_string().get(text_value) != simdjson::SUCCESS)
+    return fail(Error::kInvalidArgument, "task: animation_key");
   task.animation_key = std::string(text_value);
   element frames;
   if (o["frames"].get(frames) != simdjson::SUCCESS) return fail(Error::kInvalidArgument, "task: frames");
@@ -239,7 +251,10 @@ std::string batchTaskResultJson(const BatchTaskResult& r) {
   json.field("asset", std::string_view(r.asset));
   json.field("asset_key", std::string_view(r.asset_key));
   json.key("animation");
-  if (r.animation == 0xFFFFFFFFu) json.null(); else json.value(r.animation);
+  if (r.animation == 0xFFFFFFFFu)
+    json.null();
+  else
+    json.value(r.animation);
   json.field("animation_key", std::string_view(r.animation_key));
   json.key("frames").beginArray().value(r.first).value(r.last).endArray();
   json.key("outputs").array(std::span<const std::string>(r.outputs));
@@ -248,7 +263,10 @@ std::string batchTaskResultJson(const BatchTaskResult& r) {
   json.field("seconds", r.seconds);
   json.field("worker", std::string_view(r.worker));
   json.key("error");
-  if (r.error.empty()) json.null(); else json.value(std::string_view(r.error));
+  if (r.error.empty())
+    json.null();
+  else
+    json.value(std::string_view(r.error));
   json.endObject();
   return json.str();
 }
@@ -258,7 +276,8 @@ Expected<BatchTaskResult> parseBatchTaskResultJson(std::string_view text) {
   Expected<element> root = parseText(parser, text);
   if (!root) return root.error();
   object o;
-  if (root->get_object().get(o) != simdjson::SUCCESS) return fail(Error::kInvalidArgument, "result: expected an object");
+  if (root->get_object().get(o) != simdjson::SUCCESS)
+    return fail(Error::kInvalidArgument, "result: expected an object");
   BatchTaskResult r;
   std::string_view s;
   uint64_t n = 0;

@@ -28,12 +28,15 @@ namespace {
 
 std::string sanitize(std::string_view text) {
   std::string out;
-  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  for (char c : text)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
   if (out.empty() || out == "." || out == "..") out = "_" + out;
   return out;
 }
 
-bool isPattern(std::string_view text) { return text.find_first_of("*?[") != std::string_view::npos; }
+bool isPattern(std::string_view text) {
+  return text.find_first_of("*?[") != std::string_view::npos;
+}
 
 // Every file the job's asset list names, in order, each once. Patterns expand sorted (glob(3)).
 std::vector<std::filesystem::path> resolveAssets(const BatchJob& job) {
@@ -98,7 +101,9 @@ std::string animationKey(const Asset& asset, uint32_t animation) {
   return std::to_string(animation) + (name.empty() ? "" : "_" + sanitize(name));
 }
 
-std::string rangeTag(uint32_t first, uint32_t last) { return fmt::format("f{:04d}-{:04d}", first, last); }
+std::string rangeTag(uint32_t first, uint32_t last) {
+  return fmt::format("f{:04d}-{:04d}", first, last);
+}
 
 // How every asset of the job is loaded: mapped (the default) or read (`read_files`).
 LoadOptions loadOptions(const BatchJob& job) {
@@ -125,7 +130,8 @@ Expected<BatchPlan> planBatch(const BatchJob& job) {
   if (files.empty()) return fail(Error::kInvalidArgument, "assets: no file matches");
   const std::vector<std::string> keys = assetKeys(files);
   for (size_t i = 0; i < files.size(); ++i) {
-    auto addTask = [&](uint32_t animation, std::string animation_key, uint32_t first, uint32_t last, std::string error) {
+    auto addTask = [&](uint32_t animation, std::string animation_key, uint32_t first, uint32_t last,
+                       std::string error) {
       BatchTask task;
       task.id = uint32_t(plan.tasks.size());
       task.asset = files[i].string();
@@ -149,12 +155,14 @@ Expected<BatchPlan> planBatch(const BatchJob& job) {
     } else {
       for (const std::string& wanted : job.animations) {
         uint32_t found = kNone;
-        const bool digits = !wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c); });
+        const bool digits = !wanted.empty() &&
+                            std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c); });
         for (uint32_t a = 0; a < asset->animations.size(); ++a) {
           if (digits ? std::to_string(a) == wanted : asset->animations[a].name == wanted) found = a;
         }
         if (found == kNone) {
-          addTask(kNone, sanitize(wanted), 0, 0, files[i].string() + ": animations: none is " + (digits ? "numbered " : "named ") + wanted);
+          addTask(kNone, sanitize(wanted), 0, 0,
+                  files[i].string() + ": animations: none is " + (digits ? "numbered " : "named ") + wanted);
         } else {
           animations.push_back(found);
         }
@@ -169,7 +177,8 @@ Expected<BatchPlan> planBatch(const BatchJob& job) {
         last = std::max<uint32_t>(1, uint32_t(std::floor(animationDuration(*asset, animation) * job.fps + 1e-9)) + 1);
       }
       for (uint32_t f = first; f < last; f += job.chunk) {
-        addTask(animation, animationKey(*asset, animation), f, std::min<uint32_t>(last, f + std::max(job.chunk, 1u)), {});
+        addTask(animation, animationKey(*asset, animation), f, std::min<uint32_t>(last, f + std::max(job.chunk, 1u)),
+                {});
       }
     }
   }
@@ -249,8 +258,12 @@ struct BatchWorker {
   }
 };
 
-BatchWorker* createBatchWorker() { return new BatchWorker(); }
-void destroyBatchWorker(BatchWorker* worker) { delete worker; }
+BatchWorker* createBatchWorker() {
+  return new BatchWorker();
+}
+void destroyBatchWorker(BatchWorker* worker) {
+  delete worker;
+}
 
 namespace {
 
@@ -282,7 +295,8 @@ Status writePoses(BatchWorker& w, const BatchJob& job, const BatchTask& task, co
   if (ec) return fail(Error::kIo, (dir / "poses").string() + ": cannot create: " + ec.message());
   for (size_t i = 0; i < shapes.size(); ++i) {
     const std::vector<uint64_t> shape{frames, shapes[i].vertex_count, 3};
-    const std::string stem = rangeTag(task.first, task.last) + "_" + posedPrimitiveName(shapes[i].node, shapes[i].mesh, shapes[i].primitive);
+    const std::string stem =
+        rangeTag(task.first, task.last) + "_" + posedPrimitiveName(shapes[i].node, shapes[i].mesh, shapes[i].primitive);
     for (int attribute = 0; attribute < 2; ++attribute) {
       const std::vector<float>& values = attribute == 0 ? positions[i] : normals[i];
       if (attribute == 1 && !shapes[i].has_normals) continue;
@@ -323,7 +337,8 @@ Status writeFrames(BatchWorker& w, const BatchJob& job, const BatchTask& task, c
     const std::vector<std::string> messages = rendererValidationMessages(*w.renderer);
     if (!messages.empty()) {
       clearGpuValidationMessages(*w.context);
-      return fail(Error::kVulkan, "the validation layer reported " + std::to_string(messages.size()) + " message(s); first: " + messages[0]);
+      return fail(Error::kVulkan, "the validation layer reported " + std::to_string(messages.size()) +
+                                      " message(s); first: " + messages[0]);
     }
   }
   return Ok{};
@@ -359,7 +374,8 @@ BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTas
     // The marker is written last, after every output: the task is complete. No asset load, no rendering.
     Expected<std::vector<uint8_t>> bytes = readFile(marker, size_t(64) << 20);
     if (bytes) {
-      Expected<BatchTaskResult> earlier = parseBatchTaskResultJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+      Expected<BatchTaskResult> earlier =
+          parseBatchTaskResultJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
       if (earlier && earlier->error.empty()) {
         result.outputs = earlier->outputs;
         result.skipped = true;

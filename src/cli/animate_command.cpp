@@ -13,14 +13,14 @@
 #include <string>
 
 #include "command.h"
-#include "output_folder.h"
-#include "morphkit/text.h"
 #include "morphkit/accessor.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/primitive.h"
+#include "morphkit/text.h"
+#include "output_folder.h"
 #include "weight_options.h"
 
 namespace morphkit::cli {
@@ -131,8 +131,8 @@ int run(const AnimateOptions& o) {
   if (int code = loadWeights(*asset, o.file, o.weights, weights); code != 0) return code;
   const WeightTrack& track = weights.capture->track;
 
-  const bool draco = std::find(asset->extensions_used.begin(), asset->extensions_used.end(), "KHR_draco_mesh_compression") !=
-                     asset->extensions_used.end();
+  const bool draco = std::find(asset->extensions_used.begin(), asset->extensions_used.end(),
+                               "KHR_draco_mesh_compression") != asset->extensions_used.end();
   dropUnkeptExtensions(*asset, o.file);
   if (draco) settleDecodedDraco(*asset);
   for (size_t i = 0; i < asset->images.size(); ++i) {
@@ -174,27 +174,31 @@ int run(const AnimateOptions& o) {
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
-    fmt::print("{}: animation {} '{}': {} weights channel{}, {} keys over {:.3f} s driving {} target name{}; {} "
-               "animation{} in all, {} bytes\n",
-               o.out, *baked, o.name, animation.channels.size(), animation.channels.size() == 1 ? "" : "s",
-               track.keys.times.size(), duration, track.names.size(), track.names.size() == 1 ? "" : "s",
-               asset->animations.size(), asset->animations.size() == 1 ? "" : "s", glb->size());
+    fmt::print(
+        "{}: animation {} '{}': {} weights channel{}, {} keys over {:.3f} s driving {} target name{}; {} "
+        "animation{} in all, {} bytes\n",
+        o.out, *baked, o.name, animation.channels.size(), animation.channels.size() == 1 ? "" : "s",
+        track.keys.times.size(), duration, track.names.size(), track.names.size() == 1 ? "" : "s",
+        asset->animations.size(), asset->animations.size() == 1 ? "" : "s", glb->size());
   }
   return 0;
 }
 
-const CommandRegistration kRegistration({45, [](CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<AnimateOptions>();
-  CLI::App* sub = app.add_subcommand("animate", "Bake a face capture (Live Link Face CSV) into a glTF weights animation");
-  sub->add_option("IN", options->file, "the .gltf or .glb file")->required();
-  sub->add_option("--out", options->out, "the .glb file to write (IN's content plus the new animation)")->required();
-  sub->add_option("--name", options->name, "name of the new animation")->capture_default_str();
-  sub->add_flag("--json", options->json, "print the summary as one JSON object");
-  addFileAccessOptions(sub, options->file_access);
-  addWeightOptions(*sub, options->weights, kCaptureOptions);
-  sub->get_option("--weights-csv")->required();
-  sub->callback([options, &exit_code] { exit_code = run(*options); });
-}});
+const CommandRegistration kRegistration(
+    {45, [](CLI::App& app, int& exit_code) {
+       auto options = std::make_shared<AnimateOptions>();
+       CLI::App* sub =
+           app.add_subcommand("animate", "Bake a face capture (Live Link Face CSV) into a glTF weights animation");
+       sub->add_option("IN", options->file, "the .gltf or .glb file")->required();
+       sub->add_option("--out", options->out, "the .glb file to write (IN's content plus the new animation)")
+           ->required();
+       sub->add_option("--name", options->name, "name of the new animation")->capture_default_str();
+       sub->add_flag("--json", options->json, "print the summary as one JSON object");
+       addFileAccessOptions(sub, options->file_access);
+       addWeightOptions(*sub, options->weights, kCaptureOptions);
+       sub->get_option("--weights-csv")->required();
+       sub->callback([options, &exit_code] { exit_code = run(*options); });
+     }});
 
 }  // namespace
 }  // namespace morphkit::cli

@@ -48,8 +48,8 @@ int run(const BatchCommandOptions& o) {
   for (const BatchTaskResult& r : results) {
     if (!r.error.empty()) {
       ++failed;
-      fmt::print(stderr, "morphkit: error: {}: task {} ({} {} frames {}:{}): {}\n", o.job, r.id, r.asset_key, r.animation_key,
-                 r.first, r.last, r.error);
+      fmt::print(stderr, "morphkit: error: {}: task {} ({} {} frames {}:{}): {}\n", o.job, r.id, r.asset_key,
+                 r.animation_key, r.first, r.last, r.error);
     }
     skipped += r.skipped ? 1 : 0;
     rendered += r.rendered;
@@ -69,14 +69,17 @@ int run(const BatchCommandOptions& o) {
   return failed ? kExitFailure : 0;
 }
 
-const CommandRegistration kRegistration({45, [](CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<BatchCommandOptions>();
-  CLI::App* sub = app.add_subcommand("batch", "Run a batch job (JSON, docs/BATCH.md): posed arrays and frames for many assets");
-  sub->add_option("JOB", options->job, "the job file (the format of the Python package's morphkit.batch)")->required();
-  sub->add_flag("--resume", options->resume, "skip tasks whose outputs are complete (as \"resume\": true)");
-  sub->add_flag("--json", options->json, "print the summary as one JSON object");
-  sub->callback([options, &exit_code] { exit_code = run(*options); });
-}});
+const CommandRegistration kRegistration(
+    {45, [](CLI::App& app, int& exit_code) {
+       auto options = std::make_shared<BatchCommandOptions>();
+       CLI::App* sub = app.add_subcommand(
+           "batch", "Run a batch job (JSON, docs/BATCH.md): posed arrays and frames for many assets");
+       sub->add_option("JOB", options->job, "the job file (the format of the Python package's morphkit.batch)")
+           ->required();
+       sub->add_flag("--resume", options->resume, "skip tasks whose outputs are complete (as \"resume\": true)");
+       sub->add_flag("--json", options->json, "print the summary as one JSON object");
+       sub->callback([options, &exit_code] { exit_code = run(*options); });
+     }});
 
 }  // namespace
 }  // namespace morphkit::cli

@@ -26,13 +26,13 @@
 #include <thread>
 
 #include "command.h"
-#include "selection.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_pose.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/pose.h"
+#include "selection.h"
 #if HAVE_morphkit_render
 #include "morphkit/render.h"
 #endif
@@ -41,12 +41,12 @@ namespace morphkit::cli {
 namespace {
 
 struct Row {
-  std::string path;     // reference, fast, gpu, render_vertex, render_compute
-  uint32_t threads = 0;  // CPU rows
-  std::string layout;   // gpu rows: the delta layout
+  std::string path;              // reference, fast, gpu, render_vertex, render_compute
+  uint32_t threads = 0;          // CPU rows
+  std::string layout;            // gpu rows: the delta layout
   double ms = std::nan("");      // wall ms per frame, best pass
   double gpu_ms = std::nan("");  // GPU ms per frame (timestamps) in that pass; NaN for CPU rows / no timestamps
-  std::string skipped;  // non-empty: why the row did not run
+  std::string skipped;           // non-empty: why the row did not run
 };
 
 struct Context {
@@ -90,7 +90,8 @@ Status timeRows(Context& c, std::span<Row> rows, std::span<const FrameFn> frames
         gpu += *g;
         c.bar.update(++c.done);
       }
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count() / double(c.times.size());
+      const double ms =
+          std::chrono::duration<double, std::milli>(Clock::now() - start).count() / double(c.times.size());
       if (std::isnan(rows[r].ms) || ms < rows[r].ms) {
         rows[r].ms = ms;
         rows[r].gpu_ms = gpu / double(c.times.size());
@@ -127,7 +128,8 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
   }
   for (size_t first = 0; first < specs.size();) {
     size_t last = first, workers = 0;
-    while (last < specs.size() && (last == first || workers + std::max(specs[last].threads, 1u) - 1 <= kMaxInterleavedWorkers)) {
+    while (last < specs.size() &&
+           (last == first || workers + std::max(specs[last].threads, 1u) - 1 <= kMaxInterleavedWorkers)) {
       workers += std::max(specs[last].threads, 1u) - 1;
       ++last;
     }
@@ -137,8 +139,9 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
     for (size_t i = first; i < last; ++i) {
       const bool reference = specs[i].threads == 0;
       timed.push_back(Row{specs[i].path, reference ? 1u : specs[i].threads});
-      state.push_back(std::make_unique<CpuRow>(CpuRow{reference ? CpuPath::kReference : CpuPath::kFast,
-                                                      reference ? nullptr : std::make_unique<ThreadPool>(specs[i].threads)}));
+      state.push_back(
+          std::make_unique<CpuRow>(CpuRow{reference ? CpuPath::kReference : CpuPath::kFast,
+                                          reference ? nullptr : std::make_unique<ThreadPool>(specs[i].threads)}));
       frames.push_back([&c, &prepared, animation, row = state.back().get()](double t) -> Expected<double> {
         PoseOptions pose;
         pose.animation = animation;
@@ -158,8 +161,10 @@ Status cpuRows(Context& c, const PosePrepared& prepared, uint32_t animation, uns
   return Ok{};
 }
 
-Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation, std::vector<Row>& rows) {
-  for (DeltaLayout layout : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
+Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation,
+               std::vector<Row>& rows) {
+  for (DeltaLayout layout :
+       {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
     Row row{"gpu", 0, deltaLayoutName(layout)};
     GpuUploadOptions upload;
     upload.layout = layout;
@@ -171,7 +176,8 @@ Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared,
       c.bar.update(c.done += c.times.size() * std::max(c.options.repetitions, 1u));
       continue;
     }
-    std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
+    std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose,
+                                                                  [&](GpuPose* p) { destroyGpuPose(context, p); });
     SamplingContext sampling;
     if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;  // the clocks up first
     Status s = timeRow(c, row, [&](double t) -> Expected<double> {
@@ -227,15 +233,18 @@ Status renderRows(Context& c, VulkanContext& context, const Asset& asset, uint32
 }
 #endif
 
-std::string fixed(double v, int digits) { return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, digits); }
+std::string fixed(double v, int digits) {
+  return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, digits);
+}
 
 }  // namespace
 
 int runFileBench(const FileBenchOptions& o) {
   uint32_t width = 0, height = 0;
-  if (const size_t x = o.size.find('x'); x == std::string::npos ||
-      std::from_chars(o.size.data(), o.size.data() + x, width).ptr != o.size.data() + x ||
-      std::from_chars(o.size.data() + x + 1, o.size.data() + o.size.size(), height).ptr != o.size.data() + o.size.size() ||
+  if (const size_t x = o.size.find('x');
+      x == std::string::npos || std::from_chars(o.size.data(), o.size.data() + x, width).ptr != o.size.data() + x ||
+      std::from_chars(o.size.data() + x + 1, o.size.data() + o.size.size(), height).ptr !=
+          o.size.data() + o.size.size() ||
       width == 0 || height == 0 || width > 16384 || height > 16384) {
     return reportUsage("bench: --size " + o.size + ": expected WxH (e.g. 256x256)");
   }
@@ -260,8 +269,8 @@ int runFileBench(const FileBenchOptions& o) {
 
   // Rows in order; the progress bar counts frames.
   const bool want_gpu = wants(o, "gpu"), want_render = wants(o, "render");
-  const size_t row_count = (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 3 : 0) +
-                           (want_render ? 2 : 0);
+  const size_t row_count =
+      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 3 : 0) + (want_render ? 2 : 0);
   std::vector<Row> rows;
   GpuDeviceInfo device;
   std::string device_error;
@@ -279,10 +288,12 @@ int runFileBench(const FileBenchOptions& o) {
       if (!context) {
         device_error = context.error().message;
         for (const char* p : {"gpu", "render_vertex", "render_compute"}) {
-          if ((p[0] == 'g' && want_gpu) || (p[0] == 'r' && want_render)) rows.push_back(Row{p, 0, {}, NAN, NAN, device_error});
+          if ((p[0] == 'g' && want_gpu) || (p[0] == 'r' && want_render))
+            rows.push_back(Row{p, 0, {}, NAN, NAN, device_error});
         }
       } else {
-        std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> owner(*context, [](VulkanContext* v) { destroyVulkanContext(v); });
+        std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> owner(
+            *context, [](VulkanContext* v) { destroyVulkanContext(v); });
         device = gpuDeviceInfo(**context);
         Status s = want_gpu ? gpuRows(c, **context, *prepared, *animation, rows) : Status(Ok{});
 #if HAVE_morphkit_render
@@ -312,14 +323,21 @@ int runFileBench(const FileBenchOptions& o) {
     } else {
       w.beginObject().field("index", *animation).field("name", anim_name).field("duration", duration).endObject();
     }
-    w.field("frames", o.frames).field("repetitions", std::max(o.repetitions, 1u)).field("positionsOnly", o.positions_only);
-    w.field("vertices", vertices).field("primitives", uint64_t(prepared->instances.size())).field("maxTargets", max_targets);
+    w.field("frames", o.frames)
+        .field("repetitions", std::max(o.repetitions, 1u))
+        .field("positionsOnly", o.positions_only);
+    w.field("vertices", vertices)
+        .field("primitives", uint64_t(prepared->instances.size()))
+        .field("maxTargets", max_targets);
     w.field("hardwareThreads", hardware);
     w.key("device");
     if (device.name.empty()) {
       w.null();
     } else {
-      w.beginObject().field("name", device.name).field("type", gpuDeviceTypeName(device.type)).field("driver", device.driver);
+      w.beginObject()
+          .field("name", device.name)
+          .field("type", gpuDeviceTypeName(device.type))
+          .field("driver", device.driver);
       w.field("timestamps", device.timestamps).endObject();
       w.field("warmupMs", warmUpMilliseconds(o.warmup_ms, device));
     }
@@ -338,16 +356,17 @@ int runFileBench(const FileBenchOptions& o) {
     w.endArray().endObject();
     fmt::print("{}\n", w.str());
   } else {
-    fmt::print("{}: {} vertices in {} primitive(s), up to {} targets; {}; {} frames, best of {} passes\n", o.file, vertices,
-               prepared->instances.size(), max_targets,
+    fmt::print("{}: {} vertices in {} primitive(s), up to {} targets; {}; {} frames, best of {} passes\n", o.file,
+               vertices, prepared->instances.size(), max_targets,
                *animation == kNone ? std::string("rest pose")
                                    : fmt::format("animation {}{} ({:.3g} s)", *animation,
                                                  anim_name.empty() ? "" : " \"" + anim_name + "\"", duration),
                o.frames, std::max(o.repetitions, 1u));
-    if (o.positions_only) fmt::print("CPU rows: posed positions only (no normals, tangents, texture coordinates, colors)\n");
+    if (o.positions_only)
+      fmt::print("CPU rows: posed positions only (no normals, tangents, texture coordinates, colors)\n");
     if (!device.name.empty()) {
-      fmt::print("device: {} ({}); GPU warmed up {:.0f} ms before each GPU row\n", device.name, gpuDeviceTypeName(device.type),
-                 warmUpMilliseconds(o.warmup_ms, device));
+      fmt::print("device: {} ({}); GPU warmed up {:.0f} ms before each GPU row\n", device.name,
+                 gpuDeviceTypeName(device.type), warmUpMilliseconds(o.warmup_ms, device));
     }
     fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10}\n", "path", "threads", "layout", "ms/frame", "GPU ms/frame",
                "x reference");

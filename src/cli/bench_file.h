@@ -11,15 +11,15 @@ namespace morphkit::cli {
 
 struct FileBenchOptions {
   std::string file;
-  std::string anim;            // index or name; empty: the first animation (rest pose when there is none)
-  uint32_t frames = 30;        // frame i samples t = i · duration / frames (one pass over the clip)
-  uint32_t threads = 0;        // fast path at 1..threads threads (0: every hardware thread)
-  uint32_t repetitions = 3;    // passes over the frames per row; the best pass is reported
+  std::string anim;             // index or name; empty: the first animation (rest pose when there is none)
+  uint32_t frames = 30;         // frame i samples t = i · duration / frames (one pass over the clip)
+  uint32_t threads = 0;         // fast path at 1..threads threads (0: every hardware thread)
+  uint32_t repetitions = 3;     // passes over the frames per row; the best pass is reported
   bool positions_only = false;  // CPU rows: PoseOptions::positions_only (three.js's CPU path computes positions only)
-  double warmup_ms = -1.0;     // GPU rows: warmUpGpu before each (< 0: warmUpMilliseconds's default)
+  double warmup_ms = -1.0;      // GPU rows: warmUpGpu before each (< 0: warmUpMilliseconds's default)
   std::vector<std::string> paths = {"reference", "fast", "gpu", "render"};  // rows to run
-  std::string size = "256x256";  // render rows: target size
-  int device = -1;             // Vulkan device index
+  std::string size = "256x256";                                             // render rows: target size
+  int device = -1;                                                          // Vulkan device index
   bool validation = false;
   bool json = false;
   FileAccessFlags file_access;

@@ -2,7 +2,6 @@
 // The CLI's plumbing: self-registering subcommands, the error line format, exit codes.
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -22,7 +21,7 @@ inline constexpr int kExitUsage = 2;
 
 // Each command file registers itself with a static CommandRegistration; main() builds them in `order`.
 struct CommandSpec {
-  int order;  // position in --help
+  int order;                                               // position in --help
   std::function<void(CLI::App& app, int& exit_code)> add;  // adds the subcommand; its callback sets exit_code
 };
 struct CommandRegistration {

@@ -55,7 +55,8 @@ void printTargetEncodings(const Asset& asset, const Primitive& primitive) {
 void printTargetNames(const Mesh& mesh) {
   std::string line = fmt::format("{:<14} target names:", "");
   for (size_t t = 0; t < mesh.target_names.size(); ++t) {
-    const std::string name = fmt::format(" {}{}", printable(mesh.target_names[t], 64), t + 1 < mesh.target_names.size() ? "," : "");
+    const std::string name =
+        fmt::format(" {}{}", printable(mesh.target_names[t], 64), t + 1 < mesh.target_names.size() ? "," : "");
     if (line.size() + name.size() > 110) {
       fmt::print("{}\n", line);
       line = std::string(28, ' ');
@@ -66,14 +67,16 @@ void printTargetNames(const Mesh& mesh) {
 }
 
 void writeTable(const Asset& asset, const std::filesystem::path& file) {
-  fmt::print("{}  (generator: {})\n", shown(file.string(), 1024), asset.generator.empty() ? "-" : shown(asset.generator, kPrintableMaxBytes));
+  fmt::print("{}  (generator: {})\n", shown(file.string(), 1024),
+             asset.generator.empty() ? "-" : shown(asset.generator, kPrintableMaxBytes));
   if (!asset.extensions_used.empty()) {
     std::string list;
     for (const auto& e : asset.extensions_used) list += (list.empty() ? "" : ", ") + printable(e);
     fmt::print("extensions: {}\n", list);
   }
   for (const auto& note : asset.notes) fmt::print("note: {}\n", shown(note));
-  fmt::print("\n{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", "mesh/prim", "vertices", "indices", "targets", "morph bytes", "attributes");
+  fmt::print("\n{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", "mesh/prim", "vertices", "indices", "targets", "morph bytes",
+             "attributes");
   PrimitiveSummaryCache summaries;
   for (size_t m = 0; m < asset.meshes.size(); ++m) {
     const Mesh& mesh = asset.meshes[m];
@@ -81,7 +84,8 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
       const Primitive& primitive = mesh.primitives[p];
       const PrimitiveSummary& s = summaryOf(summaries, asset, uint32_t(m), uint32_t(p));
       std::string attributes;
-      for (const Attribute& attribute : primitive.attributes) (attributes += attributes.empty() ? "" : " ") += printable(attribute.name);
+      for (const Attribute& attribute : primitive.attributes)
+        (attributes += attributes.empty() ? "" : " ") += printable(attribute.name);
       fmt::print("{:<14} {:>9} {:>9} {:>8} {:>11}  {}\n", fmt::format("{}/{}", m, p), s.vertex_count, s.index_count,
                  primitive.targets.size(), s.morph_bytes, attributes);
       // Targets grouped by the attribute set they move: "targets 0-51 move NORMAL POSITION".
@@ -98,8 +102,8 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
         if (!line.starts_with("targets[")) fmt::print("{:<14} sparse    {}\n", "", shown(line));
       }
       if (s.has_f16) {
-        fmt::print("{:<14} f16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "", s.f16_position,
-                   s.f16_normal, s.f16_tangent, s.f16_overflow ? " (OVERFLOW: f16 unusable)" : "");
+        fmt::print("{:<14} f16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "",
+                   s.f16_position, s.f16_normal, s.f16_tangent, s.f16_overflow ? " (OVERFLOW: f16 unusable)" : "");
         fmt::print("{:<14} snorm16 deltas: max error position {:.3g}, normal {:.3g}, tangent {:.3g}{}\n", "",
                    s.snorm16_position, s.snorm16_normal, s.snorm16_tangent,
                    s.snorm16_non_finite ? " (NON-FINITE delta: snorm16 unusable)" : "");
@@ -123,22 +127,26 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     if (!ktx2_heading) fmt::print("\nKTX2 textures (KHR_texture_basisu; posing never needs them):\n");
     ktx2_heading = true;
     fmt::print("  textures[{}]: images[{}] is KTX2; {}\n", t, ktx2,
-               textureDrawable(asset, texture) ? fmt::format("render uses the fallback images[{}]", texture.source)
-                                              : std::string("no fallback: render draws its materials with their factors"));
+               textureDrawable(asset, texture)
+                   ? fmt::format("render uses the fallback images[{}]", texture.source)
+                   : std::string("no fallback: render draws its materials with their factors"));
   }
   if (!asset.skins.empty()) fmt::print("\nskins:\n");
   for (size_t s = 0; s < asset.skins.size(); ++s) {
-    fmt::print("  {} {:<20} {} joints\n", s, asset.skins[s].name.empty() ? "-" : printable(asset.skins[s].name), asset.skins[s].joints.size());
+    fmt::print("  {} {:<20} {} joints\n", s, asset.skins[s].name.empty() ? "-" : printable(asset.skins[s].name),
+               asset.skins[s].joints.size());
   }
   if (!asset.animations.empty()) fmt::print("\nanimations:\n");
   for (size_t a = 0; a < asset.animations.size(); ++a) {
     const Animation& animation = asset.animations[a];
     std::map<std::string, int> counts;
     for (const AnimationChannel& channel : animation.channels) {
-      counts[fmt::format("{} {}", printable(channelPathName(channel)), interpolationName(animation.samplers[channel.sampler].interpolation))]++;
+      counts[fmt::format("{} {}", printable(channelPathName(channel)),
+                         interpolationName(animation.samplers[channel.sampler].interpolation))]++;
     }
     std::string channels;
-    for (const auto& [label, count] : counts) channels += fmt::format("{}{}x {}", channels.empty() ? "" : ", ", count, label);
+    for (const auto& [label, count] : counts)
+      channels += fmt::format("{}{}x {}", channels.empty() ? "" : ", ", count, label);
     fmt::print("  {} {:<20} {:.3f} s  {} channels: {}\n", a, animation.name.empty() ? "-" : printable(animation.name),
                animationDuration(asset, uint32_t(a)), animation.channels.size(), channels);
   }
@@ -185,19 +193,21 @@ int inspectFiles(const InspectOptions& options) {
   return code;
 }
 
-const CommandRegistration kRegistration({10, [](CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<InspectOptions>();
-  CLI::App* sub = app.add_subcommand("inspect", "Show meshes, morph targets, skins and animations of a glTF file");
-  sub->add_option("FILE", options->files, "one or more .gltf or .glb files")->required();
-  sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
-  addFileAccessOptions(sub, options->file_access);
-  std::string extensions;
-  for (const char* name : supportedExtensions()) extensions += std::string(extensions.empty() ? "" : ", ") + name;
-  sub->footer("Supported glTF extensions (docs/CLI.md says what each does): " + extensions +
-              ". Other extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and ignored.");
-  addBudgetOptions(sub, options->budget);
-  sub->callback([options, &exit_code] { exit_code = inspectFiles(*options); });
-}});
+const CommandRegistration kRegistration(
+    {10, [](CLI::App& app, int& exit_code) {
+       auto options = std::make_shared<InspectOptions>();
+       CLI::App* sub = app.add_subcommand("inspect", "Show meshes, morph targets, skins and animations of a glTF file");
+       sub->add_option("FILE", options->files, "one or more .gltf or .glb files")->required();
+       sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
+       addFileAccessOptions(sub, options->file_access);
+       std::string extensions;
+       for (const char* name : supportedExtensions()) extensions += std::string(extensions.empty() ? "" : ", ") + name;
+       sub->footer(
+           "Supported glTF extensions (docs/CLI.md says what each does): " + extensions +
+           ". Other extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and ignored.");
+       addBudgetOptions(sub, options->budget);
+       sub->callback([options, &exit_code] { exit_code = inspectFiles(*options); });
+     }});
 
 }  // namespace
 }  // namespace morphkit::cli

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // morphkit — command-line entry point. Subcommands live in *_command.cpp and register themselves.
+#include <fmt/core.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 #include <vector>
-
-#include <fmt/core.h>
 
 #include "command.h"
 #include "morphkit/text.h"
@@ -20,9 +20,13 @@ static std::vector<CommandSpec>& registry() {
   return specs;
 }
 
-CommandRegistration::CommandRegistration(CommandSpec spec) { registry().push_back(std::move(spec)); }
+CommandRegistration::CommandRegistration(CommandSpec spec) {
+  registry().push_back(std::move(spec));
+}
 
-std::string shown(std::string_view text, size_t max_bytes) { return printable(text, max_bytes); }
+std::string shown(std::string_view text, size_t max_bytes) {
+  return printable(text, max_bytes);
+}
 
 int reportFailure(const std::filesystem::path& file, const Failure& failure) {
   if (file.empty()) {
@@ -43,9 +47,15 @@ int reportUsage(const std::string& message) {
   return kExitUsage;
 }
 
-void reportWarning(const std::string& message) { fmt::print(stderr, "morphkit: warning: {}\n", shown(message)); }
-void reportNote(const std::string& message) { fmt::print(stderr, "morphkit: note: {}\n", shown(message)); }
-void reportMessage(const std::string& message) { fmt::print(stderr, "morphkit: {}\n", shown(message)); }
+void reportWarning(const std::string& message) {
+  fmt::print(stderr, "morphkit: warning: {}\n", shown(message));
+}
+void reportNote(const std::string& message) {
+  fmt::print(stderr, "morphkit: note: {}\n", shown(message));
+}
+void reportMessage(const std::string& message) {
+  fmt::print(stderr, "morphkit: {}\n", shown(message));
+}
 
 Budget BudgetFlags::budget() const {
   Budget b;
@@ -75,7 +85,9 @@ void addFileAccessOptions(CLI::App* sub, FileAccessFlags& flags, const char* hel
                     "may change while in use)");
 }
 
-bool stderrIsTerminal() { return isatty(fileno(stderr)) != 0; }
+bool stderrIsTerminal() {
+  return isatty(fileno(stderr)) != 0;
+}
 
 ProgressBar::ProgressBar(std::string label, size_t total)
     : label_(std::move(label)), total_(total ? total : 1), active_(stderrIsTerminal()) {}
@@ -145,7 +157,8 @@ int main(int argc, char** argv) {
     args.push_back(help_flag);
   }
   if (args.size() >= 2 && !std::string_view(args[1]).starts_with('-')) {
-    if (!isCommand(app, args[1])) return reportParseError(app, CLI::ExtrasError({args[1]}), int(args.size()), args.data());
+    if (!isCommand(app, args[1]))
+      return reportParseError(app, CLI::ExtrasError({args[1]}), int(args.size()), args.data());
   }
   try {
     app.parse(int(args.size()), args.data());

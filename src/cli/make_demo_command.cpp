@@ -12,12 +12,12 @@
 #include <string>
 
 #include "command.h"
-#include "output_folder.h"
-#include "morphkit/gltf.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
+#include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
+#include "output_folder.h"
 
 namespace morphkit::cli {
 namespace {
@@ -46,12 +46,12 @@ uint32_t saturate(uint64_t value) {
 
 // CLI11 would wrap "-1" around to 2^64-1 for an unsigned option; refuse it as a usage error instead.
 const CLI::Validator kNotNegative(
-    [](std::string& text) { return text.starts_with('-') ? std::string("must not be negative") : std::string(); },
-    "");
+    [](std::string& text) { return text.starts_with('-') ? std::string("must not be negative") : std::string(); }, "");
 
 int run(const MakeDemoOptions& options) {
   // The file is GLB whatever its name says: a name that says otherwise is refused rather than silently wrong.
-  if (!hasExtension(options.file, ".glb")) return reportUsage("OUT " + options.file + ": make-demo writes a binary glTF (.glb)");
+  if (!hasExtension(options.file, ".glb"))
+    return reportUsage("OUT " + options.file + ": make-demo writes a binary glTF (.glb)");
   DemoOptions demo;
   demo.targets = saturate(options.targets);
   demo.vertices = saturate(options.vertices);
@@ -110,13 +110,16 @@ int run(const MakeDemoOptions& options) {
     json.field("seed", uint64_t(options.seed));
     json.field("bytes", uint64_t(glb->size()));
     json.key("capture");
-    if (options.no_capture) json.null(); else json.value(std::string_view(capture_path.string()));
+    if (options.no_capture)
+      json.null();
+    else
+      json.value(std::string_view(capture_path.string()));
     json.field("captureRows", uint64_t(capture_rows));
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
-    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes\n", shown(options.file, 1024), vertices,
-               triangles, targets, bones, asset->animations.size(), glb->size());
+    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes\n",
+               shown(options.file, 1024), vertices, triangles, targets, bones, asset->animations.size(), glb->size());
     if (!options.no_capture) {
       fmt::print("{}: face capture, {} rows at 60 fps (Live Link Face layout: 52 blend shapes + 9 rotations)\n",
                  capture_path.string(), capture_rows);
@@ -125,20 +128,30 @@ int run(const MakeDemoOptions& options) {
   return 0;
 }
 
-const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<MakeDemoOptions>();
-  CLI::App* sub = app.add_subcommand("make-demo", "Write the built-in demo asset: a skinned head with facial morph targets");
-  sub->add_option("OUT", options->file, "the .glb file to write")->required();
-  sub->add_option("--targets", options->targets, "morph targets, 0..4096 (first 52 named like ARKit)")->check(kNotNegative)->capture_default_str();
-  sub->add_option("--vertices", options->vertices, "approximate vertex count, 8..5000000")->check(kNotNegative)->capture_default_str();
-  sub->add_option("--bones", options->bones, "skin joints in one chain, 1..256")->check(kNotNegative)->capture_default_str();
-  sub->add_option("--seed", options->seed, "random seed; same options and seed give identical bytes")->check(kNotNegative)->capture_default_str();
-  sub->add_option("--capture-seconds", options->capture_seconds, "length of the sample capture OUT_capture.csv")
-      ->capture_default_str();
-  sub->add_flag("--no-capture", options->no_capture, "do not write the sample capture OUT_capture.csv");
-  sub->add_flag("--json", options->json, "print the summary as one JSON object");
-  sub->callback([options, &exit_code] { exit_code = run(*options); });
-}});
+const CommandRegistration kRegistration(
+    {30, [](CLI::App& app, int& exit_code) {
+       auto options = std::make_shared<MakeDemoOptions>();
+       CLI::App* sub =
+           app.add_subcommand("make-demo", "Write the built-in demo asset: a skinned head with facial morph targets");
+       sub->add_option("OUT", options->file, "the .glb file to write")->required();
+       sub->add_option("--targets", options->targets, "morph targets, 0..4096 (first 52 named like ARKit)")
+           ->check(kNotNegative)
+           ->capture_default_str();
+       sub->add_option("--vertices", options->vertices, "approximate vertex count, 8..5000000")
+           ->check(kNotNegative)
+           ->capture_default_str();
+       sub->add_option("--bones", options->bones, "skin joints in one chain, 1..256")
+           ->check(kNotNegative)
+           ->capture_default_str();
+       sub->add_option("--seed", options->seed, "random seed; same options and seed give identical bytes")
+           ->check(kNotNegative)
+           ->capture_default_str();
+       sub->add_option("--capture-seconds", options->capture_seconds, "length of the sample capture OUT_capture.csv")
+           ->capture_default_str();
+       sub->add_flag("--no-capture", options->no_capture, "do not write the sample capture OUT_capture.csv");
+       sub->add_flag("--json", options->json, "print the summary as one JSON object");
+       sub->callback([options, &exit_code] { exit_code = run(*options); });
+     }});
 
 }  // namespace
 }  // namespace morphkit::cli

@@ -27,8 +27,8 @@ int runMaterial(const MaterialCommandOptions& o) {
   if (!material) return reportError(material.error().message);
   Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*material);
   if (!programs) return reportFailure(o.file, programs.error());
-  fmt::print("{}: {}, {} blocks, {} uniforms, {} textures\n", shown(o.file, 1024), quote(material->name), material->blocks.size(),
-             material->uniforms.size(), material->textures.size());
+  fmt::print("{}: {}, {} blocks, {} uniforms, {} textures\n", shown(o.file, 1024), quote(material->name),
+             material->blocks.size(), material->uniforms.size(), material->textures.size());
   std::string features;
   for (const char* f : {"morph", "skin"}) {
     if (nodeFeatureInstalled(material->state, f)) features += std::string(features.empty() ? "" : ", ") + f;

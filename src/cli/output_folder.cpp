@@ -3,19 +3,20 @@
 
 #include <fmt/core.h>
 
-#include "morphkit/io.h"
-
 #include <algorithm>
 #include <cctype>
 #include <system_error>
 #include <vector>
+
+#include "morphkit/io.h"
 
 namespace morphkit::cli {
 namespace {
 
 bool isFrameName(std::string_view name) {
   constexpr std::string_view kPrefix = "frame_", kSuffix = ".png";
-  if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return false;
+  if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) || !name.ends_with(kSuffix))
+    return false;
   const std::string_view digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
   return std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
@@ -47,31 +48,40 @@ Status writeOutput(const std::filesystem::path& file, Bytes bytes) {
   }
   // writeFileAtomic's message starts with the path, which the CLI's error line already names.
   Failure failure = written.error();
-  if (const std::string prefix = file.string() + ": "; failure.message.starts_with(prefix)) failure.message.erase(0, prefix.size());
+  if (const std::string prefix = file.string() + ": "; failure.message.starts_with(prefix))
+    failure.message.erase(0, prefix.size());
   return failure;
 }
 
 }  // namespace
 
-Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes) { return writeOutput(file, bytes); }
-Status writeOutputFile(const std::filesystem::path& file, std::string_view text) { return writeOutput(file, text); }
+Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes) {
+  return writeOutput(file, bytes);
+}
+Status writeOutputFile(const std::filesystem::path& file, std::string_view text) {
+  return writeOutput(file, text);
+}
 
 bool hasExtension(const std::filesystem::path& path, std::string_view ext) {
   const std::string actual = path.extension().string();
   if (actual.size() != ext.size()) return false;
   for (size_t i = 0; i < ext.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(actual[i])) != std::tolower(static_cast<unsigned char>(ext[i]))) return false;
+    if (std::tolower(static_cast<unsigned char>(actual[i])) != std::tolower(static_cast<unsigned char>(ext[i])))
+      return false;
   }
   return true;
 }
 
-std::string frameFileName(uint32_t frame) { return fmt::format("frame_{:04d}.png", frame); }
+std::string frameFileName(uint32_t frame) {
+  return fmt::format("frame_{:04d}.png", frame);
+}
 
 bool isRenderOutputName(std::string_view name) {
   // writeFileAtomic's temporary: "<final name>.tmp-<digits>", left behind only by a killed process.
   if (const size_t tmp = name.rfind(".tmp-"); tmp != std::string_view::npos) {
     const std::string_view digits = name.substr(tmp + 5);
-    if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+    if (!digits.empty() &&
+        std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
       name = name.substr(0, tmp);
     }
   }
@@ -97,13 +107,15 @@ Status prepareOutputFolder(const std::filesystem::path& dir, ExistingOutput poli
   switch (policy) {
     case ExistingOutput::kRefuse:
       if (ours.empty() && others == 0) return Ok{};
-      return fail(Error::kInvalidArgument,
-                  fmt::format("the output folder is not empty ({} morphkit output(s), {} other file(s){}); use --force to "
-                              "replace morphkit's outputs or --resume to render only the missing frames",
-                              ours.size(), others, others ? ", e.g. " + first_other : ""));
+      return fail(
+          Error::kInvalidArgument,
+          fmt::format("the output folder is not empty ({} morphkit output(s), {} other file(s){}); use --force to "
+                      "replace morphkit's outputs or --resume to render only the missing frames",
+                      ours.size(), others, others ? ", e.g. " + first_other : ""));
     case ExistingOutput::kForce:
       for (const auto& path : ours) {
-        if (!std::filesystem::remove(path, ec) && ec) return fail(Error::kIo, path.filename().string() + ": cannot remove: " + ec.message());
+        if (!std::filesystem::remove(path, ec) && ec)
+          return fail(Error::kIo, path.filename().string() + ": cannot remove: " + ec.message());
       }
       return Ok{};
     case ExistingOutput::kResume:

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // `morphkit pose FILE [--scene N] [--anim N|NAME] [--time S|A:B:STEP[,...]]... [--out OUT.json|.obj|.glb|.npy|.npz]
 //                     [--cpu-path reference|fast] [--threads N] [--json] [--allow-external-paths]
-//                     [--weights NAME=V,...] [--weights-file W.json] [--weights-csv C.csv [--csv-fps F] [--map M.json]]`
+//                     [--weights NAME=V,...] [--weights-file W.json] [--weights-csv C.csv [--csv-fps F] [--map
+//                     M.json]]`
 // Poses every (node, primitive) of a scene on the CPU (morph, then skin; morphkit/pose.h) at one or more times
-// and prints a summary (with the non-zero weights by name), or writes JSON (the shared/reference schema), OBJ, a static .glb of the posed meshes, or
-// (frames, vertices, 3) float32 arrays (.npy: one posed primitive; .npz: every one, morphkit/npy.h).
+// and prints a summary (with the non-zero weights by name), or writes JSON (the shared/reference schema), OBJ, a static
+// .glb of the posed meshes, or (frames, vertices, 3) float32 arrays (.npy: one posed primitive; .npz: every one,
+// morphkit/npy.h).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -12,16 +14,13 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "command.h"
-#include "output_folder.h"
-#include "selection.h"
-#include "weight_options.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -30,6 +29,9 @@
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 #include "morphkit/text.h"
+#include "output_folder.h"
+#include "selection.h"
+#include "weight_options.h"
 #if HAVE_morphkit_vk
 #include "morphkit/gpu_pose.h"
 #endif
@@ -40,7 +42,7 @@ namespace {
 struct PoseCommandOptions {
   std::string file;
   int64_t scene = -1;
-  std::string anim;  // empty: the first animation, or rest without one (findAnimation)
+  std::string anim;                // empty: the first animation, or rest without one (findAnimation)
   std::vector<std::string> times;  // seconds, or A:B:STEP ranges
   std::string out;
   std::string cpu_path = "reference";
@@ -48,14 +50,14 @@ struct PoseCommandOptions {
   bool json = false;
   FileAccessFlags file_access;
   bool keep_skin_weights = false;
-  bool positions_only = false;   // CPU: PoseOptions::positions_only
-  std::string device = "cpu";    // cpu | gpu | N (a Vulkan device index)
-  bool compare = false;          // run both, print the largest differences
-  int gpu_index = -1;            // the deprecated --gpu N
-  std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | snorm16 | sparse
-  float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
+  bool positions_only = false;  // CPU: PoseOptions::positions_only
+  std::string device = "cpu";   // cpu | gpu | N (a Vulkan device index)
+  bool compare = false;         // run both, print the largest differences
+  int gpu_index = -1;           // the deprecated --gpu N
+  std::string layout = "auto";  // GPU delta layout: auto | dense | f16 | snorm16 | sparse
+  float epsilon = 0.0f;         // GPU: targets with |w| <= epsilon are skipped
   BudgetFlags budget;
-  WeightOptions weights;         // --weights, --weights-file, --weights-csv, ...
+  WeightOptions weights;  // --weights, --weights-file, --weights-csv, ...
 };
 
 // The source's materials, textures, samplers and images, copied into `asset` with the same indices: texture
@@ -101,8 +103,8 @@ Expected<std::vector<uint8_t>> posedGlb(const PoseResult& pose, const Asset& sou
     primitive.material = source.meshes[m.mesh].primitives[m.primitive].material;
     AppendAccessorOptions position_options = vertex_options;
     position_options.min_max = true;  // §3.7.2.1: POSITION needs min/max
-    primitive.attributes.push_back(
-        {"POSITION", appendAccessor(asset, std::span<const float>(m.positions), AccessorType::kVec3, position_options)});
+    primitive.attributes.push_back({"POSITION", appendAccessor(asset, std::span<const float>(m.positions),
+                                                               AccessorType::kVec3, position_options)});
     if (!m.normals.empty()) {
       primitive.attributes.push_back(
           {"NORMAL", appendAccessor(asset, std::span<const float>(m.normals), AccessorType::kVec3, vertex_options)});
@@ -112,22 +114,24 @@ Expected<std::vector<uint8_t>> posedGlb(const PoseResult& pose, const Asset& sou
           {"TANGENT", appendAccessor(asset, std::span<const float>(m.tangents), AccessorType::kVec4, vertex_options)});
     }
     for (size_t s = 0; s < m.texcoords.size(); ++s) {
-      primitive.attributes.push_back({"TEXCOORD_" + std::to_string(s),
-                                      appendAccessor(asset, std::span<const float>(m.texcoords[s]), AccessorType::kVec2,
-                                                     vertex_options)});
+      primitive.attributes.push_back(
+          {"TEXCOORD_" + std::to_string(s),
+           appendAccessor(asset, std::span<const float>(m.texcoords[s]), AccessorType::kVec2, vertex_options)});
     }
     for (size_t s = 0; s < m.colors.size(); ++s) {
-      primitive.attributes.push_back({"COLOR_" + std::to_string(s),
-                                      appendAccessor(asset, std::span<const float>(m.colors[s]), AccessorType::kVec4,
-                                                     vertex_options)});
+      primitive.attributes.push_back(
+          {"COLOR_" + std::to_string(s),
+           appendAccessor(asset, std::span<const float>(m.colors[s]), AccessorType::kVec4, vertex_options)});
     }
     if (!m.indices.empty()) {
       AppendAccessorOptions index_options;
       index_options.target = kElementArrayBuffer;
-      primitive.indices = appendAccessor(asset, std::span<const uint32_t>(m.indices), AccessorType::kScalar, index_options);
+      primitive.indices =
+          appendAccessor(asset, std::span<const uint32_t>(m.indices), AccessorType::kScalar, index_options);
     }
     Mesh mesh;
-    mesh.name = "node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" + std::to_string(m.primitive);
+    mesh.name =
+        "node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" + std::to_string(m.primitive);
     mesh.primitives.push_back(std::move(primitive));
     Node node;
     node.name = mesh.name;
@@ -165,12 +169,14 @@ Expected<std::vector<double>> parseTimes(const std::vector<std::string>& items) 
     const size_t c2 = item.find(':', c1 + 1);
     double a = 0, b = 0, step = 0;
     if (c2 == std::string::npos || !number(std::string_view(item).substr(0, c1), a) ||
-        !number(std::string_view(item).substr(c1 + 1, c2 - c1 - 1), b) || !number(std::string_view(item).substr(c2 + 1), step) ||
-        !(step > 0) || !(b > a)) {
-      return fail(Error::kInvalidArgument, "--time " + item + ": expected A:B:STEP with A < B and STEP > 0 (half-open)");
+        !number(std::string_view(item).substr(c1 + 1, c2 - c1 - 1), b) ||
+        !number(std::string_view(item).substr(c2 + 1), step) || !(step > 0) || !(b > a)) {
+      return fail(Error::kInvalidArgument,
+                  "--time " + item + ": expected A:B:STEP with A < B and STEP > 0 (half-open)");
     }
     const double count = std::ceil((b - a) / step - 1e-9);
-    if (count > double(kMaxTimes - times.size())) return fail(Error::kInvalidArgument, "--time " + item + ": more than 1000000 times");
+    if (count > double(kMaxTimes - times.size()))
+      return fail(Error::kInvalidArgument, "--time " + item + ": more than 1000000 times");
     for (uint64_t k = 0; k < uint64_t(count); ++k) times.push_back(a + double(k) * step);
   }
   if (times.size() > kMaxTimes) return fail(Error::kInvalidArgument, "--time: more than 1000000 times");
@@ -194,7 +200,9 @@ struct PoseArrays {
   }
 };
 
-bool isArrayOutput(const std::string& ext) { return ext == ".npy" || ext == ".npz"; }
+bool isArrayOutput(const std::string& ext) {
+  return ext == ".npy" || ext == ".npz";
+}
 
 // .npy: the positions of the one posed primitive; .npz: "<node..>_positions" (+ "_normals") per primitive and
 // "times" (float64 seconds).
@@ -205,13 +213,14 @@ int writeArrayOutput(const std::string& out, const PoseArrays& arrays, const std
   Expected<std::vector<uint8_t>> bytes = fail(Error::kInvalidArgument, "");
   if (lowerExtension(out) == ".npy") {
     if (arrays.shapes.size() != 1) {
-      return reportUsage(
-          fmt::format("--out {}: .npy holds one posed primitive and the scene has {}; use .npz", out, arrays.shapes.size()));
+      return reportUsage(fmt::format("--out {}: .npy holds one posed primitive and the scene has {}; use .npz", out,
+                                     arrays.shapes.size()));
     }
     bytes = encodeNpy(std::span<const float>(arrays.positions[0]), shapeOf(0));
   } else {
     std::vector<NpzEntry> entries;
-    Expected<std::vector<uint8_t>> time_array = encodeNpy(std::span<const double>(times), std::vector<uint64_t>{times.size()});
+    Expected<std::vector<uint8_t>> time_array =
+        encodeNpy(std::span<const double>(times), std::vector<uint64_t>{times.size()});
     if (!time_array) return reportFailure(out, time_array.error());
     entries.push_back({"times", std::move(*time_array)});
     for (size_t i = 0; i < arrays.shapes.size(); ++i) {
@@ -272,10 +281,12 @@ void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
         lo[i % 3] = std::min(lo[i % 3], m.positions[i]);
         hi[i % 3] = std::max(hi[i % 3], m.positions[i]);
       }
-      fmt::print("  node {} mesh {} primitive {}: {} vertices{}  bbox [{:.4g} {:.4g} {:.4g}]..[{:.4g} {:.4g} {:.4g}]\n", m.node,
-                 m.mesh, m.primitive, m.vertex_count, m.skinned ? ", skinned" : "", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+      fmt::print("  node {} mesh {} primitive {}: {} vertices{}  bbox [{:.4g} {:.4g} {:.4g}]..[{:.4g} {:.4g} {:.4g}]\n",
+                 m.node, m.mesh, m.primitive, m.vertex_count, m.skinned ? ", skinned" : "", lo[0], lo[1], lo[2], hi[0],
+                 hi[1], hi[2]);
       if (m.weights.empty()) continue;
-      const size_t active = size_t(std::count_if(m.weights.begin(), m.weights.end(), [](float w) { return w != 0.0f; }));
+      const size_t active =
+          size_t(std::count_if(m.weights.begin(), m.weights.end(), [](float w) { return w != 0.0f; }));
       const std::string listed = nonZeroWeights(asset.meshes[m.mesh], m.weights);
       fmt::print("    weights: {} of {} non-zero{}{}\n", active, m.weights.size(), listed.empty() ? "" : ": ", listed);
     }
@@ -314,7 +325,8 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
   context_options.device_index = device && device->index >= 0 ? device->index : options.gpu_index;
   Expected<VulkanContext*> context = createVulkanContext(context_options);
   if (!context) return context.error();
-  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(*context, [](VulkanContext* c) { destroyVulkanContext(c); });
+  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context_owner(
+      *context, [](VulkanContext* c) { destroyVulkanContext(c); });
   GpuUploadOptions upload;
   if (const std::optional<DeltaLayout> layout = layoutNamed(options.layout)) upload.layout = *layout;  // else auto
   Expected<GpuPose*> gpu_pose = prepareGpuPose(**context, prepared, upload);
@@ -337,8 +349,8 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
   return Ok{};
 }
 #else
-Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const std::vector<double>&, const WeightInputs&,
-                 const FrameSink&) {
+Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const std::vector<double>&,
+                 const WeightInputs&, const FrameSink&) {
   return fail(Error::kNoDevice, "this morphkit was built without the Vulkan layer");
 }
 #endif
@@ -417,7 +429,9 @@ int run(const PoseCommandOptions& options) {
   const bool on_gpu = parseDevice(options.device).value_or(DeviceChoice{}).gpu;
   const bool gpu = on_gpu || options.compare;
   if (!on_gpu || options.compare) {
-    if (Status s = poseOnCpu(*prepared, options, animation, times, weights.inputs(), collect(cpu_cases, arrays_out && !gpu)); !s) {
+    if (Status s =
+            poseOnCpu(*prepared, options, animation, times, weights.inputs(), collect(cpu_cases, arrays_out && !gpu));
+        !s) {
       return reportFailure(options.file, s.error());
     }
   }
@@ -425,13 +439,15 @@ int run(const PoseCommandOptions& options) {
     std::vector<PoseResult> gpu_cases;
     // --compare needs the GPU cases whole; otherwise GPU frames stream into the arrays like CPU ones.
     FrameSink sink = collect(gpu_cases, arrays_out && !options.compare);
-    if (Status s = poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink); !s) return reportFailure(options.file, s.error());
+    if (Status s = poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink); !s)
+      return reportFailure(options.file, s.error());
     if (options.compare) {
       printComparison(cpu_cases, gpu_cases);
       if (options.out.empty()) return 0;
       if (arrays_out) {
         for (size_t i = 0; i < gpu_cases.size(); ++i) {
-          if (Status s = copyPoseFrame(gpu_cases[i], i, arrays->views); !s) return reportFailure(options.file, s.error());
+          if (Status s = copyPoseFrame(gpu_cases[i], i, arrays->views); !s)
+            return reportFailure(options.file, s.error());
         }
       }
     }
@@ -450,67 +466,79 @@ int run(const PoseCommandOptions& options) {
   return 0;
 }
 
-const CommandRegistration kRegistration({30, [](CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<PoseCommandOptions>();
-  CLI::App* sub = app.add_subcommand("pose", "Morph and skin every mesh of a scene (CPU or GPU) at given animation times");
-  sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
-  sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--anim", options->anim, "animation index or name, or rest (default: the first animation; the rest pose without one)");
-  sub->add_option("--time", options->times,
-                  "time(s) in seconds, or A:B:STEP (A, A+STEP, ... < B); repeat or comma-separate for several (default 0)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->delimiter(',');
-  sub->add_option("--out", options->out,
-                  "write OUT.json (every time), OUT.obj or OUT.glb (one time), OUT.npy (frames × vertices × 3 float32, one "
-                  "posed primitive) or OUT.npz (every primitive's positions and normals, and the times)");
-  sub->add_option("--cpu-path", options->cpu_path, "reference (scalar, double accumulation) or fast")
-      ->check(CLI::IsMember({"reference", "fast"}));
-  sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")
-      ->check(CLI::Range(0u, 256u));
-  sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
-  addFileAccessOptions(sub, options->file_access);
-  sub->add_flag("--positions-only", options->positions_only,
-                "CPU: pose positions only (no normals, tangents, texture coordinates or colors; about 1.8x faster); "
-                "outputs .json (normals null), .npy or .npz (no _normals), or the summary");
-  sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
-                "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
-  addDeviceOption(sub, options->device, "cpu (default), gpu (Vulkan compute, the best device; same output) or a Vulkan device index");
-  sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
-  auto* gpu_index = sub->add_option("--gpu", options->gpu_index, "deprecated: use --device N")->group("");
-  sub->add_option("--layout", options->layout, std::string("GPU delta layout: auto, ") + kLayoutNames)
-      ->check(CLI::Validator(
-          [](std::string& name) {
-            return name == "auto" || layoutNamed(name) ? std::string() : "expected auto, " + std::string(kLayoutNames);
-          },
-          "LAYOUT"));
-  sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
-  addBudgetOptions(sub, options->budget);
-  addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
-  sub->callback([gpu_index, options, &exit_code] {
-    if (gpu_index->count() > 0) {
-      if (parseDevice(options->device).value_or(DeviceChoice{}).index >= 0) {
-        exit_code = reportUsage("--gpu: give the device once, as --device N");
-        return;
-      }
-      reportWarning(fmt::format("--gpu {0} is deprecated; use --device {0}", options->gpu_index));
-    }
-    if (options->positions_only) {
-      const std::string ext = lowerExtension(options->out);
-      if (options->compare || parseDevice(options->device).value_or(DeviceChoice{}).gpu || gpu_index->count() > 0) {
-        exit_code = reportUsage("--positions-only runs on the CPU (--device cpu, no --compare)");
-        return;
-      }
-      if (ext == ".glb" || ext == ".obj") {
-        exit_code = reportUsage(fmt::format("--out {}: --positions-only writes .json, .npy or .npz (a {} carries normals "
-                                            "and texture coordinates)", options->out, ext));
-        return;
-      }
-    }
-    exit_code = run(*options);
-  });
-}});
+const CommandRegistration kRegistration(
+    {30, [](CLI::App& app, int& exit_code) {
+       auto options = std::make_shared<PoseCommandOptions>();
+       CLI::App* sub =
+           app.add_subcommand("pose", "Morph and skin every mesh of a scene (CPU or GPU) at given animation times");
+       sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
+       sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
+           ->check(CLI::NonNegativeNumber);
+       sub->add_option("--anim", options->anim,
+                       "animation index or name, or rest (default: the first animation; the rest pose without one)");
+       sub->add_option(
+              "--time", options->times,
+              "time(s) in seconds, or A:B:STEP (A, A+STEP, ... < B); repeat or comma-separate for several (default 0)")
+           ->expected(1)
+           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+           ->delimiter(',');
+       sub->add_option(
+           "--out", options->out,
+           "write OUT.json (every time), OUT.obj or OUT.glb (one time), OUT.npy (frames × vertices × 3 float32, one "
+           "posed primitive) or OUT.npz (every primitive's positions and normals, and the times)");
+       sub->add_option("--cpu-path", options->cpu_path, "reference (scalar, double accumulation) or fast")
+           ->check(CLI::IsMember({"reference", "fast"}));
+       sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")
+           ->check(CLI::Range(0u, 256u));
+       sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
+       addFileAccessOptions(sub, options->file_access);
+       sub->add_flag(
+           "--positions-only", options->positions_only,
+           "CPU: pose positions only (no normals, tangents, texture coordinates or colors; about 1.8x faster); "
+           "outputs .json (normals null), .npy or .npz (no _normals), or the summary");
+       sub->add_flag(
+           "--keep-skin-weights", options->keep_skin_weights,
+           "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
+       addDeviceOption(sub, options->device,
+                       "cpu (default), gpu (Vulkan compute, the best device; same output) or a Vulkan device index");
+       sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
+       auto* gpu_index = sub->add_option("--gpu", options->gpu_index, "deprecated: use --device N")->group("");
+       sub->add_option("--layout", options->layout, std::string("GPU delta layout: auto, ") + kLayoutNames)
+           ->check(CLI::Validator(
+               [](std::string& name) {
+                 return name == "auto" || layoutNamed(name) ? std::string()
+                                                            : "expected auto, " + std::string(kLayoutNames);
+               },
+               "LAYOUT"));
+       sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
+       addBudgetOptions(sub, options->budget);
+       addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
+       sub->callback([gpu_index, options, &exit_code] {
+         if (gpu_index->count() > 0) {
+           if (parseDevice(options->device).value_or(DeviceChoice{}).index >= 0) {
+             exit_code = reportUsage("--gpu: give the device once, as --device N");
+             return;
+           }
+           reportWarning(fmt::format("--gpu {0} is deprecated; use --device {0}", options->gpu_index));
+         }
+         if (options->positions_only) {
+           const std::string ext = lowerExtension(options->out);
+           if (options->compare || parseDevice(options->device).value_or(DeviceChoice{}).gpu ||
+               gpu_index->count() > 0) {
+             exit_code = reportUsage("--positions-only runs on the CPU (--device cpu, no --compare)");
+             return;
+           }
+           if (ext == ".glb" || ext == ".obj") {
+             exit_code =
+                 reportUsage(fmt::format("--out {}: --positions-only writes .json, .npy or .npz (a {} carries normals "
+                                         "and texture coordinates)",
+                                         options->out, ext));
+             return;
+           }
+         }
+         exit_code = run(*options);
+       });
+     }});
 
 }  // namespace
 }  // namespace morphkit::cli

@@ -27,8 +27,6 @@
 #include <vector>
 
 #include "command.h"
-#include "selection.h"
-#include "weight_options.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
@@ -36,6 +34,8 @@
 #include "morphkit/json_writer.h"
 #include "morphkit/render.h"
 #include "output_folder.h"
+#include "selection.h"
+#include "weight_options.h"
 #if HAVE_morphkit_material
 #include "morphkit/node_material.h"
 #endif
@@ -122,7 +122,8 @@ struct CameraRequest {
 
 // The Vulkan objects of one run (none when --resume finds every frame written); the renderer goes first.
 struct RenderDevice {
-  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context{nullptr, [](VulkanContext* c) { destroyVulkanContext(c); }};
+  std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context{nullptr,
+                                                                   [](VulkanContext* c) { destroyVulkanContext(c); }};
   std::unique_ptr<Renderer, void (*)(Renderer*)> renderer{nullptr, destroyRenderer};
 };
 
@@ -180,11 +181,14 @@ int resolveFrames(const RenderCommandOptions& o, const Asset& asset, LoadedWeigh
     // In double first: a clip whose last key is 3e38 s (or --duration 1e308) has no uint32_t frame count.
     const double count = std::floor(duration * o.fps + 1e-9) + 1.0;
     if (!(count <= 100000.0)) {
-      const std::string what = o.duration >= 0.0 ? fmt::format("--duration {:g}", duration)
-                                                 : fmt::format("animations[{}] lasts {:g} s, so it", animation, duration);
-      return reportFailure(o.file, fail(Error::kInvalidArgument,
-                                        fmt::format("{} needs {:g} frames at {:g} fps, more than 100000 (use --duration "
-                                                    "or --frames)", what, count, o.fps)));
+      const std::string what = o.duration >= 0.0
+                                   ? fmt::format("--duration {:g}", duration)
+                                   : fmt::format("animations[{}] lasts {:g} s, so it", animation, duration);
+      return reportFailure(o.file,
+                           fail(Error::kInvalidArgument,
+                                fmt::format("{} needs {:g} frames at {:g} fps, more than 100000 (use --duration "
+                                            "or --frames)",
+                                            what, count, o.fps)));
     }
     frames.last = std::max<uint32_t>(1, uint32_t(count));
   }
@@ -196,22 +200,29 @@ int readCameraOption(const std::string& text, CameraRequest& camera) {
   camera.from_file = text == "file" || (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])) &&
                                         text.find(':') == std::string::npos && text.find(',') == std::string::npos);
   if (camera.from_file) {
-    if (text != "file" && !parseUint(text, camera.index)) return reportUsage("--camera " + text + ": not a camera index");
+    if (text != "file" && !parseUint(text, camera.index))
+      return reportUsage("--camera " + text + ": not a camera index");
   } else if (text != "auto") {
     camera.explicit_camera = parseCamera(text);
-    if (!camera.explicit_camera) return reportUsage("--camera " + text + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
+    if (!camera.explicit_camera)
+      return reportUsage("--camera " + text + ": expected auto, file, N or EX,EY,EZ:TX,TY,TZ[:FOVDEG]");
   }
   return 0;
 }
 
 // The output folder, prepared by the --force/--resume policy; `missing` counts the frames still to render.
-int prepareOutput(const RenderCommandOptions& o, const FrameRange& frames, std::filesystem::path& out_dir, uint32_t& missing) {
+int prepareOutput(const RenderCommandOptions& o, const FrameRange& frames, std::filesystem::path& out_dir,
+                  uint32_t& missing) {
   // --out is a folder: a file's extension there is a mistake (`--out clip.mp4` would make a folder of that name).
   for (const char* ext : {".png", ".mp4", ".gif", ".jpg", ".webm"}) {
-    if (hasExtension(o.out, ext)) return reportUsage("--out " + o.out + ": render writes a folder of frames (and animation.mp4 in it)");
+    if (hasExtension(o.out, ext))
+      return reportUsage("--out " + o.out + ": render writes a folder of frames (and animation.mp4 in it)");
   }
-  out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render") : std::filesystem::path(o.out);
-  const ExistingOutput policy = o.force ? ExistingOutput::kForce : o.resume ? ExistingOutput::kResume : ExistingOutput::kRefuse;
+  out_dir = o.out.empty() ? std::filesystem::path(std::filesystem::path(o.file).stem().string() + "_render")
+                          : std::filesystem::path(o.out);
+  const ExistingOutput policy = o.force    ? ExistingOutput::kForce
+                                : o.resume ? ExistingOutput::kResume
+                                           : ExistingOutput::kRefuse;
   if (Status s = prepareOutputFolder(out_dir, policy); !s) return reportFailure(out_dir, s.error());
   missing = 0;
   for (uint32_t f = frames.first; f < frames.last; ++f) {
@@ -253,15 +264,17 @@ ContactCells pickContactCells(const FrameRange& frames, uint32_t width) {
   ContactCells sheet;
   const uint32_t sheet_count = std::min<uint32_t>(frames.count(), 16);
   sheet.cell_width = std::min<uint32_t>(width, 256);
-  for (uint32_t i = 0; i < sheet_count; ++i) sheet.picks.push_back(frames.first + uint32_t(uint64_t(i) * frames.count() / sheet_count));
+  for (uint32_t i = 0; i < sheet_count; ++i)
+    sheet.picks.push_back(frames.first + uint32_t(uint64_t(i) * frames.count() / sheet_count));
   sheet.cells.resize(sheet.picks.size());
   return sheet;
 }
 
 // The frame loop: each missing frame rendered, written as a PNG as it finishes (frames already there under
 // --resume are skipped), and its contact-sheet cell kept when it is one of the picks.
-int renderFrames(const RenderCommandOptions& o, Renderer* renderer, const FrameRange& frames, const WeightInputs& weight_inputs,
-                 const std::filesystem::path& out_dir, ContactCells& sheet, FrameTotals& totals) {
+int renderFrames(const RenderCommandOptions& o, Renderer* renderer, const FrameRange& frames,
+                 const WeightInputs& weight_inputs, const std::filesystem::path& out_dir, ContactCells& sheet,
+                 FrameTotals& totals) {
   ProgressBar progress("render", frames.count());
   for (uint32_t f = frames.first; f < frames.last; ++f) {
     const std::filesystem::path name = out_dir / frameFileName(f);
@@ -306,21 +319,24 @@ int writeContactSheet(const RenderCommandOptions& o, const RenderOptions& option
     Expected<DecodedImage> decoded = decodePng(*bytes);
     if (!decoded) return reportFailure(name, decoded.error());
     if (decoded->width != options.width || decoded->height != options.height) {
-      return reportFailure(name, fail(Error::kInvalidArgument, fmt::format("--resume: the frame is {}x{}, not {}x{}", decoded->width,
-                                                                           decoded->height, options.width, options.height)));
+      return reportFailure(
+          name, fail(Error::kInvalidArgument, fmt::format("--resume: the frame is {}x{}, not {}x{}", decoded->width,
+                                                          decoded->height, options.width, options.height)));
     }
-    sheet.cells[i] = downscaleImage(RenderedImage{decoded->width, decoded->height, std::move(decoded->rgba)}, sheet.cell_width);
+    sheet.cells[i] =
+        downscaleImage(RenderedImage{decoded->width, decoded->height, std::move(decoded->rgba)}, sheet.cell_width);
   }
   DecodedImage image = makeContactSheet(sheet.cells, 4, sheet.cell_width);
   Expected<std::vector<uint8_t>> sheet_png = encodePng(image.rgba, image.width, image.height);
   if (!sheet_png) return reportFailure({}, sheet_png.error());
-  if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s) return reportFailure(sheet_path, s.error());
+  if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s)
+    return reportFailure(sheet_path, s.error());
   return 0;
 }
 
 // animation.mp4 through ffmpeg when it is on PATH: `video` is its path when there is one, `video_note` says why not.
-int encodeVideo(const RenderCommandOptions& o, const FrameRange& frames, uint32_t rendered, const std::filesystem::path& out_dir,
-                std::string& video, std::string& video_note) {
+int encodeVideo(const RenderCommandOptions& o, const FrameRange& frames, uint32_t rendered,
+                const std::filesystem::path& out_dir, std::string& video, std::string& video_note) {
   const std::filesystem::path mp4 = out_dir / "animation.mp4";
   const std::string ffmpeg = o.no_video ? std::string() : findOnPath("ffmpeg");
   const uint32_t frame_count = frames.count();
@@ -336,14 +352,17 @@ int encodeVideo(const RenderCommandOptions& o, const FrameRange& frames, uint32_
     const std::filesystem::path tmp = out_dir / "animation.tmp.mp4";
     if (runProgram({ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-start_number",
                     std::to_string(frames.first), "-i", (out_dir / "frame_%04d.png").string(), "-frames:v",
-                    std::to_string(frame_count), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", tmp.string()})) {
+                    std::to_string(frame_count), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p",
+                    tmp.string()})) {
       std::filesystem::rename(tmp, mp4, mp4_ec);
-      if (mp4_ec) return reportFailure(mp4, fail(Error::kIo, "cannot rename the video into place: " + mp4_ec.message()));
+      if (mp4_ec)
+        return reportFailure(mp4, fail(Error::kIo, "cannot rename the video into place: " + mp4_ec.message()));
       video = mp4.string();
     } else {
       // A failed operation like any other (exit 1): the frames and the contact sheet stay, the video is not there.
       std::filesystem::remove(tmp, mp4_ec);
-      return reportFailure(mp4, fail(Error::kIo, "ffmpeg failed to encode the frames (they are written; --no-video skips the video)"));
+      return reportFailure(
+          mp4, fail(Error::kIo, "ffmpeg failed to encode the frames (they are written; --no-video skips the video)"));
     }
   }
   return 0;
@@ -366,7 +385,10 @@ void printJsonSummary(const RenderCommandOptions& o, const RenderOptions& option
   json.beginObject();
   json.field("file", std::string_view(o.file));
   json.key("animation");
-  if (r.frames.animation == kNone) json.null(); else json.value(r.frames.animation);
+  if (r.frames.animation == kNone)
+    json.null();
+  else
+    json.value(r.frames.animation);
   json.field("frames", r.frames.count());
   json.field("firstFrame", r.frames.first);
   json.field("rendered", r.totals.rendered);
@@ -383,9 +405,15 @@ void printJsonSummary(const RenderCommandOptions& o, const RenderOptions& option
   json.field("wallMsPerFrame", r.totals.wall_ms / n);
   json.field("out", r.out_dir.string());
   json.key("contactSheet");
-  if (o.no_contact_sheet) json.null(); else json.value(std::string_view((r.out_dir / "contact_sheet.png").string()));
+  if (o.no_contact_sheet)
+    json.null();
+  else
+    json.value(std::string_view((r.out_dir / "contact_sheet.png").string()));
   json.key("video");
-  if (r.video.empty()) json.null(); else json.value(std::string_view(r.video));
+  if (r.video.empty())
+    json.null();
+  else
+    json.value(std::string_view(r.video));
   json.key("warnings");
   json.array(std::span<const std::string>(r.info.warnings));
   json.endObject();
@@ -393,22 +421,24 @@ void printJsonSummary(const RenderCommandOptions& o, const RenderOptions& option
 }
 
 // One line for a person.
-void printTextSummary(const RenderCommandOptions& o, const RenderOptions& options, const Asset& asset, const RenderSummary& r,
-                      bool capture) {
+void printTextSummary(const RenderCommandOptions& o, const RenderOptions& options, const Asset& asset,
+                      const RenderSummary& r, bool capture) {
   const double n = double(std::max(r.totals.rendered, 1u));
   const uint32_t animation = r.frames.animation, frame_count = r.frames.count(), rendered = r.totals.rendered;
-  std::string anim_name = animation == kNone ? std::string("rest pose")
+  std::string anim_name = animation == kNone                         ? std::string("rest pose")
                           : asset.animations[animation].name.empty() ? "animation " + std::to_string(animation)
                                                                      : asset.animations[animation].name;
   if (capture) anim_name += " + capture " + o.weights.csv;
-  const std::string skipped = rendered == frame_count ? std::string() : fmt::format(" ({} already there)", frame_count - rendered);
-  fmt::print("{}: {} frame{} {}x{} of {} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
-             "({}{})\n",
-             shown(o.file, 1024), frame_count, frame_count == 1 ? "" : "s", options.width, options.height,
-             shown(anim_name, kPrintableMaxBytes), shown(r.info.device), morphPathName(r.info.path), r.info.passes, skipped,
-             r.totals.gpu_ms / n + r.totals.morph_ms / n, r.totals.cpu_ms / n, shown(r.out_dir.string(), 1024),
-             o.no_contact_sheet ? "no contact sheet" : "contact_sheet.png",
-             r.video.empty() ? (r.video_note.empty() ? std::string() : "; " + r.video_note) : ", animation.mp4");
+  const std::string skipped =
+      rendered == frame_count ? std::string() : fmt::format(" ({} already there)", frame_count - rendered);
+  fmt::print(
+      "{}: {} frame{} {}x{} of {} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
+      "({}{})\n",
+      shown(o.file, 1024), frame_count, frame_count == 1 ? "" : "s", options.width, options.height,
+      shown(anim_name, kPrintableMaxBytes), shown(r.info.device), morphPathName(r.info.path), r.info.passes, skipped,
+      r.totals.gpu_ms / n + r.totals.morph_ms / n, r.totals.cpu_ms / n, shown(r.out_dir.string(), 1024),
+      o.no_contact_sheet ? "no contact sheet" : "contact_sheet.png",
+      r.video.empty() ? (r.video_note.empty() ? std::string() : "; " + r.video_note) : ", animation.mp4");
 }
 
 int run(const RenderCommandOptions& o) {
@@ -445,68 +475,86 @@ int run(const RenderCommandOptions& o) {
   // No device work at all when --resume finds every frame written.
   RenderDevice device;
   if (missing > 0) {
-    if (int code = createDevice(o, *asset, options, frames.animation, weight_inputs, camera, device); code != 0) return code;
+    if (int code = createDevice(o, *asset, options, frames.animation, weight_inputs, camera, device); code != 0)
+      return code;
   }
   static const RendererInfo kNoRenderer{.device = "none (every frame already written)"};
   const RendererInfo& info = device.renderer ? rendererInfo(*device.renderer) : kNoRenderer;
 
   ContactCells sheet = pickContactCells(frames, options.width);
   FrameTotals totals;
-  if (int code = renderFrames(o, device.renderer.get(), frames, weight_inputs, out_dir, sheet, totals); code != 0) return code;
+  if (int code = renderFrames(o, device.renderer.get(), frames, weight_inputs, out_dir, sheet, totals); code != 0)
+    return code;
   if (int code = writeContactSheet(o, options, out_dir, totals.rendered, sheet); code != 0) return code;
   std::string video, video_note;
   if (int code = encodeVideo(o, frames, totals.rendered, out_dir, video, video_note); code != 0) return code;
 
   for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
   // --validation: every message is printed, and any message makes the run fail.
-  const std::vector<std::string> messages = device.renderer ? rendererValidationMessages(*device.renderer) : std::vector<std::string>();
+  const std::vector<std::string> messages =
+      device.renderer ? rendererValidationMessages(*device.renderer) : std::vector<std::string>();
   for (const std::string& message : messages) reportMessage(message);
-  if (!messages.empty()) return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
+  if (!messages.empty())
+    return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
 
   const RenderSummary summary{frames, totals, info, out_dir, video, video_note};
-  if (o.json) printJsonSummary(o, options, summary);
-  else printTextSummary(o, options, *asset, summary, static_cast<bool>(weight_inputs.track));
+  if (o.json)
+    printJsonSummary(o, options, summary);
+  else
+    printTextSummary(o, options, *asset, summary, static_cast<bool>(weight_inputs.track));
   return 0;
 }
 
-const CommandRegistration kRegistration({40, [](CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<RenderCommandOptions>();
-  CLI::App* sub = app.add_subcommand("render", "Render an animation headlessly (Vulkan) to PNG frames, a contact sheet and an MP4");
-  sub->add_option("FILE", options->file, "the .gltf or .glb file")->required();
-  sub->add_option("--anim", options->anim, "animation index or name, or rest (default: the first; the rest pose when none)");
-  sub->add_option("--fps", options->fps, "frames per second")->capture_default_str();
-  auto* duration = sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)")
-                       ->check(CLI::NonNegativeNumber);
-  auto* frames = sub->add_option("--frames", options->frames, "frame range A:B (half-open, at --fps)");
-  duration->excludes(frames);
-  addBudgetOptions(sub, options->budget);
-  sub->add_option("--size", options->size, "image size WxH")->capture_default_str();
-  sub->add_option("--out", options->out, "output folder (default: <file stem>_render); must be empty unless --force/--resume");
-  auto* force = sub->add_flag("--force", options->force, "remove morphkit's outputs (frames, contact sheet, video) from --out first");
-  auto* resume = sub->add_flag("--resume", options->resume, "keep the frames already in --out and render only the missing ones");
-  force->excludes(resume);
-  sub->add_flag("--no-contact-sheet", options->no_contact_sheet, "write no contact_sheet.png (e.g. one range of a split job)");
-  sub->add_flag("--no-video", options->no_video, "write no animation.mp4 even when ffmpeg is on PATH");
-  sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")->capture_default_str();
-  sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")->capture_default_str();
-  sub->add_option("--material", options->material, "node material graph (JSON, docs/NODE_MATERIALS.md) for every primitive");
-  sub->add_flag("--keep-skin-weights", options->keep_skin_weights,
-                "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
-  addFileAccessOptions(sub, options->file_access);
-  sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
-  sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
-  sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");
-  addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device) or a Vulkan device index");
-  sub->add_flag("--json", options->json, "print the summary as one JSON object");
-  addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
-  sub->callback([options, &exit_code] {
-    if (!parseDevice(options->device).value_or(DeviceChoice{}).gpu) {
-      exit_code = reportUsage("--device cpu: render draws with Vulkan; give gpu or a device index");
-      return;
-    }
-    exit_code = run(*options);
-  });
-}});
+const CommandRegistration kRegistration(
+    {40, [](CLI::App& app, int& exit_code) {
+       auto options = std::make_shared<RenderCommandOptions>();
+       CLI::App* sub = app.add_subcommand(
+           "render", "Render an animation headlessly (Vulkan) to PNG frames, a contact sheet and an MP4");
+       sub->add_option("FILE", options->file, "the .gltf or .glb file")->required();
+       sub->add_option("--anim", options->anim,
+                       "animation index or name, or rest (default: the first; the rest pose when none)");
+       sub->add_option("--fps", options->fps, "frames per second")->capture_default_str();
+       auto* duration =
+           sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)")
+               ->check(CLI::NonNegativeNumber);
+       auto* frames = sub->add_option("--frames", options->frames, "frame range A:B (half-open, at --fps)");
+       duration->excludes(frames);
+       addBudgetOptions(sub, options->budget);
+       sub->add_option("--size", options->size, "image size WxH")->capture_default_str();
+       sub->add_option("--out", options->out,
+                       "output folder (default: <file stem>_render); must be empty unless --force/--resume");
+       auto* force = sub->add_flag("--force", options->force,
+                                   "remove morphkit's outputs (frames, contact sheet, video) from --out first");
+       auto* resume = sub->add_flag("--resume", options->resume,
+                                    "keep the frames already in --out and render only the missing ones");
+       force->excludes(resume);
+       sub->add_flag("--no-contact-sheet", options->no_contact_sheet,
+                     "write no contact_sheet.png (e.g. one range of a split job)");
+       sub->add_flag("--no-video", options->no_video, "write no animation.mp4 even when ffmpeg is on PATH");
+       sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")
+           ->capture_default_str();
+       sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")
+           ->capture_default_str();
+       sub->add_option("--material", options->material,
+                       "node material graph (JSON, docs/NODE_MATERIALS.md) for every primitive");
+       sub->add_flag(
+           "--keep-skin-weights", options->keep_skin_weights,
+           "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
+       addFileAccessOptions(sub, options->file_access);
+       sub->add_flag("--no-shadows", options->no_shadows, "no shadow map");
+       sub->add_flag("--no-prepass", options->no_prepass, "no depth prepass");
+       sub->add_flag("--validation", options->validation, "enable the Vulkan validation layer");
+       addDeviceOption(sub, options->device, "gpu (default: the best Vulkan device) or a Vulkan device index");
+       sub->add_flag("--json", options->json, "print the summary as one JSON object");
+       addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
+       sub->callback([options, &exit_code] {
+         if (!parseDevice(options->device).value_or(DeviceChoice{}).gpu) {
+           exit_code = reportUsage("--device cpu: render draws with Vulkan; give gpu or a device index");
+           return;
+         }
+         exit_code = run(*options);
+       });
+     }});
 
 }  // namespace
 }  // namespace morphkit::cli

@@ -49,7 +49,9 @@ std::optional<DeviceChoice> parseDevice(std::string_view text) {
 
 CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::string& help) {
   static const CLI::Validator kDevice(
-      [](std::string& text) { return parseDevice(text) ? std::string() : "expected cpu, gpu or a Vulkan device index, not '" + text + "'"; },
+      [](std::string& text) {
+        return parseDevice(text) ? std::string() : "expected cpu, gpu or a Vulkan device index, not '" + text + "'";
+      },
       "cpu|gpu|N");
   return sub->add_option("--device", device, help)->check(kDevice);
 }
@@ -59,7 +61,8 @@ Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool
   uint32_t index = 0;
   if (parseIndex(text, index)) {
     if (index < asset.animations.size()) return index;
-    return fail(Error::kInvalidArgument, fmt::format("--anim {}: no animation of that index ({})", text, animationList(asset)));
+    return fail(Error::kInvalidArgument,
+                fmt::format("--anim {}: no animation of that index ({})", text, animationList(asset)));
   }
   uint32_t match = kNone;
   size_t folded = 0;
@@ -73,8 +76,10 @@ Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool
   if (folded == 1) return match;
   if (text == "rest") return kNone;
   if (folded > 1) {
-    return fail(Error::kInvalidArgument, fmt::format("--anim {}: {} animations match ignoring case; give the exact name or the "
-                                                     "index ({})", quote(text), folded, animationList(asset)));
+    return fail(Error::kInvalidArgument,
+                fmt::format("--anim {}: {} animations match ignoring case; give the exact name or the "
+                            "index ({})",
+                            quote(text), folded, animationList(asset)));
   }
   return fail(Error::kInvalidArgument, fmt::format("--anim {}: no animation of that name ({}; 'rest': the rest pose)",
                                                    quote(text), animationList(asset)));
@@ -86,7 +91,8 @@ std::optional<DeltaLayout> layoutNamed(std::string_view name) {
   for (const auto& [alias, layout] : kShort) {
     if (name == alias) return layout;
   }
-  for (DeltaLayout l : {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
+  for (DeltaLayout l :
+       {DeltaLayout::kDenseF32, DeltaLayout::kDenseF16, DeltaLayout::kDenseSnorm16, DeltaLayout::kSparse}) {
     if (name == deltaLayoutName(l)) return l;
   }
   return std::nullopt;

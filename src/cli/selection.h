@@ -3,7 +3,6 @@
 // --anim N|NAME|rest, parsed and resolved once here.
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>

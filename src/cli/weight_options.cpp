@@ -9,13 +9,12 @@
 #include <cmath>
 
 #include "command.h"
-#include "morphkit/text.h"
 #include "morphkit/io.h"
+#include "morphkit/text.h"
 #include "morphkit/weight_files.h"
 
 namespace morphkit::cli {
 namespace {
-
 
 bool parseIndex(std::string_view text, uint32_t& out) {
   if (text.empty() || text.size() > 9) return false;
@@ -25,7 +24,8 @@ bool parseIndex(std::string_view text, uint32_t& out) {
 
 // NAME=VALUE: NAME is a target name; when no target carries it, "N" is target N of every mesh and "M:N" target N of
 // mesh M. Returns false (malformed) with `why` set.
-bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match, WeightOverride& out, std::string& why) {
+bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match, WeightOverride& out,
+                     std::string& why) {
   const size_t eq = item.rfind('=');
   if (eq == std::string_view::npos || eq == 0) {
     why = "expected NAME=VALUE";
@@ -44,8 +44,9 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
   if (findTargetsByName(asset, key, match).empty()) {
     const size_t colon = key.find(':');
     uint32_t mesh = kNone, target = kNone;
-    if (colon == std::string_view::npos ? parseIndex(key, target)
-                                        : parseIndex(key.substr(0, colon), mesh) && parseIndex(key.substr(colon + 1), target)) {
+    if (colon == std::string_view::npos
+            ? parseIndex(key, target)
+            : parseIndex(key.substr(0, colon), mesh) && parseIndex(key.substr(colon + 1), target)) {
       out.mesh = mesh;
       out.target = target;
       return true;
@@ -72,7 +73,8 @@ int resolveOverrides(const Asset& asset, const std::string& asset_file, const We
     } else if (options.ignore_unknown) {
       fmt::print(stderr, "morphkit: warning: {}: {}; ignored (--ignore-unknown)\n", asset_file, refs.error().message);
     } else {
-      return reportFailure(asset_file, fail(Error::kInvalidArgument, refs.error().message + " (--ignore-unknown to skip it)"));
+      return reportFailure(asset_file,
+                           fail(Error::kInvalidArgument, refs.error().message + " (--ignore-unknown to skip it)"));
     }
   }
   overrides = std::move(known);
@@ -84,7 +86,8 @@ int loadCapture(const Asset& asset, const std::string& asset_file, const WeightO
   if (!options.map.empty()) {
     Expected<std::vector<uint8_t>> bytes = readFile(options.map, kMaxWeightsFileBytes);
     if (!bytes) return reportFailure(options.map, bytes.error());
-    Expected<CaptureMap> parsed = parseCaptureMapJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+    Expected<CaptureMap> parsed =
+        parseCaptureMapJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
     if (!parsed) return reportFailure(options.map, parsed.error());
     map = std::move(*parsed);
   }
@@ -100,27 +103,31 @@ int loadCapture(const Asset& asset, const std::string& asset_file, const WeightO
   for (const std::string& entry : match.unknown_map_targets) {
     const std::string target = entry.substr(entry.find(" -> ") + 4);
     const std::string message = "'" + printable(entry) + "': " + asset_file + " has no target named '" +
-                                printable(target) + "' (closest: " +
-                                joined(closestTargetNames(asset, target)) + ")";
-    if (!options.ignore_unknown) return reportFailure(options.map, fail(Error::kInvalidArgument, message + " (--ignore-unknown to skip it)"));
+                                printable(target) + "' (closest: " + joined(closestTargetNames(asset, target)) + ")";
+    if (!options.ignore_unknown)
+      return reportFailure(options.map, fail(Error::kInvalidArgument, message + " (--ignore-unknown to skip it)"));
     fmt::print(stderr, "morphkit: warning: {}: {}; ignored (--ignore-unknown)\n", options.map, message);
   }
   for (const std::string& column : match.unused_map_columns) {
-    fmt::print(stderr, "morphkit: warning: {}: '{}' names no column of {}\n", options.map, printable(column), options.csv);
+    fmt::print(stderr, "morphkit: warning: {}: '{}' names no column of {}\n", options.map, printable(column),
+               options.csv);
   }
   if (match.track.names.empty()) {
-    return reportFailure(options.csv, fail(Error::kInvalidArgument, "no column matches a target name of " + asset_file + " (" +
-                                                                        std::to_string(match.unmatched_columns.size()) +
-                                                                        " unmatched columns; --map names them)"));
+    return reportFailure(options.csv,
+                         fail(Error::kInvalidArgument, "no column matches a target name of " + asset_file + " (" +
+                                                           std::to_string(match.unmatched_columns.size()) +
+                                                           " unmatched columns; --map names them)"));
   }
   const size_t unmatched = match.unmatched_columns.size() + match.unused_rotation_columns.size();
-  fmt::print(stderr,
-             "morphkit: {}: {} rows over {:.3f} s; columns: {} matched, {} unmatched ({} rotation unused{}); targets: {} "
-             "unmatched\n",
-             options.csv, capture->rows(), double(capture->times.back()), match.matched_columns.size(), unmatched,
-             match.unused_rotation_columns.size(),
-             match.ignored_columns.empty() ? std::string() : fmt::format(", {} ignored by the map", match.ignored_columns.size()),
-             match.unmatched_targets.size());
+  fmt::print(
+      stderr,
+      "morphkit: {}: {} rows over {:.3f} s; columns: {} matched, {} unmatched ({} rotation unused{}); targets: {} "
+      "unmatched\n",
+      options.csv, capture->rows(), double(capture->times.back()), match.matched_columns.size(), unmatched,
+      match.unused_rotation_columns.size(),
+      match.ignored_columns.empty() ? std::string()
+                                    : fmt::format(", {} ignored by the map", match.ignored_columns.size()),
+      match.unmatched_targets.size());
   if (options.verbose) {
     fmt::print(stderr, "  matched columns: {}\n", joined(match.matched_columns));
     fmt::print(stderr, "  unmatched columns: {}\n", joined(match.unmatched_columns));
@@ -136,11 +143,13 @@ int loadCapture(const Asset& asset, const std::string& asset_file, const WeightO
 
 void addWeightOptions(CLI::App& sub, WeightOptions& o, unsigned sets) {
   if (sets & kOverrideOptions) {
-    sub.add_option("--weights", o.weights, "set weights: NAME=VALUE[,NAME=VALUE...] (N=V: target N of every mesh, M:N=V: of mesh M)")
+    sub.add_option("--weights", o.weights,
+                   "set weights: NAME=VALUE[,NAME=VALUE...] (N=V: target N of every mesh, M:N=V: of mesh M)")
         ->delimiter(',')
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     sub.add_option("--weights-file", o.weights_file, "set weights from a JSON file {\"NAME\": VALUE, ...}");
-    sub.add_flag("--ignore-case", o.ignore_case, "--weights / --weights-file names match target names case-insensitively");
+    sub.add_flag("--ignore-case", o.ignore_case,
+                 "--weights / --weights-file names match target names case-insensitively");
   }
   if (sets & kCaptureOptions) {
     sub.add_option("--weights-csv", o.csv, "a face capture CSV (Live Link Face layout) driving targets by name");
@@ -195,8 +204,8 @@ std::string nonZeroWeights(const Mesh& mesh, const std::vector<float>& weights) 
   for (size_t t = 0; t < weights.size(); ++t) {
     if (weights[t] == 0.0f) continue;
     const bool named = t < mesh.target_names.size() && !mesh.target_names[t].empty();
-    out += fmt::format("{}{}={:.4g}", out.empty() ? "" : " ", named ? printable(mesh.target_names[t]) : std::to_string(t),
-                       weights[t]);
+    out += fmt::format("{}{}={:.4g}", out.empty() ? "" : " ",
+                       named ? printable(mesh.target_names[t]) : std::to_string(t), weights[t]);
   }
   return out;
 }

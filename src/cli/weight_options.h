@@ -4,7 +4,6 @@
 // resolving them against one asset, with the capture summary and warnings on stderr.
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +32,7 @@ void addWeightOptions(CLI::App& sub, WeightOptions& options, unsigned sets);
 struct LoadedWeights {
   std::vector<WeightOverride> overrides;  // every name known (unknown ones dropped with a warning or failed)
   NameMatch match = NameMatch::kExact;
-  std::optional<CaptureMatch> capture;    // with --weights-csv: its track holds at least one column
+  std::optional<CaptureMatch> capture;  // with --weights-csv: its track holds at least one column
   WeightInputs inputs() const;
   bool empty() const { return overrides.empty() && !capture; }
 };

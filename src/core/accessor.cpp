@@ -15,7 +15,8 @@ static T load(const uint8_t* src) {
 
 float componentToFloat(const uint8_t* src, ComponentType type, bool normalized) {
   switch (type) {
-    case ComponentType::kFloat: return load<float>(src);
+    case ComponentType::kFloat:
+      return load<float>(src);
     case ComponentType::kByte: {
       float c = float(load<int8_t>(src));
       return normalized ? std::max(c / 127.0f, -1.0f) : c;
@@ -42,11 +43,16 @@ float componentToFloat(const uint8_t* src, ComponentType type, bool normalized) 
 
 static uint32_t componentToUint(const uint8_t* src, ComponentType type) {
   switch (type) {
-    case ComponentType::kUnsignedByte: return load<uint8_t>(src);
-    case ComponentType::kUnsignedShort: return load<uint16_t>(src);
-    case ComponentType::kUnsignedInt: return load<uint32_t>(src);
-    case ComponentType::kByte: return uint32_t(int32_t(load<int8_t>(src)));
-    case ComponentType::kShort: return uint32_t(int32_t(load<int16_t>(src)));
+    case ComponentType::kUnsignedByte:
+      return load<uint8_t>(src);
+    case ComponentType::kUnsignedShort:
+      return load<uint16_t>(src);
+    case ComponentType::kUnsignedInt:
+      return load<uint32_t>(src);
+    case ComponentType::kByte:
+      return uint32_t(int32_t(load<int8_t>(src)));
+    case ComponentType::kShort:
+      return uint32_t(int32_t(load<int16_t>(src)));
     case ComponentType::kFloat: {
       // Truncate, clamping to [0, 2^32-1] first: converting an out-of-range float to uint32_t is undefined.
       float f = load<float>(src);
@@ -62,10 +68,17 @@ static uint32_t componentOffset(const Accessor& accessor, uint32_t c) {
   uint32_t size = componentSize(accessor.component_type);
   uint32_t rows = 0;
   switch (accessor.type) {
-    case AccessorType::kMat2: rows = 2; break;
-    case AccessorType::kMat3: rows = 3; break;
-    case AccessorType::kMat4: rows = 4; break;
-    default: return c * size;
+    case AccessorType::kMat2:
+      rows = 2;
+      break;
+    case AccessorType::kMat3:
+      rows = 3;
+      break;
+    case AccessorType::kMat4:
+      rows = 4;
+      break;
+    default:
+      return c * size;
   }
   uint32_t column_bytes = (size * rows + 3u) & ~3u;
   return (c / rows) * column_bytes + (c % rows) * size;

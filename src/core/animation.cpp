@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // animation.cpp — keyframe decoding and sampling (glTF 2.0 §3.11, Appendix C).
-#include "morphkit/contract.h"
 #include "morphkit/animation.h"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <unordered_set>
 
 #include "morphkit/accessor.h"
+#include "morphkit/contract.h"
 
 namespace morphkit {
 
@@ -61,8 +61,8 @@ bool sampleSampler(const SamplerData& s, double time, std::span<float> out, Samp
   const uint32_t n = uint32_t(s.times.size());
   if (n == 0 || c == 0 || out.size() != c) return false;
   const bool cubic = s.interpolation == Interpolation::kCubicSpline;
-  const size_t stride = cubic ? size_t(3) * c : c;       // floats per key
-  const size_t value_offset = cubic ? c : 0;             // where the value sits inside a key
+  const size_t stride = cubic ? size_t(3) * c : c;  // floats per key
+  const size_t value_offset = cubic ? c : 0;        // where the value sits inside a key
   if (s.values.size() != stride * n) return false;
   auto keyValue = [&](uint32_t k) { return s.values.data() + size_t(k) * stride + value_offset; };
 
@@ -175,7 +175,7 @@ double animationDuration(const Asset& asset, uint32_t animation) {
   if (animation >= asset.animations.size()) return 0.0;
   const Animation& anim = asset.animations[animation];
   double duration = 0.0;
-  std::unordered_set<uint32_t> seen;  // input accessors, each read once however many samplers share it
+  std::unordered_set<uint32_t> seen;                  // input accessors, each read once however many samplers share it
   for (const AnimationChannel& ch : anim.channels) {  // the samplers decodeAnimation keeps
     if (ch.node == kNone) continue;
     MORPHKIT_EXPECTS(ch.sampler < anim.samplers.size());

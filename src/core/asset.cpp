@@ -9,20 +9,34 @@ namespace morphkit {
 
 const char* errorName(Error error) {
   switch (error) {
-    case Error::kFileNotFound: return "file_not_found";
-    case Error::kIo: return "io";
-    case Error::kInvalidJson: return "invalid_json";
-    case Error::kInvalidCsv: return "invalid_csv";
-    case Error::kInvalidGlb: return "invalid_glb";
-    case Error::kInvalidGltf: return "invalid_gltf";
-    case Error::kUnsupportedExtension: return "unsupported_extension";
-    case Error::kPathEscapesFolder: return "path_escapes_folder";
-    case Error::kTooLarge: return "too_large";
-    case Error::kInvalidArgument: return "invalid_argument";
-    case Error::kNoDevice: return "no_device";
-    case Error::kVulkan: return "vulkan";
-    case Error::kOutOfMemory: return "out_of_memory";
-    case Error::kDeviceLost: return "device_lost";
+    case Error::kFileNotFound:
+      return "file_not_found";
+    case Error::kIo:
+      return "io";
+    case Error::kInvalidJson:
+      return "invalid_json";
+    case Error::kInvalidCsv:
+      return "invalid_csv";
+    case Error::kInvalidGlb:
+      return "invalid_glb";
+    case Error::kInvalidGltf:
+      return "invalid_gltf";
+    case Error::kUnsupportedExtension:
+      return "unsupported_extension";
+    case Error::kPathEscapesFolder:
+      return "path_escapes_folder";
+    case Error::kTooLarge:
+      return "too_large";
+    case Error::kInvalidArgument:
+      return "invalid_argument";
+    case Error::kNoDevice:
+      return "no_device";
+    case Error::kVulkan:
+      return "vulkan";
+    case Error::kOutOfMemory:
+      return "out_of_memory";
+    case Error::kDeviceLost:
+      return "device_lost";
   }
   return "unknown";
 }
@@ -54,7 +68,8 @@ Expected<std::span<const uint8_t>> imageBytes(const Asset& asset, uint32_t index
     const BufferView& view = asset.buffer_views[image.buffer_view];
     const BufferBytes& data = asset.buffers[view.buffer].data;
     if (view.byte_offset > data.size() || view.byte_length > data.size() - view.byte_offset) {
-      return fail(Error::kInvalidArgument, where + ": bufferView " + std::to_string(image.buffer_view) + " has no bytes");
+      return fail(Error::kInvalidArgument,
+                  where + ": bufferView " + std::to_string(image.buffer_view) + " has no bytes");
     }
     return std::span<const uint8_t>(data.data() + view.byte_offset, view.byte_length);
   }
@@ -70,24 +85,34 @@ uint32_t textureCoordinateSet(const TextureRef& ref) {
 uint32_t componentSize(ComponentType type) {
   switch (type) {
     case ComponentType::kByte:
-    case ComponentType::kUnsignedByte: return 1;
+    case ComponentType::kUnsignedByte:
+      return 1;
     case ComponentType::kShort:
-    case ComponentType::kUnsignedShort: return 2;
+    case ComponentType::kUnsignedShort:
+      return 2;
     case ComponentType::kUnsignedInt:
-    case ComponentType::kFloat: return 4;
+    case ComponentType::kFloat:
+      return 4;
   }
   return 0;
 }
 
 uint32_t componentCount(AccessorType type) {
   switch (type) {
-    case AccessorType::kScalar: return 1;
-    case AccessorType::kVec2: return 2;
-    case AccessorType::kVec3: return 3;
-    case AccessorType::kVec4: return 4;
-    case AccessorType::kMat2: return 4;
-    case AccessorType::kMat3: return 9;
-    case AccessorType::kMat4: return 16;
+    case AccessorType::kScalar:
+      return 1;
+    case AccessorType::kVec2:
+      return 2;
+    case AccessorType::kVec3:
+      return 3;
+    case AccessorType::kVec4:
+      return 4;
+    case AccessorType::kMat2:
+      return 4;
+    case AccessorType::kMat3:
+      return 9;
+    case AccessorType::kMat4:
+      return 16;
   }
   return 0;
 }
@@ -101,34 +126,51 @@ static uint32_t columnStride(ComponentType component, uint32_t rows) {
 
 uint32_t elementSize(ComponentType component, AccessorType type) {
   switch (type) {
-    case AccessorType::kMat2: return 2 * columnStride(component, 2);
-    case AccessorType::kMat3: return 3 * columnStride(component, 3);
-    case AccessorType::kMat4: return 4 * columnStride(component, 4);
-    default: return componentSize(component) * componentCount(type);
+    case AccessorType::kMat2:
+      return 2 * columnStride(component, 2);
+    case AccessorType::kMat3:
+      return 3 * columnStride(component, 3);
+    case AccessorType::kMat4:
+      return 4 * columnStride(component, 4);
+    default:
+      return componentSize(component) * componentCount(type);
   }
 }
 
 const char* componentTypeName(ComponentType type) {
   switch (type) {
-    case ComponentType::kByte: return "i8";
-    case ComponentType::kUnsignedByte: return "u8";
-    case ComponentType::kShort: return "i16";
-    case ComponentType::kUnsignedShort: return "u16";
-    case ComponentType::kUnsignedInt: return "u32";
-    case ComponentType::kFloat: return "f32";
+    case ComponentType::kByte:
+      return "i8";
+    case ComponentType::kUnsignedByte:
+      return "u8";
+    case ComponentType::kShort:
+      return "i16";
+    case ComponentType::kUnsignedShort:
+      return "u16";
+    case ComponentType::kUnsignedInt:
+      return "u32";
+    case ComponentType::kFloat:
+      return "f32";
   }
   return "?";
 }
 
 const char* accessorTypeName(AccessorType type) {
   switch (type) {
-    case AccessorType::kScalar: return "SCALAR";
-    case AccessorType::kVec2: return "VEC2";
-    case AccessorType::kVec3: return "VEC3";
-    case AccessorType::kVec4: return "VEC4";
-    case AccessorType::kMat2: return "MAT2";
-    case AccessorType::kMat3: return "MAT3";
-    case AccessorType::kMat4: return "MAT4";
+    case AccessorType::kScalar:
+      return "SCALAR";
+    case AccessorType::kVec2:
+      return "VEC2";
+    case AccessorType::kVec3:
+      return "VEC3";
+    case AccessorType::kVec4:
+      return "VEC4";
+    case AccessorType::kMat2:
+      return "MAT2";
+    case AccessorType::kMat3:
+      return "MAT3";
+    case AccessorType::kMat4:
+      return "MAT4";
   }
   return "?";
 }

@@ -18,15 +18,21 @@ namespace {
 
 constexpr uint64_t kSaturated = UINT64_MAX;
 
-uint64_t add(uint64_t a, uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
-uint64_t mul(uint64_t a, uint64_t b) { return a != 0 && b > kSaturated / a ? kSaturated : a * b; }
+uint64_t add(uint64_t a, uint64_t b) {
+  return a > kSaturated - b ? kSaturated : a + b;
+}
+uint64_t mul(uint64_t a, uint64_t b) {
+  return a != 0 && b > kSaturated / a ? kSaturated : a * b;
+}
 
 const Accessor* accessorAt(const Asset& asset, uint32_t index) {
   return index < asset.accessors.size() ? &asset.accessors[index] : nullptr;
 }
 
 // readAccessorFloats / readAccessorUints: 4 bytes per component.
-uint64_t decodedBytes(const Accessor* a) { return a ? uint64_t(a->count) * componentCount(a->type) * 4 : 0; }
+uint64_t decodedBytes(const Accessor* a) {
+  return a ? uint64_t(a->count) * componentCount(a->type) * 4 : 0;
+}
 
 // Attribute sets numbered densely from 0, as decodePrimitive reads them.
 uint32_t setCount(const std::vector<Attribute>& attributes, const char* prefix) {
@@ -70,13 +76,16 @@ PrimitiveCost primitiveCost(const Asset& asset, const Primitive& primitive) {
   return cost;
 }
 
-uint64_t toMiB(uint64_t bytes) { return bytes / (uint64_t(1) << 20) + (bytes % (uint64_t(1) << 20) != 0); }
+uint64_t toMiB(uint64_t bytes) {
+  return bytes / (uint64_t(1) << 20) + (bytes % (uint64_t(1) << 20) != 0);
+}
 
 }  // namespace
 
 AssetCost estimateCost(const Asset& asset) {
   AssetCost cost;
-  for (const Accessor& accessor : asset.accessors) cost.accessor_bytes = add(cost.accessor_bytes, decodedBytes(&accessor));
+  for (const Accessor& accessor : asset.accessors)
+    cost.accessor_bytes = add(cost.accessor_bytes, decodedBytes(&accessor));
 
   // Every distinct primitive of every mesh (preparePose decodes identical ones once; inspect reads meshes no node
   // uses), then one pose of every node with a mesh, and the skins those nodes use.
@@ -112,13 +121,14 @@ AssetCost estimateCost(const Asset& asset) {
     for (const AnimationChannel& channel : animation.channels) {
       if (channel.node == kNone || channel.sampler >= animation.samplers.size()) continue;
       const AnimationSampler& s = animation.samplers[channel.sampler];
-      if (!decoded.insert(std::to_string(s.input) + "/" + std::to_string(s.output) + "/" +
-                          std::to_string(int(s.interpolation)) + "/" + std::to_string(int(channel.path)))
+      if (!decoded
+               .insert(std::to_string(s.input) + "/" + std::to_string(s.output) + "/" +
+                       std::to_string(int(s.interpolation)) + "/" + std::to_string(int(channel.path)))
                .second) {
         continue;
       }
-      cost.prepare_bytes = add(cost.prepare_bytes, add(decodedBytes(accessorAt(asset, s.input)),
-                                                       decodedBytes(accessorAt(asset, s.output))));
+      cost.prepare_bytes = add(
+          cost.prepare_bytes, add(decodedBytes(accessorAt(asset, s.input)), decodedBytes(accessorAt(asset, s.output))));
     }
   }
   return cost;

@@ -19,8 +19,8 @@ BufferBytes BufferBytes::slice(size_t offset, size_t length) const {
   offset = std::min(offset, size());
   length = std::min(length, size() - offset);
   if (keeper_) return view(keeper_, view_.subspan(offset, length));
-  return BufferBytes(std::vector<uint8_t>(owned_.begin() + std::ptrdiff_t(offset),
-                                    owned_.begin() + std::ptrdiff_t(offset + length)));
+  return BufferBytes(
+      std::vector<uint8_t>(owned_.begin() + std::ptrdiff_t(offset), owned_.begin() + std::ptrdiff_t(offset + length)));
 }
 
 std::vector<uint8_t>& BufferBytes::mutate() {

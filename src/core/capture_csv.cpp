@@ -1,32 +1,72 @@
 // SPDX-License-Identifier: MIT
 // capture_csv.cpp — Live Link Face CSV → CaptureCsv, and a capture's columns → one asset's targets.
-#include "morphkit/text.h"
-#include "morphkit/capture.h"
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
+#include "morphkit/capture.h"
+#include "morphkit/text.h"
+
 namespace morphkit {
 
-const std::array<std::string_view, 52> kLiveLinkBlendShapes = {
-    "EyeBlinkLeft",     "EyeLookDownLeft",   "EyeLookInLeft",     "EyeLookOutLeft",     "EyeLookUpLeft",
-    "EyeSquintLeft",    "EyeWideLeft",       "EyeBlinkRight",     "EyeLookDownRight",   "EyeLookInRight",
-    "EyeLookOutRight",  "EyeLookUpRight",    "EyeSquintRight",    "EyeWideRight",       "JawForward",
-    "JawRight",         "JawLeft",           "JawOpen",           "MouthClose",         "MouthFunnel",
-    "MouthPucker",      "MouthRight",        "MouthLeft",         "MouthSmileLeft",     "MouthSmileRight",
-    "MouthFrownLeft",   "MouthFrownRight",   "MouthDimpleLeft",   "MouthDimpleRight",   "MouthStretchLeft",
-    "MouthStretchRight", "MouthRollLower",   "MouthRollUpper",    "MouthShrugLower",    "MouthShrugUpper",
-    "MouthPressLeft",   "MouthPressRight",   "MouthLowerDownLeft", "MouthLowerDownRight", "MouthUpperUpLeft",
-    "MouthUpperUpRight", "BrowDownLeft",     "BrowDownRight",     "BrowInnerUp",        "BrowOuterUpLeft",
-    "BrowOuterUpRight", "CheekPuff",         "CheekSquintLeft",   "CheekSquintRight",   "NoseSneerLeft",
-    "NoseSneerRight",   "TongueOut"};
+const std::array<std::string_view, 52> kLiveLinkBlendShapes = {"EyeBlinkLeft",
+                                                               "EyeLookDownLeft",
+                                                               "EyeLookInLeft",
+                                                               "EyeLookOutLeft",
+                                                               "EyeLookUpLeft",
+                                                               "EyeSquintLeft",
+                                                               "EyeWideLeft",
+                                                               "EyeBlinkRight",
+                                                               "EyeLookDownRight",
+                                                               "EyeLookInRight",
+                                                               "EyeLookOutRight",
+                                                               "EyeLookUpRight",
+                                                               "EyeSquintRight",
+                                                               "EyeWideRight",
+                                                               "JawForward",
+                                                               "JawRight",
+                                                               "JawLeft",
+                                                               "JawOpen",
+                                                               "MouthClose",
+                                                               "MouthFunnel",
+                                                               "MouthPucker",
+                                                               "MouthRight",
+                                                               "MouthLeft",
+                                                               "MouthSmileLeft",
+                                                               "MouthSmileRight",
+                                                               "MouthFrownLeft",
+                                                               "MouthFrownRight",
+                                                               "MouthDimpleLeft",
+                                                               "MouthDimpleRight",
+                                                               "MouthStretchLeft",
+                                                               "MouthStretchRight",
+                                                               "MouthRollLower",
+                                                               "MouthRollUpper",
+                                                               "MouthShrugLower",
+                                                               "MouthShrugUpper",
+                                                               "MouthPressLeft",
+                                                               "MouthPressRight",
+                                                               "MouthLowerDownLeft",
+                                                               "MouthLowerDownRight",
+                                                               "MouthUpperUpLeft",
+                                                               "MouthUpperUpRight",
+                                                               "BrowDownLeft",
+                                                               "BrowDownRight",
+                                                               "BrowInnerUp",
+                                                               "BrowOuterUpLeft",
+                                                               "BrowOuterUpRight",
+                                                               "CheekPuff",
+                                                               "CheekSquintLeft",
+                                                               "CheekSquintRight",
+                                                               "NoseSneerLeft",
+                                                               "NoseSneerRight",
+                                                               "TongueOut"};
 
-const std::array<std::string_view, 9> kLiveLinkRotations = {"HeadYaw",      "HeadPitch",     "HeadRoll",
-                                                             "LeftEyeYaw",   "LeftEyePitch",  "LeftEyeRoll",
-                                                             "RightEyeYaw",  "RightEyePitch", "RightEyeRoll"};
+const std::array<std::string_view, 9> kLiveLinkRotations = {"HeadYaw",     "HeadPitch",     "HeadRoll",
+                                                            "LeftEyeYaw",  "LeftEyePitch",  "LeftEyeRoll",
+                                                            "RightEyeYaw", "RightEyePitch", "RightEyeRoll"};
 
 namespace {
 
@@ -47,7 +87,9 @@ std::vector<std::string_view> splitFields(std::string_view line) {
   return fields;
 }
 
-std::string shown(std::string_view text) { return printable(text); }
+std::string shown(std::string_view text) {
+  return printable(text);
+}
 
 bool parseUnsigned(std::string_view text, size_t digits, uint32_t& out) {
   if (text.size() != digits) return false;
@@ -76,12 +118,14 @@ std::string formatNumber(double value) {
 }
 
 // "line L: what" or, with `what` starting ", column C", "line L, column C: what".
-Failure csvError(size_t line, const std::string& what) { return fail(Error::kInvalidCsv, "line " + std::to_string(line) + what); }
+Failure csvError(size_t line, const std::string& what) {
+  return fail(Error::kInvalidCsv, "line " + std::to_string(line) + what);
+}
 
 // "line L, column C (NAME): what" — C counts from 1 like a spreadsheet; NAME is the header's.
 Failure cellError(size_t line, size_t column, std::string_view name, const std::string& what) {
-  return fail(Error::kInvalidCsv, "line " + std::to_string(line) + ", column " + std::to_string(column) + " (" + shown(name) +
-                                      "): " + what);
+  return fail(Error::kInvalidCsv, "line " + std::to_string(line) + ", column " + std::to_string(column) + " (" +
+                                      shown(name) + "): " + what);
 }
 
 }  // namespace
@@ -102,7 +146,8 @@ bool parseTimecode(std::string_view text, double fps, double& seconds) {
     const size_t colon = text.find(':');
     if ((i < 3) == (colon == std::string_view::npos)) return false;
     const std::string_view field = text.substr(0, colon);
-    if (!parseUnsigned(field, i == 0 ? std::max<size_t>(field.size(), 2) : 2, part[i]) || (i == 0 && field.size() > 6)) {
+    if (!parseUnsigned(field, i == 0 ? std::max<size_t>(field.size(), 2) : 2, part[i]) ||
+        (i == 0 && field.size() > 6)) {
       return false;
     }
     text = i < 3 ? text.substr(colon + 1) : std::string_view();
@@ -124,7 +169,8 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     return fail(Error::kInvalidArgument, "capture: the timecode frame rate must be > 0");
   }
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte-order mark (spreadsheet exports)
-  const std::string_view expected_header = "expected the Live Link Face header 'Timecode,BlendShapeCount,EyeBlinkLeft,...'";
+  const std::string_view expected_header =
+      "expected the Live Link Face header 'Timecode,BlendShapeCount,EyeBlinkLeft,...'";
   CaptureCsv capture;
   size_t line_number = 0;
   size_t value_begin = 1;  // first value field: after Timecode, and after BlendShapeCount when present
@@ -142,14 +188,17 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     const std::vector<std::string_view> fields = splitFields(line);
     if (!header) {
       if (!namesMatch(fields[0], "Timecode", NameMatch::kCaseInsensitive)) {
-        return csvError(line_number, ", column 1: '" + shown(fields[0]) + "' is not Timecode; " + std::string(expected_header));
+        return csvError(line_number,
+                        ", column 1: '" + shown(fields[0]) + "' is not Timecode; " + std::string(expected_header));
       }
       if (fields.size() > 1 && namesMatch(fields[1], "BlendShapeCount", NameMatch::kCaseInsensitive)) value_begin = 2;
       for (size_t f = value_begin; f < fields.size(); ++f) {
-        if (fields[f].empty()) return csvError(line_number, ", column " + std::to_string(f + 1) + ": empty column name");
+        if (fields[f].empty())
+          return csvError(line_number, ", column " + std::to_string(f + 1) + ": empty column name");
         for (size_t g = value_begin; g < f; ++g) {
           if (namesMatch(fields[g], fields[f], NameMatch::kCaseInsensitive)) {
-            return cellError(line_number, f + 1, fields[f], "repeats column " + std::to_string(g + 1) + " (" + shown(fields[g]) + ")");
+            return cellError(line_number, f + 1, fields[f],
+                             "repeats column " + std::to_string(g + 1) + " (" + shown(fields[g]) + ")");
           }
         }
         capture.columns.emplace_back(fields[f]);
@@ -160,13 +209,14 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
       continue;
     }
     if (fields.size() != field_count) {
-      return csvError(line_number, ": " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(field_count) +
-                                       " (ragged row)");
+      return csvError(line_number, ": " + std::to_string(fields.size()) + " fields, the header has " +
+                                       std::to_string(field_count) + " (ragged row)");
     }
     double seconds = 0.0;
     if (!parseTimecode(fields[0], options.fps, seconds)) {
-      return cellError(line_number, 1, "Timecode", "'" + shown(fields[0]) + "' is not a timecode HH:MM:SS:FF[.fff] with FF below the frame rate " +
-                                       formatNumber(options.fps));
+      return cellError(line_number, 1, "Timecode",
+                       "'" + shown(fields[0]) + "' is not a timecode HH:MM:SS:FF[.fff] with FF below the frame rate " +
+                           formatNumber(options.fps));
     }
     if (capture.times.empty()) {
       start = seconds;
@@ -174,16 +224,16 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     } else {
       if (seconds < previous - 12 * 3600.0) seconds += 24 * 3600.0;  // a capture running past midnight
       if (!(seconds > previous)) {
-        return cellError(line_number, 1, "Timecode", shown(fields[0]) +
-                                         (seconds == previous ? " repeats" : " goes back before") + " line " +
-                                         std::to_string(previous_line) + "'s " + previous_timecode +
-                                         " (timecodes must increase)");
+        return cellError(line_number, 1, "Timecode",
+                         shown(fields[0]) + (seconds == previous ? " repeats" : " goes back before") + " line " +
+                             std::to_string(previous_line) + "'s " + previous_timecode + " (timecodes must increase)");
       }
     }
     const float relative = float(seconds - start);
     if (!capture.times.empty() && !(relative > capture.times.back())) {
-      return cellError(line_number, 1, "Timecode", shown(fields[0]) + " is too close to line " +
-                                       std::to_string(previous_line) + "'s to keep as a float time");
+      return cellError(
+          line_number, 1, "Timecode",
+          shown(fields[0]) + " is too close to line " + std::to_string(previous_line) + "'s to keep as a float time");
     }
     previous = seconds;
     previous_timecode = shown(fields[0]);

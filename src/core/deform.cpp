@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 // deform.cpp — the scalar reference of morph + skin (glTF 2.0 §3.7.2.2, §3.7.3.3). Clarity over speed:
 // double accumulation, one vertex at a time, the steps in the order of docs/POSE.md.
-#include <cmath>
-
 #include "morphkit/deform.h"
+
+#include <cmath>
 
 namespace morphkit {
 
 namespace {
 
-bool sized(std::span<const float> s, size_t n) { return s.size() == n; }
-bool emptyOrSized(std::span<const float> s, size_t n) { return s.empty() || s.size() == n; }
+bool sized(std::span<const float> s, size_t n) {
+  return s.size() == n;
+}
+bool emptyOrSized(std::span<const float> s, size_t n) {
+  return s.empty() || s.size() == n;
+}
 
 struct Affine {  // row-major 3x4 in double
   double m[3][4] = {};

@@ -37,7 +37,9 @@ struct Float4 {
   float& operator[](int i) { return v[i]; }
   float operator[](int i) const { return v[i]; }
   friend Float4 operator*(Float4 a, float s) { return {a.v[0] * s, a.v[1] * s, a.v[2] * s, a.v[3] * s}; }
-  friend Float4 operator+(Float4 a, Float4 b) { return {a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}; }
+  friend Float4 operator+(Float4 a, Float4 b) {
+    return {a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]};
+  }
   Float4& operator+=(Float4 b) { return *this = *this + b; }
 };
 #endif
@@ -114,11 +116,14 @@ inline void axpy(float* __restrict out, uint32_t out_stride, const float* __rest
   }
 }
 
-inline float length2(const float* v) { return v[0] * v[0] + v[1] * v[1] + v[2] * v[2]; }
+inline float length2(const float* v) {
+  return v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+}
 
 // Normalizes the xyz of `count` vectors `stride` floats apart, given their squared lengths (overwritten). A
 // zero-length vector stays zero. Split from the skinning loop so the independent 1/sqrt of a whole block
-// vectorizes (this file is built with -fno-math-errno -fno-trapping-math) instead of stalling each vertex on sqrt + div latency.
+// vectorizes (this file is built with -fno-math-errno -fno-trapping-math) instead of stalling each vertex on sqrt + div
+// latency.
 void normalizeBlock(float* __restrict v, uint32_t stride, float* __restrict len2, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i) {
     const float inv = 1.0f / std::sqrt(len2[i]);  // computed unconditionally: a select, not a branch
@@ -163,8 +168,8 @@ inline void skinBlock(const SkinBlock& b) {
       m = b.rigid;
     }
     float* pos = &b.positions[size_t(v) * 3];
-    const Float4 local = m.c[0] * (pos[0] - b.fpivot[0]) + m.c[1] * (pos[1] - b.fpivot[1]) +
-                         m.c[2] * (pos[2] - b.fpivot[2]) + m.c[3];
+    const Float4 local =
+        m.c[0] * (pos[0] - b.fpivot[0]) + m.c[1] * (pos[1] - b.fpivot[1]) + m.c[2] * (pos[2] - b.fpivot[2]) + m.c[3];
     if (weight_sum == 1.0f) {
       const Float4 placed = local + b.origin_f;
       pos[0] = placed[0], pos[1] = placed[1], pos[2] = placed[2];
@@ -283,11 +288,12 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
     Columns out;
     for (int c = 0; c < 3; ++c) out.c[c] = Float4{float(j(0, c)), float(j(1, c)), float(j(2, c)), 0.0f};
     out.c[3] = Float4{float(translated(j, 0) - origin[0]), float(translated(j, 1) - origin[1]),
-                    float(translated(j, 2) - origin[2]), 0.0f};
+                      float(translated(j, 2) - origin[2]), 0.0f};
     return out;
   };
   double origin[3] = {0, 0, 0};
-  const uint32_t joint_count = skinned ? std::min<uint32_t>(packed->joints_needed, uint32_t(job.joint_matrices.size())) : 0;
+  const uint32_t joint_count =
+      skinned ? std::min<uint32_t>(packed->joints_needed, uint32_t(job.joint_matrices.size())) : 0;
   Columns palette_buffer[64];
   std::vector<Columns> palette_heap;
   Columns* palette = palette_buffer;  // joint_count matrices K
@@ -350,7 +356,8 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
                   &job.out_texcoords[s][size_t(block_begin) * 2]);
     }
     for (size_t s = 0; s < job.out_colors.size(); ++s) {
-      std::copy_n(&p.colors[s][size_t(block_begin) * 4], size_t(count) * 4, &job.out_colors[s][size_t(block_begin) * 4]);
+      std::copy_n(&p.colors[s][size_t(block_begin) * 4], size_t(count) * 4,
+                  &job.out_colors[s][size_t(block_begin) * 4]);
     }
 
     // 2. Morph: for each active target and each of its streams overlapping the block, one axpy. Deltas that
@@ -383,9 +390,20 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
 
     // 3. Skin (or rigid transform) the morphed block in place; normals and tangents are normalized after it.
     float normal_len2[kBlockVertices], tangent_len2[kBlockVertices];
-    SkinBlock block{p, palette, rigid, rigid_cof, origin, origin_f, fpivot, job.out_positions.data(),
-                    has_normals ? job.out_normals.data() : nullptr, has_tangents ? job.out_tangents.data() : nullptr,
-                    normal_len2, tangent_len2, block_begin, block_end};
+    SkinBlock block{p,
+                    palette,
+                    rigid,
+                    rigid_cof,
+                    origin,
+                    origin_f,
+                    fpivot,
+                    job.out_positions.data(),
+                    has_normals ? job.out_normals.data() : nullptr,
+                    has_tangents ? job.out_tangents.data() : nullptr,
+                    normal_len2,
+                    tangent_len2,
+                    block_begin,
+                    block_end};
     if (!skinned) {
       skinBlock<false, 0>(block);
     } else if (k == 4) {

@@ -118,7 +118,9 @@ Vec3 direction(float theta, float phi) {
   return {std::sin(phi) * std::sin(theta), std::cos(phi), std::sin(phi) * std::cos(theta)};
 }
 
-float gaussian(float x, float sigma) { return std::exp(-(x * x) / (sigma * sigma)); }
+float gaussian(float x, float sigma) {
+  return std::exp(-(x * x) / (sigma * sigma));
+}
 
 float wrapAngle(float a) {
   while (a > kPi) a -= 2 * kPi;
@@ -132,8 +134,8 @@ Vec3 headPoint(float theta, float phi) {
   Vec3 d = direction(theta, phi);
   float elevation = kPi / 2 - phi;
   float front = std::max(0.0f, d.z);
-  float bump = 0.14f * gaussian(wrapAngle(theta), 0.16f) * gaussian(elevation + 0.02f, 0.2f)  // nose
-               + 0.05f * front * front * gaussian(elevation - 0.42f, 0.12f)                   // brow ridge
+  float bump = 0.14f * gaussian(wrapAngle(theta), 0.16f) * gaussian(elevation + 0.02f, 0.2f)    // nose
+               + 0.05f * front * front * gaussian(elevation - 0.42f, 0.12f)                     // brow ridge
                + 0.06f * gaussian(wrapAngle(theta), 0.35f) * gaussian(elevation + 1.0f, 0.2f);  // chin
   float jaw = 1.0f - 0.18f * std::max(0.0f, -d.y) * std::max(0.0f, -d.y);
   float r = 1.0f + bump;
@@ -160,7 +162,9 @@ VertexTriangles buildVertexTriangles(const std::vector<uint32_t>& indices, uint3
   return vt;
 }
 
-Vec3 load3(const std::vector<float>& a, uint32_t v) { return {a[3 * v], a[3 * v + 1], a[3 * v + 2]}; }
+Vec3 load3(const std::vector<float>& a, uint32_t v) {
+  return {a[3 * v], a[3 * v + 1], a[3 * v + 2]};
+}
 void store3(std::vector<float>& a, uint32_t v, Vec3 x) {
   a[3 * v] = x.x;
   a[3 * v + 1] = x.y;
@@ -219,8 +223,8 @@ std::string formatIndex(uint32_t i) {
 }
 
 std::string outOfBounds(const char* option, uint64_t value, uint64_t lo, uint64_t hi) {
-  return std::string("make-demo: ") + option + " " + std::to_string(value) + " outside " + std::to_string(lo) +
-         ".." + std::to_string(hi);
+  return std::string("make-demo: ") + option + " " + std::to_string(value) + " outside " + std::to_string(lo) + ".." +
+         std::to_string(hi);
 }
 
 }  // namespace
@@ -238,10 +242,10 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   if (options.bones < kDemoMinBones || options.bones > kDemoMaxBones)
     return fail(Error::kInvalidArgument, outOfBounds("bones", options.bones, kDemoMinBones, kDemoMaxBones));
   if (uint64_t(options.targets) * options.vertices > kDemoMaxTargetVertices) {
-    return fail(Error::kInvalidArgument, "make-demo: targets × vertices = " +
-                                             std::to_string(uint64_t(options.targets) * options.vertices) +
-                                             " exceeds " + std::to_string(kDemoMaxTargetVertices) +
-                                             " (the dense deltas would take over 600 MB)");
+    return fail(Error::kInvalidArgument,
+                "make-demo: targets × vertices = " + std::to_string(uint64_t(options.targets) * options.vertices) +
+                    " exceeds " + std::to_string(kDemoMaxTargetVertices) +
+                    " (the dense deltas would take over 600 MB)");
   }
 
   Rng rng{options.seed ^ 0x6D6F7270686B6974ull};  // "morphkit"
@@ -305,10 +309,26 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   std::vector<std::string> bone_names(bones);
   for (uint32_t b = 0; b < bones; ++b) {
     switch (b) {
-      case 0: bone_names[b] = "root"; pivot[b] = {0, -1.4f, 0}; influence[b] = {0, -1.3f, 0}; break;
-      case 1: bone_names[b] = "neck"; pivot[b] = {0, -0.9f, -0.1f}; influence[b] = {0, -0.85f, -0.1f}; break;
-      case 2: bone_names[b] = "head"; pivot[b] = {0, -0.5f, 0}; influence[b] = {0, 0.35f, -0.1f}; break;
-      case 3: bone_names[b] = "jaw"; pivot[b] = {0, -0.35f, 0}; influence[b] = {0, -0.75f, 0.55f}; break;
+      case 0:
+        bone_names[b] = "root";
+        pivot[b] = {0, -1.4f, 0};
+        influence[b] = {0, -1.3f, 0};
+        break;
+      case 1:
+        bone_names[b] = "neck";
+        pivot[b] = {0, -0.9f, -0.1f};
+        influence[b] = {0, -0.85f, -0.1f};
+        break;
+      case 2:
+        bone_names[b] = "head";
+        pivot[b] = {0, -0.5f, 0};
+        influence[b] = {0, 0.35f, -0.1f};
+        break;
+      case 3:
+        bone_names[b] = "jaw";
+        pivot[b] = {0, -0.35f, 0};
+        influence[b] = {0, -0.75f, 0.55f};
+        break;
       default: {
         // Further joints continue the chain upward; each pulls on its own spot of the head (a golden-angle
         // spiral), so every joint has vertices to move.
@@ -340,7 +360,9 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
       if (candidates.empty()) candidates.push_back({1.0f, nearest});
       size_t keep = std::min<size_t>(4, candidates.size());
       std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(),
-                        [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+                        [](const auto& a, const auto& b) {
+                          return a.first > b.first || (a.first == b.first && a.second < b.second);
+                        });
       float top = candidates[0].first;
       while (keep > 1 && candidates[keep - 1].first < 0.01f * top) --keep;  // drop negligible influences
       float sum = 0;
@@ -364,17 +386,24 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   Primitive primitive;
   primitive.attributes.push_back({"POSITION", appendAccessor(asset, std::span<const float>(position), kVec3,
                                                              {.target = kArrayBuffer, .min_max = true})});
-  primitive.attributes.push_back({"NORMAL", appendAccessor(asset, std::span<const float>(normal), kVec3, {.target = kArrayBuffer})});
-  primitive.attributes.push_back({"TANGENT", appendAccessor(asset, std::span<const float>(tangent), AccessorType::kVec4, {.target = kArrayBuffer})});
-  primitive.attributes.push_back({"TEXCOORD_0", appendAccessor(asset, std::span<const float>(texcoord), AccessorType::kVec2, {.target = kArrayBuffer})});
-  primitive.attributes.push_back({"JOINTS_0", appendAccessor(asset, std::span<const uint8_t>(joints), AccessorType::kVec4, {.target = kArrayBuffer})});
-  primitive.attributes.push_back({"WEIGHTS_0", appendAccessor(asset, std::span<const float>(skin_weights), AccessorType::kVec4, {.target = kArrayBuffer})});
+  primitive.attributes.push_back(
+      {"NORMAL", appendAccessor(asset, std::span<const float>(normal), kVec3, {.target = kArrayBuffer})});
+  primitive.attributes.push_back({"TANGENT", appendAccessor(asset, std::span<const float>(tangent), AccessorType::kVec4,
+                                                            {.target = kArrayBuffer})});
+  primitive.attributes.push_back({"TEXCOORD_0", appendAccessor(asset, std::span<const float>(texcoord),
+                                                               AccessorType::kVec2, {.target = kArrayBuffer})});
+  primitive.attributes.push_back({"JOINTS_0", appendAccessor(asset, std::span<const uint8_t>(joints),
+                                                             AccessorType::kVec4, {.target = kArrayBuffer})});
+  primitive.attributes.push_back({"WEIGHTS_0", appendAccessor(asset, std::span<const float>(skin_weights),
+                                                              AccessorType::kVec4, {.target = kArrayBuffer})});
   if (vertex_count <= 65535) {
     // §3.7.2.1: indices must not use the primitive-restart value (65535 for u16).
     std::vector<uint16_t> small(indices.begin(), indices.end());
-    primitive.indices = appendAccessor(asset, std::span<const uint16_t>(small), kScalar, {.target = kElementArrayBuffer});
+    primitive.indices =
+        appendAccessor(asset, std::span<const uint16_t>(small), kScalar, {.target = kElementArrayBuffer});
   } else {
-    primitive.indices = appendAccessor(asset, std::span<const uint32_t>(indices), kScalar, {.target = kElementArrayBuffer});
+    primitive.indices =
+        appendAccessor(asset, std::span<const uint32_t>(indices), kScalar, {.target = kElementArrayBuffer});
   }
   primitive.material = 0;
 
@@ -384,7 +413,8 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   std::vector<Region> target_region(options.targets);
   {
     std::vector<float> distance(vertex_count), scratch(vertex_count);
-    std::vector<float> dpos(3 * size_t(vertex_count)), dnormal(3 * size_t(vertex_count)), dtangent(3 * size_t(vertex_count));
+    std::vector<float> dpos(3 * size_t(vertex_count)), dnormal(3 * size_t(vertex_count)),
+        dtangent(3 * size_t(vertex_count));
     std::vector<uint32_t> stamp(vertex_count, 0);
     std::vector<uint32_t> moved, affected;
     std::vector<uint8_t> mirrored(vertex_count, 0);
@@ -395,7 +425,13 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
       } else {
         Vec3 dir = normalize(Vec3{rng.range(-1, 1), rng.range(-1, 1), rng.range(-1, 1)});
         float amount = rng.range(0.03f, 0.1f);
-        spec = {"", rng.range(-100, 100), rng.range(-60, 60), dir.x * amount, dir.y * amount, dir.z * amount, Region::kExtra};
+        spec = {"",
+                rng.range(-100, 100),
+                rng.range(-60, 60),
+                dir.x * amount,
+                dir.y * amount,
+                dir.z * amount,
+                Region::kExtra};
       }
       target_region[t] = spec.region;
       // Small seeded jitter: shapes differ per seed, and exact distance ties between vertices are avoided.
@@ -462,8 +498,10 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
       // §3.7.2.2: a target's POSITION accessor must have min and max too.
       target.attributes.push_back({"POSITION", appendAccessor(asset, std::span<const float>(dpos), kVec3,
                                                               {.target = kArrayBuffer, .min_max = true})});
-      target.attributes.push_back({"NORMAL", appendAccessor(asset, std::span<const float>(dnormal), kVec3, {.target = kArrayBuffer})});
-      target.attributes.push_back({"TANGENT", appendAccessor(asset, std::span<const float>(dtangent), kVec3, {.target = kArrayBuffer})});
+      target.attributes.push_back(
+          {"NORMAL", appendAccessor(asset, std::span<const float>(dnormal), kVec3, {.target = kArrayBuffer})});
+      target.attributes.push_back(
+          {"TANGENT", appendAccessor(asset, std::span<const float>(dtangent), kVec3, {.target = kArrayBuffer})});
       primitive.targets.push_back(std::move(target));
       mesh.target_names.push_back(demoTargetName(t));
     }

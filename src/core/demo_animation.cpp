@@ -25,7 +25,8 @@ std::vector<float> keyDerivatives(const std::vector<float>& times, const std::ve
   std::vector<float> d(values.size(), 0.0f);
   for (size_t k = 1; k + 1 < keys; ++k) {
     float dt = times[k + 1] - times[k - 1];
-    for (size_t c = 0; c < stride; ++c) d[k * stride + c] = (values[(k + 1) * stride + c] - values[(k - 1) * stride + c]) / dt;
+    for (size_t c = 0; c < stride; ++c)
+      d[k * stride + c] = (values[(k + 1) * stride + c] - values[(k - 1) * stride + c]) / dt;
   }
   return d;
 }
@@ -127,7 +128,8 @@ void addDemoAnimations(Asset& asset, uint32_t targets, const std::vector<Region>
     if (targets > 0) {
       std::vector<float> values(input.size() * targets, 0.0f);
       for (uint32_t t : pick({Region::kBrow, Region::kCheek, Region::kNose, Region::kEye, Region::kExtra})) {
-        for (size_t k = 1; k + 1 < input.size(); ++k) values[k * targets + t] = rng.uniform() < 0.5f ? rng.uniform() : 0.0f;
+        for (size_t k = 1; k + 1 < input.size(); ++k)
+          values[k * targets + t] = rng.uniform() < 0.5f ? rng.uniform() : 0.0f;
       }
       addSampler(express, input, values, kScalar, Interpolation::kLinear, 0, TargetPath::kWeights);
     }

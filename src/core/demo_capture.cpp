@@ -24,9 +24,13 @@ uint64_t nextRandom(uint64_t& state) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-double uniform(uint64_t& state) { return double(nextRandom(state) >> 11) * 0x1.0p-53; }
+double uniform(uint64_t& state) {
+  return double(nextRandom(state) >> 11) * 0x1.0p-53;
+}
 
-double clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
+double clamp01(double v) {
+  return std::clamp(v, 0.0, 1.0);
+}
 double smoothstep(double a, double b, double t) {
   const double x = clamp01((t - a) / (b - a));
   return x * x * (3 - 2 * x);
@@ -52,7 +56,8 @@ void performance(double t, double duration, const std::vector<double>& phase, st
   }
   // Blinks every ~1.7 s (the right eye a frame later), 0.16 s long.
   double blink = 0.0;
-  for (double b = 0.6 + 0.3 * phase[0] / kTau; b < duration + 1.0; b += 1.7) blink = std::max(blink, 1.0 - std::fabs(t - b) / 0.08);
+  for (double b = 0.6 + 0.3 * phase[0] / kTau; b < duration + 1.0; b += 1.7)
+    blink = std::max(blink, 1.0 - std::fabs(t - b) / 0.08);
   double blink_right = 0.0;
   for (double b = 0.6 + 0.3 * phase[0] / kTau + 0.017; b < duration + 1.0; b += 1.7) {
     blink_right = std::max(blink_right, 1.0 - std::fabs(t - b) / 0.08);
@@ -103,7 +108,7 @@ void performance(double t, double duration, const std::vector<double>& phase, st
   for (size_t c = 0; c < kLiveLinkBlendShapes.size(); ++c) out[c] = clamp01(out[c]);
   // Rotations in radians, as the app writes them: head sway, and the eyes following the gaze.
   const size_t r = kLiveLinkBlendShapes.size();
-  out[r + 0] = 0.12 * std::sin(kTau * 0.25 * t + phase[5]);             // HeadYaw
+  out[r + 0] = 0.12 * std::sin(kTau * 0.25 * t + phase[5]);              // HeadYaw
   out[r + 1] = 0.05 * std::sin(kTau * 0.4 * t + phase[6]) + 0.05 * jaw;  // HeadPitch
   out[r + 2] = 0.04 * std::sin(kTau * 0.3 * t + phase[7]);               // HeadRoll
   for (size_t eye = 0; eye < 2; ++eye) {
@@ -140,8 +145,8 @@ Expected<std::string> makeDemoCapture(const DemoCaptureOptions& options) {
     const double sub = std::floor(uniform(state) * 300.0) / 1000.0;  // .000 ... .299
     const size_t frame = start + i;
     char timecode[48];
-    std::snprintf(timecode, sizeof timecode, "%02zu:%02zu:%02zu:%02zu.%03d", frame / (3600 * fps) % 24, frame / (60 * fps) % 60,
-                  frame / fps % 60, frame % fps, int(std::lround(sub * 1000.0)));
+    std::snprintf(timecode, sizeof timecode, "%02zu:%02zu:%02zu:%02zu.%03d", frame / (3600 * fps) % 24,
+                  frame / (60 * fps) % 60, frame / fps % 60, frame % fps, int(std::lround(sub * 1000.0)));
     text += timecode;
     (text += ',') += std::to_string(columns);
     performance((double(i) + sub) / options.fps, options.seconds, phase, values);

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "morphkit/error.h"
 
-#include "morphkit/contract.h"
-
 #include <cstdio>
 #include <cstdlib>
+
+#include "morphkit/contract.h"
 
 namespace morphkit {
 
 void terminateOnMisuse(const Failure* failure) noexcept {
   // stdio, not iostream: this runs in a failing program and must not allocate more than it has to.
   if (failure) {
-    std::fprintf(stderr, "morphkit: fatal: value() on an error: %s: %s\n", errorName(failure->code), failure->message.c_str());
+    std::fprintf(stderr, "morphkit: fatal: value() on an error: %s: %s\n", errorName(failure->code),
+                 failure->message.c_str());
   } else {
     std::fprintf(stderr, "morphkit: fatal: error() on a value\n");
   }
@@ -20,8 +21,10 @@ void terminateOnMisuse(const Failure* failure) noexcept {
 }
 
 void contractViolated(const char* condition, const char* file, int line) {
-  std::fprintf(stderr, "morphkit: internal error: precondition '%s' failed at %s:%d (an Asset that did not pass "
-                       "validateAsset?)\n", condition, file, line);
+  std::fprintf(stderr,
+               "morphkit: internal error: precondition '%s' failed at %s:%d (an Asset that did not pass "
+               "validateAsset?)\n",
+               condition, file, line);
   std::fflush(stderr);
   std::abort();
 }

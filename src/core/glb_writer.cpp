@@ -15,33 +15,45 @@ namespace {
 // The writer spells enums as the spec does; the accessor type names and component counts are asset.h's.
 const char* interpolationName(Interpolation interpolation) {
   switch (interpolation) {
-    case Interpolation::kLinear: return "LINEAR";
-    case Interpolation::kStep: return "STEP";
-    case Interpolation::kCubicSpline: return "CUBICSPLINE";
+    case Interpolation::kLinear:
+      return "LINEAR";
+    case Interpolation::kStep:
+      return "STEP";
+    case Interpolation::kCubicSpline:
+      return "CUBICSPLINE";
   }
   return "LINEAR";
 }
 
 const char* pathName(TargetPath path) {
   switch (path) {
-    case TargetPath::kTranslation: return "translation";
-    case TargetPath::kRotation: return "rotation";
-    case TargetPath::kScale: return "scale";
-    case TargetPath::kWeights: return "weights";
+    case TargetPath::kTranslation:
+      return "translation";
+    case TargetPath::kRotation:
+      return "rotation";
+    case TargetPath::kScale:
+      return "scale";
+    case TargetPath::kWeights:
+      return "weights";
   }
   return "translation";
 }
 
 const char* alphaModeName(AlphaMode mode) {
   switch (mode) {
-    case AlphaMode::kOpaque: return "OPAQUE";
-    case AlphaMode::kMask: return "MASK";
-    case AlphaMode::kBlend: return "BLEND";
+    case AlphaMode::kOpaque:
+      return "OPAQUE";
+    case AlphaMode::kMask:
+      return "MASK";
+    case AlphaMode::kBlend:
+      return "BLEND";
   }
   return "OPAQUE";
 }
 
-size_t alignUp(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+size_t alignUp(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
 
 void optionalIndex(JsonWriter& json, std::string_view name, uint32_t index) {
   if (index != kNone) json.field(name, index);
@@ -91,7 +103,9 @@ void writeAttributes(JsonWriter& json, const std::vector<Attribute>& attributes)
   json.endObject();
 }
 
-bool isIdentity(const DQuat& q) { return q.x == 0 && q.y == 0 && q.z == 0 && q.w == 1; }
+bool isIdentity(const DQuat& q) {
+  return q.x == 0 && q.y == 0 && q.z == 0 && q.w == 1;
+}
 
 // Where each buffer lands in the one merged BIN chunk (§4.4.3.3: a GLB holds a single buffer).
 struct BinLayout {
@@ -127,7 +141,8 @@ void writeAssetHeader(JsonWriter& json, const Asset& asset) {
   json.field("version", "2.0");
   if (!asset.generator.empty()) json.field("generator", std::string_view(asset.generator));
   json.endObject();
-  if (!asset.extensions_used.empty()) json.key("extensionsUsed").array(std::span<const std::string>(asset.extensions_used));
+  if (!asset.extensions_used.empty())
+    json.key("extensionsUsed").array(std::span<const std::string>(asset.extensions_used));
   if (!asset.extensions_required.empty())
     json.key("extensionsRequired").array(std::span<const std::string>(asset.extensions_required));
 }
@@ -142,8 +157,8 @@ Status writeBuffersAndViews(JsonWriter& json, const Asset& asset, const BinLayou
   for (size_t i = 0; i < asset.buffer_views.size(); ++i) {
     const BufferView& view = asset.buffer_views[i];
     if (view.buffer >= asset.buffers.size()) {
-      return fail(Error::kInvalidArgument, "bufferViews[" + std::to_string(i) + "]: buffer " +
-                                               std::to_string(view.buffer) + " does not exist");
+      return fail(Error::kInvalidArgument,
+                  "bufferViews[" + std::to_string(i) + "]: buffer " + std::to_string(view.buffer) + " does not exist");
     }
     json.beginObject();
     optionalName(json, view.name);
@@ -466,7 +481,8 @@ Expected<std::vector<uint8_t>> writeGlb(const Asset& asset) {
   size_t bin_chunk = alignUp(bin_length, 4);
   size_t total = 12 + 8 + json_chunk + (asset.buffers.empty() ? 0 : 8 + bin_chunk);
   if (total > std::numeric_limits<uint32_t>::max()) {
-    return fail(Error::kTooLarge, "glb: " + std::to_string(total) + " bytes exceed the 4 GiB GLB limit (glTF 2.0 §4.4.2)");
+    return fail(Error::kTooLarge,
+                "glb: " + std::to_string(total) + " bytes exceed the 4 GiB GLB limit (glTF 2.0 §4.4.2)");
   }
 
   std::vector<uint8_t> out;
@@ -517,12 +533,18 @@ namespace {
 
 template <class T>
 constexpr ComponentType componentTypeOf() {
-  if constexpr (std::is_same_v<T, float>) return ComponentType::kFloat;
-  else if constexpr (std::is_same_v<T, uint32_t>) return ComponentType::kUnsignedInt;
-  else if constexpr (std::is_same_v<T, uint16_t>) return ComponentType::kUnsignedShort;
-  else if constexpr (std::is_same_v<T, uint8_t>) return ComponentType::kUnsignedByte;
-  else if constexpr (std::is_same_v<T, int16_t>) return ComponentType::kShort;
-  else return ComponentType::kByte;
+  if constexpr (std::is_same_v<T, float>)
+    return ComponentType::kFloat;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return ComponentType::kUnsignedInt;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return ComponentType::kUnsignedShort;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return ComponentType::kUnsignedByte;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return ComponentType::kShort;
+  else
+    return ComponentType::kByte;
 }
 
 template <class T>
@@ -554,22 +576,28 @@ uint32_t appendTyped(Asset& asset, std::span<const T> values, AccessorType type,
 
 }  // namespace
 
-uint32_t appendAccessor(Asset& asset, std::span<const float> values, AccessorType type, const AppendAccessorOptions& options) {
+uint32_t appendAccessor(Asset& asset, std::span<const float> values, AccessorType type,
+                        const AppendAccessorOptions& options) {
   return appendTyped(asset, values, type, options);
 }
-uint32_t appendAccessor(Asset& asset, std::span<const uint32_t> values, AccessorType type, const AppendAccessorOptions& options) {
+uint32_t appendAccessor(Asset& asset, std::span<const uint32_t> values, AccessorType type,
+                        const AppendAccessorOptions& options) {
   return appendTyped(asset, values, type, options);
 }
-uint32_t appendAccessor(Asset& asset, std::span<const uint16_t> values, AccessorType type, const AppendAccessorOptions& options) {
+uint32_t appendAccessor(Asset& asset, std::span<const uint16_t> values, AccessorType type,
+                        const AppendAccessorOptions& options) {
   return appendTyped(asset, values, type, options);
 }
-uint32_t appendAccessor(Asset& asset, std::span<const uint8_t> values, AccessorType type, const AppendAccessorOptions& options) {
+uint32_t appendAccessor(Asset& asset, std::span<const uint8_t> values, AccessorType type,
+                        const AppendAccessorOptions& options) {
   return appendTyped(asset, values, type, options);
 }
-uint32_t appendAccessor(Asset& asset, std::span<const int16_t> values, AccessorType type, const AppendAccessorOptions& options) {
+uint32_t appendAccessor(Asset& asset, std::span<const int16_t> values, AccessorType type,
+                        const AppendAccessorOptions& options) {
   return appendTyped(asset, values, type, options);
 }
-uint32_t appendAccessor(Asset& asset, std::span<const int8_t> values, AccessorType type, const AppendAccessorOptions& options) {
+uint32_t appendAccessor(Asset& asset, std::span<const int8_t> values, AccessorType type,
+                        const AppendAccessorOptions& options) {
   return appendTyped(asset, values, type, options);
 }
 

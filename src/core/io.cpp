@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "morphkit/io.h"
 
-#include "io_internal.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +11,8 @@
 #include <random>
 #include <string>
 #include <system_error>
+
+#include "io_internal.h"
 
 namespace morphkit {
 
@@ -28,8 +28,8 @@ Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_
     long size = std::ftell(file);
     if (size > 0 && size_t(size) > max_bytes) {
       std::fclose(file);
-      return fail(Error::kTooLarge, "file is " + std::to_string(size) + " bytes, over the limit of " +
-                                        std::to_string(max_bytes));
+      return fail(Error::kTooLarge,
+                  "file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes));
     }
     if (size > 0) {
       bytes.reserve(size_t(size) + spare_capacity);

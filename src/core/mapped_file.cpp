@@ -52,8 +52,8 @@ Expected<BufferBytes> mapFile(const std::filesystem::path& path, size_t max_byte
   }
   const size_t size = size_t(info.st_size);
   if (size > max_bytes) {
-    return fail(Error::kTooLarge, "file is " + std::to_string(size) + " bytes, over the limit of " +
-                                      std::to_string(max_bytes));
+    return fail(Error::kTooLarge,
+                "file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes));
   }
   // MAP_PRIVATE: nothing morphkit does can write to the file; PROT_READ: nothing in morphkit writes the pages.
   void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);

@@ -25,9 +25,13 @@ M multiply(const M& a, const M& b) {
 
 }  // namespace
 
-Mat4 operator*(const Mat4& a, const Mat4& b) { return multiply(a, b); }
+Mat4 operator*(const Mat4& a, const Mat4& b) {
+  return multiply(a, b);
+}
 
-std::vector<DMat4> toDouble(std::span<const Mat4> matrices) { return std::vector<DMat4>(matrices.begin(), matrices.end()); }
+std::vector<DMat4> toDouble(std::span<const Mat4> matrices) {
+  return std::vector<DMat4>(matrices.begin(), matrices.end());
+}
 
 Mat4 toFloat(const DMat4& m) {
   Mat4 r;
@@ -42,7 +46,9 @@ std::vector<Mat4> toFloat(std::span<const DMat4> matrices) {
   return out;
 }
 
-DMat4 operator*(const DMat4& a, const DMat4& b) { return multiply(a, b); }
+DMat4 operator*(const DMat4& a, const DMat4& b) {
+  return multiply(a, b);
+}
 
 DMat4 composeTRSDouble(DVec3 t, DQuat q, DVec3 s) {
   const double x = q.x, y = q.y, z = q.z, w = q.w;
@@ -73,8 +79,7 @@ Vec3 transformPoint(const Mat4& m, Vec3 p) {
 }
 
 Vec3 transformVector(const Mat4& m, Vec3 v) {
-  return {m(0, 0) * v.x + m(0, 1) * v.y + m(0, 2) * v.z,
-          m(1, 0) * v.x + m(1, 1) * v.y + m(1, 2) * v.z,
+  return {m(0, 0) * v.x + m(0, 1) * v.y + m(0, 2) * v.z, m(1, 0) * v.x + m(1, 1) * v.y + m(1, 2) * v.z,
           m(2, 0) * v.x + m(2, 1) * v.y + m(2, 2) * v.z};
 }
 
@@ -146,22 +151,22 @@ Mat4 inverse(const Mat4& m) {
            a[12] * a[1] * a[11] + a[12] * a[3] * a[9];
   inv[13] = a[0] * a[9] * a[14] - a[0] * a[10] * a[13] - a[8] * a[1] * a[14] + a[8] * a[2] * a[13] +
             a[12] * a[1] * a[10] - a[12] * a[2] * a[9];
-  inv[2] = a[1] * a[6] * a[15] - a[1] * a[7] * a[14] - a[5] * a[2] * a[15] + a[5] * a[3] * a[14] +
-           a[13] * a[2] * a[7] - a[13] * a[3] * a[6];
+  inv[2] = a[1] * a[6] * a[15] - a[1] * a[7] * a[14] - a[5] * a[2] * a[15] + a[5] * a[3] * a[14] + a[13] * a[2] * a[7] -
+           a[13] * a[3] * a[6];
   inv[6] = -a[0] * a[6] * a[15] + a[0] * a[7] * a[14] + a[4] * a[2] * a[15] - a[4] * a[3] * a[14] -
            a[12] * a[2] * a[7] + a[12] * a[3] * a[6];
   inv[10] = a[0] * a[5] * a[15] - a[0] * a[7] * a[13] - a[4] * a[1] * a[15] + a[4] * a[3] * a[13] +
             a[12] * a[1] * a[7] - a[12] * a[3] * a[5];
   inv[14] = -a[0] * a[5] * a[14] + a[0] * a[6] * a[13] + a[4] * a[1] * a[14] - a[4] * a[2] * a[13] -
             a[12] * a[1] * a[6] + a[12] * a[2] * a[5];
-  inv[3] = -a[1] * a[6] * a[11] + a[1] * a[7] * a[10] + a[5] * a[2] * a[11] - a[5] * a[3] * a[10] -
-           a[9] * a[2] * a[7] + a[9] * a[3] * a[6];
-  inv[7] = a[0] * a[6] * a[11] - a[0] * a[7] * a[10] - a[4] * a[2] * a[11] + a[4] * a[3] * a[10] +
-           a[8] * a[2] * a[7] - a[8] * a[3] * a[6];
-  inv[11] = -a[0] * a[5] * a[11] + a[0] * a[7] * a[9] + a[4] * a[1] * a[11] - a[4] * a[3] * a[9] -
-            a[8] * a[1] * a[7] + a[8] * a[3] * a[5];
-  inv[15] = a[0] * a[5] * a[10] - a[0] * a[6] * a[9] - a[4] * a[1] * a[10] + a[4] * a[2] * a[9] +
-            a[8] * a[1] * a[6] - a[8] * a[2] * a[5];
+  inv[3] = -a[1] * a[6] * a[11] + a[1] * a[7] * a[10] + a[5] * a[2] * a[11] - a[5] * a[3] * a[10] - a[9] * a[2] * a[7] +
+           a[9] * a[3] * a[6];
+  inv[7] = a[0] * a[6] * a[11] - a[0] * a[7] * a[10] - a[4] * a[2] * a[11] + a[4] * a[3] * a[10] + a[8] * a[2] * a[7] -
+           a[8] * a[3] * a[6];
+  inv[11] = -a[0] * a[5] * a[11] + a[0] * a[7] * a[9] + a[4] * a[1] * a[11] - a[4] * a[3] * a[9] - a[8] * a[1] * a[7] +
+            a[8] * a[3] * a[5];
+  inv[15] = a[0] * a[5] * a[10] - a[0] * a[6] * a[9] - a[4] * a[1] * a[10] + a[4] * a[2] * a[9] + a[8] * a[1] * a[6] -
+            a[8] * a[2] * a[5];
   const double det = a[0] * inv[0] + a[1] * inv[4] + a[2] * inv[8] + a[3] * inv[12];
   if (det == 0.0 || !std::isfinite(det)) return Mat4{};
   Mat4 r;
@@ -194,8 +199,7 @@ Quat slerp(Quat a, Quat b, float t) {
   if (d > 0.9995) {
     wa = 1.0 - t;
     wb = t;
-    Quat r{float(wa * a.x + wb * bx), float(wa * a.y + wb * by), float(wa * a.z + wb * bz),
-           float(wa * a.w + wb * bw)};
+    Quat r{float(wa * a.x + wb * bx), float(wa * a.y + wb * by), float(wa * a.z + wb * bz), float(wa * a.w + wb * bw)};
     return normalize(r);
   }
   const double theta = std::acos(d);

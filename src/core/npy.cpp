@@ -24,8 +24,12 @@ void put16(std::vector<uint8_t>& out, uint32_t v) {
 void put32(std::vector<uint8_t>& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
 }
-uint32_t get16(std::span<const uint8_t> b, size_t at) { return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8; }
-uint32_t get32(std::span<const uint8_t> b, size_t at) { return get16(b, at) | get16(b, at + 2) << 16; }
+uint32_t get16(std::span<const uint8_t> b, size_t at) {
+  return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8;
+}
+uint32_t get32(std::span<const uint8_t> b, size_t at) {
+  return get16(b, at) | get16(b, at + 2) << 16;
+}
 
 // The dict NumPy writes: a 1-tuple needs its trailing comma, "(3,)".
 std::string shapeText(std::span<const uint64_t> shape) {
@@ -46,7 +50,8 @@ Expected<std::vector<uint8_t>> encode(std::span<const T> values, std::span<const
     return fail(Error::kInvalidArgument, "encodeNpy: shape " + shapeText(shape) + " holds " + std::to_string(count) +
                                              " values, given " + std::to_string(values.size()));
   }
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shapeText(shape) + ", }";
+  std::string header =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shapeText(shape) + ", }";
   const size_t unpadded = sizeof(kMagic) + 2 + 2 + header.size() + 1;  // + '\n'
   header.append((kAlign - unpadded % kAlign) % kAlign, ' ');
   header += '\n';
@@ -122,7 +127,8 @@ Expected<std::vector<uint8_t>> encodeNpz(std::span<const NpzEntry> entries) {
     if (e.npy.size() > kZipLimit) return fail(Error::kTooLarge, "encodeNpz: " + e.name + " is over 4 GiB (no ZIP64)");
     total += 30 + 46 + 2 * (e.name.size() + 4) + e.npy.size();
   }
-  if (total > kZipLimit || entries.size() > 0xFFFF) return fail(Error::kTooLarge, "encodeNpz: the archive is over 4 GiB or 65535 entries (no ZIP64)");
+  if (total > kZipLimit || entries.size() > 0xFFFF)
+    return fail(Error::kTooLarge, "encodeNpz: the archive is over 4 GiB or 65535 entries (no ZIP64)");
   std::vector<uint8_t> out, central;
   out.reserve(size_t(total));
   // Fixed time stamp (1980-01-01 00:00, the DOS epoch) so that equal arrays give equal bytes.
@@ -178,14 +184,16 @@ Expected<std::vector<uint8_t>> encodeNpz(std::span<const NpzEntry> entries) {
 }
 
 Expected<NpyArray> decodeNpy(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) return fail(Error::kInvalidArgument, "npy: no \\x93NUMPY magic");
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    return fail(Error::kInvalidArgument, "npy: no \\x93NUMPY magic");
   if (bytes[6] != 1) return fail(Error::kInvalidArgument, "npy: only format version 1.x is read");
   const size_t header_size = get16(bytes, 8);
   if (10 + header_size > bytes.size()) return fail(Error::kInvalidArgument, "npy: header runs past the end");
   const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + 10, header_size);
   NpyArray array;
   std::string_view descr = headerValue(header, "descr");
-  if (descr.size() < 2 || descr.front() != '\'' || descr.back() != '\'') return fail(Error::kInvalidArgument, "npy: no descr");
+  if (descr.size() < 2 || descr.front() != '\'' || descr.back() != '\'')
+    return fail(Error::kInvalidArgument, "npy: no descr");
   array.descr = std::string(descr.substr(1, descr.size() - 2));
   array.fortran_order = headerValue(header, "fortran_order") == "True";
   std::string_view shape = headerValue(header, "shape");
@@ -195,12 +203,14 @@ Expected<NpyArray> decodeNpy(std::span<const uint8_t> bytes) {
     while (at < shape.size() && !std::isdigit(static_cast<unsigned char>(shape[at]))) ++at;
     if (at >= shape.size()) break;
     uint64_t d = 0;
-    while (at < shape.size() && std::isdigit(static_cast<unsigned char>(shape[at]))) d = d * 10 + uint64_t(shape[at++] - '0');
+    while (at < shape.size() && std::isdigit(static_cast<unsigned char>(shape[at])))
+      d = d * 10 + uint64_t(shape[at++] - '0');
     array.shape.push_back(d);
     count *= d;
   }
   const size_t item = array.descr.size() >= 3 ? size_t(std::atoi(array.descr.c_str() + 2)) : 0;
-  if (item == 0 || (bytes.size() - 10 - header_size) != count * item) return fail(Error::kInvalidArgument, "npy: data size does not match the shape");
+  if (item == 0 || (bytes.size() - 10 - header_size) != count * item)
+    return fail(Error::kInvalidArgument, "npy: data size does not match the shape");
   array.data.assign(bytes.begin() + 10 + long(header_size), bytes.end());
   return array;
 }
@@ -224,7 +234,8 @@ Expected<std::vector<std::pair<std::string, NpyArray>>> decodeNpz(std::span<cons
     arrays.emplace_back(std::move(name), std::move(*array));
     at = data + size;
   }
-  if (at + 4 > bytes.size() || (get32(bytes, at) != 0x02014b50 && get32(bytes, at) != 0x06054b50)) return fail(Error::kInvalidArgument, "npz: no central directory after the entries");
+  if (at + 4 > bytes.size() || (get32(bytes, at) != 0x02014b50 && get32(bytes, at) != 0x06054b50))
+    return fail(Error::kInvalidArgument, "npz: no central directory after the entries");
   return arrays;
 }
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // pose.cpp — sampling → scene → morph+skin for every (node, primitive) of a scene; JSON and OBJ writers.
-#include "morphkit/contract.h"
 #include "morphkit/pose.h"
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "morphkit/contract.h"
 #include "morphkit/finite.h"
 #include "morphkit/json_writer.h"
 
@@ -60,8 +60,8 @@ Expected<PosePrepared> prepare(const Asset& asset, uint32_t scene_request) {
     if (slot[mesh].empty()) slot[mesh].assign(prim_count, kNone);
     for (uint32_t p = 0; p < prim_count; ++p) {
       if (slot[mesh][p] == kNone) {
-        auto [known, inserted] =
-            by_identity.try_emplace(primitiveIdentity(asset.meshes[mesh].primitives[p]), uint32_t(prepared.primitives.size()));
+        auto [known, inserted] = by_identity.try_emplace(primitiveIdentity(asset.meshes[mesh].primitives[p]),
+                                                         uint32_t(prepared.primitives.size()));
         if (inserted) {
           Expected<PrimitiveData> data = decodePrimitive(asset, mesh, p);
           if (!data) return data.error();
@@ -71,7 +71,8 @@ Expected<PosePrepared> prepare(const Asset& asset, uint32_t scene_request) {
         slot[mesh][p] = known->second;
       }
       const uint32_t skin = asset.nodes[node].skin;
-      const bool skinned = skin != kNone && skin < asset.skins.size() && prepared.primitives[slot[mesh][p]].influences > 0;
+      const bool skinned =
+          skin != kNone && skin < asset.skins.size() && prepared.primitives[slot[mesh][p]].influences > 0;
       prepared.instances.push_back(PosePrepared::Instance{node, mesh, p, slot[mesh][p], skinned});
     }
   }
@@ -202,8 +203,9 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
     // Validated once per primitive here; the range jobs validate again (cheap for the fast path: its joint check
     // is packed->joints_needed, not a scan of every vertex).
     if (options.path == CpuPath::kFast ? !FastMorphSkinJob{job, packed}.validate() : !job.validate()) {
-      return fail(Error::kInvalidArgument, "nodes[" + std::to_string(inst.node) + "] meshes[" + std::to_string(inst.mesh) +
-                                               "].primitives[" + std::to_string(inst.primitive) +
+      return fail(Error::kInvalidArgument, "nodes[" + std::to_string(inst.node) + "] meshes[" +
+                                               std::to_string(inst.mesh) + "].primitives[" +
+                                               std::to_string(inst.primitive) +
                                                "]: inputs do not fit the deformation job (joint index out of range?)");
     }
     parallelForShares(options.pool, n, taskGrain(n, *packed, options.pool), [&](size_t begin, size_t end) {
@@ -355,7 +357,8 @@ std::string writePoseObj(const PoseResult& pose, const Asset* asset) {
     out += "o node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" +
            std::to_string(m.primitive) + "\n";
     const size_t n = m.vertex_count;
-    for (size_t v = 0; v < n; ++v) appendf(out, "v %.9g %.9g %.9g\n", m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);
+    for (size_t v = 0; v < n; ++v)
+      appendf(out, "v %.9g %.9g %.9g\n", m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);
     const ObjUv uv = objUv(asset, m);
     const bool has_vt = uv.set < m.texcoords.size();
     const bool has_vn = !m.normals.empty();
@@ -371,7 +374,8 @@ std::string writePoseObj(const PoseResult& pose, const Asset* asset) {
       }
     }
     if (has_vn) {
-      for (size_t v = 0; v < n; ++v) appendf(out, "vn %.9g %.9g %.9g\n", m.normals[3 * v], m.normals[3 * v + 1], m.normals[3 * v + 2]);
+      for (size_t v = 0; v < n; ++v)
+        appendf(out, "vn %.9g %.9g %.9g\n", m.normals[3 * v], m.normals[3 * v + 1], m.normals[3 * v + 2]);
     }
     auto ref = [&](uint32_t i) {
       std::string s = std::to_string(v_base + i);

@@ -42,12 +42,12 @@ Status copyPoseFrame(const PoseResult& pose, size_t frame, std::span<const PoseA
     const PosedPrimitive& p = pose.meshes[m];
     const PoseArrayView& v = out[m];
     const size_t stride = size_t(p.vertex_count) * 3;
-    const bool positions_ok = stride > 0 ? v.positions.size() % stride == 0 && (frame + 1) * stride <= v.positions.size()
-                                         : v.positions.empty();
-    const bool normals_ok = v.normals.empty() ||
-                            (p.normals.size() == stride && v.normals.size() == v.positions.size());
-    const bool weights_ok = v.weights.empty() ||
-                            (!p.weights.empty() && (frame + 1) * p.weights.size() <= v.weights.size());
+    const bool positions_ok = stride > 0
+                                  ? v.positions.size() % stride == 0 && (frame + 1) * stride <= v.positions.size()
+                                  : v.positions.empty();
+    const bool normals_ok = v.normals.empty() || (p.normals.size() == stride && v.normals.size() == v.positions.size());
+    const bool weights_ok =
+        v.weights.empty() || (!p.weights.empty() && (frame + 1) * p.weights.size() <= v.weights.size());
     if (!positions_ok || !normals_ok || !weights_ok) {
       return fail(Error::kInvalidArgument, "copyPoseFrame: " + posedPrimitiveName(p.node, p.mesh, p.primitive) +
                                                ": the arrays do not hold frame " + std::to_string(frame));
@@ -59,7 +59,8 @@ Status copyPoseFrame(const PoseResult& pose, size_t frame, std::span<const PoseA
     const size_t stride = size_t(p.vertex_count) * 3;
     std::copy(p.positions.begin(), p.positions.end(), v.positions.begin() + long(frame * stride));
     if (!v.normals.empty()) std::copy(p.normals.begin(), p.normals.end(), v.normals.begin() + long(frame * stride));
-    if (!v.weights.empty()) std::copy(p.weights.begin(), p.weights.end(), v.weights.begin() + long(frame * p.weights.size()));
+    if (!v.weights.empty())
+      std::copy(p.weights.begin(), p.weights.end(), v.weights.begin() + long(frame * p.weights.size()));
   }
   return Ok{};
 }

@@ -34,8 +34,8 @@ static std::vector<float> readColors(const Asset& asset, uint32_t accessor, floa
   return rgba;
 }
 
-static void readDelta(const Asset& asset, uint32_t accessor, std::vector<float>& dense, std::vector<uint32_t>& sparse_indices,
-                      bool& is_sparse) {
+static void readDelta(const Asset& asset, uint32_t accessor, std::vector<float>& dense,
+                      std::vector<uint32_t>& sparse_indices, bool& is_sparse) {
   if (accessor == kNone || accessorIsAllZero(asset.accessors[accessor])) return;
   dense = readAccessorFloats(asset, accessor);
   const Accessor& a = asset.accessors[accessor];
@@ -133,12 +133,14 @@ Expected<PrimitiveData> decodePrimitive(const Asset& asset, uint32_t mesh_index,
     delta.texcoords.resize(texcoord_sets);
     for (size_t n = 0; n < texcoord_sets; ++n) {
       uint32_t accessor = findAttribute(target.attributes, "TEXCOORD_" + std::to_string(n));
-      if (accessor != kNone && !accessorIsAllZero(asset.accessors[accessor])) delta.texcoords[n] = readAccessorFloats(asset, accessor);
+      if (accessor != kNone && !accessorIsAllZero(asset.accessors[accessor]))
+        delta.texcoords[n] = readAccessorFloats(asset, accessor);
     }
     delta.colors.resize(color_sets);
     for (size_t n = 0; n < color_sets; ++n) {
       uint32_t accessor = findAttribute(target.attributes, "COLOR_" + std::to_string(n));
-      if (accessor != kNone && !accessorIsAllZero(asset.accessors[accessor])) delta.colors[n] = readColors(asset, accessor, 0.0f);
+      if (accessor != kNone && !accessorIsAllZero(asset.accessors[accessor]))
+        delta.colors[n] = readColors(asset, accessor, 0.0f);
     }
     data.targets.push_back(std::move(delta));
   }
@@ -148,7 +150,8 @@ Expected<PrimitiveData> decodePrimitive(const Asset& asset, uint32_t mesh_index,
 std::string primitiveIdentity(const Primitive& primitive) {
   auto list = [](std::string& out, const std::vector<Attribute>& attributes) {
     // Length-prefixed names: "A=1,B" cannot pass for two attributes.
-    for (const Attribute& a : attributes) out += std::to_string(a.name.size()) + ":" + a.name + "=" + std::to_string(a.accessor) + ",";
+    for (const Attribute& a : attributes)
+      out += std::to_string(a.name.size()) + ":" + a.name + "=" + std::to_string(a.accessor) + ",";
   };
   std::string out = std::to_string(uint32_t(primitive.mode)) + "/" + std::to_string(primitive.indices) + "/" +
                     std::to_string(primitive.material) + "/";

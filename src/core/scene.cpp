@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // scene.cpp — transforms, weights and joint matrices of one scene (glTF 2.0 §3.5, §3.7.2.1, §3.7.3).
-#include "morphkit/contract.h"
 #include "morphkit/scene.h"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <string>
 
 #include "morphkit/accessor.h"
+#include "morphkit/contract.h"
 
 namespace morphkit {
 
@@ -27,7 +27,8 @@ Expected<SceneState> evaluateScene(const Asset& asset, uint32_t scene, std::span
   }
   if (!pose.empty() && pose.size() != asset.nodes.size()) {
     return fail(Error::kInvalidArgument, "evaluateScene: pose has " + std::to_string(pose.size()) +
-                                             " entries, the asset has " + std::to_string(asset.nodes.size()) + " nodes");
+                                             " entries, the asset has " + std::to_string(asset.nodes.size()) +
+                                             " nodes");
   }
   const size_t n = asset.nodes.size();
   SceneState state;

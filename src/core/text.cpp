@@ -13,10 +13,14 @@ Utf8Char decodeUtf8(std::string_view text) {
   if (lead < 0x80) return {lead, 1};
   size_t length = 0;
   uint32_t cp = 0, min = 0;
-  if ((lead & 0xE0) == 0xC0) length = 2, cp = lead & 0x1F, min = 0x80;
-  else if ((lead & 0xF0) == 0xE0) length = 3, cp = lead & 0x0F, min = 0x800;
-  else if ((lead & 0xF8) == 0xF0) length = 4, cp = lead & 0x07, min = 0x10000;
-  else return {};
+  if ((lead & 0xE0) == 0xC0)
+    length = 2, cp = lead & 0x1F, min = 0x80;
+  else if ((lead & 0xF0) == 0xE0)
+    length = 3, cp = lead & 0x0F, min = 0x800;
+  else if ((lead & 0xF8) == 0xF0)
+    length = 4, cp = lead & 0x07, min = 0x10000;
+  else
+    return {};
   if (text.size() < length) return {};
   for (size_t i = 1; i < length; ++i) {
     if ((byte(i) & 0xC0) != 0x80) return {};
@@ -28,9 +32,9 @@ Utf8Char decodeUtf8(std::string_view text) {
 }
 
 bool isUnsafeCodePoint(uint32_t cp) {
-  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) ||  // C0, DEL, C1
-         cp == 0x2028 || cp == 0x2029 ||                           // line and paragraph separators
-         cp == 0x200E || cp == 0x200F || cp == 0x061C ||           // directional marks
+  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) ||           // C0, DEL, C1
+         cp == 0x2028 || cp == 0x2029 ||                                    // line and paragraph separators
+         cp == 0x200E || cp == 0x200F || cp == 0x061C ||                    // directional marks
          (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);  // bidi embeddings and isolates
 }
 

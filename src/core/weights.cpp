@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // weights.cpp — target names → (mesh, target), overrides and weight tracks on top of the file's weights, and
 // baking a track into a glTF animation.
-#include "morphkit/text.h"
 #include "morphkit/weights.h"
 
 #include <algorithm>
@@ -10,12 +9,15 @@
 #include <string>
 
 #include "morphkit/glb_writer.h"
+#include "morphkit/text.h"
 
 namespace morphkit {
 
 namespace {
 
-char foldAscii(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+char foldAscii(char c) {
+  return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+}
 
 // Levenshtein distance with ASCII case folded: "jawopen" is 0 away from "JawOpen", "jawOpn" 1.
 size_t editDistance(std::string_view a, std::string_view b) {
@@ -111,13 +113,15 @@ Expected<std::vector<TargetRef>> resolveOverride(const Asset& asset, const Weigh
   if (o.target == kNone) return fail(Error::kInvalidArgument, "weights: an override needs a name or a target index");
   if (o.mesh != kNone) {
     if (o.mesh >= asset.meshes.size()) {
-      return fail(Error::kInvalidArgument, "weights: meshes[" + std::to_string(o.mesh) + "]: no such mesh (the file has " +
-                                               std::to_string(asset.meshes.size()) + ")");
+      return fail(Error::kInvalidArgument, "weights: meshes[" + std::to_string(o.mesh) +
+                                               "]: no such mesh (the file has " + std::to_string(asset.meshes.size()) +
+                                               ")");
     }
     const uint32_t targets = targetCount(asset.meshes[o.mesh]);
     if (o.target >= targets) {
       return fail(Error::kInvalidArgument, "weights: meshes[" + std::to_string(o.mesh) + "] has " +
-                                               std::to_string(targets) + " targets, no target " + std::to_string(o.target));
+                                               std::to_string(targets) + " targets, no target " +
+                                               std::to_string(o.target));
     }
     return std::vector<TargetRef>{{o.mesh, o.target}};
   }
@@ -126,7 +130,8 @@ Expected<std::vector<TargetRef>> resolveOverride(const Asset& asset, const Weigh
     if (o.target < targetCount(asset.meshes[m])) refs.push_back({m, o.target});
   }
   if (refs.empty()) {
-    return fail(Error::kInvalidArgument, "weights: target index " + std::to_string(o.target) + " is beyond every mesh's targets");
+    return fail(Error::kInvalidArgument,
+                "weights: target index " + std::to_string(o.target) + " is beyond every mesh's targets");
   }
   return refs;
 }
@@ -148,7 +153,8 @@ Status checkWeightTrack(const WeightTrack& track) {
   for (size_t k = 0; k < keys.times.size(); ++k) {
     // glTF 2.0 §3.11: sampler inputs strictly increase; the baked animation must obey it too.
     if (!std::isfinite(keys.times[k]) || (k > 0 && !(keys.times[k] > keys.times[k - 1]))) {
-      return fail(Error::kInvalidArgument, "weight track: times[" + std::to_string(k) + "] is not finite and after the previous time");
+      return fail(Error::kInvalidArgument,
+                  "weight track: times[" + std::to_string(k) + "] is not finite and after the previous time");
     }
   }
   for (float v : keys.values) {
@@ -157,7 +163,9 @@ Status checkWeightTrack(const WeightTrack& track) {
   return Ok{};
 }
 
-double weightTrackDuration(const WeightTrack& track) { return track.keys.times.empty() ? 0.0 : track.keys.times.back(); }
+double weightTrackDuration(const WeightTrack& track) {
+  return track.keys.times.empty() ? 0.0 : track.keys.times.back();
+}
 
 TrackMatch matchWeightTrack(const Asset& asset, const WeightTrack& track, NameMatch match) {
   TrackMatch result;
@@ -205,7 +213,8 @@ Status applyWeightInputs(const Asset& asset, const WeightInputs& inputs, double 
 Expected<uint32_t> bakeWeightTrack(Asset& asset, const WeightTrack& track, const std::string& name, NameMatch match) {
   if (Status s = checkWeightTrack(track); !s) return s.error();
   for (const Animation& a : asset.animations) {
-    if (a.name == name) return fail(Error::kInvalidArgument, "animations: one is already named '" + printable(name) + "'");
+    if (a.name == name)
+      return fail(Error::kInvalidArgument, "animations: one is already named '" + printable(name) + "'");
   }
   const TrackMatch matched = matchWeightTrack(asset, track, match);
   // Per mesh: for each target, the track column driving it (the last one wins, as in applyWeightInputs).

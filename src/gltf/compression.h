@@ -25,9 +25,9 @@ struct MeshoptView {
   bool present = false;
   uint32_t buffer = kNone;  // the buffer holding the compressed bytes
   size_t byte_offset = 0;
-  size_t byte_length = 0;   // compressed bytes
+  size_t byte_length = 0;  // compressed bytes
   uint32_t byte_stride = 0;
-  uint32_t count = 0;       // elements; count × byteStride = the parent bufferView's byteLength
+  uint32_t count = 0;  // elements; count × byteStride = the parent bufferView's byteLength
   Mode mode = Mode::kAttributes;
   Filter filter = Filter::kNone;
 };
@@ -35,8 +35,8 @@ struct MeshoptView {
 // meshes[m].primitives[p].extensions.KHR_draco_mesh_compression.
 struct DracoPrimitive {
   uint32_t mesh = kNone, primitive = kNone;
-  uint32_t buffer_view = kNone;         // the compressed mesh
-  std::vector<Attribute> attributes;    // glTF attribute name → Draco attribute unique id (in `accessor`)
+  uint32_t buffer_view = kNone;       // the compressed mesh
+  std::vector<Attribute> attributes;  // glTF attribute name → Draco attribute unique id (in `accessor`)
 };
 
 // What the parser collected; indices are the file's.

@@ -16,9 +16,9 @@ namespace morphkit::gltf_detail {
 namespace {
 
 // GLB container (glTF 2.0 §4.4): 12-byte header, then chunks of (length, type, data).
-constexpr uint32_t kGlbMagic = 0x46546C67;      // "glTF"
-constexpr uint32_t kChunkJson = 0x4E4F534A;     // "JSON"
-constexpr uint32_t kChunkBin = 0x004E4942;      // "BIN\0"
+constexpr uint32_t kGlbMagic = 0x46546C67;   // "glTF"
+constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
+constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
 
 uint32_t readU32(const uint8_t* p) {
   uint32_t v;
@@ -35,13 +35,19 @@ Expected<BufferBytes> fileBytes(const std::filesystem::path& path, const LoadOpt
   return BufferBytes(std::move(bytes).value());
 }
 
-bool isGlb(std::span<const uint8_t> bytes) { return bytes.size() >= 4 && readU32(bytes.data()) == kGlbMagic; }
+bool isGlb(std::span<const uint8_t> bytes) {
+  return bytes.size() >= 4 && readU32(bytes.data()) == kGlbMagic;
+}
 
 Expected<GlbParts> splitGlb(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 12) return fail(Error::kInvalidGlb, "GLB header: file is " + std::to_string(bytes.size()) + " bytes, shorter than the 12-byte header (glTF 2.0 §4.4.2)");
-  if (readU32(bytes.data()) != kGlbMagic) return fail(Error::kInvalidGlb, "GLB header: magic is not 'glTF' (glTF 2.0 §4.4.2)");
+  if (bytes.size() < 12)
+    return fail(Error::kInvalidGlb, "GLB header: file is " + std::to_string(bytes.size()) +
+                                        " bytes, shorter than the 12-byte header (glTF 2.0 §4.4.2)");
+  if (readU32(bytes.data()) != kGlbMagic)
+    return fail(Error::kInvalidGlb, "GLB header: magic is not 'glTF' (glTF 2.0 §4.4.2)");
   uint32_t version = readU32(bytes.data() + 4);
-  if (version != 2) return fail(Error::kInvalidGlb, "GLB header: version " + std::to_string(version) + " is not 2 (glTF 2.0 §4.4.2)");
+  if (version != 2)
+    return fail(Error::kInvalidGlb, "GLB header: version " + std::to_string(version) + " is not 2 (glTF 2.0 §4.4.2)");
   uint32_t length = readU32(bytes.data() + 8);
   if (length > bytes.size()) {
     return fail(Error::kInvalidGlb, "GLB header: declares " + std::to_string(length) + " bytes but the file has " +
@@ -51,17 +57,21 @@ Expected<GlbParts> splitGlb(std::span<const uint8_t> bytes) {
   size_t offset = 12;
   int chunk_index = 0;
   while (offset < length) {
-    if (length - offset < 8) return fail(Error::kInvalidGlb, "GLB chunk " + std::to_string(chunk_index) + ": truncated chunk header (glTF 2.0 §4.4.3)");
+    if (length - offset < 8)
+      return fail(Error::kInvalidGlb,
+                  "GLB chunk " + std::to_string(chunk_index) + ": truncated chunk header (glTF 2.0 §4.4.3)");
     uint32_t chunk_length = readU32(bytes.data() + offset);
     uint32_t chunk_type = readU32(bytes.data() + offset + 4);
     offset += 8;
     if (chunk_length > length - offset) {
-      return fail(Error::kInvalidGlb, "GLB chunk " + std::to_string(chunk_index) + ": length " + std::to_string(chunk_length) +
+      return fail(Error::kInvalidGlb, "GLB chunk " + std::to_string(chunk_index) + ": length " +
+                                          std::to_string(chunk_length) +
                                           " runs past the end of the file (glTF 2.0 §4.4.3)");
     }
     std::span<const uint8_t> data = bytes.subspan(offset, chunk_length);
     if (chunk_index == 0) {
-      if (chunk_type != kChunkJson) return fail(Error::kInvalidGlb, "GLB chunk 0: the first chunk must be JSON (glTF 2.0 §4.4.3.2)");
+      if (chunk_type != kChunkJson)
+        return fail(Error::kInvalidGlb, "GLB chunk 0: the first chunk must be JSON (glTF 2.0 §4.4.3.2)");
       parts.json = data;
     } else if (chunk_index == 1 && chunk_type == kChunkBin) {
       parts.bin = data;
@@ -89,7 +99,9 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::
     }
     if (buffer.uri.empty()) {
       if (i != 0 || !glb || !glb->has_bin) {
-        return fail(Error::kInvalidGltf, where + ": has no uri and is not the GLB-stored buffer (glTF 2.0 §3.6.1.2: only buffers[0], without a uri, refers to the GLB BIN chunk)");
+        return fail(Error::kInvalidGltf, where +
+                                             ": has no uri and is not the GLB-stored buffer (glTF 2.0 §3.6.1.2: only "
+                                             "buffers[0], without a uri, refers to the GLB BIN chunk)");
       }
       // §3.6.1.2 / §4.4.3.3: the BIN chunk may be up to 3 bytes longer than byteLength (padding), never shorter.
       if (glb->bin.size() < buffer.byte_length) {
@@ -117,7 +129,9 @@ Status resolveBuffers(Asset& asset, const GlbParts* glb, const std::vector<std::
       if (!path) return fail(path.error().code, where + ".uri: " + path.error().message);
       std::error_code ec;
       auto size = std::filesystem::file_size(*path, ec);
-      if (ec) return fail(Error::kFileNotFound, where + ".uri: " + quote(buffer.uri) + " not found (" + printable(path->string()) + ")");
+      if (ec)
+        return fail(Error::kFileNotFound,
+                    where + ".uri: " + quote(buffer.uri) + " not found (" + printable(path->string()) + ")");
       if (size < buffer.byte_length) {
         return fail(Error::kTooLarge, where + ".byteLength: declares " + std::to_string(buffer.byte_length) +
                                           " bytes but " + quote(buffer.uri) + " has " + std::to_string(size));
@@ -148,15 +162,19 @@ Status resolveImages(Asset& asset, const LoadOptions& options) {
     if (image.uri.empty()) continue;
     if (isDataUri(image.uri)) {
       auto decoded = decodeDataUri(image.uri);
-      if (decoded) image.data = std::move(decoded.value());
-      else image.data_error = decoded.error().message;
+      if (decoded)
+        image.data = std::move(decoded.value());
+      else
+        image.data_error = decoded.error().message;
       continue;
     }
     auto path = resolveUri(image.uri, asset.base_dir, options.allow_external_paths);
     if (!path) return fail(path.error().code, "images[" + std::to_string(i) + "].uri: " + path.error().message);
     auto bytes = readFile(*path, std::min(options.max_buffer_bytes, kMaxImageFileBytes));
-    if (bytes) image.data = std::move(bytes.value());
-    else image.data_error = quote(image.uri) + ": " + bytes.error().message;
+    if (bytes)
+      image.data = std::move(bytes.value());
+    else
+      image.data_error = quote(image.uri) + ": " + bytes.error().message;
   }
   return Ok{};
 }

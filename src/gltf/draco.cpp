@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// KHR_draco_mesh_compression (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_draco_mesh_compression):
-// each compressed primitive is decoded with Draco (Debian's libdraco) at load time; its attribute and index
-// accessors are pointed at the decoded bytes (one new buffer, one bufferView per accessor), so the validation
-// pass and everything after it see a plain indexed primitive. Morph targets stay plain accessors, as the
-// extension specifies, and index the decoded vertices in Draco's point order.
+// KHR_draco_mesh_compression
+// (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_draco_mesh_compression): each compressed
+// primitive is decoded with Draco (Debian's libdraco) at load time; its attribute and index accessors are pointed at
+// the decoded bytes (one new buffer, one bufferView per accessor), so the validation pass and everything after it see a
+// plain indexed primitive. Morph targets stay plain accessors, as the extension specifies, and index the decoded
+// vertices in Draco's point order.
 #include <draco/compression/config/compression_shared.h>
 #include <draco/compression/decode.h>
 #include <draco/compression/point_cloud/point_cloud_decoder.h>
@@ -51,12 +52,18 @@ bool appendAttribute(const draco::PointAttribute& attribute, const Accessor& acc
                      std::vector<uint8_t>& out) {
   const uint32_t components = componentCount(accessor.type);
   switch (accessor.component_type) {
-    case ComponentType::kFloat: return appendConverted<float>(attribute, count, components, out);
-    case ComponentType::kByte: return appendConverted<int8_t>(attribute, count, components, out);
-    case ComponentType::kUnsignedByte: return appendConverted<uint8_t>(attribute, count, components, out);
-    case ComponentType::kShort: return appendConverted<int16_t>(attribute, count, components, out);
-    case ComponentType::kUnsignedShort: return appendConverted<uint16_t>(attribute, count, components, out);
-    case ComponentType::kUnsignedInt: return appendConverted<uint32_t>(attribute, count, components, out);
+    case ComponentType::kFloat:
+      return appendConverted<float>(attribute, count, components, out);
+    case ComponentType::kByte:
+      return appendConverted<int8_t>(attribute, count, components, out);
+    case ComponentType::kUnsignedByte:
+      return appendConverted<uint8_t>(attribute, count, components, out);
+    case ComponentType::kShort:
+      return appendConverted<int16_t>(attribute, count, components, out);
+    case ComponentType::kUnsignedShort:
+      return appendConverted<uint16_t>(attribute, count, components, out);
+    case ComponentType::kUnsignedInt:
+      return appendConverted<uint32_t>(attribute, count, components, out);
   }
   return false;
 }
@@ -148,15 +155,16 @@ Status checkDracoCounts(const Asset& asset, const DracoPrimitive& d, const Primi
   return Ok{};
 }
 
-Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const DracoPrimitive& d, const Primitive& primitive,
-                                                  const std::string& where) {
+Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const DracoPrimitive& d,
+                                                  const Primitive& primitive, const std::string& where) {
   if (d.buffer_view >= asset.buffer_views.size()) {
     return invalid(where + ".bufferView", std::to_string(d.buffer_view) + " is out of range (" +
                                               std::to_string(asset.buffer_views.size()) + " bufferViews exist)");
   }
   const BufferView& view = asset.buffer_views[d.buffer_view];
   if (view.buffer >= asset.buffers.size()) {
-    return invalid(where + ".bufferView", "bufferView " + std::to_string(d.buffer_view) + " refers to a missing buffer");
+    return invalid(where + ".bufferView",
+                   "bufferView " + std::to_string(d.buffer_view) + " refers to a missing buffer");
   }
   const Buffer& buffer = asset.buffers[view.buffer];
   if (view.byte_offset > buffer.data.size() || view.byte_length > buffer.data.size() - view.byte_offset) {
@@ -173,8 +181,9 @@ Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const Drac
   try {
     auto decoded = decoder.DecodeMeshFromBuffer(&input);
     if (!decoded.ok()) {
-      return invalid(where, "bufferView " + std::to_string(d.buffer_view) + ": Draco stream is corrupt or unsupported (" +
-                                decoded.status().error_msg_string() + ")");
+      return invalid(where, "bufferView " + std::to_string(d.buffer_view) +
+                                ": Draco stream is corrupt or unsupported (" + decoded.status().error_msg_string() +
+                                ")");
     }
     std::unique_ptr<draco::Mesh> mesh = std::move(decoded).value();
     if (!mesh) return invalid(where, "bufferView " + std::to_string(d.buffer_view) + ": Draco stream holds no mesh");
@@ -207,13 +216,16 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
     if (accessor_index == kNone) return invalid(here, "names an attribute the primitive does not have");
     if (accessor_index >= asset.accessors.size()) return Ok{};  // the validation pass reports the bad index
     if (claimed[accessor_index]) {
-      return invalid(here, "accessor " + std::to_string(accessor_index) + " is already filled by another Draco primitive");
+      return invalid(here,
+                     "accessor " + std::to_string(accessor_index) + " is already filled by another Draco primitive");
     }
     const draco::PointAttribute* attribute = mesh.GetAttributeByUniqueId(mapped.accessor);
-    if (!attribute) return invalid(here, "Draco attribute id " + std::to_string(mapped.accessor) + " is not in the stream");
+    if (!attribute)
+      return invalid(here, "Draco attribute id " + std::to_string(mapped.accessor) + " is not in the stream");
     const Accessor& accessor = asset.accessors[accessor_index];
-    const std::string what = "accessor " + std::to_string(accessor_index) + " (" + accessorTypeName(accessor.type) + " " +
-                             componentTypeName(accessor.component_type) + ", count " + std::to_string(accessor.count) + ")";
+    const std::string what = "accessor " + std::to_string(accessor_index) + " (" + accessorTypeName(accessor.type) +
+                             " " + componentTypeName(accessor.component_type) + ", count " +
+                             std::to_string(accessor.count) + ")";
     if (accessor.count != points) {
       return invalid(here, what + " disagrees with the " + std::to_string(points) + " decoded points");
     }
@@ -221,7 +233,8 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
       return invalid(here, what + " disagrees with the decoded attribute's " +
                                std::to_string(attribute->num_components()) + " components");
     }
-    const bool float_source = attribute->data_type() == draco::DT_FLOAT32 || attribute->data_type() == draco::DT_FLOAT64;
+    const bool float_source =
+        attribute->data_type() == draco::DT_FLOAT32 || attribute->data_type() == draco::DT_FLOAT64;
     if (float_source && accessor.component_type != ComponentType::kFloat) {
       return invalid(here, what + " is an integer type but the decoded attribute is floating point");
     }
@@ -245,7 +258,8 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
                                std::to_string(count) + " decoded indices");
     }
     const uint32_t size = componentSize(accessor.component_type);
-    if (accessor.component_type != ComponentType::kUnsignedByte && accessor.component_type != ComponentType::kUnsignedShort &&
+    if (accessor.component_type != ComponentType::kUnsignedByte &&
+        accessor.component_type != ComponentType::kUnsignedShort &&
         accessor.component_type != ComponentType::kUnsignedInt) {
       return invalid(here, "indices must be unsigned byte, short or int (glTF 2.0 §3.7.2.1)");
     }
@@ -276,7 +290,8 @@ Status parseDracoPrimitive(object primitive, const std::string& where, uint32_t 
                            std::vector<DracoPrimitive>& out) {
   element e;
   object extensions, ext, attributes;
-  if (primitive.at_key("extensions").get(e) != simdjson::SUCCESS || e.get_object().get(extensions) != simdjson::SUCCESS ||
+  if (primitive.at_key("extensions").get(e) != simdjson::SUCCESS ||
+      e.get_object().get(extensions) != simdjson::SUCCESS ||
       extensions.at_key(kDracoExtension).get(e) != simdjson::SUCCESS) {
     return Ok{};
   }

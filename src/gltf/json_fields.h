@@ -13,9 +13,9 @@
 #include "morphkit/error.h"
 #include "morphkit/text.h"
 
-#define MORPHKIT_TRY(expr)                   \
-  do {                                       \
-    ::morphkit::Status morphkit_status_ = (expr); \
+#define MORPHKIT_TRY(expr)                                  \
+  do {                                                      \
+    ::morphkit::Status morphkit_status_ = (expr);           \
     if (!morphkit_status_) return morphkit_status_.error(); \
   } while (0)
 
@@ -29,10 +29,13 @@ inline Failure schemaError(const std::string& where, std::string_view key, std::
   return fail(Error::kInvalidGltf, where + "." + std::string(key) + ": " + std::string(what));
 }
 
-inline bool has(object o, std::string_view key) { return o.at_key(key).error() == simdjson::SUCCESS; }
+inline bool has(object o, std::string_view key) {
+  return o.at_key(key).error() == simdjson::SUCCESS;
+}
 
 // An index or count: a JSON integer in [0, 2^32 - 2] (kNone is reserved for "absent").
-inline Status readIndex(object o, std::string_view key, uint32_t& out, const std::string& where, bool required = false) {
+inline Status readIndex(object o, std::string_view key, uint32_t& out, const std::string& where,
+                        bool required = false) {
   element e;
   if (o.at_key(key).get(e) != simdjson::SUCCESS) {
     if (required) return schemaError(where, key, "is required");
@@ -140,7 +143,8 @@ inline Status forEachObject(object o, std::string_view key, const std::string& p
   for (element item : a) {
     std::string where = name + "[" + std::to_string(i++) + "]";
     object child;
-    if (item.get_object().get(child) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, where + ": must be an object");
+    if (item.get_object().get(child) != simdjson::SUCCESS)
+      return fail(Error::kInvalidGltf, where + ": must be an object");
     MORPHKIT_TRY(fn(child, where));
   }
   return Ok{};
@@ -149,8 +153,16 @@ inline Status forEachObject(object o, std::string_view key, const std::string& p
 // Accessor enums from their JSON forms (glTF 2.0 §3.6.2).
 inline Expected<ComponentType> parseComponentType(uint32_t value, const std::string& where) {
   switch (value) {
-    case 5120: case 5121: case 5122: case 5123: case 5125: case 5126: return ComponentType(value);
-    default: return fail(Error::kInvalidGltf, where + ".componentType: " + std::to_string(value) + " is not a glTF component type (glTF 2.0 §3.6.2.2)");
+    case 5120:
+    case 5121:
+    case 5122:
+    case 5123:
+    case 5125:
+    case 5126:
+      return ComponentType(value);
+    default:
+      return fail(Error::kInvalidGltf, where + ".componentType: " + std::to_string(value) +
+                                           " is not a glTF component type (glTF 2.0 §3.6.2.2)");
   }
 }
 

@@ -53,7 +53,9 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
     std::string message = std::string(is_glb ? "GLB JSON chunk" : "JSON") + ": " + simdjson::error_message(error);
     // Text that does not even start like JSON is most likely a GLB with a damaged header: say so.
     size_t first = 0;
-    while (first < json.size() && (json[first] == ' ' || json[first] == '\t' || json[first] == '\r' || json[first] == '\n')) ++first;
+    while (first < json.size() &&
+           (json[first] == ' ' || json[first] == '\t' || json[first] == '\r' || json[first] == '\n'))
+      ++first;
     if (!is_glb && (first == json.size() || json[first] != '{')) {
       message += " (and not a GLB either: no 'glTF' magic, glTF 2.0 §4.4.2)";
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// EXT_meshopt_compression (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Vendor/EXT_meshopt_compression):
-// every rule of the extension is checked before a byte is decoded, then meshoptimizer (Debian's
-// libmeshoptimizer) decodes each bufferView into its parent bufferView's bytes.
+// EXT_meshopt_compression
+// (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Vendor/EXT_meshopt_compression): every rule of the
+// extension is checked before a byte is decoded, then meshoptimizer (Debian's libmeshoptimizer) decodes each bufferView
+// into its parent bufferView's bytes.
 #include <meshoptimizer.h>
 
 #include <algorithm>
@@ -25,7 +26,9 @@ constexpr const char* kBitstream = "EXT_meshopt_compression, Appendix A";
 // claimed decoded size above this is a lie, refused before it is allocated.
 constexpr size_t kMaxExpansion = 64;
 
-std::string viewWhere(size_t i) { return "bufferViews[" + std::to_string(i) + "].extensions.EXT_meshopt_compression"; }
+std::string viewWhere(size_t i) {
+  return "bufferViews[" + std::to_string(i) + "].extensions.EXT_meshopt_compression";
+}
 
 Failure invalid(const std::string& where, const std::string& what, const char* section = kSchema) {
   return fail(Error::kInvalidGltf, where + ": " + what + " (" + section + ")");
@@ -33,19 +36,26 @@ Failure invalid(const std::string& where, const std::string& what, const char* s
 
 const char* modeName(MeshoptView::Mode mode) {
   switch (mode) {
-    case MeshoptView::Mode::kAttributes: return "ATTRIBUTES";
-    case MeshoptView::Mode::kTriangles: return "TRIANGLES";
-    case MeshoptView::Mode::kIndices: return "INDICES";
+    case MeshoptView::Mode::kAttributes:
+      return "ATTRIBUTES";
+    case MeshoptView::Mode::kTriangles:
+      return "TRIANGLES";
+    case MeshoptView::Mode::kIndices:
+      return "INDICES";
   }
   return "?";
 }
 
 const char* filterName(MeshoptView::Filter filter) {
   switch (filter) {
-    case MeshoptView::Filter::kNone: return "NONE";
-    case MeshoptView::Filter::kOctahedral: return "OCTAHEDRAL";
-    case MeshoptView::Filter::kQuaternion: return "QUATERNION";
-    case MeshoptView::Filter::kExponential: return "EXPONENTIAL";
+    case MeshoptView::Filter::kNone:
+      return "NONE";
+    case MeshoptView::Filter::kOctahedral:
+      return "OCTAHEDRAL";
+    case MeshoptView::Filter::kQuaternion:
+      return "QUATERNION";
+    case MeshoptView::Filter::kExponential:
+      return "EXPONENTIAL";
   }
   return "?";
 }
@@ -60,29 +70,33 @@ Status checkView(const Asset& asset, const CompressedData& data, const std::vect
                                           std::to_string(asset.buffers.size()) + " buffers exist)");
   }
   if (data.meshopt_fallback[m.buffer]) {
-    return invalid(where + ".buffer", "buffer " + std::to_string(m.buffer) +
-                                          " is a fallback buffer; compressed data MUST NOT come from one", kFallback);
+    return invalid(
+        where + ".buffer",
+        "buffer " + std::to_string(m.buffer) + " is a fallback buffer; compressed data MUST NOT come from one",
+        kFallback);
   }
   if (placeholders[m.buffer]) {
     return invalid(where + ".buffer", "buffer " + std::to_string(m.buffer) + " holds no bytes (no uri)", kFallback);
   }
   const size_t source_size = asset.buffers[m.buffer].data.size();
   if (m.byte_offset > source_size || m.byte_length > source_size - m.byte_offset) {
-    return invalid(where, "byteOffset " + std::to_string(m.byte_offset) + " + byteLength " + std::to_string(m.byte_length) +
-                              " exceeds buffer " + std::to_string(m.buffer) + " (" + std::to_string(source_size) + " bytes)");
+    return invalid(where, "byteOffset " + std::to_string(m.byte_offset) + " + byteLength " +
+                              std::to_string(m.byte_length) + " exceeds buffer " + std::to_string(m.buffer) + " (" +
+                              std::to_string(source_size) + " bytes)");
   }
   const uint32_t stride = m.byte_stride;
   if (m.mode == MeshoptView::Mode::kAttributes) {
     if (stride == 0 || stride % 4 != 0 || stride > 256) {
-      return invalid(where + ".byteStride", std::to_string(stride) + " must be a multiple of 4 in [4, 256] for ATTRIBUTES");
+      return invalid(where + ".byteStride",
+                     std::to_string(stride) + " must be a multiple of 4 in [4, 256] for ATTRIBUTES");
     }
   } else {
     if (stride != 2 && stride != 4) {
       return invalid(where + ".byteStride", std::to_string(stride) + " must be 2 or 4 for " + modeName(m.mode));
     }
     if (m.filter != MeshoptView::Filter::kNone) {
-      return invalid(where + ".filter", std::string(filterName(m.filter)) + " is not allowed with " + modeName(m.mode) +
-                                            " (only NONE)");
+      return invalid(where + ".filter",
+                     std::string(filterName(m.filter)) + " is not allowed with " + modeName(m.mode) + " (only NONE)");
     }
   }
   if (m.mode == MeshoptView::Mode::kTriangles && m.count % 3 != 0) {
@@ -95,7 +109,8 @@ Status checkView(const Asset& asset, const CompressedData& data, const std::vect
     return invalid(where + ".byteStride", std::to_string(stride) + " must be 8 for the QUATERNION filter");
   }
   if (m.filter == MeshoptView::Filter::kExponential && stride % 4 != 0) {
-    return invalid(where + ".byteStride", std::to_string(stride) + " must be a multiple of 4 for the EXPONENTIAL filter");
+    return invalid(where + ".byteStride",
+                   std::to_string(stride) + " must be a multiple of 4 for the EXPONENTIAL filter");
   }
   if (parent.byte_stride != 0 && parent.byte_stride != stride) {
     return invalid(where + ".byteStride", std::to_string(stride) + " differs from the bufferView's byteStride " +
@@ -107,15 +122,17 @@ Status checkView(const Asset& asset, const CompressedData& data, const std::vect
                               std::to_string(parent.byte_length));
   }
   if (parent.byte_length / kMaxExpansion > m.byte_length) {
-    return fail(Error::kTooLarge, where + ": " + std::to_string(parent.byte_length) + " decoded bytes cannot come from " +
-                                      std::to_string(m.byte_length) + " compressed bytes (the codec expands at most " +
-                                      std::to_string(kMaxExpansion) + "x; " + kBitstream + ")");
+    return fail(Error::kTooLarge, where + ": " + std::to_string(parent.byte_length) +
+                                      " decoded bytes cannot come from " + std::to_string(m.byte_length) +
+                                      " compressed bytes (the codec expands at most " + std::to_string(kMaxExpansion) +
+                                      "x; " + kBitstream + ")");
   }
   // Decoding writes into the parent's buffer before the validation pass runs: its reference is checked here.
   if (parent.buffer >= asset.buffers.size()) {
-    return invalid("bufferViews[" + std::to_string(i) + "].buffer", std::to_string(parent.buffer) + " is out of range (" +
-                                                                    std::to_string(asset.buffers.size()) + " buffers exist)",
-                   "glTF 2.0 §3.6.1");
+    return invalid(
+        "bufferViews[" + std::to_string(i) + "].buffer",
+        std::to_string(parent.buffer) + " is out of range (" + std::to_string(asset.buffers.size()) + " buffers exist)",
+        "glTF 2.0 §3.6.1");
   }
   const size_t target_size = placeholders[parent.buffer] ? SIZE_MAX : asset.buffers[parent.buffer].data.size();
   if (parent.byte_offset > target_size || parent.byte_length > target_size - parent.byte_offset) {
@@ -128,14 +145,17 @@ Status checkView(const Asset& asset, const CompressedData& data, const std::vect
 // The codecs' header byte is 0xa0 (attributes), 0xe0 (triangles) or 0xd0 (indices) | version; this build of
 // meshoptimizer may be older than the encoder, and "unsupported version" is a more useful message than "corrupt".
 std::string describeFailure(const MeshoptView& m, const uint8_t* src, int code) {
-  const uint8_t expected = m.mode == MeshoptView::Mode::kAttributes ? 0xa0 : m.mode == MeshoptView::Mode::kTriangles ? 0xe0 : 0xd0;
+  const uint8_t expected = m.mode == MeshoptView::Mode::kAttributes  ? 0xa0
+                           : m.mode == MeshoptView::Mode::kTriangles ? 0xe0
+                                                                     : 0xd0;
   if (m.byte_length > 0 && (src[0] & 0xf0) == expected && (src[0] & 0x0f) != 0) {
     return std::string(modeName(m.mode)) + " stream uses bitstream version " + std::to_string(src[0] & 0x0f) +
            ", which meshoptimizer " + std::to_string(MESHOPTIMIZER_VERSION / 1000) + "." +
-           std::to_string(MESHOPTIMIZER_VERSION % 1000 / 10) + " does not decode (re-encode with gltfpack -c, or use a newer meshoptimizer)";
+           std::to_string(MESHOPTIMIZER_VERSION % 1000 / 10) +
+           " does not decode (re-encode with gltfpack -c, or use a newer meshoptimizer)";
   }
-  return std::string(modeName(m.mode)) + " stream is corrupt or truncated (meshoptimizer error " + std::to_string(code) +
-         "; " + kBitstream + ")";
+  return std::string(modeName(m.mode)) + " stream is corrupt or truncated (meshoptimizer error " +
+         std::to_string(code) + "; " + kBitstream + ")";
 }
 
 // Appendix B, filter 1 (octahedral), exactly as the extension's pseudocode states it, in float32. Debian's
@@ -183,18 +203,25 @@ Status decodeView(Asset& asset, const CompressedData& data, size_t i) {
   }
   if (code != 0) {
     std::fill_n(dst, parent.byte_length, uint8_t(0));  // nothing half-decoded survives (the load fails anyway)
-    return fail(Error::kInvalidGltf, "bufferViews[" + std::to_string(i) + "]: EXT_meshopt_compression " +
-                                         describeFailure(m, src, code));
+    return fail(Error::kInvalidGltf,
+                "bufferViews[" + std::to_string(i) + "]: EXT_meshopt_compression " + describeFailure(m, src, code));
   }
   // Appendix B: filters run in place on the decoded elements.
   switch (m.filter) {
-    case MeshoptView::Filter::kNone: break;
-    case MeshoptView::Filter::kOctahedral:
-      if (m.byte_stride == 4) decodeOctahedral<int8_t>(dst, m.count);
-      else decodeOctahedral<int16_t>(dst, m.count);
+    case MeshoptView::Filter::kNone:
       break;
-    case MeshoptView::Filter::kQuaternion: meshopt_decodeFilterQuat(dst, m.count, m.byte_stride); break;
-    case MeshoptView::Filter::kExponential: meshopt_decodeFilterExp(dst, m.count, m.byte_stride); break;
+    case MeshoptView::Filter::kOctahedral:
+      if (m.byte_stride == 4)
+        decodeOctahedral<int8_t>(dst, m.count);
+      else
+        decodeOctahedral<int16_t>(dst, m.count);
+      break;
+    case MeshoptView::Filter::kQuaternion:
+      meshopt_decodeFilterQuat(dst, m.count, m.byte_stride);
+      break;
+    case MeshoptView::Filter::kExponential:
+      meshopt_decodeFilterExp(dst, m.count, m.byte_stride);
+      break;
   }
   return Ok{};
 }
@@ -219,15 +246,24 @@ Status parseMeshoptView(object view, const std::string& where, MeshoptView& out)
   std::string mode, filter = "NONE";
   MORPHKIT_TRY(readString(ext, "mode", mode, here, true));
   MORPHKIT_TRY(readString(ext, "filter", filter, here));
-  if (mode == "ATTRIBUTES") out.mode = MeshoptView::Mode::kAttributes;
-  else if (mode == "TRIANGLES") out.mode = MeshoptView::Mode::kTriangles;
-  else if (mode == "INDICES") out.mode = MeshoptView::Mode::kIndices;
-  else return invalid(here + ".mode", "'" + mode + "' is not ATTRIBUTES, TRIANGLES or INDICES");
-  if (filter == "NONE") out.filter = MeshoptView::Filter::kNone;
-  else if (filter == "OCTAHEDRAL") out.filter = MeshoptView::Filter::kOctahedral;
-  else if (filter == "QUATERNION") out.filter = MeshoptView::Filter::kQuaternion;
-  else if (filter == "EXPONENTIAL") out.filter = MeshoptView::Filter::kExponential;
-  else return invalid(here + ".filter", "'" + filter + "' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL");
+  if (mode == "ATTRIBUTES")
+    out.mode = MeshoptView::Mode::kAttributes;
+  else if (mode == "TRIANGLES")
+    out.mode = MeshoptView::Mode::kTriangles;
+  else if (mode == "INDICES")
+    out.mode = MeshoptView::Mode::kIndices;
+  else
+    return invalid(here + ".mode", "'" + mode + "' is not ATTRIBUTES, TRIANGLES or INDICES");
+  if (filter == "NONE")
+    out.filter = MeshoptView::Filter::kNone;
+  else if (filter == "OCTAHEDRAL")
+    out.filter = MeshoptView::Filter::kOctahedral;
+  else if (filter == "QUATERNION")
+    out.filter = MeshoptView::Filter::kQuaternion;
+  else if (filter == "EXPONENTIAL")
+    out.filter = MeshoptView::Filter::kExponential;
+  else
+    return invalid(here + ".filter", "'" + filter + "' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL");
   return Ok{};
 }
 
@@ -275,8 +311,8 @@ Status decodeMeshopt(Asset& asset, const CompressedData& data, const std::vector
   for (size_t v = 0; v < asset.buffer_views.size(); ++v) {
     const uint32_t b = asset.buffer_views[v].buffer;
     if (b < asset.buffers.size() && data.meshopt_fallback[b] && !data.meshopt_views[v].present) {
-      return invalid("bufferViews[" + std::to_string(v) + "]", "refers to buffers[" + std::to_string(b) +
-                                                                   "], a fallback buffer, without EXT_meshopt_compression",
+      return invalid("bufferViews[" + std::to_string(v) + "]",
+                     "refers to buffers[" + std::to_string(b) + "], a fallback buffer, without EXT_meshopt_compression",
                      kFallback);
     }
   }
@@ -287,9 +323,9 @@ Status decodeMeshopt(Asset& asset, const CompressedData& data, const std::vector
     MORPHKIT_TRY(checkView(asset, data, placeholders, v));
     const BufferView& parent = asset.buffer_views[v];
     if (parent.byte_offset > options.max_buffer_bytes) {
-      return fail(Error::kTooLarge, "bufferViews[" + std::to_string(v) + "].byteOffset: " +
-                                        std::to_string(parent.byte_offset) + " exceeds the limit of " +
-                                        std::to_string(options.max_buffer_bytes) + " bytes");
+      return fail(Error::kTooLarge, "bufferViews[" + std::to_string(v) +
+                                        "].byteOffset: " + std::to_string(parent.byte_offset) +
+                                        " exceeds the limit of " + std::to_string(options.max_buffer_bytes) + " bytes");
     }
     if (parent.buffer < asset.buffers.size() && placeholders[parent.buffer]) {
       needed[parent.buffer] = std::max(needed[parent.buffer], parent.byte_offset + parent.byte_length);
@@ -300,8 +336,10 @@ Status decodeMeshopt(Asset& asset, const CompressedData& data, const std::vector
     Buffer& buffer = asset.buffers[b];
     const std::string where = "buffers[" + std::to_string(b) + "]";
     if (needed[b] > buffer.byte_length) {
-      return invalid(where + ".byteLength", std::to_string(buffer.byte_length) + " is too small for the bufferViews that refer to it (" +
-                                                std::to_string(needed[b]) + " bytes); it MUST hold them all", kFallback);
+      return invalid(where + ".byteLength",
+                     std::to_string(buffer.byte_length) + " is too small for the bufferViews that refer to it (" +
+                         std::to_string(needed[b]) + " bytes); it MUST hold them all",
+                     kFallback);
     }
     if (needed[b] > options.max_buffer_bytes) {
       return fail(Error::kTooLarge, where + ": " + std::to_string(needed[b]) + " decoded bytes exceed the limit of " +

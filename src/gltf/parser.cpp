@@ -85,20 +85,28 @@ class Parser {
 
   Status parse(object root) {
     MORPHKIT_TRY(parseHeader(root));
-    MORPHKIT_TRY(forEachObject(root, "buffers", "", [&](object o, const std::string& w) -> Status { return parseBuffer(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "bufferViews", "", [&](object o, const std::string& w) -> Status { return parseBufferView(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "accessors", "", [&](object o, const std::string& w) -> Status { return parseAccessor(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "meshes", "", [&](object o, const std::string& w) -> Status { return parseMesh(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "nodes", "", [&](object o, const std::string& w) -> Status { return parseNode(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "skins", "", [&](object o, const std::string& w) -> Status { return parseSkin(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "animations", "", [&](object o, const std::string& w) -> Status { return parseAnimation(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "buffers", "",
+                               [&](object o, const std::string& w) -> Status { return parseBuffer(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "bufferViews", "",
+                               [&](object o, const std::string& w) -> Status { return parseBufferView(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "accessors", "",
+                               [&](object o, const std::string& w) -> Status { return parseAccessor(o, w); }));
+    MORPHKIT_TRY(
+        forEachObject(root, "meshes", "", [&](object o, const std::string& w) -> Status { return parseMesh(o, w); }));
+    MORPHKIT_TRY(
+        forEachObject(root, "nodes", "", [&](object o, const std::string& w) -> Status { return parseNode(o, w); }));
+    MORPHKIT_TRY(
+        forEachObject(root, "skins", "", [&](object o, const std::string& w) -> Status { return parseSkin(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "animations", "",
+                               [&](object o, const std::string& w) -> Status { return parseAnimation(o, w); }));
     MORPHKIT_TRY(forEachObject(root, "scenes", "", [&](object o, const std::string& w) -> Status {
       Scene& scene = asset_.scenes.emplace_back();
       MORPHKIT_TRY(readString(o, "name", scene.name, w));
       return readIndices(o, "nodes", scene.nodes, w);
     }));
     MORPHKIT_TRY(readIndex(root, "scene", asset_.scene, "glTF"));
-    MORPHKIT_TRY(forEachObject(root, "materials", "", [&](object o, const std::string& w) -> Status { return parseMaterial(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "materials", "",
+                               [&](object o, const std::string& w) -> Status { return parseMaterial(o, w); }));
     MORPHKIT_TRY(forEachObject(root, "textures", "", [&](object o, const std::string& w) -> Status {
       Texture& texture = asset_.textures.emplace_back();
       MORPHKIT_TRY(readIndex(o, "sampler", texture.sampler, w));
@@ -109,7 +117,8 @@ class Parser {
           ext.get_object().get(extensions) == simdjson::SUCCESS &&
           extensions.at_key("KHR_texture_basisu").get(ext) == simdjson::SUCCESS) {
         const std::string here = w + ".extensions.KHR_texture_basisu";
-        if (ext.get_object().get(basisu) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+        if (ext.get_object().get(basisu) != simdjson::SUCCESS)
+          return fail(Error::kInvalidGltf, here + ": must be an object");
         MORPHKIT_TRY(readIndex(basisu, "source", texture.basisu_source, here, true));
       }
       return Status(Ok{});
@@ -128,7 +137,8 @@ class Parser {
       MORPHKIT_TRY(readIndex(o, "wrapS", sampler.wrap_s, w));
       return readIndex(o, "wrapT", sampler.wrap_t, w);
     }));
-    MORPHKIT_TRY(forEachObject(root, "cameras", "", [&](object o, const std::string& w) -> Status { return parseCamera(o, w); }));
+    MORPHKIT_TRY(forEachObject(root, "cameras", "",
+                               [&](object o, const std::string& w) -> Status { return parseCamera(o, w); }));
     return Ok{};
   }
 
@@ -144,9 +154,12 @@ class Parser {
     MORPHKIT_TRY(readString(header, "minVersion", min_version, "asset"));
     MORPHKIT_TRY(readString(header, "generator", asset_.generator, "asset"));
     std::string major = version.substr(0, version.find('.'));
-    if (major != "2") return fail(Error::kInvalidGltf, "asset.version: " + quote(version) + " is not a glTF 2.x version (glTF 2.0 §3.2)");
+    if (major != "2")
+      return fail(Error::kInvalidGltf,
+                  "asset.version: " + quote(version) + " is not a glTF 2.x version (glTF 2.0 §3.2)");
     if (!min_version.empty() && min_version != "2.0") {
-      return fail(Error::kInvalidGltf, "asset.minVersion: " + quote(min_version) + " is newer than 2.0, which morphkit implements (glTF 2.0 §3.2)");
+      return fail(Error::kInvalidGltf, "asset.minVersion: " + quote(min_version) +
+                                           " is newer than 2.0, which morphkit implements (glTF 2.0 §3.2)");
     }
     MORPHKIT_TRY(readStrings(root, "extensionsUsed", asset_.extensions_used));
     MORPHKIT_TRY(readStrings(root, "extensionsRequired", asset_.extensions_required));
@@ -156,15 +169,17 @@ class Parser {
       if (!known) {
         std::string supported;
         for (const char* s : kSupportedExtensions) supported += std::string(supported.empty() ? "" : ", ") + s;
-        return fail(Error::kUnsupportedExtension, "extensionsRequired: " + quote(name) +
-                                                      " is not supported by morphkit (glTF 2.0 §3.12; supported: " +
-                                                      supported + ")");
+        return fail(Error::kUnsupportedExtension,
+                    "extensionsRequired: " + quote(name) +
+                        " is not supported by morphkit (glTF 2.0 §3.12; supported: " + supported + ")");
       }
     }
     for (const auto& name : asset_.extensions_used) {
       bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
                                [&](const char* s) { return name == s; });
-      if (!known) asset_.notes.push_back("extensionsUsed: " + quote(name) + " is not supported by morphkit; ignored (used, not required)");
+      if (!known)
+        asset_.notes.push_back("extensionsUsed: " + quote(name) +
+                               " is not supported by morphkit; ignored (used, not required)");
     }
     return Ok{};
   }
@@ -173,10 +188,12 @@ class Parser {
     element e;
     if (root.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
     array a;
-    if (e.get_array().get(a) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, std::string(key) + ": must be an array of strings");
+    if (e.get_array().get(a) != simdjson::SUCCESS)
+      return fail(Error::kInvalidGltf, std::string(key) + ": must be an array of strings");
     for (element item : a) {
       std::string_view s;
-      if (item.get_string().get(s) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, std::string(key) + ": must contain only strings");
+      if (item.get_string().get(s) != simdjson::SUCCESS)
+        return fail(Error::kInvalidGltf, std::string(key) + ": must contain only strings");
       out.emplace_back(s);
     }
     return Ok{};
@@ -235,7 +252,8 @@ class Parser {
     if (o.at_key("sparse").get(e) == simdjson::SUCCESS) {
       std::string here = where + ".sparse";
       object sparse, indices, values;
-      if (e.get_object().get(sparse) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+      if (e.get_object().get(sparse) != simdjson::SUCCESS)
+        return fail(Error::kInvalidGltf, here + ": must be an object");
       accessor.has_sparse = true;
       MORPHKIT_TRY(readIndex(sparse, "count", accessor.sparse.count, here, true));
       if (sparse.at_key("indices").get(e) != simdjson::SUCCESS || e.get_object().get(indices) != simdjson::SUCCESS) {
@@ -246,7 +264,9 @@ class Parser {
       uint32_t index_type = 0;
       MORPHKIT_TRY(readIndex(indices, "componentType", index_type, here + ".indices", true));
       if (index_type != 5121 && index_type != 5123 && index_type != 5125) {
-        return fail(Error::kInvalidGltf, here + ".indices.componentType: must be UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT (glTF 2.0 §5.3)");
+        return fail(
+            Error::kInvalidGltf,
+            here + ".indices.componentType: must be UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT (glTF 2.0 §5.3)");
       }
       accessor.sparse.indices_component_type = ComponentType(index_type);
       if (sparse.at_key("values").get(e) != simdjson::SUCCESS || e.get_object().get(values) != simdjson::SUCCESS) {
@@ -262,7 +282,8 @@ class Parser {
     Mesh& mesh = asset_.meshes.emplace_back();
     MORPHKIT_TRY(readString(o, "name", mesh.name, where));
     MORPHKIT_TRY(readNumbers(o, "weights", mesh.weights, where));
-    if (has(o, "weights") && mesh.weights.empty()) return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.23)");
+    if (has(o, "weights") && mesh.weights.empty())
+      return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.23)");
     if (!has(o, "primitives")) return schemaError(where, "primitives", "is required (glTF 2.0 §5.23)");
     MORPHKIT_TRY(forEachObject(o, "primitives", where, [&](object p, const std::string& w) -> Status {
       Primitive& primitive = mesh.primitives.emplace_back();
@@ -285,7 +306,8 @@ class Parser {
         for (element item : list) {
           object target;
           std::string here = w + ".targets[" + std::to_string(t++) + "]";
-          if (item.get_object().get(target) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
+          if (item.get_object().get(target) != simdjson::SUCCESS)
+            return fail(Error::kInvalidGltf, here + ": must be an object");
           MorphTarget& morph = primitive.targets.emplace_back();
           for (auto field : target) {
             uint64_t index;
@@ -305,7 +327,8 @@ class Parser {
       if (names.get_array().get(list) == simdjson::SUCCESS) {
         for (element item : list) {
           std::string_view s;
-          mesh.target_names.emplace_back(item.get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string());
+          mesh.target_names.emplace_back(item.get_string().get(s) == simdjson::SUCCESS ? std::string(s)
+                                                                                       : std::string());
         }
       }  // extras are application-defined: a malformed targetNames is ignored, not an error
     }
@@ -320,14 +343,16 @@ class Parser {
     MORPHKIT_TRY(readIndex(o, "skin", node.skin, where));
     MORPHKIT_TRY(readIndex(o, "camera", node.camera, where));
     MORPHKIT_TRY(readNumbers(o, "weights", node.weights, where));
-    if (has(o, "weights") && node.weights.empty()) return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.25)");
+    if (has(o, "weights") && node.weights.empty())
+      return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.25)");
     // Kept in double (scene composition is double); still within float range, as every float consumer (the
     // renderer's uniforms) rounds them once and a larger value would not convert.
     std::vector<double> numbers;
     auto readTransform = [&](std::string_view key, size_t count) -> Status {
       MORPHKIT_TRY(readNumbers(o, key, numbers, where, count));
       for (double v : numbers) {
-        if (std::fabs(v) > double(std::numeric_limits<float>::max())) return schemaError(where, key, "contains a number out of float range");
+        if (std::fabs(v) > double(std::numeric_limits<float>::max()))
+          return schemaError(where, key, "contains a number out of float range");
       }
       return Ok{};
     };
@@ -349,7 +374,8 @@ class Parser {
       node.scale = {numbers[0], numbers[1], numbers[2]};
     }
     if (node.has_matrix && (has(o, "translation") || has(o, "rotation") || has(o, "scale"))) {
-      return fail(Error::kInvalidGltf, where + ": has both matrix and TRS properties (glTF 2.0 §5.25: matrix MUST NOT be present with TRS)");
+      return fail(Error::kInvalidGltf,
+                  where + ": has both matrix and TRS properties (glTF 2.0 §5.25: matrix MUST NOT be present with TRS)");
     }
     return Ok{};
   }
@@ -373,10 +399,15 @@ class Parser {
       MORPHKIT_TRY(readIndex(s, "output", sampler.output, w, true));
       std::string interpolation = "LINEAR";
       MORPHKIT_TRY(readString(s, "interpolation", interpolation, w));
-      if (interpolation == "LINEAR") sampler.interpolation = Interpolation::kLinear;
-      else if (interpolation == "STEP") sampler.interpolation = Interpolation::kStep;
-      else if (interpolation == "CUBICSPLINE") sampler.interpolation = Interpolation::kCubicSpline;
-      else return schemaError(w, "interpolation", quote(interpolation) + " is not LINEAR, STEP or CUBICSPLINE (glTF 2.0 §5.8)");
+      if (interpolation == "LINEAR")
+        sampler.interpolation = Interpolation::kLinear;
+      else if (interpolation == "STEP")
+        sampler.interpolation = Interpolation::kStep;
+      else if (interpolation == "CUBICSPLINE")
+        sampler.interpolation = Interpolation::kCubicSpline;
+      else
+        return schemaError(w, "interpolation",
+                           quote(interpolation) + " is not LINEAR, STEP or CUBICSPLINE (glTF 2.0 §5.8)");
       return Status(Ok{});
     }));
     MORPHKIT_TRY(forEachObject(o, "channels", where, [&](object c, const std::string& w) -> Status {
@@ -390,10 +421,14 @@ class Parser {
       MORPHKIT_TRY(readIndex(target, "node", channel.node, w + ".target"));
       std::string path;
       MORPHKIT_TRY(readString(target, "path", path, w + ".target", true));
-      if (path == "translation") channel.path = TargetPath::kTranslation;
-      else if (path == "rotation") channel.path = TargetPath::kRotation;
-      else if (path == "scale") channel.path = TargetPath::kScale;
-      else if (path == "weights") channel.path = TargetPath::kWeights;
+      if (path == "translation")
+        channel.path = TargetPath::kTranslation;
+      else if (path == "rotation")
+        channel.path = TargetPath::kRotation;
+      else if (path == "scale")
+        channel.path = TargetPath::kScale;
+      else if (path == "weights")
+        channel.path = TargetPath::kWeights;
       else {
         // An extension-defined path (e.g. KHR_animation_pointer): not ours to animate.
         channel.node = kNone;
@@ -420,7 +455,8 @@ class Parser {
       MORPHKIT_TRY(readFloat(pbr, "metallicFactor", material.metallic_factor, here));
       MORPHKIT_TRY(readFloat(pbr, "roughnessFactor", material.roughness_factor, here));
       MORPHKIT_TRY(parseTextureRef(pbr, "baseColorTexture", material.base_color_texture, here, "", transform));
-      MORPHKIT_TRY(parseTextureRef(pbr, "metallicRoughnessTexture", material.metallic_roughness_texture, here, "", transform));
+      MORPHKIT_TRY(
+          parseTextureRef(pbr, "metallicRoughnessTexture", material.metallic_roughness_texture, here, "", transform));
     }
     MORPHKIT_TRY(parseTextureRef(o, "normalTexture", material.normal_texture, where, "scale", transform));
     MORPHKIT_TRY(parseTextureRef(o, "occlusionTexture", material.occlusion_texture, where, "strength", transform));
@@ -430,10 +466,14 @@ class Parser {
     if (!emissive.empty()) std::copy(emissive.begin(), emissive.end(), material.emissive_factor);
     std::string alpha_mode = "OPAQUE";
     MORPHKIT_TRY(readString(o, "alphaMode", alpha_mode, where));
-    if (alpha_mode == "OPAQUE") material.alpha_mode = AlphaMode::kOpaque;
-    else if (alpha_mode == "MASK") material.alpha_mode = AlphaMode::kMask;
-    else if (alpha_mode == "BLEND") material.alpha_mode = AlphaMode::kBlend;
-    else return schemaError(where, "alphaMode", quote(alpha_mode) + " is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
+    if (alpha_mode == "OPAQUE")
+      material.alpha_mode = AlphaMode::kOpaque;
+    else if (alpha_mode == "MASK")
+      material.alpha_mode = AlphaMode::kMask;
+    else if (alpha_mode == "BLEND")
+      material.alpha_mode = AlphaMode::kBlend;
+    else
+      return schemaError(where, "alphaMode", quote(alpha_mode) + " is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
     MORPHKIT_TRY(readFloat(o, "alphaCutoff", material.alpha_cutoff, where));
     MORPHKIT_TRY(readBool(o, "doubleSided", material.double_sided, where));
     return Ok{};
@@ -475,7 +515,8 @@ class Parser {
   }
 
   bool uses(const char* extension) const {
-    return std::find(asset_.extensions_used.begin(), asset_.extensions_used.end(), extension) != asset_.extensions_used.end();
+    return std::find(asset_.extensions_used.begin(), asset_.extensions_used.end(), extension) !=
+           asset_.extensions_used.end();
   }
 
   Asset& asset_;
@@ -484,13 +525,16 @@ class Parser {
 
 }  // namespace
 
-Status gltf_detail::parseDocument(object root, Asset& asset, CompressedData& compressed, std::vector<std::string_view>& data_uris) {
+Status gltf_detail::parseDocument(object root, Asset& asset, CompressedData& compressed,
+                                  std::vector<std::string_view>& data_uris) {
   Parser parser(asset, compressed);
   MORPHKIT_TRY(parser.parse(root));
   data_uris = std::move(parser.data_uris);
   return Ok{};
 }
 
-std::span<const char* const> supportedExtensions() { return kSupportedExtensions; }
+std::span<const char* const> supportedExtensions() {
+  return kSupportedExtensions;
+}
 
 }  // namespace morphkit

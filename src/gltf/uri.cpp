@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "uri.h"
 
-#include "morphkit/text.h"
-
 #include <system_error>
+
+#include "morphkit/text.h"
 
 namespace morphkit::gltf_detail {
 
-bool isDataUri(std::string_view uri) { return uri.substr(0, 5) == "data:"; }
+bool isDataUri(std::string_view uri) {
+  return uri.substr(0, 5) == "data:";
+}
 
 static int base64Value(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -100,7 +102,9 @@ Expected<std::filesystem::path> resolveUri(std::string_view uri, const std::file
   size_t colon = text.find(':');
   size_t slash = text.find('/');
   bool has_scheme = colon != std::string::npos && (slash == std::string::npos || colon < slash) && colon > 1;
-  if (has_scheme) return fail(Error::kInvalidGltf, "URI scheme is not supported (only relative paths and data: URIs): " + quote(text));
+  if (has_scheme)
+    return fail(Error::kInvalidGltf,
+                "URI scheme is not supported (only relative paths and data: URIs): " + quote(text));
   std::filesystem::path relative(text);
   if (relative.is_absolute() && !allow_external) {
     return fail(Error::kPathEscapesFolder,
@@ -118,8 +122,9 @@ Expected<std::filesystem::path> resolveUri(std::string_view uri, const std::file
   std::filesystem::path folder = std::filesystem::weakly_canonical(base_dir, ec);
   std::filesystem::path target = std::filesystem::weakly_canonical(full, ec);
   if (!ec && !isInside(target, folder)) {
-    return fail(Error::kPathEscapesFolder,
-                "URI " + quote(text) + " resolves (through a symlink) outside the asset's folder (use --allow-external-paths)");
+    return fail(
+        Error::kPathEscapesFolder,
+        "URI " + quote(text) + " resolves (through a symlink) outside the asset's folder (use --allow-external-paths)");
   }
   return full;
 }

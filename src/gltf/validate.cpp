@@ -29,8 +29,9 @@ Status checkVertexAlignment(const Asset& asset, uint32_t index, const std::strin
   const BufferView& view = asset.buffer_views[a.buffer_view];
   const size_t stride = view.byte_stride ? view.byte_stride : elementSize(a.component_type, a.type);
   if (a.byte_offset % 4 != 0) {
-    return invalid(where, "accessor " + std::to_string(index) + " byteOffset " + std::to_string(a.byte_offset) +
-                              " is not a multiple of 4 (glTF 2.0 §3.6.2.4: vertex attribute elements MUST be aligned to 4 bytes)");
+    return invalid(
+        where, "accessor " + std::to_string(index) + " byteOffset " + std::to_string(a.byte_offset) +
+                   " is not a multiple of 4 (glTF 2.0 §3.6.2.4: vertex attribute elements MUST be aligned to 4 bytes)");
   }
   if (stride % 4 != 0) {
     return invalid(where, "accessor " + std::to_string(index) + " elements are " + std::to_string(stride) +
@@ -72,10 +73,14 @@ uint32_t maxComponent(const Asset& asset, uint32_t index) {
     const size_t components = componentCount(a.type);
     const size_t stride = view.byte_stride ? view.byte_stride : elementSize(a.component_type, a.type);
     switch (a.component_type) {
-      case ComponentType::kUnsignedByte: return maxOf<uint8_t>(base, stride, a.count, components);
-      case ComponentType::kUnsignedShort: return maxOf<uint16_t>(base, stride, a.count, components);
-      case ComponentType::kUnsignedInt: return maxOf<uint32_t>(base, stride, a.count, components);
-      default: break;
+      case ComponentType::kUnsignedByte:
+        return maxOf<uint8_t>(base, stride, a.count, components);
+      case ComponentType::kUnsignedShort:
+        return maxOf<uint16_t>(base, stride, a.count, components);
+      case ComponentType::kUnsignedInt:
+        return maxOf<uint32_t>(base, stride, a.count, components);
+      default:
+        break;
     }
   }
   uint32_t largest = 0;
@@ -87,7 +92,8 @@ uint32_t maxComponent(const Asset& asset, uint32_t index) {
 // primitives, nodes or samplers sharing one large accessor must not be re-read for each of them.
 class AccessorCache {
  public:
-  explicit AccessorCache(const Asset& asset) : asset_(asset), max_value_(asset.accessors.size()), times_(asset.accessors.size()) {}
+  explicit AccessorCache(const Asset& asset)
+      : asset_(asset), max_value_(asset.accessors.size()), times_(asset.accessors.size()) {}
 
   // Largest integer component (indices, JOINTS_n).
   uint32_t maxValue(uint32_t accessor) {
@@ -138,9 +144,12 @@ class AccessorCache {
 // §3.7.2.1: the largest value of the index component type is reserved (primitive restart).
 uint32_t restartValue(ComponentType type) {
   switch (type) {
-    case ComponentType::kUnsignedByte: return 0xFFu;
-    case ComponentType::kUnsignedShort: return 0xFFFFu;
-    default: return 0xFFFFFFFFu;
+    case ComponentType::kUnsignedByte:
+      return 0xFFu;
+    case ComponentType::kUnsignedShort:
+      return 0xFFFFu;
+    default:
+      return 0xFFFFFFFFu;
   }
 }
 
@@ -167,7 +176,8 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
         if (vertex_count == kNone) vertex_count = count;
         if (count != vertex_count) {
           return invalid(here, "count " + std::to_string(count) + " differs from the other attributes' " +
-                                   std::to_string(vertex_count) + " (glTF 2.0 §3.7.2.1: all attributes MUST have the same count)");
+                                   std::to_string(vertex_count) +
+                                   " (glTF 2.0 §3.7.2.1: all attributes MUST have the same count)");
         }
       }
       VALIDATE_TRY(checkIndex(primitive.material, asset.materials.size(), where + ".material", "material"));
@@ -177,13 +187,15 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
         if (indices.type != AccessorType::kScalar ||
             (indices.component_type != ComponentType::kUnsignedByte &&
              indices.component_type != ComponentType::kUnsignedShort &&
-             indices.component_type != ComponentType::kUnsignedInt) || indices.normalized) {
+             indices.component_type != ComponentType::kUnsignedInt) ||
+            indices.normalized) {
           return invalid(where + ".indices", "must be a SCALAR unsigned byte/short/int accessor (glTF 2.0 §3.7.2.1)");
         }
         uint32_t largest = cache.maxValue(primitive.indices);
         if (largest == restartValue(indices.component_type)) {
-          return invalid(where + ".indices", "contains " + std::to_string(largest) +
-                                                 ", the primitive restart value of its component type (glTF 2.0 §3.7.2.1: MUST NOT)");
+          return invalid(where + ".indices",
+                         "contains " + std::to_string(largest) +
+                             ", the primitive restart value of its component type (glTF 2.0 §3.7.2.1: MUST NOT)");
         }
         if (largest >= vertex_count) {
           return invalid(where + ".indices", "index " + std::to_string(largest) + " is >= the vertex count " +
@@ -191,8 +203,10 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
         }
       }
       if (primitive.targets.size() != targets) {
-        return invalid(where + ".targets", "has " + std::to_string(primitive.targets.size()) + " morph targets but primitive 0 has " +
-                                               std::to_string(targets) + " (glTF 2.0 §3.7.2.2: all primitives MUST have the same number of targets)");
+        return invalid(where + ".targets",
+                       "has " + std::to_string(primitive.targets.size()) + " morph targets but primitive 0 has " +
+                           std::to_string(targets) +
+                           " (glTF 2.0 §3.7.2.2: all primitives MUST have the same number of targets)");
       }
       for (size_t t = 0; t < primitive.targets.size(); ++t) {
         if (primitive.targets[t].attributes.empty()) {
@@ -214,7 +228,8 @@ Status validateMeshes(const Asset& asset, AccessorCache& cache) {
     }
     if (!mesh.weights.empty() && mesh.weights.size() != targets) {
       return invalid(mesh_where + ".weights", "has " + std::to_string(mesh.weights.size()) + " weights for " +
-                                                  std::to_string(targets) + " morph targets (glTF 2.0 §5.23: one per target)");
+                                                  std::to_string(targets) +
+                                                  " morph targets (glTF 2.0 §5.23: one per target)");
     }
   }
   return Ok{};
@@ -227,10 +242,12 @@ Status validateNodeForest(const Asset& asset) {
   for (size_t n = 0; n < asset.nodes.size(); ++n) {
     for (uint32_t child : asset.nodes[n].children) {
       VALIDATE_TRY(checkRequiredIndex(child, asset.nodes.size(), at("nodes", n) + ".children", "node"));
-      if (child == n) return invalid(at("nodes", n) + ".children", "node is its own child (glTF 2.0 §3.5.2: no cycles)");
+      if (child == n)
+        return invalid(at("nodes", n) + ".children", "node is its own child (glTF 2.0 §3.5.2: no cycles)");
       if (parent[child] != kNone) {
-        return invalid(at("nodes", child), "has two parents, nodes " + std::to_string(parent[child]) + " and " +
-                                               std::to_string(n) + " (glTF 2.0 §3.5.2: the hierarchy MUST be a set of disjoint strict trees)");
+        return invalid(at("nodes", child),
+                       "has two parents, nodes " + std::to_string(parent[child]) + " and " + std::to_string(n) +
+                           " (glTF 2.0 §3.5.2: the hierarchy MUST be a set of disjoint strict trees)");
       }
       parent[child] = uint32_t(n);
     }
@@ -255,8 +272,9 @@ Status validateNodeForest(const Asset& asset) {
     for (uint32_t root : asset.scenes[s].nodes) {
       VALIDATE_TRY(checkRequiredIndex(root, asset.nodes.size(), at("scenes", s) + ".nodes", "node"));
       if (parent[root] != kNone) {
-        return invalid(at("scenes", s) + ".nodes", "node " + std::to_string(root) +
-                                                       " is not a root node (glTF 2.0 §3.5.1: scene.nodes lists root nodes)");
+        return invalid(
+            at("scenes", s) + ".nodes",
+            "node " + std::to_string(root) + " is not a root node (glTF 2.0 §3.5.1: scene.nodes lists root nodes)");
       }
     }
   }
@@ -289,18 +307,20 @@ Status validateSkins(const Asset& asset, AccessorCache& cache) {
     const Skin& skin = asset.skins[s];
     std::string where = at("skins", s);
     if (skin.joints.empty()) return invalid(where + ".joints", "must not be empty (glTF 2.0 §5.28)");
-    for (uint32_t joint : skin.joints) VALIDATE_TRY(checkRequiredIndex(joint, asset.nodes.size(), where + ".joints", "node"));
+    for (uint32_t joint : skin.joints)
+      VALIDATE_TRY(checkRequiredIndex(joint, asset.nodes.size(), where + ".joints", "node"));
     VALIDATE_TRY(checkIndex(skin.skeleton, asset.nodes.size(), where + ".skeleton", "node"));
     if (skin.inverse_bind_matrices != kNone) {
-      VALIDATE_TRY(checkIndex(skin.inverse_bind_matrices, asset.accessors.size(), where + ".inverseBindMatrices", "accessor"));
+      VALIDATE_TRY(
+          checkIndex(skin.inverse_bind_matrices, asset.accessors.size(), where + ".inverseBindMatrices", "accessor"));
       const Accessor& ibm = asset.accessors[skin.inverse_bind_matrices];
       if (ibm.type != AccessorType::kMat4 || ibm.component_type != ComponentType::kFloat) {
         return invalid(where + ".inverseBindMatrices", "must be a MAT4 FLOAT accessor (glTF 2.0 §5.28)");
       }
       if (ibm.count < skin.joints.size()) {
-        return invalid(where + ".inverseBindMatrices", "has " + std::to_string(ibm.count) + " matrices for " +
-                                                           std::to_string(skin.joints.size()) +
-                                                           " joints (glTF 2.0 §5.28: count MUST be >= the number of joints)");
+        return invalid(where + ".inverseBindMatrices",
+                       "has " + std::to_string(ibm.count) + " matrices for " + std::to_string(skin.joints.size()) +
+                           " joints (glTF 2.0 §5.28: count MUST be >= the number of joints)");
       }
     }
   }
@@ -313,8 +333,9 @@ Status validateSkins(const Asset& asset, AccessorCache& cache) {
     for (size_t p = 0; p < primitives.size(); ++p) {
       for (const char* name : {"JOINTS_0", "WEIGHTS_0"}) {
         if (findAttribute(primitives[p].attributes, name) == kNone) {
-          return invalid(at("nodes", n), "has skin " + std::to_string(node.skin) + " but meshes[" + std::to_string(node.mesh) +
-                                             "].primitives[" + std::to_string(p) + "] has no " + name +
+          return invalid(at("nodes", n), "has skin " + std::to_string(node.skin) + " but meshes[" +
+                                             std::to_string(node.mesh) + "].primitives[" + std::to_string(p) +
+                                             "] has no " + name +
                                              " (glTF 2.0 §3.7.3.3: a skinned mesh MUST have JOINTS_0 and WEIGHTS_0)");
         }
       }
@@ -324,9 +345,10 @@ Status validateSkins(const Asset& asset, AccessorCache& cache) {
         if (attribute.name.rfind("JOINTS_", 0) != 0) continue;
         uint32_t joint = cache.maxValue(attribute.accessor);
         if (joint >= joints) {
-          return invalid(at("nodes", n), "mesh " + std::to_string(node.mesh) + " " + printable(attribute.name) + " uses joint " +
-                                             std::to_string(joint) + " but skin " + std::to_string(node.skin) +
-                                             " has " + std::to_string(joints) + " joints (glTF 2.0 §3.7.3.3)");
+          return invalid(at("nodes", n), "mesh " + std::to_string(node.mesh) + " " + printable(attribute.name) +
+                                             " uses joint " + std::to_string(joint) + " but skin " +
+                                             std::to_string(node.skin) + " has " + std::to_string(joints) +
+                                             " joints (glTF 2.0 §3.7.3.3)");
         }
       }
     }
@@ -374,8 +396,9 @@ Status validateAnimations(const Asset& asset, AccessorCache& cache) {
       VALIDATE_TRY(checkIndex(channel.node, asset.nodes.size(), where + ".target.node", "node"));
       if (channel.node == kNone) continue;  // §3.11: a channel without a node is ignored
       if (!targeted.insert(uint64_t(channel.node) << 8 | uint64_t(channel.path)).second) {
-        return invalid(where + ".target", "node " + std::to_string(channel.node) +
-                                              " and path are already targeted in this animation (glTF 2.0 §3.11: MUST NOT)");
+        return invalid(where + ".target",
+                       "node " + std::to_string(channel.node) +
+                           " and path are already targeted in this animation (glTF 2.0 §3.11: MUST NOT)");
       }
       const AnimationSampler& sampler = animation.samplers[channel.sampler];
       const Accessor& input = asset.accessors[sampler.input];
@@ -393,8 +416,8 @@ Status validateAnimations(const Asset& asset, AccessorCache& cache) {
         per_key = targetCount(asset.meshes[mesh]);
       }
       if (output.type != expected) {
-        return invalid(where, std::string("sampler output is ") + accessorTypeName(output.type) + " but the path needs " +
-                                  accessorTypeName(expected) + " (glTF 2.0 §3.11)");
+        return invalid(where, std::string("sampler output is ") + accessorTypeName(output.type) +
+                                  " but the path needs " + accessorTypeName(expected) + " (glTF 2.0 §3.11)");
       }
       if (!outputFormatOk(asset, output, channel.path)) {
         return invalid(where, std::string("sampler output is ") + componentTypeName(output.component_type) +
@@ -403,8 +426,9 @@ Status validateAnimations(const Asset& asset, AccessorCache& cache) {
       }
       if (sampler.interpolation == Interpolation::kCubicSpline) per_key *= 3;
       if (size_t(output.count) != size_t(input.count) * per_key) {
-        return invalid(where, "sampler " + std::to_string(channel.sampler) + " output count " + std::to_string(output.count) +
-                                  " != input count " + std::to_string(input.count) + " x " + std::to_string(per_key) +
+        return invalid(where, "sampler " + std::to_string(channel.sampler) + " output count " +
+                                  std::to_string(output.count) + " != input count " + std::to_string(input.count) +
+                                  " x " + std::to_string(per_key) +
                                   " (glTF 2.0 §3.11: x3 for CUBICSPLINE, x targets for weights)");
       }
     }
@@ -422,17 +446,20 @@ Status validateMaterials(const Asset& asset) {
         {&material.normal_texture, ".normalTexture"},
         {&material.occlusion_texture, ".occlusionTexture"},
         {&material.emissive_texture, ".emissiveTexture"}};
-    for (const auto& [ref, name] : refs) VALIDATE_TRY(checkIndex(ref->texture, asset.textures.size(), where + name + ".index", "texture"));
+    for (const auto& [ref, name] : refs)
+      VALIDATE_TRY(checkIndex(ref->texture, asset.textures.size(), where + name + ".index", "texture"));
   }
   for (size_t t = 0; t < asset.textures.size(); ++t) {
-    VALIDATE_TRY(checkIndex(asset.textures[t].sampler, asset.samplers.size(), at("textures", t) + ".sampler", "sampler"));
+    VALIDATE_TRY(
+        checkIndex(asset.textures[t].sampler, asset.samplers.size(), at("textures", t) + ".sampler", "sampler"));
     VALIDATE_TRY(checkIndex(asset.textures[t].source, asset.images.size(), at("textures", t) + ".source", "image"));
     VALIDATE_TRY(checkIndex(asset.textures[t].basisu_source, asset.images.size(),
-                   at("textures", t) + ".extensions.KHR_texture_basisu.source", "image"));
+                            at("textures", t) + ".extensions.KHR_texture_basisu.source", "image"));
   }
   for (size_t i = 0; i < asset.images.size(); ++i) {
     const Image& image = asset.images[i];
-    VALIDATE_TRY(checkIndex(image.buffer_view, asset.buffer_views.size(), at("images", i) + ".bufferView", "bufferView"));
+    VALIDATE_TRY(
+        checkIndex(image.buffer_view, asset.buffer_views.size(), at("images", i) + ".bufferView", "bufferView"));
     if ((image.buffer_view == kNone) == image.uri.empty()) {
       return invalid(at("images", i), "must have exactly one of uri and bufferView (glTF 2.0 §5.18)");
     }
@@ -448,7 +475,8 @@ Status validateAsset(const Asset& asset, const Budget& budget) {
   for (size_t b = 0; b < asset.buffers.size(); ++b) {
     if (asset.buffers[b].data.size() < asset.buffers[b].byte_length) {
       return fail(Error::kInvalidGltf, at("buffers", b) + ": holds " + std::to_string(asset.buffers[b].data.size()) +
-                                           " bytes, fewer than its byteLength " + std::to_string(asset.buffers[b].byte_length));
+                                           " bytes, fewer than its byteLength " +
+                                           std::to_string(asset.buffers[b].byte_length));
     }
   }
   // Order matters: each step may rely on the references the steps before it checked.

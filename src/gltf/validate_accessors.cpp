@@ -28,8 +28,8 @@ Status validateBufferViews(const Asset& asset) {
                                 " (" + std::to_string(buffer_length) + " bytes; glTF 2.0 §3.6.1)");
     }
     if (view.byte_stride != 0 && (view.byte_stride < 4 || view.byte_stride > 252 || view.byte_stride % 4 != 0)) {
-      return invalid(where + ".byteStride", std::to_string(view.byte_stride) +
-                                                " must be a multiple of 4 in [4, 252] (glTF 2.0 §3.6.2.4)");
+      return invalid(where + ".byteStride",
+                     std::to_string(view.byte_stride) + " must be a multiple of 4 in [4, 252] (glTF 2.0 §3.6.2.4)");
     }
   }
   return Ok{};
@@ -62,12 +62,15 @@ Status validateSparse(const Asset& asset, const Accessor& accessor, const std::s
     return invalid(here + ".count", std::to_string(sparse.count) + " must be in [1, accessor.count = " +
                                         std::to_string(accessor.count) + "] (glTF 2.0 §3.6.2.3)");
   }
-  VALIDATE_TRY(checkRequiredIndex(sparse.indices_buffer_view, asset.buffer_views.size(), here + ".indices.bufferView", "bufferView"));
-  VALIDATE_TRY(checkRequiredIndex(sparse.values_buffer_view, asset.buffer_views.size(), here + ".values.bufferView", "bufferView"));
+  VALIDATE_TRY(checkRequiredIndex(sparse.indices_buffer_view, asset.buffer_views.size(), here + ".indices.bufferView",
+                                  "bufferView"));
+  VALIDATE_TRY(checkRequiredIndex(sparse.values_buffer_view, asset.buffer_views.size(), here + ".values.bufferView",
+                                  "bufferView"));
   if (sparse.indices_component_type != ComponentType::kUnsignedByte &&
       sparse.indices_component_type != ComponentType::kUnsignedShort &&
       sparse.indices_component_type != ComponentType::kUnsignedInt) {
-    return invalid(here + ".indices.componentType", "must be UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT (glTF 2.0 §5.3)");
+    return invalid(here + ".indices.componentType",
+                   "must be UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT (glTF 2.0 §5.3)");
   }
   const BufferView& index_view = asset.buffer_views[sparse.indices_buffer_view];
   const BufferView& value_view = asset.buffer_views[sparse.values_buffer_view];
@@ -78,7 +81,8 @@ Status validateSparse(const Asset& asset, const Accessor& accessor, const std::s
     if (view->byte_stride != 0 || view->target != 0) {
       return invalid(here + name + ".bufferView", "bufferView " + std::to_string(index) + " defines " +
                                                       (view->byte_stride != 0 ? "byteStride" : "target") +
-                                                      "; a sparse accessor's bufferView MUST NOT (glTF 2.0 " + section + ")");
+                                                      "; a sparse accessor's bufferView MUST NOT (glTF 2.0 " + section +
+                                                      ")");
     }
   }
   size_t index_size = componentSize(sparse.indices_component_type);
@@ -96,22 +100,26 @@ Status validateSparse(const Asset& asset, const Accessor& accessor, const std::s
   uint64_t previous = 0;
   for (uint32_t i = 0; i < sparse.count; ++i) {
     uint32_t value = 0;
-    if (index_size == 1) value = p[i];
-    else if (index_size == 2) value = uint32_t(p[2 * i]) | uint32_t(p[2 * i + 1]) << 8;
-    else value = uint32_t(p[4 * i]) | uint32_t(p[4 * i + 1]) << 8 | uint32_t(p[4 * i + 2]) << 16 | uint32_t(p[4 * i + 3]) << 24;
+    if (index_size == 1)
+      value = p[i];
+    else if (index_size == 2)
+      value = uint32_t(p[2 * i]) | uint32_t(p[2 * i + 1]) << 8;
+    else
+      value = uint32_t(p[4 * i]) | uint32_t(p[4 * i + 1]) << 8 | uint32_t(p[4 * i + 2]) << 16 |
+              uint32_t(p[4 * i + 3]) << 24;
     if (value >= accessor.count) {
       return invalid(here + ".indices", "index " + std::to_string(value) + " at " + std::to_string(i) +
-                                            " is >= accessor.count " + std::to_string(accessor.count) + " (glTF 2.0 §3.6.2.3)");
+                                            " is >= accessor.count " + std::to_string(accessor.count) +
+                                            " (glTF 2.0 §3.6.2.3)");
     }
     if (i > 0 && value <= previous) {
-      return invalid(here + ".indices", "indices must be strictly increasing; index " + std::to_string(i) +
-                                            " is " + std::to_string(value) + " (glTF 2.0 §3.6.2.3)");
+      return invalid(here + ".indices", "indices must be strictly increasing; index " + std::to_string(i) + " is " +
+                                            std::to_string(value) + " (glTF 2.0 §3.6.2.3)");
     }
     previous = value;
   }
   return Ok{};
 }
-
 
 // §3.6.2.2: "Values of NaN, +Infinity, and -Infinity MUST NOT be present." One rule for every float accessor
 // (vertex data, deltas, skins, keyframes), checked here once, so no deformation path, CPU or GPU, ever sees one.
@@ -142,7 +150,8 @@ Status checkFinite(const Asset& asset, const Accessor& accessor, const std::stri
   }
   if (accessor.has_sparse) {
     const BufferView& view = asset.buffer_views[accessor.sparse.values_buffer_view];
-    const uint8_t* base = asset.buffers[view.buffer].data.data() + view.byte_offset + accessor.sparse.values_byte_offset;
+    const uint8_t* base =
+        asset.buffers[view.buffer].data.data() + view.byte_offset + accessor.sparse.values_byte_offset;
     VALIDATE_TRY(scan(base, element, accessor.sparse.count, "sparse value "));
   }
   return Ok{};
@@ -172,8 +181,9 @@ Status validateAccessors(const Asset& asset) {
       const BufferView& view = asset.buffer_views[accessor.buffer_view];
       size_t stride = view.byte_stride ? view.byte_stride : element;
       if (accessor.byte_offset % component != 0 || view.byte_offset % component != 0) {
-        return invalid(where + ".byteOffset", "accessor and bufferView offsets must be multiples of the component size " +
-                                                  std::to_string(component) + " (glTF 2.0 §3.6.2.4)");
+        return invalid(where + ".byteOffset",
+                       "accessor and bufferView offsets must be multiples of the component size " +
+                           std::to_string(component) + " (glTF 2.0 §3.6.2.4)");
       }
       if (view.byte_stride != 0 && view.byte_stride < element) {
         return invalid(where, "bufferView " + std::to_string(accessor.buffer_view) + " byteStride " +
@@ -186,11 +196,10 @@ Status validateAccessors(const Asset& asset) {
                                   " bytes for " + std::to_string(accessor.count) + " elements; glTF 2.0 §3.6.2.4)");
       }
     } else if (size_t(accessor.count) * components * sizeof(float) > zero_fill_limit) {
-      return fail(Error::kTooLarge, where + ".count: " + std::to_string(accessor.count) + " " +
-                                        accessorTypeName(accessor.type) +
-                                        " elements without a bufferView would decode to more than " +
-                                        std::to_string(zero_fill_limit) + " bytes (4 x the " + std::to_string(present) +
-                                        " buffer bytes present, at least 16 MiB)");
+      return fail(Error::kTooLarge,
+                  where + ".count: " + std::to_string(accessor.count) + " " + accessorTypeName(accessor.type) +
+                      " elements without a bufferView would decode to more than " + std::to_string(zero_fill_limit) +
+                      " bytes (4 x the " + std::to_string(present) + " buffer bytes present, at least 16 MiB)");
     }
   }
   return Ok{};
@@ -228,20 +237,26 @@ Status checkAttributeFormat(const Asset& asset, const std::string& name, uint32_
   std::string base = name.substr(0, name.find('_'));
   if (name == "POSITION" || name == "NORMAL") {
     if (!type_is({AccessorType::kVec3})) return bad("must be VEC3 (glTF 2.0 §3.7.2.1)");
-    if (!is_float && !(quantized && small_int)) return bad("must be FLOAT unless KHR_mesh_quantization is used (glTF 2.0 §3.7.2.1)");
+    if (!is_float && !(quantized && small_int))
+      return bad("must be FLOAT unless KHR_mesh_quantization is used (glTF 2.0 §3.7.2.1)");
   } else if (name == "TANGENT") {
     if (!type_is({is_target ? AccessorType::kVec3 : AccessorType::kVec4})) {
-      return bad(is_target ? "target TANGENT deltas must be VEC3 (glTF 2.0 §3.7.2.2)" : "must be VEC4 (glTF 2.0 §3.7.2.1)");
+      return bad(is_target ? "target TANGENT deltas must be VEC3 (glTF 2.0 §3.7.2.2)"
+                           : "must be VEC4 (glTF 2.0 §3.7.2.1)");
     }
-    if (!is_float && !(quantized && small_int)) return bad("must be FLOAT unless KHR_mesh_quantization is used (glTF 2.0 §3.7.2.1)");
+    if (!is_float && !(quantized && small_int))
+      return bad("must be FLOAT unless KHR_mesh_quantization is used (glTF 2.0 §3.7.2.1)");
   } else if (base == "TEXCOORD") {
     if (!type_is({AccessorType::kVec2})) return bad("must be VEC2 (glTF 2.0 §3.7.2.1)");
-    if (!is_float && !unorm && !(quantized && small_int)) return bad("must be FLOAT or normalized u8/u16 (glTF 2.0 §3.7.2.1)");
+    if (!is_float && !unorm && !(quantized && small_int))
+      return bad("must be FLOAT or normalized u8/u16 (glTF 2.0 §3.7.2.1)");
   } else if (base == "COLOR") {
     if (!type_is({AccessorType::kVec3, AccessorType::kVec4})) return bad("must be VEC3 or VEC4 (glTF 2.0 §3.7.2.1)");
-    if (!is_float && !unorm && !(quantized && small_int)) return bad("must be FLOAT or normalized u8/u16 (glTF 2.0 §3.7.2.1)");
+    if (!is_float && !unorm && !(quantized && small_int))
+      return bad("must be FLOAT or normalized u8/u16 (glTF 2.0 §3.7.2.1)");
   } else if (base == "JOINTS" && !is_target) {
-    if (!type_is({AccessorType::kVec4}) || (c != ComponentType::kUnsignedByte && c != ComponentType::kUnsignedShort) || a.normalized) {
+    if (!type_is({AccessorType::kVec4}) || (c != ComponentType::kUnsignedByte && c != ComponentType::kUnsignedShort) ||
+        a.normalized) {
       return bad("must be VEC4 unsigned byte or short (glTF 2.0 §3.7.2.1)");
     }
   } else if (base == "WEIGHTS" && !is_target) {

@@ -8,15 +8,17 @@
 
 #include "morphkit/gltf.h"
 
-#define VALIDATE_TRY(expr)                   \
-  do {                                       \
-    auto status_ = (expr);                   \
-    if (!status_) return status_.error();    \
+#define VALIDATE_TRY(expr)                \
+  do {                                    \
+    auto status_ = (expr);                \
+    if (!status_) return status_.error(); \
   } while (0)
 
 namespace morphkit::validate_detail {
 
-inline std::string at(const char* array, size_t i) { return std::string(array) + "[" + std::to_string(i) + "]"; }
+inline std::string at(const char* array, size_t i) {
+  return std::string(array) + "[" + std::to_string(i) + "]";
+}
 
 inline Failure invalid(const std::string& where, const std::string& what) {
   return fail(Error::kInvalidGltf, where + ": " + what);

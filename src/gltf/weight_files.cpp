@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // weight_files.cpp — weights files and capture maps (JSON) on simdjson's DOM.
-#include "morphkit/text.h"
 #include "morphkit/weight_files.h"
 
 #include <simdjson.h>
 
 #include <cmath>
 #include <string>
+
+#include "morphkit/text.h"
 
 namespace morphkit {
 
@@ -15,7 +16,9 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-std::string shownKey(std::string_view text) { return quote(text); }
+std::string shownKey(std::string_view text) {
+  return quote(text);
+}
 
 Expected<object> parseObject(simdjson::dom::parser& parser, std::string_view text, const char* what) {
   simdjson::padded_string padded(text.data(), text.size());
@@ -42,7 +45,9 @@ Status checkUniqueKeys(object root) {
   return Ok{};
 }
 
-bool readFinite(element e, double& out) { return e.get_double().get(out) == simdjson::SUCCESS && std::isfinite(out); }
+bool readFinite(element e, double& out) {
+  return e.get_double().get(out) == simdjson::SUCCESS && std::isfinite(out);
+}
 
 }  // namespace
 
@@ -68,7 +73,8 @@ Expected<std::vector<WeightOverride>> parseWeightsJson(std::string_view text) {
 
 Expected<CaptureMap> parseCaptureMapJson(std::string_view text) {
   simdjson::dom::parser parser;
-  Expected<object> root = parseObject(parser, text, "{\"CaptureColumn\": \"target\" | {\"target\", \"scale\"} | null, ...}");
+  Expected<object> root =
+      parseObject(parser, text, "{\"CaptureColumn\": \"target\" | {\"target\", \"scale\"} | null, ...}");
   if (!root) return root.error();
   if (Status s = checkUniqueKeys(*root); !s) return s.error();
   CaptureMap map;
@@ -82,7 +88,8 @@ Expected<CaptureMap> parseCaptureMapJson(std::string_view text) {
     if (field.value.is_null()) {
       // an ignored column: empty target
     } else if (field.value.get_string().get(target) == simdjson::SUCCESS) {
-      if (target.empty()) return fail(Error::kInvalidArgument, key + ": the target name must not be empty (null ignores the column)");
+      if (target.empty())
+        return fail(Error::kInvalidArgument, key + ": the target name must not be empty (null ignores the column)");
       entry.target = std::string(target);
     } else if (field.value.get_object().get(spec) == simdjson::SUCCESS) {
       for (auto member : spec) {
@@ -99,7 +106,8 @@ Expected<CaptureMap> parseCaptureMapJson(std::string_view text) {
           }
           entry.scale = float(scale);
         } else {
-          return fail(Error::kInvalidArgument, key + "." + shownKey(member.key).substr(1, shownKey(member.key).size() - 2) +
+          return fail(Error::kInvalidArgument, key + "." +
+                                                   shownKey(member.key).substr(1, shownKey(member.key).size() - 2) +
                                                    ": unknown field (expected target, scale)");
         }
       }
@@ -107,7 +115,8 @@ Expected<CaptureMap> parseCaptureMapJson(std::string_view text) {
         return fail(Error::kInvalidArgument, key + ": needs \"target\" (a target name, or null to ignore the column)");
       }
     } else {
-      return fail(Error::kInvalidArgument, key + ": must be a target name, {\"target\": name, \"scale\": number} or null");
+      return fail(Error::kInvalidArgument,
+                  key + ": must be a target name, {\"target\": name, \"scale\": number} or null");
     }
     map.entries.push_back(std::move(entry));
   }

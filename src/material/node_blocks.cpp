@@ -146,8 +146,8 @@ class TextureEmitter final : public NodeBlockEmitter {
     const std::string row = "node.uv_transform[" + std::to_string(2 * index_) + "]";
     const std::string row1 = "node.uv_transform[" + std::to_string(2 * index_ + 1) + "]";
     code += "  vec4 " + v + " = (node.texture_mask & (1u << " + k + "u)) != 0u ? texture(nodeTexture" + k +
-            ", vec2(dot(" + row + ".xyz, " + uv + "), dot(" + row1 + ".xyz, " + uv + "))) : " +
-            glslValue(NodeValueType::kVec4, unbound_) + ";\n";
+            ", vec2(dot(" + row + ".xyz, " + uv + "), dot(" + row1 + ".xyz, " + uv +
+            "))) : " + glslValue(NodeValueType::kVec4, unbound_) + ";\n";
     return std::vector<std::string>{v, v + ".rgb", v + ".r", v + ".g", v + ".b", v + ".a"};
   }
 
@@ -450,8 +450,8 @@ Expected<std::shared_ptr<const NodeBlockEmitter>> makeBuiltinNodeEmitter(
       const char* at2 = std::strchr(rgba, ch);
       const long index = at && ch ? at - set : at2 && ch ? at2 - rgba : -1;
       if (index < 0 || uint32_t(index) >= n) {
-        return fail(Error::kInvalidArgument,
-                    where + ".components: " + quote(block.components) + " reads beyond a " + nodeValueTypeName(it->second));
+        return fail(Error::kInvalidArgument, where + ".components: " + quote(block.components) + " reads beyond a " +
+                                                 nodeValueTypeName(it->second));
       }
     }
     return std::shared_ptr<const NodeBlockEmitter>(std::make_shared<SwizzleEmitter>(it->second, out, block.components));

@@ -34,7 +34,7 @@ struct NodeFeature {
   // Functions after the bindings (they may read them): the shared math's #include (shaders/morph.glsl,
   // skin.glsl; resolved by compileNodeGlsl's include callback) and the hooks it calls.
   std::string vertex_functions;
-  std::string vertex_prologue;               // at the start of main(), after the attribute reads, in feature order
+  std::string vertex_prologue;  // at the start of main(), after the attribute reads, in feature order
   // The per-device shared fallback bound when a draw has no data for this feature (null: none). Called at most
   // once per NodeMaterialDevice; the device destroys the buffer.
   Expected<GpuBuffer> (*allocate_fallback)(VulkanContext& context) = nullptr;

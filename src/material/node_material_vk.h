@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "vk_context.h"
 #include "morphkit/node_material.h"
+#include "vk_context.h"
 
 namespace morphkit {
 

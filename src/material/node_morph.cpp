@@ -86,5 +86,4 @@ uint64_t nodeMorphFeatureRequests() {
   return g_requests.load();
 }
 
-
 }  // namespace morphkit

@@ -146,7 +146,8 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
         if (slot == s.name) found = &s;
       }
       if (!found) {
-        return bad(where + ".slot", "unknown slot " + quote(slot) + " (baseColor, metallicRoughness, normal, occlusion, emissive)");
+        return bad(where + ".slot",
+                   "unknown slot " + quote(slot) + " (baseColor, metallicRoughness, normal, occlusion, emissive)");
       }
       info.slot = found->slot;
       info.srgb = found->srgb;

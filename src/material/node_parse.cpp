@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "morphkit/text.h"
 #include "morphkit/io.h"
+#include "morphkit/text.h"
 #include "node_feature.h"
 #include "node_internal.h"
 #include "node_json.h"
@@ -154,7 +154,9 @@ struct RawGraph {
   std::unordered_map<std::string, uint32_t> ids;
 };
 
-std::string blockWhere(uint32_t b) { return "blocks[" + std::to_string(b) + "]"; }
+std::string blockWhere(uint32_t b) {
+  return "blocks[" + std::to_string(b) + "]";
+}
 
 Status parseInputs(object o, RawBlock& raw, const std::string& where) {
   element e;
@@ -288,7 +290,8 @@ Expected<std::vector<uint32_t>> topologicalOrder(const NodeMaterial& material, c
     for (const RawInput& in : graph.raws[b].inputs) {
       if (in.literal) continue;
       if (mark[in.block] == 1) {
-        return bad(blockWhere(b) + ".inputs." + printable(in.name), "cycle through " + quote(material.blocks[in.block].id));
+        return bad(blockWhere(b) + ".inputs." + printable(in.name),
+                   "cycle through " + quote(material.blocks[in.block].id));
       }
       if (mark[in.block] == 0) {
         if (Status s = visit(in.block); !s) return s;
@@ -327,7 +330,8 @@ Status resolveInput(const NodeMaterial& material, const RawInput& in, const std:
     for (uint32_t i = 0; i < outs.size(); ++i) {
       if (outs[i].name == in.output) k = i;
     }
-    if (k == kNone) return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no output " + quote(in.output));
+    if (k == kNone)
+      return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no output " + quote(in.output));
   }
   n.block = in.block;
   n.output = k;
@@ -392,7 +396,8 @@ Status findOutputs(NodeMaterial& material) {
     const std::string where = blockWhere(b);
     if (type == "PbrOutput") {
       if (material.pbr_output != kNone)
-        return bad(where, "a graph has exactly one PbrOutput (another is blocks[" + std::to_string(material.pbr_output) + "])");
+        return bad(where, "a graph has exactly one PbrOutput (another is blocks[" +
+                              std::to_string(material.pbr_output) + "])");
       material.pbr_output = b;
     }
     if (type == "VertexOutput") {
@@ -421,7 +426,8 @@ Status checkMorphBeforeSkin(const NodeMaterial& material) {
         seen[s] = 1;
         if (material.blocks[s].type == "Skinning") {
           return bad(blockWhere(b) + ".inputs." + in.name,
-                     "MorphTargets reads the output of Skinning " + quote(material.blocks[s].id) + "; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
+                     "MorphTargets reads the output of Skinning " + quote(material.blocks[s].id) +
+                         "; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
         }
         for (const NodeInput& next : material.blocks[s].inputs) {
           if (next.block != kNone) stack.push_back(next.block);

@@ -3,9 +3,9 @@
 // through the Skinning block (or a flag-only custom block setting uses_skinning). Its prologue runs after the morph
 // feature's (order 1 > 0): morph, then skin (glTF 2.0 §3.7.3.3; docs/NODE_MATERIALS.md).
 //
-// Data and math as the renderer's vertex path (shaders/render/mesh.vert; the blend is shaders/skin.glsl): per vertex 4·sets u32 joints then 4·sets f32
-// weights, and the mat4 joint palette (world(joint) · inverseBindMatrix). Unskinned draws (skin_sets 0) bind the
-// shared 64-byte fallback (one identity matrix) to both bindings and never read it.
+// Data and math as the renderer's vertex path (shaders/render/mesh.vert; the blend is shaders/skin.glsl): per vertex
+// 4·sets u32 joints then 4·sets f32 weights, and the mat4 joint palette (world(joint) · inverseBindMatrix). Unskinned
+// draws (skin_sets 0) bind the shared 64-byte fallback (one identity matrix) to both bindings and never read it.
 #include <atomic>
 
 #include "node_feature.h"

@@ -20,8 +20,8 @@ Expected<MorphTextureLayout> morphTextureLayout(uint32_t vertex_count, uint32_t 
                                                 uint32_t max_dimension) {
   if (vertex_count == 0) return fail(Error::kInvalidArgument, "morphTextureLayout: vertex count 0");
   if (bands_per_target != 2 && bands_per_target != 3) {
-    return fail(Error::kInvalidArgument, "morphTextureLayout: bands per target must be 2 or 3, not " +
-                                             std::to_string(bands_per_target));
+    return fail(Error::kInvalidArgument,
+                "morphTextureLayout: bands per target must be 2 or 3, not " + std::to_string(bands_per_target));
   }
   if (max_dimension == 0) return fail(Error::kInvalidArgument, "morphTextureLayout: max dimension 0");
   MorphTextureLayout layout;
@@ -33,9 +33,9 @@ Expected<MorphTextureLayout> morphTextureLayout(uint32_t vertex_count, uint32_t 
   const uint64_t height = uint64_t(target_count) * bands_per_target * layout.rows_per_band;
   if (height > max_dimension) {
     return fail(Error::kTooLarge, "morphTextureLayout: " + std::to_string(target_count) + " targets × " +
-                                      std::to_string(bands_per_target) + " bands × " + std::to_string(layout.rows_per_band) +
-                                      " rows = " + std::to_string(height) + " rows exceed maxImageDimension2D " +
-                                      std::to_string(max_dimension));
+                                      std::to_string(bands_per_target) + " bands × " +
+                                      std::to_string(layout.rows_per_band) + " rows = " + std::to_string(height) +
+                                      " rows exceed maxImageDimension2D " + std::to_string(max_dimension));
   }
   layout.height = uint32_t(height);
   return layout;

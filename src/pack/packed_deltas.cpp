@@ -15,7 +15,9 @@ uint32_t extraFloats(const PrimitiveData& p) {
   return uint32_t(p.texcoords.size() * 2 + p.colors.size() * 4);
 }
 
-bool hasAny(const std::vector<float>& v) { return !v.empty(); }
+bool hasAny(const std::vector<float>& v) {
+  return !v.empty();
+}
 
 // Does any target carry deltas for base attributes the vertex has?
 struct TargetUse {
@@ -81,7 +83,9 @@ std::vector<uint8_t> keptVertices(const PrimitiveData& p, const DeltaFormat& f, 
   return keep;
 }
 
-void putWord(std::vector<uint8_t>& bytes, size_t offset, uint32_t word) { std::memcpy(bytes.data() + offset, &word, 4); }
+void putWord(std::vector<uint8_t>& bytes, size_t offset, uint32_t word) {
+  std::memcpy(bytes.data() + offset, &word, 4);
+}
 
 // The snorm16 scale slot of each component of a record (position 0, normal 1, tangent 2, texcoords/colors 3).
 std::vector<uint32_t> componentSlots(const DeltaFormat& f) {
@@ -134,7 +138,8 @@ PackedVertices packVertices(const PrimitiveData& p) {
   auto put = [&](const std::vector<float>& src, uint32_t components, uint32_t offset) {
     if (offset == kLayoutAbsent || src.size() != size_t(components) * p.vertex_count) return;
     for (uint32_t v = 0; v < p.vertex_count; ++v) {
-      for (uint32_t c = 0; c < components; ++c) out.data[size_t(v) * out.format.stride + offset + c] = src[size_t(v) * components + c];
+      for (uint32_t c = 0; c < components; ++c)
+        out.data[size_t(v) * out.format.stride + offset + c] = src[size_t(v) * components + c];
     }
   };
   put(p.position, 3, 0);
@@ -155,7 +160,8 @@ void unpackVertices(const VertexFormat& f, uint32_t vertex_count, const float* d
     }
     dst.resize(size_t(components) * vertex_count);
     for (uint32_t v = 0; v < vertex_count; ++v) {
-      for (uint32_t c = 0; c < components; ++c) dst[size_t(v) * components + c] = data[size_t(v) * f.stride + offset + c];
+      for (uint32_t c = 0; c < components; ++c)
+        dst[size_t(v) * components + c] = data[size_t(v) * f.stride + offset + c];
     }
   };
   get(out.position, 3, 0);
@@ -170,10 +176,14 @@ void unpackVertices(const VertexFormat& f, uint32_t vertex_count, const float* d
 
 const char* deltaLayoutName(DeltaLayout layout) {
   switch (layout) {
-    case DeltaLayout::kDenseF32: return "dense_f32";
-    case DeltaLayout::kDenseF16: return "dense_f16";
-    case DeltaLayout::kSparse: return "sparse";
-    case DeltaLayout::kDenseSnorm16: return "dense_snorm16";
+    case DeltaLayout::kDenseF32:
+      return "dense_f32";
+    case DeltaLayout::kDenseF16:
+      return "dense_f16";
+    case DeltaLayout::kSparse:
+      return "sparse";
+    case DeltaLayout::kDenseSnorm16:
+      return "dense_snorm16";
   }
   return "unknown";
 }
@@ -187,11 +197,13 @@ uint64_t denseDeltaBytes(uint32_t vertex_count, uint32_t target_count, uint32_t 
   return tiles * target_count * kDeltaTileVertices * stride * element_bytes;
 }
 
-uint64_t denseElementIndex(uint32_t target_count, uint32_t stride, uint32_t target, uint32_t vertex, uint32_t component) {
+uint64_t denseElementIndex(uint32_t target_count, uint32_t stride, uint32_t target, uint32_t vertex,
+                           uint32_t component) {
   const uint64_t slab = uint64_t(vertex / kDeltaTileVertices) * target_count + target;
   const uint32_t plane = component / 4;
   const uint32_t width = std::min(4u, stride - 4 * plane);
-  return slab * kDeltaTileVertices * stride + kDeltaTileVertices * 4 * plane + (vertex % kDeltaTileVertices) * width + component % 4;
+  return slab * kDeltaTileVertices * stride + kDeltaTileVertices * 4 * plane + (vertex % kDeltaTileVertices) * width +
+         component % 4;
 }
 
 Expected<DeltaFormat> deltaFormat(const PrimitiveData& p) {
@@ -204,10 +216,10 @@ Expected<DeltaFormat> deltaFormat(const PrimitiveData& p) {
   if (use.extra) {
     const uint32_t extra = extraFloats(p);
     if (extra > kMaxMorphedExtra) {
-      return fail(Error::kInvalidArgument, "mesh " + std::to_string(p.mesh) + " primitive " + std::to_string(p.primitive) +
-                                               ": morph targets move " + std::to_string(extra) +
-                                               " texcoord/color floats per vertex; the GPU path supports " +
-                                               std::to_string(kMaxMorphedExtra));
+      return fail(Error::kInvalidArgument,
+                  "mesh " + std::to_string(p.mesh) + " primitive " + std::to_string(p.primitive) +
+                      ": morph targets move " + std::to_string(extra) +
+                      " texcoord/color floats per vertex; the GPU path supports " + std::to_string(kMaxMorphedExtra));
     }
     f.extra = offset;
     f.extra_count = extra;
@@ -275,7 +287,9 @@ int16_t floatToSnorm16(float value, float scale) {
   return int16_t(std::clamp(q, -32767.0, 32767.0));
 }
 
-float snorm16ToFloat(int16_t q, float scale) { return float(double(q) / 32767.0 * double(scale)); }
+float snorm16ToFloat(int16_t q, float scale) {
+  return float(double(q) / 32767.0 * double(scale));
+}
 
 std::array<float, kSnorm16ScaleSlots> packedSnorm16Scales(const PackedDeltas& packed, uint32_t target) {
   std::array<float, kSnorm16ScaleSlots> scales{};
@@ -392,12 +406,13 @@ Expected<PackedDeltas> packDeltas(const PrimitiveData& p, DeltaLayout layout) {
       scales = snorm16TargetScales(p.targets[t]);
       for (float scale : scales) {
         if (!std::isfinite(scale)) {
-          return fail(Error::kInvalidArgument, "mesh " + std::to_string(p.mesh) + " primitive " + std::to_string(p.primitive) +
-                                                   " target " + std::to_string(t) +
+          return fail(Error::kInvalidArgument, "mesh " + std::to_string(p.mesh) + " primitive " +
+                                                   std::to_string(p.primitive) + " target " + std::to_string(t) +
                                                    ": a delta is not finite (the snorm16 layout needs finite deltas)");
         }
       }
-      std::memcpy(out.bytes.data() + total + 4 * kSnorm16ScaleSlots * uint64_t(t), scales.data(), 4 * kSnorm16ScaleSlots);
+      std::memcpy(out.bytes.data() + total + 4 * kSnorm16ScaleSlots * uint64_t(t), scales.data(),
+                  4 * kSnorm16ScaleSlots);
     }
     for (uint32_t v = 0; v < p.vertex_count; ++v) {
       gatherRecord(p, f, p.targets[t], v, record.data());
@@ -439,7 +454,8 @@ std::vector<float> unpackTargetDeltas(const PackedDeltas& packed, uint32_t targe
   const std::vector<uint32_t> slot = componentSlots(f);
   for (uint32_t v = 0; v < packed.vertex_count; ++v) {
     for (uint32_t c = 0; c < f.stride; ++c) {
-      const uint8_t* at = packed.bytes.data() + denseElementIndex(packed.target_count, f.stride, target, v, c) * element;
+      const uint8_t* at =
+          packed.bytes.data() + denseElementIndex(packed.target_count, f.stride, target, v, c) * element;
       float& value = out[size_t(v) * f.stride + c];
       if (packed.layout == DeltaLayout::kDenseF16) {
         uint16_t h;

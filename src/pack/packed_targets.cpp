@@ -47,7 +47,8 @@ PackedTargets packTargets(const PrimitiveData& p) {
   packed.texcoord_sets = uint32_t(p.texcoords.size());
   packed.color_sets = uint32_t(p.colors.size());
   for (size_t i = 0; i < p.joints.size() && i < p.skin_weights.size(); ++i) {
-    if (p.skin_weights[i] != 0.0f) packed.joints_needed = std::max(packed.joints_needed, p.joints[i] + (p.joints[i] < UINT32_MAX ? 1 : 0));
+    if (p.skin_weights[i] != 0.0f)
+      packed.joints_needed = std::max(packed.joints_needed, p.joints[i] + (p.joints[i] < UINT32_MAX ? 1 : 0));
   }
   // Pivot: the float centre of the base positions' bounding box (the float skinning works relative to it).
   if (p.vertex_count > 0 && p.position.size() >= size_t(3) * p.vertex_count) {
@@ -77,6 +78,5 @@ PackedTargets packTargets(const PrimitiveData& p) {
   }
   return packed;
 }
-
 
 }  // namespace morphkit

@@ -32,51 +32,65 @@ BatchWorker& processWorker() {
 }  // namespace
 
 void addBatchBindings(py::module_& m) {
-  m.def("_batch_plan", [](const std::string& job_json, const std::string& base_dir) {
-    BatchJob job = take(parseBatchJob(job_json, base_dir), "job");
-    BatchPlan plan;
-    {
-      py::gil_scoped_release release;
-      Expected<BatchPlan> planned = planBatch(job);
-      if (!planned) raise(planned.error(), "job");
-      plan = std::move(*planned);
-    }
-    std::vector<std::string> tasks;
-    for (const BatchTask& task : plan.tasks) tasks.push_back(batchTaskJson(plan.job, task));
-    return std::make_pair(batchJobJson(plan.job), tasks);
-  }, py::arg("job_json"), py::arg("base_dir"), "Plan a job: (normalized job JSON, [task JSON]).");
+  m.def(
+      "_batch_plan",
+      [](const std::string& job_json, const std::string& base_dir) {
+        BatchJob job = take(parseBatchJob(job_json, base_dir), "job");
+        BatchPlan plan;
+        {
+          py::gil_scoped_release release;
+          Expected<BatchPlan> planned = planBatch(job);
+          if (!planned) raise(planned.error(), "job");
+          plan = std::move(*planned);
+        }
+        std::vector<std::string> tasks;
+        for (const BatchTask& task : plan.tasks) tasks.push_back(batchTaskJson(plan.job, task));
+        return std::make_pair(batchJobJson(plan.job), tasks);
+      },
+      py::arg("job_json"), py::arg("base_dir"), "Plan a job: (normalized job JSON, [task JSON]).");
 
-  m.def("_batch_run_task", [](const std::string& task_json, const std::string& worker_name) {
-    BatchJob job;
-    BatchTask task = take(parseBatchTaskJson(task_json, &job), "task");
-    BatchTaskResult result;
-    {
-      py::gil_scoped_release release;
-      std::lock_guard lock(workerMutex());
-      result = runBatchTask(processWorker(), job, task, worker_name);
-    }
-    return batchTaskResultJson(result);
-  }, py::arg("task_json"), py::arg("worker"), "Run one task in this process; returns its result JSON (errors inside).");
+  m.def(
+      "_batch_run_task",
+      [](const std::string& task_json, const std::string& worker_name) {
+        BatchJob job;
+        BatchTask task = take(parseBatchTaskJson(task_json, &job), "task");
+        BatchTaskResult result;
+        {
+          py::gil_scoped_release release;
+          std::lock_guard lock(workerMutex());
+          result = runBatchTask(processWorker(), job, task, worker_name);
+        }
+        return batchTaskResultJson(result);
+      },
+      py::arg("task_json"), py::arg("worker"),
+      "Run one task in this process; returns its result JSON (errors inside).");
 
-  m.def("_batch_failed_result", [](const std::string& task_json, const std::string& worker_name, const std::string& message) {
-    BatchJob job;
-    BatchTask task = take(parseBatchTaskJson(task_json, &job), "task");
-    BatchTaskResult result = batchTaskResultFor(task, worker_name);
-    result.error = message;
-    return batchTaskResultJson(result);
-  }, py::arg("task_json"), py::arg("worker"), py::arg("message"), "The result JSON of a task that never returned.");
+  m.def(
+      "_batch_failed_result",
+      [](const std::string& task_json, const std::string& worker_name, const std::string& message) {
+        BatchJob job;
+        BatchTask task = take(parseBatchTaskJson(task_json, &job), "task");
+        BatchTaskResult result = batchTaskResultFor(task, worker_name);
+        result.error = message;
+        return batchTaskResultJson(result);
+      },
+      py::arg("task_json"), py::arg("worker"), py::arg("message"), "The result JSON of a task that never returned.");
 
-  m.def("_batch_write_manifest", [](const std::string& job_json, const std::vector<std::string>& results_json) {
-    BatchJob job = take(parseBatchJob(job_json, "."), "job");
-    std::vector<BatchTaskResult> results;
-    for (const std::string& text : results_json) results.push_back(take(parseBatchTaskResultJson(text), "result"));
-    std::sort(results.begin(), results.end(), [](const BatchTaskResult& a, const BatchTaskResult& b) { return a.id < b.id; });
-    Status written = writeBatchManifest(job, results);
-    if (!written) raise(written.error(), "manifest");
-    std::filesystem::path out(job.out);
-    if (out.is_relative()) out = job.base_dir / out;
-    return std::make_pair((out / job.manifest).string(), batchManifestJson(job, results));
-  }, py::arg("job_json"), py::arg("results_json"), "Write the manifest; returns (path, JSON text).");
+  m.def(
+      "_batch_write_manifest",
+      [](const std::string& job_json, const std::vector<std::string>& results_json) {
+        BatchJob job = take(parseBatchJob(job_json, "."), "job");
+        std::vector<BatchTaskResult> results;
+        for (const std::string& text : results_json) results.push_back(take(parseBatchTaskResultJson(text), "result"));
+        std::sort(results.begin(), results.end(),
+                  [](const BatchTaskResult& a, const BatchTaskResult& b) { return a.id < b.id; });
+        Status written = writeBatchManifest(job, results);
+        if (!written) raise(written.error(), "manifest");
+        std::filesystem::path out(job.out);
+        if (out.is_relative()) out = job.base_dir / out;
+        return std::make_pair((out / job.manifest).string(), batchManifestJson(job, results));
+      },
+      py::arg("job_json"), py::arg("results_json"), "Write the manifest; returns (path, JSON text).");
 }
 
 }  // namespace morphkit::python

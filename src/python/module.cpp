@@ -25,9 +25,9 @@
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_pose.h"
 #include "morphkit/inspect.h"
+#include "morphkit/io.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
-#include "morphkit/io.h"
 #include "morphkit/render.h"
 #include "morphkit/text.h"
 #include "morphkit/version.h"
@@ -66,7 +66,7 @@ struct GpuState {  // a Vulkan context and the uploaded primitives, made on the 
 
 struct PyAsset {
   std::string path;
-  Asset asset;  // never moves: PosePrepared and renderers point at it
+  Asset asset;       // never moves: PosePrepared and renderers point at it
   std::mutex mutex;  // guards the caches below; posing itself runs outside it on const data
   std::vector<std::pair<uint32_t, std::unique_ptr<PosePrepared>>> prepared;  // per requested scene
   std::mutex gpu_mutex;  // one GPU pose at a time per asset (one queue)
@@ -152,7 +152,9 @@ struct PyPoseResult {
   std::vector<PyPosedPrimitive> primitives;
 };
 
-NameMatch nameMatch(bool ignore_case) { return ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact; }
+NameMatch nameMatch(bool ignore_case) {
+  return ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact;
+}
 
 // weights={name: value}: every mesh target carrying the name (mesh.extras.targetNames) takes the value, on top of
 // the animation or rest weights (WeightInputs::overrides, morphkit/weights.h). An unknown name raises with the
@@ -160,22 +162,28 @@ NameMatch nameMatch(bool ignore_case) { return ignore_case ? NameMatch::kCaseIns
 std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& weights, NameMatch match) {
   std::vector<WeightOverride> out;
   if (weights.is_none()) return out;
-  if (!py::isinstance<py::dict>(weights)) raise(fail(Error::kInvalidArgument, "weights: expected None or a dict {name: value}"), a.path);
+  if (!py::isinstance<py::dict>(weights))
+    raise(fail(Error::kInvalidArgument, "weights: expected None or a dict {name: value}"), a.path);
   for (auto item : weights.cast<py::dict>()) {
-    if (!py::isinstance<py::str>(item.first)) raise(fail(Error::kInvalidArgument, "weights: keys must be target names (str)"), a.path);
+    if (!py::isinstance<py::str>(item.first))
+      raise(fail(Error::kInvalidArgument, "weights: keys must be target names (str)"), a.path);
     WeightOverride entry;
     entry.name = item.first.cast<std::string>();
     entry.value = item.second.cast<float>();
-    if (!std::isfinite(entry.value)) raise(fail(Error::kInvalidArgument, "weights: " + quote(entry.name) + ": not finite"), a.path);
-    if (Expected<std::vector<TargetRef>> refs = resolveOverride(a.asset, entry, match); !refs) raise(refs.error(), a.path);
+    if (!std::isfinite(entry.value))
+      raise(fail(Error::kInvalidArgument, "weights: " + quote(entry.name) + ": not finite"), a.path);
+    if (Expected<std::vector<TargetRef>> refs = resolveOverride(a.asset, entry, match); !refs)
+      raise(refs.error(), a.path);
     out.push_back(std::move(entry));
   }
   return out;
 }
 
 void checkDeviceAndPath(const std::string& device, const std::string& path, bool positions_only) {
-  if (device != "cpu" && device != "gpu") raise(fail(Error::kInvalidArgument, "device: expected \"cpu\" or \"gpu\", not \"" + device + "\""));
-  if (path != "fast" && path != "reference") raise(fail(Error::kInvalidArgument, "path: expected \"fast\" or \"reference\", not \"" + path + "\""));
+  if (device != "cpu" && device != "gpu")
+    raise(fail(Error::kInvalidArgument, "device: expected \"cpu\" or \"gpu\", not \"" + device + "\""));
+  if (path != "fast" && path != "reference")
+    raise(fail(Error::kInvalidArgument, "path: expected \"fast\" or \"reference\", not \"" + path + "\""));
   if (positions_only && device != "cpu") raise(fail(Error::kInvalidArgument, "positions_only: runs on device=\"cpu\""));
 }
 
@@ -279,7 +287,8 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
       const std::vector<std::string> messages = gpuValidationMessages(*a->gpu->context);
       if (!messages.empty()) {
         clearGpuValidationMessages(*a->gpu->context);
-        return fail(Error::kVulkan, "the validation layer reported " + std::to_string(messages.size()) + " message(s); first: " + messages[0]);
+        return fail(Error::kVulkan, "the validation layer reported " + std::to_string(messages.size()) +
+                                        " message(s); first: " + messages[0]);
       }
       return Ok{};
     }();
@@ -332,14 +341,17 @@ PyPoseResult poseCsv(const AssetPtr& a, const py::object& csv_path, const py::ob
   if (!bytes) raise(bytes.error(), csv_file);
   CaptureCsvOptions csv_options;
   csv_options.fps = csv_fps;
-  const CaptureCsv capture = take(
-      parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options), csv_file);
+  const CaptureCsv capture =
+      take(parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options),
+           csv_file);
   const CaptureMatch match = matchCapture(a->asset, capture, capture_map ? &*capture_map : nullptr);
   if (!match.unknown_map_targets.empty()) {
-    raise(fail(Error::kInvalidArgument, "map: " + quote(match.unknown_map_targets.front()) + ": no such target"), a->path);
+    raise(fail(Error::kInvalidArgument, "map: " + quote(match.unknown_map_targets.front()) + ": no such target"),
+          a->path);
   }
   if (match.track.names.empty()) {
-    raise(fail(Error::kInvalidArgument, "no column of " + quote(csv_file) + " matches a target name (map= names them)"), a->path);
+    raise(fail(Error::kInvalidArgument, "no column of " + quote(csv_file) + " matches a target name (map= names them)"),
+          a->path);
   }
   // Default times: the capture's own rows.
   const std::vector<double> times =
@@ -416,7 +428,8 @@ std::vector<uint32_t> resolveFrames(const Asset& asset, uint32_t animation, cons
   return out;
 }
 
-py::array_t<uint8_t> render(PyRenderer& r, const AssetPtr& a, const py::object& anim, const py::object& frames_in, double fps) {
+py::array_t<uint8_t> render(PyRenderer& r, const AssetPtr& a, const py::object& anim, const py::object& frames_in,
+                            double fps) {
   if (!r.context) raise(fail(Error::kInvalidArgument, "Renderer: closed"));
   if (!(fps > 0.0 && fps <= 1000.0)) raise(fail(Error::kInvalidArgument, "fps: expected 0 < fps <= 1000"));
   const uint32_t animation = resolveAnimation(*a, anim);
@@ -482,12 +495,14 @@ PYBIND11_MODULE(_morphkit, m) {
     }
   });
 
-  py::class_<AnimationInfo>(m, "AnimationInfo", "One animation of an asset: its index, name (may be empty) and duration in seconds.")
+  py::class_<AnimationInfo>(m, "AnimationInfo",
+                            "One animation of an asset: its index, name (may be empty) and duration in seconds.")
       .def_readonly("index", &AnimationInfo::index)
       .def_readonly("name", &AnimationInfo::name)
       .def_readonly("duration", &AnimationInfo::duration)
       .def("__repr__", [](const AnimationInfo& a) {
-        return "AnimationInfo(index=" + std::to_string(a.index) + ", name='" + a.name + "', duration=" + std::to_string(a.duration) + ")";
+        return "AnimationInfo(index=" + std::to_string(a.index) + ", name='" + a.name +
+               "', duration=" + std::to_string(a.duration) + ")";
       });
 
   py::class_<PyPosedPrimitive>(m, "PosedPrimitive", "One posed (node, mesh, primitive) over every frame, world space.")
@@ -498,11 +513,12 @@ PYBIND11_MODULE(_morphkit, m) {
       .def_readonly("positions", &PyPosedPrimitive::positions, "float32 (frames, vertices, 3)")
       .def_readonly("normals", &PyPosedPrimitive::normals, "float32 (frames, vertices, 3), or None without NORMAL")
       .def_readonly("weights", &PyPosedPrimitive::weights, "float32 (frames, targets): the morph weights used")
-      .def_property_readonly("name", [](const PyPosedPrimitive& p) { return posedPrimitiveName(p.node, p.mesh, p.primitive); })
+      .def_property_readonly("name",
+                             [](const PyPosedPrimitive& p) { return posedPrimitiveName(p.node, p.mesh, p.primitive); })
       .def("__repr__", [](const PyPosedPrimitive& p) {
-        return "PosedPrimitive(node=" + std::to_string(p.node) + ", mesh=" + std::to_string(p.mesh) + ", primitive=" +
-               std::to_string(p.primitive) + ", frames=" + std::to_string(p.positions.shape(0)) + ", vertices=" +
-               std::to_string(p.positions.shape(1)) + ")";
+        return "PosedPrimitive(node=" + std::to_string(p.node) + ", mesh=" + std::to_string(p.mesh) +
+               ", primitive=" + std::to_string(p.primitive) + ", frames=" + std::to_string(p.positions.shape(0)) +
+               ", vertices=" + std::to_string(p.positions.shape(1)) + ")";
       });
 
   py::class_<PyPoseResult>(m, "PoseResult", "Posed vertices of every (node, primitive) of a scene at several times.")
@@ -519,29 +535,38 @@ PYBIND11_MODULE(_morphkit, m) {
 
   py::class_<PyAsset, AssetPtr>(m, "Asset", "A loaded, validated glTF 2.0 asset. Made by morphkit.load().")
       .def_readonly("path", &PyAsset::path)
-      .def("info", [](const PyAsset& a) {
-        return py::module_::import("json").attr("loads")(inspectJson(a.asset, a.path));
-      }, "The data of `morphkit inspect --json` as a dict (schema in docs/CLI.md).")
-      .def_property_readonly("target_names", [](const PyAsset& a) { return targetNameList(a.asset); },
-                             "Distinct morph target names (mesh.extras.targetNames), in mesh then target order.")
-      .def_property_readonly("animations", [](const PyAsset& a) {
-        std::vector<AnimationInfo> out;
-        for (uint32_t i = 0; i < a.asset.animations.size(); ++i) out.push_back({i, a.asset.animations[i].name, animationDuration(a.asset, i)});
-        return out;
-      }, "The asset's animations in file order.")
-      .def("pose", &pose, py::arg("anim") = py::none(), py::arg("times") = std::vector<double>{0.0}, py::arg("weights") = py::none(),
-           py::arg("ignore_case") = false, py::arg("device") = "cpu", py::arg("path") = "fast", py::arg("scene") = py::none(),
-           py::arg("threads") = 1u, py::arg("positions_only") = false,
+      .def(
+          "info",
+          [](const PyAsset& a) { return py::module_::import("json").attr("loads")(inspectJson(a.asset, a.path)); },
+          "The data of `morphkit inspect --json` as a dict (schema in docs/CLI.md).")
+      .def_property_readonly(
+          "target_names", [](const PyAsset& a) { return targetNameList(a.asset); },
+          "Distinct morph target names (mesh.extras.targetNames), in mesh then target order.")
+      .def_property_readonly(
+          "animations",
+          [](const PyAsset& a) {
+            std::vector<AnimationInfo> out;
+            for (uint32_t i = 0; i < a.asset.animations.size(); ++i)
+              out.push_back({i, a.asset.animations[i].name, animationDuration(a.asset, i)});
+            return out;
+          },
+          "The asset's animations in file order.")
+      .def("pose", &pose, py::arg("anim") = py::none(), py::arg("times") = std::vector<double>{0.0},
+           py::arg("weights") = py::none(), py::arg("ignore_case") = false, py::arg("device") = "cpu",
+           py::arg("path") = "fast", py::arg("scene") = py::none(), py::arg("threads") = 1u,
+           py::arg("positions_only") = false,
            "Morph, then skin, every (node, primitive) of a scene at each time. See morphkit/_morphkit.pyi.")
-      .def("pose_csv", &poseCsv, py::arg("capture"), py::kw_only(), py::arg("times") = py::none(), py::arg("csv_fps") = 60.0,
-           py::arg("map") = py::none(), py::arg("anim") = py::none(), py::arg("weights") = py::none(),
-           py::arg("ignore_case") = false, py::arg("device") = "cpu", py::arg("path") = "fast", py::arg("scene") = py::none(),
-           py::arg("threads") = 1u, py::arg("positions_only") = false,
+      .def("pose_csv", &poseCsv, py::arg("capture"), py::kw_only(), py::arg("times") = py::none(),
+           py::arg("csv_fps") = 60.0, py::arg("map") = py::none(), py::arg("anim") = py::none(),
+           py::arg("weights") = py::none(), py::arg("ignore_case") = false, py::arg("device") = "cpu",
+           py::arg("path") = "fast", py::arg("scene") = py::none(), py::arg("threads") = 1u,
+           py::arg("positions_only") = false,
            "Play a face capture (Live Link Face CSV) on the asset: weights by column name at each time (default: the "
            "capture's rows). See morphkit/_morphkit.pyi.")
       .def("__repr__", [](const PyAsset& a) { return "<morphkit.Asset '" + a.path + "'>"; });
 
-  m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("allow_external_paths") = false, py::arg("read_files") = false,
+  m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("allow_external_paths") = false,
+        py::arg("read_files") = false,
         "Load and validate a .gltf or .glb file (mapped; read_files=True reads it into memory instead, the CLI's "
         "--read-files). Raises a morphkit.Error subclass on bad input.");
 
@@ -550,17 +575,24 @@ PYBIND11_MODULE(_morphkit, m) {
            py::kw_only(), py::arg("morph_path") = "auto", py::arg("shadows") = true, py::arg("prepass") = true,
            py::arg("validation") = false)
       .def_property_readonly("device_name", [](const PyRenderer& r) { return r.device_name; })
-      .def_property_readonly("size", [](const PyRenderer& r) { return std::pair<uint32_t, uint32_t>{r.options.width, r.options.height}; })
-      .def("render", &render, py::arg("asset"), py::arg("anim") = py::none(), py::arg("frames") = py::none(), py::arg("fps") = 30.0,
-           "Render frames (indices at fps; default the whole clip) to uint8 RGBA (frames, height, width, 4), sRGB, top row first.")
-      .def("validation_messages", [](const PyRenderer& r) {
-        return r.context ? gpuValidationMessages(*r.context) : std::vector<std::string>();
-      })
-      .def("close", [](PyRenderer& r) {
-        py::gil_scoped_release release;
-        std::lock_guard lock(r.mutex);
-        r.close();
-      })
+      .def_property_readonly("size",
+                             [](const PyRenderer& r) {
+                               return std::pair<uint32_t, uint32_t>{r.options.width, r.options.height};
+                             })
+      .def("render", &render, py::arg("asset"), py::arg("anim") = py::none(), py::arg("frames") = py::none(),
+           py::arg("fps") = 30.0,
+           "Render frames (indices at fps; default the whole clip) to uint8 RGBA (frames, height, width, 4), sRGB, top "
+           "row first.")
+      .def("validation_messages",
+           [](const PyRenderer& r) {
+             return r.context ? gpuValidationMessages(*r.context) : std::vector<std::string>();
+           })
+      .def("close",
+           [](PyRenderer& r) {
+             py::gil_scoped_release release;
+             std::lock_guard lock(r.mutex);
+             r.close();
+           })
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyRenderer& r, py::args) {
         std::lock_guard lock(r.mutex);
@@ -568,5 +600,4 @@ PYBIND11_MODULE(_morphkit, m) {
       });
 
   addBatchBindings(m);
-
 }

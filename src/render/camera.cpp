@@ -67,7 +67,8 @@ Expected<RenderCamera> fileCamera(const Asset& asset, uint32_t scene, uint32_t c
     if (c == kNone || c >= asset.cameras.size() || (camera != kNone && c != camera)) continue;
     const Camera& cam = asset.cameras[c];
     if (!cam.perspective) {
-      return fail(Error::kInvalidArgument, "cameras[" + std::to_string(c) + "]: orthographic cameras are not supported");
+      return fail(Error::kInvalidArgument,
+                  "cameras[" + std::to_string(c) + "]: orthographic cameras are not supported");
     }
     // glTF 2.0 §3.10: the camera looks down its local −Z with +Y up.
     const Mat4 world = toFloat(state->world[node]);
@@ -80,8 +81,9 @@ Expected<RenderCamera> fileCamera(const Asset& asset, uint32_t scene, uint32_t c
     out.zfar = cam.zfar > out.znear ? cam.zfar : out.znear * 1e5f;
     return out;
   }
-  return fail(Error::kInvalidArgument, camera == kNone ? std::string("cameras: no node of the scene has a camera")
-                                                       : "cameras[" + std::to_string(camera) + "]: no node of the scene uses it");
+  return fail(Error::kInvalidArgument, camera == kNone
+                                           ? std::string("cameras: no node of the scene has a camera")
+                                           : "cameras[" + std::to_string(camera) + "]: no node of the scene uses it");
 }
 
 namespace {

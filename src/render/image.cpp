@@ -99,8 +99,8 @@ Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes) {
   if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) {
     if (bytes.size() > size_t(INT32_MAX)) return fail(Error::kTooLarge, "decodeImage: JPEG larger than 2 GiB");
     int w = 0, h = 0, channels = 0;
-    if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels) || w <= 0 || h <= 0 ||
-        w > 16384 || h > 16384) {
+    if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels) || w <= 0 || h <= 0 || w > 16384 ||
+        h > 16384) {
       return fail(Error::kUnsupportedExtension, "decodeImage: JPEG header not understood");
     }
     stbi_uc* pixels = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, 4);

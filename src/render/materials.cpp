@@ -15,9 +15,12 @@ namespace {
 
 VkSamplerAddressMode wrapMode(uint32_t gl) {
   switch (gl) {
-    case 33071: return VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    case 33648: return VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT;
-    default: return VK_SAMPLER_ADDRESS_MODE_REPEAT;
+    case 33071:
+      return VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    case 33648:
+      return VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT;
+    default:
+      return VK_SAMPLER_ADDRESS_MODE_REPEAT;
   }
 }
 
@@ -30,14 +33,16 @@ Status createSamplers(Renderer& r) {
     VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
     // glTF 2.0 §3.8.4: 9728 NEAREST; minification NEAREST and NEAREST_MIPMAP_* sample the nearest texel.
     info.magFilter = s.mag_filter == 9728 ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
-    info.minFilter = (s.min_filter == 9728 || s.min_filter == 9984 || s.min_filter == 9986) ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
+    info.minFilter =
+        (s.min_filter == 9728 || s.min_filter == 9984 || s.min_filter == 9986) ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
     info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
     info.addressModeU = wrapMode(s.wrap_s);
     info.addressModeV = wrapMode(s.wrap_t);
     info.addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT;
     info.maxLod = 0.0f;  // textures have one level (no mip chain yet)
     VkSampler sampler = VK_NULL_HANDLE;
-    if (Status st = checkVk(vkCreateSampler(r.ctx->device, &info, nullptr, &sampler), "vkCreateSampler"); !st) return st;
+    if (Status st = checkVk(vkCreateSampler(r.ctx->device, &info, nullptr, &sampler), "vkCreateSampler"); !st)
+      return st;
     r.materials.samplers.push_back(sampler);
   }
   return Ok{};
@@ -45,18 +50,20 @@ Status createSamplers(Renderer& r) {
 
 // `srgb` for color data (base color, emissive: glTF 2.0 §3.9.2/§3.9.5).
 Expected<const GpuImage*> sourceImage(Renderer& r, uint32_t index, bool srgb) {
-  if (index >= r.asset->images.size()) return fail(Error::kInvalidArgument, "images[" + std::to_string(index) + "]: no such image");
+  if (index >= r.asset->images.size())
+    return fail(Error::kInvalidArgument, "images[" + std::to_string(index) + "]: no such image");
   GpuImage& slot = r.materials.images[size_t(index) * 2 + (srgb ? 1 : 0)];
   if (slot.image) return &slot;
-  Expected<std::span<const uint8_t>> bytes = imageBytes(*r.asset, index);  // resolved by the loader: no file opened here
+  Expected<std::span<const uint8_t>> bytes =
+      imageBytes(*r.asset, index);  // resolved by the loader: no file opened here
   if (!bytes) return bytes.error();
   Expected<DecodedImage> decoded = decodeImage(*bytes);
   if (!decoded) {
     return fail(decoded.error().code, "images[" + std::to_string(index) + "]: " + decoded.error().message);
   }
-  Expected<GpuImage> image = uploadImage(*r.ctx, decoded->width, decoded->height,
-                                                  srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM,
-                                                  decoded->rgba.data(), decoded->rgba.size());
+  Expected<GpuImage> image =
+      uploadImage(*r.ctx, decoded->width, decoded->height, srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM,
+                  decoded->rgba.data(), decoded->rgba.size());
   if (!image) return image.error();
   slot = *image;
   return &slot;
@@ -103,7 +110,8 @@ Status createMaterials(Renderer& r) {
     gpu.alpha = mat.alpha_mode;
     gpu.double_sided = mat.double_sided;
     rs::MaterialUniforms u{};
-    u.base_color_factor = {mat.base_color_factor[0], mat.base_color_factor[1], mat.base_color_factor[2], mat.base_color_factor[3]};
+    u.base_color_factor = {mat.base_color_factor[0], mat.base_color_factor[1], mat.base_color_factor[2],
+                           mat.base_color_factor[3]};
     u.emissive_factor = {mat.emissive_factor[0], mat.emissive_factor[1], mat.emissive_factor[2], mat.alpha_cutoff};
     u.metallic_factor = mat.metallic_factor;
     u.roughness_factor = mat.roughness_factor;
@@ -119,7 +127,8 @@ Status createMaterials(Renderer& r) {
     const bool srgb[5] = {true, false, false, false, true};
     VkDescriptorImageInfo images[5];
     for (int i = 0; i < 5; ++i) {
-      images[i] = {r.materials.samplers.back(), i == 2 ? r.materials.flat_normal.view : r.materials.white.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+      images[i] = {r.materials.samplers.back(), i == 2 ? r.materials.flat_normal.view : r.materials.white.view,
+                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       const TextureRef& ref = *refs[i];
       const std::array<float, 6> t = textureTransformMatrix(ref);
       u.uv_transform[2 * i] = {t[0], t[1], t[2], 0};
@@ -137,7 +146,8 @@ Status createMaterials(Renderer& r) {
         continue;
       }
       const uint32_t sampler = asset.textures[ref.texture].sampler;
-      images[i] = {sampler != kNone && sampler < asset.samplers.size() ? r.materials.samplers[sampler] : r.materials.samplers.back(),
+      images[i] = {sampler != kNone && sampler < asset.samplers.size() ? r.materials.samplers[sampler]
+                                                                       : r.materials.samplers.back(),
                    (*image)->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       u.texture_flags |= flags[i];
       if (set == 1) u.texcoord_sets |= 1u << i;
@@ -152,13 +162,24 @@ Status createMaterials(Renderer& r) {
     alloc.descriptorPool = r.pool;
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &r.mesh_program.material_layout;
-    if (Status s = checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &gpu.set), "vkAllocateDescriptorSets(material)"); !s) return s;
+    if (Status s =
+            checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &gpu.set), "vkAllocateDescriptorSets(material)");
+        !s)
+      return s;
     VkDescriptorBufferInfo buffer{gpu.ubo.buffer, 0, sizeof u};
     VkWriteDescriptorSet writes[6];
-    writes[0] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, gpu.set, MSH_BINDING_MATERIAL, 0, 1,
-                 VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer, nullptr};
+    writes[0] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                 nullptr,
+                 gpu.set,
+                 MSH_BINDING_MATERIAL,
+                 0,
+                 1,
+                 VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                 nullptr,
+                 &buffer,
+                 nullptr};
     for (uint32_t i = 0; i < 5; ++i) {
-      writes[i + 1] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, gpu.set, i + 1, 0, 1,
+      writes[i + 1] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,    nullptr,    gpu.set, i + 1,  0, 1,
                        VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &images[i], nullptr, nullptr};
     }
     vkUpdateDescriptorSets(r.ctx->device, 6, writes, 0, nullptr);

@@ -34,9 +34,12 @@ bool writeMorphWeights(std::span<uint8_t> bytes, std::span<const float> weights)
 
 const char* morphPathName(MorphPath path) {
   switch (path) {
-    case MorphPath::kVertex: return "vertex";
-    case MorphPath::kCompute: return "compute";
-    case MorphPath::kAuto: return "auto";
+    case MorphPath::kVertex:
+      return "vertex";
+    case MorphPath::kCompute:
+      return "compute";
+    case MorphPath::kAuto:
+      return "auto";
   }
   return "auto";
 }

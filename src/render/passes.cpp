@@ -20,8 +20,14 @@ constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 // A depth-only pass (shadow map, depth prepass): one cleared depth attachment left in `final_layout`.
 Status createDepthOnlyPass(VkDevice device, VkImageLayout final_layout, const VkSubpassDependency (&deps)[2],
                            const char* where, VkRenderPass& out) {
-  VkAttachmentDescription a{0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-                            VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+  VkAttachmentDescription a{0,
+                            kDepthFormat,
+                            VK_SAMPLE_COUNT_1_BIT,
+                            VK_ATTACHMENT_LOAD_OP_CLEAR,
+                            VK_ATTACHMENT_STORE_OP_STORE,
+                            VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                            VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                            VK_IMAGE_LAYOUT_UNDEFINED,
                             final_layout};
   VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
   VkSubpassDescription sub{};
@@ -38,15 +44,17 @@ Status createDepthOnlyPass(VkDevice device, VkImageLayout final_layout, const Vk
 }
 
 Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderTargets& t) {
-  const VkPipelineStageFlags tests = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
-  const VkAccessFlags depth_rw = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  const VkPipelineStageFlags tests =
+      VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  const VkAccessFlags depth_rw =
+      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
   // Shadow: sampled by the color pass afterwards.
   const VkSubpassDependency shadow_deps[2] = {
       {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, tests, 0, depth_rw, 0},
-      {0, VK_SUBPASS_EXTERNAL, tests, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-       VK_ACCESS_SHADER_READ_BIT, 0}};
-  if (Status s = createDepthOnlyPass(device, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, shadow_deps, "vkCreateRenderPass(shadow)",
-                                     t.shadow_pass);
+      {0, VK_SUBPASS_EXTERNAL, tests, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+       VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, 0}};
+  if (Status s = createDepthOnlyPass(device, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, shadow_deps,
+                                     "vkCreateRenderPass(shadow)", t.shadow_pass);
       !s) {
     return s;
   }
@@ -65,8 +73,8 @@ Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderT
          VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
         {0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT,
-         options.depth_prepass ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_DONT_CARE,
-         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+         options.depth_prepass ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
+         VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE,
          options.depth_prepass ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED,
          VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL}};
     VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
@@ -80,7 +88,8 @@ Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderT
         {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
          VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
          VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | depth_rw, 0},
-        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests, VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
+        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests,
+         VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
          VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
          VK_ACCESS_TRANSFER_READ_BIT | depth_rw, 0}};
     VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
@@ -90,13 +99,14 @@ Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderT
     info.pSubpasses = &sub;
     info.dependencyCount = 2;
     info.pDependencies = deps;
-    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.color_pass), "vkCreateRenderPass(color)"); !s) return s;
+    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.color_pass), "vkCreateRenderPass(color)"); !s)
+      return s;
   }
   return Ok{};
 }
 
-Status createFramebuffer(VkDevice device, VkRenderPass pass, std::initializer_list<VkImageView> views, uint32_t w, uint32_t h,
-                         VkFramebuffer& out) {
+Status createFramebuffer(VkDevice device, VkRenderPass pass, std::initializer_list<VkImageView> views, uint32_t w,
+                         uint32_t h, VkFramebuffer& out) {
   VkFramebufferCreateInfo info{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   info.renderPass = pass;
   info.attachmentCount = uint32_t(views.size());
@@ -110,19 +120,19 @@ Status createFramebuffer(VkDevice device, VkRenderPass pass, std::initializer_li
 }  // namespace
 
 Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTargets& t) {
-  Expected<GpuImage> color = createImage(ctx, o.width, o.height, kColorFormat,
-                                                  VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                                  VK_IMAGE_ASPECT_COLOR_BIT);
+  Expected<GpuImage> color =
+      createImage(ctx, o.width, o.height, kColorFormat,
+                  VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
   if (!color) return color.error();
   t.color = *color;
   Expected<GpuImage> depth = createImage(ctx, o.width, o.height, kDepthFormat,
-                                                  VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
+                                         VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
   if (!depth) return depth.error();
   t.depth = *depth;
   t.shadow_size = o.shadows ? o.shadow_size : 1;
-  Expected<GpuImage> shadow = createImage(ctx, t.shadow_size, t.shadow_size, kDepthFormat,
-                                                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
-                                                   VK_IMAGE_ASPECT_DEPTH_BIT);
+  Expected<GpuImage> shadow =
+      createImage(ctx, t.shadow_size, t.shadow_size, kDepthFormat,
+                  VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
   if (!shadow) return shadow.error();
   t.shadow = *shadow;
   // Readback rows padded to 256 bytes: the copy honours an explicit row pitch (bufferRowLength) and the CPU
@@ -132,11 +142,18 @@ Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTar
   if (!readback) return readback.error();
   t.readback = *readback;
   if (Status s = createRenderPasses(ctx.device, o, t); !s) return s;
-  if (Status s = createFramebuffer(ctx.device, t.shadow_pass, {t.shadow.view}, t.shadow_size, t.shadow_size, t.shadow_fb); !s) return s;
+  if (Status s =
+          createFramebuffer(ctx.device, t.shadow_pass, {t.shadow.view}, t.shadow_size, t.shadow_size, t.shadow_fb);
+      !s)
+    return s;
   if (o.depth_prepass) {
-    if (Status s = createFramebuffer(ctx.device, t.depth_pass, {t.depth.view}, o.width, o.height, t.depth_fb); !s) return s;
+    if (Status s = createFramebuffer(ctx.device, t.depth_pass, {t.depth.view}, o.width, o.height, t.depth_fb); !s)
+      return s;
   }
-  if (Status s = createFramebuffer(ctx.device, t.color_pass, {t.color.view, t.depth.view}, o.width, o.height, t.color_fb); !s) return s;
+  if (Status s =
+          createFramebuffer(ctx.device, t.color_pass, {t.color.view, t.depth.view}, o.width, o.height, t.color_fb);
+      !s)
+    return s;
 
   VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   info.magFilter = info.minFilter = VK_FILTER_LINEAR;
@@ -146,7 +163,8 @@ Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTar
   info.compareEnable = VK_TRUE;
   info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
   info.maxLod = 0.0f;
-  if (Status s = checkVk(vkCreateSampler(ctx.device, &info, nullptr, &t.shadow_sampler), "vkCreateSampler(shadow)"); !s) return s;
+  if (Status s = checkVk(vkCreateSampler(ctx.device, &info, nullptr, &t.shadow_sampler), "vkCreateSampler(shadow)"); !s)
+    return s;
   if (ctx.info.timestamps) {
     VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     q.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -155,7 +173,6 @@ Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTar
   }
   return Ok{};
 }
-
 
 void destroyRenderTargets(VulkanContext& ctx, RenderTargets& t) {
   VkDevice device = ctx.device;
@@ -206,7 +223,8 @@ void recordPasses(VkCommandBuffer cmd, const RenderTargets& t, const RenderOptio
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t.queries, 0);
   }
   // The shadow map is cleared even when shadows are off: the color pass samples it.
-  depthOnlyPass(cmd, t.shadow_pass, t.shadow_fb, Pass::kShadow, t.shadow_size, t.shadow_size, options.shadows ? &draw : nullptr);
+  depthOnlyPass(cmd, t.shadow_pass, t.shadow_fb, Pass::kShadow, t.shadow_size, t.shadow_size,
+                options.shadows ? &draw : nullptr);
   if (options.depth_prepass) depthOnlyPass(cmd, t.depth_pass, t.depth_fb, Pass::kDepth, w, h, &draw);
   VkClearValue clears[2]{};
   std::memcpy(clears[0].color.float32, options.background, sizeof(float) * 4);
@@ -232,7 +250,8 @@ void recordPasses(VkCommandBuffer cmd, const RenderTargets& t, const RenderOptio
   barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
-                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
   if (t.queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t.queries, 1);
 }
 
@@ -246,7 +265,9 @@ std::vector<uint8_t> readbackPixels(const RenderTargets& t, uint32_t w, uint32_t
 // ---- Frame uniforms: camera and light ----
 namespace {
 
-void copyMat(rs::mat4& dst, const Mat4& src) { std::memcpy(dst.m, src.m.data(), sizeof dst.m); }
+void copyMat(rs::mat4& dst, const Mat4& src) {
+  std::memcpy(dst.m, src.m.data(), sizeof dst.m);
+}
 
 Mat4 lookAt(Vec3 eye, Vec3 target, Vec3 up) {
   const Vec3 f = normalize(target - eye);
@@ -291,7 +312,8 @@ void writeFrameUniforms(FrameResources& resources, const RenderOptions& options,
                         const Bounds& bounds) {
   const float aspect = float(options.width) / float(options.height);
   rs::FrameUniforms frame{};
-  copyMat(frame.view_proj, perspective(camera.yfov, aspect, camera.znear, camera.zfar) * lookAt(camera.eye, camera.target, camera.up));
+  copyMat(frame.view_proj,
+          perspective(camera.yfov, aspect, camera.znear, camera.zfar) * lookAt(camera.eye, camera.target, camera.up));
   const Vec3 light_dir = normalize(Vec3{-0.45f, 1.0f, 0.65f});
   Vec3 center{0, 0, 0};
   float radius = 1.0f;

@@ -29,20 +29,21 @@ class ComputePath final : public DeformPath {
   struct DrawState {
     MeshDraw mesh;
     GpuInstanceDesc desc;
-    GpuBufferRange output;        // where the batch writes this draw's vertices (batch instance = draw index)
-    std::vector<float> weights;   // this frame's, kept alive for the job
+    GpuBufferRange output;       // where the batch writes this draw's vertices (batch instance = draw index)
+    std::vector<float> weights;  // this frame's, kept alive for the job
     std::vector<DMat4> joints;
   };
   std::vector<GpuPrimitive*> primitives_;  // static data, one per shared primitive
   std::vector<DrawState> draws_;
-  std::vector<GpuInstanceState> states_;   // the job's input, one per draw
+  std::vector<GpuInstanceState> states_;  // the job's input, one per draw
   GpuBatch* batch_ = nullptr;
 };
 
 Status ComputePath::addPrimitive(Renderer& r, uint32_t index) {
   const PrimitiveData& data = r.prepared.primitives[r.primitives[index].data];
   Expected<GpuPrimitive*> uploaded = uploadGpuPrimitive(*r.ctx, data);
-  if (!uploaded) return fail(uploaded.error().code, primitiveName(data.mesh, data.primitive) + ": " + uploaded.error().message);
+  if (!uploaded)
+    return fail(uploaded.error().code, primitiveName(data.mesh, data.primitive) + ": " + uploaded.error().message);
   primitives_.push_back(*uploaded);
   return Ok{};
 }
@@ -105,6 +106,8 @@ void ComputePath::destroy(VulkanContext& ctx) {
 
 }  // namespace
 
-std::unique_ptr<DeformPath> makeComputePath() { return std::make_unique<ComputePath>(); }
+std::unique_ptr<DeformPath> makeComputePath() {
+  return std::make_unique<ComputePath>();
+}
 
 }  // namespace morphkit

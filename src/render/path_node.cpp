@@ -21,13 +21,14 @@ class NodePath final : public DeformPath {
   Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) override;
   Expected<PipelineStages> stages(Renderer&, const Draw&, Pass pass) override {
     // A vertex module per pipeline; no specialization constants (node.features is a uniform).
-    const NodePipeline pipeline = pass == Pass::kColor ? NodePipeline::kColor
-                                  : pass == Pass::kDepth ? NodePipeline::kDepth : NodePipeline::kShadow;
+    const NodePipeline pipeline = pass == Pass::kColor   ? NodePipeline::kColor
+                                  : pass == Pass::kDepth ? NodePipeline::kDepth
+                                                         : NodePipeline::kShadow;
     return PipelineStages{program_.vertex[uint32_t(pipeline)], program_.fragment, program_.layout, false};
   }
   void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass) const override {
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, program_.layout, kNodeMaterialSet, 1, &draws_[draw].set, 0,
-                            nullptr);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, program_.layout, kNodeMaterialSet, 1,
+                            &draws_[draw].set, 0, nullptr);
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(cmd, 0, 1, &r.primitives[r.draws[draw].primitive].vertices.buffer, &offset);
   }
@@ -35,7 +36,7 @@ class NodePath final : public DeformPath {
 
  private:
   struct DrawState {
-    VkDescriptorSet set = VK_NULL_HANDLE;  // the node program's one set
+    VkDescriptorSet set = VK_NULL_HANDLE;    // the node program's one set
     NodeDrawResources* resources = nullptr;  // the feature buffers
     GpuBuffer ubo;                           // the node uniform block
     GpuBuffer joints;                        // float joint matrices, skinned draws
@@ -81,15 +82,18 @@ Status NodePath::addDraw(Renderer& r, uint32_t index) {
   DrawState& state = draws_.emplace_back();
   const PosePrepared::Instance& inst = r.prepared.instances[d.instance];
   if (d.skin != kNone) {
-    Expected<GpuBuffer> joints = createBuffer(*r.ctx, sizeof(float) * 16 * r.asset->skins[d.skin].joints.size(), MemoryUse::kUpload);
+    Expected<GpuBuffer> joints =
+        createBuffer(*r.ctx, sizeof(float) * 16 * r.asset->skins[d.skin].joints.size(), MemoryUse::kUpload);
     if (!joints) return joints.error();
     state.joints = *joints;
   }
-  Expected<NodeDrawResources*> resources =
-      createNodeDrawResources(*device_, material_, r.prepared.primitives[inst.data], r.asset->meshes[inst.mesh].weights);
-  if (!resources) return fail(resources.error().code, primitiveName(inst.mesh, inst.primitive) + ": " + resources.error().message);
+  Expected<NodeDrawResources*> resources = createNodeDrawResources(
+      *device_, material_, r.prepared.primitives[inst.data], r.asset->meshes[inst.mesh].weights);
+  if (!resources)
+    return fail(resources.error().code, primitiveName(inst.mesh, inst.primitive) + ": " + resources.error().message);
   state.resources = *resources;
-  Expected<GpuBuffer> ubo = createBuffer(*r.ctx, material_.uniform_block_bytes, MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+  Expected<GpuBuffer> ubo =
+      createBuffer(*r.ctx, material_.uniform_block_bytes, MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
   if (!ubo) return ubo.error();
   state.ubo = *ubo;
   std::memset(state.ubo.mapped, 0, material_.uniform_block_bytes);
@@ -97,7 +101,9 @@ Status NodePath::addDraw(Renderer& r, uint32_t index) {
   alloc.descriptorPool = r.pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &program_.set_layout;
-  if (Status s = checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &state.set), "vkAllocateDescriptorSets(node)"); !s) return s;
+  if (Status s = checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &state.set), "vkAllocateDescriptorSets(node)");
+      !s)
+    return s;
   return writeSet(r, d, state);
 }
 
@@ -113,8 +119,16 @@ Status NodePath::writeSet(Renderer& r, const Draw& d, DrawState& state) {
   std::string missing;
   for (size_t i = 0; i < bindings.size(); ++i) {
     const NodeBinding& b = bindings[i];
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, state.set, b.binding, 0, 1, nodeDescriptorType(b.kind),
-                           nullptr, nullptr, nullptr};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                           nullptr,
+                           state.set,
+                           b.binding,
+                           0,
+                           1,
+                           nodeDescriptorType(b.kind),
+                           nullptr,
+                           nullptr,
+                           nullptr};
     auto useBuffer = [&](VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range) {
       buffers[i] = {buffer, offset, range};
       w.pBufferInfo = &buffers[i];
@@ -161,7 +175,8 @@ Status NodePath::writeSet(Renderer& r, const Draw& d, DrawState& state) {
   }
   vkUpdateDescriptorSets(r.ctx->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
   if (!missing.empty()) {
-    return fail(Error::kInvalidArgument, primitiveName(inst.mesh, inst.primitive) + ": node binding '" + missing + "' has no resource");
+    return fail(Error::kInvalidArgument,
+                primitiveName(inst.mesh, inst.primitive) + ": node binding '" + missing + "' has no resource");
   }
   return Ok{};
 }

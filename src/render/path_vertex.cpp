@@ -35,9 +35,9 @@ class VertexPath final : public DeformPath {
 
  private:
   struct PrimitiveState {
-    GpuBuffer skin;              // the skin stream (packSkin), when the primitive has JOINTS_0/WEIGHTS_0
-    GpuImage morph_texture;   // the band texture, when it has targets
-    MorphTextureLayout layout;   // of morph_texture: 2 bands per target (seed) or 3 with tangent deltas
+    GpuBuffer skin;             // the skin stream (packSkin), when the primitive has JOINTS_0/WEIGHTS_0
+    GpuImage morph_texture;     // the band texture, when it has targets
+    MorphTextureLayout layout;  // of morph_texture: 2 bands per target (seed) or 3 with tangent deltas
   };
   struct DrawState {
     MeshDraw mesh;
@@ -65,11 +65,12 @@ Status VertexPath::addPrimitive(Renderer& r, uint32_t index) {
   const uint32_t bands = gpu.tangent_deltas ? 3 : 2;
   Expected<MorphTextureLayout> layout =
       morphTextureLayout(gpu.vertex_count, gpu.target_count, bands, r.ctx->properties.limits.maxImageDimension2D);
-  if (!layout) return fail(layout.error().code, primitiveName(data.mesh, data.primitive) + ": " + layout.error().message);
+  if (!layout)
+    return fail(layout.error().code, primitiveName(data.mesh, data.primitive) + ": " + layout.error().message);
   state.layout = *layout;
   std::vector<float> texels = packMorphTexture(data, *layout);
   Expected<GpuImage> image = uploadImage(*r.ctx, layout->tex_width, layout->height, VK_FORMAT_R32G32B32A32_SFLOAT,
-                                                  texels.data(), texels.size() * 4);
+                                         texels.data(), texels.size() * 4);
   if (!image) return image.error();
   state.morph_texture = *image;
   return Ok{};
@@ -105,7 +106,8 @@ Status VertexPath::addDraw(Renderer& r, uint32_t index) {
     const bool list = (d.features & MSH_MORPH_ACTIVE_LIST) != 0;
     const VkDeviceSize bytes = list ? sizeof(rs::MorphActiveHeader) + sizeof(rs::MorphActiveEntry) * prim.target_count
                                     : sizeof(rs::MorphUniforms);
-    Expected<GpuBuffer> morph = createBuffer(*r.ctx, bytes, MemoryUse::kUpload, list ? 0 : VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+    Expected<GpuBuffer> morph =
+        createBuffer(*r.ctx, bytes, MemoryUse::kUpload, list ? 0 : VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
     if (!morph) return morph.error();
     state.morph = *morph;
     auto* bytes_ptr = static_cast<uint8_t*>(state.morph.mapped);
@@ -120,7 +122,8 @@ Status VertexPath::addDraw(Renderer& r, uint32_t index) {
       initMorphUniform(std::span<uint8_t>(bytes_ptr, sizeof(rs::MorphUniforms)), pstate.layout, w);
     }
     bindings.push_back({VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_NULL_HANDLE, pstate.morph_texture.view});
-    bindings.push_back({list ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, state.morph.buffer, VK_NULL_HANDLE});
+    bindings.push_back({list ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                        state.morph.buffer, VK_NULL_HANDLE});
   }
   return createMeshDraw(r, d.layout_bits, bindings, state.mesh);
 }
@@ -129,18 +132,22 @@ Status VertexPath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& fram
   const Draw& d = r.draws[index];
   DrawState& state = draws_[index];
   const bool skinned = d.skin != kNone;  // skinned vertices are in world space already
-  writeObjectUniforms(state.mesh, skinned ? Mat4{} : frame.world_float, skinned ? Mat4{} : normalMatrix(frame.world_float),
-                      d.features, r.primitives[d.primitive].influence_sets);
-  if (d.features & MSH_HAS_SKIN) std::memcpy(state.joints.mapped, frame.joints_float.data(), frame.joints_float.size_bytes());
+  writeObjectUniforms(state.mesh, skinned ? Mat4{} : frame.world_float,
+                      skinned ? Mat4{} : normalMatrix(frame.world_float), d.features,
+                      r.primitives[d.primitive].influence_sets);
+  if (d.features & MSH_HAS_SKIN)
+    std::memcpy(state.joints.mapped, frame.joints_float.data(), frame.joints_float.size_bytes());
   if (d.features & MSH_MORPH_ACTIVE_LIST) {
     auto* bytes = static_cast<uint8_t*>(state.morph.mapped);
     // The buffer holds target_count entries after the header (prepare); the one active rule fills them.
     auto* entries = reinterpret_cast<ActiveTarget*>(bytes + sizeof(rs::MorphActiveHeader));
-    const uint32_t count = buildActiveTargets(frame.weights, 0.0f, std::span<ActiveTarget>(entries, frame.weights.size()));
+    const uint32_t count =
+        buildActiveTargets(frame.weights, 0.0f, std::span<ActiveTarget>(entries, frame.weights.size()));
     std::memcpy(bytes, &count, sizeof count);  // header.count; the layout fields never change
   } else if (d.features & MSH_HAS_MORPH_TARGETS) {
     // Seed 000 per-frame update: the first 16 bytes (vec4 weights) only.
-    writeMorphWeights(std::span<uint8_t>(static_cast<uint8_t*>(state.morph.mapped), sizeof(rs::MorphUniforms)), frame.weights);
+    writeMorphWeights(std::span<uint8_t>(static_cast<uint8_t*>(state.morph.mapped), sizeof(rs::MorphUniforms)),
+                      frame.weights);
   }
   return Ok{};
 }
@@ -161,6 +168,8 @@ void VertexPath::destroy(VulkanContext& ctx) {
 
 }  // namespace
 
-std::unique_ptr<DeformPath> makeVertexPath() { return std::make_unique<VertexPath>(); }
+std::unique_ptr<DeformPath> makeVertexPath() {
+  return std::make_unique<VertexPath>();
+}
 
 }  // namespace morphkit

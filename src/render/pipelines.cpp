@@ -21,12 +21,18 @@ namespace {
 
 VkPrimitiveTopology topologyOf(PrimitiveMode mode) {
   switch (mode) {
-    case PrimitiveMode::kPoints: return VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
-    case PrimitiveMode::kLines: return VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
-    case PrimitiveMode::kLineStrip: return VK_PRIMITIVE_TOPOLOGY_LINE_STRIP;
-    case PrimitiveMode::kTriangleStrip: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
-    case PrimitiveMode::kTriangleFan: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_FAN;
-    default: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    case PrimitiveMode::kPoints:
+      return VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+    case PrimitiveMode::kLines:
+      return VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
+    case PrimitiveMode::kLineStrip:
+      return VK_PRIMITIVE_TOPOLOGY_LINE_STRIP;
+    case PrimitiveMode::kTriangleStrip:
+      return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
+    case PrimitiveMode::kTriangleFan:
+      return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_FAN;
+    default:
+      return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
   }
 }
 
@@ -36,33 +42,47 @@ struct ShaderWords {
 };
 ShaderWords vertexShader(uint32_t layout_bits) {
   switch (layout_bits) {
-    case 0: return {gpu::spirv::kMeshVert0, sizeof gpu::spirv::kMeshVert0};
-    case 8: return {gpu::spirv::kMeshVert8, sizeof gpu::spirv::kMeshVert8};
-    case 16: return {gpu::spirv::kMeshVert16, sizeof gpu::spirv::kMeshVert16};
-    case 24: return {gpu::spirv::kMeshVert24, sizeof gpu::spirv::kMeshVert24};
-    case 40: return {gpu::spirv::kMeshVert40, sizeof gpu::spirv::kMeshVert40};
-    default: return {gpu::spirv::kMeshVert56, sizeof gpu::spirv::kMeshVert56};
+    case 0:
+      return {gpu::spirv::kMeshVert0, sizeof gpu::spirv::kMeshVert0};
+    case 8:
+      return {gpu::spirv::kMeshVert8, sizeof gpu::spirv::kMeshVert8};
+    case 16:
+      return {gpu::spirv::kMeshVert16, sizeof gpu::spirv::kMeshVert16};
+    case 24:
+      return {gpu::spirv::kMeshVert24, sizeof gpu::spirv::kMeshVert24};
+    case 40:
+      return {gpu::spirv::kMeshVert40, sizeof gpu::spirv::kMeshVert40};
+    default:
+      return {gpu::spirv::kMeshVert56, sizeof gpu::spirv::kMeshVert56};
   }
 }
 
 Status createDescriptorLayouts(VkDevice device, MeshProgram& p) {
   {
     VkDescriptorSetLayoutBinding b[2] = {
-        {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+         VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
         {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     info.bindingCount = 2;
     info.pBindings = b;
-    if (Status s = checkVk(vkCreateDescriptorSetLayout(device, &info, nullptr, &p.frame_layout), "vkCreateDescriptorSetLayout"); !s) return s;
+    if (Status s = checkVk(vkCreateDescriptorSetLayout(device, &info, nullptr, &p.frame_layout),
+                           "vkCreateDescriptorSetLayout");
+        !s)
+      return s;
   }
   {
     VkDescriptorSetLayoutBinding b[6];
     b[0] = {MSH_BINDING_MATERIAL, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-    for (uint32_t i = 1; i < 6; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+    for (uint32_t i = 1; i < 6; ++i)
+      b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     info.bindingCount = 6;
     info.pBindings = b;
-    if (Status s = checkVk(vkCreateDescriptorSetLayout(device, &info, nullptr, &p.material_layout), "vkCreateDescriptorSetLayout"); !s) return s;
+    if (Status s = checkVk(vkCreateDescriptorSetLayout(device, &info, nullptr, &p.material_layout),
+                           "vkCreateDescriptorSetLayout");
+        !s)
+      return s;
   }
   return Ok{};
 }
@@ -79,9 +99,10 @@ std::vector<VkDescriptorSetLayoutBinding> meshBindings(uint32_t layout_bits) {
   }
   if (layout_bits & MSH_HAS_MORPH_TARGETS) {
     b.push_back({next++, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr});
-    b.push_back({next++,
-                 (layout_bits & MSH_MORPH_ACTIVE_LIST) ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr});
+    b.push_back(
+        {next++,
+         (layout_bits & MSH_MORPH_ACTIVE_LIST) ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+         1, VK_SHADER_STAGE_VERTEX_BIT, nullptr});
   }
   return b;
 }
@@ -95,7 +116,9 @@ Expected<VkPipelineLayout> meshPipelineLayout(VulkanContext& ctx, MeshProgram& p
   info.bindingCount = uint32_t(bindings.size());
   info.pBindings = bindings.data();
   VkDescriptorSetLayout mesh = VK_NULL_HANDLE;
-  if (Status s = checkVk(vkCreateDescriptorSetLayout(ctx.device, &info, nullptr, &mesh), "vkCreateDescriptorSetLayout"); !s) return s.error();
+  if (Status s = checkVk(vkCreateDescriptorSetLayout(ctx.device, &info, nullptr, &mesh), "vkCreateDescriptorSetLayout");
+      !s)
+    return s.error();
   p.mesh_layouts[layout_bits] = mesh;
   VkDescriptorSetLayout sets[3] = {p.frame_layout, mesh, p.material_layout};
   VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT, 0, 4};
@@ -105,7 +128,8 @@ Expected<VkPipelineLayout> meshPipelineLayout(VulkanContext& ctx, MeshProgram& p
   layout.pushConstantRangeCount = 1;
   layout.pPushConstantRanges = &push;
   VkPipelineLayout out = VK_NULL_HANDLE;
-  if (Status s = checkVk(vkCreatePipelineLayout(ctx.device, &layout, nullptr, &out), "vkCreatePipelineLayout"); !s) return s.error();
+  if (Status s = checkVk(vkCreatePipelineLayout(ctx.device, &layout, nullptr, &out), "vkCreatePipelineLayout"); !s)
+    return s.error();
   p.pipeline_layouts[layout_bits] = out;
   return out;
 }
@@ -117,14 +141,16 @@ Expected<VkShaderModule> shaderModule(VkDevice device, ShaderWords words) {
   info.codeSize = words.bytes;
   info.pCode = words.words;
   VkShaderModule module = VK_NULL_HANDLE;
-  if (Status s = checkVk(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule"); !s) return s.error();
+  if (Status s = checkVk(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule"); !s)
+    return s.error();
   return module;
 }
 
-
 }  // namespace
 
-Status createMeshProgram(VulkanContext& ctx, MeshProgram& program) { return createDescriptorLayouts(ctx.device, program); }
+Status createMeshProgram(VulkanContext& ctx, MeshProgram& program) {
+  return createDescriptorLayouts(ctx.device, program);
+}
 
 Expected<PipelineStages> meshStages(VulkanContext& ctx, MeshProgram& p, uint32_t layout_bits) {
   if (!p.vertex_modules.count(layout_bits)) {
@@ -154,19 +180,24 @@ void destroyMeshProgram(VulkanContext& ctx, MeshProgram& p) {
 }
 
 Status createFrameResources(Renderer& r) {
-  Expected<GpuBuffer> ubo = createBuffer(*r.ctx, sizeof(rs::FrameUniforms), MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+  Expected<GpuBuffer> ubo =
+      createBuffer(*r.ctx, sizeof(rs::FrameUniforms), MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
   if (!ubo) return ubo.error();
   r.frame.ubo = *ubo;
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = r.pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &r.mesh_program.frame_layout;
-  if (Status s = checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &r.frame.set), "vkAllocateDescriptorSets(frame)"); !s) return s;
+  if (Status s =
+          checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &r.frame.set), "vkAllocateDescriptorSets(frame)");
+      !s)
+    return s;
   VkDescriptorBufferInfo buffer{r.frame.ubo.buffer, 0, sizeof(rs::FrameUniforms)};
-  VkDescriptorImageInfo shadow{r.targets.shadow_sampler, r.targets.shadow.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorImageInfo shadow{r.targets.shadow_sampler, r.targets.shadow.view,
+                               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkWriteDescriptorSet writes[2] = {
-      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_FRAME, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-       nullptr, &buffer, nullptr},
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_FRAME, 0, 1,
+       VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer, nullptr},
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_SHADOW_MAP, 0, 1,
        VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &shadow, nullptr, nullptr}};
   vkUpdateDescriptorSets(r.ctx->device, 2, writes, 0, nullptr);
@@ -177,7 +208,8 @@ Status createFrameResources(Renderer& r) {
 Status createMeshDraw(Renderer& r, uint32_t layout_bits, std::span<const MeshBinding> bindings, MeshDraw& out) {
   Expected<VkPipelineLayout> layout = meshPipelineLayout(*r.ctx, r.mesh_program, layout_bits);  // makes the set layout
   if (!layout) return layout.error();
-  Expected<GpuBuffer> object = createBuffer(*r.ctx, sizeof(rs::ObjectUniforms), MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+  Expected<GpuBuffer> object =
+      createBuffer(*r.ctx, sizeof(rs::ObjectUniforms), MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
   if (!object) return object.error();
   out.object = *object;
   std::memset(out.object.mapped, 0, sizeof(rs::ObjectUniforms));
@@ -185,7 +217,9 @@ Status createMeshDraw(Renderer& r, uint32_t layout_bits, std::span<const MeshBin
   alloc.descriptorPool = r.pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &r.mesh_program.mesh_layouts[layout_bits];
-  if (Status s = checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &out.set), "vkAllocateDescriptorSets(mesh)"); !s) return s;
+  if (Status s = checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &out.set), "vkAllocateDescriptorSets(mesh)");
+      !s)
+    return s;
   // The seed's "bind group creation": the entries present with the features, in slot order.
   std::vector<VkDescriptorBufferInfo> buffers(bindings.size() + 1);
   std::vector<VkDescriptorImageInfo> images(bindings.size() + 1);
@@ -195,7 +229,8 @@ Status createMeshDraw(Renderer& r, uint32_t layout_bits, std::span<const MeshBin
                     VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffers[0], nullptr});
   for (uint32_t i = 0; i < bindings.size(); ++i) {
     const MeshBinding& b = bindings[i];
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, out.set, i + 1, 0, 1, b.type, nullptr, nullptr, nullptr};
+    VkWriteDescriptorSet w{
+        VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, out.set, i + 1, 0, 1, b.type, nullptr, nullptr, nullptr};
     if (b.type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE) {
       images[i + 1] = {VK_NULL_HANDLE, b.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       w.pImageInfo = &images[i + 1];
@@ -214,7 +249,8 @@ void destroyMeshDraw(VulkanContext& ctx, MeshDraw& draw) {
   draw = MeshDraw{};
 }
 
-void writeObjectUniforms(MeshDraw& draw, const Mat4& model, const Mat4& normal_matrix, uint32_t features, uint32_t skin_sets) {
+void writeObjectUniforms(MeshDraw& draw, const Mat4& model, const Mat4& normal_matrix, uint32_t features,
+                         uint32_t skin_sets) {
   rs::ObjectUniforms object{};
   std::memcpy(object.model.m, model.m.data(), sizeof object.model.m);
   std::memcpy(object.normal_matrix.m, normal_matrix.m.data(), sizeof object.normal_matrix.m);
@@ -243,8 +279,9 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass) {
   const MaterialGpu& mat = r.materials.materials[d.material];
   const PrimitiveMode mode = r.prepared.primitives[prim.data].mode;
   const VertexFormat& f = prim.format;
-  const uint32_t key_words[] = {d.features, uint32_t(pass), uint32_t(mat.alpha), mat.double_sided, d.flip, uint32_t(mode),
-                                f.stride, f.normal, f.tangent, f.extra, f.texcoord_sets};
+  const uint32_t key_words[] = {
+      d.features, uint32_t(pass), uint32_t(mat.alpha), mat.double_sided, d.flip,         uint32_t(mode),
+      f.stride,   f.normal,       f.tangent,           f.extra,          f.texcoord_sets};
   std::string key(reinterpret_cast<const char*>(key_words), sizeof key_words);
   if (auto it = r.pipelines.pipelines.find(key); it != r.pipelines.pipelines.end()) return it->second;
 
@@ -307,7 +344,8 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass) {
     ds.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
     // With a prepass, opaque depth is final already; blended surfaces never write depth.
     ds.depthWriteEnable = mat.alpha == AlphaMode::kBlend || (r.options.depth_prepass && mat.alpha == AlphaMode::kOpaque)
-                              ? VK_FALSE : VK_TRUE;
+                              ? VK_FALSE
+                              : VK_TRUE;
   }
   VkPipelineColorBlendAttachmentState blend{};
   blend.colorWriteMask = 0xF;
@@ -343,7 +381,7 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass) {
   info.renderPass = renderPassFor(r.targets, pass);
   VkPipeline pipeline = VK_NULL_HANDLE;
   if (Status s = checkVk(vkCreateGraphicsPipelines(r.ctx->device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
-                       "vkCreateGraphicsPipelines");
+                         "vkCreateGraphicsPipelines");
       !s) {
     return s.error();
   }

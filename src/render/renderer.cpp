@@ -25,7 +25,9 @@ Status checkVk(VkResult r, const char* where) {
 
 namespace {
 
-double msSince(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 float determinant3(const Mat4& m) {
   return m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) - m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0)) +
@@ -45,14 +47,16 @@ Status createPrimitives(Renderer& r) {
     if (data.vertex_count == 0) return fail(Error::kInvalidArgument, where + ": no vertices");
     PackedVertices packed = packVertices(data);
     gpu.format = packed.format;
-    Expected<GpuBuffer> vb = createBuffer(*r.ctx, packed.data.size() * 4, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    Expected<GpuBuffer> vb =
+        createBuffer(*r.ctx, packed.data.size() * 4, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     if (!vb) return vb.error();
     gpu.vertices = *vb;
     if (Status s = uploadToBuffer(*r.ctx, gpu.vertices, 0, packed.data.data(), packed.data.size() * 4); !s) return s;
     if (!data.indices.empty()) {
       // validate.cpp checked every index against the vertex count (the one gate); debug builds restate it.
       for ([[maybe_unused]] uint32_t index : data.indices) MORPHKIT_EXPECTS(index < data.vertex_count);
-      Expected<GpuBuffer> ib = createBuffer(*r.ctx, data.indices.size() * 4, MemoryUse::kDevice, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+      Expected<GpuBuffer> ib =
+          createBuffer(*r.ctx, data.indices.size() * 4, MemoryUse::kDevice, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
       if (!ib) return ib.error();
       gpu.indices = *ib;
       if (Status s = uploadToBuffer(*r.ctx, gpu.indices, 0, data.indices.data(), data.indices.size() * 4); !s) return s;
@@ -65,8 +69,8 @@ Status createPrimitives(Renderer& r) {
     // Tangent deltas matter only where a normal map uses the tangent frame (glTF 2.0 §3.9.3); elsewhere the
     // seed's 2-band layout serves (it ignores TANGENT deltas, as the seed says).
     const uint32_t material = r.asset->meshes[data.mesh].primitives[data.primitive].material;
-    const bool normal_mapped = material != kNone && material < r.asset->materials.size() &&
-                               r.materials.materials[material].normal_texture;
+    const bool normal_mapped =
+        material != kNone && material < r.asset->materials.size() && r.materials.materials[material].normal_texture;
     gpu.tangent_deltas = gpu.tangent_deltas && gpu.format.tangent != kLayoutAbsent && normal_mapped;
     if (Status s = r.path->addPrimitive(r, i); !s) return s;
   }
@@ -89,14 +93,15 @@ Status createDraws(Renderer& r) {
       d.instance = i;
       d.copy = copy;
       d.primitive = inst.data;
-      d.material = gltf.material != kNone && gltf.material < asset.materials.size() ? gltf.material : uint32_t(asset.materials.size());
+      d.material = gltf.material != kNone && gltf.material < asset.materials.size() ? gltf.material
+                                                                                    : uint32_t(asset.materials.size());
       if (inst.skinned) {  // decided once by preparePose (§3.7.3), as for the CPU and GPU poses
         const uint32_t skin = asset.nodes[inst.node].skin;
         d.skin = skin;
         if (prim.joints_needed > asset.skins[skin].joints.size()) {
-          return fail(Error::kInvalidGltf, "nodes[" + std::to_string(inst.node) + "]: skin " + std::to_string(skin) + " has " +
-                                               std::to_string(asset.skins[skin].joints.size()) + " joints, JOINTS_0 uses " +
-                                               std::to_string(prim.joints_needed));
+          return fail(Error::kInvalidGltf, "nodes[" + std::to_string(inst.node) + "]: skin " + std::to_string(skin) +
+                                               " has " + std::to_string(asset.skins[skin].joints.size()) +
+                                               " joints, JOINTS_0 uses " + std::to_string(prim.joints_needed));
         }
       }
       if (prim.format.normal != kLayoutAbsent) d.features |= MSH_HAS_NORMALS;
@@ -208,7 +213,8 @@ Status updateDraws(Renderer& r, const RenderFrameInput& input) {
 }
 
 // Records one pass's draws: opaque, then masked, then blended (the last two in the color pass only).
-void drawPass(const Renderer& r, const DrawPipelines& pipelines, VkCommandBuffer cmd, Pass pass, uint32_t w, uint32_t h) {
+void drawPass(const Renderer& r, const DrawPipelines& pipelines, VkCommandBuffer cmd, Pass pass, uint32_t w,
+              uint32_t h) {
   VkViewport viewport{0, 0, float(w), float(h), 0, 1};
   VkRect2D scissor{{0, 0}, {w, h}};
   vkCmdSetViewport(cmd, 0, 1, &viewport);
@@ -258,7 +264,8 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   r->info.passes = 1 + (options.shadows ? 1 : 0) + (options.depth_prepass ? 1 : 0);
 
   uint32_t max_targets = 0;
-  for (const PrimitiveData& p : r->prepared.primitives) max_targets = std::max<uint32_t>(max_targets, uint32_t(p.targets.size()));
+  for (const PrimitiveData& p : r->prepared.primitives)
+    max_targets = std::max<uint32_t>(max_targets, uint32_t(p.targets.size()));
   if (options.ignore_morph_targets) max_targets = 0;
   MorphPath path = options.morph_path;
   if (path == MorphPath::kAuto) path = chooseMorphPath(r->info.passes, max_targets);
@@ -300,19 +307,24 @@ void destroyRenderer(Renderer* r) {
   delete r;
 }
 
-const RendererInfo& rendererInfo(const Renderer& renderer) { return renderer.info; }
+const RendererInfo& rendererInfo(const Renderer& renderer) {
+  return renderer.info;
+}
 
 void setRendererCamera(Renderer& renderer, const RenderCamera& camera, std::optional<Bounds> shadow_bounds) {
   renderer.camera = camera;
   if (shadow_bounds && !shadow_bounds->empty()) renderer.bounds = *shadow_bounds;
 }
 
-std::vector<std::string> rendererValidationMessages(const Renderer& renderer) { return gpuValidationMessages(*renderer.ctx); }
+std::vector<std::string> rendererValidationMessages(const Renderer& renderer) {
+  return gpuValidationMessages(*renderer.ctx);
+}
 
 Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, RenderStats* stats) {
   const Clock::time_point wall_start = Clock::now();
   if (input.animation != kNone && input.animation >= r.prepared.animations.size()) {
-    return fail(Error::kInvalidArgument, "animations[" + std::to_string(input.animation) + "]: no such animation (the asset has " +
+    return fail(Error::kInvalidArgument, "animations[" + std::to_string(input.animation) +
+                                             "]: no such animation (the asset has " +
                                              std::to_string(r.prepared.animations.size()) + ")");
   }
   RenderStats local;
@@ -327,12 +339,15 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
   if (Status s = r.path->dispatch(r, local); !s) return s.error();
   cpu_start = Clock::now();
 
-  Status submitted = submitAndWait(*r.ctx, [&](VkCommandBuffer cmd) {
-    recordPasses(cmd, r.targets, r.options, input.readback, [&](VkCommandBuffer c, Pass pass, uint32_t w, uint32_t h) {
-      drawPass(r, pipelines, c, pass, w, h);
-    });
-    local.cpu_ms += msSince(cpu_start);
-  }, "renderFrame");
+  Status submitted = submitAndWait(
+      *r.ctx,
+      [&](VkCommandBuffer cmd) {
+        recordPasses(
+            cmd, r.targets, r.options, input.readback,
+            [&](VkCommandBuffer c, Pass pass, uint32_t w, uint32_t h) { drawPass(r, pipelines, c, pass, w, h); });
+        local.cpu_ms += msSince(cpu_start);
+      },
+      "renderFrame");
   if (!submitted) return submitted.error();
 
   local.gpu_ms = std::nan("");

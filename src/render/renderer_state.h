@@ -62,7 +62,8 @@ struct FrameResources {
   VkDescriptorSet set = VK_NULL_HANDLE;
 };
 // Camera and light for this frame; the light box is fitted to `bounds`.
-void writeFrameUniforms(FrameResources& frame, const RenderOptions& options, const RenderCamera& camera, const Bounds& bounds);
+void writeFrameUniforms(FrameResources& frame, const RenderOptions& options, const RenderCamera& camera,
+                        const Bounds& bounds);
 
 // ---- materials.cpp ----
 struct MaterialGpu {
@@ -74,7 +75,7 @@ struct MaterialGpu {
 };
 struct MaterialSet {
   std::vector<VkSampler> samplers;     // per glTF sampler, then the default
-  std::vector<GpuImage> images;     // decoded glTF images, per (image, srgb): index 2·image + srgb
+  std::vector<GpuImage> images;        // decoded glTF images, per (image, srgb): index 2·image + srgb
   std::set<uint32_t> warned_textures;  // textures already named in a warning (one warning each)
   GpuImage white, flat_normal;
   std::vector<MaterialGpu> materials;  // per glTF material, then the default (last)
@@ -88,7 +89,7 @@ struct PrimitiveGpu {
   VertexFormat format;
   GpuBuffer vertices, indices;
   uint32_t index_count = 0, vertex_count = 0;
-  uint32_t target_count = 0;  // 0 when ignored
+  uint32_t target_count = 0;    // 0 when ignored
   bool tangent_deltas = false;  // TANGENT deltas that a normal map reads (glTF 2.0 §3.9.3)
   uint32_t influence_sets = 0, joints_needed = 0;
 };
@@ -105,10 +106,10 @@ struct Draw {
 
 // What the frame step gives one draw this frame.
 struct DrawFrame {
-  std::span<const float> weights;    // target_count weights
-  const DMat4* world = nullptr;      // the node's world matrix (double)
-  Mat4 world_float;                  // the same, rounded once
-  std::span<const DMat4> joints;     // the skin's joint matrices, empty when unskinned
+  std::span<const float> weights;  // target_count weights
+  const DMat4* world = nullptr;    // the node's world matrix (double)
+  Mat4 world_float;                // the same, rounded once
+  std::span<const DMat4> joints;   // the skin's joint matrices, empty when unskinned
   std::span<const Mat4> joints_float;
 };
 
@@ -121,10 +122,10 @@ struct PipelineStages {
 
 struct Renderer;
 
-// A morph path (RendererInfo::path; node materials are a third), one way of deforming: it owns its per-primitive and per-draw state and updates it each frame. The renderer
-// calls the hooks in this order: addPrimitive per primitive, addDraw per draw, finishDraws; then per frame
-// updateDraw per draw, dispatch, and stages/bind while recording. destroy frees everything it created, also
-// after a failure half-way.
+// A morph path (RendererInfo::path; node materials are a third), one way of deforming: it owns its per-primitive and
+// per-draw state and updates it each frame. The renderer calls the hooks in this order: addPrimitive per primitive,
+// addDraw per draw, finishDraws; then per frame updateDraw per draw, dispatch, and stages/bind while recording. destroy
+// frees everything it created, also after a failure half-way.
 class DeformPath {
  public:
   virtual ~DeformPath() = default;
@@ -172,7 +173,8 @@ struct MeshBinding {
 };
 Status createMeshDraw(Renderer& r, uint32_t layout_bits, std::span<const MeshBinding> bindings, MeshDraw& out);
 void destroyMeshDraw(VulkanContext& ctx, MeshDraw& draw);
-void writeObjectUniforms(MeshDraw& draw, const Mat4& model, const Mat4& normal_matrix, uint32_t features, uint32_t skin_sets);
+void writeObjectUniforms(MeshDraw& draw, const Mat4& model, const Mat4& normal_matrix, uint32_t features,
+                         uint32_t skin_sets);
 void bindMeshDraw(const Renderer& r, VkCommandBuffer cmd, const Draw& d, const MeshDraw& draw, Pass pass);
 
 // Graphics pipelines by (features, pass, material state, winding, topology, vertex format), built once each.

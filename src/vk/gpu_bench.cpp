@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "morphkit/json_writer.h"
 #include "gpu_internal.h"
+#include "morphkit/json_writer.h"
 
 namespace morphkit {
 
@@ -87,7 +87,8 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         }
         continue;
       }
-      const PrimitiveData primitive = benchPrimitive(vertices, targets, options.region, kBenchJoints, 1234 + vertices + targets);
+      const PrimitiveData primitive =
+          benchPrimitive(vertices, targets, options.region, kBenchJoints, 1234 + vertices + targets);
       const uint32_t active = std::min(options.active, targets);
       // `active` evenly spread targets get weights; the rest are zero.
       std::vector<float> weights(targets, 0.0f);
@@ -113,7 +114,8 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           report.rows.push_back(row);
           continue;
         }
-        GpuInstanceState state{weights, options.skinned ? std::span<const DMat4>(palette) : std::span<const DMat4>(), {}};
+        GpuInstanceState state{
+            weights, options.skinned ? std::span<const DMat4>(palette) : std::span<const DMat4>(), {}};
         GpuMorphJob job{&context, *batch, std::span(&state, 1)};
         job.use_active_list = !v.all;
         double best = std::nan("");
@@ -135,7 +137,8 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           const std::vector<uint64_t> records = sparseRecordCounts(primitive);
           uint64_t active_records = 0;
           for (uint32_t t = 0; t < targets; ++t) active_records += weights[t] != 0.0f ? records[t] : 0;
-          delta_bytes = 4 * (uint64_t(vertices) / MORPH_GROUP_SIZE + 2) + info.record_count * 4 + active_records * 4 * info.delta.stride;
+          delta_bytes = 4 * (uint64_t(vertices) / MORPH_GROUP_SIZE + 2) + info.record_count * 4 +
+                        active_records * 4 * info.delta.stride;
         } else {
           // snorm16 also reads a 16-byte scale vec4 per walked target and workgroup (1/4 byte per record of 64 lanes).
           delta_bytes = uint64_t(vertices) * row.active * info.delta.stride * denseElementBytes(v.layout);
@@ -155,17 +158,18 @@ std::string gpuBenchTable(const GpuBenchReport& r) {
   std::string out;
   char line[256];
   out += benchDeviceLine(r.device, r.ceiling);
-  std::snprintf(line, sizeof line, "%10s %8s %7s %-14s %12s %10s %9s %5s\n", "vertices", "targets", "active", "layout", "us", "GB/s",
-                "% copy", "regs");
+  std::snprintf(line, sizeof line, "%10s %8s %7s %-14s %12s %10s %9s %5s\n", "vertices", "targets", "active", "layout",
+                "us", "GB/s", "% copy", "regs");
   out += line;
   for (const GpuBenchRow& row : r.rows) {
     if (!row.skipped.empty()) {
-      std::snprintf(line, sizeof line, "%10u %8u %7s %-14s   skipped: %s\n", row.vertices, row.targets, "-", row.variant.c_str(),
-                    row.skipped.c_str());
+      std::snprintf(line, sizeof line, "%10u %8u %7s %-14s   skipped: %s\n", row.vertices, row.targets, "-",
+                    row.variant.c_str(), row.skipped.c_str());
     } else {
       const std::string registers = row.registers < 0 ? "-" : std::to_string(row.registers);
-      std::snprintf(line, sizeof line, "%10u %8u %7u %-14s %12.1f %10.2f %8.1f%% %5s\n", row.vertices, row.targets, row.active,
-                    row.variant.c_str(), row.microseconds, row.gbps, row.percent_of_copy, registers.c_str());
+      std::snprintf(line, sizeof line, "%10u %8u %7u %-14s %12.1f %10.2f %8.1f%% %5s\n", row.vertices, row.targets,
+                    row.active, row.variant.c_str(), row.microseconds, row.gbps, row.percent_of_copy,
+                    registers.c_str());
     }
     out += line;
   }
@@ -187,9 +191,11 @@ Expected<GpuBenchCeiling> measureBenchCeiling(VulkanContext& context, const GpuD
 
 std::string benchDeviceLine(const GpuDeviceInfo& device, const GpuBenchCeiling& c) {
   char line[320];
-  std::snprintf(line, sizeof line, "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us); GPU warmed up %.0f ms before each row\n",
-                device.name.c_str(), gpuDeviceTypeName(device.type), c.copy_gbps, (unsigned long long)(c.copy_bytes >> 20),
-                c.copy_microseconds, c.warmup_ms);
+  std::snprintf(
+      line, sizeof line,
+      "device: %s (%s), copy kernel: %.1f GB/s over %llu MiB (%.1f us); GPU warmed up %.0f ms before each row\n",
+      device.name.c_str(), gpuDeviceTypeName(device.type), c.copy_gbps, (unsigned long long)(c.copy_bytes >> 20),
+      c.copy_microseconds, c.warmup_ms);
   return line;
 }
 

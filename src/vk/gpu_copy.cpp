@@ -6,10 +6,10 @@
 #include <cmath>
 #include <string>
 
+#include "gpu_internal.h"
 #include "morph_shared.h"
 #include "morphkit/gpu.h"
 #include "morphkit_spirv/copy.h"
-#include "gpu_internal.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -36,21 +36,27 @@ Status createCopyKernel(VulkanContext& context, uint64_t bytes, const char* wher
   const uint64_t per_group = MORPH_COPY_GROUP_SIZE * MORPH_COPY_PER_THREAD;
   const uint64_t groups = (count + per_group - 1) / per_group;
   if (count > UINT32_MAX || groups > uint64_t(MORPH_MAX_GROUPS_X) * MORPH_MAX_GROUPS_X) {
-    return fail(Error::kTooLarge, std::string(where) + ": " + std::to_string(bytes) + " bytes is too large for one dispatch");
+    return fail(Error::kTooLarge,
+                std::string(where) + ": " + std::to_string(bytes) + " bytes is too large for one dispatch");
   }
-  Status s = createComputePipeline(context, gpu::spirv::kCopy, sizeof(gpu::spirv::kCopy), sizeof(gpu::CopyPush), kernel.pipeline);
+  Status s = createComputePipeline(context, gpu::spirv::kCopy, sizeof(gpu::spirv::kCopy), sizeof(gpu::CopyPush),
+                                   kernel.pipeline);
   Expected<GpuBuffer> src = s ? createBuffer(context, bytes, MemoryUse::kDevice) : Expected<GpuBuffer>(s.error());
   if (src) kernel.src = *src;
   Expected<GpuBuffer> dst = src ? createBuffer(context, bytes, MemoryUse::kDevice) : Expected<GpuBuffer>(src.error());
   if (dst) kernel.dst = *dst;
   if (dst) {
-    s = submitAndWait(context, [&](VkCommandBuffer cmd) {
-      vkCmdFillBuffer(cmd, kernel.src.buffer, 0, VK_WHOLE_SIZE, 0x3F800000u);
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
-    }, where);
+    s = submitAndWait(
+        context,
+        [&](VkCommandBuffer cmd) {
+          vkCmdFillBuffer(cmd, kernel.src.buffer, 0, VK_WHOLE_SIZE, 0x3F800000u);
+          VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+          barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                               &barrier, 0, nullptr, 0, nullptr);
+        },
+        where);
   }
   if (!dst || !s) {
     destroyCopyKernel(context, kernel);
@@ -87,9 +93,12 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
   double best = std::nan("");
   Status s = Ok{};
   for (uint32_t r = 0; r < std::max(repetitions, 1u) && s; ++r) {
-    Expected<double> us = submitTimedCompute(context, [&](VkCommandBuffer cmd) { recordCopy(kernel, cmd); }, "measureCopyMicroseconds");
-    if (!us) s = us.error();
-    else if (!std::isnan(*us) && (std::isnan(best) || *us < best)) best = *us;
+    Expected<double> us = submitTimedCompute(
+        context, [&](VkCommandBuffer cmd) { recordCopy(kernel, cmd); }, "measureCopyMicroseconds");
+    if (!us)
+      s = us.error();
+    else if (!std::isnan(*us) && (std::isnan(best) || *us < best))
+      best = *us;
   }
   destroyCopyKernel(context, kernel);
   if (!s) return s.error();
@@ -109,22 +118,27 @@ Status warmUpGpu(VulkanContext& context, double milliseconds) {
   const uint64_t bytes = benchCopyBytes(device.type == GpuDeviceType::kCpu ? kWarmUpBytesCpu : kWarmUpBytes, device);
   if (Status s = createCopyKernel(context, bytes, "warmUpGpu", kernel); !s) return s;
   using Clock = std::chrono::steady_clock;
-  const auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+  const auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
   const Clock::time_point start = Clock::now();
   int copies = 1;  // per submission: one at first, then as many as fill kSubmitMilliseconds at the last rate
   Status s = Ok{};
   while (s && ms_since(start) < milliseconds) {
     const Clock::time_point submitted = Clock::now();
-    s = submitAndWait(context, [&](VkCommandBuffer cmd) {
-      for (int k = 0; k < copies; ++k) {
-        recordCopy(kernel, cmd);
-        VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};  // the next copy writes the same destination
-        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        barrier.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
-                             nullptr, 0, nullptr);
-      }
-    }, "warmUpGpu");
+    s = submitAndWait(
+        context,
+        [&](VkCommandBuffer cmd) {
+          for (int k = 0; k < copies; ++k) {
+            recordCopy(kernel, cmd);
+            VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};  // the next copy writes the same destination
+            barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+            barrier.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+            vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                 &barrier, 0, nullptr, 0, nullptr);
+          }
+        },
+        "warmUpGpu");
     const double per_copy = std::max(ms_since(submitted), 1e-3) / copies;
     copies = std::clamp(int(kSubmitMilliseconds / per_copy), 1, kMaxCopiesPerSubmit);
   }

@@ -2,7 +2,6 @@
 // Crowds: one primitive × many instances, each delta read once per group of instances (morphkit/gpu_crowd.h,
 // shaders/crowd.comp).
 #include "morphkit/gpu_crowd.h"
-#include "morphkit/gpu_interop.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,9 +11,10 @@
 #include <utility>
 
 #include "crowd_shared.h"
-#include "morphkit/active_targets.h"
 #include "gpu_crowd_internal.h"
 #include "gpu_internal.h"
+#include "morphkit/active_targets.h"
+#include "morphkit/gpu_interop.h"
 #include "morphkit_spirv/crowd.h"
 #include "morphkit_spirv/crowd2.h"
 #include "morphkit_spirv/crowd4.h"
@@ -28,11 +28,13 @@ static_assert(kMaxCrowdGroup == CROWD_MAX_GROUP, "gpu_crowd.h and crowd_shared.h
 namespace {
 
 constexpr uint64_t kOutputAlignment = 256;
-constexpr uint32_t kV2Subtiles = 4;           // CROWD2_TILE-vertex tiles per v2 workgroup (palettes staged once)
-constexpr uint32_t kV2DefaultGroup = 16;      // 512 invocations: 4 workgroups fill an SM's 2048 threads
+constexpr uint32_t kV2Subtiles = 4;            // CROWD2_TILE-vertex tiles per v2 workgroup (palettes staged once)
+constexpr uint32_t kV2DefaultGroup = 16;       // 512 invocations: 4 workgroups fill an SM's 2048 threads
 constexpr uint64_t kV2SliceBytes = 12 * 1024;  // shared memory for a slice's records
 
-uint32_t ceilDiv(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
+uint32_t ceilDiv(uint64_t a, uint64_t b) {
+  return uint32_t((a + b - 1) / b);
+}
 
 // v4's words per staged record: f16 deltas of an even stride are staged as stored, two halves a word, which halves
 // the morph loop's shared-memory reads and doubles the slots a budget holds (4 % on the H200, docs/PERFORMANCE.md
@@ -40,10 +42,13 @@ uint32_t ceilDiv(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 bool crowd4StagesHalves(const GpuPrimitiveInfo& p) {
   return p.layout == DeltaLayout::kDenseF16 && p.target_count > 0 && p.delta.stride > 0 && p.delta.stride % 2 == 0;
 }
-uint32_t crowd4StagedWords(const GpuPrimitiveInfo& p, uint32_t sums) { return crowd4StagesHalves(p) ? p.delta.stride / 2 : sums; }
+uint32_t crowd4StagedWords(const GpuPrimitiveInfo& p, uint32_t sums) {
+  return crowd4StagesHalves(p) ? p.delta.stride / 2 : sums;
+}
 
 // The specialization constants of crowd.comp and crowd2.comp (crowd_shared.h CROWD_SC_*), in id order.
-std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdInfo& info, uint32_t joints, bool skinned) {
+std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdInfo& info, uint32_t joints,
+                                     bool skinned) {
   const uint32_t group = info.group_size;
   std::vector<uint32_t> c(CROWD_SC_COUNT);
   const bool targets = p.target_count > 0 && p.delta.stride > 0;
@@ -78,7 +83,8 @@ std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdIn
 }
 
 Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
-  const std::vector<uint32_t> values = specialization(crowd.primitive->info, crowd.info, crowd.joint_count, crowd.skinned);
+  const std::vector<uint32_t> values =
+      specialization(crowd.primitive->info, crowd.info, crowd.joint_count, crowd.skinned);
   std::vector<VkSpecializationMapEntry> entries(values.size());
   for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, 4 * i, 4};
   VkSpecializationInfo info{};
@@ -87,19 +93,19 @@ Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
   info.dataSize = values.size() * 4;
   info.pData = values.data();
   if (crowd.info.kernel == CrowdKernel::kV5) {
-    return createComputePipeline(context, gpu::spirv::kCrowd5, sizeof(gpu::spirv::kCrowd5), sizeof(gpu::CrowdPush), crowd.pipeline,
-                                 &info);
+    return createComputePipeline(context, gpu::spirv::kCrowd5, sizeof(gpu::spirv::kCrowd5), sizeof(gpu::CrowdPush),
+                                 crowd.pipeline, &info);
   }
   if (crowd.info.kernel == CrowdKernel::kV4) {
-    return createComputePipeline(context, gpu::spirv::kCrowd4, sizeof(gpu::spirv::kCrowd4), sizeof(gpu::CrowdPush), crowd.pipeline,
-                                 &info);
+    return createComputePipeline(context, gpu::spirv::kCrowd4, sizeof(gpu::spirv::kCrowd4), sizeof(gpu::CrowdPush),
+                                 crowd.pipeline, &info);
   }
   if (crowd.info.kernel != CrowdKernel::kV1) {  // v2 and v3: one shader, specialized
-    return createComputePipeline(context, gpu::spirv::kCrowd2, sizeof(gpu::spirv::kCrowd2), sizeof(gpu::CrowdPush), crowd.pipeline,
-                                 &info);
+    return createComputePipeline(context, gpu::spirv::kCrowd2, sizeof(gpu::spirv::kCrowd2), sizeof(gpu::CrowdPush),
+                                 crowd.pipeline, &info);
   }
-  return createComputePipeline(context, gpu::spirv::kCrowd, sizeof(gpu::spirv::kCrowd), sizeof(gpu::CrowdPush), crowd.pipeline,
-                               &info);
+  return createComputePipeline(context, gpu::spirv::kCrowd, sizeof(gpu::spirv::kCrowd), sizeof(gpu::CrowdPush),
+                               crowd.pipeline, &info);
 }
 
 // v2, v3 (crowd2.comp): G warps of CROWD2_TILE invocations per workgroup; the slice always, the palettes when
@@ -127,9 +133,11 @@ Status planV2(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, uint3
                                       " invocations per workgroup, the device allows " +
                                       std::to_string(limits.maxComputeWorkGroupInvocations));
   }
-  const uint64_t with_palettes = gpuCrowd2SharedBytes(sums, info.group_size, info.slice, d.skinned ? d.joint_count : 0, stage);
+  const uint64_t with_palettes =
+      gpuCrowd2SharedBytes(sums, info.group_size, info.slice, d.skinned ? d.joint_count : 0, stage);
   info.palette_shared = d.skinned && with_palettes <= shared_limit;
-  info.shared_bytes = info.palette_shared ? with_palettes : gpuCrowd2SharedBytes(sums, info.group_size, info.slice, 0, stage);
+  info.shared_bytes =
+      info.palette_shared ? with_palettes : gpuCrowd2SharedBytes(sums, info.group_size, info.slice, 0, stage);
   return Ok{};
 }
 
@@ -137,10 +145,12 @@ Status planV2(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, uint3
 Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const GpuPrimitiveInfo& p, uint32_t sums,
               GpuCrowdInfo& info) {
   uint32_t rows = d.rows ? d.rows : kCrowd4DefaultRows;
-  while (d.rows == 0 && rows > 1 && (rows * CROWD4_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1])) {
+  while (d.rows == 0 && rows > 1 &&
+         (rows * CROWD4_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1])) {
     rows /= 2;
   }
-  if (uint64_t(rows) * CROWD4_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1]) {
+  if (uint64_t(rows) * CROWD4_TILE > limits.maxComputeWorkGroupInvocations ||
+      rows > limits.maxComputeWorkGroupSize[1]) {
     return fail(Error::kTooLarge, "createGpuCrowd: rows " + std::to_string(rows) + " (kernel v4) needs " +
                                       std::to_string(uint64_t(rows) * CROWD4_TILE) +
                                       " invocations per workgroup, the device allows " +
@@ -185,8 +195,10 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   const std::string where = "createGpuCrowd: ";
   if (!d.primitive) return fail(Error::kInvalidArgument, where + "no primitive");
   const GpuPrimitiveInfo& p = d.primitive->info;
-  if (d.instance_count == 0) return fail(Error::kInvalidArgument, where + "instance_count is 0 (a crowd has at least one instance)");
-  if (p.target_count > 0 && p.delta.stride > 0 && p.layout != DeltaLayout::kDenseF32 && p.layout != DeltaLayout::kDenseF16) {
+  if (d.instance_count == 0)
+    return fail(Error::kInvalidArgument, where + "instance_count is 0 (a crowd has at least one instance)");
+  if (p.target_count > 0 && p.delta.stride > 0 && p.layout != DeltaLayout::kDenseF32 &&
+      p.layout != DeltaLayout::kDenseF16) {
     return fail(Error::kInvalidArgument, where + "the primitive's deltas are " + deltaLayoutName(p.layout) +
                                              "; the crowd kernel reads dense_f32 and dense_f16 "
                                              "(upload with GpuUploadOptions::layout = kDenseF32 or kDenseF16)");
@@ -195,15 +207,17 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
     return fail(Error::kInvalidArgument, where + "skinned but the primitive has no JOINTS_n/WEIGHTS_n");
   }
   if (d.skinned && d.joint_count < std::max(p.joints_needed, 1u)) {
-    return fail(Error::kInvalidArgument, where + std::to_string(d.joint_count) + " joints, but the primitive references joint " +
+    return fail(Error::kInvalidArgument, where + std::to_string(d.joint_count) +
+                                             " joints, but the primitive references joint " +
                                              std::to_string(p.joints_needed == 0 ? 0 : p.joints_needed - 1));
   }
   if (d.group_size > kMaxCrowdGroup && d.kernel != CrowdKernel::kV4 && d.kernel != CrowdKernel::kV5) {
-    return fail(Error::kInvalidArgument, where + "group_size " + std::to_string(d.group_size) + " exceeds " +
-                                             std::to_string(kMaxCrowdGroup));
+    return fail(Error::kInvalidArgument,
+                where + "group_size " + std::to_string(d.group_size) + " exceeds " + std::to_string(kMaxCrowdGroup));
   }
   if (uint32_t(d.kernel) > uint32_t(CrowdKernel::kV5)) {
-    return fail(Error::kInvalidArgument, where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3, v4, v5)");
+    return fail(Error::kInvalidArgument,
+                where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3, v4, v5)");
   }
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   info.instance_count = d.instance_count;
@@ -216,8 +230,8 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   } else if (d.kernel != CrowdKernel::kV1) {
     if (Status s = planV2(limits, d, sums, info); !s) return s;
   } else {
-    info.group_size = std::min(d.group_size ? d.group_size : gpuCrowdDefaultGroup(sums, limits.maxComputeSharedMemorySize),
-                               d.instance_count);
+    info.group_size = std::min(
+        d.group_size ? d.group_size : gpuCrowdDefaultGroup(sums, limits.maxComputeSharedMemorySize), d.instance_count);
     info.shared_bytes = gpuCrowdSharedBytes(sums, info.group_size);
     info.tile_vertices = MORPH_GROUP_SIZE;
   }
@@ -231,9 +245,9 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   info.tiles = ceilDiv(p.vertex_count, info.tile_vertices);
   const DispatchSize grid = crowdGrid(info);
   if (grid.x > limits.maxComputeWorkGroupCount[0] || grid.y > limits.maxComputeWorkGroupCount[1]) {
-    return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: " + std::to_string(info.groups) +
-                                      " instance groups × " + std::to_string(info.tiles) +
-                                      " vertex tiles exceed maxComputeWorkGroupCount (" +
+    return fail(Error::kTooLarge, where + std::to_string(d.instance_count) +
+                                      " instances: " + std::to_string(info.groups) + " instance groups × " +
+                                      std::to_string(info.tiles) + " vertex tiles exceed maxComputeWorkGroupCount (" +
                                       std::to_string(limits.maxComputeWorkGroupCount[0]) + ", " +
                                       std::to_string(limits.maxComputeWorkGroupCount[1]) + ")");
   }
@@ -244,11 +258,14 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
   const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(d.kernel);
   const uint64_t weights = crowdWeightBytes(info, p.target_count);
-  for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes}, {"matrices", matrices},
-                                    {"union weights", weights}, {"v5 delta planes", crowd5PlaneBytes(p, info)}}) {
+  for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes},
+                                    {"matrices", matrices},
+                                    {"union weights", weights},
+                                    {"v5 delta planes", crowd5PlaneBytes(p, info)}}) {
     if (bytes > max) {
       return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: the " + what + " buffer (" +
-                                        std::to_string(bytes) + " bytes) exceeds maxMemoryAllocationSize " + std::to_string(max));
+                                        std::to_string(bytes) + " bytes) exceeds maxMemoryAllocationSize " +
+                                        std::to_string(max));
     }
   }
   return Ok{};
@@ -266,7 +283,8 @@ uint64_t gpuCrowd2SharedBytes(uint32_t delta_stride, uint32_t group_size, uint32
   // s_weight, s_mask, s_target, s_delta (the slice; one record slot when not staged), s_palette (crowd2.comp: one
   // vec4 row triple per instance even when not staged).
   return 4ull * slice * group_size + 8ull * group_size + 4ull * slice +
-         4ull * (stage_deltas ? slice : 1) * std::max(delta_stride, 1u) * CROWD2_TILE + 48ull * group_size * std::max(palette_joints, 1u);
+         4ull * (stage_deltas ? slice : 1) * std::max(delta_stride, 1u) * CROWD2_TILE +
+         48ull * group_size * std::max(palette_joints, 1u);
 }
 
 uint32_t gpuCrowd2Slice(uint32_t delta_stride) {
@@ -280,17 +298,23 @@ uint32_t gpuCrowd4Slots(uint32_t record_words, uint32_t targets, uint64_t shared
 
 const char* crowdKernelName(CrowdKernel kernel) {
   switch (kernel) {
-    case CrowdKernel::kV2: return "v2";
-    case CrowdKernel::kV3: return "v3";
-    case CrowdKernel::kV4: return "v4";
-    case CrowdKernel::kV5: return "v5";
-    default: return "v1";
+    case CrowdKernel::kV2:
+      return "v2";
+    case CrowdKernel::kV3:
+      return "v3";
+    case CrowdKernel::kV4:
+      return "v4";
+    case CrowdKernel::kV5:
+      return "v5";
+    default:
+      return "v1";
   }
 }
 
 uint32_t gpuCrowdDefaultGroup(uint32_t delta_stride, uint64_t shared_limit) {
   uint32_t g = 16;
-  while (g > 1 && (g * std::max(delta_stride, 1u) > 96 || gpuCrowdSharedBytes(delta_stride, g) > std::min<uint64_t>(shared_limit, 32768))) {
+  while (g > 1 && (g * std::max(delta_stride, 1u) > 96 ||
+                   gpuCrowdSharedBytes(delta_stride, g) > std::min<uint64_t>(shared_limit, 32768))) {
     g /= 2;
   }
   return g;
@@ -328,7 +352,8 @@ Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& d
   }
   std::memset(crowd->unions.mapped, 0, size_t(crowd->unions.size));
   if (Status s = createPipeline(context, *crowd); !s) return failWith(s.error());
-  if (const uint64_t planes = info.kernel == CrowdKernel::kV5 ? crowd5PlaneBytes(desc.primitive->info, info) : 0; planes > 0) {
+  if (const uint64_t planes = info.kernel == CrowdKernel::kV5 ? crowd5PlaneBytes(desc.primitive->info, info) : 0;
+      planes > 0) {
     Expected<GpuBuffer> created = createBuffer(context, planes, MemoryUse::kDevice);
     if (!created) return failWith(created.error());
     crowd->planes = *created;
@@ -348,7 +373,9 @@ void destroyGpuCrowd(VulkanContext& context, GpuCrowd* crowd) {
   delete crowd;
 }
 
-const GpuCrowdInfo& gpuCrowdInfo(const GpuCrowd& crowd) { return crowd.info; }
+const GpuCrowdInfo& gpuCrowdInfo(const GpuCrowd& crowd) {
+  return crowd.info;
+}
 
 Status checkGpuCrowdJob(const GpuCrowdJob& job) {
   auto bad = [](const std::string& what) { return Status(fail(Error::kInvalidArgument, "GpuCrowdJob: " + what)); };
@@ -357,25 +384,29 @@ Status checkGpuCrowdJob(const GpuCrowdJob& job) {
   if (!(job.epsilon >= 0.0f)) return bad("epsilon must be >= 0");
   const GpuCrowd& crowd = *job.crowd;
   if (job.instances.size() != crowd.info.instance_count) {
-    return bad(std::to_string(job.instances.size()) + " instance states for a crowd of " + std::to_string(crowd.info.instance_count));
+    return bad(std::to_string(job.instances.size()) + " instance states for a crowd of " +
+               std::to_string(crowd.info.instance_count));
   }
   const uint32_t targets = crowd.primitive->info.target_count;
   for (size_t i = 0; i < job.instances.size(); ++i) {
     const GpuInstanceState& s = job.instances[i];
     const std::string where = "instances[" + std::to_string(i) + "]: ";
     if (s.weights.size() != targets) {
-      return bad(where + std::to_string(s.weights.size()) + " weights, the primitive has " + std::to_string(targets) + " targets");
+      return bad(where + std::to_string(s.weights.size()) + " weights, the primitive has " + std::to_string(targets) +
+                 " targets");
     }
     const size_t joints = crowd.skinned ? crowd.joint_count : 0;
     if (s.joint_matrices.size() != joints) {
-      return bad(where + std::to_string(s.joint_matrices.size()) + " joint matrices, the crowd takes " + std::to_string(joints) +
-                 (crowd.skinned ? "" : " (rigid: the world matrix places it)"));
+      return bad(where + std::to_string(s.joint_matrices.size()) + " joint matrices, the crowd takes " +
+                 std::to_string(joints) + (crowd.skinned ? "" : " (rigid: the world matrix places it)"));
     }
   }
   return Ok{};
 }
 
-bool GpuCrowdJob::validate() const { return bool(checkGpuCrowdJob(*this)); }
+bool GpuCrowdJob::validate() const {
+  return bool(checkGpuCrowdJob(*this));
+}
 
 namespace {
 
@@ -410,16 +441,21 @@ Status GpuCrowdJob::run() const {
   static_assert(sizeof(Mat4) == 64, "matrices are copied as 16 floats");
   const auto host_start = std::chrono::steady_clock::now();
   writeCrowdFrame(*this);
-  crowd->last_host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start).count();
-  Expected<double> us = submitTimedCompute(*context, [&](VkCommandBuffer cmd) { recordCrowdDispatch(*crowd, cmd); },
-                                           "GpuCrowdJob");
+  crowd->last_host_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start).count();
+  Expected<double> us = submitTimedCompute(
+      *context, [&](VkCommandBuffer cmd) { recordCrowdDispatch(*crowd, cmd); }, "GpuCrowdJob");
   if (!us) return us.error();
   crowd->last_us = *us;
   return Ok{};
 }
 
-double lastCrowdDispatchMicroseconds(const GpuCrowd& crowd) { return crowd.last_us; }
-double lastCrowdHostMicroseconds(const GpuCrowd& crowd) { return crowd.last_host_us; }
+double lastCrowdDispatchMicroseconds(const GpuCrowd& crowd) {
+  return crowd.last_us;
+}
+double lastCrowdHostMicroseconds(const GpuCrowd& crowd) {
+  return crowd.last_host_us;
+}
 int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd) {
   return pipelineRegisters(context, crowd.pipeline.pipeline);
 }
@@ -427,16 +463,20 @@ int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd) {
 std::string crowdPipelineReport(VulkanContext& context, const GpuCrowd& crowd) {
   return pipelineReport(context, crowd.pipeline.pipeline);
 }
-uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd) { return crowd.last_entries; }
+uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd) {
+  return crowd.last_entries;
+}
 
 Expected<std::vector<float>> readGpuCrowdOutput(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance) {
   if (instance >= crowd.info.instance_count) {
-    return fail(Error::kInvalidArgument, "readGpuCrowdOutput: instance " + std::to_string(instance) + " out of range (" +
-                                             std::to_string(crowd.info.instance_count) + " instances)");
+    return fail(Error::kInvalidArgument, "readGpuCrowdOutput: instance " + std::to_string(instance) +
+                                             " out of range (" + std::to_string(crowd.info.instance_count) +
+                                             " instances)");
   }
   const GpuPrimitiveInfo& p = crowd.primitive->info;
   std::vector<float> out(size_t(p.vertex_count) * p.vertex.stride);
-  Status s = downloadFromBuffer(context, crowd.output, instance * crowd.info.instance_bytes, out.data(), out.size() * 4);
+  Status s =
+      downloadFromBuffer(context, crowd.output, instance * crowd.info.instance_bytes, out.data(), out.size() * 4);
   if (!s) return s.error();
   return out;
 }

@@ -19,9 +19,13 @@
 namespace morphkit {
 namespace {
 
-uint32_t roundUp(uint32_t value, uint32_t step) { return (value + step - 1) / step * step; }
+uint32_t roundUp(uint32_t value, uint32_t step) {
+  return (value + step - 1) / step * step;
+}
 
-bool hasTargets(const GpuPrimitiveInfo& p) { return p.target_count > 0 && p.delta.stride > 0; }
+bool hasTargets(const GpuPrimitiveInfo& p) {
+  return p.target_count > 0 && p.delta.stride > 0;
+}
 
 }  // namespace
 
@@ -29,24 +33,30 @@ uint64_t crowd5PlaneElements(const GpuPrimitiveInfo& p, uint32_t k_steps) {
   return uint64_t(roundUp(p.vertex_count, CROWD5_M)) * k_steps * CROWD5_K;
 }
 
-uint32_t crowd5WeightStride(uint32_t instances) { return roundUp(instances, CROWD5_N); }
+uint32_t crowd5WeightStride(uint32_t instances) {
+  return roundUp(instances, CROWD5_N);
+}
 
 Status planV5(const VulkanContext& context, const GpuCrowdDesc& d, const GpuPrimitiveInfo& p, GpuCrowdInfo& info) {
   const std::string where = "createGpuCrowd: kernel v5: ";
   if (hasTargets(p) && (p.delta.tangent != kLayoutAbsent || p.delta.extra_count > 0)) {
-    return fail(Error::kInvalidArgument, where + "the primitive's deltas hold TANGENT, TEXCOORD or COLOR components; v5 "
-                                                 "morphs POSITION and NORMAL only (use v4)");
+    return fail(Error::kInvalidArgument, where +
+                                             "the primitive's deltas hold TANGENT, TEXCOORD or COLOR components; v5 "
+                                             "morphs POSITION and NORMAL only (use v4)");
   }
   if (!context.info.cooperative_matrix) {
     const std::string why = context.cooperative_matrix_offered
                                 ? "the context was created without GpuContextOptions::cooperative_matrix"
                                 : context.info.name + " does not offer it (use v4)";
-    return fail(Error::kInvalidArgument, where + "needs VK_NV_cooperative_matrix (FP16 16x16x16 tiles summed in FP32, "
-                                                 "32-wide subgroups); " + why);
+    return fail(Error::kInvalidArgument, where +
+                                             "needs VK_NV_cooperative_matrix (FP16 16x16x16 tiles summed in FP32, "
+                                             "32-wide subgroups); " +
+                                             why);
   }
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   info.rows = d.rows ? d.rows : kCrowd5DefaultRows;
-  if (uint64_t(info.rows) * CROWD5_SUBGROUP > limits.maxComputeWorkGroupInvocations || info.rows > limits.maxComputeWorkGroupSize[1]) {
+  if (uint64_t(info.rows) * CROWD5_SUBGROUP > limits.maxComputeWorkGroupInvocations ||
+      info.rows > limits.maxComputeWorkGroupSize[1]) {
     return fail(Error::kTooLarge, where + "rows " + std::to_string(info.rows) + " needs " +
                                       std::to_string(uint64_t(info.rows) * CROWD5_SUBGROUP) +
                                       " invocations per workgroup, the device allows " +
@@ -61,8 +71,8 @@ Status planV5(const VulkanContext& context, const GpuCrowdDesc& d, const GpuPrim
   const uint64_t planes = hasTargets(p) ? uint64_t(p.delta.stride) * (info.split_deltas ? 2 : 1) : 1;
   info.shared_bytes = 4ull * CROWD5_M * CROWD5_N + 2 * planes * CROWD5_M * (uint64_t(info.k_steps) * CROWD5_K + 8);
   if (crowd5PlaneElements(p, info.k_steps) > UINT32_MAX) {
-    return fail(Error::kTooLarge, where + std::to_string(p.vertex_count) + " vertices × " + std::to_string(p.target_count) +
-                                      " targets exceed 2^32 elements per FP16 plane");
+    return fail(Error::kTooLarge, where + std::to_string(p.vertex_count) + " vertices × " +
+                                      std::to_string(p.target_count) + " targets exceed 2^32 elements per FP16 plane");
   }
   return Ok{};
 }
@@ -98,24 +108,28 @@ Status packCrowd5Deltas(VulkanContext& context, GpuCrowd& crowd) {
   for (uint32_t i = 0; i < 4; ++i) entries[i] = {ids[i], 4 * i, 4};
   const VkSpecializationInfo specialization{4, entries, sizeof values, values};
   ComputePipeline pack;
-  Status s = createComputePipeline(context, gpu::spirv::kCrowd5Pack, sizeof(gpu::spirv::kCrowd5Pack), sizeof(gpu::Crowd5PackPush),
-                                   pack, &specialization);
-  gpu::Crowd5PackPush push{crowd.primitive->deltas.address, crowd.planes.address, largest->address, p.vertex_count,
-                           p.target_count, 1.0f, 1};
+  Status s = createComputePipeline(context, gpu::spirv::kCrowd5Pack, sizeof(gpu::spirv::kCrowd5Pack),
+                                   sizeof(gpu::Crowd5PackPush), pack, &specialization);
+  gpu::Crowd5PackPush push{
+      crowd.primitive->deltas.address, crowd.planes.address, largest->address, p.vertex_count, p.target_count, 1.0f, 1};
   auto pass = [&](const char* where) {
     const uint64_t groups = (crowd5PlaneElements(p, crowd.info.k_steps) + MORPH_GROUP_SIZE - 1) / MORPH_GROUP_SIZE;
     const uint32_t x = uint32_t(std::min<uint64_t>(groups, context.properties.limits.maxComputeWorkGroupCount[0]));
     const uint32_t y = uint32_t((groups + x - 1) / x);
-    return submitAndWait(context, [&](VkCommandBuffer cmd) {
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pack.pipeline);
-      vkCmdPushConstants(cmd, pack.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-      vkCmdDispatch(cmd, x, y, 1);
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           0, 1, &barrier, 0, nullptr, 0, nullptr);
-    }, where);
+    return submitAndWait(
+        context,
+        [&](VkCommandBuffer cmd) {
+          vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pack.pipeline);
+          vkCmdPushConstants(cmd, pack.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+          vkCmdDispatch(cmd, x, y, 1);
+          VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+          barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+          barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
+                               nullptr, 0, nullptr);
+        },
+        where);
   };
   float largest_delta = 0.0f;
   if (s) s = pass("createGpuCrowd (v5: the largest delta)");
@@ -131,8 +145,9 @@ Status packCrowd5Deltas(VulkanContext& context, GpuCrowd& crowd) {
   destroyBuffer(context, *largest);
   if (!s) return s;
   if (!finite) {
-    return fail(Error::kInvalidArgument, "createGpuCrowd: kernel v5: a delta is not finite (NaN or infinity); the matrix "
-                                         "units take FP16 operands scaled from the largest delta (use v4)");
+    return fail(Error::kInvalidArgument,
+                "createGpuCrowd: kernel v5: a delta is not finite (NaN or infinity); the matrix "
+                "units take FP16 operands scaled from the largest delta (use v4)");
   }
   return Ok{};
 }

@@ -8,10 +8,10 @@
 #include <cstring>
 #include <numeric>
 
+#include "gpu_internal.h"
 #include "morphkit/gpu_crowd.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/thread_pool.h"
-#include "gpu_internal.h"
 
 namespace morphkit {
 
@@ -43,8 +43,8 @@ CrowdFrame crowdFrame(const GpuCrowdBenchOptions& o) {
     for (DMat4& m : f.palettes[i]) {
       const DQuat q{0.1 * rng.next(), 0.1 * rng.next(), 0.1 * rng.next(), 1.0};
       const double len = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-      m = composeTRSDouble(DVec3{rng.next() * 4.0, rng.next(), rng.next()}, DQuat{q.x / len, q.y / len, q.z / len, q.w / len},
-                           DVec3{1, 1, 1});
+      m = composeTRSDouble(DVec3{rng.next() * 4.0, rng.next(), rng.next()},
+                           DQuat{q.x / len, q.y / len, q.z / len, q.w / len}, DVec3{1, 1, 1});
     }
     f.states[i].weights = f.weights[i];
     f.states[i].joint_matrices = f.palettes[i];
@@ -66,7 +66,9 @@ Expected<double> bestOf(VulkanContext& context, double warmup_ms, uint32_t repet
 }
 
 // Instances compared between the crowd and the batch: first, middle, last.
-std::vector<uint32_t> comparedInstances(uint32_t n) { return n == 1 ? std::vector<uint32_t>{0} : std::vector<uint32_t>{0, n / 2, n - 1}; }
+std::vector<uint32_t> comparedInstances(uint32_t n) {
+  return n == 1 ? std::vector<uint32_t>{0} : std::vector<uint32_t>{0, n / 2, n - 1};
+}
 
 }  // namespace
 
@@ -81,8 +83,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   report.ceiling = *ceiling;
 
   // Each target moves a contiguous quarter of the vertices, like a blend shape (the synthetic table's primitive).
-  const PrimitiveData primitive = benchPrimitive(options.vertices, options.targets, 0.25f, options.joints,
-                                                 42 + options.vertices + options.targets);
+  const PrimitiveData primitive =
+      benchPrimitive(options.vertices, options.targets, 0.25f, options.joints, 42 + options.vertices + options.targets);
   GpuUploadOptions upload;
   upload.layout = options.layout;
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(context, primitive, upload);
@@ -101,8 +103,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   }
   const uint64_t used_targets = uint64_t(std::count(used.begin(), used.end(), true));
   const uint64_t matrices_bytes = uint64_t(options.instances) * (1 + options.joints) * 64;
-  const uint64_t minimal = vertex_bytes + uint64_t(options.vertices) * 32 + used_targets * options.vertices * record_bytes +
-                           matrices_bytes + report.output_bytes;
+  const uint64_t minimal = vertex_bytes + uint64_t(options.vertices) * 32 +
+                           used_targets * options.vertices * record_bytes + matrices_bytes + report.output_bytes;
   auto finish = [&](GpuCrowdBenchRow& row) {
     row.bytes = minimal;
     row.gbps = double(minimal) / (row.microseconds * 1e3);
@@ -114,8 +116,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   struct Config {
     CrowdKernel kernel;
     uint32_t group;
-    uint32_t rows = 0;           // v4
-    uint32_t shared_kib = 0;     // v4
+    uint32_t rows = 0;        // v4
+    uint32_t shared_kib = 0;  // v4
     GpuCrowd* crowd = nullptr;
   };
   // v4's sweeps with 0 read as the default they stand for, each value once (so "12,0" is one row, not two alike).
@@ -128,7 +130,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     return out;
   };
   const std::vector<uint32_t> v4_rows = distinct(options.v4_rows, 0);  // 0 stays: the device may need fewer
-  const std::vector<uint32_t> v4_shared_kib = distinct(options.v4_shared_kib, uint32_t(kCrowd4DefaultSharedBudget >> 10));
+  const std::vector<uint32_t> v4_shared_kib =
+      distinct(options.v4_shared_kib, uint32_t(kCrowd4DefaultSharedBudget >> 10));
   std::vector<Config> configs;
   for (CrowdKernel kernel : options.kernels) {
     for (uint32_t group : options.groups) {
@@ -146,13 +149,15 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     }
   }
   // v4 rows name their rows and shared budget when the options sweep them.
-  const bool v4_suffix = options.v4_rows != std::vector<uint32_t>{0} || options.v4_shared_kib != std::vector<uint32_t>{0};
+  const bool v4_suffix =
+      options.v4_rows != std::vector<uint32_t>{0} || options.v4_shared_kib != std::vector<uint32_t>{0};
   const size_t total = configs.size() + (options.batch ? 1 : 0);
   const std::vector<uint32_t> compared = comparedInstances(options.instances);
   Status status = Ok{};
   GpuBatch* batch = nullptr;
   for (Config& c : configs) {
-    GpuCrowdDesc desc{*gp, options.instances, true, options.joints, c.group, c.kernel, c.rows, uint64_t(c.shared_kib) << 10};
+    GpuCrowdDesc desc{*gp,     options.instances, true,   options.joints,
+                      c.group, c.kernel,          c.rows, uint64_t(c.shared_kib) << 10};
     Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
     if (!crowd) {
       status = crowd.error();
@@ -179,15 +184,18 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
       if (std::isnan(host_best) || host < host_best) host_best = host;
       return lastCrowdDispatchMicroseconds(*crowd);
     };
-    Expected<double> us = bestOf(context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, dispatchTime);
+    Expected<double> us = bestOf(
+        context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, dispatchTime);
     const GpuCrowdInfo& crowd_info = gpuCrowdInfo(*crowd);
     const char* prefixes[] = {"crowd_g", "crowd2_g", "crowd3_g", "crowd4_g", "crowd5_g"};  // by CrowdKernel
     const char* prefix = prefixes[uint32_t(crowd_info.kernel)];
     std::string name = prefix + std::to_string(crowd_info.group_size);
     if (crowd_info.kernel == CrowdKernel::kV4 && v4_suffix) {
-      name += "_r" + std::to_string(crowd_info.rows) + "_s" + std::to_string((crowd_info.shared_bytes + 1023) / 1024) + "k";
+      name +=
+          "_r" + std::to_string(crowd_info.rows) + "_s" + std::to_string((crowd_info.shared_bytes + 1023) / 1024) + "k";
     }
-    if (crowd_info.kernel == CrowdKernel::kV5 && options.v4_rows != std::vector<uint32_t>{0}) name += "_r" + std::to_string(crowd_info.rows);
+    if (crowd_info.kernel == CrowdKernel::kV5 && options.v4_rows != std::vector<uint32_t>{0})
+      name += "_r" + std::to_string(crowd_info.rows);
     GpuCrowdBenchRow row{name, crowd_info.group_size, crowd_info.kernel};
     row.registers = crowdPipelineRegisters(context, *crowd);
     if (options.executable_reports) row.executable_report = crowdPipelineReport(context, *crowd);
@@ -208,7 +216,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
       if (report.rows[j].kernel != CrowdKernel::kV1) continue;
       row.same_bits_as_v1 = 1;
       for (size_t c = 0; c < compared.size(); ++c) {
-        if (std::memcmp(crowd_out[j][c].data(), crowd_out[k][c].data(), 4 * crowd_out[k][c].size()) != 0) row.same_bits_as_v1 = 0;
+        if (std::memcmp(crowd_out[j][c].data(), crowd_out[k][c].data(), 4 * crowd_out[k][c].size()) != 0)
+          row.same_bits_as_v1 = 0;
       }
       break;
     }
@@ -219,7 +228,9 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   if (batch && status) {
     if (options.progress) options.progress(done++, total);
     GpuMorphJob job{&context, batch, frame.states};
-    Expected<double> us = bestOf(context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, [&] { return lastDispatchMicroseconds(*batch); });
+    Expected<double> us = bestOf(
+        context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); },
+        [&] { return lastDispatchMicroseconds(*batch); });
     for (size_t c = 0; c < compared.size() && us; ++c) {
       Expected<std::vector<float>> out = readGpuBatchOutput(context, *batch, compared[c]);
       if (!out) {
@@ -228,7 +239,8 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
       }
       for (size_t k = 0; k < crowd_out.size(); ++k) {
         double diff = std::max(report.rows[k].max_diff_vs_batch, 0.0);
-        for (size_t i = 0; i < out->size(); ++i) diff = std::max(diff, double(std::fabs(crowd_out[k][c][i] - (*out)[i])));
+        for (size_t i = 0; i < out->size(); ++i)
+          diff = std::max(diff, double(std::fabs(crowd_out[k][c][i] - (*out)[i])));
         report.rows[k].max_diff_vs_batch = diff;
       }
     }
@@ -255,12 +267,13 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
   const GpuCrowdBenchOptions& o = r.options;
   out += benchDeviceLine(r.device, r.ceiling);
   std::snprintf(line, sizeof line,
-                "crowd: %u instances x %u vertices x %u targets (%u active each, %s), %u joints; output %.1f MB; host: %u thread(s)\n",
-                o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints, double(r.output_bytes) / 1e6,
-                o.pool ? o.pool->threadCount() : 1u);
+                "crowd: %u instances x %u vertices x %u targets (%u active each, %s), %u joints; output %.1f MB; host: "
+                "%u thread(s)\n",
+                o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints,
+                double(r.output_bytes) / 1e6, o.pool ? o.pool->threadCount() : 1u);
   out += line;
-  std::snprintf(line, sizeof line, "%-11s %12s %12s %14s %10s %9s %14s %8s %5s %10s\n", "variant", "us", "bytes (MB)", "delta reads MB",
-                "GB/s", "% copy", "max |vs batch|", "=v1 bits", "regs", "host us");
+  std::snprintf(line, sizeof line, "%-11s %12s %12s %14s %10s %9s %14s %8s %5s %10s\n", "variant", "us", "bytes (MB)",
+                "delta reads MB", "GB/s", "% copy", "max |vs batch|", "=v1 bits", "regs", "host us");
   out += line;
   for (const GpuCrowdBenchRow& row : r.rows) {
     char diff[32] = "-";
@@ -269,9 +282,9 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
     const std::string registers = row.registers < 0 ? "-" : std::to_string(row.registers);
     char host[32] = "-";
     if (!std::isnan(row.host_microseconds)) std::snprintf(host, sizeof host, "%.1f", row.host_microseconds);
-    std::snprintf(line, sizeof line, "%-11s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s %8s %5s %10s\n", row.variant.c_str(), row.microseconds,
-                  double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6, row.gbps, row.percent_of_copy, diff, same,
-                  registers.c_str(), host);
+    std::snprintf(line, sizeof line, "%-11s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s %8s %5s %10s\n",
+                  row.variant.c_str(), row.microseconds, double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6,
+                  row.gbps, row.percent_of_copy, diff, same, registers.c_str(), host);
     out += line;
   }
   return out;

@@ -24,11 +24,11 @@ struct GpuCrowd {
   ComputePipeline pipeline;
   uint64_t last_entries = 0;
   double last_us = std::nan("");
-  double last_host_us = std::nan("");  // the CPU's part of the last run: the frame's lists and matrices
+  double last_host_us = std::nan("");     // the CPU's part of the last run: the frame's lists and matrices
   std::vector<uint32_t> scratch_entries;  // v4: the frame's lists, per group, before their one copy into `weights`
   std::vector<uint16_t> scratch_halves;   // v5: the frame's FP16 weight matrices, before their one copy
-  float delta_scale = 1.0f;    // v5: the planes hold every delta × delta_scale (a power of two)
-  float inverse_scale = 1.0f;  // v5: 1 / (delta_scale × the last frame's weight scale)
+  float delta_scale = 1.0f;               // v5: the planes hold every delta × delta_scale (a power of two)
+  float inverse_scale = 1.0f;             // v5: 1 / (delta_scale × the last frame's weight scale)
 };
 
 // Floats per matrix in the crowd's matrices buffer: mat4 columns (v1-v3), or v4's three rows (48 B: fewer bytes
@@ -39,7 +39,9 @@ inline uint32_t crowdMatrixFloats(CrowdKernel kernel) {
 
 // The first word of v4's list entries in `weights`: after the instance_count + 1 offsets, padded to 4 words so
 // the uvec4 entries are aligned (crowd4.comp computes the same from CrowdPush::instance_count).
-inline uint64_t crowd4EntriesWord(uint32_t instances) { return (uint64_t(instances) + 4) & ~uint64_t(3); }
+inline uint64_t crowd4EntriesWord(uint32_t instances) {
+  return (uint64_t(instances) + 4) & ~uint64_t(3);
+}
 
 // The frame's data in the crowd's host-visible buffers: the kernel's target lists and every instance's matrices
 // (gpu_crowd_frame.cpp). On the job's pool when it lends one.

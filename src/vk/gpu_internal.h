@@ -17,10 +17,10 @@ namespace morphkit {
 
 struct GpuPrimitive {
   GpuPrimitiveInfo info;
-  GpuBuffer vertices;  // base vertices (VertexFormat)
-  GpuBuffer deltas;    // dense target blocks or sparse records
-  GpuBuffer rows;      // sparse: vertex_count + 1 u32
-  GpuBuffer skin;      // skin stream (PackedSkin)
+  GpuBuffer vertices;         // base vertices (VertexFormat)
+  GpuBuffer deltas;           // dense target blocks or sparse records
+  GpuBuffer rows;             // sparse: vertex_count + 1 u32
+  GpuBuffer skin;             // skin stream (PackedSkin)
   uint64_t target_bytes = 0;  // dense layouts: PackedDeltas::target_bytes
 };
 
@@ -28,11 +28,15 @@ struct GpuPrimitive {
 // floats), then the joint palette (skinned: `joints`, each world(joint)·IBM) or the model matrix and the normal
 // matrix (rigid: `world`). Far from the origin a float matrix cannot place a small primitive to 1e-5 of its
 // size, so the split happens here, in double.
-std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world);
+std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints,
+                                   const DMat4& world);
 // How many matrices that is: the origin block, then the palette (skinned) or the model and normal matrices.
-inline uint32_t relativeMatrixCount(bool skinned, size_t joints) { return 1 + uint32_t(skinned ? joints : 2); }
+inline uint32_t relativeMatrixCount(bool skinned, size_t joints) {
+  return 1 + uint32_t(skinned ? joints : 2);
+}
 // The same into `out` (relativeMatrixCount matrices), allocating nothing: per frame and instance.
-void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world, std::span<Mat4> out);
+void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world,
+                      std::span<Mat4> out);
 
 // The benchmarks' deterministic generator (a 64-bit LCG; 24 random bits per draw).
 struct BenchRng {

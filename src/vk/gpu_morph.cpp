@@ -5,13 +5,13 @@
 #include <cstring>
 #include <string>
 
+#include "gpu_internal.h"
 #include "morph_shared.h"
 #include "morphkit/active_targets.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_interop.h"
 #include "morphkit_spirv/morph.h"
 #include "morphkit_spirv/morph_storage16.h"
-#include "gpu_internal.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -41,9 +41,9 @@ struct GpuBatch {
   };
   std::vector<Instance> instances;
   std::vector<gpu::MorphEntry> entries;  // mirror of `table`
-  GpuBuffer table;    // MorphEntry[], host-visible (active_count changes per frame)
-  GpuBuffer dynamic;  // weights, active lists, matrices, host-visible
-  GpuBuffer output;   // deformed vertices, device-local, STORAGE | VERTEX
+  GpuBuffer table;                       // MorphEntry[], host-visible (active_count changes per frame)
+  GpuBuffer dynamic;                     // weights, active lists, matrices, host-visible
+  GpuBuffer output;                      // deformed vertices, device-local, STORAGE | VERTEX
   ComputePipeline morph;  // morph.comp (16-bit storage variant where the device has it): only batches carry it
   uint32_t total_groups = 0;
   uint32_t steps[2] = {2, 4};  // morph.comp's MORPH_SC_F32_TARGETS_PER_STEP, MORPH_SC_F16_TARGETS_PER_STEP
@@ -54,7 +54,9 @@ namespace {
 
 constexpr VkDeviceSize kOutputAlignment = 256;
 
-size_t alignUp(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+size_t alignUp(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
 
 template <class T>
 Status uploadVector(VulkanContext& context, const std::vector<T>& data, GpuBuffer& buffer) {
@@ -87,7 +89,8 @@ Expected<SlicedSparse> sliceSparse(const PackedDeltas& packed, uint32_t vertex_c
     }
     total += uint64_t(slots) * record_words * MORPH_GROUP_SIZE;
     if (total >= kMaxDeltaBufferBytes / 4) {
-      return fail(Error::kTooLarge, "uploadGpuPrimitive: the sliced sparse records exceed the kernel's 32-bit element indexing");
+      return fail(Error::kTooLarge,
+                  "uploadGpuPrimitive: the sliced sparse records exceed the kernel's 32-bit element indexing");
     }
   }
   out.tiles.push_back(uint32_t(total));
@@ -103,7 +106,8 @@ Expected<SlicedSparse> sliceSparse(const PackedDeltas& packed, uint32_t vertex_c
         continue;
       }
       const uint8_t* record = packed.bytes.data() + (size_t(packed.rows[v]) + j) * record_words * 4;
-      for (uint32_t w = 0; w < record_words; ++w) std::memcpy(&out.words[slot + size_t(w) * MORPH_GROUP_SIZE], record + 4 * w, 4);
+      for (uint32_t w = 0; w < record_words; ++w)
+        std::memcpy(&out.words[slot + size_t(w) * MORPH_GROUP_SIZE], record + 4 * w, 4);
     }
   }
   return out;
@@ -116,14 +120,18 @@ void destroyPrimitiveBuffers(VulkanContext& context, GpuPrimitive& p) {
   destroyBuffer(context, p.skin);
 }
 
-bool sameMatrix(const Mat4& a, const Mat4& b) { return std::memcmp(a.m.data(), b.m.data(), sizeof(float) * 16) == 0; }
+bool sameMatrix(const Mat4& a, const Mat4& b) {
+  return std::memcmp(a.m.data(), b.m.data(), sizeof(float) * 16) == 0;
+}
 
 }  // namespace
 
-Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const PrimitiveData& data, const GpuUploadOptions& options) {
+Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const PrimitiveData& data,
+                                           const GpuUploadOptions& options) {
   const std::string where = "mesh " + std::to_string(data.mesh) + " primitive " + std::to_string(data.primitive);
   if (data.vertex_count == 0 || data.position.size() != size_t(data.vertex_count) * 3) {
-    return fail(Error::kInvalidArgument, "uploadGpuPrimitive: " + where + ": POSITION must have 3 × vertex_count floats");
+    return fail(Error::kInvalidArgument,
+                "uploadGpuPrimitive: " + where + ": POSITION must have 3 × vertex_count floats");
   }
   auto* p = new GpuPrimitive();
   GpuPrimitiveInfo& info = p->info;
@@ -151,13 +159,15 @@ Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const Primiti
   info.layout = options.layout ? *options.layout : chooseDeltaLayout(data, options.sparse_ratio);
   if (info.target_count > 0 && info.delta.stride > 0) {
     if (info.layout == DeltaLayout::kDenseF16 && f16DeltaError(data).overflow) {
-      return failWith(fail(Error::kInvalidArgument, "uploadGpuPrimitive: " + where + ": a delta exceeds the f16 range (65504)"));
+      return failWith(
+          fail(Error::kInvalidArgument, "uploadGpuPrimitive: " + where + ": a delta exceeds the f16 range (65504)"));
     }
     Expected<PackedDeltas> packed = packDeltas(data, info.layout);
     if (!packed) return failWith(packed.error());
     if (packed->bytes.size() >= kMaxDeltaBufferBytes) {
-      return failWith(fail(Error::kTooLarge, "uploadGpuPrimitive: " + where + ": " + std::to_string(packed->bytes.size()) +
-                                                 " bytes of deltas exceed the kernel's 32-bit element indexing (8 GiB)"));
+      return failWith(
+          fail(Error::kTooLarge, "uploadGpuPrimitive: " + where + ": " + std::to_string(packed->bytes.size()) +
+                                     " bytes of deltas exceed the kernel's 32-bit element indexing (8 GiB)"));
     }
     p->target_bytes = packed->target_bytes;
     info.record_count = packed->record_count;
@@ -189,7 +199,9 @@ void destroyGpuPrimitive(VulkanContext& context, GpuPrimitive* primitive) {
   delete primitive;
 }
 
-const GpuPrimitiveInfo& gpuPrimitiveInfo(const GpuPrimitive& primitive) { return primitive.info; }
+const GpuPrimitiveInfo& gpuPrimitiveInfo(const GpuPrimitive& primitive) {
+  return primitive.info;
+}
 
 Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuInstanceDesc> descs) {
   return createGpuBatchWithStep(context, descs, 0, 0);
@@ -274,14 +286,16 @@ Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<con
   }
   batch->total_groups = uint32_t(groups);
 
-  Expected<GpuBuffer> table = createBuffer(context, sizeof(gpu::MorphEntry) * batch->entries.size(), MemoryUse::kUpload);
+  Expected<GpuBuffer> table =
+      createBuffer(context, sizeof(gpu::MorphEntry) * batch->entries.size(), MemoryUse::kUpload);
   if (!table) return failWith(table.error());
   batch->table = *table;
   Expected<GpuBuffer> dynamic = createBuffer(context, dynamic_bytes, MemoryUse::kUpload);
   if (!dynamic) return failWith(dynamic.error());
   batch->dynamic = *dynamic;
   std::memset(batch->dynamic.mapped, 0, size_t(batch->dynamic.size));
-  Expected<GpuBuffer> output = createBuffer(context, output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+  Expected<GpuBuffer> output =
+      createBuffer(context, output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
   if (!output) return failWith(output.error());
   batch->output = *output;
 
@@ -294,20 +308,23 @@ Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<con
     e.output_address = batch->output.address + inst.output_offset;
   }
   std::memcpy(batch->table.mapped, batch->entries.data(), sizeof(gpu::MorphEntry) * batch->entries.size());
-  batch->steps[0] = f32_targets_per_step != 0 ? f32_targets_per_step : batch->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u : 2u;
+  batch->steps[0] = f32_targets_per_step != 0                          ? f32_targets_per_step
+                    : batch->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u
+                                                                       : 2u;
   const bool only_f16 = !descs.empty() && std::all_of(descs.begin(), descs.end(), [](const GpuInstanceDesc& d) {
     return d.primitive && d.primitive->info.layout == DeltaLayout::kDenseF16;
   });
   batch->steps[1] = f16_targets_per_step != 0 ? f16_targets_per_step : only_f16 ? 8u : 4u;
-  const VkSpecializationMapEntry step_entries[2] = {{MORPH_SC_F32_TARGETS_PER_STEP, 0, sizeof(uint32_t)},
-                                                    {MORPH_SC_F16_TARGETS_PER_STEP, sizeof(uint32_t), sizeof(uint32_t)}};
+  const VkSpecializationMapEntry step_entries[2] = {
+      {MORPH_SC_F32_TARGETS_PER_STEP, 0, sizeof(uint32_t)},
+      {MORPH_SC_F16_TARGETS_PER_STEP, sizeof(uint32_t), sizeof(uint32_t)}};
   const VkSpecializationInfo specialization{2, step_entries, sizeof batch->steps, batch->steps};
   const Status pipeline =
       context.info.storage_16bit
           ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
                                   sizeof(gpu::MorphPush), batch->morph, &specialization)
-          : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush), batch->morph,
-                                  &specialization);
+          : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush),
+                                  batch->morph, &specialization);
   if (!pipeline) return failWith(pipeline.error());
   return batch;
 }
@@ -331,13 +348,15 @@ void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
 //   each matrix keeps its 3×3 and gets translation float(M·pivot − o), small;
 // morph.comp (and crowd.comp) compute M'·(p − pivot) (all small numbers), add o_lo, then o_hi last, rounding once
 // at full size.
-std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world) {
+std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints,
+                                   const DMat4& world) {
   std::vector<Mat4> out(relativeMatrixCount(skinned, joints.size()));
   relativeMatrices(pivot, skinned, joints, world, out);
   return out;
 }
 
-void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world, std::span<Mat4> out) {
+void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world,
+                      std::span<Mat4> out) {
   auto place = [&](const DMat4& m) {  // m · (pivot, 1) in double
     DVec3 r;
     r.x = m(0, 0) * pivot[0] + m(0, 1) * pivot[1] + m(0, 2) * pivot[2] + m(0, 3);
@@ -355,8 +374,22 @@ void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4>
   origin.x /= n, origin.y /= n, origin.z /= n;
   const float hi[3] = {float(origin.x), float(origin.y), float(origin.z)};
   Mat4& block = out[0];
-  block.m = {pivot[0], pivot[1], pivot[2], 0,  hi[0], hi[1], hi[2], 0,
-             float(origin.x - hi[0]), float(origin.y - hi[1]), float(origin.z - hi[2]), 0,  0, 0, 0, 0};
+  block.m = {pivot[0],
+             pivot[1],
+             pivot[2],
+             0,
+             hi[0],
+             hi[1],
+             hi[2],
+             0,
+             float(origin.x - hi[0]),
+             float(origin.y - hi[1]),
+             float(origin.z - hi[2]),
+             0,
+             0,
+             0,
+             0,
+             0};
   for (size_t j = 0; j < sources.size(); ++j) {
     const DMat4& m = sources[j];
     Mat4& relative = out[1 + j];
@@ -375,7 +408,9 @@ bool GpuMorphJob::validate() const {
   for (size_t i = 0; i < instances.size(); ++i) {
     const GpuBatch::Instance& inst = batch->instances[i];
     if (instances[i].weights.size() != inst.primitive->info.target_count) return false;
-    if (inst.skinned ? instances[i].joint_matrices.size() + 1 != inst.matrix_count : !instances[i].joint_matrices.empty()) return false;
+    if (inst.skinned ? instances[i].joint_matrices.size() + 1 != inst.matrix_count
+                     : !instances[i].joint_matrices.empty())
+      return false;
   }
   return true;
 }
@@ -460,15 +495,19 @@ void recordDispatch(const GpuBatch& batch, VkCommandBuffer cmd) {
 }  // namespace
 
 Status GpuMorphJob::run() const {
-  if (!validate()) return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the batch)");
+  if (!validate())
+    return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the batch)");
   writeInstanceData(*this);
-  Expected<double> us = submitTimedCompute(*context, [&](VkCommandBuffer cmd) { recordDispatch(*batch, cmd); }, "GpuMorphJob");
+  Expected<double> us = submitTimedCompute(
+      *context, [&](VkCommandBuffer cmd) { recordDispatch(*batch, cmd); }, "GpuMorphJob");
   if (!us) return us.error();
   batch->last_us = *us;
   return Ok{};
 }
 
-double lastDispatchMicroseconds(const GpuBatch& batch) { return batch.last_us; }
+double lastDispatchMicroseconds(const GpuBatch& batch) {
+  return batch.last_us;
+}
 
 uint32_t lastActiveCount(const GpuBatch& batch, uint32_t instance) {
   return instance < batch.entries.size() ? batch.entries[instance].active_count : 0;
@@ -499,7 +538,8 @@ Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBa
 namespace morphkit {
 
 Status recordGpuMorphJob(const GpuMorphJob& job, VkCommandBuffer cmd) {
-  if (!job.validate()) return fail(Error::kInvalidArgument, "recordGpuMorphJob: invalid job (weights/matrices do not match the batch)");
+  if (!job.validate())
+    return fail(Error::kInvalidArgument, "recordGpuMorphJob: invalid job (weights/matrices do not match the batch)");
   if (cmd == VK_NULL_HANDLE) return fail(Error::kInvalidArgument, "recordGpuMorphJob: no command buffer");
   writeInstanceData(job);
   recordDispatch(*job.batch, cmd);

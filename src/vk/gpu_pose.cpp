@@ -2,10 +2,9 @@
 // poseAssetGpu: CPU animation + scene evaluation (as in src/core/pose.cpp), GPU deformation.
 #include "morphkit/gpu_pose.h"
 
-#include "morphkit/gpu_interop.h"
-
 #include <string>
 
+#include "morphkit/gpu_interop.h"
 #include "morphkit/scene.h"
 
 namespace morphkit {
@@ -16,7 +15,8 @@ struct GpuPose {
   GpuBatch* batch = nullptr;
 };
 
-Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared, const GpuUploadOptions& upload) {
+Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared,
+                                  const GpuUploadOptions& upload) {
   if (!prepared.asset) return fail(Error::kInvalidArgument, "prepareGpuPose: not prepared");
   const Asset& asset = *prepared.asset;
   auto* pose = new GpuPose();
@@ -53,7 +53,9 @@ void destroyGpuPose(VulkanContext& context, GpuPose* pose) {
   delete pose;
 }
 
-double lastGpuPoseMicroseconds(const GpuPose& pose) { return pose.batch ? lastDispatchMicroseconds(*pose.batch) : 0.0; }
+double lastGpuPoseMicroseconds(const GpuPose& pose) {
+  return pose.batch ? lastDispatchMicroseconds(*pose.batch) : 0.0;
+}
 
 namespace {
 
@@ -120,8 +122,8 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
   return result;
 }
 
-Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene, const GpuPoseOptions& options,
-                                  const GpuUploadOptions& upload) {
+Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene,
+                                  const GpuPoseOptions& options, const GpuUploadOptions& upload) {
   Expected<PosePrepared> prepared = preparePose(asset, scene);
   if (!prepared) return prepared.error();
   Expected<GpuPose*> pose = prepareGpuPose(context, *prepared, upload);
@@ -142,7 +144,9 @@ Status recordGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions
   return recordGpuMorphJob(job, cmd);  // the job's spans are read before it returns
 }
 
-uint32_t gpuPoseInstanceCount(const GpuPose& pose) { return uint32_t(pose.prepared->instances.size()); }
+uint32_t gpuPoseInstanceCount(const GpuPose& pose) {
+  return uint32_t(pose.prepared->instances.size());
+}
 
 Expected<GpuOutputBuffer> gpuPoseOutput(const GpuPose& pose, uint32_t instance) {
   return gpuBatchOutput(*pose.batch, instance);

@@ -8,15 +8,17 @@
 
 #include "morphkit/accessor.h"
 #include "morphkit/animation.h"
-#include "morphkit/packed_deltas.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/packed_deltas.h"
 #include "morphkit/pose.h"
 #include "morphkit/primitive.h"
 
 namespace morphkit {
 namespace {
 
-bool isQuantized(const Accessor& a) { return a.component_type != ComponentType::kFloat; }
+bool isQuantized(const Accessor& a) {
+  return a.component_type != ComponentType::kFloat;
+}
 
 // What decodePrimitive's normalizeSkinWeights does to this primitive's WEIGHTS_n (read here without decoding the
 // rest of the primitive).
@@ -32,7 +34,8 @@ void checkSkinWeights(const Asset& asset, const Primitive& primitive, PrimitiveS
   const uint32_t influences = uint32_t(4 * sets.size());
   std::vector<float> weights(vertices * influences);  // interleaved per vertex, as PrimitiveData::skin_weights
   for (size_t v = 0; v < vertices; ++v) {
-    for (size_t set = 0; set < sets.size(); ++set) std::copy_n(&sets[set][v * 4], 4, &weights[v * influences + set * 4]);
+    for (size_t set = 0; set < sets.size(); ++set)
+      std::copy_n(&sets[set][v * 4], 4, &weights[v * influences + set * 4]);
   }
   s.has_skin_weights = true;
   s.skin_weights = normalizeSkinWeights(weights, influences);
@@ -59,14 +62,17 @@ void measureDeltaErrors(const Asset& asset, uint32_t mesh, uint32_t primitive, P
 std::string skinWeightWarning(uint32_t mesh, uint32_t primitive, const SkinWeightFix& fix) {
   char worst[32];
   std::snprintf(worst, sizeof(worst), "%.6g", fix.worst_sum);
-  std::string text = "meshes[" + std::to_string(mesh) + "].primitives[" + std::to_string(primitive) + "]: " +
-                     std::to_string(fix.rescaled) + " vertices have skin weights that do not sum to 1 (worst sum " + worst +
+  std::string text = "meshes[" + std::to_string(mesh) + "].primitives[" + std::to_string(primitive) +
+                     "]: " + std::to_string(fix.rescaled) +
+                     " vertices have skin weights that do not sum to 1 (worst sum " + worst +
                      "); rescaled to sum 1 as three.js and Babylon.js do";
   if (fix.zero > 0) text += " (" + std::to_string(fix.zero) + " all-zero: bound to their first joint)";
   return text + " (--keep-skin-weights keeps them)";
 }
 
-bool warnSkinWeights(const PrimitiveSummary& s) { return std::abs(s.skin_weights.worst_sum - 1.0) > kWarnSkinWeightSum; }
+bool warnSkinWeights(const PrimitiveSummary& s) {
+  return std::abs(s.skin_weights.worst_sum - 1.0) > kWarnSkinWeightSum;
+}
 
 // {"name", "type", "componentType", "normalized", "sparse", "count"} of one attribute's accessor.
 void writeAttribute(JsonWriter& json, const Asset& asset, const Attribute& attribute) {
@@ -82,7 +88,10 @@ const char* alphaModeName(AlphaMode mode) {
 
 void textureIndex(JsonWriter& json, const char* key, const TextureRef& ref) {
   json.key(key);
-  if (ref.texture == kNone) json.null(); else json.value(ref.texture);
+  if (ref.texture == kNone)
+    json.null();
+  else
+    json.value(ref.texture);
 }
 
 // The default scene's world-space bounds at rest (node TRS, default weights, skinned as bound), or nothing when
@@ -105,7 +114,8 @@ bool restBounds(const Asset& asset, float lo[3], float hi[3]) {
 }  // namespace
 
 const char* primitiveModeName(PrimitiveMode mode) {
-  static const char* kNames[] = {"POINTS", "LINES", "LINE_LOOP", "LINE_STRIP", "TRIANGLES", "TRIANGLE_STRIP", "TRIANGLE_FAN"};
+  static const char* kNames[] = {"POINTS",    "LINES",          "LINE_LOOP",   "LINE_STRIP",
+                                 "TRIANGLES", "TRIANGLE_STRIP", "TRIANGLE_FAN"};
   return kNames[uint32_t(mode)];
 }
 const char* targetPathName(TargetPath path) {
@@ -141,7 +151,8 @@ PrimitiveSummary summarizePrimitive(const Asset& asset, uint32_t mesh, uint32_t 
   for (const Attribute& attribute : primitive.attributes) {
     const Accessor& a = asset.accessors[attribute.accessor];
     if (a.has_sparse) s.sparse.push_back(attribute.name + ": " + accessorEncoding(a));
-    if (isQuantized(a) && attribute.name.rfind("JOINTS_", 0) != 0) s.quantized.push_back(attribute.name + ": " + accessorEncoding(a));
+    if (isQuantized(a) && attribute.name.rfind("JOINTS_", 0) != 0)
+      s.quantized.push_back(attribute.name + ": " + accessorEncoding(a));
   }
   for (size_t t = 0; t < primitive.targets.size(); ++t) {
     std::vector<std::string> names;
@@ -157,7 +168,8 @@ PrimitiveSummary summarizePrimitive(const Asset& asset, uint32_t mesh, uint32_t 
     s.target_attributes.push_back(std::move(names));
   }
   checkSkinWeights(asset, primitive, s);
-  if (!primitive.targets.empty()) measureDeltaErrors(asset, mesh, primitive_index, s);  // decoding costs; only for targets
+  if (!primitive.targets.empty())
+    measureDeltaErrors(asset, mesh, primitive_index, s);  // decoding costs; only for targets
   return s;
 }
 
@@ -199,7 +211,12 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
   float lo[3], hi[3];
   json.key("bounds");
   if (restBounds(asset, lo, hi)) {
-    json.beginObject().key("min").array(std::span<const float>(lo, 3)).key("max").array(std::span<const float>(hi, 3)).endObject();
+    json.beginObject()
+        .key("min")
+        .array(std::span<const float>(lo, 3))
+        .key("max")
+        .array(std::span<const float>(hi, 3))
+        .endObject();
   } else {
     json.null();
   }
@@ -235,14 +252,22 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
       if (s.has_f16) {
         json.key("f16MaxError").beginObject().field("position", s.f16_position).field("normal", s.f16_normal);
         json.field("tangent", s.f16_tangent).field("extra", s.f16_extra).field("overflow", s.f16_overflow).endObject();
-        json.key("snorm16MaxError").beginObject().field("position", s.snorm16_position).field("normal", s.snorm16_normal);
-        json.field("tangent", s.snorm16_tangent).field("extra", s.snorm16_extra).field("nonFinite", s.snorm16_non_finite);
+        json.key("snorm16MaxError")
+            .beginObject()
+            .field("position", s.snorm16_position)
+            .field("normal", s.snorm16_normal);
+        json.field("tangent", s.snorm16_tangent)
+            .field("extra", s.snorm16_extra)
+            .field("nonFinite", s.snorm16_non_finite);
         json.endObject();
       }
       json.key("sparse").array(std::span<const std::string>(s.sparse));
       json.key("quantized").array(std::span<const std::string>(s.quantized));
       if (s.has_skin_weights) {
-        json.key("skinWeights").beginObject().field("rescaled", s.skin_weights.rescaled).field("zero", s.skin_weights.zero);
+        json.key("skinWeights")
+            .beginObject()
+            .field("rescaled", s.skin_weights.rescaled)
+            .field("zero", s.skin_weights.zero);
         json.field("worstSum", s.skin_weights.worst_sum).endObject();
       }
       if (warnSkinWeights(s)) warnings.push_back(skinWeightWarning(uint32_t(m), uint32_t(p), s.skin_weights));
@@ -254,10 +279,16 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
   json.key("skins").beginArray();
   for (size_t s = 0; s < asset.skins.size(); ++s) {
     const Skin& skin = asset.skins[s];
-    json.beginObject().field("index", uint32_t(s)).field("name", skin.name).field("joints", uint32_t(skin.joints.size()));
+    json.beginObject()
+        .field("index", uint32_t(s))
+        .field("name", skin.name)
+        .field("joints", uint32_t(skin.joints.size()));
     json.field("inverseBindMatrices", skin.inverse_bind_matrices != kNone);
     json.key("skeleton");
-    if (skin.skeleton == kNone) json.null(); else json.value(skin.skeleton);
+    if (skin.skeleton == kNone)
+      json.null();
+    else
+      json.value(skin.skeleton);
     json.endObject();
   }
   json.endArray();
@@ -280,9 +311,13 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     const Image& image = asset.images[i];
     json.beginObject().field("index", uint32_t(i)).field("name", image.name).field("mimeType", image.mime_type);
     // A data: URI is the image itself: its size, not its bytes.
-    json.field("uri", image.uri.starts_with("data:") ? "data: (" + std::to_string(image.uri.size()) + " bytes)" : image.uri);
+    json.field("uri",
+               image.uri.starts_with("data:") ? "data: (" + std::to_string(image.uri.size()) + " bytes)" : image.uri);
     json.key("bufferView");
-    if (image.buffer_view == kNone) json.null(); else json.value(image.buffer_view);
+    if (image.buffer_view == kNone)
+      json.null();
+    else
+      json.value(image.buffer_view);
     json.endObject();
   }
   json.endArray();
@@ -291,9 +326,15 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     const Texture& texture = asset.textures[t];
     const uint32_t ktx2 = textureKtx2Image(asset, texture);
     json.beginObject().field("index", uint32_t(t)).key("source");
-    if (texture.source == kNone) json.null(); else json.value(texture.source);
+    if (texture.source == kNone)
+      json.null();
+    else
+      json.value(texture.source);
     json.field("ktx2", ktx2 != kNone).key("ktx2Image");
-    if (ktx2 == kNone) json.null(); else json.value(ktx2);
+    if (ktx2 == kNone)
+      json.null();
+    else
+      json.value(ktx2);
     json.field("drawable", textureDrawable(asset, texture)).endObject();
   }
   json.endArray();
@@ -307,7 +348,10 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
       const AnimationSampler& sampler = animation.samplers[channel.sampler];
       json.beginObject();
       json.key("node");
-      if (channel.node == kNone) json.null(); else json.value(channel.node);
+      if (channel.node == kNone)
+        json.null();
+      else
+        json.value(channel.node);
       json.field("path", channelPathName(channel)).field("interpolation", interpolationName(sampler.interpolation));
       json.field("sampler", channel.sampler).field("keys", asset.accessors[sampler.input].count);
       const Accessor& output = asset.accessors[sampler.output];

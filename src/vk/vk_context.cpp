@@ -14,7 +14,6 @@
 #include <limits>
 #include <string>
 
-
 namespace morphkit {
 
 namespace {
@@ -40,7 +39,8 @@ VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(VkDebugUtilsMessageSeverityFlagBits
 
 VkDebugUtilsMessengerCreateInfoEXT messengerInfo(VulkanContext* context) {
   VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-  info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  info.messageSeverity =
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                      VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   info.pfnUserCallback = debugCallback;
@@ -50,21 +50,31 @@ VkDebugUtilsMessengerCreateInfoEXT messengerInfo(VulkanContext* context) {
 
 int typeRank(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
 GpuDeviceType deviceType(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return GpuDeviceType::kDiscrete;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return GpuDeviceType::kIntegrated;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return GpuDeviceType::kVirtual;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return GpuDeviceType::kCpu;
-    default: return GpuDeviceType::kOther;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return GpuDeviceType::kDiscrete;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return GpuDeviceType::kIntegrated;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return GpuDeviceType::kVirtual;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return GpuDeviceType::kCpu;
+    default:
+      return GpuDeviceType::kOther;
   }
 }
 
@@ -111,7 +121,8 @@ Candidate inspect(VkPhysicalDevice device, uint32_t index) {
   int best = -1, best_score = -1;
   for (uint32_t i = 0; i < count; ++i) {
     if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-    const int score = (families[i].timestampValidBits > 0 ? 2 : 0) + ((families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) ? 1 : 0);
+    const int score =
+        (families[i].timestampValidBits > 0 ? 2 : 0) + ((families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) ? 1 : 0);
     if (score > best_score) best = int(i), best_score = score;
   }
   if (best < 0) {
@@ -158,7 +169,8 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   }
   pinDriversForLeakSanitizer();  // the drivers and layers are loaded now, whatever fails next
   if (devices.empty()) {
-    return fail(Error::kNoDevice, "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)");
+    return fail(Error::kNoDevice,
+                "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)");
   }
   Candidate chosen;
   if (options.device_index >= 0) {
@@ -168,7 +180,8 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
     }
     chosen = inspect(devices[size_t(options.device_index)], uint32_t(options.device_index));
     if (!chosen.why_not.empty()) {
-      return fail(Error::kNoDevice, "createVulkanContext: device " + std::to_string(options.device_index) + ": " + chosen.why_not);
+      return fail(Error::kNoDevice,
+                  "createVulkanContext: device " + std::to_string(options.device_index) + ": " + chosen.why_not);
     }
   } else {
     int best_rank = std::numeric_limits<int>::max();
@@ -187,8 +200,9 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
       }
     }
     if (chosen.device == VK_NULL_HANDLE) {
-      return fail(Error::kNoDevice,
-                  "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)" + reasons);
+      return fail(
+          Error::kNoDevice,
+          "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation)" + reasons);
     }
   }
   context.physical = chosen.device;
@@ -211,9 +225,11 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   {
-    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR have{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have};
-    if (options.pipeline_statistics && deviceHasExtension(context.physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    if (options.pipeline_statistics &&
+        deviceHasExtension(context.physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
       vkGetPhysicalDeviceFeatures2(context.physical, &query);
       context.pipeline_statistics = have.pipelineExecutableInfo == VK_TRUE;
     }
@@ -250,8 +266,8 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
 }
 
 // Crowd kernel v5's matrix units: VK_NV_cooperative_matrix with FP16 × FP16 + FP32 tiles of CROWD5 shape (16 ×
-// 16 × 16) at subgroup scope in compute shaders, FP16 arithmetic, 16-bit storage, the Vulkan memory model, and 32-wide subgroups
-// (crowd5.comp: a tile of 16 vertices per workgroup, its subgroups walking 16-instance tiles).
+// 16 × 16) at subgroup scope in compute shaders, FP16 arithmetic, 16-bit storage, the Vulkan memory model, and 32-wide
+// subgroups (crowd5.comp: a tile of 16 vertices per workgroup, its subgroups walking 16-instance tiles).
 bool offersCooperativeMatrix(VkInstance instance, VkPhysicalDevice device) {
   if (!deviceHasExtension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return false;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
@@ -265,7 +281,8 @@ bool offersCooperativeMatrix(VkInstance instance, VkPhysicalDevice device) {
       !f11.storageBuffer16BitAccess) {
     return false;
   }
-  VkPhysicalDeviceCooperativeMatrixPropertiesNV stages{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+  VkPhysicalDeviceCooperativeMatrixPropertiesNV stages{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV};
   VkPhysicalDeviceVulkan11Properties p11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES, &stages};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &p11};
   vkGetPhysicalDeviceProperties2(device, &props);
@@ -314,7 +331,8 @@ void describeDevice(VulkanContext& context, uint32_t index) {
   context.cooperative_matrix_offered = offersCooperativeMatrix(context.instance, context.physical);
   info.cooperative_matrix = false;  // enabled only when asked (createDevice)
   context.queue_has_graphics = (families[context.queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
-  info.timestamps = families[context.queue_family].timestampValidBits > 0 && context.properties.limits.timestampPeriod > 0;
+  info.timestamps =
+      families[context.queue_family].timestampValidBits > 0 && context.properties.limits.timestampPeriod > 0;
   info.timestamp_period_ns = context.properties.limits.timestampPeriod;
   info.max_allocation_bytes = context.max_allocation;
   for (uint32_t h = 0; h < context.memory.memoryHeapCount; ++h) {
@@ -353,7 +371,8 @@ Status createContextObjects(VulkanContext& context) {
 const char* vkResultName(VkResult result) {
   switch (result) {
 #define MORPHKIT_RESULT(name) \
-  case name: return #name;
+  case name:                  \
+    return #name;
     MORPHKIT_RESULT(VK_SUCCESS)
     MORPHKIT_RESULT(VK_NOT_READY)
     MORPHKIT_RESULT(VK_TIMEOUT)
@@ -376,7 +395,8 @@ const char* vkResultName(VkResult result) {
     MORPHKIT_RESULT(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
     MORPHKIT_RESULT(VK_ERROR_UNKNOWN)
 #undef MORPHKIT_RESULT
-    default: return "VkResult(unknown)";
+    default:
+      return "VkResult(unknown)";
   }
 }
 
@@ -385,19 +405,27 @@ Failure vulkanFailure(const std::string& where, VkResult result) {
   switch (result) {
     case VK_ERROR_OUT_OF_HOST_MEMORY:
     case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-    case VK_ERROR_OUT_OF_POOL_MEMORY: return fail(Error::kOutOfMemory, std::move(message));
-    case VK_ERROR_DEVICE_LOST: return fail(Error::kDeviceLost, std::move(message));
-    default: return fail(Error::kVulkan, std::move(message));
+    case VK_ERROR_OUT_OF_POOL_MEMORY:
+      return fail(Error::kOutOfMemory, std::move(message));
+    case VK_ERROR_DEVICE_LOST:
+      return fail(Error::kDeviceLost, std::move(message));
+    default:
+      return fail(Error::kVulkan, std::move(message));
   }
 }
 
 const char* gpuDeviceTypeName(GpuDeviceType type) {
   switch (type) {
-    case GpuDeviceType::kDiscrete: return "discrete";
-    case GpuDeviceType::kIntegrated: return "integrated";
-    case GpuDeviceType::kVirtual: return "virtual";
-    case GpuDeviceType::kCpu: return "cpu";
-    case GpuDeviceType::kOther: break;
+    case GpuDeviceType::kDiscrete:
+      return "discrete";
+    case GpuDeviceType::kIntegrated:
+      return "integrated";
+    case GpuDeviceType::kVirtual:
+      return "virtual";
+    case GpuDeviceType::kCpu:
+      return "cpu";
+    case GpuDeviceType::kOther:
+      break;
   }
   return "other";
 }
@@ -414,12 +442,14 @@ Expected<VulkanContext*> createVulkanContext(const GpuContextOptions& options) {
     vkEnumerateInstanceLayerProperties(&count, nullptr);
     std::vector<VkLayerProperties> available(count);
     vkEnumerateInstanceLayerProperties(&count, available.data());
-    bool found = std::any_of(available.begin(), available.end(),
-                             [](const VkLayerProperties& l) { return std::strcmp(l.layerName, kValidationLayer) == 0; });
+    bool found = std::any_of(available.begin(), available.end(), [](const VkLayerProperties& l) {
+      return std::strcmp(l.layerName, kValidationLayer) == 0;
+    });
     if (!found) {
       delete context;
-      return fail(Error::kVulkan, "createVulkanContext: validation requested but VK_LAYER_KHRONOS_validation is not "
-                                  "installed (VK_ERROR_LAYER_NOT_PRESENT; install vulkan-validationlayers)");
+      return fail(Error::kVulkan,
+                  "createVulkanContext: validation requested but VK_LAYER_KHRONOS_validation is not "
+                  "installed (VK_ERROR_LAYER_NOT_PRESENT; install vulkan-validationlayers)");
     }
     layers.push_back(kValidationLayer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
@@ -445,8 +475,9 @@ Expected<VulkanContext*> createVulkanContext(const GpuContextOptions& options) {
   if (r != VK_SUCCESS) {
     delete context;
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
-      return fail(Error::kNoDevice, "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation) "
-                                    "(vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)");
+      return fail(Error::kNoDevice,
+                  "createVulkanContext: no Vulkan device (install mesa-vulkan-drivers for a CPU implementation) "
+                  "(vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)");
     }
     return vulkanFailure("vkCreateInstance", r);
   }
@@ -490,7 +521,9 @@ void destroyVulkanContext(VulkanContext* context, std::vector<std::string>* fina
   delete context;
 }
 
-const GpuDeviceInfo& gpuDeviceInfo(const VulkanContext& context) { return context.info; }
+const GpuDeviceInfo& gpuDeviceInfo(const VulkanContext& context) {
+  return context.info;
+}
 
 std::vector<std::string> gpuValidationMessages(const VulkanContext& context) {
   std::lock_guard<std::mutex> lock(const_cast<VulkanContext&>(context).messages_mutex);
@@ -539,15 +572,18 @@ double readTimestampMicroseconds(VulkanContext& context) {
 
 Expected<double> submitTimedCompute(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record,
                                     const char* where) {
-  Status s = submitAndWait(context, [&](VkCommandBuffer cmd) {
-    if (context.timestamps) {
-      vkCmdResetQueryPool(cmd, context.timestamps, 0, 2);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, context.timestamps, 0);
-    }
-    record(cmd);
-    if (context.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, context.timestamps, 1);
-    computeWriteBarrier(context, cmd);
-  }, where);
+  Status s = submitAndWait(
+      context,
+      [&](VkCommandBuffer cmd) {
+        if (context.timestamps) {
+          vkCmdResetQueryPool(cmd, context.timestamps, 0, 2);
+          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, context.timestamps, 0);
+        }
+        record(cmd);
+        if (context.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, context.timestamps, 1);
+        computeWriteBarrier(context, cmd);
+      },
+      where);
   if (!s) return s.error();
   return readTimestampMicroseconds(context);
 }

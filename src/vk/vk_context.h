@@ -26,8 +26,8 @@ struct VulkanContext {
   uint32_t queue_family = 0;
   bool queue_has_graphics = false;  // the barrier after a dispatch may name the vertex-input stage
   // VK_KHR_pipeline_executable_properties enabled: compute pipelines capture the driver's statistics (registers,
-  // …) and internal representations for the benchmarks (pipelineStatistics, pipelineReport). Only on devices morphkit creates, when GpuContextOptions asks for
-  // it and the driver offers it.
+  // …) and internal representations for the benchmarks (pipelineStatistics, pipelineReport). Only on devices morphkit
+  // creates, when GpuContextOptions asks for it and the driver offers it.
   bool pipeline_statistics = false;
   bool cooperative_matrix_offered = false;  // the device offers crowd kernel v5's set (enabled or not: info says)
   VkPhysicalDeviceProperties properties{};
@@ -76,7 +76,8 @@ struct GpuBuffer {
 
 // `size` 0 becomes 16 (Vulkan forbids empty buffers). Extra `usage` bits are added to
 // STORAGE | SHADER_DEVICE_ADDRESS | TRANSFER_SRC | TRANSFER_DST.
-Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, MemoryUse use, VkBufferUsageFlags usage = 0);
+Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, MemoryUse use,
+                                 VkBufferUsageFlags usage = 0);
 void destroyBuffer(VulkanContext& context, GpuBuffer& buffer);  // resets it; an empty buffer is fine
 
 // One 2D image with one mip level, its own allocation and a view.
@@ -126,9 +127,11 @@ std::string pipelineReport(VulkanContext& context, VkPipeline pipeline);
 Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where);
 
 // Copies `bytes` into a device-local buffer at `offset` through a staging buffer (chunks of 64 MiB).
-Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes, VkDeviceSize size);
+Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes,
+                      VkDeviceSize size);
 // Copies `size` bytes from `src` at `offset` into `out`.
-Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDeviceSize offset, void* out, VkDeviceSize size);
+Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDeviceSize offset, void* out,
+                          VkDeviceSize size);
 
 // The two timestamps of the last submission that wrote them, as µs (NaN without timestamp support).
 double readTimestampMicroseconds(VulkanContext& context);

@@ -33,7 +33,9 @@ Status allocateMemory(VulkanContext& context, const VkMemoryRequirements& req, M
 Expected<uint32_t> findMemoryType(const VulkanContext& context, uint32_t type_bits, MemoryUse use) {
   VkMemoryPropertyFlags required = 0, preferred = 0;
   switch (use) {
-    case MemoryUse::kDevice: required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
+    case MemoryUse::kDevice:
+      required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+      break;
     case MemoryUse::kUpload:
       required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
       preferred = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
@@ -62,7 +64,8 @@ Expected<GpuBuffer> createBuffer(VulkanContext& context, VkDeviceSize size, Memo
   GpuBuffer buffer;
   buffer.size = std::max<VkDeviceSize>(size, 16);
   if (context.max_allocation && buffer.size > context.max_allocation) {
-    return fail(Error::kOutOfMemory, "createBuffer: " + std::to_string(buffer.size) + " bytes exceed maxMemoryAllocationSize " +
+    return fail(Error::kOutOfMemory, "createBuffer: " + std::to_string(buffer.size) +
+                                         " bytes exceed maxMemoryAllocationSize " +
                                          std::to_string(context.max_allocation));
   }
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -104,7 +107,8 @@ void destroyBuffer(VulkanContext& context, GpuBuffer& buffer) {
   buffer = GpuBuffer{};
 }
 
-Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes, VkDeviceSize size) {
+Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes,
+                      VkDeviceSize size) {
   if (size == 0) return Ok{};
   if (offset + size > dst.size) return fail(Error::kInvalidArgument, "uploadToBuffer: range exceeds the buffer");
   Expected<GpuBuffer> staging = createBuffer(context, std::min(size, kStagingChunk), MemoryUse::kUpload);
@@ -113,22 +117,28 @@ Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offse
   for (VkDeviceSize done = 0; done < size && status; done += kStagingChunk) {
     const VkDeviceSize chunk = std::min(kStagingChunk, size - done);
     std::memcpy(staging->mapped, static_cast<const uint8_t*>(bytes) + done, size_t(chunk));
-    status = submitAndWait(context, [&](VkCommandBuffer cmd) {
-      VkBufferCopy region{0, offset + done, chunk};
-      vkCmdCopyBuffer(cmd, staging->buffer, dst.buffer, 1, &region);
-      // Make the copy visible to every later compute read (the kernels read these buffers).
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                           0, 1, &barrier, 0, nullptr, 0, nullptr);
-    }, "uploadToBuffer");
+    status = submitAndWait(
+        context,
+        [&](VkCommandBuffer cmd) {
+          VkBufferCopy region{0, offset + done, chunk};
+          vkCmdCopyBuffer(cmd, staging->buffer, dst.buffer, 1, &region);
+          // Make the copy visible to every later compute read (the kernels read these buffers).
+          VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+          barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          barrier.dstAccessMask =
+              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0,
+                               nullptr, 0, nullptr);
+        },
+        "uploadToBuffer");
   }
   destroyBuffer(context, *staging);
   return status;
 }
 
-Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDeviceSize offset, void* out, VkDeviceSize size) {
+Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDeviceSize offset, void* out,
+                          VkDeviceSize size) {
   if (size == 0) return Ok{};
   if (offset + size > src.size) return fail(Error::kInvalidArgument, "downloadFromBuffer: range exceeds the buffer");
   Expected<GpuBuffer> staging = createBuffer(context, std::min(size, kStagingChunk), MemoryUse::kReadback);
@@ -136,14 +146,18 @@ Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDevice
   Status status = Ok{};
   for (VkDeviceSize done = 0; done < size && status; done += kStagingChunk) {
     const VkDeviceSize chunk = std::min(kStagingChunk, size - done);
-    status = submitAndWait(context, [&](VkCommandBuffer cmd) {
-      VkBufferCopy region{offset + done, 0, chunk};
-      vkCmdCopyBuffer(cmd, src.buffer, staging->buffer, 1, &region);
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
-    }, "downloadFromBuffer");
+    status = submitAndWait(
+        context,
+        [&](VkCommandBuffer cmd) {
+          VkBufferCopy region{offset + done, 0, chunk};
+          vkCmdCopyBuffer(cmd, src.buffer, staging->buffer, 1, &region);
+          VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+          barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                               nullptr, 0, nullptr);
+        },
+        "downloadFromBuffer");
     if (status) std::memcpy(static_cast<uint8_t*>(out) + done, staging->mapped, size_t(chunk));
   }
   destroyBuffer(context, *staging);
@@ -152,7 +166,7 @@ Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDevice
 
 // ---- Images ----
 Expected<GpuImage> createImage(VulkanContext& context, uint32_t width, uint32_t height, VkFormat format,
-                                        VkImageUsageFlags usage, VkImageAspectFlags aspect) {
+                               VkImageUsageFlags usage, VkImageAspectFlags aspect) {
   GpuImage out;
   out.width = width;
   out.height = height;
@@ -169,7 +183,8 @@ Expected<GpuImage> createImage(VulkanContext& context, uint32_t width, uint32_t 
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkResult r = vkCreateImage(context.device, &info, nullptr, &out.image);
-  if (r != VK_SUCCESS) return vulkanFailure("vkCreateImage(" + std::to_string(width) + "×" + std::to_string(height) + ")", r);
+  if (r != VK_SUCCESS)
+    return vulkanFailure("vkCreateImage(" + std::to_string(width) + "×" + std::to_string(height) + ")", r);
   VkMemoryRequirements req;
   vkGetImageMemoryRequirements(context.device, out.image, &req);
   if (Status s = allocateMemory(context, req, MemoryUse::kDevice, nullptr, "image, ", out.memory); !s) {
@@ -195,10 +210,10 @@ Expected<GpuImage> createImage(VulkanContext& context, uint32_t width, uint32_t 
 }
 
 Expected<GpuImage> uploadImage(VulkanContext& context, uint32_t width, uint32_t height, VkFormat format,
-                                        const void* bytes, size_t size) {
-  Expected<GpuImage> image = createImage(context, width, height, format,
-                                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                                  VK_IMAGE_ASPECT_COLOR_BIT);
+                               const void* bytes, size_t size) {
+  Expected<GpuImage> image =
+      createImage(context, width, height, format, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                  VK_IMAGE_ASPECT_COLOR_BIT);
   if (!image) return image;
   Expected<GpuBuffer> staging = createBuffer(context, size, MemoryUse::kUpload);
   if (!staging) {
@@ -206,29 +221,33 @@ Expected<GpuImage> uploadImage(VulkanContext& context, uint32_t width, uint32_t 
     return staging.error();
   }
   std::memcpy(staging->mapped, bytes, size);
-  Status s = submitAndWait(context, [&](VkCommandBuffer cmd) {
-    VkImageMemoryBarrier to_dst{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    to_dst.srcAccessMask = 0;
-    to_dst.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_dst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    to_dst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    to_dst.srcQueueFamilyIndex = to_dst.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    to_dst.image = image->image;
-    to_dst.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &to_dst);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {width, height, 1};
-    vkCmdCopyBufferToImage(cmd, staging->buffer, image->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-    VkImageMemoryBarrier to_read = to_dst;
-    to_read.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_read.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    to_read.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    to_read.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0, nullptr,
-                         1, &to_read);
-  }, "uploadImage");
+  Status s = submitAndWait(
+      context,
+      [&](VkCommandBuffer cmd) {
+        VkImageMemoryBarrier to_dst{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+        to_dst.srcAccessMask = 0;
+        to_dst.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        to_dst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+        to_dst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        to_dst.srcQueueFamilyIndex = to_dst.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        to_dst.image = image->image;
+        to_dst.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                             nullptr, 1, &to_dst);
+        VkBufferImageCopy region{};
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.imageExtent = {width, height, 1};
+        vkCmdCopyBufferToImage(cmd, staging->buffer, image->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        VkImageMemoryBarrier to_read = to_dst;
+        to_read.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        to_read.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+        to_read.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        to_read.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr,
+                             0, nullptr, 1, &to_read);
+      },
+      "uploadImage");
   destroyBuffer(context, *staging);
   if (!s) {
     destroyImage(context, *image);
@@ -279,7 +298,8 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   info.stage.pSpecializationInfo = specialization;
   info.layout = layout;
   if (context.pipeline_statistics) {
-    info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+    info.flags |=
+        VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
   }
   r = vkCreateComputePipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
   vkDestroyShaderModule(context.device, *module, nullptr);
@@ -287,7 +307,8 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   return Ok{};
 }
 
-std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline, uint32_t executable_index) {
+std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipeline pipeline,
+                                                  uint32_t executable_index) {
   std::vector<PipelineStatistic> out;
   if (!context.pipeline_statistics || pipeline == VK_NULL_HANDLE) return out;
   // Extension entry points: the loader exports only the core ones.
@@ -304,10 +325,18 @@ std::vector<PipelineStatistic> pipelineStatistics(VulkanContext& context, VkPipe
   for (const VkPipelineExecutableStatisticKHR& s : stats) {
     double value = 0.0;
     switch (s.format) {
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = s.value.b32 ? 1.0 : 0.0; break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = double(s.value.i64); break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = double(s.value.u64); break;
-      default: value = s.value.f64; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        value = s.value.b32 ? 1.0 : 0.0;
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        value = double(s.value.i64);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        value = double(s.value.u64);
+        break;
+      default:
+        value = s.value.f64;
+        break;
     }
     out.push_back({s.name, value});
   }
@@ -336,11 +365,12 @@ std::string pipelineReport(VulkanContext& context, VkPipeline pipeline) {
   info.pipeline = pipeline;
   uint32_t count = 0;
   if (properties(context.device, &info, &count, nullptr) != VK_SUCCESS) return text;
-  std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(count,
+                                                             {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
   if (properties(context.device, &info, &count, executables.data()) != VK_SUCCESS) return text;
   for (uint32_t e = 0; e < count; ++e) {
-    text += "executable " + std::to_string(e) + ": " + std::string(executables[e].name) + " (" + executables[e].description +
-            "), subgroup size " + std::to_string(executables[e].subgroupSize) + "\n";
+    text += "executable " + std::to_string(e) + ": " + std::string(executables[e].name) + " (" +
+            executables[e].description + "), subgroup size " + std::to_string(executables[e].subgroupSize) + "\n";
     VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
     executable.pipeline = pipeline;
     executable.executableIndex = e;
@@ -349,7 +379,8 @@ std::string pipelineReport(VulkanContext& context, VkPipeline pipeline) {
     }
     uint32_t irs = 0;
     if (representations(context.device, &executable, &irs, nullptr) != VK_SUCCESS) continue;
-    std::vector<VkPipelineExecutableInternalRepresentationKHR> ir(irs, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+    std::vector<VkPipelineExecutableInternalRepresentationKHR> ir(
+        irs, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
     if (representations(context.device, &executable, &irs, ir.data()) != VK_SUCCESS) continue;
     std::vector<std::vector<char>> data(irs);
     for (uint32_t i = 0; i < irs; ++i) {  // second call with the sizes the first one returned
@@ -360,7 +391,8 @@ std::string pipelineReport(VulkanContext& context, VkPipeline pipeline) {
     for (uint32_t i = 0; i < irs; ++i) {
       text += std::string("  representation ") + ir[i].name + " (" + ir[i].description + "), " +
               std::to_string(ir[i].dataSize) + " bytes" + (ir[i].isText ? "" : ", binary: not shown") + "\n";
-      if (ir[i].isText && !data[i].empty()) text += std::string(data[i].data(), strnlen(data[i].data(), data[i].size())) + "\n";
+      if (ir[i].isText && !data[i].empty())
+        text += std::string(data[i].data(), strnlen(data[i].data(), data[i].size())) + "\n";
     }
   }
   return text;

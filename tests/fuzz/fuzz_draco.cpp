@@ -2,4 +2,6 @@
 // libFuzzer main of the draco harness (body and contract: harnesses.h).
 #include "harnesses.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { return morphkit::fuzz::draco(data, size); }
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return morphkit::fuzz::draco(data, size);
+}

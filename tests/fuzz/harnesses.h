@@ -4,9 +4,9 @@
 // Each returns 0, or -1 for an input that belongs to another harness (libFuzzer then keeps it out of the corpus).
 // The node-material harness is in harness_node_material.h: its header belongs to the material layer, which the
 // glTF harnesses do not link.
-// EXTENSION POINT: a new harness is a function here (or in its own header when it needs another layer), a fuzz_<name>.cpp main, an entry in tests/fuzz/CMakeLists.txt
-// (MORPHKIT_FUZZ_HARNESSES), in kHarnesses of tests/fuzz_replay_test.cpp and, for its seeds, in
-// scripts/fuzz-corpus.
+// EXTENSION POINT: a new harness is a function here (or in its own header when it needs another layer), a
+// fuzz_<name>.cpp main, an entry in tests/fuzz/CMakeLists.txt (MORPHKIT_FUZZ_HARNESSES), in kHarnesses of
+// tests/fuzz_replay_test.cpp and, for its seeds, in scripts/fuzz-corpus.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -42,7 +42,9 @@ inline Expected<Asset> load(const uint8_t* data, size_t size) {
   return loadAssetFromMemory(std::span<const uint8_t>(data, size), kNoFolder, loadOptions());
 }
 
-inline bool isGlb(const uint8_t* data, size_t size) { return size >= 4 && std::memcmp(data, "glTF", 4) == 0; }
+inline bool isGlb(const uint8_t* data, size_t size) {
+  return size >= 4 && std::memcmp(data, "glTF", 4) == 0;
+}
 
 // .gltf JSON text: parsing, buffer resolution (data: URIs), the budget, validation.
 inline int gltf(const uint8_t* data, size_t size) {
@@ -138,7 +140,8 @@ inline int captureCsv(const uint8_t* data, size_t size) {
   inputs.track = &match.track;
   std::vector<std::vector<float>> node_weights(1, std::vector<float>(kLiveLinkBlendShapes.size(), 0.0f));
   const double end = capture->times.back();
-  for (double time : {-1.0, 0.0, 0.5 * end, end, end + 1.0}) (void)applyWeightInputs(face, inputs, time, nullptr, node_weights);
+  for (double time : {-1.0, 0.0, 0.5 * end, end, end + 1.0})
+    (void)applyWeightInputs(face, inputs, time, nullptr, node_weights);
   return 0;
 }
 
@@ -183,12 +186,14 @@ inline int meshopt(const uint8_t* data, size_t size) {
   const std::string json =
       "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
       "\"extensionsRequired\":[\"EXT_meshopt_compression\"],"
-      "\"buffers\":[{\"byteLength\":" + std::to_string(payload) + "},{\"byteLength\":" + bytes +
+      "\"buffers\":[{\"byteLength\":" +
+      std::to_string(payload) + "},{\"byteLength\":" + bytes +
       ",\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
-      "\"bufferViews\":[{\"buffer\":1,\"byteLength\":" + bytes + (mode == 0 ? ",\"byteStride\":" + std::to_string(stride) : "") +
+      "\"bufferViews\":[{\"buffer\":1,\"byteLength\":" +
+      bytes + (mode == 0 ? ",\"byteStride\":" + std::to_string(stride) : "") +
       ",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,\"byteLength\":" + std::to_string(payload) +
-      ",\"byteStride\":" + std::to_string(stride) + ",\"count\":" + std::to_string(count) + ",\"mode\":\"" + kModes[mode] +
-      "\",\"filter\":\"" + kFilters[filter] + "\"}}}]}";
+      ",\"byteStride\":" + std::to_string(stride) + ",\"count\":" + std::to_string(count) + ",\"mode\":\"" +
+      kModes[mode] + "\",\"filter\":\"" + kFilters[filter] + "\"}}}]}";
   const std::vector<uint8_t> glb_bytes = glbOf(json, data + 5, payload);
   (void)load(glb_bytes.data(), glb_bytes.size());
   return 0;
@@ -206,7 +211,8 @@ inline int draco(const uint8_t* data, size_t size) {
   if (payload == 0) return 0;
   std::string accessors = "{\"componentType\":5126,\"count\":" + std::to_string(vertices) +
                           ",\"type\":\"VEC3\",\"min\":[-1e9,-1e9,-1e9],\"max\":[1e9,1e9,1e9]},"
-                          "{\"componentType\":" + index_type + ",\"count\":" + std::to_string(indices) + ",\"type\":\"SCALAR\"}";
+                          "{\"componentType\":" +
+                          index_type + ",\"count\":" + std::to_string(indices) + ",\"type\":\"SCALAR\"}";
   std::string attributes = "\"POSITION\":0", ids = "\"POSITION\":0";
   uint32_t next = 2;
   if (normal) {
@@ -222,11 +228,21 @@ inline int draco(const uint8_t* data, size_t size) {
   const std::string json =
       "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_draco_mesh_compression\"],"
       "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],"
-      "\"buffers\":[{\"byteLength\":" + std::to_string(payload) + "}],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":" + std::to_string(payload) + "}],"
-      "\"accessors\":[" + accessors + "],"
-      "\"meshes\":[{\"primitives\":[{\"attributes\":{" + attributes + "},\"indices\":1,"
-      "\"extensions\":{\"KHR_draco_mesh_compression\":{\"bufferView\":0,\"attributes\":{" + ids + "}}}}]}],"
+      "\"buffers\":[{\"byteLength\":" +
+      std::to_string(payload) +
+      "}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":" +
+      std::to_string(payload) +
+      "}],"
+      "\"accessors\":[" +
+      accessors +
+      "],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{" +
+      attributes +
+      "},\"indices\":1,"
+      "\"extensions\":{\"KHR_draco_mesh_compression\":{\"bufferView\":0,\"attributes\":{" +
+      ids +
+      "}}}}]}],"
       "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
   const std::vector<uint8_t> glb_bytes = glbOf(json, data + 5, payload);
   (void)pose(glb_bytes.data(), glb_bytes.size());  // a decoded mesh goes on to posing

@@ -58,9 +58,9 @@ std::string batchJobJson(const BatchJob& job);
 
 // One unit of work: frames [first, last) of one animation of one asset.
 struct BatchTask {
-  uint32_t id = 0;          // position in the plan
-  std::string asset;        // the file, resolved (absolute or relative to the working folder)
-  std::string asset_key;    // its folder under out
+  uint32_t id = 0;                   // position in the plan
+  std::string asset;                 // the file, resolved (absolute or relative to the working folder)
+  std::string asset_key;             // its folder under out
   uint32_t animation = 0xFFFFFFFFu;  // kNone: the rest pose
   std::string animation_key;
   uint32_t first = 0, last = 0;
@@ -100,7 +100,8 @@ BatchWorker* createBatchWorker();
 void destroyBatchWorker(BatchWorker* worker);  // null is fine
 // Runs one task; never fails as a whole: a failure is recorded in the result's `error` (and files the task wrote
 // before failing stay, complete, for a resume). The done-marker is written last, only on success.
-BatchTaskResult runBatchTask(BatchWorker& worker, const BatchJob& job, const BatchTask& task, std::string_view worker_name);
+BatchTaskResult runBatchTask(BatchWorker& worker, const BatchJob& job, const BatchTask& task,
+                             std::string_view worker_name);
 // A result that names `task` (id, asset, animation, frame range) and `worker_name`, with nothing done yet: where
 // runBatchTask starts, and what a front end reports for a task that never returned (a killed worker).
 BatchTaskResult batchTaskResultFor(const BatchTask& task, std::string_view worker_name);

@@ -23,9 +23,13 @@ struct ActiveTarget {
 };
 static_assert(sizeof(ActiveTarget) == 8);
 
-inline bool isActiveWeight(float weight, float epsilon = 0.0f) { return std::fabs(weight) > epsilon; }
+inline bool isActiveWeight(float weight, float epsilon = 0.0f) {
+  return std::fabs(weight) > epsilon;
+}
 // The weight a path that reads every weight uses: `weight` when active, else 0.
-inline float activeWeight(float weight, float epsilon = 0.0f) { return isActiveWeight(weight, epsilon) ? weight : 0.0f; }
+inline float activeWeight(float weight, float epsilon = 0.0f) {
+  return isActiveWeight(weight, epsilon) ? weight : 0.0f;
+}
 
 // The active targets of `weights` in ascending target order, written to `out` (which must hold
 // weights.size() entries); returns how many. Allocates nothing, so it runs per frame on any thread.

@@ -27,18 +27,18 @@ namespace morphkit {
 // One sampler decoded to floats.
 struct SamplerData {
   Interpolation interpolation = Interpolation::kLinear;
-  uint32_t components = 0;    // floats per value: 3 translation/scale, 4 rotation (x,y,z,w), T for weights
-  std::vector<float> times;   // key_count strictly increasing key times (seconds)
+  uint32_t components = 0;   // floats per value: 3 translation/scale, 4 rotation (x,y,z,w), T for weights
+  std::vector<float> times;  // key_count strictly increasing key times (seconds)
   // LINEAR/STEP: key_count × components values.
   // CUBICSPLINE: per key [in-tangent × components, value × components, out-tangent × components]
   //              (for weights that is [a × T, v × T, b × T], §3.11 "Animation sampler outputs").
   std::vector<float> values;
-  bool is_rotation = false;   // slerp / normalize as a quaternion
+  bool is_rotation = false;  // slerp / normalize as a quaternion
 };
 
 struct ChannelData {
-  uint32_t sampler = 0;    // into AnimationData::samplers
-  uint32_t node = kNone;   // target node; channels without a node are dropped at decode time
+  uint32_t sampler = 0;   // into AnimationData::samplers
+  uint32_t node = kNone;  // target node; channels without a node are dropped at decode time
   TargetPath path = TargetPath::kTranslation;
 };
 

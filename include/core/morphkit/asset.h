@@ -40,9 +40,9 @@ const char* accessorTypeName(AccessorType type);    // "SCALAR", "VEC3", ...
 
 struct Buffer {
   std::string name;
-  std::string uri;            // empty for the GLB BIN chunk; for a data: URI only its header "data:...;base64,"
-                              // (the loader decodes the payload into `data` and keeps no second copy)
-  size_t byte_length = 0;     // as declared; `data` holds at least this many bytes after loading
+  std::string uri;         // empty for the GLB BIN chunk; for a data: URI only its header "data:...;base64,"
+                           // (the loader decodes the payload into `data` and keeps no second copy)
+  size_t byte_length = 0;  // as declared; `data` holds at least this many bytes after loading
   // The bytes (GLB BIN chunk, decoded data URI, or external file). loadAsset leaves a file's bytes where they
   // are: `data` is then a view into the mapped .glb or .bin (BufferBytes::isView(), morphkit/buffer_bytes.h),
   // valid while the Asset or any copy of it lives. Reads look like a const vector; a writer calls data.mutate()
@@ -93,7 +93,15 @@ struct MorphTarget {
   std::vector<Attribute> attributes;
 };
 
-enum class PrimitiveMode : uint32_t { kPoints = 0, kLines, kLineLoop, kLineStrip, kTriangles, kTriangleStrip, kTriangleFan };
+enum class PrimitiveMode : uint32_t {
+  kPoints = 0,
+  kLines,
+  kLineLoop,
+  kLineStrip,
+  kTriangles,
+  kTriangleStrip,
+  kTriangleFan
+};
 
 struct Primitive {
   std::vector<Attribute> attributes;
@@ -160,11 +168,12 @@ struct Scene {
   std::vector<uint32_t> nodes;  // root nodes
 };
 
-// KHR_texture_transform on a textureInfo (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_texture_transform):
-// uv' = T(offset) · R(rotation) · S(scale) · uv, in UV space (origin top-left, rotation counter-clockwise).
+// KHR_texture_transform on a textureInfo
+// (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos/KHR_texture_transform): uv' = T(offset) ·
+// R(rotation) · S(scale) · uv, in UV space (origin top-left, rotation counter-clockwise).
 struct TextureTransform {
   float offset[2] = {0, 0};
-  float rotation = 0.0f;      // radians
+  float rotation = 0.0f;  // radians
   float scale[2] = {1, 1};
   uint32_t texcoord = kNone;  // the extension's texCoord: replaces TextureRef::texcoord when set
 };
@@ -173,8 +182,8 @@ struct TextureTransform {
 struct TextureRef {
   uint32_t texture = kNone;
   uint32_t texcoord = 0;
-  float scale = 1.0f;           // normalTexture.scale or occlusionTexture.strength
-  bool has_transform = false;   // KHR_texture_transform present (writers write it back as it was)
+  float scale = 1.0f;          // normalTexture.scale or occlusionTexture.strength
+  bool has_transform = false;  // KHR_texture_transform present (writers write it back as it was)
   TextureTransform transform;
 };
 
@@ -210,7 +219,7 @@ struct Texture {
 
 struct Image {
   std::string name;
-  std::string uri;               // relative file, "data:" URI, or empty when buffer_view is set
+  std::string uri;  // relative file, "data:" URI, or empty when buffer_view is set
   std::string mime_type;
   uint32_t buffer_view = kNone;
   // The bytes of a `uri` image, resolved by the loader with the same URI rules and LoadOptions as buffers
@@ -231,7 +240,7 @@ struct Sampler {
 struct Camera {
   bool perspective = true;
   float yfov = 0.8f, aspect_ratio = 0.0f, znear = 0.01f, zfar = 0.0f;  // zfar 0: infinite
-  float xmag = 1.0f, ymag = 1.0f;                                     // orthographic
+  float xmag = 1.0f, ymag = 1.0f;                                      // orthographic
 };
 
 struct Asset {

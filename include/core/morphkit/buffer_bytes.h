@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // morphkit/buffer_bytes.h — BufferBytes: a buffer's bytes, either owned (a vector) or a read-only view into memory
-// someone else owns, such as a mapped file, kept alive by shared ownership. Reads look like a const std::vector; writing
-// goes through mutate(), which copies a view into owned bytes first (copy on write).
+// someone else owns, such as a mapped file, kept alive by shared ownership. Reads look like a const std::vector;
+// writing goes through mutate(), which copies a view into owned bytes first (copy on write).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -35,12 +35,12 @@ struct MorphSkinJob {
   std::span<const DMat4> joint_matrices;     // skinned: world(joint)·IBM per skin joint; empty: rigid by `world`
   DMat4 world;                               // rigid primitives only: the node's world matrix
   // Both in double (scene.h composes them so): positions are transformed in double and rounded to float once.
-  uint32_t begin = 0, end = 0;               // vertex range [begin, end), end <= vertex_count
+  uint32_t begin = 0, end = 0;  // vertex range [begin, end), end <= vertex_count
 
   // Outputs, each sized for the WHOLE primitive; only [begin, end) is written.
-  std::span<float> out_positions;                  // required: 3 × vertex_count
-  std::span<float> out_normals;                    // 3 × vertex_count (the primitive has normals), or empty: skipped
-  std::span<float> out_tangents;                   // 4 × vertex_count (the primitive has tangents), or empty: skipped
+  std::span<float> out_positions;                   // required: 3 × vertex_count
+  std::span<float> out_normals;                     // 3 × vertex_count (the primitive has normals), or empty: skipped
+  std::span<float> out_tangents;                    // 4 × vertex_count (the primitive has tangents), or empty: skipped
   std::span<const std::span<float>> out_texcoords;  // empty (skip), or one 2 × vertex_count span per set
   std::span<const std::span<float>> out_colors;     // empty (skip), or one 4 × vertex_count span per set
 
@@ -63,7 +63,7 @@ struct FastMorphSkinJob {
   // on multiples of it.
   static constexpr uint32_t kBlockVertices = 1024;
 
-  MorphSkinJob job;                      // the description (inputs, range, outputs)
+  MorphSkinJob job;                       // the description (inputs, range, outputs)
   const PackedTargets* packed = nullptr;  // required: packTargets(*job.primitive)
 
   // Whether a job over `packed` prefetches each active stream one block ahead (within its range): only when the

@@ -12,20 +12,20 @@
 namespace morphkit {
 
 enum class Error {
-  kFileNotFound,         // a file named by the user or by a URI does not exist
-  kIo,                   // reading or writing failed
-  kInvalidJson,          // the JSON text does not parse
-  kInvalidCsv,           // a CSV file (face capture) breaks its layout: ragged row, bad number or timecode
-  kInvalidGlb,           // GLB container: magic, version, chunk lengths (glTF 2.0 §4.4)
-  kInvalidGltf,          // the JSON parses but breaks a glTF 2.0 rule (the message cites it)
-  kUnsupportedExtension, // an `extensionsRequired` entry morphkit does not implement
-  kPathEscapesFolder,    // a URI points outside the asset's folder (see LoadOptions)
-  kTooLarge,             // a declared size exceeds the bytes actually present or a sane limit
-  kInvalidArgument,      // a caller passed something that cannot work (a job's validate() failed)
-  kNoDevice,             // no Vulkan device
-  kVulkan,               // a Vulkan call failed (the message keeps the VkResult)
-  kOutOfMemory,          // host or device memory exhausted
-  kDeviceLost,           // VK_ERROR_DEVICE_LOST
+  kFileNotFound,          // a file named by the user or by a URI does not exist
+  kIo,                    // reading or writing failed
+  kInvalidJson,           // the JSON text does not parse
+  kInvalidCsv,            // a CSV file (face capture) breaks its layout: ragged row, bad number or timecode
+  kInvalidGlb,            // GLB container: magic, version, chunk lengths (glTF 2.0 §4.4)
+  kInvalidGltf,           // the JSON parses but breaks a glTF 2.0 rule (the message cites it)
+  kUnsupportedExtension,  // an `extensionsRequired` entry morphkit does not implement
+  kPathEscapesFolder,     // a URI points outside the asset's folder (see LoadOptions)
+  kTooLarge,              // a declared size exceeds the bytes actually present or a sane limit
+  kInvalidArgument,       // a caller passed something that cannot work (a job's validate() failed)
+  kNoDevice,              // no Vulkan device
+  kVulkan,                // a Vulkan call failed (the message keeps the VkResult)
+  kOutOfMemory,           // host or device memory exhausted
+  kDeviceLost,            // VK_ERROR_DEVICE_LOST
 };
 
 // A stable lower_snake name for an error code (used in --json output and tests).
@@ -84,7 +84,9 @@ class [[nodiscard]] Expected {
 struct Ok {};
 using Status = Expected<Ok>;
 
-inline Failure fail(Error code, std::string message) { return Failure{code, std::move(message)}; }
+inline Failure fail(Error code, std::string message) {
+  return Failure{code, std::move(message)};
+}
 
 // Runs `body` (returning an Expected or a Status) and turns a failed allocation (std::bad_alloc, or the
 // std::length_error of an absurd size) into a kOutOfMemory Failure "<what>: out of memory". The API's entry

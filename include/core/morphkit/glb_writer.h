@@ -46,9 +46,9 @@ inline constexpr uint32_t kElementArrayBuffer = 34963;
 
 struct AppendAccessorOptions {
   std::string name;
-  uint32_t target = 0;     // bufferView.target: kArrayBuffer for vertex attributes, kElementArrayBuffer for indices
-  bool min_max = false;    // store per-component min/max (required for POSITION and animation inputs, §3.6.2.5)
-  bool normalized = false; // integer data only (§3.11)
+  uint32_t target = 0;      // bufferView.target: kArrayBuffer for vertex attributes, kElementArrayBuffer for indices
+  bool min_max = false;     // store per-component min/max (required for POSITION and animation inputs, §3.6.2.5)
+  bool normalized = false;  // integer data only (§3.11)
 };
 
 // Appends raw bytes as a new bufferView; returns its index.

@@ -36,7 +36,10 @@ class JsonWriter {
 
   // key + value in one call.
   template <class T>
-  JsonWriter& field(std::string_view name, const T& v) { key(name); return value(v); }
+  JsonWriter& field(std::string_view name, const T& v) {
+    key(name);
+    return value(v);
+  }
 
   const std::string& str() const { return out_; }
 

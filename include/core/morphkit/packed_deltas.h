@@ -45,9 +45,9 @@ void unpackVertices(const VertexFormat& format, uint32_t vertex_count, const flo
 
 // ---- Morph target deltas ----
 enum class DeltaLayout : uint8_t {
-  kDenseF32,  // f32 records in vertex tiles × target slabs × planes (below)
-  kDenseF16,  // same order, IEEE binary16 (round to nearest even)
-  kSparse,    // per-vertex CSR: rows[v]..rows[v+1] index records (target u32, f32 delta record), targets ascending
+  kDenseF32,      // f32 records in vertex tiles × target slabs × planes (below)
+  kDenseF16,      // same order, IEEE binary16 (round to nearest even)
+  kSparse,        // per-vertex CSR: rows[v]..rows[v+1] index records (target u32, f32 delta record), targets ascending
   kDenseSnorm16,  // same order, int16 q = round(Δ / scale · 32767) with a scale per (target, attribute group),
                   // then the scales (kSnorm16ScaleSlots f32 per target) after the last slab
 };
@@ -76,24 +76,25 @@ inline constexpr uint32_t kDeltaTileVertices = 64;  // = MORPH_GROUP_SIZE
 // Bytes of the whole dense delta buffer.
 uint64_t denseDeltaBytes(uint32_t vertex_count, uint32_t target_count, uint32_t stride, uint32_t element_bytes);
 // Element (f32 or f16) index of component `component` of (target, vertex) in the dense delta buffer.
-uint64_t denseElementIndex(uint32_t target_count, uint32_t stride, uint32_t target, uint32_t vertex, uint32_t component);
+uint64_t denseElementIndex(uint32_t target_count, uint32_t stride, uint32_t target, uint32_t vertex,
+                           uint32_t component);
 
 struct PackedDeltas {
   DeltaLayout layout = DeltaLayout::kDenseF32;
   DeltaFormat format;
   uint32_t vertex_count = 0, target_count = 0;
-  uint64_t target_bytes = 0;    // dense: bytes one target occupies (its slabs over every tile); sparse: 0
+  uint64_t target_bytes = 0;  // dense: bytes one target occupies (its slabs over every tile); sparse: 0
   // dense: denseDeltaBytes (tiled), snorm16 then its scale block (snorm16ScaleOffset); sparse: the records
   // (4·(1 + stride) bytes each)
   std::vector<uint8_t> bytes;
-  std::vector<uint32_t> rows;   // sparse: vertex_count + 1 record offsets; dense: empty
-  uint64_t record_count = 0;    // sparse: records stored; dense: vertex_count × target_count
+  std::vector<uint32_t> rows;  // sparse: vertex_count + 1 record offsets; dense: empty
+  uint64_t record_count = 0;   // sparse: records stored; dense: vertex_count × target_count
 };
 
 // Packs every target of the primitive in the given layout. kDenseSnorm16 fails with kInvalidArgument when a
-// delta is not finite (one inf would make its whole attribute's scale useless). The sparse layout keeps a (vertex, target)
-// record when any of its delta components is non-zero, or when the vertex is listed in one of the
-// target's glTF sparse accessors (MorphTargetData::*_sparse_indices, glTF 2.0 §3.6.2.3).
+// delta is not finite (one inf would make its whole attribute's scale useless). The sparse layout keeps a (vertex,
+// target) record when any of its delta components is non-zero, or when the vertex is listed in one of the target's glTF
+// sparse accessors (MorphTargetData::*_sparse_indices, glTF 2.0 §3.6.2.3).
 Expected<PackedDeltas> packDeltas(const PrimitiveData& primitive, DeltaLayout layout);
 
 // Records the sparse layout would store (same rule as packDeltas), in all and per target.
@@ -141,7 +142,7 @@ Snorm16DeltaError snorm16DeltaError(const PrimitiveData& primitive);
 // per attribute, and the largest |Δ| for scale. For `morphkit inspect`.
 struct F16DeltaError {
   float max_abs_position = 0, max_abs_normal = 0, max_abs_tangent = 0, max_abs_extra = 0;
-  float max_delta = 0;  // the largest |Δ| of any component
+  float max_delta = 0;    // the largest |Δ| of any component
   bool overflow = false;  // some |Δ| > 65504 (f16 max): the f16 layout must not be used
 };
 F16DeltaError f16DeltaError(const PrimitiveData& primitive);

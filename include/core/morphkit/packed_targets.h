@@ -16,10 +16,10 @@ namespace morphkit {
 struct PackedTargets {
   enum Attribute : uint32_t { kPosition = 0, kNormal = 1, kTangent = 2, kTexcoord0 = 3 };  // colors follow texcoords
   struct Stream {
-    uint32_t attribute = 0;   // kPosition, kNormal, kTangent, kTexcoord0 + set, kTexcoord0 + texcoord_sets + set
-    uint32_t components = 0;  // 3, 3, 3, 2, 4
+    uint32_t attribute = 0;        // kPosition, kNormal, kTangent, kTexcoord0 + set, kTexcoord0 + texcoord_sets + set
+    uint32_t components = 0;       // 3, 3, 3, 2, 4
     uint32_t first = 0, last = 0;  // vertices with non-zero deltas lie in [first, last)
-    size_t offset = 0;        // into deltas; components × (last - first) floats
+    size_t offset = 0;             // into deltas; components × (last - first) floats
   };
   uint32_t vertex_count = 0;
   uint32_t target_count = 0;

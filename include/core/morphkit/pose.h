@@ -28,15 +28,15 @@ enum class CpuPath : uint8_t { kReference, kFast };
 // One posed (node, primitive). Arrays are in the order of the primitive's POSITION accessor, world space.
 struct PosedPrimitive {
   uint32_t node = kNone, mesh = kNone, primitive = kNone;
-  bool skinned = false;        // node has a skin and the primitive has JOINTS_n/WEIGHTS_n
+  bool skinned = false;  // node has a skin and the primitive has JOINTS_n/WEIGHTS_n
   uint32_t vertex_count = 0;
-  std::vector<float> weights;  // the morph weights used (target count long; empty without targets)
-  std::vector<float> positions;                // 3 × vertex_count
-  std::vector<float> normals;                  // 3 × vertex_count, unit length; empty when the primitive has none
-  std::vector<float> tangents;                 // 4 × vertex_count (w = handedness); empty when none
-  std::vector<std::vector<float>> texcoords;   // [set] 2 × vertex_count (morphed)
-  std::vector<std::vector<float>> colors;      // [set] 4 × vertex_count (morphed)
-  std::vector<uint32_t> indices;               // as in the file; empty when non-indexed
+  std::vector<float> weights;                 // the morph weights used (target count long; empty without targets)
+  std::vector<float> positions;               // 3 × vertex_count
+  std::vector<float> normals;                 // 3 × vertex_count, unit length; empty when the primitive has none
+  std::vector<float> tangents;                // 4 × vertex_count (w = handedness); empty when none
+  std::vector<std::vector<float>> texcoords;  // [set] 2 × vertex_count (morphed)
+  std::vector<std::vector<float>> colors;     // [set] 4 × vertex_count (morphed)
+  std::vector<uint32_t> indices;              // as in the file; empty when non-indexed
   PrimitiveMode mode = PrimitiveMode::kTriangles;
 };
 
@@ -57,11 +57,11 @@ struct PosePrepared {
   };
   const Asset* asset = nullptr;
   uint32_t scene = kNone;
-  std::vector<Instance> instances;                // sorted by node, mesh, primitive
-  std::vector<PrimitiveData> primitives;          // one per distinct primitive (primitiveIdentity)
-  std::vector<PackedTargets> packed;              // packTargets(primitives[i])
-  std::vector<std::vector<Mat4>> inverse_bind;    // per skin; empty for skins no node of the scene uses
-  std::vector<AnimationData> animations;          // per asset animation
+  std::vector<Instance> instances;              // sorted by node, mesh, primitive
+  std::vector<PrimitiveData> primitives;        // one per distinct primitive (primitiveIdentity)
+  std::vector<PackedTargets> packed;            // packTargets(primitives[i])
+  std::vector<std::vector<Mat4>> inverse_bind;  // per skin; empty for skins no node of the scene uses
+  std::vector<AnimationData> animations;        // per asset animation
 };
 
 // `scene` kNone: asset.scene, else 0. Fails when the scene does not exist or a primitive/animation does not decode.

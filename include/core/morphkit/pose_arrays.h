@@ -17,7 +17,7 @@ namespace morphkit {
 // What one posed primitive of a prepared scene looks like, in PoseResult::meshes order.
 struct PoseArrayShape {
   uint32_t node = kNone, mesh = kNone, primitive = kNone;
-  bool skinned = false;       // as PosedPrimitive::skinned
+  bool skinned = false;  // as PosedPrimitive::skinned
   uint32_t vertex_count = 0;
   uint32_t target_count = 0;  // morph weights per frame
   bool has_normals = false;

@@ -15,9 +15,9 @@ namespace morphkit {
 
 // The deltas of one morph target. An empty array means "this target does not move that attribute".
 struct MorphTargetData {
-  std::vector<float> position;               // 3 × vertex_count
-  std::vector<float> normal;                 // 3 × vertex_count
-  std::vector<float> tangent;                // 3 × vertex_count (glTF tangent deltas are VEC3: no w)
+  std::vector<float> position;                // 3 × vertex_count
+  std::vector<float> normal;                  // 3 × vertex_count
+  std::vector<float> tangent;                 // 3 × vertex_count (glTF tangent deltas are VEC3: no w)
   std::vector<std::vector<float>> texcoords;  // [set] 2 × vertex_count; empty array for sets it doesn't move
   std::vector<std::vector<float>> colors;     // [set] 4 × vertex_count (VEC3 deltas get alpha delta 0)
   // Where the file stored the target as a glTF sparse accessor, its element indices (sorted) per attribute,
@@ -28,9 +28,9 @@ struct MorphTargetData {
 
 // What normalizeSkinWeights did to one primitive's weights.
 struct SkinWeightFix {
-  uint32_t rescaled = 0;  // vertices whose weights did not sum to 1 (within 1e-6) and were rescaled
-  uint32_t zero = 0;      // of those, vertices whose weights were all zero: given weight 1 on their first joint
-  double worst_sum = 1.0; // the stored sum furthest from 1 (1 when every vertex already summed to 1)
+  uint32_t rescaled = 0;   // vertices whose weights did not sum to 1 (within 1e-6) and were rescaled
+  uint32_t zero = 0;       // of those, vertices whose weights were all zero: given weight 1 on their first joint
+  double worst_sum = 1.0;  // the stored sum furthest from 1 (1 when every vertex already summed to 1)
 };
 
 // Rescales each vertex's weights (`influences` consecutive floats per vertex, every JOINTS_n/WEIGHTS_n set
@@ -52,12 +52,12 @@ struct PrimitiveData {
   std::vector<std::vector<float>> colors;     // [COLOR_n] 4 × vertex_count (VEC3 colors get alpha 1)
   // Skinning: `influences` = 4 × number of JOINTS_n/WEIGHTS_n sets; joints/weights are influences × vertex_count.
   uint32_t influences = 0;
-  std::vector<uint32_t> joints;     // indices into skin.joints
+  std::vector<uint32_t> joints;  // indices into skin.joints
   // Normalized integer weights converted per §3.11, then each vertex rescaled to sum 1 (normalizeSkinWeights)
   // unless asset.keep_skin_weights; every deformation path reads these, so they all use the same numbers.
   std::vector<float> skin_weights;
-  SkinWeightFix skin_weight_fix;    // what the rescaling changed (zero when kept as stored)
-  std::vector<uint32_t> indices;    // triangle (or other mode) indices; empty when non-indexed
+  SkinWeightFix skin_weight_fix;  // what the rescaling changed (zero when kept as stored)
+  std::vector<uint32_t> indices;  // triangle (or other mode) indices; empty when non-indexed
   PrimitiveMode mode = PrimitiveMode::kTriangles;
   std::vector<MorphTargetData> targets;
 };

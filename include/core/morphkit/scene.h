@@ -44,6 +44,6 @@ std::vector<Mat4> decodeInverseBindMatrices(const Asset& asset, uint32_t skin);
 
 // jointMatrix[j] = world(skin.joints[j]) · inverse_bind[j] in double; `inverse_bind` has one matrix per joint.
 std::vector<DMat4> jointMatrices(const Asset& asset, const SceneState& state, uint32_t skin,
-                                std::span<const Mat4> inverse_bind);
+                                 std::span<const Mat4> inverse_bind);
 
 }  // namespace morphkit

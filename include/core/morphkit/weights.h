@@ -41,7 +41,8 @@ struct TargetRef {
 
 // Every (mesh, target) whose target name matches `name`, in mesh order then target order. A targetNames entry
 // beyond the mesh's target count names nothing. Empty when nothing matches (or `name` is empty).
-std::vector<TargetRef> findTargetsByName(const Asset& asset, std::string_view name, NameMatch match = NameMatch::kExact);
+std::vector<TargetRef> findTargetsByName(const Asset& asset, std::string_view name,
+                                         NameMatch match = NameMatch::kExact);
 
 // The asset's distinct target names (exact spelling), in mesh order then target order, each listed once.
 std::vector<std::string> targetNameList(const Asset& asset);
@@ -78,9 +79,9 @@ double weightTrackDuration(const WeightTrack& track);
 
 // Weights from outside the file for one frame; everything optional. The track and overrides must outlive the use.
 struct WeightInputs {
-  const WeightTrack* track = nullptr;        // sampled at the frame's time; columns naming no target are ignored
+  const WeightTrack* track = nullptr;         // sampled at the frame's time; columns naming no target are ignored
   std::span<const WeightOverride> overrides;  // applied after the track; an unknown name fails the frame
-  NameMatch match = NameMatch::kExact;       // for track column names and override names
+  NameMatch match = NameMatch::kExact;        // for track column names and override names
   bool empty() const { return !track && overrides.empty(); }
 };
 

@@ -90,13 +90,13 @@ struct RenderOptions {
   bool depth_prepass = true;  // depth-only pass, then color with depth test LESS_OR_EQUAL and no depth writes
   bool shadows = true;        // directional light shadow map
   uint32_t shadow_size = 1024;
-  uint32_t scene = kNone;     // kNone: asset.scene, else 0
+  uint32_t scene = kNone;                             // kNone: asset.scene, else 0
   float background[4] = {0.08f, 0.09f, 0.11f, 1.0f};  // linear RGB + alpha
   // Copies of every scene mesh (bench): instance k samples the animation at time + k · instance_time_step and is
   // drawn at the same place; each has its own weights, joints and (compute path) output.
   uint32_t instances = 1;
   double instance_time_step = 0.137;
-  bool force_active_list = false;  // vertex path: use the storage-buffer variant even for ≤ 4 targets (tests)
+  bool force_active_list = false;     // vertex path: use the storage-buffer variant even for ≤ 4 targets (tests)
   bool ignore_morph_targets = false;  // upload no morph data at all (tests: "all-zero weights = no morph data")
   // A node material (morphkit/node_material.h) drawn for every primitive instead of the built-in PBR shaders; it
   // must outlive the renderer. Node draws deform in their own vertex shader (morph, then skin): no compute batch
@@ -106,14 +106,14 @@ struct RenderOptions {
 
 // What the renderer decided, for summaries.
 struct RendererInfo {
-  MorphPath path = MorphPath::kVertex;  // the resolved path (never kAuto)
-  uint32_t draws = 0;                   // draw items (node, primitive, instance)
-  uint32_t morph_draws_seed = 0;        // draws using the seed uniform variant
-  uint32_t morph_draws_active_list = 0; // draws using the storage-buffer variant
-  uint32_t passes = 1;                  // 1 (color) + shadow + prepass
+  MorphPath path = MorphPath::kVertex;   // the resolved path (never kAuto)
+  uint32_t draws = 0;                    // draw items (node, primitive, instance)
+  uint32_t morph_draws_seed = 0;         // draws using the seed uniform variant
+  uint32_t morph_draws_active_list = 0;  // draws using the storage-buffer variant
+  uint32_t passes = 1;                   // 1 (color) + shadow + prepass
   uint32_t max_targets = 0;
-  std::string device;                   // gpuDeviceInfo().name
-  std::vector<std::string> warnings;    // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
+  std::string device;                 // gpuDeviceInfo().name
+  std::vector<std::string> warnings;  // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
 };
 
 // Uploads the asset (decoded with preparePose), builds pipelines and targets. The asset must outlive it.
@@ -123,11 +123,11 @@ void destroyRenderer(Renderer* renderer);  // null is fine; before destroyVulkan
 const RendererInfo& rendererInfo(const Renderer& renderer);
 
 struct RenderFrameInput {
-  uint32_t animation = kNone;  // kNone: rest pose
-  double time = 0.0;           // seconds
+  uint32_t animation = kNone;          // kNone: rest pose
+  double time = 0.0;                   // seconds
   std::optional<RenderCamera> camera;  // empty: the camera given by setRendererCamera (default: auto-framed rest pose)
-  bool readback = true;        // false: render only (bench)
-  WeightInputs weights;        // optional track + overrides (morphkit/weights.h), as in PoseOptions
+  bool readback = true;                // false: render only (bench)
+  WeightInputs weights;                // optional track + overrides (morphkit/weights.h), as in PoseOptions
   // Test hook: replaces every mesh's morph weights with these (each mesh takes the first target_count; missing = 0).
   std::optional<std::vector<float>> override_weights;
 };
@@ -142,7 +142,8 @@ struct RenderStats {
   double wall_ms = 0;       // whole call, waits included
 };
 // `shadow_bounds` (optional) replaces the bounds the light's shadow frustum covers (default: the rest pose).
-void setRendererCamera(Renderer& renderer, const RenderCamera& camera, std::optional<Bounds> shadow_bounds = std::nullopt);
+void setRendererCamera(Renderer& renderer, const RenderCamera& camera,
+                       std::optional<Bounds> shadow_bounds = std::nullopt);
 Expected<RenderedImage> renderFrame(Renderer& renderer, const RenderFrameInput& input, RenderStats* stats = nullptr);
 // Validation messages recorded on the renderer's context (morphkit/gpu.h gpuValidationMessages).
 std::vector<std::string> rendererValidationMessages(const Renderer& renderer);
@@ -167,10 +168,10 @@ RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width);
 
 // Image comparison for goldens: per-channel absolute differences (RGB and A), in units of 1/255.
 struct ImageDiff {
-  double mean_abs = 0;           // mean over every channel of every pixel
-  double fraction_over = 0;      // fraction of pixels whose largest channel difference exceeds `threshold`
+  double mean_abs = 0;       // mean over every channel of every pixel
+  double fraction_over = 0;  // fraction of pixels whose largest channel difference exceeds `threshold`
   uint32_t max_abs = 0;
-  DecodedImage diff;             // |a − b| × 4 per channel, alpha 255 (for the failure PNG)
+  DecodedImage diff;  // |a − b| × 4 per channel, alpha 255 (for the failure PNG)
 };
 // Fails (kInvalidArgument) when the sizes differ.
 Expected<ImageDiff> diffImages(const DecodedImage& a, const DecodedImage& b, uint32_t threshold);

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "morphkit/error.h"
-#include "morphkit/packed_deltas.h"
 #include "morphkit/math.h"
+#include "morphkit/packed_deltas.h"
 #include "morphkit/primitive.h"
 
 namespace morphkit {
@@ -55,10 +55,10 @@ struct GpuContextOptions {
 struct GpuDeviceInfo {
   std::string name;
   GpuDeviceType type = GpuDeviceType::kOther;
-  uint32_t index = 0;                 // in vkEnumeratePhysicalDevices order
-  uint32_t api_version = 0;           // VK_MAKE_API_VERSION encoding
-  std::string driver;                 // driverName + driverInfo
-  bool storage_16bit = false;         // storageBuffer16BitAccess: f16 deltas are read as float16_t
+  uint32_t index = 0;          // in vkEnumeratePhysicalDevices order
+  uint32_t api_version = 0;    // VK_MAKE_API_VERSION encoding
+  std::string driver;          // driverName + driverInfo
+  bool storage_16bit = false;  // storageBuffer16BitAccess: f16 deltas are read as float16_t
   // VK_NV_cooperative_matrix with FP16 16×16×16 tiles summed in FP32, FP16 arithmetic, 32-wide subgroups: the
   // matrix units crowd kernel v5 runs on (morphkit/gpu_crowd.h). True when GpuContextOptions::cooperative_matrix
   // asked for them and the device offers them; false on a caller's device (createVulkanContextFromDevice).
@@ -89,14 +89,14 @@ struct GpuUploadOptions {
 
 struct GpuPrimitiveInfo {
   DeltaLayout layout = DeltaLayout::kDenseF32;
-  VertexFormat vertex;   // of the base and the output vertices
+  VertexFormat vertex;  // of the base and the output vertices
   DeltaFormat delta;
   uint32_t vertex_count = 0, target_count = 0;
   uint32_t influence_sets = 0;
-  uint32_t joints_needed = 0;    // a skinned instance must pass at least this many joint matrices
-  uint64_t delta_bytes = 0;      // bytes of the delta buffer(s) on the device (sparse: the sliced records and tile offsets)
-  uint64_t record_count = 0;     // delta records stored (see PackedDeltas)
-  float pivot[3] = {0, 0, 0};    // centre of the base positions' bounding box: the shader transforms p − pivot
+  uint32_t joints_needed = 0;  // a skinned instance must pass at least this many joint matrices
+  uint64_t delta_bytes = 0;  // bytes of the delta buffer(s) on the device (sparse: the sliced records and tile offsets)
+  uint64_t record_count = 0;   // delta records stored (see PackedDeltas)
+  float pivot[3] = {0, 0, 0};  // centre of the base positions' bounding box: the shader transforms p − pivot
 };
 
 // Packs (packed_deltas.h) and uploads one primitive. A primitive without targets is fine (skin/transform only).

@@ -38,8 +38,8 @@ struct GpuCrowd;  // one primitive × N instances: per-frame weights and matrice
 inline constexpr uint32_t kMaxCrowdGroup = 32;  // instances per workgroup at most (CROWD_MAX_GROUP), v1-v3
 // v4's defaults, the best measured on an H200 (docs/PERFORMANCE.md, "v4"): the kernel is latency-bound, so the
 // staged records get a budget small enough to leave room for many resident warps.
-inline constexpr uint32_t kCrowd4DefaultGroup = 128;          // instances per workgroup
-inline constexpr uint32_t kCrowd4DefaultRows = 16;            // warps per workgroup (512 invocations)
+inline constexpr uint32_t kCrowd4DefaultGroup = 128;           // instances per workgroup
+inline constexpr uint32_t kCrowd4DefaultRows = 16;             // warps per workgroup (512 invocations)
 inline constexpr uint64_t kCrowd4DefaultSharedBudget = 12288;  // bytes of staged records per workgroup
 // v5's defaults, the best measured on an H200 (docs/PERFORMANCE.md, "Kernel v5"): instances per workgroup (a
 // multiple of 16, the matrix tile) and subgroups per workgroup.
@@ -80,8 +80,8 @@ struct GpuCrowdDesc {
                                // capped at the device's limit)
 };
 
-// Shared memory one workgroup of crowd.comp (v1) needs: the staged union slice (64 targets, their G-wide weight rows) and
-// the G instances' morph sums for the skinning loop, 256 · G · max(delta_stride, 1) bytes.
+// Shared memory one workgroup of crowd.comp (v1) needs: the staged union slice (64 targets, their G-wide weight rows)
+// and the G instances' morph sums for the skinning loop, 256 · G · max(delta_stride, 1) bytes.
 uint64_t gpuCrowdSharedBytes(uint32_t delta_stride, uint32_t group_size);
 // The default group size for records of `delta_stride` components: the largest power of two G <= 16 whose sums
 // fit 96 registers per invocation (G · stride <= 96) and whose shared memory fits min(shared_limit, 32 KiB), so
@@ -90,23 +90,24 @@ uint32_t gpuCrowdDefaultGroup(uint32_t delta_stride, uint64_t shared_limit = 327
 
 struct GpuCrowdInfo {
   uint32_t instance_count = 0;
-  uint32_t group_size = 0;         // G
-  uint32_t groups = 0;             // ceil(instance_count / G): workgroups per vertex tile
-  uint32_t tiles = 0;              // ceil(vertex_count / 64)
-  uint32_t matrix_count = 0;       // mat4s per instance: 1 + joints (skinned) or 3
-  uint64_t instance_bytes = 0;     // output stride between instances (multiple of 256)
-  uint64_t output_bytes = 0;       // instance_count × instance_bytes
-  uint64_t shared_bytes = 0;       // shared memory per workgroup
+  uint32_t group_size = 0;      // G
+  uint32_t groups = 0;          // ceil(instance_count / G): workgroups per vertex tile
+  uint32_t tiles = 0;           // ceil(vertex_count / 64)
+  uint32_t matrix_count = 0;    // mat4s per instance: 1 + joints (skinned) or 3
+  uint64_t instance_bytes = 0;  // output stride between instances (multiple of 256)
+  uint64_t output_bytes = 0;    // instance_count × instance_bytes
+  uint64_t shared_bytes = 0;    // shared memory per workgroup
   CrowdKernel kernel = CrowdKernel::kV1;
-  uint32_t tile_vertices = 0;      // vertices per workgroup: 64 (v1), 4 × 32 (v2, v3: four tiles of one warp width), 32 (v4)
-  uint32_t slice = 0;              // v2, v3: union entries walked per slice (their weights, masks, v2: records staged)
-  bool palette_shared = false;     // v2, v3: the group's palettes staged in shared memory (3×4 rows, 48 B per joint)
-  uint32_t rows = 0;               // v4: rows of 32 invocations per workgroup, each walking the group's instances
-  uint32_t k_steps = 0;            // v5: targets padded to k_steps × 16 (the product's inner dimension)
-  bool split_deltas = false;       // v5: f32 deltas held as FP16 hi + lo planes (f16 deltas: hi only, exact)
-  uint32_t slots = 0;              // v4: a tile's records staged per group (the most used of the group's targets;
-                                   // an instance's other targets are read from memory). Staged as floats, or for
-                                   // f16 deltas of an even stride as stored (two halves a word: twice the slots)
+  uint32_t tile_vertices =
+      0;               // vertices per workgroup: 64 (v1), 4 × 32 (v2, v3: four tiles of one warp width), 32 (v4)
+  uint32_t slice = 0;  // v2, v3: union entries walked per slice (their weights, masks, v2: records staged)
+  bool palette_shared = false;  // v2, v3: the group's palettes staged in shared memory (3×4 rows, 48 B per joint)
+  uint32_t rows = 0;            // v4: rows of 32 invocations per workgroup, each walking the group's instances
+  uint32_t k_steps = 0;         // v5: targets padded to k_steps × 16 (the product's inner dimension)
+  bool split_deltas = false;    // v5: f32 deltas held as FP16 hi + lo planes (f16 deltas: hi only, exact)
+  uint32_t slots = 0;           // v4: a tile's records staged per group (the most used of the group's targets;
+                                // an instance's other targets are read from memory). Staged as floats, or for
+                                // f16 deltas of an even stride as stored (two halves a word: twice the slots)
 };
 // v2/v3's shared memory: the slice (SLICE weight rows of G floats, SLICE targets, two G-wide masks; v2 also SLICE
 // records of `delta_stride` floats for 32 vertices) and, when `palette_joints` > 0, G palettes of 48 B per joint.
@@ -168,39 +169,40 @@ struct GpuCrowdBenchOptions {
   uint32_t instances = 1000;
   uint32_t vertices = 20000;
   uint32_t targets = 52;
-  uint32_t active = 10;               // active targets per instance, a different set each (deterministic)
-  uint32_t joints = 32;               // per instance, 4 influences per vertex
+  uint32_t active = 10;                // active targets per instance, a different set each (deterministic)
+  uint32_t joints = 32;                // per instance, 4 influences per vertex
   std::vector<uint32_t> groups = {0};  // crowd group sizes to time (0: the default)
-  std::vector<CrowdKernel> kernels = {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3, CrowdKernel::kV4};  // each × each group size
-  std::vector<uint32_t> v4_rows = {0};            // v4 rows: each × each of the following (0: the default)
-  std::vector<uint32_t> v4_shared_kib = {0};      // v4 rows: GpuCrowdDesc::shared_budget in KiB (0: the default)
-  bool batch = true;                  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
+  std::vector<CrowdKernel> kernels = {CrowdKernel::kV1, CrowdKernel::kV2, CrowdKernel::kV3,
+                                      CrowdKernel::kV4};  // each × each group size
+  std::vector<uint32_t> v4_rows = {0};                    // v4 rows: each × each of the following (0: the default)
+  std::vector<uint32_t> v4_shared_kib = {0};  // v4 rows: GpuCrowdDesc::shared_budget in KiB (0: the default)
+  bool batch = true;  // also time morph.comp over the same instances (one GpuBatch, one dispatch)
   DeltaLayout layout = DeltaLayout::kDenseF32;
-  ThreadPool* pool = nullptr;         // lent to every GpuCrowdJob: the frame preparation timed in `host_microseconds`
-  uint32_t repetitions = 5;           // best of N dispatches
-  double warmup_ms = -1.0;            // GPU kept busy before the copy kernel and each row (as GpuBenchOptions)
+  ThreadPool* pool = nullptr;  // lent to every GpuCrowdJob: the frame preparation timed in `host_microseconds`
+  uint32_t repetitions = 5;    // best of N dispatches
+  double warmup_ms = -1.0;     // GPU kept busy before the copy kernel and each row (as GpuBenchOptions)
   uint64_t copy_bytes = uint64_t(2048) << 20;  // copy-kernel buffer size (capped like GpuBenchOptions::copy_bytes)
-  bool executable_reports = false;    // fill GpuCrowdBenchRow::executable_report
+  bool executable_reports = false;             // fill GpuCrowdBenchRow::executable_report
   std::function<void(size_t done, size_t total)> progress;
 };
 
 struct GpuCrowdBenchRow {
-  std::string variant;          // "crowd_g16" (v1), "crowd2_g16" (v2), "crowd3_g16" (v3), "batch"
-  uint32_t group_size = 0;      // crowd rows
+  std::string variant;                    // "crowd_g16" (v1), "crowd2_g16" (v2), "crowd3_g16" (v3), "batch"
+  uint32_t group_size = 0;                // crowd rows
   CrowdKernel kernel = CrowdKernel::kV1;  // crowd rows
   double microseconds = 0.0;
-  uint64_t bytes = 0;           // the crowd's minimal bytes (same for every row, so GB/s compares times)
+  uint64_t bytes = 0;             // the crowd's minimal bytes (same for every row, so GB/s compares times)
   uint64_t delta_read_bytes = 0;  // delta bytes the kernel's walk reads (per group union, or per instance)
   double gbps = 0.0, percent_of_copy = 0.0;
-  double max_diff_vs_batch = -1.0;  // largest |crowd − batch| over the checked instances (-1: not compared)
+  double max_diff_vs_batch = -1.0;          // largest |crowd − batch| over the checked instances (-1: not compared)
   double host_microseconds = std::nan("");  // crowd rows: the CPU's frame preparation, best of the repetitions
-                                           // (lastCrowdHostMicroseconds); NaN for the batch row
+                                            // (lastCrowdHostMicroseconds); NaN for the batch row
   std::string executable_report;  // crowd rows, when asked: the driver's statistics and internal representations
                                   // of the pipeline (empty: the driver offers none, or the context captures none)
-  int64_t registers = -1;           // crowd rows: registers per invocation, as the driver reports them (-1: not
-                                    // reported; VK_KHR_pipeline_executable_properties)
-  int same_bits_as_v1 = -1;         // v2-v4 rows: 1 when the checked instances equal the first v1 row's bit for bit,
-                                    // 0 when not, -1 when the run has no v1 row
+  int64_t registers = -1;         // crowd rows: registers per invocation, as the driver reports them (-1: not
+                                  // reported; VK_KHR_pipeline_executable_properties)
+  int same_bits_as_v1 = -1;       // v2-v4 rows: 1 when the checked instances equal the first v1 row's bit for bit,
+                                  // 0 when not, -1 when the run has no v1 row
 };
 
 struct GpuCrowdBenchReport {

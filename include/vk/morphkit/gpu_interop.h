@@ -6,9 +6,11 @@
 //      VkQueue. morphkit never destroys them; it creates (and destroyVulkanContext destroys) only its own objects:
 //      a command pool + buffer + fence for uploads and readbacks, a timestamp query pool, and the buffers of its
 //      primitives and batches (each batch with its morph compute pipeline, destroyed with the batch).
-//   2. gpuBatchOutput / gpuPoseOutput / gpuCrowdOutput: the deformed vertices as a VkBuffer range with its vertex layout, and the
+//   2. gpuBatchOutput / gpuPoseOutput / gpuCrowdOutput: the deformed vertices as a VkBuffer range with its vertex
+//   layout, and the
 //      barrier to issue between the dispatch and the first read (gpuOutputBarrier / gpuOutputBarrier2).
-//   3. recordGpuMorphJob / recordGpuPose / recordGpuCrowdJob: write the frame's weights and matrices, then record the morph + skin
+//   3. recordGpuMorphJob / recordGpuPose / recordGpuCrowdJob: write the frame's weights and matrices, then record the
+//   morph + skin
 //      dispatch into the caller's command buffer without submitting.
 //
 // Synchronization contract (the caller's side):

@@ -15,7 +15,8 @@ struct GpuPose;  // GPU primitives for a PosePrepared and one batch with an inst
 
 // Uploads every primitive of `prepared` and builds the batch. `prepared` (and its asset) must outlive the
 // GpuPose. Fails like uploadGpuPrimitive / createGpuBatch (e.g. a joint index beyond its skin's joints).
-Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared, const GpuUploadOptions& upload = {});
+Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared,
+                                  const GpuUploadOptions& upload = {});
 void destroyGpuPose(VulkanContext& context, GpuPose* pose);  // null is fine
 
 // A frame request (morphkit/pose.h: animation, time, sampling cursors, outside weights) plus the GPU's options.
@@ -30,7 +31,7 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
 double lastGpuPoseMicroseconds(const GpuPose& pose);
 
 // preparePose + prepareGpuPose + evaluateGpuPose + cleanup: the GPU twin of poseAsset().
-Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene, const GpuPoseOptions& options,
-                                  const GpuUploadOptions& upload = {});
+Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene,
+                                  const GpuPoseOptions& options, const GpuUploadOptions& upload = {});
 
 }  // namespace morphkit

@@ -22,6 +22,7 @@ int main() {
   std::span<const uint8_t> bytes(*glb);
   auto loaded = morphkit::loadAssetFromMemory(bytes, ".");
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.error().message.c_str()), 1;
-  std::printf("C++%ld consumer: %zu bytes of GLB, %zu meshes\n", long(__cplusplus), bytes.size(), loaded->meshes.size());
+  std::printf("C++%ld consumer: %zu bytes of GLB, %zu meshes\n", long(__cplusplus), bytes.size(),
+              loaded->meshes.size());
   return 0;
 }
