@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: MIT
-// crowd.comp — many instances of one primitive, each with its own morph weights and joint palette, in one dispatch
-// that reads each delta once per group of instances (docs/PERFORMANCE.md, "Crowds").
+// crowd4.comp — the crowd kernel v4 (GpuCrowdDesc::kernel = CrowdKernel::kV4): many instances of one primitive, each
+// with its own morph weights and joint palette, in one dispatch that reads a vertex tile's deltas from memory once per
+// group of instances and then serves every instance of the group from shared memory (docs/PERFORMANCE.md, "Crowds",
+// "v4").
 //
-// Workgroup (x, y) = (instance group, vertex tile): 64 invocations, one vertex each, deform the tile's vertices
-// for the G instances of the group. The group's union of active targets (built on the CPU, ascending) is staged
-// in shared memory with a G-wide row of weights per target (zero for an instance that does not use the target);
-// each delta record is loaded once and added to every instance's sums. The skin stream and base vertex are read
-// once per vertex too; only the palette differs per instance.
-// Order and formulas as morph.comp, from the same sources: morph (glTF 2.0 §3.7.2.2, morph.glsl), then skin
-// (§3.7.3, skin.glsl's blend and origin split, LAYOUTS.md §5) or the node's transform, then renormalize normals
-// and tangents (morph.glsl).
+// Workgroup (x, y) = (vertex tile of CROWD4_TILE vertices, instance group of G instances); its invocations form a
+// CROWD4_TILE × ROWS grid: x the vertex of the tile, y a row that walks the group's instances y, y + ROWS, …
+// With CROWD4_TILE = 32 a row is one NVIDIA warp, so an instance's active list and weights are uniform per warp.
+// 1. Once per workgroup: the tile's records of the group's staged targets (the CPU picks up to SLOTS of the group's
+//    union, the most used first) are copied to shared memory, converted to floats, one barrier.
+// 2. Per (vertex, instance), with no further barrier: the instance's own active targets in ascending order (a list
+//    built on the CPU), each record from shared memory, or from memory when its target was not staged; then skin
+//    (skin.glsl) or place, renormalize and write (crowd_finish.glsl). The work per invocation is one instance's:
+//    nothing loops over the group inside an instance, and the group size sets only how often a tile is staged.
+// Order and formulas as crowd.comp, from the same sources: morph (glTF 2.0 §3.7.2.2, morph.glsl's morphAdd), then
+// skin (§3.7.3, skin.glsl's deformRelative) or the node's transform, then renormalize (morphRenormalize).
 //
-// Determinism: each instance's sum is one chain of morphAdd (morph.glsl: one fma per term, rounded once) over its
-// own active targets in ascending order, the sums decorated `precise` (NoContraction: the same rounding in every
-// specialization); a target the instance does not use is skipped. So an instance's result does not depend on which
-// other instances share its group: the group size changes speed, not bits (tests/vk_crowd_test.cpp checks that
-// with memcmp).
-//
-// The record shape, the vertex format and G are specialization constants (crowd_shared.h): the driver folds every
-// attribute test, so the target loop has no branch but its own.
+// Determinism: each instance's sum is one `precise` chain of morphAdd over its own active targets in ascending
+// order, on the same floats (a staged record is the loaded record, copied), exactly crowd.comp's chain; the
+// skinning, origin and output code are crowd2.comp's calls. So the output is bit-identical to v1, v2 and v3 and
+// whatever G (tests/vk_crowd_test.cpp checks with memcmp on lavapipe; `bench --crowd` on the device it runs on).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_control_flow_attributes : require
@@ -27,7 +28,8 @@
 #include "crowd_shared.h"
 #include "morph.glsl"
 
-layout(local_size_x = MORPH_GROUP_SIZE) in;
+layout(local_size_x = CROWD4_TILE, local_size_y_id = CROWD_SC_ROWS) in;
+const uint ROWS = gl_WorkGroupSize.y;
 
 layout(constant_id = CROWD_SC_GROUP) const uint G = 1u;
 layout(constant_id = CROWD_SC_VERTEX_STRIDE) const uint VERTEX_STRIDE = 3u;
@@ -43,140 +45,124 @@ layout(constant_id = CROWD_SC_DELTA_EXTRA_COUNT) const uint DELTA_EXTRA_COUNT = 
 layout(constant_id = CROWD_SC_DELTA_F16) const bool DELTA_F16 = false;
 layout(constant_id = CROWD_SC_SKINNED) const bool SKINNED = false;
 layout(constant_id = CROWD_SC_INFLUENCE_SETS) const uint INFLUENCE_SETS = 0u;
-// The morph sums one instance keeps per vertex, laid out like a delta record: max(DELTA_STRIDE, 1).
-layout(constant_id = CROWD_SC_SUMS) const uint kSums = 1u;
+layout(constant_id = CROWD_SC_SUMS) const uint kSums = 1u;  // max(DELTA_STRIDE, 1)
+layout(constant_id = CROWD_SC_SLOTS) const uint SLOTS = 1u;
+layout(constant_id = CROWD_SC_STAGED_WORDS) const uint kWords = 1u;
+// f16 records of an even stride are staged as stored, two halves a word: half the shared-memory reads per record.
+layout(constant_id = CROWD_SC_STAGE_HALVES) const bool STAGE_HALVES = false;
 
 #include "crowd_record.glsl"
 
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Floats { float f[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Uints { uint u[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Entries { uvec4 e[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict writeonly buffer OutFloats { float f[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) restrict writeonly buffer OutVec2s { vec2 v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { mat4 m[]; };
+// An instance's matrices as three rows each (rows 0-2 of the affine matrix; gpu_crowd.cpp writes them).
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { vec4 rows[]; };
 
 layout(push_constant) uniform PushBlock { CrowdPush pc; };
 
-shared uint s_target[CROWD_CHUNK];
-shared float s_weight[CROWD_CHUNK * G];
-// Stage 1 hands the sums to stage 2 through shared memory: sum c of instance g for lane l at (g·kSums + c)·64 + l
-// (consecutive lanes, consecutive banks). This is what bounds G: 256 · G · kSums bytes (crowd_shared.h).
-shared float s_sums[G * kSums * MORPH_GROUP_SIZE];
+// Word w of slot s's record for tile lane l at (s·kWords + w)·CROWD4_TILE + l: consecutive lanes, consecutive
+// banks. A word is a float's bits, or two halves (STAGE_HALVES).
+shared uint s_delta[SLOTS * kWords * CROWD4_TILE];
 
-vec3 recordVec3(in float rec[kRecordMax], uint offset) { return vec3(rec[offset], rec[offset + 1u], rec[offset + 2u]); }
-
-// Skinning (skin.glsl): joint j of the current instance is matrices[1 + j] after its origin block.
-#include "skin.glsl"
-Matrices g_matrices;
-uint skinStreamWord(uint index) { return Uints(pc.skin_address).u[index]; }
-mat4 relativeMatrix(uint block) { return g_matrices.m[block]; }
-mat4 skinJointMatrix(uint joint) { return relativeMatrix(1u + joint); }
-Matrices instanceMatrices(uint instance) { return Matrices(pc.matrices_address + uint64_t(instance) * pc.matrix_count * 64u); }
-uint skinStreamVertex(uint v) { return v; }  // the skin stream read in place (crowd4 caches it in registers)
-
+#include "crowd_rows.glsl"
 #include "crowd_finish.glsl"
 
-void main() {
-  uint group = gl_WorkGroupID.x;
-  uint tile = gl_WorkGroupID.y;
-  uint lane = gl_LocalInvocationID.x;
-  uint v = tile * MORPH_GROUP_SIZE + lane;
-  bool live = v < pc.vertex_count;
-
-  // Per instance of the group: the morph sums (registers: the loops over g are unrolled).
-  precise vec3 sum_p[G], sum_n[G], sum_t[G];
-  precise float sum_e[G * MORPH_MAX_EXTRA];
-  [[unroll]] for (uint g = 0u; g < G; ++g) {
-    sum_p[g] = vec3(0.0), sum_n[g] = vec3(0.0), sum_t[g] = vec3(0.0);
-    [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) sum_e[g * MORPH_MAX_EXTRA + c] = 0.0;
+vec3 recordVec3(in float rec[kRecordMax], uint offset) { return vec3(rec[offset], rec[offset + 1u], rec[offset + 2u]); }
+// Component c (a constant once specialized) of the staged record whose first word is at `at`.
+float stagedComponent(uint at, uint c) {
+  if (STAGE_HALVES) {
+    vec2 pair = unpackHalf2x16(s_delta[at + (c >> 1) * CROWD4_TILE]);
+    return (c & 1u) == 0u ? pair.x : pair.y;
   }
+  return uintBitsToFloat(s_delta[at + c * CROWD4_TILE]);
+}
+vec3 stagedVec3(uint at, uint c) { return vec3(stagedComponent(at, c), stagedComponent(at, c + 1u), stagedComponent(at, c + 2u)); }
 
-  // Stage 1 (§3.7.2.2): the group's union of active targets, a slice of CROWD_CHUNK at a time in shared memory.
-  // Every invocation reaches the barriers (`live` guards the work, not the control flow).
+void main() {
+  uint x = gl_LocalInvocationID.x, y = gl_LocalInvocationID.y;
+  uint tile = gl_WorkGroupID.x, group = gl_WorkGroupID.y;
+  uint v = tile * CROWD4_TILE + x;
+  bool vertex_live = v < pc.vertex_count;
+  uint slab_lane = v % MORPH_GROUP_SIZE;
+  uint slab_first = (v / MORPH_GROUP_SIZE) * pc.target_count;  // the deltas' slabs are MORPH_GROUP_SIZE wide
+
+  // Stage 1: the group's staged records of this tile, row y copying slots y, y + ROWS, …
   Uints unions = Uints(pc.union_address);
-  Floats weights = Floats(pc.weights_address);
-  uint begin = unions.u[group], end = unions.u[group + 1u];
+  uint begin = unions.u[group], staged = unions.u[group + 1u] - begin;
   uint targets_at = pc.groups + 1u;  // the target indices follow the offsets
-  for (uint first = begin; first < end; first += CROWD_CHUNK) {
-    uint count = min(end - first, CROWD_CHUNK);
-    barrier();
-    if (lane < count) s_target[lane] = unions.u[targets_at + first + lane];
-    for (uint k = lane; k < count * G; k += MORPH_GROUP_SIZE) s_weight[k] = weights.f[first * G + k];
-    barrier();
-    if (!live) continue;
-    for (uint i = 0u; i < count; ++i) {
+  for (uint s = y; s < staged && vertex_live; s += ROWS) {
+    uint slab = slab_first + unions.u[targets_at + begin + s];
+    if (STAGE_HALVES) {
+      [[unroll]] for (uint w = 0u; w < kWords; ++w) {
+        s_delta[(s * kWords + w) * CROWD4_TILE + x] = loadRecordHalfPair(pc.delta_address, slab, slab_lane, w);
+      }
+    } else {
       float rec[kRecordMax];
-      loadRecord(pc.delta_address, tile * pc.target_count + s_target[i], lane, rec);
-      [[unroll]] for (uint g = 0u; g < G; ++g) {
-        float w = s_weight[i * G + g];
-        // Uniform over the workgroup (one target, one instance): instances that do not use the target skip it
-        // without divergence. Exact either way: fma(0, Δ, s) = s for finite Δ.
-        if (w == 0.0) continue;
-        if (DELTA_POSITION != MORPH_ABSENT) sum_p[g] = morphAdd(sum_p[g], w, recordVec3(rec, DELTA_POSITION));
-        if (DELTA_NORMAL != MORPH_ABSENT) sum_n[g] = morphAdd(sum_n[g], w, recordVec3(rec, DELTA_NORMAL));
-        if (DELTA_TANGENT != MORPH_ABSENT) sum_t[g] = morphAdd(sum_t[g], w, recordVec3(rec, DELTA_TANGENT));
-        [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) {
-          sum_e[g * MORPH_MAX_EXTRA + c] = morphAdd(sum_e[g * MORPH_MAX_EXTRA + c], w, rec[DELTA_EXTRA + c]);
+      loadRecord(pc.delta_address, slab, slab_lane, rec);
+      [[unroll]] for (uint c = 0u; c < DELTA_STRIDE; ++c) s_delta[(s * kWords + c) * CROWD4_TILE + x] = floatBitsToUint(rec[c]);
+    }
+  }
+  barrier();  // the only one: every invocation reaches it, the rest runs per row without synchronizing
+  if (!vertex_live) return;
+
+  // The base vertex and its skin words, once for every instance.
+  vec3 base_p, base_n;
+  vec4 base_t;
+  loadBaseVertex(v, base_p, base_n, base_t);
+  cacheSkinWords(v);
+
+  // Stage 2 per instance of the group that this row serves: its own active targets, ascending. What bounds this
+  // loop is latency (docs/PERFORMANCE.md, "v4"), so every load that does not depend on the previous one is issued
+  // early: the next instance's list bounds during this one, and the list four entries at a time.
+  Uints offsets = Uints(pc.weights_address);
+  Entries entries = Entries(pc.weights_address + uint64_t((pc.instance_count + 4u) & ~3u) * 4u);
+  uint first_instance = group * G;
+  uint instances = min(G, pc.instance_count - first_instance);  // the last group may be partial
+  uint list_begin = 0u, list_end = 0u;
+  if (y < instances) list_begin = offsets.u[first_instance + y], list_end = offsets.u[first_instance + y + 1u];
+  for (uint g = y; g < instances; g += ROWS) {
+    uint instance = first_instance + g;
+    uint begin = list_begin, end = list_end;
+    if (g + ROWS < instances) {
+      list_begin = offsets.u[instance + ROWS];
+      list_end = offsets.u[instance + ROWS + 1u];
+    }
+    precise vec3 sum_p = vec3(0.0), sum_n = vec3(0.0), sum_t = vec3(0.0);
+    precise float sum_e[MORPH_MAX_EXTRA];
+    [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) sum_e[c] = 0.0;
+    for (uint a = begin; a < end; a += 4u) {
+      uvec4 batch[4];  // the list has 3 entries of slack after its end, so these loads stay in the buffer
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) batch[k] = entries.e[a + k];
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+        if (a + k >= end) break;
+        uvec4 entry = batch[k];  // uniform per row: the row's instance
+        float w = uintBitsToFloat(entry.z);
+        if (entry.y != CROWD4_NOT_STAGED) {
+          uint at = entry.y * kWords * CROWD4_TILE + x;
+          if (DELTA_POSITION != MORPH_ABSENT) sum_p = morphAdd(sum_p, w, stagedVec3(at, DELTA_POSITION));
+          if (DELTA_NORMAL != MORPH_ABSENT) sum_n = morphAdd(sum_n, w, stagedVec3(at, DELTA_NORMAL));
+          if (DELTA_TANGENT != MORPH_ABSENT) sum_t = morphAdd(sum_t, w, stagedVec3(at, DELTA_TANGENT));
+          [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) sum_e[c] = morphAdd(sum_e[c], w, stagedComponent(at, DELTA_EXTRA + c));
+        } else {
+          float rec[kRecordMax];
+          loadRecord(pc.delta_address, slab_first + entry.x, slab_lane, rec);
+          if (DELTA_POSITION != MORPH_ABSENT) sum_p = morphAdd(sum_p, w, recordVec3(rec, DELTA_POSITION));
+          if (DELTA_NORMAL != MORPH_ABSENT) sum_n = morphAdd(sum_n, w, recordVec3(rec, DELTA_NORMAL));
+          if (DELTA_TANGENT != MORPH_ABSENT) sum_t = morphAdd(sum_t, w, recordVec3(rec, DELTA_TANGENT));
+          [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) sum_e[c] = morphAdd(sum_e[c], w, rec[DELTA_EXTRA + c]);
         }
       }
     }
-  }
-  // Park the sums in shared memory (each invocation its own slots: no barrier needed), so that stage 2 is one
-  // loop over the instances, not G unrolled copies of the skinning code.
-  [[unroll]] for (uint g = 0u; g < G; ++g) {
-    uint at = g * kSums * MORPH_GROUP_SIZE + lane;
-    if (DELTA_POSITION != MORPH_ABSENT) {
-      [[unroll]] for (uint c = 0u; c < 3u; ++c) s_sums[at + (DELTA_POSITION + c) * MORPH_GROUP_SIZE] = sum_p[g][c];
-    }
-    if (DELTA_NORMAL != MORPH_ABSENT) {
-      [[unroll]] for (uint c = 0u; c < 3u; ++c) s_sums[at + (DELTA_NORMAL + c) * MORPH_GROUP_SIZE] = sum_n[g][c];
-    }
-    if (DELTA_TANGENT != MORPH_ABSENT) {
-      [[unroll]] for (uint c = 0u; c < 3u; ++c) s_sums[at + (DELTA_TANGENT + c) * MORPH_GROUP_SIZE] = sum_t[g][c];
-    }
-    [[unroll]] for (uint c = 0u; c < DELTA_EXTRA_COUNT; ++c) {
-      s_sums[at + (DELTA_EXTRA + c) * MORPH_GROUP_SIZE] = sum_e[g * MORPH_MAX_EXTRA + c];
-    }
-  }
-  if (!live) return;
-
-  // The base vertex, once for every instance.
-  Floats base = Floats(pc.base_address);
-  uint bv = v * VERTEX_STRIDE;
-  vec3 base_p = vec3(base.f[bv], base.f[bv + 1u], base.f[bv + 2u]);
-  vec3 base_n = vec3(0.0);
-  if (VERTEX_NORMAL != MORPH_ABSENT) base_n = vec3(base.f[bv + VERTEX_NORMAL], base.f[bv + VERTEX_NORMAL + 1u], base.f[bv + VERTEX_NORMAL + 2u]);
-  vec4 base_t = vec4(0.0);
-  if (VERTEX_TANGENT != MORPH_ABSENT) {
-    uint i = bv + VERTEX_TANGENT;
-    base_t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
-  }
-
-  // Stages 2 and 3 per instance of the group.
-  uint instances = min(G, pc.instance_count - group * G);  // the last group may be partial
-  for (uint g = 0u; g < instances; ++g) {
-    uint instance = group * G + g;
-    uint at = g * kSums * MORPH_GROUP_SIZE + lane;
+    // Stage 3: base + sums, then skin, place and write.
     vec3 p = base_p, n = base_n;
     vec4 t = base_t;
-    if (DELTA_POSITION != MORPH_ABSENT) {
-      uint c = at + DELTA_POSITION * MORPH_GROUP_SIZE;
-      p += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
-    }
-    if (DELTA_NORMAL != MORPH_ABSENT) {
-      uint c = at + DELTA_NORMAL * MORPH_GROUP_SIZE;
-      n += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
-    }
-    if (DELTA_TANGENT != MORPH_ABSENT) {
-      uint c = at + DELTA_TANGENT * MORPH_GROUP_SIZE;
-      t.xyz += vec3(s_sums[c], s_sums[c + 64u], s_sums[c + 128u]);
-    }
-
-    // Stages 2 and 3 (crowd_finish.glsl, shared with crowd2.comp and crowd4.comp): skin or place relative to the
-    // instance's origin, renormalize, write this instance's copy of the vertex.
-    float extra[MORPH_MAX_EXTRA];
-    [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) {
-      extra[c] = c < DELTA_EXTRA_COUNT ? s_sums[at + (DELTA_EXTRA + c) * MORPH_GROUP_SIZE] : 0.0;
-    }
+    if (DELTA_POSITION != MORPH_ABSENT) p += sum_p;
+    if (DELTA_NORMAL != MORPH_ABSENT) n += sum_n;
+    if (DELTA_TANGENT != MORPH_ABSENT) t.xyz += sum_t;
+    float extra[MORPH_MAX_EXTRA] = sum_e;
     finishVertex(v, instance, p, n, t, extra);
   }
 }
