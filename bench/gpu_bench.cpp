@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// GPU morph + skin throughput per delta layout (Google Benchmark front end of morphkit/gpu_bench.h).
+// GPU morph + skin throughput per delta layout (Google Benchmark front end of morphkit_bench/gpu_bench.h).
 // Each benchmark reports the dispatch time from timestamp queries (manual time), items = vertices × walked
 // targets, bytes = the minimal bytes the layout must move; `morphkit bench` prints the same with % of copy.
-#include "morphkit/gpu_bench.h"
+#include "morphkit_bench/gpu_bench.h"
 
 #include <benchmark/benchmark.h>
 
@@ -37,8 +37,9 @@ void BM_GpuMorph(benchmark::State& state) {
   options.all_targets = layout == 3;
   options.repetitions = 1;
   options.copy_bytes = 16 << 20;
-  // The clocks up once per benchmark (morphkit/gpu.h, warmUpGpu); the iterations then follow each other closely
-  // enough to keep them up. `morphkit bench` warms before every row and is the figure docs/PERFORMANCE.md quotes.
+  // The clocks up once per benchmark (morphkit_bench/gpu_bench.h, warmUpGpu); the iterations then follow each other
+  // closely enough to keep them up. `morphkit bench` warms before every row and is the figure docs/PERFORMANCE.md
+  // quotes.
   options.warmup_ms = 0.0;
   if (morphkit::Status s = morphkit::warmUpGpu(*ctx, -1.0); !s) {
     state.SkipWithError(s.error().message.c_str());

@@ -21,6 +21,7 @@
 #include "morphkit/demo.h"
 #include "morphkit/gpu.h"
 #include "morphkit/render.h"
+#include "morphkit_bench/gpu_bench.h"
 
 namespace morphkit {
 namespace {

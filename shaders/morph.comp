@@ -27,6 +27,7 @@
 
 #include "morph_shared.h"
 #include "morph.glsl"
+#include "vertex_io.glsl"
 
 layout(local_size_x = MORPH_GROUP_SIZE) in;
 
@@ -36,8 +37,6 @@ layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly b
 layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Vec4s { vec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer Uints { uint u[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer UVec2s { uvec2 v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 4) restrict writeonly buffer OutFloats { float f[]; };
-layout(buffer_reference, std430, buffer_reference_align = 8) restrict writeonly buffer OutVec2s { vec2 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) restrict readonly buffer Actives { MorphActiveTarget a[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer Matrices { mat4 m[]; };
 #ifdef MORPH_STORAGE16
@@ -371,27 +370,10 @@ void main() {
   }
   if (!live) return;
 
-  Floats base = Floats(e.base_address);
-  uint bv = v * e.vertex_stride;
-  // Position + normal vertices (stride 6, 8-byte aligned) move as three vec2s; others float by float.
-  bool pn_vertex = e.vertex_stride == 6u && e.vertex_normal == 3u;
-  vec3 p, n = vec3(0.0);
-  if (pn_vertex) {
-    Vec2s base2 = Vec2s(e.base_address);
-    vec2 x0 = base2.v[3u * v], x1 = base2.v[3u * v + 1u], x2 = base2.v[3u * v + 2u];
-    p = vec3(x0, x1.x);
-    n = vec3(x1.y, x2);
-  } else {
-    p = vec3(base.f[bv], base.f[bv + 1u], base.f[bv + 2u]);
-    if (e.vertex_normal != MORPH_ABSENT) {
-      n = vec3(base.f[bv + e.vertex_normal], base.f[bv + e.vertex_normal + 1u], base.f[bv + e.vertex_normal + 2u]);
-    }
-  }
-  vec4 t = vec4(0.0);
-  if (e.vertex_tangent != MORPH_ABSENT) {
-    uint i = bv + e.vertex_tangent;
-    t = vec4(base.f[i], base.f[i + 1u], base.f[i + 2u], base.f[i + 3u]);
-  }
+  VertexShape shape = VertexShape(e.vertex_stride, e.vertex_normal, e.vertex_tangent, e.vertex_extra);
+  vec3 p, n;
+  vec4 t;
+  loadBaseVertex(e.base_address, shape, v, p, n, t);
   p += s.p;
   n += s.n;
   t.xyz += s.t;
@@ -405,44 +387,5 @@ void main() {
   }
 
   // Stage 3: renormalize and write (texcoords/colors are copied, plus their deltas when morphed).
-  if (pn_vertex) {
-    n = morphRenormalize(n);
-    OutVec2s out2 = OutVec2s(e.output_address);
-    out2.v[3u * v] = p.xy;
-    out2.v[3u * v + 1u] = vec2(p.z, n.x);
-    out2.v[3u * v + 2u] = n.yz;
-    return;
-  }
-  OutFloats outv = OutFloats(e.output_address);
-  outv.f[bv] = p.x;
-  outv.f[bv + 1u] = p.y;
-  outv.f[bv + 2u] = p.z;
-  if (e.vertex_normal != MORPH_ABSENT) {
-    n = morphRenormalize(n);
-    uint i = bv + e.vertex_normal;
-    outv.f[i] = n.x;
-    outv.f[i + 1u] = n.y;
-    outv.f[i + 2u] = n.z;
-  }
-  if (e.vertex_tangent != MORPH_ABSENT) {
-    vec3 tn = morphRenormalize(t.xyz);
-    uint i = bv + e.vertex_tangent;
-    outv.f[i] = tn.x;
-    outv.f[i + 1u] = tn.y;
-    outv.f[i + 2u] = tn.z;
-    outv.f[i + 3u] = t.w;
-  }
-  if (e.vertex_extra != MORPH_ABSENT) {
-    uint extra_count = e.vertex_stride - e.vertex_extra;
-    [[unroll]] for (uint k = 0u; k < MORPH_MAX_EXTRA; ++k) {
-      if (k < extra_count) {
-        uint c = bv + e.vertex_extra + k;
-        outv.f[c] = base.f[c] + (k < e.delta_extra_count ? s.extra[k] : 0.0);
-      }
-    }
-    for (uint k = MORPH_MAX_EXTRA; k < extra_count; ++k) {  // sets past the morphable ones: copied
-      uint c = bv + e.vertex_extra + k;
-      outv.f[c] = base.f[c];
-    }
-  }
+  writeVertex(e.output_address, e.base_address, shape, v, p, n, t, e.delta_extra_count, s.extra);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `morphkit bench`'s engine (morphkit/gpu_bench.h) on tiny sizes: every variant runs under validation,
+// `morphkit bench`'s engine (morphkit_bench/gpu_bench.h) on tiny sizes: every variant runs under validation,
 // reports plausible numbers, and configurations over the size cap are reported as skipped.
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "morphkit/gpu_bench.h"
+#include "morphkit_bench/gpu_bench.h"
 #include "vk_test_support.h"
 
 namespace morphkit {
@@ -85,7 +85,7 @@ TEST(BenchCommand, LayoutsFlagTakesSnorm16) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto dir = test::scratchDir();
   test::CliRun run = test::runMorphkit(
-      dir, "bench --vertices 500 --targets 8 --layouts dense_snorm16 --active 4 --repetitions 1 --copy-mib 1 --json");
+      dir, "bench --vertices 500 --targets 8 --layouts dense_snorm16 --active 4 --repetitions 1 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -102,8 +102,7 @@ TEST(BenchCommand, LayoutsFlagTakesSnorm16) {
       std::string::npos)
       << run.err;
   // One vocabulary with `pose --layout`: the short name is the same layout.
-  run = test::runMorphkit(
-      dir, "bench --vertices 500 --targets 8 --layouts snorm16 --active 4 --repetitions 1 --copy-mib 1 --json");
+  run = test::runMorphkit(dir, "bench --vertices 500 --targets 8 --layouts snorm16 --active 4 --repetitions 1 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"layout\": \"dense_snorm16\""), std::string::npos) << run.out;  // pretty-printed
   run = test::runMorphkit(dir, "bench --crowd 4 --layouts dense_snorm16");
@@ -116,8 +115,7 @@ TEST(BenchCommand, LayoutsFlagTakesSnorm16) {
 TEST(BenchCommand, WarmUpIsReportedAndChecked) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
   const auto dir = test::scratchDir();
-  const std::string rows =
-      "bench --vertices 300 --targets 4 --layouts dense_f32 --active 2 --repetitions 1 --copy-mib 1";
+  const std::string rows = "bench --vertices 300 --targets 4 --layouts dense_f32 --active 2 --repetitions 1";
   test::CliRun run = test::runMorphkit(dir, rows + " --warmup-ms 5 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "morphkit_bench/gpu_bench.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

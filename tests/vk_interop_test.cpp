@@ -14,6 +14,7 @@
 #include "morphkit/gpu_interop.h"
 #include "morphkit/pose.h"
 #include "morphkit/scene.h"
+#include "morphkit_bench/gpu_bench.h"
 #include "vk_context.h"
 #include "vk_interop_support.h"
 #include "vk_test_support.h"

@@ -53,7 +53,6 @@ class VulkanTest : public ::testing::Test {
   static void SetUpTestSuite() {
     GpuContextOptions options;
     options.validation = true;
-    options.cooperative_matrix = true;  // crowd kernel v5, where the device offers it (not lavapipe)
     Expected<VulkanContext*> created = createVulkanContext(options);
     if (created) {
       context_ = *created;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// GPU throughput benchmark (morphkit/gpu_bench.h).
-#include "morphkit/gpu_bench.h"
+// GPU throughput benchmark (morphkit_bench/gpu_bench.h).
+#include "morphkit_bench/gpu_bench.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,6 +93,8 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
       // `active` evenly spread targets get weights; the rest are zero.
       std::vector<float> weights(targets, 0.0f);
       for (uint32_t k = 0; k < active; ++k) weights[size_t(k) * targets / active] = 0.5f;
+      std::vector<float> every_weight = weights;
+      for (float& w : every_weight) w = w == 0.0f ? 1e-30f : w;
       for (const Variant& v : variants) {
         GpuBenchRow row{vertices, targets, v.all ? targets : active, variantName(v.layout, v.all)};
         GpuUploadOptions upload;
@@ -114,10 +116,11 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           report.rows.push_back(row);
           continue;
         }
+        // The all-targets baseline lists every target: the inactive ones at a weight too small to move a vertex.
+        const std::vector<float>& row_weights = v.all ? every_weight : weights;
         GpuInstanceState state{
-            weights, options.skinned ? std::span<const DMat4>(palette) : std::span<const DMat4>(), {}};
+            row_weights, options.skinned ? std::span<const DMat4>(palette) : std::span<const DMat4>(), {}};
         GpuMorphJob job{&context, *batch, std::span(&state, 1)};
-        job.use_active_list = !v.all;
         double best = std::nan("");
         Status s = warmUpGpu(context, report.ceiling.warmup_ms);
         for (uint32_t r = 0; r < std::max(options.repetitions, 1u) + 1 && s; ++r) {  // +1: warm-up
@@ -205,7 +208,6 @@ void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, const G
   w.field("type", gpuDeviceTypeName(device.type));
   w.field("driver", device.driver);
   w.field("storage16bit", device.storage_16bit);
-  w.field("cooperativeMatrix", device.cooperative_matrix);
   w.endObject();
   w.key("copy").beginObject();
   w.field("bytes", c.copy_bytes);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The copy kernel (copy.comp) and its two uses: the bandwidth ceiling every benchmark row is compared with, and
-// the warm-up that brings a GPU's clocks up before anything is timed (morphkit/gpu.h).
+// the warm-up that brings a GPU's clocks up before anything is timed (morphkit_bench/gpu_bench.h).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,6 +9,7 @@
 #include "gpu_internal.h"
 #include "morph_shared.h"
 #include "morphkit/gpu.h"
+#include "morphkit_bench/gpu_bench.h"
 #include "morphkit_spirv/copy.h"
 #include "vk_context.h"
 
@@ -87,6 +88,12 @@ constexpr int kMaxCopiesPerSubmit = 64;
 
 }  // namespace
 
+uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) {
+  uint64_t cap = device.max_allocation_bytes;
+  if (device.device_local_bytes != 0) cap = std::min(cap, device.device_local_bytes / 4);
+  return std::min(requested, cap);
+}
+
 Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions) {
   CopyKernel kernel;
   if (Status s = createCopyKernel(context, bytes, "measureCopyMicroseconds", kernel); !s) return s.error();
@@ -103,6 +110,41 @@ Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes,
   destroyCopyKernel(context, kernel);
   if (!s) return s.error();
   return best;
+}
+
+Expected<double> measureReadbackMilliseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions) {
+  const GpuDeviceInfo device = gpuDeviceInfo(context);
+  const uint64_t measured = std::max<uint64_t>(16, std::min<uint64_t>(bytes, device.max_allocation_bytes));
+  Expected<GpuBuffer> src = createBuffer(context, measured, MemoryUse::kDevice);
+  if (!src) return src.error();
+  Expected<GpuBuffer> dst = createBuffer(context, measured, MemoryUse::kReadback);
+  if (!dst) {
+    destroyBuffer(context, *src);
+    return dst.error();
+  }
+  double best = std::nan("");
+  Status s = Ok{};
+  for (uint32_t r = 0; r < std::max(repetitions, 1u) + 1 && s; ++r) {  // +1: the first touches fresh pages
+    const auto start = std::chrono::steady_clock::now();
+    s = submitAndWait(
+        context,
+        [&](VkCommandBuffer cmd) {
+          const VkBufferCopy region{0, 0, measured};
+          vkCmdCopyBuffer(cmd, src->buffer, dst->buffer, 1, &region);
+          VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+          barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                               nullptr, 0, nullptr);
+        },
+        "measureReadbackMilliseconds");
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (s && r > 0 && (std::isnan(best) || ms < best)) best = ms;
+  }
+  destroyBuffer(context, *dst);
+  destroyBuffer(context, *src);
+  if (!s) return s.error();
+  return best * double(std::max<uint64_t>(bytes, 1)) / double(measured);  // scaled when capped at one allocation
 }
 
 double warmUpMilliseconds(double requested, const GpuDeviceInfo& device) {

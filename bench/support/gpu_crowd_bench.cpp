@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The crowd benchmark (morphkit/gpu_crowd.h): N skinned instances of one synthetic face-like primitive, each with
-// its own active targets and palette, timed as one crowd dispatch per group size, beside the per-instance batch
-// kernel (morph.comp, one GpuBatch over the same instances: each instance re-reads its deltas) and the copy kernel.
+// its own active targets and palette, timed as one crowd dispatch, beside the per-instance batch kernel (morph.comp,
+// one GpuBatch over the same instances: each instance re-reads its deltas) and the copy kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
 
+#include "gpu_crowd_internal.h"
 #include "gpu_internal.h"
 #include "morphkit/gpu_crowd.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/thread_pool.h"
+#include "morphkit_bench/gpu_bench.h"
 
 namespace morphkit {
 
@@ -110,72 +112,25 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     row.gbps = double(minimal) / (row.microseconds * 1e3);
     row.percent_of_copy = percentOfCopy(row.gbps, report.ceiling);
   };
-  // Every crowd and the batch are allocated before any is timed and freed after all are (PERFORMANCE.md, "One
-  // process per row": memory re-allocated after a free can run slower in one process). Rows: each kernel × each
-  // group size, then the batch. Each crowd row keeps its compared instances' output for the diffs.
-  struct Config {
-    CrowdKernel kernel;
-    uint32_t group;
-    uint32_t rows = 0;        // v4
-    uint32_t shared_kib = 0;  // v4
-    GpuCrowd* crowd = nullptr;
-  };
-  // v4's sweeps with 0 read as the default they stand for, each value once (so "12,0" is one row, not two alike).
-  auto distinct = [](std::vector<uint32_t> values, uint32_t zero_means) {
-    for (uint32_t& v : values) v = v == 0 ? zero_means : v;
-    std::vector<uint32_t> out;
-    for (uint32_t v : values) {
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-    }
-    return out;
-  };
-  const std::vector<uint32_t> v4_rows = distinct(options.v4_rows, 0);  // 0 stays: the device may need fewer
-  const std::vector<uint32_t> v4_shared_kib =
-      distinct(options.v4_shared_kib, uint32_t(kCrowd4DefaultSharedBudget >> 10));
-  std::vector<Config> configs;
-  for (CrowdKernel kernel : options.kernels) {
-    for (uint32_t group : options.groups) {
-      if (kernel == CrowdKernel::kV5) {  // v5: the rows (16-vertex tiles per workgroup) sweep too
-        for (uint32_t rows : v4_rows) configs.push_back({kernel, group, rows});
-        continue;
-      }
-      if (kernel != CrowdKernel::kV4) {
-        configs.push_back({kernel, group});
-        continue;
-      }
-      for (uint32_t rows : v4_rows) {
-        for (uint32_t kib : v4_shared_kib) configs.push_back({kernel, group, rows, kib});
-      }
-    }
-  }
-  // v4 rows name their rows and shared budget when the options sweep them.
-  const bool v4_suffix =
-      options.v4_rows != std::vector<uint32_t>{0} || options.v4_shared_kib != std::vector<uint32_t>{0};
-  const size_t total = configs.size() + (options.batch ? 1 : 0);
+  // The crowd and the batch are allocated before either is timed and freed after both are (memory re-allocated
+  // after a free can run slower in one process).
   const std::vector<uint32_t> compared = comparedInstances(options.instances);
   Status status = Ok{};
   GpuBatch* batch = nullptr;
-  for (Config& c : configs) {
-    GpuCrowdDesc desc{*gp,     options.instances, true,   options.joints,
-                      c.group, c.kernel,          c.rows, uint64_t(c.shared_kib) << 10};
-    Expected<GpuCrowd*> crowd = createGpuCrowd(context, desc);
-    if (!crowd) {
-      status = crowd.error();
-      break;
-    }
-    c.crowd = *crowd;
-  }
+  Expected<GpuCrowd*> created_crowd =
+      createGpuCrowd(context, GpuCrowdDesc{*gp, options.instances, true, options.joints});
+  if (!created_crowd) status = created_crowd.error();
+  GpuCrowd* crowd = created_crowd ? *created_crowd : nullptr;
   if (status && options.batch) {
     std::vector<GpuInstanceDesc> descs(options.instances, GpuInstanceDesc{*gp, true, options.joints});
     Expected<GpuBatch*> created = createGpuBatch(context, descs);
     if (!created) status = created.error();
     if (created) batch = *created;
   }
-  size_t done = 0;
-  std::vector<std::vector<std::vector<float>>> crowd_out;  // [crowd row][compared instance]
-  for (size_t k = 0; k < configs.size() && status; ++k) {
-    if (options.progress) options.progress(done++, total);
-    GpuCrowd* crowd = configs[k].crowd;
+  const size_t total = 1 + (options.batch ? 1 : 0);
+  std::vector<std::vector<float>> crowd_out;  // [compared instance]
+  if (status) {
+    if (options.progress) options.progress(0, total);
     GpuCrowdJob job{&context, crowd, frame.states};
     job.pool = options.pool;
     double host_best = std::nan("");
@@ -187,46 +142,25 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     Expected<double> us = bestOf(
         context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); }, dispatchTime);
     const GpuCrowdInfo& crowd_info = gpuCrowdInfo(*crowd);
-    const char* prefixes[] = {"crowd_g", "crowd2_g", "crowd3_g", "crowd4_g", "crowd5_g"};  // by CrowdKernel
-    const char* prefix = prefixes[uint32_t(crowd_info.kernel)];
-    std::string name = prefix + std::to_string(crowd_info.group_size);
-    if (crowd_info.kernel == CrowdKernel::kV4 && v4_suffix) {
-      name +=
-          "_r" + std::to_string(crowd_info.rows) + "_s" + std::to_string((crowd_info.shared_bytes + 1023) / 1024) + "k";
-    }
-    if (crowd_info.kernel == CrowdKernel::kV5 && options.v4_rows != std::vector<uint32_t>{0})
-      name += "_r" + std::to_string(crowd_info.rows);
-    GpuCrowdBenchRow row{name, crowd_info.group_size, crowd_info.kernel};
+    GpuCrowdBenchRow row{"crowd", crowd_info.group_size};
     row.registers = crowdPipelineRegisters(context, *crowd);
-    if (options.executable_reports) row.executable_report = crowdPipelineReport(context, *crowd);
     row.host_microseconds = host_best;
-    row.delta_read_bytes = lastCrowdUnionEntries(*crowd) * crowd_info.tiles * crowd_info.tile_vertices * record_bytes;
-    crowd_out.emplace_back();
+    row.delta_read_bytes = lastCrowdRecordReads(*crowd) * crowd_info.tiles * crowd_info.tile_vertices * record_bytes;
     for (size_t c = 0; c < compared.size() && us; ++c) {
       Expected<std::vector<float>> out = readGpuCrowdOutput(context, *crowd, compared[c]);
       if (!out) us = out.error();
-      if (out) crowd_out.back().push_back(std::move(*out));
+      if (out) crowd_out.push_back(std::move(*out));
     }
-    if (!us) {
+    if (us) {
+      row.microseconds = *us;
+      finish(row);
+      report.rows.push_back(row);
+    } else {
       status = us.error();
-      break;
     }
-    // The first v1 row, when there is one (v1's bits do not depend on its group size): are the bits equal?
-    for (size_t j = 0; j < k && crowd_info.kernel != CrowdKernel::kV1; ++j) {
-      if (report.rows[j].kernel != CrowdKernel::kV1) continue;
-      row.same_bits_as_v1 = 1;
-      for (size_t c = 0; c < compared.size(); ++c) {
-        if (std::memcmp(crowd_out[j][c].data(), crowd_out[k][c].data(), 4 * crowd_out[k][c].size()) != 0)
-          row.same_bits_as_v1 = 0;
-      }
-      break;
-    }
-    row.microseconds = *us;
-    finish(row);
-    report.rows.push_back(row);
   }
   if (batch && status) {
-    if (options.progress) options.progress(done++, total);
+    if (options.progress) options.progress(1, total);
     GpuMorphJob job{&context, batch, frame.states};
     Expected<double> us = bestOf(
         context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); },
@@ -237,12 +171,9 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
         us = out.error();
         break;
       }
-      for (size_t k = 0; k < crowd_out.size(); ++k) {
-        double diff = std::max(report.rows[k].max_diff_vs_batch, 0.0);
-        for (size_t i = 0; i < out->size(); ++i)
-          diff = std::max(diff, double(std::fabs(crowd_out[k][c][i] - (*out)[i])));
-        report.rows[k].max_diff_vs_batch = diff;
-      }
+      double diff = std::max(report.rows[0].max_diff_vs_batch, 0.0);
+      for (size_t i = 0; i < out->size(); ++i) diff = std::max(diff, double(std::fabs(crowd_out[c][i] - (*out)[i])));
+      report.rows[0].max_diff_vs_batch = diff;
     }
     if (us) {
       GpuCrowdBenchRow row{"batch"};
@@ -254,7 +185,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
       status = us.error();
     }
   }
-  for (Config& c : configs) destroyGpuCrowd(context, c.crowd);
+  destroyGpuCrowd(context, crowd);
   if (batch) destroyGpuBatch(context, batch);
   destroyGpuPrimitive(context, *gp);
   if (!status) return status.error();
@@ -272,19 +203,18 @@ std::string gpuCrowdBenchTable(const GpuCrowdBenchReport& r) {
                 o.instances, o.vertices, o.targets, o.active, deltaLayoutName(o.layout), o.joints,
                 double(r.output_bytes) / 1e6, o.pool ? o.pool->threadCount() : 1u);
   out += line;
-  std::snprintf(line, sizeof line, "%-11s %12s %12s %14s %10s %9s %14s %8s %5s %10s\n", "variant", "us", "bytes (MB)",
-                "delta reads MB", "GB/s", "% copy", "max |vs batch|", "=v1 bits", "regs", "host us");
+  std::snprintf(line, sizeof line, "%-11s %12s %12s %14s %10s %9s %14s %5s %10s\n", "variant", "us", "bytes (MB)",
+                "delta reads MB", "GB/s", "% copy", "max |vs batch|", "regs", "host us");
   out += line;
   for (const GpuCrowdBenchRow& row : r.rows) {
     char diff[32] = "-";
     if (row.max_diff_vs_batch >= 0) std::snprintf(diff, sizeof diff, "%.3g", row.max_diff_vs_batch);
-    const char* same = row.same_bits_as_v1 < 0 ? "-" : row.same_bits_as_v1 ? "yes" : "NO";
     const std::string registers = row.registers < 0 ? "-" : std::to_string(row.registers);
     char host[32] = "-";
     if (!std::isnan(row.host_microseconds)) std::snprintf(host, sizeof host, "%.1f", row.host_microseconds);
-    std::snprintf(line, sizeof line, "%-11s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s %8s %5s %10s\n",
-                  row.variant.c_str(), row.microseconds, double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6,
-                  row.gbps, row.percent_of_copy, diff, same, registers.c_str(), host);
+    std::snprintf(line, sizeof line, "%-11s %12.1f %12.1f %14.1f %10.2f %8.1f%% %14s %5s %10s\n", row.variant.c_str(),
+                  row.microseconds, double(row.bytes) / 1e6, double(row.delta_read_bytes) / 1e6, row.gbps,
+                  row.percent_of_copy, diff, registers.c_str(), host);
     out += line;
   }
   return out;
@@ -309,8 +239,6 @@ std::string gpuCrowdBenchJson(const GpuCrowdBenchReport& r, bool pretty) {
     w.beginObject();
     w.field("variant", row.variant);
     if (row.group_size) w.field("groupSize", row.group_size);
-    if (row.group_size) w.field("kernel", crowdKernelName(row.kernel));
-    if (row.same_bits_as_v1 >= 0) w.field("sameBitsAsV1", row.same_bits_as_v1 == 1);
     if (row.registers >= 0) w.field("registers", int64_t(row.registers));
     if (!std::isnan(row.host_microseconds)) w.field("hostMicroseconds", row.host_microseconds);
     w.field("microseconds", row.microseconds);

@@ -22,6 +22,7 @@
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 #include "morphkit/render.h"
+#include "vk_context.h"
 
 namespace morphkit {
 namespace {
@@ -263,6 +264,9 @@ BatchWorker* createBatchWorker() {
 }
 void destroyBatchWorker(BatchWorker* worker) {
   delete worker;
+}
+uint64_t batchWorkerPipelinesCreated(const BatchWorker& worker) {
+  return worker.context ? worker.context->pipelines_created : 0;
 }
 
 namespace {

@@ -7,6 +7,9 @@
 //   fast            the same, fast path, on a ThreadPool of 1..N threads
 //   gpu             evaluateGpuPose (morphkit/gpu_pose.h) with the delta layout forced to each layout in turn:
 //                   wall ms (CPU sampling + upload + dispatch + readback) and the dispatch's GPU ms (timestamps)
+//   gpu_frames      evaluateGpuPoseFrames: every frame of a pass through the frames-in-flight stream (the layout
+//                   `pose --device gpu` picks), into memory; beside its floors, measured in the same run: the GPU
+//                   time of a frame's dispatch (timestamps) and the readback of the pass's bytes in one transfer
 //   render_vertex   renderFrame, vertex-shader morph (seed 000 texture), 1 pass (no shadow, no prepass), no
 //   render_compute  readback; GPU ms = render pass (+ the compute dispatch); compute: the GpuBatch output drawn
 // Every row is a full frame as an application would run it: animation sampling and scene evaluation included.
@@ -32,6 +35,7 @@
 #include "morphkit/gpu_pose.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/pose.h"
+#include "morphkit_bench/gpu_bench.h"
 #include "selection.h"
 #if HAVE_morphkit_render
 #include "morphkit/render.h"
@@ -41,12 +45,18 @@ namespace morphkit::cli {
 namespace {
 
 struct Row {
-  std::string path;              // reference, fast, gpu, render_vertex, render_compute
-  uint32_t threads = 0;          // CPU rows
-  std::string layout;            // gpu rows: the delta layout
-  double ms = std::nan("");      // wall ms per frame, best pass
-  double gpu_ms = std::nan("");  // GPU ms per frame (timestamps) in that pass; NaN for CPU rows / no timestamps
-  std::string skipped;           // non-empty: why the row did not run
+  std::string path;                   // reference, fast, gpu, render_vertex, render_compute
+  uint32_t threads = 0;               // CPU rows
+  std::string layout;                 // gpu rows: the delta layout
+  double ms = std::nan("");           // wall ms per frame, best pass
+  double gpu_ms = std::nan("");       // GPU ms per frame (timestamps) in that pass; NaN for CPU rows / no timestamps
+  double readback_ms = std::nan("");  // gpu_frames: the readback floor per frame (one transfer of the pass's bytes)
+  std::string skipped;                // non-empty: why the row did not run
+  // The largest floor per frame (GPU time, readback), NaN where the row has none.
+  double floorMs() const {
+    if (std::isnan(readback_ms)) return std::nan("");
+    return std::isnan(gpu_ms) ? readback_ms : std::max(gpu_ms, readback_ms);
+  }
 };
 
 struct Context {
@@ -195,6 +205,41 @@ Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared,
   return Ok{};
 }
 
+// The frames-in-flight row: each pass poses every frame through one evaluateGpuPoseFrames call (best pass), then
+// its floors: the GPU time of one frame's dispatch and the readback of the pass's bytes in one transfer.
+Status gpuFramesRow(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation,
+                    std::vector<Row>& rows) {
+  Expected<GpuPose*> pose = prepareGpuPose(context, prepared);
+  if (!pose) return pose.error();
+  std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
+  Row row{"gpu_frames", 0, "auto"};  // the layout `pose --device gpu` picks (chooseDeltaLayout)
+  SamplingContext sampling;
+  std::vector<GpuPoseOptions> frames(c.times.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    frames[i].animation = animation;
+    frames[i].time = c.times[i];
+    frames[i].sampling = &sampling;
+  }
+  if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;
+  auto consume = [](size_t, PoseResult&&) -> Status { return Ok{}; };
+  for (uint32_t pass = 0; pass <= std::max(c.options.repetitions, 1u); ++pass) {  // pass 0: untimed
+    const auto start = std::chrono::steady_clock::now();
+    if (Status s = evaluateGpuPoseFrames(context, **pose, frames, consume); !s) return s;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+                      double(frames.size());
+    if (pass > 0 && (std::isnan(row.ms) || ms < row.ms)) row.ms = ms;
+    if (pass > 0) c.bar.update(c.done += frames.size());
+  }
+  Expected<PoseResult> one = evaluateGpuPose(context, **pose, frames[0]);  // the GPU floor: one frame's dispatch
+  if (!one) return one.error();
+  row.gpu_ms = lastGpuPoseMicroseconds(**pose) / 1000.0;
+  Expected<double> readback = measureReadbackMilliseconds(context, gpuPoseFrameBytes(**pose) * frames.size(), 3);
+  if (!readback) return readback.error();
+  row.readback_ms = *readback / double(frames.size());
+  rows.push_back(row);
+  return Ok{};
+}
+
 #if HAVE_morphkit_render
 Status renderRows(Context& c, VulkanContext& context, const Asset& asset, uint32_t animation, uint32_t width,
                   uint32_t height, std::vector<Row>& rows) {
@@ -270,7 +315,7 @@ int runFileBench(const FileBenchOptions& o) {
   // Rows in order; the progress bar counts frames.
   const bool want_gpu = wants(o, "gpu"), want_render = wants(o, "render");
   const size_t row_count =
-      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 3 : 0) + (want_render ? 2 : 0);
+      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 5 : 0) + (want_render ? 2 : 0);
   std::vector<Row> rows;
   GpuDeviceInfo device;
   std::string device_error;
@@ -289,17 +334,18 @@ int runFileBench(const FileBenchOptions& o) {
         device_error = context.error().message;
         for (const char* p : {"gpu", "render_vertex", "render_compute"}) {
           if ((p[0] == 'g' && want_gpu) || (p[0] == 'r' && want_render))
-            rows.push_back(Row{p, 0, {}, NAN, NAN, device_error});
+            rows.push_back(Row{p, 0, {}, NAN, NAN, NAN, device_error});
         }
       } else {
         std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> owner(
             *context, [](VulkanContext* v) { destroyVulkanContext(v); });
         device = gpuDeviceInfo(**context);
         Status s = want_gpu ? gpuRows(c, **context, *prepared, *animation, rows) : Status(Ok{});
+        if (s && want_gpu && !prepared->instances.empty()) s = gpuFramesRow(c, **context, *prepared, *animation, rows);
 #if HAVE_morphkit_render
         if (s && want_render) s = renderRows(c, **context, *asset, *animation, width, height, rows);
 #else
-        if (want_render) rows.push_back(Row{"render", 0, {}, NAN, NAN, "built without the render layer"});
+        if (want_render) rows.push_back(Row{"render", 0, {}, NAN, NAN, NAN, "built without the render layer"});
 #endif
         if (!s) return reportFailure(o.file, s.error());
         messages = gpuValidationMessages(**context);
@@ -350,6 +396,10 @@ int runFileBench(const FileBenchOptions& o) {
         w.field("skipped", r.skipped);
       } else {
         w.field("msPerFrame", r.ms).field("gpuMsPerFrame", r.gpu_ms).field("speedupVsReference", reference_ms / r.ms);
+        if (!std::isnan(r.floorMs())) {
+          w.key("floors").beginObject().field("gpuMs", r.gpu_ms).field("readbackMs", r.readback_ms).endObject();
+          w.field("ratioToFloor", r.ms / r.floorMs());
+        }
       }
       w.endObject();
     }
@@ -368,16 +418,17 @@ int runFileBench(const FileBenchOptions& o) {
       fmt::print("device: {} ({}); GPU warmed up {:.0f} ms before each GPU row\n", device.name,
                  gpuDeviceTypeName(device.type), warmUpMilliseconds(o.warmup_ms, device));
     }
-    fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10}\n", "path", "threads", "layout", "ms/frame", "GPU ms/frame",
-               "x reference");
+    fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10} {:>12} {:>8}\n", "path", "threads", "layout", "ms/frame",
+               "GPU ms/frame", "x reference", "floor ms", "x floor");
     for (const Row& r : rows) {
       const std::string threads_text = r.threads ? std::to_string(r.threads) : "-";
       const std::string layout_text = r.layout.empty() ? "-" : r.layout;
       if (!r.skipped.empty()) {
         fmt::print("{:<15} {:>7} {:<13}   skipped: {}\n", r.path, threads_text, layout_text, r.skipped);
       } else {
-        fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10}\n", r.path, threads_text, layout_text, fixed(r.ms, 3),
-                   fixed(r.gpu_ms, 3), fixed(reference_ms / r.ms, 1));
+        fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10} {:>12} {:>8}\n", r.path, threads_text, layout_text,
+                   fixed(r.ms, 3), fixed(r.gpu_ms, 3), fixed(reference_ms / r.ms, 1), fixed(r.floorMs(), 4),
+                   fixed(r.ms / r.floorMs(), 2));
       }
     }
   }

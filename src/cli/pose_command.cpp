@@ -335,18 +335,16 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
   auto destroy = [raw_context](GpuPose* p) { destroyGpuPose(*raw_context, p); };
   std::unique_ptr<GpuPose, decltype(destroy)> pose_owner(*gpu_pose, destroy);
   SamplingContext sampling;
+  std::vector<GpuPoseOptions> frames(times.size());
   for (size_t i = 0; i < times.size(); ++i) {
-    GpuPoseOptions pose;
-    pose.animation = animation;
-    pose.time = times[i];
-    pose.epsilon = options.epsilon;
-    pose.sampling = &sampling;
-    pose.weights = weights;
-    Expected<PoseResult> result = evaluateGpuPose(**context, **gpu_pose, pose);
-    if (!result) return result.error();
-    if (Status s = sink(i, std::move(*result)); !s) return s;
+    frames[i].animation = animation;
+    frames[i].time = times[i];
+    frames[i].epsilon = options.epsilon;
+    frames[i].sampling = &sampling;
+    frames[i].weights = weights;
   }
-  return Ok{};
+  // Frames in flight: chunks of frames per submission, the next chunk stepped while the GPU runs this one.
+  return evaluateGpuPoseFrames(**context, **gpu_pose, frames, sink);
 }
 #else
 Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const std::vector<double>&,

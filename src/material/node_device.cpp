@@ -197,26 +197,31 @@ Expected<NodeVkProgram> createNodeVkProgram(VulkanContext& context, const NodeMa
   if (VkResult r = vkCreatePipelineLayout(context.device, &layout, nullptr, &p.layout); r != VK_SUCCESS) {
     return failWith("vkCreatePipelineLayout(node material)", r);
   }
-  auto module = [&](const std::vector<uint32_t>& words, VkShaderModule& out) -> VkResult {
-    VkShaderModuleCreateInfo m{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    m.codeSize = words.size() * 4;
-    m.pCode = words.data();
-    return vkCreateShaderModule(context.device, &m, nullptr, &out);
+  auto module = [&](const std::vector<uint32_t>& words, VkShaderModule& out) -> Status {
+    Expected<VkShaderModule> created = createShaderModule(context.device, words.data(), words.size() * 4);
+    if (!created) return created.error();
+    out = *created;
+    return Ok{};
   };
   for (uint32_t i = 0; i < kNodePipelineCount; ++i) {
     if (programs.spirv[i].vertex.empty()) {
       destroyNodeVkProgram(context, p);
       return fail(Error::kInvalidArgument, "createNodeVkProgram: no vertex SPIR-V");
     }
-    if (VkResult r = module(programs.spirv[i].vertex, p.vertex[i]); r != VK_SUCCESS)
-      return failWith("vkCreateShaderModule", r);
+    if (Status s = module(programs.spirv[i].vertex, p.vertex[i]); !s) {
+      destroyNodeVkProgram(context, p);
+      return s.error();
+    }
   }
   const std::vector<uint32_t>& fs = programs.spirv[size_t(NodePipeline::kColor)].fragment;
   if (fs.empty()) {
     destroyNodeVkProgram(context, p);
     return fail(Error::kInvalidArgument, "createNodeVkProgram: no fragment SPIR-V");
   }
-  if (VkResult r = module(fs, p.fragment); r != VK_SUCCESS) return failWith("vkCreateShaderModule", r);
+  if (Status s = module(fs, p.fragment); !s) {
+    destroyNodeVkProgram(context, p);
+    return s.error();
+  }
   return p;
 }
 

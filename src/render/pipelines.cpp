@@ -137,13 +137,7 @@ Expected<VkPipelineLayout> meshPipelineLayout(VulkanContext& ctx, MeshProgram& p
 namespace {
 
 Expected<VkShaderModule> shaderModule(VkDevice device, ShaderWords words) {
-  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  info.codeSize = words.bytes;
-  info.pCode = words.words;
-  VkShaderModule module = VK_NULL_HANDLE;
-  if (Status s = checkVk(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule"); !s)
-    return s.error();
-  return module;
+  return createShaderModule(device, words.words, words.bytes);
 }
 
 }  // namespace
@@ -385,6 +379,7 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass) {
       !s) {
     return s.error();
   }
+  ++r.ctx->pipelines_created;
   r.pipelines.pipelines[key] = pipeline;
   return pipeline;
 }

@@ -18,11 +18,6 @@ namespace morphkit {
 
 using Clock = std::chrono::steady_clock;
 
-Status checkVk(VkResult r, const char* where) {
-  if (r != VK_SUCCESS) return vulkanFailure(where, r);
-  return Ok{};
-}
-
 namespace {
 
 double msSince(Clock::time_point start) {

@@ -25,7 +25,6 @@
 
 namespace morphkit {
 
-Status checkVk(VkResult r, const char* where);
 inline std::string primitiveName(uint32_t mesh, uint32_t primitive) {
   return "meshes[" + std::to_string(mesh) + "].primitives[" + std::to_string(primitive) + "]";
 }

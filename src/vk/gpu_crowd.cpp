@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Crowds: one primitive × many instances, each delta read once per group of instances (morphkit/gpu_crowd.h,
-// shaders/crowd.comp).
+// Crowds: one primitive × many instances, a vertex tile's records staged once per group of instances
+// (morphkit/gpu_crowd.h, shaders/crowd.comp).
 #include "morphkit/gpu_crowd.h"
 
 #include <algorithm>
@@ -13,46 +13,34 @@
 #include "crowd_shared.h"
 #include "gpu_crowd_internal.h"
 #include "gpu_internal.h"
-#include "morphkit/active_targets.h"
 #include "morphkit/gpu_interop.h"
 #include "morphkit_spirv/crowd.h"
-#include "morphkit_spirv/crowd2.h"
-#include "morphkit_spirv/crowd4.h"
-#include "morphkit_spirv/crowd5.h"
 #include "vk_context.h"
 
 namespace morphkit {
-
-static_assert(kMaxCrowdGroup == CROWD_MAX_GROUP, "gpu_crowd.h and crowd_shared.h agree");
-
 namespace {
 
 constexpr uint64_t kOutputAlignment = 256;
-constexpr uint32_t kV2Subtiles = 4;            // CROWD2_TILE-vertex tiles per v2 workgroup (palettes staged once)
-constexpr uint32_t kV2DefaultGroup = 16;       // 512 invocations: 4 workgroups fill an SM's 2048 threads
-constexpr uint64_t kV2SliceBytes = 12 * 1024;  // shared memory for a slice's records
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) {
   return uint32_t((a + b - 1) / b);
 }
 
-// v4's words per staged record: f16 deltas of an even stride are staged as stored, two halves a word, which halves
-// the morph loop's shared-memory reads and doubles the slots a budget holds (4 % on the H200, docs/PERFORMANCE.md
-// "Runs 32–35"); odd strides put a record's halves across word boundaries, so they are staged as floats like f32.
-bool crowd4StagesHalves(const GpuPrimitiveInfo& p) {
+// Words per staged record: f16 deltas of an even stride are staged as stored, two halves a word, which halves the
+// morph loop's shared-memory reads and doubles the slots a budget holds (4 % on the H200); odd strides put a
+// record's halves across word boundaries, so they are staged as floats like f32.
+bool stagesHalves(const GpuPrimitiveInfo& p) {
   return p.layout == DeltaLayout::kDenseF16 && p.target_count > 0 && p.delta.stride > 0 && p.delta.stride % 2 == 0;
 }
-uint32_t crowd4StagedWords(const GpuPrimitiveInfo& p, uint32_t sums) {
-  return crowd4StagesHalves(p) ? p.delta.stride / 2 : sums;
+uint32_t stagedWords(const GpuPrimitiveInfo& p, uint32_t sums) {
+  return stagesHalves(p) ? p.delta.stride / 2 : sums;
 }
 
-// The specialization constants of crowd.comp and crowd2.comp (crowd_shared.h CROWD_SC_*), in id order.
-std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdInfo& info, uint32_t joints,
-                                     bool skinned) {
-  const uint32_t group = info.group_size;
+// The specialization constants of crowd.comp (crowd_shared.h CROWD_SC_*), in id order.
+std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdInfo& info, bool skinned) {
   std::vector<uint32_t> c(CROWD_SC_COUNT);
   const bool targets = p.target_count > 0 && p.delta.stride > 0;
-  c[CROWD_SC_GROUP] = group;
+  c[CROWD_SC_GROUP] = info.group_size;
   c[CROWD_SC_VERTEX_STRIDE] = p.vertex.stride;
   c[CROWD_SC_VERTEX_NORMAL] = p.vertex.normal;
   c[CROWD_SC_VERTEX_TANGENT] = p.vertex.tangent;
@@ -67,24 +55,15 @@ std::vector<uint32_t> specialization(const GpuPrimitiveInfo& p, const GpuCrowdIn
   c[CROWD_SC_SKINNED] = skinned ? 1 : 0;
   c[CROWD_SC_INFLUENCE_SETS] = skinned ? p.influence_sets : 0;
   c[CROWD_SC_SUMS] = std::max(c[CROWD_SC_DELTA_STRIDE], 1u);
-  c[CROWD_SC_SLICE] = std::max(info.slice, 1u);
-  c[CROWD_SC_PALETTE_SHARED] = info.palette_shared ? 1 : 0;
-  c[CROWD_SC_PALETTE_JOINTS] = info.palette_shared ? joints : 1;
-  c[CROWD_SC_SUBTILES] = kV2Subtiles;
-  c[CROWD_SC_STAGE_DELTAS] = info.kernel == CrowdKernel::kV3 ? 0 : 1;
-  c[CROWD_SC_DELTA_SLOTS] = info.kernel == CrowdKernel::kV3 ? 1 : std::max(info.slice, 1u);
   c[CROWD_SC_ROWS] = std::max(info.rows, 1u);
   c[CROWD_SC_SLOTS] = std::max(info.slots, 1u);
-  c[CROWD_SC_STAGED_WORDS] = crowd4StagedWords(p, c[CROWD_SC_SUMS]);
-  c[CROWD_SC_STAGE_HALVES] = crowd4StagesHalves(p) ? 1 : 0;
-  c[CROWD_SC_K_STEPS] = std::max(info.k_steps, 1u);
-  c[CROWD_SC_SPLIT_DELTAS] = info.split_deltas ? 1 : 0;
+  c[CROWD_SC_STAGED_WORDS] = stagedWords(p, c[CROWD_SC_SUMS]);
+  c[CROWD_SC_STAGE_HALVES] = stagesHalves(p) ? 1 : 0;
   return c;
 }
 
 Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
-  const std::vector<uint32_t> values =
-      specialization(crowd.primitive->info, crowd.info, crowd.joint_count, crowd.skinned);
+  const std::vector<uint32_t> values = specialization(crowd.primitive->info, crowd.info, crowd.skinned);
   std::vector<VkSpecializationMapEntry> entries(values.size());
   for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, 4 * i, 4};
   VkSpecializationInfo info{};
@@ -92,106 +71,43 @@ Status createPipeline(VulkanContext& context, GpuCrowd& crowd) {
   info.pMapEntries = entries.data();
   info.dataSize = values.size() * 4;
   info.pData = values.data();
-  if (crowd.info.kernel == CrowdKernel::kV5) {
-    return createComputePipeline(context, gpu::spirv::kCrowd5, sizeof(gpu::spirv::kCrowd5), sizeof(gpu::CrowdPush),
-                                 crowd.pipeline, &info);
-  }
-  if (crowd.info.kernel == CrowdKernel::kV4) {
-    return createComputePipeline(context, gpu::spirv::kCrowd4, sizeof(gpu::spirv::kCrowd4), sizeof(gpu::CrowdPush),
-                                 crowd.pipeline, &info);
-  }
-  if (crowd.info.kernel != CrowdKernel::kV1) {  // v2 and v3: one shader, specialized
-    return createComputePipeline(context, gpu::spirv::kCrowd2, sizeof(gpu::spirv::kCrowd2), sizeof(gpu::CrowdPush),
-                                 crowd.pipeline, &info);
-  }
   return createComputePipeline(context, gpu::spirv::kCrowd, sizeof(gpu::spirv::kCrowd), sizeof(gpu::CrowdPush),
                                crowd.pipeline, &info);
 }
 
-// v2, v3 (crowd2.comp): G warps of CROWD2_TILE invocations per workgroup; the slice always, the palettes when
-// they fit.
-Status planV2(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, uint32_t sums, GpuCrowdInfo& info) {
-  const std::string where = "createGpuCrowd: ";
-  const bool stage = d.kernel == CrowdKernel::kV2;
-  info.slice = stage ? gpuCrowd2Slice(sums) : 32;
-  info.tile_vertices = CROWD2_TILE * kV2Subtiles;
-  const uint64_t shared_limit = limits.maxComputeSharedMemorySize;
-  uint32_t g = d.group_size;
-  if (g == 0) {  // the default: 16 warps, fewer where the device's workgroup or shared memory is smaller
-    g = kV2DefaultGroup;
-    while (g > 1 && (g * CROWD2_TILE > limits.maxComputeWorkGroupInvocations || g > limits.maxComputeWorkGroupSize[1] ||
-                     gpuCrowd2SharedBytes(sums, g, info.slice, 0, stage) > shared_limit)) {
-      g /= 2;
-    }
-  }
-  info.group_size = std::min(g, d.instance_count);
-  if (uint64_t(info.group_size) * CROWD2_TILE > limits.maxComputeWorkGroupInvocations ||
-      info.group_size > limits.maxComputeWorkGroupSize[1]) {
-    return fail(Error::kTooLarge, where + "group_size " + std::to_string(info.group_size) + " (kernel " +
-                                      crowdKernelName(d.kernel) + ") needs " +
-                                      std::to_string(info.group_size * CROWD2_TILE) +
-                                      " invocations per workgroup, the device allows " +
-                                      std::to_string(limits.maxComputeWorkGroupInvocations));
-  }
-  const uint64_t with_palettes =
-      gpuCrowd2SharedBytes(sums, info.group_size, info.slice, d.skinned ? d.joint_count : 0, stage);
-  info.palette_shared = d.skinned && with_palettes <= shared_limit;
-  info.shared_bytes =
-      info.palette_shared ? with_palettes : gpuCrowd2SharedBytes(sums, info.group_size, info.slice, 0, stage);
-  return Ok{};
-}
-
-// v4 (crowd4.comp): rows of CROWD4_TILE invocations walk the group's instances; the slots fill the shared memory.
-Status planV4(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const GpuPrimitiveInfo& p, uint32_t sums,
-              GpuCrowdInfo& info) {
-  uint32_t rows = d.rows ? d.rows : kCrowd4DefaultRows;
-  while (d.rows == 0 && rows > 1 &&
-         (rows * CROWD4_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1])) {
+// Rows of CROWD_TILE invocations walk the group's instances; the slots fill the shared-memory budget.
+Status planWorkgroup(const VkPhysicalDeviceLimits& limits, const GpuCrowdDesc& d, const GpuCrowdTuning& tuning,
+                     const GpuPrimitiveInfo& p, GpuCrowdInfo& info) {
+  uint32_t rows = tuning.rows ? tuning.rows : kCrowdDefaultRows;
+  while (tuning.rows == 0 && rows > 1 &&
+         (rows * CROWD_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1])) {
     rows /= 2;
   }
-  if (uint64_t(rows) * CROWD4_TILE > limits.maxComputeWorkGroupInvocations ||
-      rows > limits.maxComputeWorkGroupSize[1]) {
-    return fail(Error::kTooLarge, "createGpuCrowd: rows " + std::to_string(rows) + " (kernel v4) needs " +
-                                      std::to_string(uint64_t(rows) * CROWD4_TILE) +
+  if (uint64_t(rows) * CROWD_TILE > limits.maxComputeWorkGroupInvocations || rows > limits.maxComputeWorkGroupSize[1]) {
+    return fail(Error::kTooLarge, "createGpuCrowd: rows " + std::to_string(rows) + " needs " +
+                                      std::to_string(uint64_t(rows) * CROWD_TILE) +
                                       " invocations per workgroup, the device allows " +
                                       std::to_string(limits.maxComputeWorkGroupInvocations));
   }
   info.rows = rows;
-  info.group_size = std::min(d.group_size ? d.group_size : kCrowd4DefaultGroup, d.instance_count);
-  const uint64_t budget = std::min<uint64_t>(d.shared_budget ? d.shared_budget : kCrowd4DefaultSharedBudget,
+  info.group_size = std::min(tuning.group_size ? tuning.group_size : kCrowdDefaultGroup, d.instance_count);
+  const uint64_t budget = std::min<uint64_t>(tuning.shared_budget ? tuning.shared_budget : kCrowdDefaultSharedBudget,
                                              limits.maxComputeSharedMemorySize);
-  const uint32_t words = crowd4StagedWords(p, sums);
-  info.slots = p.target_count > 0 && p.delta.stride > 0 ? gpuCrowd4Slots(words, p.target_count, budget) : 0;
-  info.shared_bytes = 4ull * std::max(info.slots, 1u) * words * CROWD4_TILE;
-  info.tile_vertices = CROWD4_TILE;
+  const uint32_t sums = std::max(p.target_count > 0 ? p.delta.stride : 0u, 1u);
+  const uint32_t words = stagedWords(p, sums);
+  info.slots = p.target_count > 0 && p.delta.stride > 0 ? crowdSlots(words, p.target_count, budget) : 0;
+  info.shared_bytes = 4ull * std::max(info.slots, 1u) * words * CROWD_TILE;
+  info.tile_vertices = CROWD_TILE;
   return Ok{};
 }
 
-// The dispatch: (instance groups, vertex tiles); v4 swaps them (its tiles are the longer axis: x has the larger limit).
-struct DispatchSize {
-  uint32_t x = 0, y = 0;
-};
-DispatchSize crowdGrid(const GpuCrowdInfo& info) {
-  if (info.kernel == CrowdKernel::kV4 || info.kernel == CrowdKernel::kV5) return {info.tiles, info.groups};
-  return {info.groups, info.tiles};
+// The active lists: instance_count + 1 offsets padded to 4 words, then at most one uvec4 per (instance, target),
+// and 3 of slack (crowd.comp loads a list four entries at a time).
+uint64_t activesBytes(uint32_t instances, uint32_t targets) {
+  return 4 * crowdEntriesWord(instances) + 16ull * (uint64_t(instances) * targets + 3);
 }
 
-// v4's active lists: instance_count + 1 offsets padded to 4 words, then at most one uvec4 per (instance, target),
-// and 3 of slack (crowd4.comp loads a list four entries at a time).
-uint64_t crowd4ActivesBytes(uint32_t instances, uint32_t targets) {
-  return 4 * crowd4EntriesWord(instances) + 16ull * (uint64_t(instances) * targets + 3);
-}
-
-// The per-frame weights buffer: G floats per union entry (v1-v3), the per-instance lists (v4), or the FP16 weight
-// matrices (v5).
-uint64_t crowdWeightBytes(const GpuCrowdInfo& info, uint32_t targets) {
-  if (info.kernel == CrowdKernel::kV5) return crowd5WeightBytes(info);
-  if (info.kernel == CrowdKernel::kV4) return crowd4ActivesBytes(info.instance_count, targets);
-  return uint64_t(info.groups) * targets * info.group_size * 4;
-}
-
-// Sizes and limits, checked before anything is allocated.
-Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdInfo& info) {
+Status checkDesc(const GpuCrowdDesc& d) {
   const std::string where = "createGpuCrowd: ";
   if (!d.primitive) return fail(Error::kInvalidArgument, where + "no primitive");
   const GpuPrimitiveInfo& p = d.primitive->info;
@@ -211,43 +127,29 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
                                              " joints, but the primitive references joint " +
                                              std::to_string(p.joints_needed == 0 ? 0 : p.joints_needed - 1));
   }
-  if (d.group_size > kMaxCrowdGroup && d.kernel != CrowdKernel::kV4 && d.kernel != CrowdKernel::kV5) {
-    return fail(Error::kInvalidArgument,
-                where + "group_size " + std::to_string(d.group_size) + " exceeds " + std::to_string(kMaxCrowdGroup));
-  }
-  if (uint32_t(d.kernel) > uint32_t(CrowdKernel::kV5)) {
-    return fail(Error::kInvalidArgument,
-                where + "kernel " + std::to_string(uint32_t(d.kernel)) + " is not a crowd kernel (v1, v2, v3, v4, v5)");
-  }
+  return Ok{};
+}
+
+// Sizes and limits, checked before anything is allocated.
+Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, const GpuCrowdTuning& tuning,
+                 GpuCrowdInfo& info) {
+  if (Status s = checkDesc(d); !s) return s;
+  const std::string where = "createGpuCrowd: ";
+  const GpuPrimitiveInfo& p = d.primitive->info;
   const VkPhysicalDeviceLimits& limits = context.properties.limits;
   info.instance_count = d.instance_count;
-  info.kernel = d.kernel;
-  const uint32_t sums = std::max(p.target_count > 0 ? p.delta.stride : 0u, 1u);
-  if (d.kernel == CrowdKernel::kV5) {
-    if (Status s = planV5(context, d, p, info); !s) return s;
-  } else if (d.kernel == CrowdKernel::kV4) {
-    if (Status s = planV4(limits, d, p, sums, info); !s) return s;
-  } else if (d.kernel != CrowdKernel::kV1) {
-    if (Status s = planV2(limits, d, sums, info); !s) return s;
-  } else {
-    info.group_size = std::min(
-        d.group_size ? d.group_size : gpuCrowdDefaultGroup(sums, limits.maxComputeSharedMemorySize), d.instance_count);
-    info.shared_bytes = gpuCrowdSharedBytes(sums, info.group_size);
-    info.tile_vertices = MORPH_GROUP_SIZE;
-  }
+  if (Status s = planWorkgroup(limits, d, tuning, p, info); !s) return s;
   if (info.shared_bytes > limits.maxComputeSharedMemorySize) {
-    return fail(Error::kTooLarge, where + "group_size " + std::to_string(info.group_size) + " needs " +
-                                      std::to_string(info.shared_bytes) + " bytes of shared memory (records of " +
-                                      std::to_string(sums) + " floats), the device has " +
+    return fail(Error::kTooLarge, where + "the staged records need " + std::to_string(info.shared_bytes) +
+                                      " bytes of shared memory, the device has " +
                                       std::to_string(limits.maxComputeSharedMemorySize));
   }
   info.groups = ceilDiv(d.instance_count, info.group_size);
   info.tiles = ceilDiv(p.vertex_count, info.tile_vertices);
-  const DispatchSize grid = crowdGrid(info);
-  if (grid.x > limits.maxComputeWorkGroupCount[0] || grid.y > limits.maxComputeWorkGroupCount[1]) {
-    return fail(Error::kTooLarge, where + std::to_string(d.instance_count) +
-                                      " instances: " + std::to_string(info.groups) + " instance groups × " +
-                                      std::to_string(info.tiles) + " vertex tiles exceed maxComputeWorkGroupCount (" +
+  if (info.tiles > limits.maxComputeWorkGroupCount[0] || info.groups > limits.maxComputeWorkGroupCount[1]) {
+    return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: " +
+                                      std::to_string(info.tiles) + " vertex tiles × " + std::to_string(info.groups) +
+                                      " instance groups exceed maxComputeWorkGroupCount (" +
                                       std::to_string(limits.maxComputeWorkGroupCount[0]) + ", " +
                                       std::to_string(limits.maxComputeWorkGroupCount[1]) + ")");
   }
@@ -256,12 +158,11 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
   info.instance_bytes = (vertex_bytes + kOutputAlignment - 1) / kOutputAlignment * kOutputAlignment;
   info.output_bytes = info.instance_bytes * d.instance_count;  // < 2^32 instances × < 2^40 bytes: no overflow
   const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
-  const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(d.kernel);
-  const uint64_t weights = crowdWeightBytes(info, p.target_count);
+  const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 4 * kCrowdMatrixFloats;
+  const uint64_t weights = activesBytes(info.instance_count, p.target_count);
   for (const auto& [what, bytes] : {std::pair<const char*, uint64_t>{"output", info.output_bytes},
                                     {"matrices", matrices},
-                                    {"union weights", weights},
-                                    {"v5 delta planes", crowd5PlaneBytes(p, info)}}) {
+                                    {"active lists", weights}}) {
     if (bytes > max) {
       return fail(Error::kTooLarge, where + std::to_string(d.instance_count) + " instances: the " + what + " buffer (" +
                                         std::to_string(bytes) + " bytes) exceeds maxMemoryAllocationSize " +
@@ -273,56 +174,18 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, GpuCrowdIn
 
 }  // namespace
 
-uint64_t gpuCrowdSharedBytes(uint32_t delta_stride, uint32_t group_size) {
-  // s_target + s_weight (the staged union slice), s_sums (crowd.comp).
-  return 4ull * CROWD_CHUNK * (1 + group_size) + 4ull * MORPH_GROUP_SIZE * group_size * std::max(delta_stride, 1u);
-}
-
-uint64_t gpuCrowd2SharedBytes(uint32_t delta_stride, uint32_t group_size, uint32_t slice, uint32_t palette_joints,
-                              bool stage_deltas) {
-  // s_weight, s_mask, s_target, s_delta (the slice; one record slot when not staged), s_palette (crowd2.comp: one
-  // vec4 row triple per instance even when not staged).
-  return 4ull * slice * group_size + 8ull * group_size + 4ull * slice +
-         4ull * (stage_deltas ? slice : 1) * std::max(delta_stride, 1u) * CROWD2_TILE +
-         48ull * group_size * std::max(palette_joints, 1u);
-}
-
-uint32_t gpuCrowd2Slice(uint32_t delta_stride) {
-  return uint32_t(std::clamp<uint64_t>(kV2SliceBytes / (4ull * std::max(delta_stride, 1u) * CROWD2_TILE), 1, 32));
-}
-
-uint32_t gpuCrowd4Slots(uint32_t record_words, uint32_t targets, uint64_t shared_limit) {
-  const uint64_t slot_bytes = 4ull * std::max(record_words, 1u) * CROWD4_TILE;
+uint32_t crowdSlots(uint32_t record_words, uint32_t targets, uint64_t shared_limit) {
+  const uint64_t slot_bytes = 4ull * std::max(record_words, 1u) * CROWD_TILE;
   return uint32_t(std::clamp<uint64_t>(shared_limit / slot_bytes, 1, std::max(targets, 1u)));
 }
 
-const char* crowdKernelName(CrowdKernel kernel) {
-  switch (kernel) {
-    case CrowdKernel::kV2:
-      return "v2";
-    case CrowdKernel::kV3:
-      return "v3";
-    case CrowdKernel::kV4:
-      return "v4";
-    case CrowdKernel::kV5:
-      return "v5";
-    default:
-      return "v1";
-  }
-}
-
-uint32_t gpuCrowdDefaultGroup(uint32_t delta_stride, uint64_t shared_limit) {
-  uint32_t g = 16;
-  while (g > 1 && (g * std::max(delta_stride, 1u) > 96 ||
-                   gpuCrowdSharedBytes(delta_stride, g) > std::min<uint64_t>(shared_limit, 32768))) {
-    g /= 2;
-  }
-  return g;
-}
-
 Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& desc) {
+  return createGpuCrowd(context, desc, GpuCrowdTuning{});
+}
+
+Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& desc, const GpuCrowdTuning& tuning) {
   GpuCrowdInfo info;
-  if (Status s = planCrowd(context, desc, info); !s) return s.error();
+  if (Status s = planCrowd(context, desc, tuning, info); !s) return s.error();
   auto* crowd = new GpuCrowd();
   crowd->info = info;
   crowd->primitive = desc.primitive;
@@ -340,9 +203,9 @@ Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& d
     VkBufferUsageFlags usage;
   } buffers[] = {
       {&crowd->unions, 4 * (info.groups + 1 + info.groups * targets), MemoryUse::kUpload, 0},
-      {&crowd->weights, crowdWeightBytes(info, uint32_t(targets)), MemoryUse::kUpload, 0},
-      {&crowd->matrices, uint64_t(info.instance_count) * info.matrix_count * 4 * crowdMatrixFloats(info.kernel),
-       MemoryUse::kUpload, 0},
+      {&crowd->weights, activesBytes(info.instance_count, uint32_t(targets)), MemoryUse::kUpload, 0},
+      {&crowd->matrices, uint64_t(info.instance_count) * info.matrix_count * 4 * kCrowdMatrixFloats, MemoryUse::kUpload,
+       0},
       {&crowd->output, info.output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT},
   };
   for (const auto& b : buffers) {
@@ -352,13 +215,6 @@ Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& d
   }
   std::memset(crowd->unions.mapped, 0, size_t(crowd->unions.size));
   if (Status s = createPipeline(context, *crowd); !s) return failWith(s.error());
-  if (const uint64_t planes = info.kernel == CrowdKernel::kV5 ? crowd5PlaneBytes(desc.primitive->info, info) : 0;
-      planes > 0) {
-    Expected<GpuBuffer> created = createBuffer(context, planes, MemoryUse::kDevice);
-    if (!created) return failWith(created.error());
-    crowd->planes = *created;
-    if (Status s = packCrowd5Deltas(context, *crowd); !s) return failWith(s.error());
-  }
   return crowd;
 }
 
@@ -368,7 +224,6 @@ void destroyGpuCrowd(VulkanContext& context, GpuCrowd* crowd) {
   destroyBuffer(context, crowd->weights);
   destroyBuffer(context, crowd->matrices);
   destroyBuffer(context, crowd->output);
-  destroyBuffer(context, crowd->planes);
   destroyComputePipeline(context, crowd->pipeline);
   delete crowd;
 }
@@ -414,7 +269,7 @@ void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
   const GpuPrimitive& p = *crowd.primitive;
   gpu::CrowdPush push{};
   push.base_address = p.vertices.address;
-  push.delta_address = crowd.info.kernel == CrowdKernel::kV5 ? crowd.planes.address : p.deltas.address;
+  push.delta_address = p.deltas.address;
   push.skin_address = p.skin.address;
   push.union_address = crowd.unions.address;
   push.weights_address = crowd.weights.address;
@@ -426,12 +281,9 @@ void recordCrowdDispatch(const GpuCrowd& crowd, VkCommandBuffer cmd) {
   push.instance_count = crowd.info.instance_count;
   push.matrix_count = crowd.info.matrix_count;
   push.groups = crowd.info.groups;
-  push.weight_stride = crowd5WeightStride(crowd.info.instance_count);
-  push.inverse_scale = crowd.inverse_scale;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, crowd.pipeline.pipeline);
   vkCmdPushConstants(cmd, crowd.pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-  const DispatchSize grid = crowdGrid(crowd.info);
-  vkCmdDispatch(cmd, grid.x, grid.y, 1);
+  vkCmdDispatch(cmd, crowd.info.tiles, crowd.info.groups, 1);
 }
 
 }  // namespace
@@ -463,8 +315,8 @@ int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd) {
 std::string crowdPipelineReport(VulkanContext& context, const GpuCrowd& crowd) {
   return pipelineReport(context, crowd.pipeline.pipeline);
 }
-uint64_t lastCrowdUnionEntries(const GpuCrowd& crowd) {
-  return crowd.last_entries;
+uint64_t lastCrowdRecordReads(const GpuCrowd& crowd) {
+  return crowd.last_reads;
 }
 
 Expected<std::vector<float>> readGpuCrowdOutput(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance) {

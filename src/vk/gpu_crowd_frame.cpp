@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The CPU's part of a crowd frame (morphkit/gpu_crowd.h): per group the targets to walk or stage, per instance its
-// active list (v4) and its relative matrices, written into the crowd's host-visible buffers before each dispatch.
+// active list and its relative matrices, written into the crowd's host-visible buffers before each dispatch.
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -17,41 +17,9 @@ namespace {
 
 constexpr size_t kMatrixGrain = 64;  // instances per task when a pool prepares the frame's matrices
 
-// v1-v3: per group the ascending union of its instances' active targets (|w| > epsilon: the one rule of
-// morphkit/active_targets.h) with a G-wide weight row each.
-void writeUnions(const GpuCrowdJob& job) {
-  GpuCrowd& crowd = *job.crowd;
-  const GpuCrowdInfo& info = crowd.info;
-  const uint32_t targets = crowd.primitive->info.target_count;
-  const uint32_t g_size = info.group_size;
-  auto* unions = static_cast<uint32_t*>(crowd.unions.mapped);
-  uint32_t* union_targets = unions + info.groups + 1;
-  auto* weights = static_cast<float*>(crowd.weights.mapped);
-  std::vector<float> row(g_size);
-  uint32_t entries = 0;
-  for (uint32_t k = 0; k < info.groups; ++k) {
-    unions[k] = entries;
-    const uint32_t first = k * g_size, count = std::min(g_size, info.instance_count - first);
-    for (uint32_t t = 0; t < targets; ++t) {
-      bool any = false;
-      for (uint32_t g = 0; g < g_size; ++g) {
-        const float w = g < count ? job.instances[first + g].weights[t] : 0.0f;
-        row[g] = activeWeight(w, job.epsilon);  // the one rule (morphkit/active_targets.h)
-        any |= row[g] != 0.0f;
-      }
-      if (!any) continue;
-      union_targets[entries] = t;
-      std::memcpy(weights + size_t(entries) * g_size, row.data(), 4 * size_t(g_size));
-      ++entries;
-    }
-  }
-  unions[info.groups] = entries;
-  crowd.last_entries = entries;
-}
-
-// v4, one group's part of the frame, built in host memory: the targets whose tile records are staged (the most
+// One group's part of the frame, built in host memory: the targets whose tile records are staged (the most
 // used by the group's instances first, up to `slots`; entry i goes to slot i) and each instance's active targets,
-// ascending, each with its slot or CROWD4_NOT_STAGED. Groups are independent, so a pool builds them in parallel.
+// ascending, each with its slot or CROWD_NOT_STAGED. Groups are independent, so a pool builds them in parallel.
 struct GroupLists {
   uint32_t staged = 0, listed = 0;  // staged targets; entries of the group's instances
   uint64_t reads = 0;               // records read per tile: the staged ones once, the others per instance
@@ -65,7 +33,7 @@ GroupLists buildGroupLists(const GpuCrowdJob& job, uint32_t k, uint32_t* staged_
   const std::span<uint32_t> uses = work.subspan(0, targets), order = work.subspan(targets, targets),
                             slot = work.subspan(2 * size_t(targets), targets);
   std::fill(uses.begin(), uses.end(), 0u);
-  std::fill(slot.begin(), slot.end(), CROWD4_NOT_STAGED);
+  std::fill(slot.begin(), slot.end(), CROWD_NOT_STAGED);
   for (uint32_t i = first; i < first + count; ++i) {
     const float* w = job.instances[i].weights.data();
     for (uint32_t t = 0; t < targets; ++t) uses[t] += activeWeight(w[t], job.epsilon) != 0.0f;
@@ -87,14 +55,14 @@ GroupLists buildGroupLists(const GpuCrowdJob& job, uint32_t k, uint32_t* staged_
       e[0] = t, e[1] = slot[t], e[3] = 0;
       std::memcpy(&e[2], &w, 4);
       const bool keep = w != 0.0f;
-      g.reads += keep && slot[t] == CROWD4_NOT_STAGED;
+      g.reads += keep && slot[t] == CROWD_NOT_STAGED;
       g.listed += keep;
     }
   }
   return g;
 }
 
-// v4: every group's lists (in parallel when the job lends a pool), then copied once, back to back, into the
+// Every group's lists (in parallel when the job lends a pool), then copied once, back to back, into the
 // crowd's buffers, which may be write-combined device memory.
 void writeActives(const GpuCrowdJob& job) {
   GpuCrowd& crowd = *job.crowd;
@@ -117,7 +85,7 @@ void writeActives(const GpuCrowdJob& job) {
   auto* unions = static_cast<uint32_t*>(crowd.unions.mapped);
   uint32_t* staged_targets = unions + info.groups + 1;
   auto* offsets = static_cast<uint32_t*>(crowd.weights.mapped);
-  uint32_t* entries = offsets + crowd4EntriesWord(info.instance_count);
+  uint32_t* entries = offsets + crowdEntriesWord(info.instance_count);
   uint32_t staged = 0, listed = 0;
   uint64_t reads = 0;
   for (uint32_t k = 0; k < info.groups; ++k) {
@@ -131,7 +99,7 @@ void writeActives(const GpuCrowdJob& job) {
   }
   unions[info.groups] = staged;
   offsets[info.instance_count] = listed;
-  crowd.last_entries = reads;
+  crowd.last_reads = reads;
 }
 
 }  // namespace
@@ -139,26 +107,15 @@ void writeActives(const GpuCrowdJob& job) {
 void writeCrowdFrame(const GpuCrowdJob& job) {
   GpuCrowd& crowd = *job.crowd;
   const GpuCrowdInfo& info = crowd.info;
-  if (info.kernel == CrowdKernel::kV5) {
-    writeCrowd5Weights(job);
-  } else if (info.kernel == CrowdKernel::kV4) {
-    writeActives(job);
-  } else {
-    writeUnions(job);
-  }
+  writeActives(job);
   auto* matrices = static_cast<float*>(crowd.matrices.mapped);
-  const uint32_t floats = crowdMatrixFloats(info.kernel);
   parallelFor(job.pool, info.instance_count, kMatrixGrain, [&](size_t begin, size_t end) {
     std::vector<Mat4> m(info.matrix_count);  // one chunk's scratch: one allocation per chunk, not per instance
     for (size_t i = begin; i < end; ++i) {
       const GpuInstanceState& s = job.instances[i];
       relativeMatrices(crowd.primitive->info.pivot, crowd.skinned, s.joint_matrices, s.world, m);
-      float* out = matrices + i * info.matrix_count * floats;
-      if (floats == 16) {
-        std::memcpy(out, m.data(), sizeof(Mat4) * m.size());
-        continue;
-      }
-      for (const Mat4& k : m) {  // v4: rows 0-2 of each matrix (the last row is never read)
+      float* out = matrices + i * info.matrix_count * kCrowdMatrixFloats;
+      for (const Mat4& k : m) {  // rows 0-2 of each matrix (the last row is never read)
         for (int r = 0; r < 3; ++r) {
           for (int c = 0; c < 4; ++c) *out++ = k(r, c);
         }

@@ -10,7 +10,7 @@
 
 #include "morph_shared.h"
 #include "morphkit/gpu.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/pose.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -38,20 +38,6 @@ inline uint32_t relativeMatrixCount(bool skinned, size_t joints) {
 void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world,
                       std::span<Mat4> out);
 
-// The benchmarks' deterministic generator (a 64-bit LCG; 24 random bits per draw).
-struct BenchRng {
-  uint64_t state;
-  uint32_t bits() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return uint32_t(state >> 40) & 0xFFFFFF;
-  }
-  float next() { return float(bits()) / float(1 << 24); }  // [0, 1)
-};
-
-// The benchmarks' synthetic primitive: positions + normals, each target moving position and normal deltas over a
-// contiguous `region` (fraction) of the vertices, one JOINTS/WEIGHTS set of 4 influences over `joints` joints.
-PrimitiveData benchPrimitive(uint32_t vertices, uint32_t targets, float region, uint32_t joints, uint64_t seed);
-
 // The 2D grid of one dispatch of `groups` workgroups (a kernel rebuilds group = y · x_count + x and returns past
 // the last): rows of at most MORPH_MAX_GROUPS_X, as even as possible, so at most y − 1 idle groups are launched.
 // Full-width rows launched up to 65534 idle groups after the last one: 65527 for a 2 GiB copy, 12.5 % of its 524288.
@@ -64,38 +50,29 @@ inline DispatchGrid dispatchGrid(uint64_t groups) {
   return {uint32_t((groups + y - 1) / y), uint32_t(y)};
 }
 
-// The copy kernel's buffer size for a benchmark: the request, capped at one allocation and at a quarter of the
-// device-local memory (source and destination together stay under half of it on a small GPU).
-inline uint64_t benchCopyBytes(uint64_t requested, const GpuDeviceInfo& device) {
-  uint64_t cap = device.max_allocation_bytes;
-  if (device.device_local_bytes != 0) cap = std::min(cap, device.device_local_bytes / 4);
-  return std::min(requested, cap);
-}
-
 // createGpuBatch with morph.comp's dense f32 loop fixed at `f32_targets_per_step` targets per iteration (2 or 4;
 // 0: automatic, as createGpuBatch: 4 below MORPH_WIDE_STEP_MAX_GROUPS workgroups, else 2) and its dense f16 loop at
 // `f16_targets_per_step` (4 or 8; 0: automatic, 8 when every entry is dense f16, else 4). Tests run each.
 Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
                                            uint32_t f32_targets_per_step, uint32_t f16_targets_per_step = 0);
 
-// A benchmark's ceiling (`bench`, `bench --crowd`): the warm-up (warmUpMilliseconds of `warmup_ms`), then the
-// copy kernel over benchCopyBytes(`copy_bytes`), best of `repetitions`.
-Expected<GpuBenchCeiling> measureBenchCeiling(VulkanContext& context, const GpuDeviceInfo& device, uint64_t copy_bytes,
-                                              double warmup_ms, uint32_t repetitions);
-// A row's GB/s as a percentage of the copy kernel's (0 when the copy was not timed).
-inline double percentOfCopy(double gbps, const GpuBenchCeiling& ceiling) {
-  return ceiling.copy_gbps > 0 ? 100.0 * gbps / ceiling.copy_gbps : 0.0;
-}
-// The `device` and `copy` objects and `warmupMs` every GPU benchmark's JSON starts with, and the same as its
-// table's first line.
-void writeBenchDeviceAndCopy(JsonWriter& w, const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
-std::string benchDeviceLine(const GpuDeviceInfo& device, const GpuBenchCeiling& ceiling);
+// A batch over `descs` that runs `lender`'s pipeline (not compiled again; the lender must outlive it): a batch of
+// many frames' copies of a pose's instances computes each copy with the very code of the pose's own batch.
+Expected<GpuBatch*> createGpuBatchSharingPipeline(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                                  const GpuBatch& lender);
+// The batch's output buffer (every instance, aligned: gpuBatchOutput gives each one's range) and its size.
+const GpuBuffer& gpuBatchBuffer(const GpuBatch& batch);
+VkDeviceSize gpuBatchOutputBytes(const GpuBatch& batch);
 
-// Registers per invocation of a crowd's or a batch's pipeline as the driver reports them, or -1 (pipelineRegisters).
-struct GpuCrowd;
-int64_t crowdPipelineRegisters(VulkanContext& context, const GpuCrowd& crowd);
-// The driver's report on a crowd's pipeline (pipelineReport).
-std::string crowdPipelineReport(VulkanContext& context, const GpuCrowd& crowd);
+// One pose on the device (morphkit/gpu_pose.h): the prepared pose it belongs to, its uploaded primitives, and one
+// batch with an instance per (node, primitive).
+struct GpuPose {
+  const PosePrepared* prepared = nullptr;
+  std::vector<GpuPrimitive*> primitives;  // per prepared.primitives
+  GpuBatch* batch = nullptr;
+};
+
+// Registers per invocation of a batch's pipeline as the driver reports them, or -1 (pipelineRegisters).
 int64_t batchPipelineRegisters(VulkanContext& context, const GpuBatch& batch);
 
 }  // namespace morphkit

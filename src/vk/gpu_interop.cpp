@@ -96,7 +96,6 @@ Expected<VulkanContext*> createVulkanContextFromDevice(const GpuExternalDevice& 
   describeDevice(*context, index);
   // describeDevice reports what the device supports; only what the caller enabled may be used.
   context->info.storage_16bit = context->info.storage_16bit && device.storage_buffer_16bit_access;
-  context->info.cooperative_matrix = false;  // crowd kernel v5's extension: not enabled by the caller's device
   Status s = createContextObjects(*context);
   if (!s) {
     destroyVulkanContext(context);

@@ -44,7 +44,8 @@ struct GpuBatch {
   GpuBuffer table;                       // MorphEntry[], host-visible (active_count changes per frame)
   GpuBuffer dynamic;                     // weights, active lists, matrices, host-visible
   GpuBuffer output;                      // deformed vertices, device-local, STORAGE | VERTEX
-  ComputePipeline morph;  // morph.comp (16-bit storage variant where the device has it): only batches carry it
+  ComputePipeline morph;      // morph.comp (16-bit storage variant where the device has it): only batches carry it
+  bool owns_pipeline = true;  // false: borrowed from another batch (createGpuBatchSharingPipeline)
   uint32_t total_groups = 0;
   uint32_t steps[2] = {2, 4};  // morph.comp's MORPH_SC_F32_TARGETS_PER_STEP, MORPH_SC_F16_TARGETS_PER_STEP
   double last_us = std::nan("");
@@ -207,8 +208,10 @@ Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuIn
   return createGpuBatchWithStep(context, descs, 0, 0);
 }
 
-Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                           uint32_t f32_targets_per_step, uint32_t f16_targets_per_step) {
+namespace {
+
+Expected<GpuBatch*> createBatch(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                uint32_t f32_targets_per_step, uint32_t f16_targets_per_step, const GpuBatch* lender) {
   if (f32_targets_per_step != 0 && f32_targets_per_step != 2 && f32_targets_per_step != 4) {
     return fail(Error::kInvalidArgument, "createGpuBatch: f32 targets per step must be 2 or 4 (0: automatic)");
   }
@@ -308,6 +311,12 @@ Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<con
     e.output_address = batch->output.address + inst.output_offset;
   }
   std::memcpy(batch->table.mapped, batch->entries.data(), sizeof(gpu::MorphEntry) * batch->entries.size());
+  if (lender) {  // the lender's pipeline and its specialization: the same code, so the same bits
+    batch->morph = lender->morph;
+    batch->owns_pipeline = false;
+    std::copy(std::begin(lender->steps), std::end(lender->steps), batch->steps);
+    return batch;
+  }
   batch->steps[0] = f32_targets_per_step != 0                          ? f32_targets_per_step
                     : batch->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u
                                                                        : 2u;
@@ -329,6 +338,25 @@ Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<con
   return batch;
 }
 
+}  // namespace
+
+Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                           uint32_t f32_targets_per_step, uint32_t f16_targets_per_step) {
+  return createBatch(context, descs, f32_targets_per_step, f16_targets_per_step, nullptr);
+}
+
+Expected<GpuBatch*> createGpuBatchSharingPipeline(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                                  const GpuBatch& lender) {
+  return createBatch(context, descs, 0, 0, &lender);
+}
+
+const GpuBuffer& gpuBatchBuffer(const GpuBatch& batch) {
+  return batch.output;
+}
+VkDeviceSize gpuBatchOutputBytes(const GpuBatch& batch) {
+  return batch.output.size;
+}
+
 int64_t batchPipelineRegisters(VulkanContext& context, const GpuBatch& batch) {
   return pipelineRegisters(context, batch.morph.pipeline);
 }
@@ -338,7 +366,7 @@ void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
   destroyBuffer(context, batch->table);
   destroyBuffer(context, batch->dynamic);
   destroyBuffer(context, batch->output);
-  destroyComputePipeline(context, batch->morph);
+  if (batch->owns_pipeline) destroyComputePipeline(context, batch->morph);
   delete batch;
 }
 
@@ -423,7 +451,6 @@ void writeInstanceData(const GpuMorphJob& job) {
   GpuBatch* batch = job.batch;
   const std::span<const GpuInstanceState> instances = job.instances;
   const float epsilon = job.epsilon;
-  const bool use_active_list = job.use_active_list;
   auto* dynamic = static_cast<uint8_t*>(batch->dynamic.mapped);
   auto* table = static_cast<gpu::MorphEntry*>(batch->table.mapped);
   std::vector<ActiveTarget> active;
@@ -446,12 +473,7 @@ void writeInstanceData(const GpuMorphJob& job) {
         inst.weights[t] = w;
       }
     }
-    if (use_active_list) {
-      buildActiveTargets(state.weights.subspan(0, targets), epsilon, active);
-    } else {  // every target, inactive ones at weight 0 (the all-targets benchmark variant)
-      active.resize(targets);
-      for (uint32_t t = 0; t < targets; ++t) active[t] = {t, inst.weights[t]};
-    }
+    buildActiveTargets(state.weights.subspan(0, targets), epsilon, active);
     auto* list = reinterpret_cast<ActiveTarget*>(dynamic + inst.active_offset);
     for (size_t k = 0; k < active.size(); ++k) {
       if (!inst.written || active[k].target != inst.active[k].target ||

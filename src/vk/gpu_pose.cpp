@@ -4,16 +4,12 @@
 
 #include <string>
 
+#include "gpu_internal.h"
+#include "gpu_pose_internal.h"
 #include "morphkit/gpu_interop.h"
 #include "morphkit/scene.h"
 
 namespace morphkit {
-
-struct GpuPose {
-  const PosePrepared* prepared = nullptr;
-  std::vector<GpuPrimitive*> primitives;  // per prepared.primitives
-  GpuBatch* batch = nullptr;
-};
 
 Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared,
                                   const GpuUploadOptions& upload) {
@@ -57,15 +53,6 @@ double lastGpuPoseMicroseconds(const GpuPose& pose) {
   return pose.batch ? lastDispatchMicroseconds(*pose.batch) : 0.0;
 }
 
-namespace {
-
-// One frame's inputs for the batch: the core frame step (the same as evaluatePose, morphkit/pose.h), then each
-// instance's GpuInstanceState, whose spans point into `core`.
-struct PoseFrame {
-  FrameState core;
-  std::vector<GpuInstanceState> states;
-};
-
 Status evaluatePoseFrame(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame) {
   if (Status s = evaluateFrame(*pose.prepared, options, frame.core); !s) return s;
   frame.states.resize(frame.core.instances.size());
@@ -78,30 +65,19 @@ Status evaluatePoseFrame(const GpuPose& pose, const GpuPoseOptions& options, Pos
   return Ok{};
 }
 
-}  // namespace
-
-Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options) {
+Expected<PoseResult> assembleGpuPose(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame,
+                                     const std::function<const float*(size_t instance)>& vertices) {
   const PosePrepared& prepared = *pose.prepared;
-  PoseFrame frame;
-  if (Status s = evaluatePoseFrame(pose, options, frame); !s) return s.error();
   PoseResult result;
   result.scene = prepared.scene;
   result.animation = options.animation;
   result.time = options.time;
-  GpuMorphJob job;
-  job.context = &context;
-  job.batch = pose.batch;
-  job.instances = frame.states;
-  job.epsilon = options.epsilon;
-  Status s = job.run();
-  if (!s) return s.error();
-
   result.meshes.reserve(prepared.instances.size());
   for (size_t i = 0; i < prepared.instances.size(); ++i) {
     const PosePrepared::Instance& inst = prepared.instances[i];
     const PrimitiveData& data = prepared.primitives[inst.data];
-    Expected<PrimitiveData> vertices = readGpuBatchVertices(context, *pose.batch, uint32_t(i));
-    if (!vertices) return vertices.error();
+    PrimitiveData unpacked;
+    unpackVertices(pose.primitives[inst.data]->info.vertex, data.vertex_count, vertices(i), unpacked);
     PosedPrimitive out;
     out.node = inst.node;
     out.mesh = inst.mesh;
@@ -109,17 +85,33 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
     out.skinned = inst.skinned;
     out.vertex_count = data.vertex_count;
     out.weights = std::move(frame.core.instances[i].weights);
-    out.positions = std::move(vertices->position);
-    out.normals = std::move(vertices->normal);
-    out.tangents = std::move(vertices->tangent);
-    out.texcoords = std::move(vertices->texcoords);
-    out.colors = std::move(vertices->colors);
+    out.positions = std::move(unpacked.position);
+    out.normals = std::move(unpacked.normal);
+    out.tangents = std::move(unpacked.tangent);
+    out.texcoords = std::move(unpacked.texcoords);
+    out.colors = std::move(unpacked.colors);
     out.indices = data.indices;
     out.mode = data.mode;
     result.meshes.push_back(std::move(out));
   }
   if (Status finite = checkPoseFinite(result); !finite) return finite.error();  // the CPU path's rule
   return result;
+}
+
+Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options) {
+  PoseFrame frame;
+  if (Status s = evaluatePoseFrame(pose, options, frame); !s) return s.error();
+  GpuMorphJob job;
+  job.context = &context;
+  job.batch = pose.batch;
+  job.instances = frame.states;
+  job.epsilon = options.epsilon;
+  if (Status s = job.run(); !s) return s.error();
+  std::vector<float> raw(size_t(gpuBatchOutputBytes(*pose.batch) / 4));  // one download for every instance
+  if (Status s = downloadFromBuffer(context, gpuBatchBuffer(*pose.batch), 0, raw.data(), raw.size() * 4); !s)
+    return s.error();
+  return assembleGpuPose(pose, options, frame,
+                         [&](size_t i) { return raw.data() + gpuBatchOutput(*pose.batch, uint32_t(i))->offset / 4; });
 }
 
 Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Vulkan context: headless instance, device selection, compute queue, submission, timestamps (buffers, images and
-// compute pipelines: vk_resources.cpp).
+// Vulkan context: headless instance, device selection, compute queue (submissions and timestamps: vk_submit.cpp;
+// buffers, images and compute pipelines: vk_resources.cpp).
 #include "vk_context.h"
 
 #include <algorithm>
@@ -19,7 +19,6 @@ namespace morphkit {
 namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
-constexpr uint64_t kFenceTimeoutNs = 120ull * 1000 * 1000 * 1000;  // lavapipe under ASan is slow; 2 minutes
 
 bool envValidation() {
   const char* value = std::getenv("MORPHKIT_VALIDATION");
@@ -241,18 +240,6 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
     f12.pNext = &executable;
     extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   }
-  // Crowd kernel v5's matrix units, when asked and offered (describeDevice checked the whole set).
-  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-  context.info.cooperative_matrix = options.cooperative_matrix && context.cooperative_matrix_offered;
-  if (context.info.cooperative_matrix) {
-    coop.cooperativeMatrix = VK_TRUE;
-    f12.shaderFloat16 = VK_TRUE;
-    f12.vulkanMemoryModel = VK_TRUE;
-    f12.vulkanMemoryModelDeviceScope = VK_TRUE;
-    coop.pNext = f12.pNext;
-    f12.pNext = &coop;
-    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
@@ -263,42 +250,6 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   vkGetDeviceQueue(context.device, context.queue_family, 0, &context.queue);
 
   return createContextObjects(context);
-}
-
-// Crowd kernel v5's matrix units: VK_NV_cooperative_matrix with FP16 × FP16 + FP32 tiles of CROWD5 shape (16 ×
-// 16 × 16) at subgroup scope in compute shaders, FP16 arithmetic, 16-bit storage, the Vulkan memory model, and 32-wide
-// subgroups (crowd5.comp: a tile of 16 vertices per workgroup, its subgroups walking 16-instance tiles).
-bool offersCooperativeMatrix(VkInstance instance, VkPhysicalDevice device) {
-  if (!deviceHasExtension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return false;
-  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &coop};
-  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
-  vkGetPhysicalDeviceFeatures2(device, &features);
-  // glslang declares the Vulkan memory model for every cooperative-matrix shader.
-  // (Device scope too: with the model on, the other kernels' device-scope barriers need it.)
-  if (!coop.cooperativeMatrix || !f12.shaderFloat16 || !f12.vulkanMemoryModel || !f12.vulkanMemoryModelDeviceScope ||
-      !f11.storageBuffer16BitAccess) {
-    return false;
-  }
-  VkPhysicalDeviceCooperativeMatrixPropertiesNV stages{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV};
-  VkPhysicalDeviceVulkan11Properties p11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES, &stages};
-  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &p11};
-  vkGetPhysicalDeviceProperties2(device, &props);
-  if (p11.subgroupSize != 32 || !(stages.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT)) return false;
-  auto list = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
-      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
-  if (!list) return false;
-  uint32_t count = 0;
-  if (list(device, &count, nullptr) != VK_SUCCESS) return false;
-  std::vector<VkCooperativeMatrixPropertiesNV> shapes(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
-  if (list(device, &count, shapes.data()) != VK_SUCCESS) return false;
-  return std::any_of(shapes.begin(), shapes.end(), [](const VkCooperativeMatrixPropertiesNV& m) {
-    return m.MSize == 16 && m.NSize == 16 && m.KSize == 16 && m.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-           m.BType == VK_COMPONENT_TYPE_FLOAT16_NV && m.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-           m.DType == VK_COMPONENT_TYPE_FLOAT32_NV && m.scope == VK_SCOPE_SUBGROUP_NV;
-  });
 }
 
 }  // namespace
@@ -328,8 +279,6 @@ void describeDevice(VulkanContext& context, uint32_t index) {
   info.api_version = context.properties.apiVersion;
   info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
   info.storage_16bit = have11.storageBuffer16BitAccess == VK_TRUE;
-  context.cooperative_matrix_offered = offersCooperativeMatrix(context.instance, context.physical);
-  info.cooperative_matrix = false;  // enabled only when asked (createDevice)
   context.queue_has_graphics = (families[context.queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
   info.timestamps =
       families[context.queue_family].timestampValidBits > 0 && context.properties.limits.timestampPeriod > 0;
@@ -398,6 +347,11 @@ const char* vkResultName(VkResult result) {
     default:
       return "VkResult(unknown)";
   }
+}
+
+Status checkVk(VkResult r, const char* where) {
+  if (r != VK_SUCCESS) return vulkanFailure(where, r);
+  return Ok{};
 }
 
 Failure vulkanFailure(const std::string& where, VkResult result) {
@@ -533,71 +487,6 @@ std::vector<std::string> gpuValidationMessages(const VulkanContext& context) {
 void clearGpuValidationMessages(VulkanContext& context) {
   std::lock_guard<std::mutex> lock(context.messages_mutex);
   context.messages.clear();
-}
-
-Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where) {
-  VkCommandBuffer cmd = context.command_buffer;
-  VkResult r = vkResetCommandBuffer(cmd, 0);
-  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkResetCommandBuffer", r);
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  r = vkBeginCommandBuffer(cmd, &begin);
-  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkBeginCommandBuffer", r);
-  record(cmd);
-  r = vkEndCommandBuffer(cmd);
-  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkEndCommandBuffer", r);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
-  r = vkQueueSubmit(context.queue, 1, &submit, context.fence);
-  if (r != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkQueueSubmit", r);
-  r = vkWaitForFences(context.device, 1, &context.fence, VK_TRUE, kFenceTimeoutNs);
-  VkResult reset = vkResetFences(context.device, 1, &context.fence);
-  if (r != VK_SUCCESS) {
-    if (r == VK_TIMEOUT) vkDeviceWaitIdle(context.device);
-    return vulkanFailure(std::string(where) + ": vkWaitForFences", r);
-  }
-  if (reset != VK_SUCCESS) return vulkanFailure(std::string(where) + ": vkResetFences", reset);
-  return Ok{};
-}
-
-double readTimestampMicroseconds(VulkanContext& context) {
-  if (!context.timestamps) return std::nan("");
-  uint64_t ticks[2] = {0, 0};
-  VkResult r = vkGetQueryPoolResults(context.device, context.timestamps, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
-                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (r != VK_SUCCESS || ticks[1] < ticks[0]) return std::nan("");
-  return double(ticks[1] - ticks[0]) * context.info.timestamp_period_ns / 1000.0;
-}
-
-Expected<double> submitTimedCompute(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record,
-                                    const char* where) {
-  Status s = submitAndWait(
-      context,
-      [&](VkCommandBuffer cmd) {
-        if (context.timestamps) {
-          vkCmdResetQueryPool(cmd, context.timestamps, 0, 2);
-          vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, context.timestamps, 0);
-        }
-        record(cmd);
-        if (context.timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, context.timestamps, 1);
-        computeWriteBarrier(context, cmd);
-      },
-      where);
-  if (!s) return s.error();
-  return readTimestampMicroseconds(context);
-}
-
-void computeWriteBarrier(const VulkanContext& context, VkCommandBuffer cmd) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
-  VkPipelineStageFlags dst = VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-  if (context.queue_has_graphics) {
-    barrier.dstAccessMask |= VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT;
-    dst |= VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
-  }
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
 }  // namespace morphkit

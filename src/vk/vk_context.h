@@ -29,7 +29,6 @@ struct VulkanContext {
   // …) and internal representations for the benchmarks (pipelineStatistics, pipelineReport). Only on devices morphkit
   // creates, when GpuContextOptions asks for it and the driver offers it.
   bool pipeline_statistics = false;
-  bool cooperative_matrix_offered = false;  // the device offers crowd kernel v5's set (enabled or not: info says)
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
   VkDeviceSize max_allocation = 0;
@@ -38,6 +37,9 @@ struct VulkanContext {
   VkFence fence = VK_NULL_HANDLE;
   VkQueryPool timestamps = VK_NULL_HANDLE;  // 2 queries: before and after a dispatch
   GpuDeviceInfo info;
+  // Compute and graphics pipelines created on this context so far: the cost a worker that reuses its context pays
+  // once (the batch's tests count them).
+  uint64_t pipelines_created = 0;
 
   std::mutex messages_mutex;  // the messenger may be called from driver threads
   std::vector<std::string> messages;
@@ -53,6 +55,8 @@ void pinDriversForLeakSanitizer();
 
 // "<where>: <VkResult name>" with the code mapped: OUT_OF_*_MEMORY → kOutOfMemory, DEVICE_LOST → kDeviceLost.
 Failure vulkanFailure(const std::string& where, VkResult result);
+// Ok for VK_SUCCESS, else vulkanFailure(where, r): the one way a Vulkan result becomes a Status.
+Status checkVk(VkResult r, const char* where);
 const char* vkResultName(VkResult result);
 
 enum class MemoryUse : uint8_t {
@@ -102,6 +106,8 @@ struct ComputePipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
 };
+// The one shader-module creator: SPIR-V words (`bytes` long) into a VkShaderModule the caller destroys.
+Expected<VkShaderModule> createShaderModule(VkDevice device, const uint32_t* words, size_t bytes);
 Status createComputePipeline(VulkanContext& context, const uint32_t* words, size_t bytes, uint32_t push_size,
                              ComputePipeline& out,  // on failure `out` holds what was created: destroy it
                              const VkSpecializationInfo* specialization = nullptr);
@@ -125,6 +131,20 @@ std::string pipelineReport(VulkanContext& context, VkPipeline pipeline);
 
 // Records with `record` into the context's command buffer, submits to the compute queue and waits.
 Status submitAndWait(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record, const char* where);
+
+// A submission that stays in flight while the CPU works on: its own command buffer (from the context's pool) and
+// fence. begin → record → submitInFlight; later waitInFlight before its buffers are reused or read. Single-threaded,
+// like every use of the context's pool.
+struct InFlightSubmission {
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  bool pending = false;  // submitted and not yet waited for
+};
+Status createInFlightSubmission(VulkanContext& context, InFlightSubmission& submission);
+void destroyInFlightSubmission(VulkanContext& context, InFlightSubmission& submission);  // waits if pending
+Status beginInFlight(VulkanContext& context, InFlightSubmission& submission, const char* where);
+Status submitInFlight(VulkanContext& context, InFlightSubmission& submission, const char* where);
+Status waitInFlight(VulkanContext& context, InFlightSubmission& submission, const char* where);  // Ok when idle
 
 // Copies `bytes` into a device-local buffer at `offset` through a staging buffer (chunks of 64 MiB).
 Status uploadToBuffer(VulkanContext& context, GpuBuffer& dst, VkDeviceSize offset, const void* bytes,

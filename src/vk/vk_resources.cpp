@@ -264,19 +264,15 @@ void destroyImage(VulkanContext& context, GpuImage& image) {
 }
 
 // ---- Compute pipelines ----
-namespace {
-
-Expected<VkShaderModule> createShader(VulkanContext& context, const uint32_t* words, size_t bytes) {
+Expected<VkShaderModule> createShaderModule(VkDevice device, const uint32_t* words, size_t bytes) {
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   info.codeSize = bytes;
   info.pCode = words;
   VkShaderModule module = VK_NULL_HANDLE;
-  VkResult r = vkCreateShaderModule(context.device, &info, nullptr, &module);
+  VkResult r = vkCreateShaderModule(device, &info, nullptr, &module);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateShaderModule", r);
   return module;
 }
-
-}  // namespace
 
 Status createComputePipeline(VulkanContext& context, const uint32_t* words, size_t bytes, uint32_t push_size,
                              ComputePipeline& out, const VkSpecializationInfo* specialization) {
@@ -288,7 +284,7 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   layout_info.pPushConstantRanges = &range;
   VkResult r = vkCreatePipelineLayout(context.device, &layout_info, nullptr, &layout);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreatePipelineLayout", r);
-  Expected<VkShaderModule> module = createShader(context, words, bytes);
+  Expected<VkShaderModule> module = createShaderModule(context.device, words, bytes);
   if (!module) return module.error();
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -304,6 +300,7 @@ Status createComputePipeline(VulkanContext& context, const uint32_t* words, size
   r = vkCreateComputePipelines(context.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
   vkDestroyShaderModule(context.device, *module, nullptr);
   if (r != VK_SUCCESS) return vulkanFailure("vkCreateComputePipelines", r);
+  ++context.pipelines_created;
   return Ok{};
 }
 

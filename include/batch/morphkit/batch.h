@@ -102,6 +102,9 @@ void destroyBatchWorker(BatchWorker* worker);  // null is fine
 // before failing stay, complete, for a resume). The done-marker is written last, only on success.
 BatchTaskResult runBatchTask(BatchWorker& worker, const BatchJob& job, const BatchTask& task,
                              std::string_view worker_name);
+// Compute and graphics pipelines the worker's Vulkan context has created so far (0 before its first rendering
+// task): tasks of one asset and size reuse the context and the renderer, so this stays where the first put it.
+uint64_t batchWorkerPipelinesCreated(const BatchWorker& worker);
 // A result that names `task` (id, asset, animation, frame range) and `worker_name`, with nothing done yet: where
 // runBatchTask starts, and what a front end reports for a task that never returned (a killed worker).
 BatchTaskResult batchTaskResultFor(const BatchTask& task, std::string_view worker_name);

@@ -46,23 +46,15 @@ struct GpuContextOptions {
   // Benchmarks: compute pipelines capture the driver's statistics (registers per invocation, `bench`'s `regs`
   // column) where the device offers VK_KHR_pipeline_executable_properties. Off by default.
   bool pipeline_statistics = false;
-  // Crowd kernel v5 (morphkit/gpu_crowd.h): enables VK_NV_cooperative_matrix with FP16 arithmetic and the Vulkan
-  // memory model where the device offers the whole set (GpuDeviceInfo::cooperative_matrix says whether it did).
-  // Off by default: no other path uses them.
-  bool cooperative_matrix = false;
 };
 
 struct GpuDeviceInfo {
   std::string name;
   GpuDeviceType type = GpuDeviceType::kOther;
-  uint32_t index = 0;          // in vkEnumeratePhysicalDevices order
-  uint32_t api_version = 0;    // VK_MAKE_API_VERSION encoding
-  std::string driver;          // driverName + driverInfo
-  bool storage_16bit = false;  // storageBuffer16BitAccess: f16 deltas are read as float16_t
-  // VK_NV_cooperative_matrix with FP16 16×16×16 tiles summed in FP32, FP16 arithmetic, 32-wide subgroups: the
-  // matrix units crowd kernel v5 runs on (morphkit/gpu_crowd.h). True when GpuContextOptions::cooperative_matrix
-  // asked for them and the device offers them; false on a caller's device (createVulkanContextFromDevice).
-  bool cooperative_matrix = false;
+  uint32_t index = 0;                 // in vkEnumeratePhysicalDevices order
+  uint32_t api_version = 0;           // VK_MAKE_API_VERSION encoding
+  std::string driver;                 // driverName + driverInfo
+  bool storage_16bit = false;         // storageBuffer16BitAccess: f16 deltas are read as float16_t
   bool timestamps = false;            // the compute queue supports timestamp queries
   double timestamp_period_ns = 0.0;   // nanoseconds per timestamp tick
   uint64_t device_local_bytes = 0;    // the largest DEVICE_LOCAL heap
@@ -133,7 +125,6 @@ struct GpuMorphJob {
   GpuBatch* batch = nullptr;
   std::span<const GpuInstanceState> instances;  // one per batch instance, in createGpuBatch order
   float epsilon = 0.0f;                         // targets with |w| <= epsilon are skipped
-  bool use_active_list = true;                  // false: dense layouts walk every target (bench baseline)
 
   bool validate() const;  // sizes, spans, matrices count, epsilon >= 0
   Status run() const;     // validates first (kInvalidArgument)
@@ -148,30 +139,5 @@ uint32_t lastActiveCount(const GpuBatch& batch, uint32_t instance);
 Expected<std::vector<float>> readGpuBatchOutput(VulkanContext& context, const GpuBatch& batch, uint32_t instance);
 // Same, unpacked into the position/normal/tangent/texcoords/colors fields of a PrimitiveData.
 Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBatch& batch, uint32_t instance);
-
-// ---- Bandwidth baseline ----
-// Times copy.comp over `bytes` (rounded up to 16) of device-local memory, best of `repetitions`, in µs.
-Expected<double> measureCopyMicroseconds(VulkanContext& context, uint64_t bytes, uint32_t repetitions);
-
-// What every GPU benchmark row is compared with: the copy kernel over `copy_bytes` (GB/s = 2 × bytes / time, read
-// + write), measured after a warm-up of `warmup_ms`, the same warm-up each row then gets.
-struct GpuBenchCeiling {
-  uint64_t copy_bytes = 0;
-  double copy_microseconds = 0.0;
-  double copy_gbps = 0.0;
-  double warmup_ms = 0.0;
-};
-
-// ---- Clocks ----
-// A GPU idles at a low clock and raises it only after sustained work: the H200's SM clock stays at 345 MHz through
-// an upload and climbs to 1980 MHz over about 1.5 s of back-to-back dispatches (docs/PERFORMANCE.md, "Clocks"), so
-// twenty dispatches timed right after an upload measure the ramp, not the kernel. warmUpGpu keeps the device busy
-// with the copy kernel for `milliseconds` of wall time; a measurement right after it sees the clocks of an
-// application in a frame loop. 0: returns at once; < 0: the device's default (warmUpMilliseconds).
-Status warmUpGpu(VulkanContext& context, double milliseconds);
-inline constexpr double kGpuWarmUpMilliseconds = 2000.0;
-// The benchmarks' warm-up: `requested` when >= 0; else kGpuWarmUpMilliseconds on a GPU and 0 on a CPU
-// implementation (lavapipe has no clocks to raise).
-double warmUpMilliseconds(double requested, const GpuDeviceInfo& device);
 
 }  // namespace morphkit

@@ -4,6 +4,8 @@
 // Animation sampling, scene evaluation and joint matrices run on the CPU exactly as in evaluatePose (evaluateFrame).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <span>
 
 #include "morphkit/error.h"
 #include "morphkit/gpu.h"
@@ -29,6 +31,31 @@ struct GpuPoseOptions : FrameRequest {
 Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options);
 // GPU time of the last evaluateGpuPose dispatch in µs (NaN without timestamps).
 double lastGpuPoseMicroseconds(const GpuPose& pose);
+
+// ---- Many frames, pipelined ----
+// Frames are posed in chunks: a chunk's frames share one dispatch (one batch of the pose's instances per frame, run
+// by the pose's own pipeline) and one copy into host memory, under one fence. Two chunks are in flight: while the
+// GPU deforms one, the CPU steps the next chunk's frames and hands the previous chunk's results to the sink.
+struct GpuPoseStreamOptions {
+  // Posed vertices in flight, bytes: each of the two chunks holds budget / 2 of frames (at least one). A budget below
+  // one frame's output is an error that names the bytes one frame needs.
+  uint64_t memory_budget = uint64_t(256) << 20;
+  uint32_t max_chunk_frames = 0;  // > 0: at most this many frames per chunk (tests: chunks of 1, partial chunks)
+};
+struct GpuPoseStreamStats {
+  uint64_t frame_bytes = 0;     // one frame's output on the device (every instance, aligned)
+  uint32_t chunk_frames = 0;    // frames per chunk (the last may hold fewer)
+  uint32_t chunks = 0;          // submissions
+  double gpu_microseconds = 0;  // the chunks' dispatches and copies, from timestamps (NaN without them)
+};
+// Poses frames[0..n) and calls sink(k, result) for each, in frame order, with the result evaluateGpuPose gives for
+// frames[k], bit for bit. A failing frame step, a non-finite result or a failing sink stops the stream (the frames
+// not yet handed over are dropped) and its error is returned.
+Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
+                             const std::function<Status(size_t frame, PoseResult&& result)>& sink,
+                             const GpuPoseStreamOptions& options = {}, GpuPoseStreamStats* stats = nullptr);
+// One frame's output bytes on the device: what GpuPoseStreamOptions::memory_budget is counted in.
+uint64_t gpuPoseFrameBytes(const GpuPose& pose);
 
 // preparePose + prepareGpuPose + evaluateGpuPose + cleanup: the GPU twin of poseAsset().
 Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene,

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// evaluateGpuPoseFrames (morphkit/gpu_pose.h): many frames through the GPU without a round trip per frame.
+//
+// A chunk of K frames is one batch of K × I instances (I: the pose's instances, frame k's at k·I … k·I + I − 1), run
+// by the pose's own pipeline, so each instance is computed by exactly the code and specialization that
+// evaluateGpuPose uses: the same bits. Its output is copied into a host-visible buffer in the same submission. Two
+// chunk slots alternate; the host waits for a slot only when it comes round again.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_internal.h"
+#include "gpu_pose_internal.h"
+#include "morphkit/gpu_interop.h"
+#include "morphkit/gpu_pose.h"
+#include "vk_context.h"
+
+namespace morphkit {
+namespace {
+
+constexpr uint32_t kSlots = 2;
+
+// One chunk in flight: its batch (K copies of the pose's instances), its readback buffer, its submission, and the
+// frames it holds.
+struct ChunkSlot {
+  GpuBatch* batch = nullptr;
+  GpuBuffer readback;
+  InFlightSubmission submission;
+  size_t first_frame = 0, frame_count = 0;
+  std::vector<PoseFrame> frames;  // the frame steps, kept until the results are assembled (their weights move there)
+  std::vector<GpuInstanceState> states;
+};
+
+void destroySlot(VulkanContext& context, ChunkSlot& slot) {
+  destroyInFlightSubmission(context, slot.submission);  // waits first
+  destroyBuffer(context, slot.readback);
+  destroyGpuBatch(context, slot.batch);
+  slot = ChunkSlot{};
+}
+
+// The pose's instance descriptions, `frames` times over.
+std::vector<GpuInstanceDesc> chunkDescs(const GpuPose& pose, uint32_t frames) {
+  const PosePrepared& prepared = *pose.prepared;
+  const Asset& asset = *prepared.asset;
+  std::vector<GpuInstanceDesc> descs;
+  descs.reserve(size_t(frames) * prepared.instances.size());
+  for (uint32_t k = 0; k < frames; ++k) {
+    for (const PosePrepared::Instance& inst : prepared.instances) {
+      GpuInstanceDesc d;
+      d.primitive = pose.primitives[inst.data];
+      d.skinned = inst.skinned;
+      d.joint_count = d.skinned ? uint32_t(asset.skins[asset.nodes[inst.node].skin].joints.size()) : 0;
+      descs.push_back(d);
+    }
+  }
+  return descs;
+}
+
+Status createSlot(VulkanContext& context, const GpuPose& pose, uint32_t frames, ChunkSlot& slot) {
+  const std::vector<GpuInstanceDesc> descs = chunkDescs(pose, frames);
+  Expected<GpuBatch*> batch = createGpuBatchSharingPipeline(context, descs, *pose.batch);
+  if (!batch) return batch.error();
+  slot.batch = *batch;
+  Expected<GpuBuffer> readback = createBuffer(context, gpuBatchOutputBytes(*slot.batch), MemoryUse::kReadback);
+  if (!readback) return readback.error();
+  slot.readback = *readback;
+  return createInFlightSubmission(context, slot.submission);
+}
+
+// Steps the chunk's frames on the CPU, writes their states into the slot's batch and submits its dispatch and the
+// copy of its output into the readback buffer.
+Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const GpuPoseOptions> requests,
+                   ChunkSlot& slot) {
+  const size_t instances = pose.prepared->instances.size();
+  const size_t capacity = gpuBatchOutputBytes(*slot.batch) / std::max<uint64_t>(gpuPoseFrameBytes(pose), 1);
+  slot.frames.resize(slot.frame_count);
+  slot.states.resize(capacity * instances);
+  for (size_t k = 0; k < capacity; ++k) {
+    // A last partial chunk: the frames past it repeat its last frame (their output is never read).
+    const size_t source = std::min(k, slot.frame_count - 1);
+    if (k == source) {
+      if (Status s = evaluatePoseFrame(pose, requests[slot.first_frame + k], slot.frames[k]); !s) return s;
+    }
+    std::copy(slot.frames[source].states.begin(), slot.frames[source].states.end(),
+              slot.states.begin() + k * instances);
+  }
+  if (Status s = beginInFlight(context, slot.submission, "evaluateGpuPoseFrames"); !s) return s;
+  GpuMorphJob job;
+  job.context = &context;
+  job.batch = slot.batch;
+  job.instances = slot.states;
+  job.epsilon = requests[slot.first_frame].epsilon;
+  VkCommandBuffer cmd = slot.submission.cmd;
+  if (Status s = recordGpuMorphJob(job, cmd); !s) return s;
+  VkMemoryBarrier to_copy{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  to_copy.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  to_copy.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &to_copy, 0,
+                       nullptr, 0, nullptr);
+  const VkBufferCopy region{0, 0, slot.frame_count * gpuPoseFrameBytes(pose)};
+  vkCmdCopyBuffer(cmd, gpuBatchBuffer(*slot.batch).buffer, slot.readback.buffer, 1, &region);
+  VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0,
+                       nullptr);
+  return submitInFlight(context, slot.submission, "evaluateGpuPoseFrames");
+}
+
+// Waits for the slot's chunk and hands its frames to the sink, in order.
+Status deliverChunk(VulkanContext& context, const GpuPose& pose, std::span<const GpuPoseOptions> requests,
+                    ChunkSlot& slot, const std::function<Status(size_t, PoseResult&&)>& sink) {
+  if (Status s = waitInFlight(context, slot.submission, "evaluateGpuPoseFrames"); !s) return s;
+  const size_t instances = pose.prepared->instances.size();
+  const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
+  for (size_t k = 0; k < slot.frame_count; ++k) {
+    const size_t frame = slot.first_frame + k;
+    Expected<PoseResult> result = assembleGpuPose(pose, requests[frame], slot.frames[k], [&](size_t i) {
+      const VkDeviceSize offset = gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset;
+      return reinterpret_cast<const float*>(bytes + offset);
+    });
+    if (!result) return result.error();
+    if (Status s = sink(frame, std::move(*result)); !s) return s;
+  }
+  slot.frame_count = 0;
+  return Ok{};
+}
+
+}  // namespace
+
+uint64_t gpuPoseFrameBytes(const GpuPose& pose) {
+  return gpuBatchOutputBytes(*pose.batch);
+}
+
+Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
+                             const std::function<Status(size_t frame, PoseResult&& result)>& sink,
+                             const GpuPoseStreamOptions& options, GpuPoseStreamStats* stats) {
+  const uint64_t frame_bytes = gpuPoseFrameBytes(pose);
+  if (options.memory_budget < frame_bytes) {
+    return fail(Error::kInvalidArgument, "GPU memory budget " + std::to_string(options.memory_budget) +
+                                             " bytes is below one frame's output: one frame needs " +
+                                             std::to_string(frame_bytes) + " bytes");
+  }
+  if (frames.empty()) return Ok{};
+  for (const GpuPoseOptions& f : frames) {
+    if (!(f.epsilon == frames[0].epsilon)) {  // a chunk's frames share one job
+      return fail(Error::kInvalidArgument, "evaluateGpuPoseFrames: every frame must have the same epsilon");
+    }
+  }
+  // A frame's output bytes are a multiple of 256 (each instance aligned), so K frames of a chunk sit back to back.
+  uint64_t per_chunk = std::max<uint64_t>(1, options.memory_budget / kSlots / std::max<uint64_t>(frame_bytes, 1));
+  if (options.max_chunk_frames > 0) per_chunk = std::min<uint64_t>(per_chunk, options.max_chunk_frames);
+  const uint32_t chunk_frames = uint32_t(std::min<uint64_t>(per_chunk, frames.size()));
+  const size_t chunks = (frames.size() + chunk_frames - 1) / chunk_frames;
+  ChunkSlot slots[kSlots];
+  Status status = Ok{};
+  for (uint32_t s = 0; s < std::min<size_t>(kSlots, chunks) && status; ++s) {
+    status = createSlot(context, pose, chunk_frames, slots[s]);
+  }
+  for (size_t c = 0; c < chunks && status; ++c) {
+    ChunkSlot& slot = slots[c % kSlots];
+    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink);  // chunk c − 2
+    if (!status) break;
+    slot.first_frame = c * chunk_frames;
+    slot.frame_count = std::min<size_t>(chunk_frames, frames.size() - slot.first_frame);
+    status = submitChunk(context, pose, frames, slot);
+  }
+  for (size_t c = chunks > kSlots ? chunks - kSlots : 0; c < chunks && status; ++c) {  // the last chunks, in order
+    ChunkSlot& slot = slots[c % kSlots];
+    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink);
+  }
+  for (ChunkSlot& slot : slots) destroySlot(context, slot);
+  if (stats) {
+    stats->frame_bytes = frame_bytes;
+    stats->chunk_frames = chunk_frames;
+    stats->chunks = uint32_t(chunks);
+    stats->gpu_microseconds = std::nan("");
+  }
+  return status;
+}
+
+}  // namespace morphkit
