@@ -3,6 +3,7 @@
 #include "morphkit/gpu_pose.h"
 
 #include <string>
+#include <utility>
 
 #include "gpu_internal.h"
 #include "gpu_pose_internal.h"
@@ -65,37 +66,39 @@ Status evaluatePoseFrame(const GpuPose& pose, const GpuPoseOptions& options, Pos
   return Ok{};
 }
 
-Expected<PoseResult> assembleGpuPose(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame,
-                                     const std::function<const float*(size_t instance)>& vertices) {
+Status assembleGpuPose(const GpuPose& pose, const GpuPoseOptions& options, const PoseFrame& frame,
+                       const std::function<const float*(size_t instance)>& vertices, PoseResult& result) {
   const PosePrepared& prepared = *pose.prepared;
-  PoseResult result;
   result.scene = prepared.scene;
   result.animation = options.animation;
   result.time = options.time;
-  result.meshes.reserve(prepared.instances.size());
+  result.meshes.resize(prepared.instances.size());
+  PrimitiveData unpacked;  // holds the output's vectors while they are filled: their capacity is reused
   for (size_t i = 0; i < prepared.instances.size(); ++i) {
     const PosePrepared::Instance& inst = prepared.instances[i];
     const PrimitiveData& data = prepared.primitives[inst.data];
-    PrimitiveData unpacked;
-    unpackVertices(pose.primitives[inst.data]->info.vertex, data.vertex_count, vertices(i), unpacked);
-    PosedPrimitive out;
+    PosedPrimitive& out = result.meshes[i];
     out.node = inst.node;
     out.mesh = inst.mesh;
     out.primitive = inst.primitive;
     out.skinned = inst.skinned;
     out.vertex_count = data.vertex_count;
-    out.weights = std::move(frame.core.instances[i].weights);
-    out.positions = std::move(unpacked.position);
-    out.normals = std::move(unpacked.normal);
-    out.tangents = std::move(unpacked.tangent);
-    out.texcoords = std::move(unpacked.texcoords);
-    out.colors = std::move(unpacked.colors);
-    out.indices = data.indices;
+    out.weights.assign(frame.core.instances[i].weights.begin(), frame.core.instances[i].weights.end());
+    std::swap(unpacked.position, out.positions);
+    std::swap(unpacked.normal, out.normals);
+    std::swap(unpacked.tangent, out.tangents);
+    std::swap(unpacked.texcoords, out.texcoords);
+    std::swap(unpacked.colors, out.colors);
+    unpackVertices(pose.primitives[inst.data]->info.vertex, data.vertex_count, vertices(i), unpacked);
+    std::swap(unpacked.position, out.positions);
+    std::swap(unpacked.normal, out.normals);
+    std::swap(unpacked.tangent, out.tangents);
+    std::swap(unpacked.texcoords, out.texcoords);
+    std::swap(unpacked.colors, out.colors);
+    out.indices.assign(data.indices.begin(), data.indices.end());
     out.mode = data.mode;
-    result.meshes.push_back(std::move(out));
   }
-  if (Status finite = checkPoseFinite(result); !finite) return finite.error();  // the CPU path's rule
-  return result;
+  return checkPoseFinite(result);  // the CPU path's rule
 }
 
 Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions& options) {
@@ -110,8 +113,12 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
   std::vector<float> raw(size_t(gpuBatchOutputBytes(*pose.batch) / 4));  // one download for every instance
   if (Status s = downloadFromBuffer(context, gpuBatchBuffer(*pose.batch), 0, raw.data(), raw.size() * 4); !s)
     return s.error();
-  return assembleGpuPose(pose, options, frame,
-                         [&](size_t i) { return raw.data() + gpuBatchOutput(*pose.batch, uint32_t(i))->offset / 4; });
+  PoseResult result;
+  const Status assembled = assembleGpuPose(
+      pose, options, frame, [&](size_t i) { return raw.data() + gpuBatchOutput(*pose.batch, uint32_t(i))->offset / 4; },
+      result);
+  if (!assembled) return assembled.error();
+  return result;
 }
 
 Expected<PoseResult> poseAssetGpu(VulkanContext& context, const Asset& asset, uint32_t scene,

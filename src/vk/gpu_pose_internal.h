@@ -20,9 +20,9 @@ struct PoseFrame {
 Status evaluatePoseFrame(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame);
 
 // The frame's PoseResult (evaluatePose's layout) from each instance's interleaved output vertices (`vertices(i)`:
-// instance i's first float, in its primitive's VertexFormat); moves the frame's weights into it. Fails like
-// checkPoseFinite.
-Expected<PoseResult> assembleGpuPose(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame,
-                                     const std::function<const float*(size_t instance)>& vertices);
+// instance i's first float, in its primitive's VertexFormat), written into `result` in place: a result reused from
+// frame to frame keeps its vectors' capacity (no allocation, no fresh pages). Fails like checkPoseFinite.
+Status assembleGpuPose(const GpuPose& pose, const GpuPoseOptions& options, const PoseFrame& frame,
+                       const std::function<const float*(size_t instance)>& vertices, PoseResult& result);
 
 }  // namespace morphkit

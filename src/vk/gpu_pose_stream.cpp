@@ -111,18 +111,22 @@ Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const 
 
 // Waits for the slot's chunk and hands its frames to the sink, in order.
 Status deliverChunk(VulkanContext& context, const GpuPose& pose, std::span<const GpuPoseOptions> requests,
-                    ChunkSlot& slot, const std::function<Status(size_t, PoseResult&&)>& sink) {
+                    ChunkSlot& slot, const std::function<Status(size_t, PoseResult&&)>& sink, PoseResult& reused) {
   if (Status s = waitInFlight(context, slot.submission, "evaluateGpuPoseFrames"); !s) return s;
   const size_t instances = pose.prepared->instances.size();
   const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
   for (size_t k = 0; k < slot.frame_count; ++k) {
     const size_t frame = slot.first_frame + k;
-    Expected<PoseResult> result = assembleGpuPose(pose, requests[frame], slot.frames[k], [&](size_t i) {
-      const VkDeviceSize offset = gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset;
-      return reinterpret_cast<const float*>(bytes + offset);
-    });
-    if (!result) return result.error();
-    if (Status s = sink(frame, std::move(*result)); !s) return s;
+    const Status assembled = assembleGpuPose(
+        pose, requests[frame], slot.frames[k],
+        [&](size_t i) {
+          const VkDeviceSize offset = gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset;
+          return reinterpret_cast<const float*>(bytes + offset);
+        },
+        reused);
+    if (!assembled) return assembled;
+    // A sink that keeps the result moves it; one that only reads it leaves its vectors for the next frame.
+    if (Status s = sink(frame, std::move(reused)); !s) return s;
   }
   slot.frame_count = 0;
   return Ok{};
@@ -155,13 +159,14 @@ Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<co
   const uint32_t chunk_frames = uint32_t(std::min<uint64_t>(per_chunk, frames.size()));
   const size_t chunks = (frames.size() + chunk_frames - 1) / chunk_frames;
   ChunkSlot slots[kSlots];
+  PoseResult reused;  // every frame is assembled here in turn
   Status status = Ok{};
   for (uint32_t s = 0; s < std::min<size_t>(kSlots, chunks) && status; ++s) {
     status = createSlot(context, pose, chunk_frames, slots[s]);
   }
   for (size_t c = 0; c < chunks && status; ++c) {
     ChunkSlot& slot = slots[c % kSlots];
-    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink);  // chunk c − 2
+    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink, reused);  // chunk c − 2
     if (!status) break;
     slot.first_frame = c * chunk_frames;
     slot.frame_count = std::min<size_t>(chunk_frames, frames.size() - slot.first_frame);
@@ -169,7 +174,7 @@ Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<co
   }
   for (size_t c = chunks > kSlots ? chunks - kSlots : 0; c < chunks && status; ++c) {  // the last chunks, in order
     ChunkSlot& slot = slots[c % kSlots];
-    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink);
+    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink, reused);
   }
   for (ChunkSlot& slot : slots) destroySlot(context, slot);
   if (stats) {
