@@ -273,16 +273,19 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
         a->gpu = std::move(state);
       }
       SamplingContext sampling;
+      std::vector<GpuPoseOptions> requests(frames);
       for (size_t i = 0; i < frames; ++i) {
-        GpuPoseOptions options;
-        options.animation = animation;
-        options.time = time_values[i];
-        options.sampling = &sampling;
-        options.weights = inputs;
-        Expected<PoseResult> frame = evaluateGpuPose(*a->gpu->context, *a->gpu->pose, options);
-        if (!frame) return frame.error();
-        if (Status s = copyPoseFrame(*frame, i, views); !s) return s;
+        requests[i].animation = animation;
+        requests[i].time = time_values[i];
+        requests[i].sampling = &sampling;
+        requests[i].weights = inputs;
       }
+      // Frames in flight (evaluateGpuPoseFrames): chunks of frames per submission, each copied into the arrays.
+      if (Status s =
+              evaluateGpuPoseFrames(*a->gpu->context, *a->gpu->pose, requests,
+                                    [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, views); });
+          !s)
+        return s;
       // As `morphkit --validation`: with the layer on, any message fails the call.
       const std::vector<std::string> messages = gpuValidationMessages(*a->gpu->context);
       if (!messages.empty()) {
