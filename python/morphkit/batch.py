@@ -2,9 +2,11 @@
 """morphkit.batch — batch jobs over many assets on Dask distributed (docs/BATCH.md).
 
     import morphkit.batch
-    manifest = morphkit.batch.run({"assets": ["avatars/*.glb"], "out": "out", "outputs": ["poses", "frames"],
-                                   "frames": [0, 120], "chunk": 30})
-    manifest["summary"]            # {"tasks": ..., "failed": ..., "skipped": ..., ...}
+
+    if __name__ == "__main__":     # required in a script: Dask's worker processes re-import it
+        manifest = morphkit.batch.run({"assets": ["avatars/*.glb"], "out": "out", "outputs": ["poses", "frames"],
+                                       "frames": [0, 120], "chunk": 30})
+        manifest["summary"]        # {"tasks": ..., "failed": ..., "skipped": ..., ...}
 
 The job is split into tasks of at most `chunk` frames of one animation of one asset. Each task writes its own
 files (OUT/<asset>/<animation>/frame_NNNN.png, poses/*.npy, done/<range>.json last), so a retried task, a
@@ -13,9 +15,11 @@ re-run and `resume` give the same bytes. Planning, the task itself and the manif
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pathlib
+import sys
 import uuid
 from typing import Any, Callable, Mapping
 
@@ -53,6 +57,50 @@ def run_task(task_json: str, hook: Callable[[str], None] | None = None) -> str:
     return _morphkit._batch_run_task(task_json, name)
 
 
+def _is_main_guard(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    texts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(texts) == 1
+
+
+def _unguarded_script_line() -> tuple[str, int] | None:
+    """(script, line) when this call comes from the top level of the script Python runs (`python3 job.py`),
+    outside an `if __name__ == "__main__":` block. LocalCluster's worker processes are spawned: each one
+    re-imports that script, would reach the call again and start processes of its own, which multiprocessing
+    refuses with a RuntimeError per worker, again and again. None when there is no such script (an interactive
+    session, a notebook, `python3 -c`) or the call is guarded."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path:
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    line = frame.f_lineno
+    try:
+        tree = ast.parse(pathlib.Path(path).read_text(), path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_main_guard(node.test) and node.lineno <= line <= (node.end_lineno or 0):
+            return None
+    return path, line
+
+
+def _refuse_unguarded_script() -> None:
+    where = _unguarded_script_line()
+    if where is not None:
+        raise RuntimeError(
+            f"{where[0]}:{where[1]}: morphkit.batch.run at the top level of a script starts Dask worker processes "
+            'that re-import the script; put the call under `if __name__ == "__main__":`')
+
+
 def run(job: JobLike, *, client: Any = None, scheduler: str | None = None, workers: int | None = None,
         resume: bool | None = None, hook: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Runs a batch job on Dask distributed and returns its manifest (also written to OUT/<manifest>).
@@ -67,13 +115,15 @@ def run(job: JobLike, *, client: Any = None, scheduler: str | None = None, worke
     data = json.loads(text)
     if resume is not None:
         data["resume"] = bool(resume)
+    address = scheduler or data.get("scheduler")
+    if client is None and not address:
+        _refuse_unguarded_script()  # before planning, which may load many assets
     job_json, tasks = _morphkit._batch_plan(json.dumps(data), base_dir)
 
     from distributed import Client, LocalCluster, as_completed
 
     own: list[Any] = []
     if client is None:
-        address = scheduler or data.get("scheduler")
         if address:
             client = Client(address)
         else:
