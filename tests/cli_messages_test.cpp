@@ -10,6 +10,7 @@
 
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
+#include "morphkit/gpu.h"
 #include "morphkit/io.h"
 #include "morphkit/json_syntax.h"
 #include "morphkit/names.h"
@@ -135,6 +136,19 @@ TEST(CliMessages, InspectWarningsNameTheirFile) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(run.err.starts_with("morphkit: warning: off.glb: meshes[0].primitives[0]: 1 vertices have skin weights"))
       << run.err;
+  // pose and render say once, with the count, that they rescaled them.
+  CliRun pose = test::runMorphkit(dir, "pose off.glb --time 0.1");
+  EXPECT_EQ(pose.exit_code, 0) << pose.err;
+  EXPECT_EQ(pose.err,
+            "morphkit: note: off.glb: skin weights of 1 vertices (1 primitive) did not sum to 1 and were rescaled "
+            "(--keep-skin-weights uses them as stored)\n");
+  EXPECT_EQ(test::runMorphkit(dir, "pose off.glb --time 0.1 --keep-skin-weights").err, "");
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  CliRun render = test::runMorphkit(dir, "render off.glb --anim rest --size 8x8 --no-video --out r");
+  EXPECT_EQ(render.exit_code, 0) << render.err;
+  EXPECT_EQ(render.err,
+            "morphkit: note: off.glb: skin weights of 1 vertices did not sum to 1 and were rescaled "
+            "(--keep-skin-weights uses them as stored)\n");
 }
 
 TEST(CliMessages, JsonParseErrorsNameTheLineAndColumn) {

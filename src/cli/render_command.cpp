@@ -445,6 +445,12 @@ int run(const RenderCommandOptions& o) {
   if (int code = encodeVideo(o, frames, totals.rendered, out_dir, video, video_note); code != 0) return code;
 
   for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
+  if (info.rescaled_skin_vertices > 0) {  // once, as pose says it
+    reportNote(
+        fmt::format("{}: skin weights of {} vertices did not sum to 1 and were rescaled (--keep-skin-weights "
+                    "uses them as stored)",
+                    o.file, info.rescaled_skin_vertices));
+  }
   // --validation: every message is printed, and any message makes the run fail.
   const std::vector<std::string> messages =
       device.renderer ? rendererValidationMessages(*device.renderer) : std::vector<std::string>();
