@@ -62,14 +62,14 @@ TEST(MakeDemoCommand, JsonSummary) {
   EXPECT_EQ(run.out,
             "{\"file\":\"d.glb\",\"vertices\":8,\"triangles\":12,\"targets\":0,\"bones\":1,\"animations\":2,"
             "\"seed\":1,\"bytes\":" +
-                std::to_string(size) + ",\"capture\":\"d_capture.csv\",\"captureRows\":240}\n");
+                std::to_string(size) + ",\"capture\":\"d_capture.csv\",\"captureRows\":240,\"replaced\":false}\n");
   run = makeDemo(dir, "e.glb --targets 0 --vertices 8 --bones 1 --no-capture --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find(",\"capture\":null,\"captureRows\":0}"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(",\"capture\":null,\"captureRows\":0,\"replaced\":"), std::string::npos) << run.out;
   EXPECT_FALSE(std::filesystem::exists(dir / "e_capture.csv"));
   run = makeDemo(dir, "f.glb --targets 0 --vertices 8 --bones 1 --capture-seconds 0.5 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("\"captureRows\":30}"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\"captureRows\":30,"), std::string::npos) << run.out;
 }
 
 TEST(MakeDemoCommand, BadOptionsFailCleanly) {

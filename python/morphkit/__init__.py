@@ -10,7 +10,6 @@
 
 Batch jobs over many assets on Dask: morphkit.batch (docs/BATCH.md). See docs/PYTHON.md.
 """
-from __future__ import annotations
 
 from ._errors import (DeviceError, DeviceLostError, Error, FileNotFoundError_, InvalidArgumentError,
                       InvalidAssetError, InvalidCsvError, InvalidGlbError, InvalidGltfError, InvalidJsonError, IoError,

@@ -51,7 +51,8 @@ class PoseResult:
     def times(self) -> npt.NDArray[np.float64]:
         """(frames,) seconds."""
     @property
-    def animation(self) -> int | None: ...
+    def animation(self) -> int | None:
+        """The animation index, or None for the rest pose."""
     @property
     def scene(self) -> int: ...
     @property
@@ -73,7 +74,8 @@ class Asset:
     def target_names(self) -> list[str]:
         """Distinct morph target names (mesh.extras.targetNames), mesh then target order."""
     @property
-    def animations(self) -> list[AnimationInfo]: ...
+    def animations(self) -> list[AnimationInfo]:
+        """The asset's animations in file order."""
     def pose(
         self,
         anim: int | str | None = None,
@@ -82,16 +84,19 @@ class Asset:
         ignore_case: bool = False,
         device: Literal["cpu", "gpu"] = "cpu",
         path: Literal["fast", "reference"] = "fast",
-        scene: int | None = None,
+        scene: int | str | None = None,
         threads: int = 1,
         positions_only: bool = False,
     ) -> PoseResult:
         """Morph, then skin, every (node, primitive) of `scene` at each time (seconds).
 
-        anim: an animation index or name; None poses the rest pose (node/mesh weights).
+        anim: an animation index or name; None poses the rest pose (node/mesh weights). A name matches exactly,
+            else the one animation equal to it ignoring case (the CLI's --anim; "rest" is the rest pose unless an
+            animation is so named); an unknown name raises InvalidArgumentError naming the closest one.
         weights: {target name: value}, set on every mesh carrying the name, on top of the animation or rest
             weights (the CLI's --weights). An unknown name raises InvalidArgumentError listing the closest names.
         ignore_case: match weight names case-insensitively (ARKit's jawOpen vs a capture's JawOpen).
+        scene: a scene index or name, by the same rules as anim (the CLI's --scene); None: the file's scene.
         device: "cpu" or "gpu" (Vulkan compute; the same result within float precision).
         path: the CPU path, "fast" (packed deltas) or "reference" (scalar, double accumulation).
         threads: CPU worker threads for this call (0: every core).
@@ -111,7 +116,7 @@ class Asset:
         ignore_case: bool = False,
         device: Literal["cpu", "gpu"] = "cpu",
         path: Literal["fast", "reference"] = "fast",
-        scene: int | None = None,
+        scene: int | str | None = None,
         threads: int = 1,
         positions_only: bool = False,
     ) -> PoseResult:
@@ -150,11 +155,26 @@ class Renderer:
     @property
     def size(self) -> tuple[int, int]: ...
     def render(
-        self, asset: Asset, anim: int | str | None = None, frames: Iterable[int] | None = None, fps: float = 30.0
+        self,
+        asset: Asset,
+        anim: int | str | None = None,
+        frames: Iterable[int] | None = None,
+        fps: float = 30.0,
+        *,
+        weights: Mapping[str, float] | None = None,
+        capture: str | os.PathLike[str] | None = None,
+        csv_fps: float = 60.0,
+        map: Mapping[str, str | Mapping[str, Any] | None] | str | os.PathLike[str] | None = None,
+        ignore_case: bool = False,
     ) -> npt.NDArray[np.uint8]:
         """Render frames (indices at fps; None: the whole clip, as `morphkit render`) to uint8 RGBA
         (frames, height, width, 4), sRGB, top row first. The camera frames the whole clip, so any frame
-        equals the same frame of `morphkit render`. The GIL is released while rendering."""
+        equals the same frame of `morphkit render`. The GIL is released while rendering.
+
+        anim: as in Asset.pose (None: the rest pose). weights: {target name: value} on top (the CLI's --weights).
+        capture: a face capture CSV played on the animation or the rest pose (the CLI's --weights-csv, with
+        csv_fps and map as in Asset.pose_csv); frames=None then covers the longer of the clip and the capture.
+        ignore_case: match weight names case-insensitively."""
     def validation_messages(self) -> list[str]:
         """Messages of the Vulkan validation layer so far (empty without validation)."""
     def close(self) -> None: ...

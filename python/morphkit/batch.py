@@ -102,19 +102,23 @@ def _refuse_unguarded_script() -> None:
 
 
 def run(job: JobLike, *, client: Any = None, scheduler: str | None = None, workers: int | None = None,
-        resume: bool | None = None, hook: Callable[[str], None] | None = None) -> dict[str, Any]:
+        resume: bool | None = None, force: bool | None = None,
+        hook: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Runs a batch job on Dask distributed and returns its manifest (also written to OUT/<manifest>).
 
     client: a distributed.Client to use as it is. Otherwise `scheduler` (or the job's "scheduler") is the
     address of a running scheduler (`dask scheduler`, then `dask worker ADDRESS` on each machine), and
     without one a LocalCluster of `workers` (or the job's "workers", default: half the cores) single-threaded
-    worker processes is started and closed again. resume: overrides the job's "resume".
+    worker processes is started and closed again. resume, force: override the job's "resume" and "force" (an
+    `out` that holds files is refused without one of them: it would mix two runs).
     A failing asset, or a task whose workers kept dying, is an error entry in the manifest, not an exception.
     """
     text, base_dir = _load_job(job)
     data = json.loads(text)
     if resume is not None:
         data["resume"] = bool(resume)
+    if force is not None:
+        data["force"] = bool(force)
     address = scheduler or data.get("scheduler")
     if client is None and not address:
         _refuse_unguarded_script()  # before planning, which may load many assets

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "morphkit/batch.h"
+#include "morphkit/json_syntax.h"
 #include "morphkit/json_writer.h"
 
 namespace morphkit {
@@ -115,6 +116,8 @@ Status readJobObject(object o, BatchJob& job) {
       job.device = int(device);
     } else if (key == "resume") {
       if (value.get_bool().get(job.resume) != simdjson::SUCCESS) return bad(key, "expected true or false");
+    } else if (key == "force") {
+      if (value.get_bool().get(job.force) != simdjson::SUCCESS) return bad(key, "expected true or false");
     } else if (key == "read_files") {
       if (value.get_bool().get(job.read_files) != simdjson::SUCCESS) return bad(key, "expected true or false");
     } else if (key == "manifest") {
@@ -154,6 +157,7 @@ void writeJobFields(JsonWriter& json, const BatchJob& job) {
   json.field("morph_path", std::string_view(job.morph_path));
   json.field("device", job.device);
   json.field("resume", job.resume);
+  json.field("force", job.force);
   json.field("read_files", job.read_files);
   json.field("manifest", std::string_view(job.manifest));
   json.field("base_dir", std::string_view(job.base_dir.string()));
@@ -162,7 +166,7 @@ void writeJobFields(JsonWriter& json, const BatchJob& job) {
 Expected<element> parseText(simdjson::dom::parser& parser, std::string_view json) {
   element root;
   if (auto error = parser.parse(json.data(), json.size()).get(root); error != simdjson::SUCCESS) {
-    return fail(Error::kInvalidJson, std::string("not JSON: ") + simdjson::error_message(error));
+    return fail(Error::kInvalidJson, jsonErrorWhere(json) + "not JSON: " + simdjson::error_message(error));
   }
   return root;
 }

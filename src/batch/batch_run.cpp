@@ -22,6 +22,7 @@
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 #include "morphkit/render.h"
+#include "morphkit/text.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -124,7 +125,30 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+namespace {
+
+// The overwrite rule for folders (docs/CLI.md): an `out` holding files would mix two runs' outputs (and the
+// manifest would list only one), so it takes "resume" (finish that run) or "force" (write over it).
+Status checkOutFolder(const BatchJob& job) {
+  if (job.resume || job.force) return Ok{};
+  std::filesystem::path out(job.out);
+  if (out.is_relative()) out = job.base_dir / out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(out, ec)) return Ok{};
+  size_t entries = 0;
+  for (auto it = std::filesystem::directory_iterator(out, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec))
+    ++entries;
+  if (entries == 0) return Ok{};
+  return fail(Error::kInvalidArgument, "out: '" + printable(job.out) + "' already holds " + std::to_string(entries) +
+                                           " entr" + (entries == 1 ? "y" : "ies") +
+                                           "; resume (--resume) finishes that run, force (--force) writes over it");
+}
+
+}  // namespace
+
 Expected<BatchPlan> planBatch(const BatchJob& job) {
+  if (Status s = checkOutFolder(job); !s) return s.error();
   BatchPlan plan;
   plan.job = job;
   const std::vector<std::filesystem::path> files = resolveAssets(job);

@@ -48,9 +48,9 @@ void dropUnkeptExtensions(Asset& asset, const std::string& file) {
   };
   for (const std::string& name : asset.extensions_used) {
     if (kept(name)) continue;
-    fmt::print(stderr, "morphkit: warning: {}: extensionsUsed '{}': {}\n", file, printable(name),
-               decoded(name) ? "decoded at load, the output is written uncompressed"
-                             : "morphkit does not keep its data; not in the output");
+    reportWarning(fmt::format("{}: extensionsUsed '{}': {}", file, printable(name),
+                              decoded(name) ? "decoded at load, the output is written uncompressed"
+                                            : "morphkit does not keep its data; not in the output"));
   }
   std::erase_if(asset.extensions_used, [&](const std::string& name) { return !kept(name); });
   std::erase_if(asset.extensions_required, [&](const std::string& name) { return !kept(name); });
@@ -138,8 +138,8 @@ int run(const AnimateOptions& o) {
   for (size_t i = 0; i < asset->images.size(); ++i) {
     const std::string& uri = asset->images[i].uri;
     if (!uri.empty() && !uri.starts_with("data:")) {
-      fmt::print(stderr, "morphkit: warning: {}: images[{}].uri '{}' stays relative: copy it beside {}\n", o.file, i,
-                 printable(uri), o.out);
+      reportWarning(
+          fmt::format("{}: images[{}].uri '{}' stays relative: copy it beside {}", o.file, i, printable(uri), o.out));
     }
   }
   Expected<uint32_t> baked = bakeWeightTrack(*asset, track, o.name, NameMatch::kExact);
@@ -148,6 +148,8 @@ int run(const AnimateOptions& o) {
   if (Status valid = validateAsset(*asset); !valid) return reportFailure(o.out, valid.error());
   Expected<std::vector<uint8_t>> glb = writeGlb(*asset);
   if (!glb) return reportFailure(o.out, glb.error());
+  std::error_code exists_ec;
+  const bool replaced = std::filesystem::exists(o.out, exists_ec);  // the overwrite rule: replaced atomically, said
   if (Status written = writeOutputFile(o.out, std::span<const uint8_t>(*glb)); !written) {
     return reportFailure(o.out, written.error());
   }
@@ -171,15 +173,16 @@ int run(const AnimateOptions& o) {
     json.field("unusedRotationColumns", uint32_t(capture.unused_rotation_columns.size()));
     json.field("unmatchedTargets", uint32_t(capture.unmatched_targets.size()));
     json.field("bytes", uint64_t(glb->size()));
+    json.field("replaced", replaced);
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
     fmt::print(
         "{}: animation {} '{}': {} weights channel{}, {} keys over {:.3f} s driving {} target name{}; {} "
-        "animation{} in all, {} bytes\n",
+        "animation{} in all, {} bytes{}\n",
         o.out, *baked, o.name, animation.channels.size(), animation.channels.size() == 1 ? "" : "s",
         track.keys.times.size(), duration, track.names.size(), track.names.size() == 1 ? "" : "s",
-        asset->animations.size(), asset->animations.size() == 1 ? "" : "s", glb->size());
+        asset->animations.size(), asset->animations.size() == 1 ? "" : "s", glb->size(), replaced ? " (replaced)" : "");
   }
   return 0;
 }
@@ -190,7 +193,7 @@ const CommandRegistration kRegistration(
        CLI::App* sub =
            app.add_subcommand("animate", "Bake a face capture (Live Link Face CSV) into a glTF weights animation");
        sub->add_option("IN", options->file, "the .gltf or .glb file")->required();
-       sub->add_option("--out", options->out, "the .glb file to write (IN's content plus the new animation)")
+       sub->add_option("-o,--out", options->out, "the .glb file to write (IN's content plus the new animation)")
            ->required();
        sub->add_option("--name", options->name, "name of the new animation")->capture_default_str();
        sub->add_flag("--json", options->json, "print the summary as one JSON object");

@@ -20,6 +20,7 @@ namespace {
 struct BatchCommandOptions {
   std::string job;
   bool resume = false;
+  bool force = false;
   bool json = false;
 };
 
@@ -31,6 +32,7 @@ int run(const BatchCommandOptions& o) {
                                          base.empty() ? std::filesystem::path(".") : base);
   if (!job) return reportFailure(o.job, job.error());
   if (o.resume) job->resume = true;
+  if (o.force) job->force = true;
   Expected<BatchPlan> plan = planBatch(*job);
   if (!plan) return reportFailure(o.job, plan.error());
 
@@ -76,7 +78,11 @@ const CommandRegistration kRegistration(
            "batch", "Run a batch job (JSON, docs/BATCH.md): posed arrays and frames for many assets");
        sub->add_option("JOB", options->job, "the job file (the format of the Python package's morphkit.batch)")
            ->required();
-       sub->add_flag("--resume", options->resume, "skip tasks whose outputs are complete (as \"resume\": true)");
+       auto* resume =
+           sub->add_flag("--resume", options->resume, "skip tasks whose outputs are complete (as \"resume\": true)");
+       sub->add_flag("--force", options->force,
+                     "write into an out folder that holds another run's files (as \"force\": true)")
+           ->excludes(resume);
        sub->add_flag("--json", options->json, "print the summary as one JSON object");
        sub->callback([options, &exit_code] { exit_code = run(*options); });
      }});

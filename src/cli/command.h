@@ -61,6 +61,15 @@ struct FileAccessFlags {
 // `help_prefix` starts each flag's help ("FILE: " where only one mode of the command loads a file).
 void addFileAccessOptions(CLI::App* sub, FileAccessFlags& flags, const char* help_prefix = "");
 
+// -q/--quiet and --no-progress, which main() adds to every command (docs/CLI.md, "Conventions"). Quiet: errors
+// only on stderr (no warnings, notes, progress or "wrote"/"replaced" summaries); what a command was asked to
+// print on stdout (a table, --json, a pose summary) still comes.
+struct OutputFlags {
+  bool quiet = false;
+  bool no_progress = false;
+};
+OutputFlags& outputFlags();
+
 // True when stderr is a terminal: progress bars only then.
 bool stderrIsTerminal();
 

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "command.h"
 #include "morphkit/animation.h"
@@ -66,6 +68,43 @@ void printTargetNames(const Mesh& mesh) {
   fmt::print("{}\n", line);
 }
 
+// "materials:" one line each (base colour, the textures it samples, alpha mode), then "textures:" with the image
+// each one shows: what travels with a posed OBJ or GLB, and what render draws.
+void printMaterialsAndTextures(const Asset& asset) {
+  if (!asset.materials.empty()) fmt::print("\nmaterials:\n");
+  for (size_t m = 0; m < asset.materials.size(); ++m) {
+    const Material& material = asset.materials[m];
+    std::string textures;
+    for (const auto& [slot, ref] : {std::pair{"baseColor", &material.base_color_texture},
+                                    {"metallicRoughness", &material.metallic_roughness_texture},
+                                    {"normal", &material.normal_texture},
+                                    {"occlusion", &material.occlusion_texture},
+                                    {"emissive", &material.emissive_texture}}) {
+      if (ref->texture != kNone) textures += fmt::format("{}{} {}", textures.empty() ? "" : ", ", slot, ref->texture);
+    }
+    constexpr const char* kAlpha[] = {"OPAQUE", "MASK", "BLEND"};
+    const float* c = material.base_color_factor;
+    fmt::print("  {} {:<20} baseColor {:.3g} {:.3g} {:.3g} {:.3g}; textures: {}; {}{}\n", m,
+               material.name.empty() ? "-" : printable(material.name), c[0], c[1], c[2], c[3],
+               textures.empty() ? "none" : textures, kAlpha[size_t(material.alpha_mode) % 3],
+               material.double_sided ? ", double-sided" : "");
+  }
+  if (!asset.textures.empty()) fmt::print("\ntextures:\n");
+  for (size_t t = 0; t < asset.textures.size(); ++t) {
+    const uint32_t source = asset.textures[t].source;
+    if (source >= asset.images.size()) {
+      fmt::print("  {} no image\n", t);
+      continue;
+    }
+    const Image& image = asset.images[source];
+    const std::string where = image.buffer_view != kNone       ? fmt::format("bufferViews[{}]", image.buffer_view)
+                              : image.uri.starts_with("data:") ? std::string("data: URI")
+                                                               : printable(image.uri);
+    fmt::print("  {} images[{}] {} {}{}\n", t, source, image.name.empty() ? "-" : printable(image.name), where,
+               image.mime_type.empty() ? "" : " (" + printable(image.mime_type) + ")");
+  }
+}
+
 void writeTable(const Asset& asset, const std::filesystem::path& file) {
   fmt::print("{}  (generator: {})\n", shown(file.string(), 1024),
              asset.generator.empty() ? "-" : shown(asset.generator, kPrintableMaxBytes));
@@ -119,6 +158,7 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     }
     if (!mesh.target_names.empty()) printTargetNames(mesh);
   }
+  printMaterialsAndTextures(asset);
   bool ktx2_heading = false;
   for (size_t t = 0; t < asset.textures.size(); ++t) {
     const Texture& texture = asset.textures[t];
@@ -150,7 +190,22 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     fmt::print("  {} {:<20} {:.3f} s  {} channels: {}\n", a, animation.name.empty() ? "-" : printable(animation.name),
                animationDuration(asset, uint32_t(a)), animation.channels.size(), channels);
   }
-  for (const auto& warning : inspectWarnings(asset)) reportWarning(warning);
+  // Each warning names its file: with several files the table's heading is far above.
+  for (const auto& warning : inspectWarnings(asset)) reportWarning(file.string() + ": " + warning);
+}
+
+// FILE, or "-": the bytes of a .glb or .gltf from stdin (relative URIs resolve against the current folder).
+Expected<Asset> loadInput(const std::string& file, const LoadOptions& load) {
+  if (file != "-") return loadAsset(file, load);
+  constexpr size_t kMaxStdinBytes = size_t(4) << 30;
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> chunk(size_t(1) << 16);
+  for (size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), stdin)) > 0;) {
+    if (bytes.size() + n > kMaxStdinBytes) return fail(Error::kTooLarge, "stdin holds more than 4 GiB");
+    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + long(n));
+  }
+  if (std::ferror(stdin)) return fail(Error::kIo, "cannot read stdin");
+  return loadAssetFromMemory(bytes, ".", load);
 }
 
 struct InspectOptions {
@@ -172,7 +227,7 @@ int inspectFiles(const InspectOptions& options) {
   if (options.json && array) fmt::print("[\n");
   for (size_t i = 0; i < options.files.size(); ++i) {
     const std::string& file = options.files[i];
-    Expected<Asset> asset = loadAsset(file, load);
+    Expected<Asset> asset = loadInput(file, load);
     if (!asset) code = reportFailure(file, asset.error());
     if (options.json) {
       std::string entry;
@@ -197,7 +252,7 @@ const CommandRegistration kRegistration(
     {10, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<InspectOptions>();
        CLI::App* sub = app.add_subcommand("inspect", "Show meshes, morph targets, skins and animations of a glTF file");
-       sub->add_option("FILE", options->files, "one or more .gltf or .glb files")->required();
+       sub->add_option("FILE", options->files, "one or more .gltf or .glb files (-: read one from stdin)")->required();
        sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
        addFileAccessOptions(sub, options->file_access);
        std::string extensions;

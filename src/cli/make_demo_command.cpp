@@ -82,6 +82,8 @@ int run(const MakeDemoOptions& options) {
     }
     capture = std::move(*made);
   }
+  std::error_code exists_ec;
+  const bool replaced = std::filesystem::exists(options.file, exists_ec);  // replaced atomically, and said so
   Status written = writeOutputFile(options.file, std::span<const uint8_t>(*glb));
   if (!written) return reportFailure(options.file, written.error());
   if (!options.no_capture) {
@@ -115,11 +117,13 @@ int run(const MakeDemoOptions& options) {
     else
       json.value(std::string_view(capture_path.string()));
     json.field("captureRows", uint64_t(capture_rows));
+    json.field("replaced", replaced);
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
-    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes\n",
-               shown(options.file, 1024), vertices, triangles, targets, bones, asset->animations.size(), glb->size());
+    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes{}\n",
+               shown(options.file, 1024), vertices, triangles, targets, bones, asset->animations.size(), glb->size(),
+               replaced ? " (replaced)" : "");
     if (!options.no_capture) {
       fmt::print("{}: face capture, {} rows at 60 fps (Live Link Face layout: 52 blend shapes + 9 rotations)\n",
                  capture_path.string(), capture_rows);

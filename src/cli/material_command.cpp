@@ -70,7 +70,7 @@ const CommandRegistration kRegistration(
        auto options = std::make_shared<MaterialCommandOptions>();
        CLI::App* sub = app.add_subcommand("material", "Check a node material graph: compile it and list its bindings");
        sub->add_option("GRAPH", options->file, "a node material .json (docs/NODE_MATERIALS.md)")->required();
-       sub->add_option("--out", options->out, "write the GLSL and SPIR-V of every pipeline into this folder");
+       sub->add_option("-o,--out", options->out, "write the GLSL and SPIR-V of every pipeline into this folder");
        sub->callback([options, &exit_code] { exit_code = runMaterial(*options); });
      }});
 

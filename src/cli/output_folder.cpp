@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <system_error>
 #include <vector>
 
+#include "command.h"
 #include "morphkit/io.h"
 
 namespace morphkit::cli {
@@ -60,6 +62,23 @@ Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_
 }
 Status writeOutputFile(const std::filesystem::path& file, std::string_view text) {
   return writeOutput(file, text);
+}
+
+int writeReportedOutput(const std::filesystem::path& file, std::span<const uint8_t> bytes) {
+  if (file.native() == "-") {
+    const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size() && std::fflush(stdout) == 0;
+    return ok ? 0 : reportFailure("-", fail(Error::kIo, "cannot write to stdout"));
+  }
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(file, ec);
+  if (Status written = writeOutputFile(file, bytes); !written) return reportFailure(file, written.error());
+  reportMessage(fmt::format("{} {} ({} bytes)", existed ? "replaced" : "wrote", file.string(), bytes.size()));
+  return 0;
+}
+
+int writeReportedOutput(const std::filesystem::path& file, std::string_view text) {
+  return writeReportedOutput(file,
+                             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
 bool hasExtension(const std::filesystem::path& path, std::string_view ext) {

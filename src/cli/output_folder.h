@@ -32,6 +32,13 @@ Status prepareOutputFolder(const std::filesystem::path& dir, ExistingOutput poli
 Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes);
 Status writeOutputFile(const std::filesystem::path& file, std::string_view text);
 
+// The overwrite rule for single-file outputs (docs/CLI.md, "Conventions"): writeOutputFile (an existing file is
+// replaced atomically), then the one summary line every command prints for it on stderr, "morphkit: wrote FILE
+// (N bytes)" or "morphkit: replaced FILE (N bytes)" (none with --quiet). "-" writes to stdout, with no line.
+// Returns 0, or the exit code after printing the error line.
+int writeReportedOutput(const std::filesystem::path& file, std::span<const uint8_t> bytes);
+int writeReportedOutput(const std::filesystem::path& file, std::string_view text);
+
 // True when `path`'s extension is `ext` (".glb"), ignoring ASCII case.
 bool hasExtension(const std::filesystem::path& path, std::string_view ext);
 

@@ -25,11 +25,13 @@
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/names.h"
 #include "morphkit/npy.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 #include "morphkit/text.h"
 #include "output_folder.h"
+#include "pose_output.h"
 #include "selection.h"
 #include "weight_options.h"
 #if HAVE_morphkit_vk
@@ -41,10 +43,12 @@ namespace {
 
 struct PoseCommandOptions {
   std::string file;
-  int64_t scene = -1;
+  std::string scene;  // index or name; empty: the file's scene (findSceneNamed)
+  bool scene_given = false;
   std::string anim;                // empty: the first animation, or rest without one (findAnimation)
   std::vector<std::string> times;  // seconds, or A:B:STEP ranges
-  std::string out;
+  std::string out;                 // a file, or "-" (stdout)
+  std::string format;              // --format: json, obj, glb, npy, npz (default: --out's extension)
   std::string cpu_path = "reference";
   uint32_t threads = 1;
   bool json = false;
@@ -53,101 +57,13 @@ struct PoseCommandOptions {
   bool positions_only = false;  // CPU: PoseOptions::positions_only
   std::string device = "cpu";   // cpu | gpu | N (a Vulkan device index)
   bool compare = false;         // run both, print the largest differences
+  double tolerance = -1;        // --compare: exit 1 when an attribute differs by more (negative: no limit)
   int gpu_index = -1;           // the deprecated --gpu N
   std::string layout = "auto";  // GPU delta layout: auto | dense | f16 | snorm16 | sparse
   float epsilon = 0.0f;         // GPU: targets with |w| <= epsilon are skipped
   BudgetFlags budget;
   WeightOptions weights;  // --weights, --weights-file, --weights-csv, ...
 };
-
-// The source's materials, textures, samplers and images, copied into `asset` with the same indices: texture
-// references keep their KHR_texture_transform (the posed TEXCOORDs are stored as in the file, so the transform
-// must travel with them), KTX2 textures their KHR_texture_basisu source. Images stored in bufferViews are copied
-// into the new buffer; URIs are kept as they are.
-void copyMaterials(const Asset& source, Asset& asset) {
-  asset.materials = source.materials;
-  asset.textures = source.textures;
-  asset.samplers = source.samplers;
-  for (const Image& image : source.images) {
-    Image copy = image;
-    if (image.buffer_view != kNone) {
-      const BufferView& view = source.buffer_views[image.buffer_view];
-      const uint8_t* begin = source.buffers[view.buffer].data.data() + view.byte_offset;
-      copy.buffer_view = appendBufferView(asset, std::span<const uint8_t>(begin, view.byte_length));
-    }
-    asset.images.push_back(std::move(copy));
-  }
-  for (const char* name : {"KHR_texture_transform", "KHR_texture_basisu"}) {
-    for (const auto* list : {&source.extensions_used, &source.extensions_required}) {
-      if (std::find(list->begin(), list->end(), name) == list->end()) continue;
-      auto& target = list == &source.extensions_used ? asset.extensions_used : asset.extensions_required;
-      target.push_back(name);
-    }
-  }
-}
-
-// A static glTF of posed meshes: one mesh + node per posed primitive, world-space attributes, no skin, no
-// morph targets, the source's materials. Built with the glb_writer builder helpers.
-Expected<std::vector<uint8_t>> posedGlb(const PoseResult& pose, const Asset& source) {
-  Asset asset;
-  asset.generator = "morphkit pose";
-  asset.scenes.emplace_back();
-  asset.scene = 0;
-  copyMaterials(source, asset);
-  AppendAccessorOptions vertex_options;
-  vertex_options.target = kArrayBuffer;
-  for (const PosedPrimitive& m : pose.meshes) {
-    if (m.vertex_count == 0) continue;
-    Primitive primitive;
-    primitive.mode = m.mode;
-    primitive.material = source.meshes[m.mesh].primitives[m.primitive].material;
-    AppendAccessorOptions position_options = vertex_options;
-    position_options.min_max = true;  // §3.7.2.1: POSITION needs min/max
-    primitive.attributes.push_back({"POSITION", appendAccessor(asset, std::span<const float>(m.positions),
-                                                               AccessorType::kVec3, position_options)});
-    if (!m.normals.empty()) {
-      primitive.attributes.push_back(
-          {"NORMAL", appendAccessor(asset, std::span<const float>(m.normals), AccessorType::kVec3, vertex_options)});
-    }
-    if (!m.tangents.empty()) {
-      primitive.attributes.push_back(
-          {"TANGENT", appendAccessor(asset, std::span<const float>(m.tangents), AccessorType::kVec4, vertex_options)});
-    }
-    for (size_t s = 0; s < m.texcoords.size(); ++s) {
-      primitive.attributes.push_back(
-          {"TEXCOORD_" + std::to_string(s),
-           appendAccessor(asset, std::span<const float>(m.texcoords[s]), AccessorType::kVec2, vertex_options)});
-    }
-    for (size_t s = 0; s < m.colors.size(); ++s) {
-      primitive.attributes.push_back(
-          {"COLOR_" + std::to_string(s),
-           appendAccessor(asset, std::span<const float>(m.colors[s]), AccessorType::kVec4, vertex_options)});
-    }
-    if (!m.indices.empty()) {
-      AppendAccessorOptions index_options;
-      index_options.target = kElementArrayBuffer;
-      primitive.indices =
-          appendAccessor(asset, std::span<const uint32_t>(m.indices), AccessorType::kScalar, index_options);
-    }
-    Mesh mesh;
-    mesh.name =
-        "node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" + std::to_string(m.primitive);
-    mesh.primitives.push_back(std::move(primitive));
-    Node node;
-    node.name = mesh.name;
-    node.mesh = uint32_t(asset.meshes.size());
-    asset.meshes.push_back(std::move(mesh));
-    asset.scenes[0].nodes.push_back(uint32_t(asset.nodes.size()));
-    asset.nodes.push_back(std::move(node));
-  }
-  return writeGlb(asset);
-}
-
-std::string lowerExtension(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return ext;
-}
 
 // "--time" items: S (seconds) or A:B:STEP, the half-open range A, A+STEP, ... < B (like --frames A:B), each
 // time computed as A + k·STEP so long ranges do not drift and split ranges meet exactly.
@@ -158,7 +74,17 @@ Expected<std::vector<double>> parseTimes(const std::vector<std::string>& items) 
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
     return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
   };
-  for (const std::string& item : items) {
+  std::vector<std::string> split;  // "1,,2" is a mistake, not 1 and 2: CLI11's delimiter would drop the gap
+  for (const std::string& given : items) {
+    for (size_t start = 0;;) {
+      const size_t comma = given.find(',', start);
+      split.push_back(given.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (split.back().empty()) return fail(Error::kInvalidArgument, "--time '" + given + "': an empty item");
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  for (const std::string& item : split) {
     const size_t c1 = item.find(':');
     if (c1 == std::string::npos) {
       double t = 0;
@@ -183,97 +109,15 @@ Expected<std::vector<double>> parseTimes(const std::vector<std::string>& items) 
   return times;
 }
 
-// Per posed primitive, (frames, vertices, 3) float32 arrays filled frame by frame (morphkit/pose_arrays.h).
-struct PoseArrays {
-  std::vector<PoseArrayShape> shapes;
-  std::vector<std::vector<float>> positions, normals;
-  std::vector<PoseArrayView> views;
-  size_t frames = 0;
-  PoseArrays(const PosePrepared& prepared, size_t frame_count, bool positions_only)
-      : shapes(poseArrayShapes(prepared)), frames(frame_count) {
-    for (PoseArrayShape& shape : shapes) {
-      shape.has_normals = shape.has_normals && !positions_only;
-      positions.emplace_back(frames * shape.vertex_count * 3);
-      normals.emplace_back(shape.has_normals ? frames * shape.vertex_count * 3 : 0);
-    }
-    for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i], normals[i], {}});
-  }
-};
-
-bool isArrayOutput(const std::string& ext) {
-  return ext == ".npy" || ext == ".npz";
-}
-
-// .npy: the positions of the one posed primitive; .npz: "<node..>_positions" (+ "_normals") per primitive and
-// "times" (float64 seconds).
-int writeArrayOutput(const std::string& out, const PoseArrays& arrays, const std::vector<double>& times) {
-  auto shapeOf = [&](size_t i) {
-    return std::vector<uint64_t>{uint64_t(arrays.frames), uint64_t(arrays.shapes[i].vertex_count), 3};
-  };
-  Expected<std::vector<uint8_t>> bytes = fail(Error::kInvalidArgument, "");
-  if (lowerExtension(out) == ".npy") {
-    if (arrays.shapes.size() != 1) {
-      return reportUsage(fmt::format("--out {}: .npy holds one posed primitive and the scene has {}; use .npz", out,
-                                     arrays.shapes.size()));
-    }
-    bytes = encodeNpy(std::span<const float>(arrays.positions[0]), shapeOf(0));
-  } else {
-    std::vector<NpzEntry> entries;
-    Expected<std::vector<uint8_t>> time_array =
-        encodeNpy(std::span<const double>(times), std::vector<uint64_t>{times.size()});
-    if (!time_array) return reportFailure(out, time_array.error());
-    entries.push_back({"times", std::move(*time_array)});
-    for (size_t i = 0; i < arrays.shapes.size(); ++i) {
-      const PoseArrayShape& s = arrays.shapes[i];
-      const std::string name = posedPrimitiveName(s.node, s.mesh, s.primitive);
-      Expected<std::vector<uint8_t>> p = encodeNpy(std::span<const float>(arrays.positions[i]), shapeOf(i));
-      if (!p) return reportFailure(out, p.error());
-      entries.push_back({name + "_positions", std::move(*p)});
-      if (s.has_normals) {
-        Expected<std::vector<uint8_t>> n = encodeNpy(std::span<const float>(arrays.normals[i]), shapeOf(i));
-        if (!n) return reportFailure(out, n.error());
-        entries.push_back({name + "_normals", std::move(*n)});
-      }
-    }
-    bytes = encodeNpz(entries);
-  }
-  if (!bytes) return reportFailure(out, bytes.error());
-  Status written = writeOutputFile(out, std::span<const uint8_t>(*bytes));
-  return written ? 0 : reportFailure(out, written.error());
-}
-
-// The output seam: format chosen by extension; every format goes through writeFileAtomic.
-int writePoseOutput(const std::string& out, const std::vector<PoseResult>& cases, const std::string& model,
-                    const Asset& asset) {
-  const std::string ext = lowerExtension(out);
-  if (ext == ".json") {
-    Status written = writeOutputFile(out, writePoseJson(cases, model));
-    return written ? 0 : reportFailure(out, written.error());
-  }
-  if (cases.size() != 1) {
-    return reportUsage(fmt::format("--out {}: {} holds one pose; give a single --time (or use .json)", out, ext));
-  }
-  if (ext == ".obj") {
-    Status written = writeOutputFile(out, writePoseObj(cases[0], &asset));
-    return written ? 0 : reportFailure(out, written.error());
-  }
-  if (ext == ".glb") {
-    Expected<std::vector<uint8_t>> glb = posedGlb(cases[0], asset);
-    if (!glb) return reportFailure(out, glb.error());
-    Status written = writeOutputFile(out, std::span<const uint8_t>(*glb));
-    return written ? 0 : reportFailure(out, written.error());
-  }
-  return reportUsage(fmt::format("--out {}: unknown format (use .json, .obj, .glb, .npy or .npz)", out));
-}
-
-void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
+// `playing`: what runs on top of the animation or rest pose (" + weights jawOpen=0.8 + capture c.csv"), or "".
+void printSummary(const Asset& asset, const std::vector<PoseResult>& cases, const std::string& playing) {
   for (const PoseResult& c : cases) {
     if (c.animation == kNone) {
-      fmt::print("scene {} rest pose\n", c.scene);
+      fmt::print("scene {} rest pose{}\n", c.scene, shown(playing));
     } else {
       const std::string& name = asset.animations[c.animation].name;
-      fmt::print("scene {} animation {}{} t={:.6g}s\n", c.scene, c.animation, name.empty() ? "" : " " + quote(name),
-                 c.time);
+      fmt::print("scene {} animation {}{}{} t={:.6g}s\n", c.scene, c.animation, name.empty() ? "" : " " + quote(name),
+                 shown(playing), c.time);
     }
     for (const PosedPrimitive& m : c.meshes) {
       float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -291,6 +135,21 @@ void printSummary(const Asset& asset, const std::vector<PoseResult>& cases) {
       fmt::print("    weights: {} of {} non-zero{}{}\n", active, m.weights.size(), listed.empty() ? "" : ": ", listed);
     }
   }
+}
+
+// Once per run, with the count: the skin weights the loader rescaled to sum 1 (as three.js does; inspect lists
+// them per primitive), which change the pose unless --keep-skin-weights.
+void noteRescaledSkinWeights(const std::string& file, const PosePrepared& prepared) {
+  uint64_t rescaled = 0, primitives = 0;
+  for (const PrimitiveData& p : prepared.primitives) {
+    rescaled += p.skin_weight_fix.rescaled;
+    primitives += p.skin_weight_fix.rescaled > 0 ? 1 : 0;
+  }
+  if (rescaled == 0) return;
+  reportNote(
+      fmt::format("{}: skin weights of {} vertices ({} primitive{}) did not sum to 1 and were rescaled "
+                  "(--keep-skin-weights uses them as stored)",
+                  file, rescaled, primitives, primitives == 1 ? "" : "s"));
 }
 
 // Receives each posed frame in time order (index into the times, the pose).
@@ -353,13 +212,17 @@ Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const
 }
 #endif
 
-// Largest absolute and relative (to the CPU value's magnitude) difference per attribute, GPU vs CPU.
-void printComparison(const std::vector<PoseResult>& cpu, const std::vector<PoseResult>& gpu) {
-  struct Stat {
-    double abs = 0, rel = 0;
-    size_t values = 0;
-  };
-  Stat positions, normals, tangents;
+struct ComparisonStat {
+  const char* attribute = "";
+  double abs = 0, rel = 0;
+  size_t values = 0;
+};
+
+// Largest absolute and relative (to the CPU value's magnitude) difference per attribute, GPU vs CPU, printed as a
+// table; returned for --tolerance.
+std::vector<ComparisonStat> printComparison(const std::vector<PoseResult>& cpu, const std::vector<PoseResult>& gpu) {
+  using Stat = ComparisonStat;
+  Stat positions{"position"}, normals{"normal"}, tangents{"tangent"};
   auto accumulate = [](Stat& stat, const std::vector<float>& a, const std::vector<float>& b) {
     size_t n = std::min(a.size(), b.size());
     for (size_t i = 0; i < n; ++i) {
@@ -377,13 +240,29 @@ void printComparison(const std::vector<PoseResult>& cpu, const std::vector<PoseR
     }
   }
   fmt::print("{:<10} {:>10} {:>14} {:>14}\n", "attribute", "values", "max abs err", "max rel err");
-  for (auto [name, stat] : {std::pair{"position", positions}, {"normal", normals}, {"tangent", tangents}}) {
+  std::vector<Stat> stats;
+  for (const Stat& stat : {positions, normals, tangents}) {
     if (stat.values == 0) continue;
-    fmt::print("{:<10} {:>10} {:>14.3g} {:>14.3g}\n", name, stat.values, stat.abs, stat.rel);
+    fmt::print("{:<10} {:>10} {:>14.3g} {:>14.3g}\n", stat.attribute, stat.values, stat.abs, stat.rel);
+    stats.push_back(stat);
   }
+  return stats;
 }
 
-int run(const PoseCommandOptions& options) {
+// --compare --tolerance X: exit 1 naming the first attribute whose largest absolute difference exceeds X.
+int checkTolerance(const PoseCommandOptions& options, const std::vector<ComparisonStat>& stats) {
+  if (options.tolerance < 0) return 0;
+  for (const ComparisonStat& stat : stats) {
+    if (!(stat.abs <= options.tolerance)) {
+      return reportFailure(options.file, fail(Error::kInvalidArgument,
+                                              fmt::format("--compare: {} max abs error {:.3g} exceeds --tolerance {:g}",
+                                                          stat.attribute, stat.abs, options.tolerance)));
+    }
+  }
+  return 0;
+}
+
+int run(const PoseCommandOptions& options, const PoseOutput& output) {
   LoadOptions load;
   options.file_access.applyTo(load);
   load.keep_skin_weights = options.keep_skin_weights;
@@ -407,11 +286,17 @@ int run(const PoseCommandOptions& options) {
   }
   LoadedWeights weights;
   if (int code = loadWeights(*asset, options.file, options.weights, weights); code != 0) return code;
-  const uint32_t scene = options.scene < 0 ? kNone : uint32_t(std::min<int64_t>(options.scene, int64_t(kNone) - 1));
+  uint32_t scene = kNone;
+  if (options.scene_given) {
+    Expected<uint32_t> found_scene = findSceneNamed(*asset, options.scene, "--scene");
+    if (!found_scene) return reportFailure(options.file, found_scene.error());
+    scene = *found_scene;
+  }
   Expected<PosePrepared> prepared = preparePose(*asset, scene);
   if (!prepared) return reportFailure(options.file, prepared.error());
+  noteRescaledSkinWeights(options.file, *prepared);
 
-  const bool arrays_out = !options.out.empty() && isArrayOutput(lowerExtension(options.out));
+  const bool arrays_out = output.arrays();
   std::optional<PoseArrays> arrays;
   if (arrays_out) arrays.emplace(*prepared, times.size(), options.positions_only);
 
@@ -440,8 +325,8 @@ int run(const PoseCommandOptions& options) {
     if (Status s = poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink); !s)
       return reportFailure(options.file, s.error());
     if (options.compare) {
-      printComparison(cpu_cases, gpu_cases);
-      if (options.out.empty()) return 0;
+      const int within = checkTolerance(options, printComparison(cpu_cases, gpu_cases));
+      if (within != 0 || output.path.empty()) return within;
       if (arrays_out) {
         for (size_t i = 0; i < gpu_cases.size(); ++i) {
           if (Status s = copyPoseFrame(gpu_cases[i], i, arrays->views); !s)
@@ -454,12 +339,15 @@ int run(const PoseCommandOptions& options) {
     cases = std::move(cpu_cases);
   }
 
-  if (arrays_out) return writeArrayOutput(options.out, *arrays, times);
-  if (!options.out.empty()) return writePoseOutput(options.out, cases, options.file, *asset);
+  if (arrays_out) return writeArrayOutput(output, *arrays, times);
+  if (!output.path.empty()) return writePoseOutput(output, cases, options.file, *asset);
   if (options.json) {
     fmt::print("{}\n", writePoseJson(cases, options.file));
   } else {
-    printSummary(*asset, cases);
+    std::string playing;
+    if (!weights.overrides.empty()) playing += " + weights " + describeOverrides(weights.overrides);
+    if (weights.capture) playing += " + capture " + options.weights.csv;
+    printSummary(*asset, cases, playing);
   }
   return 0;
 }
@@ -470,20 +358,22 @@ const CommandRegistration kRegistration(
        CLI::App* sub =
            app.add_subcommand("pose", "Morph and skin every mesh of a scene (CPU or GPU) at given animation times");
        sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
-       sub->add_option("--scene", options->scene, "scene index (default: the file's scene, else 0)")
-           ->check(CLI::NonNegativeNumber);
-       sub->add_option("--anim", options->anim,
-                       "animation index or name, or rest (default: the first animation; the rest pose without one)");
+       auto* scene =
+           sub->add_option("--scene", options->scene, "scene index or name (default: the file's scene, else 0)");
+       addAnimationOption(sub, options->anim,
+                          "animation index or name, or rest (default: the first animation; the rest pose without one)");
        sub->add_option(
               "--time", options->times,
               "time(s) in seconds, or A:B:STEP (A, A+STEP, ... < B); repeat or comma-separate for several (default 0)")
            ->expected(1)
-           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-           ->delimiter(',');
+           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
        sub->add_option(
-           "--out", options->out,
-           "write OUT.json (every time), OUT.obj or OUT.glb (one time), OUT.npy (frames × vertices × 3 float32, one "
-           "posed primitive) or OUT.npz (every primitive's positions and normals, and the times)");
+           "-o,--out", options->out,
+           "write OUT.json (every time), OUT.obj (+ OUT.mtl) or OUT.glb (one time), OUT.npy (frames × vertices × 3 "
+           "float32, one posed primitive) or OUT.npz (every primitive's positions and normals, and the times); - "
+           "writes to stdout (with --format)");
+       sub->add_option("--format", options->format,
+                       std::string("the format of --out: ") + kPoseFormats + " (default: --out's extension)");
        sub->add_option("--cpu-path", options->cpu_path, "reference (scalar, double accumulation) or fast")
            ->check(CLI::IsMember({"reference", "fast"}));
        sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")
@@ -499,7 +389,12 @@ const CommandRegistration kRegistration(
            "skin with WEIGHTS_n as stored (default: each vertex rescaled to sum 1, as three.js and Babylon.js do)");
        addDeviceOption(sub, options->device,
                        "cpu (default), gpu (Vulkan compute, the best device; same output) or a Vulkan device index");
-       sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
+       auto* compare =
+           sub->add_flag("--compare", options->compare, "run CPU and GPU, print the max abs/rel error per attribute");
+       sub->add_option("--tolerance", options->tolerance,
+                       "with --compare: exit 1 when an attribute's max abs error exceeds this (for CI)")
+           ->check(CLI::Range(0.0, 1e30))
+           ->needs(compare);
        auto* gpu_index = sub->add_option("--gpu", options->gpu_index, "deprecated: use --device N")->group("");
        sub->add_option("--layout", options->layout, std::string("GPU delta layout: auto, ") + kLayoutNames)
            ->check(CLI::Validator(
@@ -511,7 +406,8 @@ const CommandRegistration kRegistration(
        sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
        addBudgetOptions(sub, options->budget);
        addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
-       sub->callback([gpu_index, options, &exit_code] {
+       sub->callback([gpu_index, scene, options, &exit_code] {
+         options->scene_given = scene->count() > 0;
          if (gpu_index->count() > 0) {
            if (parseDevice(options->device).value_or(DeviceChoice{}).index >= 0) {
              exit_code = reportUsage("--gpu: give the device once, as --device N");
@@ -519,22 +415,26 @@ const CommandRegistration kRegistration(
            }
            reportWarning(fmt::format("--gpu {0} is deprecated; use --device {0}", options->gpu_index));
          }
+         PoseOutput output;
+         if (int code = resolvePoseOutput(options->out, options->format, output); code != 0) {
+           exit_code = code;
+           return;
+         }
          if (options->positions_only) {
-           const std::string ext = lowerExtension(options->out);
            if (options->compare || parseDevice(options->device).value_or(DeviceChoice{}).gpu ||
                gpu_index->count() > 0) {
              exit_code = reportUsage("--positions-only runs on the CPU (--device cpu, no --compare)");
              return;
            }
-           if (ext == ".glb" || ext == ".obj") {
+           if (output.format == "glb" || output.format == "obj") {
              exit_code =
-                 reportUsage(fmt::format("--out {}: --positions-only writes .json, .npy or .npz (a {} carries normals "
+                 reportUsage(fmt::format("--out {}: --positions-only writes .json, .npy or .npz (a .{} carries normals "
                                          "and texture coordinates)",
-                                         options->out, ext));
+                                         options->out, output.format));
              return;
            }
          }
-         exit_code = run(*options);
+         exit_code = run(*options, output);
        });
      }});
 

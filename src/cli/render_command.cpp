@@ -31,9 +31,9 @@
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
-#include "morphkit/json_writer.h"
 #include "morphkit/render.h"
 #include "output_folder.h"
+#include "render_summary.h"
 #include "selection.h"
 #include "weight_options.h"
 #if HAVE_morphkit_material
@@ -56,7 +56,8 @@ struct RenderCommandOptions {
   std::string out;
   std::string morph_path = "auto";
   std::string camera = "auto";
-  std::string material;  // node material graph (JSON); empty: the built-in PBR shaders
+  std::string background = "opaque";  // opaque (the default colour) | transparent (alpha 0 where nothing is drawn)
+  std::string material;               // node material graph (JSON); empty: the built-in PBR shaders
   bool no_shadows = false;
   bool keep_skin_weights = false;
   FileAccessFlags file_access;
@@ -70,6 +71,8 @@ struct RenderCommandOptions {
   bool no_video = false;
   WeightOptions weights;  // --weights, --weights-file, --weights-csv, ...
 };
+
+constexpr uint32_t kMaxRenderFrames = 100000;  // one render's frames (frame_NNNN.png names, the summary's counts)
 
 bool parseUint(std::string_view text, uint32_t& out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -154,6 +157,14 @@ int readRenderOptions(const RenderCommandOptions& o, RenderOptions& options) {
   options.shadows = !o.no_shadows;
   options.depth_prepass = !o.no_prepass;
   if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportUsage("--fps: expected 0 < fps <= 1000");
+  if (o.background == "transparent") {
+    // yuv420p MP4 has no alpha: refused rather than flattened behind the user's back.
+    if (!o.no_video)
+      return reportUsage(
+          "--background transparent: animation.mp4 cannot keep alpha; add --no-video (the PNG frames "
+          "keep it)");
+    std::fill(std::begin(options.background), std::end(options.background), 0.0f);
+  }
   return 0;
 }
 
@@ -172,23 +183,27 @@ int resolveFrames(const RenderCommandOptions& o, const Asset& asset, LoadedWeigh
   if (!o.frames.empty()) {
     const size_t colon = o.frames.find(':');
     if (colon == std::string::npos || !parseUint(std::string_view(o.frames).substr(0, colon), frames.first) ||
-        !parseUint(std::string_view(o.frames).substr(colon + 1), frames.last) || frames.last <= frames.first ||
-        frames.last - frames.first > 100000) {
+        !parseUint(std::string_view(o.frames).substr(colon + 1), frames.last) || frames.last <= frames.first) {
       return reportUsage("--frames " + o.frames + ": expected A:B with A < B (half-open, at --fps)");
+    }
+    if (frames.last - frames.first > kMaxRenderFrames) {
+      return reportUsage(
+          fmt::format("--frames {}: {} frames, more than the {} one render writes (split the range "
+                      "across runs: --frames A:B, then --resume)",
+                      o.frames, frames.last - frames.first, kMaxRenderFrames));
     }
   } else if (animation != kNone || weight_inputs.track) {
     const double duration = o.duration >= 0.0 ? o.duration : clip;
     // In double first: a clip whose last key is 3e38 s (or --duration 1e308) has no uint32_t frame count.
     const double count = std::floor(duration * o.fps + 1e-9) + 1.0;
-    if (!(count <= 100000.0)) {
+    if (!(count <= double(kMaxRenderFrames))) {
       const std::string what = o.duration >= 0.0
                                    ? fmt::format("--duration {:g}", duration)
                                    : fmt::format("animations[{}] lasts {:g} s, so it", animation, duration);
-      return reportFailure(o.file,
-                           fail(Error::kInvalidArgument,
-                                fmt::format("{} needs {:g} frames at {:g} fps, more than 100000 (use --duration "
-                                            "or --frames)",
-                                            what, count, o.fps)));
+      return reportFailure(o.file, fail(Error::kInvalidArgument,
+                                        fmt::format("{} needs {:g} frames at {:g} fps, more than {} (use --duration "
+                                                    "or --frames)",
+                                                    what, count, o.fps, kMaxRenderFrames)));
     }
     frames.last = std::max<uint32_t>(1, uint32_t(count));
   }
@@ -368,77 +383,15 @@ int encodeVideo(const RenderCommandOptions& o, const FrameRange& frames, uint32_
   return 0;
 }
 
-// What the summary reports besides the options: the run's range, results and measurements.
-struct RenderSummary {
-  const FrameRange& frames;
-  const FrameTotals& totals;
-  const RendererInfo& info;
-  const std::filesystem::path& out_dir;
-  const std::string& video;
-  const std::string& video_note;
-};
-
-// --json: one object for scripts.
-void printJsonSummary(const RenderCommandOptions& o, const RenderOptions& options, const RenderSummary& r) {
-  const double n = double(std::max(r.totals.rendered, 1u));
-  JsonWriter json;
-  json.beginObject();
-  json.field("file", std::string_view(o.file));
-  json.key("animation");
-  if (r.frames.animation == kNone)
-    json.null();
-  else
-    json.value(r.frames.animation);
-  json.field("frames", r.frames.count());
-  json.field("firstFrame", r.frames.first);
-  json.field("rendered", r.totals.rendered);
-  json.field("skipped", r.frames.count() - r.totals.rendered);
-  json.field("width", options.width);
-  json.field("height", options.height);
-  json.field("device", std::string_view(r.info.device));
-  json.field("morphPath", morphPathName(r.info.path));
-  json.field("passes", r.info.passes);
-  json.field("draws", r.info.draws);
-  json.field("gpuMsPerFrame", r.totals.gpu_ms / n);
-  json.field("morphGpuMsPerFrame", r.totals.morph_ms / n);
-  json.field("cpuMsPerFrame", r.totals.cpu_ms / n);
-  json.field("wallMsPerFrame", r.totals.wall_ms / n);
-  json.field("out", r.out_dir.string());
-  json.key("contactSheet");
-  if (o.no_contact_sheet)
-    json.null();
-  else
-    json.value(std::string_view((r.out_dir / "contact_sheet.png").string()));
-  json.key("video");
-  if (r.video.empty())
-    json.null();
-  else
-    json.value(std::string_view(r.video));
-  json.key("warnings");
-  json.array(std::span<const std::string>(r.info.warnings));
-  json.endObject();
-  fmt::print("{}\n", json.str());
-}
-
-// One line for a person.
-void printTextSummary(const RenderCommandOptions& o, const RenderOptions& options, const Asset& asset,
-                      const RenderSummary& r, bool capture) {
-  const double n = double(std::max(r.totals.rendered, 1u));
-  const uint32_t animation = r.frames.animation, frame_count = r.frames.count(), rendered = r.totals.rendered;
-  std::string anim_name = animation == kNone                         ? std::string("rest pose")
-                          : asset.animations[animation].name.empty() ? "animation " + std::to_string(animation)
-                                                                     : asset.animations[animation].name;
-  if (capture) anim_name += " + capture " + o.weights.csv;
-  const std::string skipped =
-      rendered == frame_count ? std::string() : fmt::format(" ({} already there)", frame_count - rendered);
-  fmt::print(
-      "{}: {} frame{} {}x{} of {} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
-      "({}{})\n",
-      shown(o.file, 1024), frame_count, frame_count == 1 ? "" : "s", options.width, options.height,
-      shown(anim_name, kPrintableMaxBytes), shown(r.info.device), morphPathName(r.info.path), r.info.passes, skipped,
-      r.totals.gpu_ms / n + r.totals.morph_ms / n, r.totals.cpu_ms / n, shown(r.out_dir.string(), 1024),
-      o.no_contact_sheet ? "no contact sheet" : "contact_sheet.png",
-      r.video.empty() ? (r.video_note.empty() ? std::string() : "; " + r.video_note) : ", animation.mp4");
+// "talk", "rest pose + weights jawOpen=0.8 + capture face.csv": what the frames play.
+std::string playingText(const RenderCommandOptions& o, const Asset& asset, uint32_t animation,
+                        const LoadedWeights& weights) {
+  std::string text = animation == kNone                         ? std::string("rest pose")
+                     : asset.animations[animation].name.empty() ? "animation " + std::to_string(animation)
+                                                                : asset.animations[animation].name;
+  if (!weights.overrides.empty()) text += " + weights " + describeOverrides(weights.overrides);
+  if (weights.capture) text += " + capture " + o.weights.csv;
+  return text;
 }
 
 int run(const RenderCommandOptions& o) {
@@ -485,11 +438,19 @@ int run(const RenderCommandOptions& o) {
   FrameTotals totals;
   if (int code = renderFrames(o, device.renderer.get(), frames, weight_inputs, out_dir, sheet, totals); code != 0)
     return code;
+  std::error_code sheet_ec;
+  const bool sheet_existed = std::filesystem::exists(out_dir / "contact_sheet.png", sheet_ec);
   if (int code = writeContactSheet(o, options, out_dir, totals.rendered, sheet); code != 0) return code;
   std::string video, video_note;
   if (int code = encodeVideo(o, frames, totals.rendered, out_dir, video, video_note); code != 0) return code;
 
   for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
+  if (info.rescaled_skin_vertices > 0) {  // once, as pose says it
+    reportNote(
+        fmt::format("{}: skin weights of {} vertices did not sum to 1 and were rescaled (--keep-skin-weights "
+                    "uses them as stored)",
+                    o.file, info.rescaled_skin_vertices));
+  }
   // --validation: every message is printed, and any message makes the run fail.
   const std::vector<std::string> messages =
       device.renderer ? rendererValidationMessages(*device.renderer) : std::vector<std::string>();
@@ -497,11 +458,32 @@ int run(const RenderCommandOptions& o) {
   if (!messages.empty())
     return reportError(fmt::format("{}: the validation layer reported {} message(s)", o.file, messages.size()));
 
-  const RenderSummary summary{frames, totals, info, out_dir, video, video_note};
+  RenderSummary summary;
+  summary.file = o.file;
+  summary.animation = frames.animation;
+  summary.playing = playingText(o, *asset, frames.animation, weights);
+  summary.weights = describeOverrides(weights.overrides);
+  summary.capture = weights.capture ? o.weights.csv : std::string();
+  summary.frames = frames.count();
+  summary.first_frame = frames.first;
+  summary.rendered = totals.rendered;
+  summary.width = options.width;
+  summary.height = options.height;
+  summary.info = &info;
+  summary.gpu_ms = totals.gpu_ms;
+  summary.morph_ms = totals.morph_ms;
+  summary.cpu_ms = totals.cpu_ms;
+  summary.wall_ms = totals.wall_ms;
+  summary.out_dir = out_dir.string();
+  summary.contact_sheet = !o.no_contact_sheet;
+  summary.sheet_kept = sheet_existed && totals.rendered == 0;
+  summary.video = video;
+  summary.video_note = video_note;
+  summary.video_kept = !video.empty() && totals.rendered == 0;
   if (o.json)
-    printJsonSummary(o, options, summary);
+    printRenderJson(summary);
   else
-    printTextSummary(o, options, *asset, summary, static_cast<bool>(weight_inputs.track));
+    printRenderText(summary);
   return 0;
 }
 
@@ -511,17 +493,27 @@ const CommandRegistration kRegistration(
        CLI::App* sub = app.add_subcommand(
            "render", "Render an animation headlessly (Vulkan) to PNG frames, a contact sheet and an MP4");
        sub->add_option("FILE", options->file, "the .gltf or .glb file")->required();
-       sub->add_option("--anim", options->anim,
-                       "animation index or name, or rest (default: the first; the rest pose when none)");
+       addAnimationOption(sub, options->anim,
+                          "animation index or name, or rest (default: the first; the rest pose when none)");
        sub->add_option("--fps", options->fps, "frames per second")->capture_default_str();
+       // Not CLI::NonNegativeNumber: it prints DBL_MAX in full for -1 and lets nan through.
+       static const CLI::Validator kSeconds(
+           [](std::string& text) {
+             double value = 0;
+             auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+             const bool ok =
+                 ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0;
+             return ok ? std::string() : "expected a number of seconds >= 0, not '" + text + "'";
+           },
+           "SECONDS");
        auto* duration =
            sub->add_option("--duration", options->duration, "seconds to render (default: the clip's duration)")
-               ->check(CLI::NonNegativeNumber);
+               ->check(kSeconds);
        auto* frames = sub->add_option("--frames", options->frames, "frame range A:B (half-open, at --fps)");
        duration->excludes(frames);
        addBudgetOptions(sub, options->budget);
        sub->add_option("--size", options->size, "image size WxH")->capture_default_str();
-       sub->add_option("--out", options->out,
+       sub->add_option("-o,--out", options->out,
                        "output folder (default: <file stem>_render); must be empty unless --force/--resume");
        auto* force = sub->add_flag("--force", options->force,
                                    "remove morphkit's outputs (frames, contact sheet, video) from --out first");
@@ -533,6 +525,10 @@ const CommandRegistration kRegistration(
        sub->add_flag("--no-video", options->no_video, "write no animation.mp4 even when ffmpeg is on PATH");
        sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")
            ->capture_default_str();
+       sub->add_option("--background", options->background,
+                       "opaque (default) or transparent: RGBA frames with alpha 0 where nothing is drawn (needs "
+                       "--no-video)")
+           ->check(CLI::IsMember({"opaque", "transparent"}));
        sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")
            ->capture_default_str();
        sub->add_option("--material", options->material,

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "selection.h"
 
-#include <fmt/core.h>
-
 #include <charconv>
 #include <utility>
 
-#include "morphkit/text.h"
+#include "morphkit/names.h"
 
 namespace morphkit::cli {
 namespace {
@@ -14,27 +12,6 @@ namespace {
 bool parseIndex(std::string_view text, uint32_t& out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return !text.empty() && ec == std::errc() && end == text.data() + text.size();
-}
-
-bool equalIgnoringCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](unsigned char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : char(c); };
-    if (lower(static_cast<unsigned char>(a[i])) != lower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
-}
-
-// "0 'talk', 1 'blink', 2 (unnamed)" -- at most 20, then the count.
-std::string animationList(const Asset& asset) {
-  if (asset.animations.empty()) return "the file has no animations";
-  std::string list = "the file has ";
-  for (size_t a = 0; a < asset.animations.size(); ++a) {
-    if (a == 20) return list + fmt::format(", ... ({} in all)", asset.animations.size());
-    const std::string& name = asset.animations[a].name;
-    list += fmt::format("{}{} {}", a ? ", " : "", a, name.empty() ? std::string("(unnamed)") : quote(name));
-  }
-  return list;
 }
 
 }  // namespace
@@ -58,31 +35,14 @@ CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::stri
 
 Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool capture_plays) {
   if (text.empty()) return asset.animations.empty() || capture_plays ? kNone : 0u;
-  uint32_t index = 0;
-  if (parseIndex(text, index)) {
-    if (index < asset.animations.size()) return index;
-    return fail(Error::kInvalidArgument,
-                fmt::format("--anim {}: no animation of that index ({})", text, animationList(asset)));
-  }
-  uint32_t match = kNone;
-  size_t folded = 0;
-  for (uint32_t a = 0; a < asset.animations.size(); ++a) {
-    if (asset.animations[a].name == text) return a;  // an exact name always wins
-    if (equalIgnoringCase(asset.animations[a].name, text)) {
-      match = a;
-      ++folded;
-    }
-  }
-  if (folded == 1) return match;
-  if (text == "rest") return kNone;
-  if (folded > 1) {
-    return fail(Error::kInvalidArgument,
-                fmt::format("--anim {}: {} animations match ignoring case; give the exact name or the "
-                            "index ({})",
-                            quote(text), folded, animationList(asset)));
-  }
-  return fail(Error::kInvalidArgument, fmt::format("--anim {}: no animation of that name ({}; 'rest': the rest pose)",
-                                                   quote(text), animationList(asset)));
+  return findAnimationNamed(asset, text, "--anim");
+}
+
+CLI::Option* addAnimationOption(CLI::App* sub, std::string& anim, const std::string& help) {
+  static const CLI::Validator kNotEmpty(
+      [](std::string& text) { return text.empty() ? "expected an index, a name or 'rest', not ''" : std::string(); },
+      "N|NAME|rest");
+  return sub->add_option("--anim", anim, help)->check(kNotEmpty);
 }
 
 std::optional<DeltaLayout> layoutNamed(std::string_view name) {

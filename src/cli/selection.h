@@ -24,12 +24,13 @@ std::optional<DeviceChoice> parseDevice(std::string_view text);
 // Adds --device with its validator (a malformed value is a CLI11 parse error: exit 2).
 CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::string& help);
 
-// --anim N|NAME|rest on `asset`: an index; a name, exact or, when exactly one animation matches, ignoring ASCII
-// case; "rest" (when no animation is so named): the rest pose (kNone).
-// An unknown or ambiguous name, or an index out of range, fails naming the animations the file has.
+// --anim N|NAME|rest on `asset`: findAnimationNamed (morphkit/names.h), the rules Python's anim= shares.
 // Empty `text`: the one default every command shares (docs/CLI.md, "The device, and the animation"): the first
 // animation, or the rest pose when the file has none or a capture (`capture_plays`) replaces the clip.
 Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool capture_plays = false);
+
+// Adds --anim; an empty value (--anim '') is a usage error rather than the default animation.
+CLI::Option* addAnimationOption(CLI::App* sub, std::string& anim, const std::string& help);
 
 // A delta layout by name, one vocabulary for `pose --layout` and `bench --layouts`: deltaLayoutName's names
 // (dense_f32, dense_f16, dense_snorm16, sparse) and their short forms (dense, f16, snorm16).

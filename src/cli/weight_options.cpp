@@ -71,7 +71,7 @@ int resolveOverrides(const Asset& asset, const std::string& asset_file, const We
     if (refs) {
       known.push_back(std::move(o));
     } else if (options.ignore_unknown) {
-      fmt::print(stderr, "morphkit: warning: {}: {}; ignored (--ignore-unknown)\n", asset_file, refs.error().message);
+      reportWarning(fmt::format("{}: {}; ignored (--ignore-unknown)", asset_file, refs.error().message));
     } else {
       return reportFailure(asset_file,
                            fail(Error::kInvalidArgument, refs.error().message + " (--ignore-unknown to skip it)"));
@@ -106,11 +106,10 @@ int loadCapture(const Asset& asset, const std::string& asset_file, const WeightO
                                 printable(target) + "' (closest: " + joined(closestTargetNames(asset, target)) + ")";
     if (!options.ignore_unknown)
       return reportFailure(options.map, fail(Error::kInvalidArgument, message + " (--ignore-unknown to skip it)"));
-    fmt::print(stderr, "morphkit: warning: {}: {}; ignored (--ignore-unknown)\n", options.map, message);
+    reportWarning(fmt::format("{}: {}; ignored (--ignore-unknown)", options.map, message));
   }
   for (const std::string& column : match.unused_map_columns) {
-    fmt::print(stderr, "morphkit: warning: {}: '{}' names no column of {}\n", options.map, printable(column),
-               options.csv);
+    reportWarning(fmt::format("{}: '{}' names no column of {}", options.map, printable(column), options.csv));
   }
   if (match.track.names.empty()) {
     return reportFailure(options.csv,
@@ -119,15 +118,16 @@ int loadCapture(const Asset& asset, const std::string& asset_file, const WeightO
                                                            " unmatched columns; --map names them)"));
   }
   const size_t unmatched = match.unmatched_columns.size() + match.unused_rotation_columns.size();
-  fmt::print(
-      stderr,
-      "morphkit: {}: {} rows over {:.3f} s; columns: {} matched, {} unmatched ({} rotation unused{}); targets: {} "
-      "unmatched\n",
-      options.csv, capture->rows(), double(capture->times.back()), match.matched_columns.size(), unmatched,
-      match.unused_rotation_columns.size(),
-      match.ignored_columns.empty() ? std::string()
-                                    : fmt::format(", {} ignored by the map", match.ignored_columns.size()),
-      match.unmatched_targets.size());
+  if (!outputFlags().quiet)
+    fmt::print(
+        stderr,
+        "morphkit: {}: {} rows over {:.3f} s; columns: {} matched, {} unmatched ({} rotation unused{}); targets: {} "
+        "unmatched\n",
+        options.csv, capture->rows(), double(capture->times.back()), match.matched_columns.size(), unmatched,
+        match.unused_rotation_columns.size(),
+        match.ignored_columns.empty() ? std::string()
+                                      : fmt::format(", {} ignored by the map", match.ignored_columns.size()),
+        match.unmatched_targets.size());
   if (options.verbose) {
     fmt::print(stderr, "  matched columns: {}\n", joined(match.matched_columns));
     fmt::print(stderr, "  unmatched columns: {}\n", joined(match.unmatched_columns));
@@ -197,6 +197,19 @@ int loadWeights(const Asset& asset, const std::string& asset_file, const WeightO
   out.overrides.insert(out.overrides.end(), from_line.begin(), from_line.end());  // the command line wins
   if (!options.csv.empty()) return loadCapture(asset, asset_file, options, out);
   return 0;
+}
+
+std::string describeOverrides(const std::vector<WeightOverride>& overrides) {
+  std::string out;
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    if (i == 8) return out + fmt::format(", ... ({} in all)", overrides.size());
+    const WeightOverride& o = overrides[i];
+    const std::string key = !o.name.empty()   ? printable(o.name)
+                            : o.mesh == kNone ? std::to_string(o.target)
+                                              : fmt::format("{}:{}", o.mesh, o.target);
+    out += fmt::format("{}{}={:g}", i ? ", " : "", key, o.value);
+  }
+  return out;
 }
 
 std::string nonZeroWeights(const Mesh& mesh, const std::vector<float>& weights) {

@@ -41,6 +41,10 @@ struct LoadedWeights {
 // Returns 0, or the exit code after printing one error line (1 bad input, 2 malformed --weights text).
 int loadWeights(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out);
 
+// "jawOpen=0.8, 3=0.25, 0:2=1": the overrides as given (name, target N of every mesh, or mesh M's target N), for
+// summaries; at most 8, then the count. "" without any.
+std::string describeOverrides(const std::vector<WeightOverride>& overrides);
+
 // "jawOpen=0.8 eyeBlinkLeft=1 7=0.25": the non-zero weights of one mesh by name (index when unnamed).
 std::string nonZeroWeights(const Mesh& mesh, const std::vector<float>& weights);
 

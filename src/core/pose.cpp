@@ -350,12 +350,18 @@ void appendf(std::string& out, const char* format, double a, double b, double c)
 
 }  // namespace
 
-std::string writePoseObj(const PoseResult& pose, const Asset* asset) {
+std::string writePoseObj(const PoseResult& pose, const Asset* asset, std::string_view mtllib) {
   std::string out = "# morphkit pose\n";
+  if (!mtllib.empty()) out += "mtllib " + std::string(mtllib) + "\n";
   size_t v_base = 1, vt_base = 1, vn_base = 1;  // OBJ indices are global and 1-based
   for (const PosedPrimitive& m : pose.meshes) {
     out += "o node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" +
            std::to_string(m.primitive) + "\n";
+    if (!mtllib.empty() && asset && m.mesh < asset->meshes.size() &&
+        m.primitive < asset->meshes[m.mesh].primitives.size()) {
+      const uint32_t material = asset->meshes[m.mesh].primitives[m.primitive].material;
+      if (material < asset->materials.size()) out += "usemtl material" + std::to_string(material) + "\n";
+    }
     const size_t n = m.vertex_count;
     for (size_t v = 0; v < n; ++v)
       appendf(out, "v %.9g %.9g %.9g\n", m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <string>
 
 #include "morphkit/glb_writer.h"
+#include "morphkit/names.h"
 #include "morphkit/text.h"
 
 namespace morphkit {
@@ -17,23 +17,6 @@ namespace {
 
 char foldAscii(char c) {
   return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
-}
-
-// Levenshtein distance with ASCII case folded: "jawopen" is 0 away from "JawOpen", "jawOpn" 1.
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), size_t(0));
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const size_t substitute = diagonal + (foldAscii(a[i - 1]) == foldAscii(b[j - 1]) ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string joinNames(const std::vector<std::string>& names) {
@@ -88,15 +71,7 @@ std::vector<std::string> targetNameList(const Asset& asset) {
 }
 
 std::vector<std::string> closestTargetNames(const Asset& asset, std::string_view name, size_t count) {
-  std::vector<std::string> names = targetNameList(asset);
-  std::vector<size_t> distance(names.size());
-  for (size_t i = 0; i < names.size(); ++i) distance[i] = editDistance(name, names[i]);
-  std::vector<size_t> order(names.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return distance[a] < distance[b]; });
-  std::vector<std::string> out;
-  for (size_t i = 0; i < order.size() && i < count; ++i) out.push_back(names[order[i]]);
-  return out;
+  return closestNames(name, targetNameList(asset), count);
 }
 
 Expected<std::vector<TargetRef>> resolveOverride(const Asset& asset, const WeightOverride& o, NameMatch match) {

@@ -11,6 +11,7 @@
 #include "json_fields.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
+#include "morphkit/json_syntax.h"
 #include "parse_document.h"
 #include "validate_internal.h"
 
@@ -50,7 +51,8 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
   const uint8_t* text = padded ? json.data() : reinterpret_cast<const uint8_t*>(copy.data());
   element doc;
   if (auto error = parser.parse(text, json.size(), false).get(doc); error != simdjson::SUCCESS) {
-    std::string message = std::string(is_glb ? "GLB JSON chunk" : "JSON") + ": " + simdjson::error_message(error);
+    std::string message = jsonErrorWhere(std::string_view(reinterpret_cast<const char*>(json.data()), json.size())) +
+                          (is_glb ? "GLB JSON chunk" : "JSON") + ": " + simdjson::error_message(error);
     // Text that does not even start like JSON is most likely a GLB with a damaged header: say so.
     size_t first = 0;
     while (first < json.size() &&

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "morphkit/json_syntax.h"
 #include "morphkit/text.h"
 
 namespace morphkit {
@@ -24,7 +25,7 @@ Expected<object> parseObject(simdjson::dom::parser& parser, std::string_view tex
   simdjson::padded_string padded(text.data(), text.size());
   element doc;
   if (auto error = parser.parse(padded).get(doc); error != simdjson::SUCCESS) {
-    return fail(Error::kInvalidJson, std::string("JSON: ") + simdjson::error_message(error));
+    return fail(Error::kInvalidJson, jsonErrorWhere(text) + "JSON: " + simdjson::error_message(error));
   }
   object root;
   if (doc.get_object().get(root) != simdjson::SUCCESS) {

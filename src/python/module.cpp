@@ -26,6 +26,7 @@
 #include "morphkit/gpu_pose.h"
 #include "morphkit/inspect.h"
 #include "morphkit/io.h"
+#include "morphkit/names.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 #include "morphkit/render.h"
@@ -33,6 +34,7 @@
 #include "morphkit/version.h"
 #include "morphkit/weight_files.h"
 #include "morphkit/weights.h"
+#include "morphkit_pyi_docs.h"
 #include "python_module.h"
 
 namespace py = pybind11;
@@ -54,36 +56,6 @@ namespace {
 
 // ---- Asset ----
 
-struct GpuState {  // a Vulkan context and the uploaded primitives, made on the first pose(device="gpu")
-  VulkanContext* context = nullptr;
-  GpuPose* pose = nullptr;
-  uint32_t scene = kNone;
-  ~GpuState() {
-    if (context) destroyGpuPose(*context, pose);
-    destroyVulkanContext(context);
-  }
-};
-
-struct PyAsset {
-  std::string path;
-  Asset asset;       // never moves: PosePrepared and renderers point at it
-  std::mutex mutex;  // guards the caches below; posing itself runs outside it on const data
-  std::vector<std::pair<uint32_t, std::unique_ptr<PosePrepared>>> prepared;  // per requested scene
-  std::mutex gpu_mutex;  // one GPU pose at a time per asset (one queue)
-  std::unique_ptr<GpuState> gpu;
-
-  const PosePrepared& preparedFor(uint32_t scene) {
-    std::lock_guard lock(mutex);
-    for (auto& [key, p] : prepared) {
-      if (key == scene) return *p;
-    }
-    auto p = std::make_unique<PosePrepared>(take(preparePose(asset, scene), path));
-    prepared.emplace_back(scene, std::move(p));
-    return *prepared.back().second;
-  }
-};
-using AssetPtr = std::shared_ptr<PyAsset>;
-
 AssetPtr load(const py::object& path_like, bool allow_external_paths, bool read_files) {
   // str or os.PathLike; kept as given for the messages (the CLI's "FILE: <where>: <what>").
   const std::string path = py::module_::import("os").attr("fspath")(path_like).cast<std::string>();
@@ -101,33 +73,15 @@ AssetPtr load(const py::object& path_like, bool allow_external_paths, bool read_
   return result;
 }
 
-// anim: None, an index or a name.
-uint32_t resolveAnimation(const PyAsset& a, const py::object& anim) {
-  if (anim.is_none()) return kNone;
-  if (py::isinstance<py::str>(anim)) {
-    const std::string name = anim.cast<std::string>();
-    for (uint32_t i = 0; i < a.asset.animations.size(); ++i) {
-      if (a.asset.animations[i].name == name) return i;
-    }
-    raise(fail(Error::kInvalidArgument, "animations: none is named \"" + name + "\""), a.path);
-  }
-  if (py::isinstance<py::bool_>(anim) || !py::isinstance<py::int_>(anim)) {
-    raise(fail(Error::kInvalidArgument, "anim: expected None, an index or a name"), a.path);
-  }
-  const long long index = anim.cast<long long>();
-  if (index < 0 || size_t(index) >= a.asset.animations.size()) {
-    raise(fail(Error::kInvalidArgument, "animations[" + std::to_string(index) + "]: no such animation (the asset has " +
-                                            std::to_string(a.asset.animations.size()) + ")"),
-          a.path);
-  }
-  return uint32_t(index);
-}
-
-uint32_t resolveScene(const py::object& scene) {
+// scene: None (the file's scene), an index or a name, by the CLI's --scene rules (findSceneNamed).
+uint32_t resolveScene(const PyAsset& a, const py::object& scene) {
   if (scene.is_none()) return kNone;
+  if (py::isinstance<py::str>(scene)) return take(findSceneNamed(a.asset, scene.cast<std::string>(), "scene"), a.path);
+  if (py::isinstance<py::bool_>(scene) || !py::isinstance<py::int_>(scene))
+    raise(fail(Error::kInvalidArgument, "scene: expected None, an index or a name"), a.path);
   const long long s = scene.cast<long long>();
-  if (s < 0 || s >= (long long)kNone) raise(fail(Error::kInvalidArgument, "scene: expected None or an index >= 0"));
-  return uint32_t(s);
+  if (s < 0) raise(fail(Error::kInvalidArgument, "scene: expected None, an index >= 0 or a name"), a.path);
+  return take(findSceneNamed(a.asset, std::to_string(s), "scene"), a.path);
 }
 
 struct AnimationInfo {
@@ -154,29 +108,6 @@ struct PyPoseResult {
 
 NameMatch nameMatch(bool ignore_case) {
   return ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact;
-}
-
-// weights={name: value}: every mesh target carrying the name (mesh.extras.targetNames) takes the value, on top of
-// the animation or rest weights (WeightInputs::overrides, morphkit/weights.h). An unknown name raises with the
-// closest names, as the CLI's --weights does.
-std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& weights, NameMatch match) {
-  std::vector<WeightOverride> out;
-  if (weights.is_none()) return out;
-  if (!py::isinstance<py::dict>(weights))
-    raise(fail(Error::kInvalidArgument, "weights: expected None or a dict {name: value}"), a.path);
-  for (auto item : weights.cast<py::dict>()) {
-    if (!py::isinstance<py::str>(item.first))
-      raise(fail(Error::kInvalidArgument, "weights: keys must be target names (str)"), a.path);
-    WeightOverride entry;
-    entry.name = item.first.cast<std::string>();
-    entry.value = item.second.cast<float>();
-    if (!std::isfinite(entry.value))
-      raise(fail(Error::kInvalidArgument, "weights: " + quote(entry.name) + ": not finite"), a.path);
-    if (Expected<std::vector<TargetRef>> refs = resolveOverride(a.asset, entry, match); !refs)
-      raise(refs.error(), a.path);
-    out.push_back(std::move(entry));
-  }
-  return out;
 }
 
 void checkDeviceAndPath(const std::string& device, const std::string& path, bool positions_only) {
@@ -305,7 +236,7 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
                   unsigned threads, bool positions_only) {
   checkDeviceAndPath(device, path, positions_only);
   const uint32_t animation = resolveAnimation(*a, anim);
-  const uint32_t scene = resolveScene(scene_in);
+  const uint32_t scene = resolveScene(*a, scene_in);
   const std::vector<double> times = timesFrom(times_in);
   WeightInputs inputs;
   inputs.match = nameMatch(ignore_case);
@@ -314,170 +245,25 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
   return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only);
 }
 
-// A capture map from a dict ({column: target} or {column: {"target": t, "scale": s}}) or a JSON file's path.
-std::optional<CaptureMap> captureMap(const PyAsset& a, const py::object& map) {
-  if (map.is_none()) return std::nullopt;
-  std::string text;
-  std::string where = a.path;
-  if (py::isinstance<py::dict>(map)) {
-    text = py::module_::import("json").attr("dumps")(map).cast<std::string>();
-  } else {
-    where = py::module_::import("os").attr("fspath")(map).cast<std::string>();
-    Expected<std::vector<uint8_t>> bytes = readFile(where, kMaxWeightsFileBytes);
-    if (!bytes) raise(bytes.error(), where);
-    text.assign(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  }
-  return take(parseCaptureMapJson(text), where);
-}
-
 // A face capture (Live Link Face CSV) played on the asset: the CLI's --weights-csv, in Python.
 PyPoseResult poseCsv(const AssetPtr& a, const py::object& csv_path, const py::object& times_in, double csv_fps,
                      const py::object& map, const py::object& anim, const py::object& weights, bool ignore_case,
                      const std::string& device, const std::string& path, const py::object& scene_in, unsigned threads,
                      bool positions_only) {
   checkDeviceAndPath(device, path, positions_only);
-  const std::string csv_file = py::module_::import("os").attr("fspath")(csv_path).cast<std::string>();
   const uint32_t animation = resolveAnimation(*a, anim);
-  const uint32_t scene = resolveScene(scene_in);
-  const std::optional<CaptureMap> capture_map = captureMap(*a, map);
-  Expected<std::vector<uint8_t>> bytes = readFile(csv_file, kMaxCaptureBytes);
-  if (!bytes) raise(bytes.error(), csv_file);
-  CaptureCsvOptions csv_options;
-  csv_options.fps = csv_fps;
-  const CaptureCsv capture =
-      take(parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options),
-           csv_file);
-  const CaptureMatch match = matchCapture(a->asset, capture, capture_map ? &*capture_map : nullptr);
-  if (!match.unknown_map_targets.empty()) {
-    raise(fail(Error::kInvalidArgument, "map: " + quote(match.unknown_map_targets.front()) + ": no such target"),
-          a->path);
-  }
-  if (match.track.names.empty()) {
-    raise(fail(Error::kInvalidArgument, "no column of " + quote(csv_file) + " matches a target name (map= names them)"),
-          a->path);
-  }
+  const uint32_t scene = resolveScene(*a, scene_in);
+  const std::unique_ptr<LoadedCapture> capture = loadCapture(*a, csv_path, csv_fps, map);
   // Default times: the capture's own rows.
-  const std::vector<double> times =
-      times_in.is_none() ? std::vector<double>(capture.times.begin(), capture.times.end()) : timesFrom(times_in);
+  const std::vector<double> times = times_in.is_none()
+                                        ? std::vector<double>(capture->csv.times.begin(), capture->csv.times.end())
+                                        : timesFrom(times_in);
   WeightInputs inputs;
-  inputs.track = &match.track;
+  inputs.track = &capture->match.track;
   inputs.match = nameMatch(ignore_case);
   const std::vector<WeightOverride> overrides = weightOverrides(*a, weights, inputs.match);
   inputs.overrides = overrides;
   return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only);
-}
-
-// ---- Renderer ----
-
-struct PyRenderer {
-  VulkanContext* context = nullptr;
-  RenderOptions options;
-  std::string device_name;
-  std::mutex mutex;  // one render at a time (one queue)
-  AssetPtr asset;    // the asset `renderer` was made for (kept alive by it)
-  Renderer* renderer = nullptr;
-  uint32_t camera_animation = kNone - 1;  // the clip the camera frames (kNone - 1: not set yet)
-
-  void close() {
-    destroyRenderer(renderer);
-    renderer = nullptr;
-    asset.reset();
-    destroyVulkanContext(context);
-    context = nullptr;
-  }
-  ~PyRenderer() { close(); }
-};
-
-std::unique_ptr<PyRenderer> makeRenderer(int device, std::pair<uint32_t, uint32_t> size, const std::string& morph_path,
-                                         bool shadows, bool prepass, bool validation) {
-  auto r = std::make_unique<PyRenderer>();
-  if (size.first == 0 || size.second == 0 || size.first > 8192 || size.second > 8192) {
-    raise(fail(Error::kInvalidArgument, "size: expected (width, height) with 1..8192 each"));
-  }
-  std::optional<MorphPath> parsed = parseMorphPath(morph_path);
-  if (!parsed) raise(fail(Error::kInvalidArgument, "morph_path: expected vertex, compute or auto"));
-  r->options.width = size.first;
-  r->options.height = size.second;
-  r->options.morph_path = *parsed;
-  r->options.shadows = shadows;
-  r->options.depth_prepass = prepass;
-  Expected<VulkanContext*> context = fail(Error::kNoDevice, "");
-  {
-    py::gil_scoped_release release;
-    GpuContextOptions options;
-    options.device_index = device;
-    options.validation = validation;
-    context = createVulkanContext(options);
-  }
-  r->context = take(std::move(context));
-  r->device_name = gpuDeviceInfo(*r->context).name;
-  return r;
-}
-
-// frames: None (the whole clip at fps, as `morphkit render`), or a sequence of frame indices at fps.
-std::vector<uint32_t> resolveFrames(const Asset& asset, uint32_t animation, const py::object& frames, double fps) {
-  std::vector<uint32_t> out;
-  if (frames.is_none()) {
-    const double clip = animation == kNone ? 0.0 : animationDuration(asset, animation);
-    const uint32_t count = std::max<uint32_t>(1, uint32_t(std::floor(clip * fps + 1e-9)) + 1);
-    for (uint32_t f = 0; f < count; ++f) out.push_back(f);
-    return out;
-  }
-  for (py::handle item : frames) {
-    const long long f = item.cast<long long>();
-    if (f < 0 || f > 10000000) raise(fail(Error::kInvalidArgument, "frames: indices must be 0..10000000"));
-    out.push_back(uint32_t(f));
-  }
-  return out;
-}
-
-py::array_t<uint8_t> render(PyRenderer& r, const AssetPtr& a, const py::object& anim, const py::object& frames_in,
-                            double fps) {
-  if (!r.context) raise(fail(Error::kInvalidArgument, "Renderer: closed"));
-  if (!(fps > 0.0 && fps <= 1000.0)) raise(fail(Error::kInvalidArgument, "fps: expected 0 < fps <= 1000"));
-  const uint32_t animation = resolveAnimation(*a, anim);
-  const std::vector<uint32_t> frames = resolveFrames(a->asset, animation, frames_in, fps);
-  py::array_t<uint8_t> pixels(std::vector<py::ssize_t>{py::ssize_t(frames.size()), py::ssize_t(r.options.height),
-                                                       py::ssize_t(r.options.width), 4});
-  uint8_t* out = pixels.mutable_data();
-  const size_t frame_bytes = size_t(r.options.width) * r.options.height * 4;
-  Status status = Ok{};
-  {
-    py::gil_scoped_release release;
-    std::lock_guard lock(r.mutex);
-    status = [&]() -> Status {
-      if (r.asset != a) {  // a renderer is made for one asset; keep it while the same asset comes back
-        destroyRenderer(r.renderer);
-        r.renderer = nullptr;
-        r.asset = a;
-        r.camera_animation = kNone - 1;
-        Expected<Renderer*> created = createRenderer(*r.context, a->asset, r.options);
-        if (!created) {
-          r.asset.reset();
-          return created.error();
-        }
-        r.renderer = *created;
-      }
-      if (r.camera_animation != animation) {  // the auto camera of `morphkit render`: the whole clip
-        Expected<Bounds> bounds = clipBounds(a->asset, r.options.scene, animation);
-        if (!bounds) return bounds.error();
-        setRendererCamera(*r.renderer, frameBounds(*bounds, float(r.options.width) / float(r.options.height)), *bounds);
-        r.camera_animation = animation;
-      }
-      for (size_t i = 0; i < frames.size(); ++i) {
-        RenderFrameInput input;
-        input.animation = animation;
-        input.time = frames[i] / fps;
-        Expected<RenderedImage> image = renderFrame(*r.renderer, input);
-        if (!image) return image.error();
-        if (image->rgba.size() != frame_bytes) return fail(Error::kVulkan, "renderFrame: unexpected image size");
-        std::memcpy(out + i * frame_bytes, image->rgba.data(), frame_bytes);
-      }
-      return Ok{};
-    }();
-  }
-  if (!status) raise(status.error(), a->path);
-  return pixels;
 }
 
 }  // namespace
@@ -498,53 +284,52 @@ PYBIND11_MODULE(_morphkit, m) {
     }
   });
 
-  py::class_<AnimationInfo>(m, "AnimationInfo",
-                            "One animation of an asset: its index, name (may be empty) and duration in seconds.")
+  py::class_<AnimationInfo>(m, "AnimationInfo", pyi::kAnimationInfo)
       .def_readonly("index", &AnimationInfo::index)
       .def_readonly("name", &AnimationInfo::name)
-      .def_readonly("duration", &AnimationInfo::duration)
+      .def_readonly("duration", &AnimationInfo::duration, pyi::kAnimationInfo_duration)
       .def("__repr__", [](const AnimationInfo& a) {
         return "AnimationInfo(index=" + std::to_string(a.index) + ", name='" + a.name +
                "', duration=" + std::to_string(a.duration) + ")";
       });
 
-  py::class_<PyPosedPrimitive>(m, "PosedPrimitive", "One posed (node, mesh, primitive) over every frame, world space.")
+  py::class_<PyPosedPrimitive>(m, "PosedPrimitive", pyi::kPosedPrimitive)
       .def_readonly("node", &PyPosedPrimitive::node)
       .def_readonly("mesh", &PyPosedPrimitive::mesh)
       .def_readonly("primitive", &PyPosedPrimitive::primitive)
       .def_readonly("skinned", &PyPosedPrimitive::skinned)
-      .def_readonly("positions", &PyPosedPrimitive::positions, "float32 (frames, vertices, 3)")
-      .def_readonly("normals", &PyPosedPrimitive::normals, "float32 (frames, vertices, 3), or None without NORMAL")
-      .def_readonly("weights", &PyPosedPrimitive::weights, "float32 (frames, targets): the morph weights used")
-      .def_property_readonly("name",
-                             [](const PyPosedPrimitive& p) { return posedPrimitiveName(p.node, p.mesh, p.primitive); })
+      .def_readonly("positions", &PyPosedPrimitive::positions, pyi::kPosedPrimitive_positions)
+      .def_readonly("normals", &PyPosedPrimitive::normals, pyi::kPosedPrimitive_normals)
+      .def_readonly("weights", &PyPosedPrimitive::weights, pyi::kPosedPrimitive_weights)
+      .def_property_readonly(
+          "name", [](const PyPosedPrimitive& p) { return posedPrimitiveName(p.node, p.mesh, p.primitive); },
+          pyi::kPosedPrimitive_name)
       .def("__repr__", [](const PyPosedPrimitive& p) {
         return "PosedPrimitive(node=" + std::to_string(p.node) + ", mesh=" + std::to_string(p.mesh) +
                ", primitive=" + std::to_string(p.primitive) + ", frames=" + std::to_string(p.positions.shape(0)) +
                ", vertices=" + std::to_string(p.positions.shape(1)) + ")";
       });
 
-  py::class_<PyPoseResult>(m, "PoseResult", "Posed vertices of every (node, primitive) of a scene at several times.")
-      .def_readonly("times", &PyPoseResult::times, "float64 (frames,): seconds")
-      .def_readonly("animation", &PyPoseResult::animation, "the animation index, or None for the rest pose")
+  py::class_<PyPoseResult>(m, "PoseResult", pyi::kPoseResult)
+      .def_readonly("times", &PyPoseResult::times, pyi::kPoseResult_times)
+      .def_readonly("animation", &PyPoseResult::animation, pyi::kPoseResult_animation)
       .def_readonly("scene", &PyPoseResult::scene)
       .def_readonly("device", &PyPoseResult::device)
-      .def_readonly("primitives", &PyPoseResult::primitives, "sorted by node, mesh, primitive")
+      .def_readonly("primitives", &PyPoseResult::primitives, pyi::kPoseResult_primitives)
       .def("__len__", [](const PyPoseResult& r) { return r.primitives.size(); })
       .def("__getitem__", [](const PyPoseResult& r, size_t i) {
         if (i >= r.primitives.size()) throw py::index_error();
         return r.primitives[i];
       });
 
-  py::class_<PyAsset, AssetPtr>(m, "Asset", "A loaded, validated glTF 2.0 asset. Made by morphkit.load().")
+  py::class_<PyAsset, AssetPtr>(m, "Asset", pyi::kAsset)
       .def_readonly("path", &PyAsset::path)
       .def(
           "info",
           [](const PyAsset& a) { return py::module_::import("json").attr("loads")(inspectJson(a.asset, a.path)); },
-          "The data of `morphkit inspect --json` as a dict (schema in docs/CLI.md).")
+          pyi::kAsset_info)
       .def_property_readonly(
-          "target_names", [](const PyAsset& a) { return targetNameList(a.asset); },
-          "Distinct morph target names (mesh.extras.targetNames), in mesh then target order.")
+          "target_names", [](const PyAsset& a) { return targetNameList(a.asset); }, pyi::kAsset_target_names)
       .def_property_readonly(
           "animations",
           [](const PyAsset& a) {
@@ -553,54 +338,21 @@ PYBIND11_MODULE(_morphkit, m) {
               out.push_back({i, a.asset.animations[i].name, animationDuration(a.asset, i)});
             return out;
           },
-          "The asset's animations in file order.")
+          pyi::kAsset_animations)
       .def("pose", &pose, py::arg("anim") = py::none(), py::arg("times") = std::vector<double>{0.0},
            py::arg("weights") = py::none(), py::arg("ignore_case") = false, py::arg("device") = "cpu",
            py::arg("path") = "fast", py::arg("scene") = py::none(), py::arg("threads") = 1u,
-           py::arg("positions_only") = false,
-           "Morph, then skin, every (node, primitive) of a scene at each time. See morphkit/_morphkit.pyi.")
+           py::arg("positions_only") = false, pyi::kAsset_pose)
       .def("pose_csv", &poseCsv, py::arg("capture"), py::kw_only(), py::arg("times") = py::none(),
            py::arg("csv_fps") = 60.0, py::arg("map") = py::none(), py::arg("anim") = py::none(),
            py::arg("weights") = py::none(), py::arg("ignore_case") = false, py::arg("device") = "cpu",
            py::arg("path") = "fast", py::arg("scene") = py::none(), py::arg("threads") = 1u,
-           py::arg("positions_only") = false,
-           "Play a face capture (Live Link Face CSV) on the asset: weights by column name at each time (default: the "
-           "capture's rows). See morphkit/_morphkit.pyi.")
+           py::arg("positions_only") = false, pyi::kAsset_pose_csv)
       .def("__repr__", [](const PyAsset& a) { return "<morphkit.Asset '" + a.path + "'>"; });
 
   m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("allow_external_paths") = false,
-        py::arg("read_files") = false,
-        "Load and validate a .gltf or .glb file (mapped; read_files=True reads it into memory instead, the CLI's "
-        "--read-files). Raises a morphkit.Error subclass on bad input.");
+        py::arg("read_files") = false, pyi::kload);
 
-  py::class_<PyRenderer>(m, "Renderer", "A headless Vulkan renderer of one size on one device.")
-      .def(py::init(&makeRenderer), py::arg("device") = -1, py::arg("size") = std::pair<uint32_t, uint32_t>{256, 256},
-           py::kw_only(), py::arg("morph_path") = "auto", py::arg("shadows") = true, py::arg("prepass") = true,
-           py::arg("validation") = false)
-      .def_property_readonly("device_name", [](const PyRenderer& r) { return r.device_name; })
-      .def_property_readonly("size",
-                             [](const PyRenderer& r) {
-                               return std::pair<uint32_t, uint32_t>{r.options.width, r.options.height};
-                             })
-      .def("render", &render, py::arg("asset"), py::arg("anim") = py::none(), py::arg("frames") = py::none(),
-           py::arg("fps") = 30.0,
-           "Render frames (indices at fps; default the whole clip) to uint8 RGBA (frames, height, width, 4), sRGB, top "
-           "row first.")
-      .def("validation_messages",
-           [](const PyRenderer& r) {
-             return r.context ? gpuValidationMessages(*r.context) : std::vector<std::string>();
-           })
-      .def("close",
-           [](PyRenderer& r) {
-             py::gil_scoped_release release;
-             std::lock_guard lock(r.mutex);
-             r.close();
-           })
-      .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PyRenderer& r, py::args) {
-        std::lock_guard lock(r.mutex);
-        r.close();
-      });
-
+  addRenderBindings(m);
   addBatchBindings(m);
 }

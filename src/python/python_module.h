@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: MIT
-// Shared by the extension's source files (src/python): Failure → Python exception, and the batch bindings.
+// Shared by the extension's source files (src/python): Failure → Python exception, the Asset object, the name
+// and weight resolution that pose and render share, and the bindings each file adds.
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "morphkit/capture.h"
 #include "morphkit/error.h"
+#include "morphkit/gltf.h"
+#include "morphkit/gpu_pose.h"
+#include "morphkit/pose.h"
+#include "morphkit/weights.h"
 
 namespace morphkit::python {
 
@@ -18,6 +28,42 @@ T take(Expected<T>&& value, const std::string& where = {}) {
   return std::move(*value);
 }
 
+struct GpuState {  // a Vulkan context and the uploaded primitives, made on the first pose(device="gpu")
+  VulkanContext* context = nullptr;
+  GpuPose* pose = nullptr;
+  uint32_t scene = kNone;
+  ~GpuState();
+};
+
+struct PyAsset {
+  std::string path;
+  Asset asset;       // never moves: PosePrepared and renderers point at it
+  std::mutex mutex;  // guards the caches below; posing itself runs outside it on const data
+  std::vector<std::pair<uint32_t, std::unique_ptr<PosePrepared>>> prepared;  // per requested scene
+  std::mutex gpu_mutex;  // one GPU pose at a time per asset (one queue)
+  std::unique_ptr<GpuState> gpu;
+
+  const PosePrepared& preparedFor(uint32_t scene);
+};
+using AssetPtr = std::shared_ptr<PyAsset>;
+
+// anim: None (the rest pose), an index or a name, by the CLI's rules (findAnimationNamed, morphkit/names.h).
+uint32_t resolveAnimation(const PyAsset& a, const pybind11::object& anim);
+
+// weights={name: value}: every mesh target carrying the name takes the value (WeightInputs::overrides); an
+// unknown name raises with the closest names, as the CLI's --weights does.
+std::vector<WeightOverride> weightOverrides(const PyAsset& a, const pybind11::object& weights, NameMatch match);
+
+// A face capture (Live Link Face CSV) matched against the asset: the CLI's --weights-csv [--map]. `match.track`
+// is what WeightInputs::track points at.
+struct LoadedCapture {
+  CaptureCsv csv;
+  CaptureMatch match;
+};
+std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const pybind11::object& csv_path, double csv_fps,
+                                           const pybind11::object& map);
+
+void addRenderBindings(pybind11::module_& m);
 void addBatchBindings(pybind11::module_& m);
 
 }  // namespace morphkit::python

@@ -259,8 +259,10 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   r->info.passes = 1 + (options.shadows ? 1 : 0) + (options.depth_prepass ? 1 : 0);
 
   uint32_t max_targets = 0;
-  for (const PrimitiveData& p : r->prepared.primitives)
+  for (const PrimitiveData& p : r->prepared.primitives) {
     max_targets = std::max<uint32_t>(max_targets, uint32_t(p.targets.size()));
+    r->info.rescaled_skin_vertices += p.skin_weight_fix.rescaled;
+  }
   if (options.ignore_morph_targets) max_targets = 0;
   MorphPath path = options.morph_path;
   if (path == MorphPath::kAuto) path = chooseMorphPath(r->info.passes, max_targets);

@@ -2,8 +2,11 @@
 """morphkit's Python API against the CLI's JSON on the shared models: info(), pose(), errors, arrays."""
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 import pathlib
+import pydoc
 import threading
 
 import numpy as np
@@ -239,9 +242,9 @@ def test_errors_are_typed_and_carry_the_cli_message(assets: pathlib.Path, cli: s
     morphkit.load(escaping, allow_external_paths=True)
 
     fox = morphkit.load(ASSETS / "Fox/glTF-Binary/Fox.glb")
-    with pytest.raises(morphkit.InvalidArgumentError, match=r"animations\[7\]: no such animation"):
+    with pytest.raises(morphkit.InvalidArgumentError, match="anim 7: no animation of that index"):
         fox.pose(anim=7)
-    with pytest.raises(morphkit.InvalidArgumentError, match="none is named"):
+    with pytest.raises(morphkit.InvalidArgumentError, match="anim 'Fly': no animation of that name"):
         fox.pose(anim="Fly")
     with pytest.raises(morphkit.InvalidArgumentError, match="device"):
         fox.pose(device="tpu")  # type: ignore[arg-type]
@@ -275,3 +278,75 @@ def test_posing_releases_the_gil(assets: pathlib.Path) -> None:
     thread.join()
     # With the GIL held for the whole call the main loop could not advance during it.
     assert seen["after"] - seen["before"] > 1000
+
+
+def test_animation_names_resolve_as_in_the_cli(assets: pathlib.Path, cli: str) -> None:
+    path = ASSETS / "Fox/glTF-Binary/Fox.glb"
+    fox = morphkit.load(path)
+    walk = fox.pose(anim=1, times=[0.5]).primitives[0].positions
+    for name in ("Walk", "walk", "WALK"):  # exact, else the one name equal ignoring case
+        np.testing.assert_array_equal(fox.pose(anim=name, times=[0.5]).primitives[0].positions, walk)
+    assert fox.pose(anim="rest").animation is None
+    listing = "(the file has 0 'Survey', 1 'Walk', 2 'Run'; 'rest': the rest pose)"
+    with pytest.raises(morphkit.InvalidArgumentError) as e:
+        fox.pose(anim="Wakl")
+    assert str(e.value) == f"{path}: anim 'Wakl': no animation of that name; did you mean 'Walk'? {listing}"
+    assert cli_error(cli, "pose", path, "--anim", "Wakl") == str(e.value).replace("anim 'Wakl'", "--anim 'Wakl'")
+    with pytest.raises(morphkit.InvalidArgumentError) as e:
+        fox.pose(anim="Fly")
+    assert str(e.value) == f"{path}: anim 'Fly': no animation of that name {listing}"  # nothing close enough
+    with pytest.raises(morphkit.InvalidArgumentError) as e:
+        fox.pose(anim="")
+    assert str(e.value) == (f"{path}: anim '': expected an index, a name or 'rest' "
+                            "(the file has 0 'Survey', 1 'Walk', 2 'Run')")
+
+
+def pyi_docs() -> dict[str, str]:
+    """{"Asset.pose": docstring, ...} for every documented class, function, method and property of the .pyi."""
+    pyi = pathlib.Path(morphkit.__file__).parent / "_morphkit.pyi"
+    docs: dict[str, str] = {}
+    for node in ast.parse(pyi.read_text()).body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            docs[node.name] = ast.get_docstring(node) or ""
+        if isinstance(node, ast.ClassDef):
+            for member in node.body:
+                if isinstance(member, ast.FunctionDef):
+                    docs[f"{node.name}.{member.name}"] = ast.get_docstring(member) or ""
+    return docs
+
+
+def runtime_doc(name: str) -> str:
+    """The runtime docstring of morphkit.<name>, without the signature line pybind11 puts first."""
+    obj: object = morphkit
+    for part in name.split("."):
+        obj = inspect.getattr_static(obj, part) if isinstance(obj, type) else getattr(obj, part)
+    doc = getattr(obj, "__doc__", None) or ""
+    short = name.rsplit(".", 1)[-1]
+    if not isinstance(obj, (type, property)) and doc.startswith(f"{short}("):
+        doc = doc.split("\n", 1)[1] if "\n" in doc else ""
+    return inspect.cleandoc(doc)
+
+
+def test_runtime_docstrings_are_the_pyi_text() -> None:
+    docs = pyi_docs()
+    assert "Asset.pose" in docs and "Renderer.render" in docs
+    mismatched = {name: (runtime_doc(name), text) for name, text in docs.items() if runtime_doc(name) != text}
+    assert mismatched == {}
+    assert "anim: an animation index or name" in pydoc.render_doc(morphkit.Asset.pose)
+
+
+def test_the_namespace_holds_only_the_api() -> None:
+    public = {name for name in dir(morphkit) if not name.startswith("_")}
+    assert public - {"batch"} == set(morphkit.__all__)  # no `annotations` or other import leftovers
+
+
+def test_the_error_table_lists_every_class() -> None:
+    from morphkit import _errors
+    text = (pathlib.Path(__file__).parents[2] / "docs" / "PYTHON.md").read_text()
+    table = text[text.index("| class | also a | code |"):text.index("## Tests")]
+    classes = [getattr(_errors, name) for name in _errors.__all__ if isinstance(getattr(_errors, name), type)]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    for cls in classes:
+        row = next((r for r in rows if f"`{cls.__name__}`" in r.split("|")[1]), None)
+        assert row is not None, f"{cls.__name__} is missing from docs/PYTHON.md's error table"
+        assert f"`{cls.code}`" in row.split("|")[3], (cls.__name__, row)

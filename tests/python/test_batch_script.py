@@ -13,6 +13,9 @@ import textwrap
 
 import pytest
 
+import morphkit
+import morphkit.batch
+
 pytest.importorskip("distributed")
 
 # Generous: a LocalCluster's start under the sanitizers takes seconds; only a hang (the traceback storm it
@@ -101,3 +104,15 @@ def test_a_client_the_script_made_runs_the_batch(demo_glb: pathlib.Path, tmp_pat
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "0", "True"]
 
+
+def test_an_out_folder_of_another_run_needs_resume_or_force(demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.txt").write_text("an earlier run")
+    job = {"assets": [str(demo_glb)], "out": str(out), "outputs": ["poses"]}
+    with pytest.raises(morphkit.InvalidArgumentError) as e:
+        morphkit.batch.plan(job)
+    assert str(e.value) == (f"job: out: '{out}' already holds 1 entry; resume (--resume) finishes that run, "
+                            "force (--force) writes over it")
+    assert morphkit.batch.plan({**job, "force": True})[0]["force"] is True
+    assert morphkit.batch.plan({**job, "resume": True})[1]

@@ -47,6 +47,29 @@ def test_render_equals_the_cli_frames(gpu: None, cli: str, demo_glb: pathlib.Pat
     assert not np.array_equal(images[0], images[1])
 
 
+def test_render_with_weights_and_a_capture_equals_the_cli(assets: pathlib.Path, gpu: None, cli: str,
+                                                           tmp_path: pathlib.Path) -> None:
+    model = ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb"
+    capture = ASSETS.parent / "capture" / "sample_capture.csv"
+    blob = morphkit.load(model)
+    common = ["--size", "32x24", "--no-video", "--no-contact-sheet"]
+    done = run_cli(cli, "render", model, "--anim", "0", "--frames", "1:2", "--weights", "jawOpen=0.8", *common,
+                   "--out", tmp_path / "weights")
+    assert done.returncode == 0, done.stderr
+    done = run_cli(cli, "render", model, "--weights-csv", capture, "--fps", "2", *common, "--out", tmp_path / "capture")
+    assert done.returncode == 0, done.stderr
+    cli_capture = sorted((tmp_path / "capture").glob("frame_*.png"))
+    with morphkit.Renderer(size=(32, 24)) as renderer:
+        weighted = renderer.render(blob, 0, frames=[1], weights={"jawOpen": 0.8})
+        plain = renderer.render(blob, 0, frames=[1])
+        captured = renderer.render(blob, capture=capture, fps=2)  # frames=None: the capture's length, as the CLI
+    np.testing.assert_array_equal(weighted[0], read_png(tmp_path / "weights/frame_0001.png"))
+    assert not np.array_equal(weighted, plain)
+    assert captured.shape[0] == len(cli_capture) > 1
+    for i, png in enumerate(cli_capture):
+        np.testing.assert_array_equal(captured[i], read_png(png))
+
+
 def test_renderer_arguments_and_lifetime(gpu: None, demo_glb: pathlib.Path) -> None:
     asset = morphkit.load(demo_glb)
     with pytest.raises(morphkit.InvalidArgumentError, match="size"):
@@ -58,7 +81,7 @@ def test_renderer_arguments_and_lifetime(gpu: None, demo_glb: pathlib.Path) -> N
     whole = renderer.render(asset, "blink", fps=4)  # frames=None: the whole clip, as `morphkit render`
     duration = next(a.duration for a in asset.animations if a.name == "blink")
     assert whole.shape[0] == int(duration * 4 + 1e-9) + 1
-    with pytest.raises(morphkit.InvalidArgumentError, match="no such animation"):
+    with pytest.raises(morphkit.InvalidArgumentError, match="anim 9: no animation of that index"):
         renderer.render(asset, 9)
     renderer.close()
     with pytest.raises(morphkit.InvalidArgumentError, match="closed"):

@@ -46,6 +46,7 @@ struct BatchJob {
   std::string morph_path = "auto";
   int device = -1;
   bool resume = false;
+  bool force = false;       // write into an `out` that holds files of another run (replacing same-named files)
   bool read_files = false;  // load the assets with LoadOptions::map_files = false (read, not mapped)
   std::string out = "batch_out";
   std::string manifest = "manifest.json";

@@ -126,7 +126,8 @@ std::string writePoseJson(std::span<const PoseResult> cases, std::string_view mo
 // present), vt and faces (strips and fans triangulated, lines as `l`, points as `p`). OBJ has one UV set and no
 // texture transform, so vt is what the primitive's base-colour texture samples: its TEXCOORD set with its
 // KHR_texture_transform applied (from `asset`, the posed file; TEXCOORD_0 as stored without one or without
-// `asset`), V flipped to OBJ's bottom-left origin.
-std::string writePoseObj(const PoseResult& pose, const Asset* asset = nullptr);
+// `asset`), V flipped to OBJ's bottom-left origin. With `mtllib` (a .mtl file name) the OBJ names it and each
+// group with a material uses `usemtl material<N>` (N: the glTF material index; the CLI writes the .mtl).
+std::string writePoseObj(const PoseResult& pose, const Asset* asset = nullptr, std::string_view mtllib = {});
 
 }  // namespace morphkit

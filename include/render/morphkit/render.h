@@ -112,8 +112,9 @@ struct RendererInfo {
   uint32_t morph_draws_active_list = 0;  // draws using the storage-buffer variant
   uint32_t passes = 1;                   // 1 (color) + shadow + prepass
   uint32_t max_targets = 0;
-  std::string device;                 // gpuDeviceInfo().name
-  std::vector<std::string> warnings;  // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
+  uint64_t rescaled_skin_vertices = 0;  // skin weights the decode rescaled to sum 1 (SkinWeightFix::rescaled)
+  std::string device;                   // gpuDeviceInfo().name
+  std::vector<std::string> warnings;    // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
 };
 
 // Uploads the asset (decoded with preparePose), builds pipelines and targets. The asset must outlive it.

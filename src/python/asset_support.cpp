@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// asset_support.cpp — what Asset.pose, Asset.pose_csv and Renderer.render share (python_module.h): the asset's
+// caches, names resolved by the CLI's rules, weights by name and face captures.
+#include <pybind11/pybind11.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "morphkit/gpu.h"
+#include "morphkit/io.h"
+#include "morphkit/names.h"
+#include "morphkit/text.h"
+#include "morphkit/weight_files.h"
+#include "python_module.h"
+
+namespace py = pybind11;
+
+namespace morphkit::python {
+
+GpuState::~GpuState() {
+  if (context) destroyGpuPose(*context, pose);
+  destroyVulkanContext(context);
+}
+
+const PosePrepared& PyAsset::preparedFor(uint32_t scene) {
+  std::lock_guard lock(mutex);
+  for (auto& [key, p] : prepared) {
+    if (key == scene) return *p;
+  }
+  auto p = std::make_unique<PosePrepared>(take(preparePose(asset, scene), path));
+  prepared.emplace_back(scene, std::move(p));
+  return *prepared.back().second;
+}
+
+uint32_t resolveAnimation(const PyAsset& a, const py::object& anim) {
+  if (anim.is_none()) return kNone;
+  if (py::isinstance<py::str>(anim)) return take(findAnimationNamed(a.asset, anim.cast<std::string>(), "anim"), a.path);
+  if (py::isinstance<py::bool_>(anim) || !py::isinstance<py::int_>(anim)) {
+    raise(fail(Error::kInvalidArgument, "anim: expected None, an index or a name"), a.path);
+  }
+  const long long index = anim.cast<long long>();
+  if (index < 0)
+    raise(fail(Error::kInvalidArgument, "anim " + std::to_string(index) + ": expected an index >= 0"), a.path);
+  return take(findAnimationNamed(a.asset, std::to_string(index), "anim"), a.path);
+}
+
+std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& weights, NameMatch match) {
+  std::vector<WeightOverride> out;
+  if (weights.is_none()) return out;
+  if (!py::isinstance<py::dict>(weights))
+    raise(fail(Error::kInvalidArgument, "weights: expected None or a dict {name: value}"), a.path);
+  for (auto item : weights.cast<py::dict>()) {
+    if (!py::isinstance<py::str>(item.first))
+      raise(fail(Error::kInvalidArgument, "weights: keys must be target names (str)"), a.path);
+    WeightOverride entry;
+    entry.name = item.first.cast<std::string>();
+    entry.value = item.second.cast<float>();
+    if (!std::isfinite(entry.value))
+      raise(fail(Error::kInvalidArgument, "weights: " + quote(entry.name) + ": not finite"), a.path);
+    if (Expected<std::vector<TargetRef>> refs = resolveOverride(a.asset, entry, match); !refs)
+      raise(refs.error(), a.path);
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+namespace {
+
+// A capture map from a dict ({column: target} or {column: {"target": t, "scale": s}}) or a JSON file's path.
+std::optional<CaptureMap> captureMap(const PyAsset& a, const py::object& map) {
+  if (map.is_none()) return std::nullopt;
+  std::string text;
+  std::string where = a.path;
+  if (py::isinstance<py::dict>(map)) {
+    text = py::module_::import("json").attr("dumps")(map).cast<std::string>();
+  } else {
+    where = py::module_::import("os").attr("fspath")(map).cast<std::string>();
+    Expected<std::vector<uint8_t>> bytes = readFile(where, kMaxWeightsFileBytes);
+    if (!bytes) raise(bytes.error(), where);
+    text.assign(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  }
+  return take(parseCaptureMapJson(text), where);
+}
+
+}  // namespace
+
+std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const py::object& csv_path, double csv_fps,
+                                           const py::object& map) {
+  const std::string csv_file = py::module_::import("os").attr("fspath")(csv_path).cast<std::string>();
+  const std::optional<CaptureMap> capture_map = captureMap(a, map);
+  Expected<std::vector<uint8_t>> bytes = readFile(csv_file, kMaxCaptureBytes);
+  if (!bytes) raise(bytes.error(), csv_file);
+  CaptureCsvOptions csv_options;
+  csv_options.fps = csv_fps;
+  auto out = std::make_unique<LoadedCapture>();
+  out->csv =
+      take(parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options),
+           csv_file);
+  out->match = matchCapture(a.asset, out->csv, capture_map ? &*capture_map : nullptr);
+  if (!out->match.unknown_map_targets.empty()) {
+    raise(fail(Error::kInvalidArgument, "map: " + quote(out->match.unknown_map_targets.front()) + ": no such target"),
+          a.path);
+  }
+  if (out->match.track.names.empty()) {
+    raise(fail(Error::kInvalidArgument, "no column of " + quote(csv_file) + " matches a target name (map= names them)"),
+          a.path);
+  }
+  return out;
+}
+
+}  // namespace morphkit::python
