@@ -12,9 +12,9 @@ namespace morphkit::gpu {
 
 // Specialization constants (constant_id): the record shape and the group size are fixed per crowd, so the kernel
 // has no per-target branch on the layout or the attribute set.
-#define CROWD_SC_GROUP 0           // instances per workgroup: those that share one staging of a vertex tile
-#define CROWD_SC_VERTEX_STRIDE 1   // floats per vertex (VertexFormat)
-#define CROWD_SC_VERTEX_NORMAL 2   // float offsets in a vertex, or MORPH_ABSENT
+#define CROWD_SC_GROUP 0          // instances per workgroup: those that share one staging of a vertex tile
+#define CROWD_SC_VERTEX_STRIDE 1  // floats per vertex (VertexFormat)
+#define CROWD_SC_VERTEX_NORMAL 2  // float offsets in a vertex, or MORPH_ABSENT
 #define CROWD_SC_VERTEX_TANGENT 3
 #define CROWD_SC_VERTEX_EXTRA 4
 #define CROWD_SC_DELTA_STRIDE 5    // components per delta record (0: no targets)
@@ -23,15 +23,14 @@ namespace morphkit::gpu {
 #define CROWD_SC_DELTA_TANGENT 8
 #define CROWD_SC_DELTA_EXTRA 9
 #define CROWD_SC_DELTA_EXTRA_COUNT 10
-#define CROWD_SC_DELTA_F16 11      // 1: dense f16 deltas, 0: dense f32
-#define CROWD_SC_SKINNED 12        // 1: joint palettes, 0: model + normal matrix per instance
-#define CROWD_SC_INFLUENCE_SETS 13 // JOINTS_n/WEIGHTS_n sets (skinned)
-#define CROWD_SC_SUMS 14           // morph sums per instance and vertex: max(DELTA_STRIDE, 1)
-#define CROWD_SC_ROWS 15           // rows of CROWD_TILE invocations per workgroup (warps), each walking instances
-#define CROWD_SC_SLOTS 16          // union records of a vertex tile staged in shared memory (the rest: from memory)
-#define CROWD_SC_STAGED_WORDS 17   // 32-bit words per staged record: DELTA_STRIDE floats, or (f16 deltas with an even
-                                   // stride) DELTA_STRIDE / 2 pairs of halves as stored
-#define CROWD_SC_STAGE_HALVES 18   // 1: staged records are f16 pairs (CROWD_SC_STAGED_WORDS = DELTA_STRIDE / 2)
+#define CROWD_SC_DELTA_F16 11       // 1: dense f16 deltas, 0: dense f32
+#define CROWD_SC_SKINNED 12         // 1: joint palettes, 0: model + normal matrix per instance
+#define CROWD_SC_INFLUENCE_SETS 13  // JOINTS_n/WEIGHTS_n sets (skinned)
+#define CROWD_SC_SUMS 14            // morph sums per instance and vertex: max(DELTA_STRIDE, 1)
+#define CROWD_SC_ROWS 15            // rows of CROWD_TILE invocations per workgroup (warps), each walking instances
+#define CROWD_SC_SLOTS 16           // union records of a vertex tile staged in shared memory (the rest: from memory)
+#define CROWD_SC_STAGED_WORDS 17    // words per staged record: DELTA_STRIDE floats, or DELTA_STRIDE / 2 half pairs
+#define CROWD_SC_STAGE_HALVES 18    // 1: staged records are f16 pairs (CROWD_SC_STAGED_WORDS = DELTA_STRIDE / 2)
 #define CROWD_SC_COUNT 19
 
 // Workgroup (CROWD_TILE, ROWS): the tile's vertices across, one row (a warp) per instance in turn.
@@ -57,8 +56,8 @@ struct CrowdPush {
   uint vertex_count;
   uint target_count;
   uint instance_count;
-  uint matrix_count;           // per instance: 1 + joints (skinned) or 3 (origin, model, normal matrix)
-  uint groups;                 // instance groups (= dispatch height)
+  uint matrix_count;  // per instance: 1 + joints (skinned) or 3 (origin, model, normal matrix)
+  uint groups;        // instance groups (= dispatch height)
   uint pad0, pad1, pad2;
 };
 
