@@ -42,6 +42,15 @@ uint64_t copyBytesFor(const VulkanContext& context) {
   return gpuDeviceInfo(context).type == GpuDeviceType::kCpu ? uint64_t(4) << 20 : uint64_t(2048) << 20;
 }
 
+// Both tables' context: the chosen device, validation when asked, the driver's statistics for the `regs` column.
+Expected<VulkanContext*> createBenchContext(const BenchOptions& o) {
+  GpuContextOptions options;
+  options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
+  options.validation = o.validation;
+  options.pipeline_statistics = true;
+  return createVulkanContext(options);
+}
+
 int runBench(const BenchOptions& o) {
   GpuBenchOptions options;
   options.vertices = o.vertices;
@@ -55,11 +64,7 @@ int runBench(const BenchOptions& o) {
     if (!layout) return reportUsage("bench: unknown layout '" + name + "' (" + kLayoutNames + ")");
     options.layouts.push_back(*layout);
   }
-  GpuContextOptions context_options;
-  context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
-  context_options.validation = o.validation;
-  context_options.pipeline_statistics = true;  // the `regs` column
-  Expected<VulkanContext*> context = createVulkanContext(context_options);
+  Expected<VulkanContext*> context = createBenchContext(o);
   if (!context) return reportFailure({}, context.error());
   options.copy_bytes = copyBytesFor(**context);
   ProgressBar bar("bench", options.vertices.size() * options.targets.size());
@@ -98,11 +103,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
   }
   if (options.vertices == 0 || options.targets == 0)
     return reportUsage("bench: --crowd needs --vertices and --targets above 0");
-  GpuContextOptions context_options;
-  context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
-  context_options.validation = o.validation;
-  context_options.pipeline_statistics = true;  // the `regs` column
-  Expected<VulkanContext*> context = createVulkanContext(context_options);
+  Expected<VulkanContext*> context = createBenchContext(o);
   if (!context) return reportFailure({}, context.error());
   options.copy_bytes = copyBytesFor(**context);
   ProgressBar bar("bench --crowd", 2);
