@@ -36,8 +36,8 @@ using uint = uint32_t;
 // Morphed texcoord/color components a delta record may carry (2 per TEXCOORD_n, 4 per COLOR_n).
 #define MORPH_MAX_EXTRA 16
 
-// MorphEntry.flags
-#define MORPH_LAYOUT_MASK 3u
+// MorphEntry.flags: the layout in the low three bits (room for eight layouts; four are used), the flags above.
+#define MORPH_LAYOUT_MASK 7u
 #define MORPH_LAYOUT_DENSE_F32 0u  // target-major f32 deltas
 #define MORPH_LAYOUT_DENSE_F16 1u  // target-major f16 deltas (IEEE binary16, little endian)
 #define MORPH_LAYOUT_SPARSE 2u     // per-vertex CSR list of (target, f32 deltas)
@@ -45,9 +45,9 @@ using uint = uint32_t;
                                        // (a vec4 per target) follow the slabs, at target_bytes × target_count
 // `matrices` (docs/LAYOUTS.md §5) start with the origin block: column 0 the pivot, 1 the origin's high floats, 2
 // its low floats; the matrices after it place p − pivot relative to the origin.
-#define MORPH_FLAG_SKINNED (1u << 2)       // linear blend skinning: matrices[1 + j] = joint j
-#define MORPH_FLAG_TRANSFORM (1u << 3)     // unskinned: matrices[1] = model, matrices[2] = normal matrix
-#define MORPH_FLAG_HAS_TARGETS (1u << 4)   // delta buffers are bound (target_count > 0)
+#define MORPH_FLAG_SKINNED (1u << 3)       // linear blend skinning: matrices[1 + j] = joint j
+#define MORPH_FLAG_TRANSFORM (1u << 4)     // unskinned: matrices[1] = model, matrices[2] = normal matrix
+#define MORPH_FLAG_HAS_TARGETS (1u << 5)   // delta buffers are bound (target_count > 0)
 
 // One (instance, primitive) of a batched dispatch. The dispatch table is an array of these, sorted by
 // first_group; workgroup g belongs to the last entry whose first_group <= g.

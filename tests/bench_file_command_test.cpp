@@ -74,19 +74,27 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
       EXPECT_TRUE(row["gpuMsPerFrame"].is_null()) << key;
     }
     EXPECT_GT(double(row["speedupVsReference"]), 0.0) << key;
-    // The frames-in-flight row beside its floors (GPU time, one readback of the pass's bytes), and its ratio.
-    double readback_ms = 0;
+    // The frames-in-flight rows beside their floors (GPU time, one readback of the pass's bytes; the file row also
+    // the write of the same bytes in one write), and the ratio to the largest.
+    double readback_ms = 0, write_ms = 0;
     const bool has_floors = row["floors"]["readbackMs"].get(readback_ms) == simdjson::SUCCESS;
-    EXPECT_EQ(has_floors, key == "gpu_frames/auto") << key;
+    const bool has_write = row["floors"]["writeMs"].get(write_ms) == simdjson::SUCCESS;
+    EXPECT_EQ(has_floors, key == "gpu_frames/auto" || key == "gpu_frames_npy/auto") << key;
+    EXPECT_EQ(has_write, key == "gpu_frames_npy/auto") << key;
     if (has_floors) {
       EXPECT_GT(readback_ms, 0.0);
-      const double floor = std::max(readback_ms, double(row["floors"]["gpuMs"]));
+      double floor = std::max(readback_ms, double(row["floors"]["gpuMs"]));
+      if (has_write) {
+        EXPECT_GT(write_ms, 0.0);
+        floor = std::max(floor, write_ms);
+      }
       EXPECT_DOUBLE_EQ(double(row["ratioToFloor"]), ms / floor) << key;
     }
   }
-  const std::set<std::string> expected = {
-      "reference/1",       "fast/1",     "fast/2",          "gpu/dense_f32", "gpu/dense_f16",
-      "gpu/dense_snorm16", "gpu/sparse", "gpu_frames/auto", "render_vertex", "render_compute"};
+  const std::set<std::string> expected = {"reference/1",   "fast/1",          "fast/2",
+                                          "gpu/dense_f32", "gpu/dense_f16",   "gpu/dense_snorm16",
+                                          "gpu/sparse",    "gpu_frames/auto", "gpu_frames_npy/auto",
+                                          "render_vertex", "render_compute"};
   EXPECT_EQ(seen, expected);
 }
 

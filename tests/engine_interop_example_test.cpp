@@ -41,6 +41,15 @@ TEST(EngineInteropExample, DemoFaceMatchesCpuWithValidationClean) {
   EXPECT_NE(run.out.find("engine_interop: 1 instances"), std::string::npos) << run.out;
 }
 
+// A crowd recorded into the engine's command buffer: 6 instances of the demo face, each at its own time of the
+// clip, one dispatch, the output bound as one vertex buffer; every instance equals the CPU pose at its time.
+TEST(EngineInteropExample, CrowdInTheEnginesFrameMatchesCpuWithValidationClean) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const CliRun run = runExample("--validation --crowd 6");
+  expectClean(run);
+  EXPECT_NE(run.out.find("engine_interop: a crowd of 6 in one dispatch"), std::string::npos) << run.out;
+}
+
 // Skinned and rigid nodes, a 2-primitive mesh, a primitive without normals, sparse targets.
 TEST(EngineInteropExample, SkinMorphEdgeCasesMatchCpuWithValidationClean) {
   MORPHKIT_REQUIRE_SHARED();

@@ -15,6 +15,7 @@
 #include "morphkit/io.h"
 #include "morphkit/npy.h"
 #include "morphkit/pose.h"
+#include "morphkit/pose_writers.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -179,5 +179,26 @@ TEST(PoseGpuCommand, Snorm16LayoutFlag) {
   EXPECT_EQ(*readFile(dir / "long.json"), *readFile(dir / "snorm16.json"));
 }
 
+// --gpu-memory-mb bounds the frames in flight: a budget of a few frames gives chunks of one frame and the same bytes
+// as the default budget; a budget below one frame is refused with the bytes one frame needs, and writes nothing.
+TEST(PoseGpuCommand, GpuMemoryBudgetChunksTheFramesAndRefusesLessThanOneFrame) {
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const auto dir = test::scratchDir();
+  const std::string asset = (dir / "face50k.glb").string();
+  ASSERT_EQ(runCli("make-demo " + asset + " --vertices 50000 --targets 4"), 0);
+  const std::string common = "pose " + asset + " --anim 0 --time 0:0.5:0.1 --device gpu";
+  const auto whole = dir / "whole.npy", chunked = dir / "chunked.npy", refused = dir / "refused.npy";
+  ASSERT_EQ(runCli(common + " --out " + whole.string()), 0);
+  ASSERT_EQ(runCli(common + " --gpu-memory-mb 5 --out " + chunked.string()), 0);  // ~2.4 MB a frame: one per chunk
+  EXPECT_EQ(test::slurp(whole), test::slurp(chunked));
+  std::string output;
+  EXPECT_EQ(runCli(common + " --gpu-memory-mb 1 --out " + refused.string(), &output), 1);
+  EXPECT_NE(output.find("--gpu-memory-mb 1: below one frame's output; one frame of this pose needs "),
+            std::string::npos)
+      << output;
+  EXPECT_FALSE(std::filesystem::exists(refused));
+  EXPECT_EQ(runCli(common + " --gpu-memory-mb 0 --out " + refused.string(), &output), 2) << output;
+}
+
 }  // namespace
 }  // namespace morphkit

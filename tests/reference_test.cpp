@@ -17,6 +17,7 @@
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
 #include "morphkit/pose.h"
+#include "morphkit/pose_writers.h"
 #include "reference_json.h"
 #include "test_support.h"
 

@@ -68,27 +68,8 @@ Expected<VkShaderModule> shaderModule(VkDevice device, const uint32_t* words, si
   return module;
 }
 
-// The output is drawn as a vertex buffer: a pipeline whose vertex input is exactly gpuPoseOutput's description
-// (binding stride, position and normal offsets) draws each vertex as a point and writes its attributes into
-// float attachments; they must equal, bit for bit, a plain copy of the same range.
-TEST_F(VulkanTest, OutputDrawsAsAVertexBuffer) {
-  MORPHKIT_REQUIRE_GPU(context_);
-  ASSERT_TRUE(context_->queue_has_graphics) << "the test draws: it needs a graphics + compute queue (lavapipe has one)";
-  Expected<Asset> asset = smallDemo();
-  ASSERT_TRUE(asset) << asset.error().message;
-  Expected<PosePrepared> prepared = preparePose(*asset);
-  ASSERT_TRUE(prepared) << prepared.error().message;
-  Expected<VulkanContext*> external = createVulkanContextFromDevice(borrow(*context_));
-  ASSERT_TRUE(external) << external.error().message;
-  Expected<GpuPose*> pose = prepareGpuPose(**external, *prepared);
-  ASSERT_TRUE(pose) << pose.error().message;
-  const GpuOutputBuffer out = *gpuPoseOutput(**pose, 0);
-  ASSERT_NE(out.normal_offset, kLayoutAbsent);
-  const uint32_t width = 32, height = (out.vertex_count + width - 1) / width;
-  VkDevice device = context_->device;
-
-  // Render pass, framebuffer and pipeline: two R32G32B32A32 attachments, points, no blending, no depth.
-  Target positions(*context_, width, height), normals(*context_, width, height);
+// Render pass with two R32G32B32A32 attachments, cleared, left in TRANSFER_SRC for the readback copies.
+VkResult createTwoTargetPass(VkDevice device, VkRenderPass& pass) {
   VkAttachmentDescription attachment{0,
                                      VK_FORMAT_R32G32B32A32_SFLOAT,
                                      VK_SAMPLE_COUNT_1_BIT,
@@ -115,23 +96,18 @@ TEST_F(VulkanTest, OutputDrawsAsAVertexBuffer) {
                             0};
   VkRenderPassCreateInfo pass_info{
       VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO, nullptr, 0, 2, attachments, 1, &subpass, 1, &after};
-  VkRenderPass pass = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateRenderPass(device, &pass_info, nullptr, &pass), VK_SUCCESS);
-  const VkImageView views[] = {positions.view, normals.view};
-  VkFramebufferCreateInfo fb_info{
-      VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO, nullptr, 0, pass, 2, views, width, height, 1};
-  VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateFramebuffer(device, &fb_info, nullptr, &framebuffer), VK_SUCCESS);
-  VkPushConstantRange push_range{VK_SHADER_STAGE_VERTEX_BIT, 0, 8};
-  VkPipelineLayoutCreateInfo layout_info{
-      VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, nullptr, 0, 0, nullptr, 1, &push_range};
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreatePipelineLayout(device, &layout_info, nullptr, &layout), VK_SUCCESS);
+  return vkCreateRenderPass(device, &pass_info, nullptr, &pass);
+}
+
+// The points pipeline: its vertex input state is gpuPoseOutput's description (binding stride, position and normal
+// offsets), nothing else; no blending, no depth.
+VkResult createPointPipeline(VkDevice device, const GpuOutputBuffer& out, VkRenderPass pass, VkPipelineLayout layout,
+                             uint32_t width, uint32_t height, VkPipeline& pipeline) {
   Expected<VkShaderModule> vert =
       shaderModule(device, gpu::spirv::kInteropDraw_vert, sizeof gpu::spirv::kInteropDraw_vert);
   Expected<VkShaderModule> frag =
       shaderModule(device, gpu::spirv::kInteropDraw_frag, sizeof gpu::spirv::kInteropDraw_frag);
-  ASSERT_TRUE(vert && frag);
+  if (!vert || !frag) return VK_ERROR_INITIALIZATION_FAILED;
   VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
                                                {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT, stages[0].module = *vert, stages[0].pName = "main";
@@ -171,10 +147,47 @@ TEST_F(VulkanTest, OutputDrawsAsAVertexBuffer) {
   pipeline_info.pColorBlendState = &blend_state;
   pipeline_info.layout = layout;
   pipeline_info.renderPass = pass;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline), VK_SUCCESS);
+  const VkResult r = vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline);
   vkDestroyShaderModule(device, *vert, nullptr);
   vkDestroyShaderModule(device, *frag, nullptr);
+  return r;
+}
+
+// The output is drawn as a vertex buffer: a pipeline whose vertex input is exactly gpuPoseOutput's description
+// (binding stride, position and normal offsets) draws each vertex as a point and writes its attributes into
+// float attachments; they must equal, bit for bit, a plain copy of the same range.
+TEST_F(VulkanTest, OutputDrawsAsAVertexBuffer) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  ASSERT_TRUE(context_->queue_has_graphics) << "the test draws: it needs a graphics + compute queue (lavapipe has one)";
+  Expected<Asset> asset = smallDemo();
+  ASSERT_TRUE(asset) << asset.error().message;
+  Expected<PosePrepared> prepared = preparePose(*asset);
+  ASSERT_TRUE(prepared) << prepared.error().message;
+  Expected<VulkanContext*> external = createVulkanContextFromDevice(borrow(*context_));
+  ASSERT_TRUE(external) << external.error().message;
+  Expected<GpuPose*> pose = prepareGpuPose(**external, *prepared);
+  ASSERT_TRUE(pose) << pose.error().message;
+  const GpuOutputBuffer out = *gpuPoseOutput(**pose, 0);
+  ASSERT_NE(out.normal_offset, kLayoutAbsent);
+  const uint32_t width = 32, height = (out.vertex_count + width - 1) / width;
+  VkDevice device = context_->device;
+
+  // Render pass, framebuffer and pipeline: two R32G32B32A32 attachments, points, no blending, no depth.
+  Target positions(*context_, width, height), normals(*context_, width, height);
+  VkRenderPass pass = VK_NULL_HANDLE;
+  ASSERT_EQ(createTwoTargetPass(device, pass), VK_SUCCESS);
+  const VkImageView views[] = {positions.view, normals.view};
+  VkFramebufferCreateInfo fb_info{
+      VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO, nullptr, 0, pass, 2, views, width, height, 1};
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateFramebuffer(device, &fb_info, nullptr, &framebuffer), VK_SUCCESS);
+  VkPushConstantRange push_range{VK_SHADER_STAGE_VERTEX_BIT, 0, 8};
+  VkPipelineLayoutCreateInfo layout_info{
+      VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, nullptr, 0, 0, nullptr, 1, &push_range};
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreatePipelineLayout(device, &layout_info, nullptr, &layout), VK_SUCCESS);
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  ASSERT_EQ(createPointPipeline(device, out, pass, layout, width, height, pipeline), VK_SUCCESS);
 
   // One frame: dispatch, barrier, a copy of the range and the draw from it, then the attachments read back.
   Expected<GpuBuffer> copied = createBuffer(*context_, out.size, MemoryUse::kReadback);
@@ -194,6 +207,7 @@ TEST_F(VulkanTest, OutputDrawsAsAVertexBuffer) {
   VkBufferCopy region{out.offset, 0, out.size};
   vkCmdCopyBuffer(frame.cmd, out.buffer, copied->buffer, 1, &region);
   VkClearValue clear[2] = {};
+  const VkRect2D scissor{{0, 0}, {width, height}};
   VkRenderPassBeginInfo pass_begin{
       VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, nullptr, pass, framebuffer, scissor, 2, clear};
   vkCmdBeginRenderPass(frame.cmd, &pass_begin, VK_SUBPASS_CONTENTS_INLINE);

@@ -10,6 +10,8 @@
 //   gpu_frames      evaluateGpuPoseFrames: every frame of a pass through the frames-in-flight stream (the layout
 //                   `pose --device gpu` picks), into memory; beside its floors, measured in the same run: the GPU
 //                   time of a frame's dispatch (timestamps) and the readback of the pass's bytes in one transfer
+//   gpu_frames_npy  the same into the posed arrays, then encoded and written as `pose --out F.npy` does (.npz for a
+//                   scene of several primitives), beside the same floors and the write of as many bytes in one write
 //   render_vertex   renderFrame, vertex-shader morph (seed 000 texture), 1 pass (no shadow, no prepass), no
 //   render_compute  readback; GPU ms = render pass (+ the compute dispatch); compute: the GpuBatch output drawn
 // Every row is a full frame as an application would run it: animation sampling and scene evaluation included.
@@ -17,12 +19,14 @@
 
 #ifdef HAVE_morphkit_vk
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
@@ -33,9 +37,11 @@
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_pose.h"
+#include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/pose.h"
 #include "morphkit_bench/gpu_bench.h"
+#include "pose_output.h"
 #include "selection.h"
 #if HAVE_morphkit_render
 #include "morphkit/render.h"
@@ -51,11 +57,13 @@ struct Row {
   double ms = std::nan("");           // wall ms per frame, best pass
   double gpu_ms = std::nan("");       // GPU ms per frame (timestamps) in that pass; NaN for CPU rows / no timestamps
   double readback_ms = std::nan("");  // gpu_frames: the readback floor per frame (one transfer of the pass's bytes)
+  double write_ms = std::nan("");     // gpu_frames_file: the write floor per frame (the same bytes, one large write)
   std::string skipped;                // non-empty: why the row did not run
-  // The largest floor per frame (GPU time, readback), NaN where the row has none.
+  // The largest floor per frame (GPU time, readback, write), NaN where the row has none.
   double floorMs() const {
     if (std::isnan(readback_ms)) return std::nan("");
-    return std::isnan(gpu_ms) ? readback_ms : std::max(gpu_ms, readback_ms);
+    double floor = std::isnan(gpu_ms) ? readback_ms : std::max(gpu_ms, readback_ms);
+    return std::isnan(write_ms) ? floor : std::max(floor, write_ms);
   }
 };
 
@@ -240,6 +248,62 @@ Status gpuFramesRow(Context& c, VulkanContext& context, const PosePrepared& prep
   return Ok{};
 }
 
+// `pose --device gpu --out F.npy|.npz` without the CLI around it: every frame streamed through evaluateGpuPoseFrames
+// into the posed arrays (the pose command's sink), encoded and written to a scratch file in the temporary folder,
+// best pass. Its floors: the GPU time of one frame, the readback of the pass's bytes in one transfer, and the write of
+// the same number of bytes in one writeFileAtomic to the same folder.
+Status gpuFramesFileRow(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation,
+                        std::vector<Row>& rows) {
+  Expected<GpuPose*> pose = prepareGpuPose(context, prepared);
+  if (!pose) return pose.error();
+  std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
+  const std::string format = poseArrayShapes(prepared).size() == 1 ? "npy" : "npz";
+  Row row{"gpu_frames_" + format, 0, "auto"};
+  SamplingContext sampling;
+  std::vector<GpuPoseOptions> frames(c.times.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    frames[i].animation = animation;
+    frames[i].time = c.times[i];
+    frames[i].sampling = &sampling;
+  }
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() / ("morphkit-bench-" + std::to_string(::getpid()) + "." + format);
+  uint64_t file_bytes = 0;
+  if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;
+  for (uint32_t pass = 0; pass <= std::max(c.options.repetitions, 1u); ++pass) {  // pass 0: untimed
+    const auto start = std::chrono::steady_clock::now();
+    PoseArrays arrays(prepared, frames.size(), false);
+    auto sink = [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, arrays.views); };
+    if (Status s = evaluateGpuPoseFrames(context, **pose, frames, sink); !s) return s;
+    Expected<std::vector<uint8_t>> bytes = encodePoseArrays(format, arrays, c.times);
+    if (!bytes) return bytes.error();
+    if (Status s = writeFileAtomic(scratch, std::span<const uint8_t>(*bytes)); !s) return s;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+                      double(frames.size());
+    file_bytes = bytes->size();
+    if (pass > 0 && (std::isnan(row.ms) || ms < row.ms)) row.ms = ms;
+    if (pass > 0) c.bar.update(c.done += frames.size());
+  }
+  Expected<PoseResult> one = evaluateGpuPose(context, **pose, frames[0]);  // the GPU floor: one frame's dispatch
+  if (!one) return one.error();
+  row.gpu_ms = lastGpuPoseMicroseconds(**pose) / 1000.0;
+  Expected<double> readback = measureReadbackMilliseconds(context, gpuPoseFrameBytes(**pose) * frames.size(), 3);
+  if (!readback) return readback.error();
+  row.readback_ms = *readback / double(frames.size());
+  const std::vector<uint8_t> same_bytes(file_bytes, 0);
+  for (int i = 0; i < 3; ++i) {  // best of three
+    const auto start = std::chrono::steady_clock::now();
+    if (Status s = writeFileAtomic(scratch, std::span<const uint8_t>(same_bytes)); !s) return s;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+                      double(frames.size());
+    if (std::isnan(row.write_ms) || ms < row.write_ms) row.write_ms = ms;
+  }
+  std::error_code ignored;
+  std::filesystem::remove(scratch, ignored);
+  rows.push_back(row);
+  return Ok{};
+}
+
 #if HAVE_morphkit_render
 Status renderRows(Context& c, VulkanContext& context, const Asset& asset, uint32_t animation, uint32_t width,
                   uint32_t height, std::vector<Row>& rows) {
@@ -282,17 +346,125 @@ std::string fixed(double v, int digits) {
   return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, digits);
 }
 
+// What the report prints: the asset's facts and the measured rows.
+struct BenchReport {
+  const FileBenchOptions& o;
+  const Asset& asset;
+  uint32_t animation = kNone;
+  double duration = 0;
+  uint64_t vertices = 0, primitives = 0;
+  uint32_t max_targets = 0;
+  unsigned hardware = 1;
+  GpuDeviceInfo device;
+  std::vector<Row> rows;
+  double reference_ms = std::nan("");
+};
+
+void printJson(const BenchReport& report) {
+  const FileBenchOptions& o = report.o;
+  const double duration = report.duration;
+  const std::string anim_name =
+      report.animation == kNone ? std::string() : report.asset.animations[report.animation].name;
+  const uint64_t vertices = report.vertices;
+  const uint32_t max_targets = report.max_targets;
+  const unsigned hardware = report.hardware;
+  const GpuDeviceInfo& device = report.device;
+  const double reference_ms = report.reference_ms;
+  JsonWriter w(true);
+  w.beginObject();
+  w.field("file", o.file);
+  w.key("animation");
+  if (report.animation == kNone) {
+    w.null();
+  } else {
+    w.beginObject().field("index", report.animation).field("name", anim_name).field("duration", duration).endObject();
+  }
+  w.field("frames", o.frames)
+      .field("repetitions", std::max(o.repetitions, 1u))
+      .field("positionsOnly", o.positions_only);
+  w.field("vertices", vertices).field("primitives", report.primitives).field("maxTargets", max_targets);
+  w.field("hardwareThreads", hardware);
+  w.key("device");
+  if (device.name.empty()) {
+    w.null();
+  } else {
+    w.beginObject()
+        .field("name", device.name)
+        .field("type", gpuDeviceTypeName(device.type))
+        .field("driver", device.driver);
+    w.field("timestamps", device.timestamps).endObject();
+    w.field("warmupMs", warmUpMilliseconds(o.warmup_ms, device));
+  }
+  w.key("rows").beginArray();
+  for (const Row& r : report.rows) {
+    w.beginObject().field("path", r.path);
+    if (r.threads) w.field("threads", r.threads);
+    if (!r.layout.empty()) w.field("layout", r.layout);
+    if (!r.skipped.empty()) {
+      w.field("skipped", r.skipped);
+    } else {
+      w.field("msPerFrame", r.ms).field("gpuMsPerFrame", r.gpu_ms).field("speedupVsReference", reference_ms / r.ms);
+      if (!std::isnan(r.floorMs())) {
+        w.key("floors").beginObject().field("gpuMs", r.gpu_ms).field("readbackMs", r.readback_ms);
+        if (!std::isnan(r.write_ms)) w.field("writeMs", r.write_ms);
+        w.endObject();
+        w.field("ratioToFloor", r.ms / r.floorMs());
+      }
+    }
+    w.endObject();
+  }
+  w.endArray().endObject();
+  fmt::print("{}\n", w.str());
+}
+
+void printTable(const BenchReport& report) {
+  const FileBenchOptions& o = report.o;
+  const double duration = report.duration;
+  const std::string anim_name =
+      report.animation == kNone ? std::string() : report.asset.animations[report.animation].name;
+  const GpuDeviceInfo& device = report.device;
+  const double reference_ms = report.reference_ms;
+  fmt::print("{}: {} vertices in {} primitive(s), up to {} targets; {}; {} frames, best of {} passes\n", o.file,
+             report.vertices, report.primitives, report.max_targets,
+             report.animation == kNone ? std::string("rest pose")
+                                       : fmt::format("animation {}{} ({:.3g} s)", report.animation,
+                                                     anim_name.empty() ? "" : " \"" + anim_name + "\"", duration),
+             o.frames, std::max(o.repetitions, 1u));
+  if (o.positions_only)
+    fmt::print("CPU rows: posed positions only (no normals, tangents, texture coordinates, colors)\n");
+  if (!device.name.empty()) {
+    fmt::print("device: {} ({}); GPU warmed up {:.0f} ms before each GPU row\n", device.name,
+               gpuDeviceTypeName(device.type), warmUpMilliseconds(o.warmup_ms, device));
+  }
+  fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10} {:>12} {:>8}\n", "path", "threads", "layout", "ms/frame",
+             "GPU ms/frame", "x reference", "floor ms", "x floor");
+  for (const Row& r : report.rows) {
+    const std::string threads_text = r.threads ? std::to_string(r.threads) : "-";
+    const std::string layout_text = r.layout.empty() ? "-" : r.layout;
+    if (!r.skipped.empty()) {
+      fmt::print("{:<15} {:>7} {:<13}   skipped: {}\n", r.path, threads_text, layout_text, r.skipped);
+    } else {
+      fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10} {:>12} {:>8}\n", r.path, threads_text, layout_text,
+                 fixed(r.ms, 3), fixed(r.gpu_ms, 3), fixed(reference_ms / r.ms, 1), fixed(r.floorMs(), 4),
+                 fixed(r.ms / r.floorMs(), 2));
+    }
+  }
+}
+
+// Parses --size WxH (1..16384 each).
+bool parseSize(const std::string& text, uint32_t& width, uint32_t& height) {
+  const size_t x = text.find('x');
+  return x != std::string::npos && std::from_chars(text.data(), text.data() + x, width).ptr == text.data() + x &&
+         std::from_chars(text.data() + x + 1, text.data() + text.size(), height).ptr == text.data() + text.size() &&
+         width > 0 && height > 0 && width <= 16384 && height <= 16384;
+}
+
 }  // namespace
 
 int runFileBench(const FileBenchOptions& o) {
   uint32_t width = 0, height = 0;
-  if (const size_t x = o.size.find('x');
-      x == std::string::npos || std::from_chars(o.size.data(), o.size.data() + x, width).ptr != o.size.data() + x ||
-      std::from_chars(o.size.data() + x + 1, o.size.data() + o.size.size(), height).ptr !=
-          o.size.data() + o.size.size() ||
-      width == 0 || height == 0 || width > 16384 || height > 16384) {
+  if (!parseSize(o.size, width, height))
     return reportUsage("bench: --size " + o.size + ": expected WxH (e.g. 256x256)");
-  }
   LoadOptions load;
   o.file_access.applyTo(load);
   Expected<Asset> asset = loadAsset(o.file, load);
@@ -315,7 +487,7 @@ int runFileBench(const FileBenchOptions& o) {
   // Rows in order; the progress bar counts frames.
   const bool want_gpu = wants(o, "gpu"), want_render = wants(o, "render");
   const size_t row_count =
-      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 5 : 0) + (want_render ? 2 : 0);
+      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 6 : 0) + (want_render ? 2 : 0);
   std::vector<Row> rows;
   GpuDeviceInfo device;
   std::string device_error;
@@ -334,7 +506,7 @@ int runFileBench(const FileBenchOptions& o) {
         device_error = context.error().message;
         for (const char* p : {"gpu", "render_vertex", "render_compute"}) {
           if ((p[0] == 'g' && want_gpu) || (p[0] == 'r' && want_render))
-            rows.push_back(Row{p, 0, {}, NAN, NAN, NAN, device_error});
+            rows.push_back(Row{p, 0, {}, NAN, NAN, NAN, NAN, device_error});
         }
       } else {
         std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> owner(
@@ -342,10 +514,12 @@ int runFileBench(const FileBenchOptions& o) {
         device = gpuDeviceInfo(**context);
         Status s = want_gpu ? gpuRows(c, **context, *prepared, *animation, rows) : Status(Ok{});
         if (s && want_gpu && !prepared->instances.empty()) s = gpuFramesRow(c, **context, *prepared, *animation, rows);
+        if (s && want_gpu && !prepared->instances.empty())
+          s = gpuFramesFileRow(c, **context, *prepared, *animation, rows);
 #if HAVE_morphkit_render
         if (s && want_render) s = renderRows(c, **context, *asset, *animation, width, height, rows);
 #else
-        if (want_render) rows.push_back(Row{"render", 0, {}, NAN, NAN, NAN, "built without the render layer"});
+        if (want_render) rows.push_back(Row{"render", 0, {}, NAN, NAN, NAN, NAN, "built without the render layer"});
 #endif
         if (!s) return reportFailure(o.file, s.error());
         messages = gpuValidationMessages(**context);
@@ -354,83 +528,22 @@ int runFileBench(const FileBenchOptions& o) {
   }
   for (const std::string& m : messages) fmt::print(stderr, "morphkit: {}\n", m);
 
-  double reference_ms = std::nan("");
-  for (const Row& r : rows) {
-    if (r.path == "reference") reference_ms = r.ms;
+  BenchReport report{o, *asset};
+  report.animation = *animation;
+  report.duration = duration;
+  report.vertices = vertices;
+  report.primitives = prepared->instances.size();
+  report.max_targets = max_targets;
+  report.hardware = hardware;
+  report.device = device;
+  report.rows = std::move(rows);
+  for (const Row& r : report.rows) {
+    if (r.path == "reference") report.reference_ms = r.ms;
   }
-  const std::string anim_name = *animation == kNone ? std::string() : asset->animations[*animation].name;
   if (o.json) {
-    JsonWriter w(true);
-    w.beginObject();
-    w.field("file", o.file);
-    w.key("animation");
-    if (*animation == kNone) {
-      w.null();
-    } else {
-      w.beginObject().field("index", *animation).field("name", anim_name).field("duration", duration).endObject();
-    }
-    w.field("frames", o.frames)
-        .field("repetitions", std::max(o.repetitions, 1u))
-        .field("positionsOnly", o.positions_only);
-    w.field("vertices", vertices)
-        .field("primitives", uint64_t(prepared->instances.size()))
-        .field("maxTargets", max_targets);
-    w.field("hardwareThreads", hardware);
-    w.key("device");
-    if (device.name.empty()) {
-      w.null();
-    } else {
-      w.beginObject()
-          .field("name", device.name)
-          .field("type", gpuDeviceTypeName(device.type))
-          .field("driver", device.driver);
-      w.field("timestamps", device.timestamps).endObject();
-      w.field("warmupMs", warmUpMilliseconds(o.warmup_ms, device));
-    }
-    w.key("rows").beginArray();
-    for (const Row& r : rows) {
-      w.beginObject().field("path", r.path);
-      if (r.threads) w.field("threads", r.threads);
-      if (!r.layout.empty()) w.field("layout", r.layout);
-      if (!r.skipped.empty()) {
-        w.field("skipped", r.skipped);
-      } else {
-        w.field("msPerFrame", r.ms).field("gpuMsPerFrame", r.gpu_ms).field("speedupVsReference", reference_ms / r.ms);
-        if (!std::isnan(r.floorMs())) {
-          w.key("floors").beginObject().field("gpuMs", r.gpu_ms).field("readbackMs", r.readback_ms).endObject();
-          w.field("ratioToFloor", r.ms / r.floorMs());
-        }
-      }
-      w.endObject();
-    }
-    w.endArray().endObject();
-    fmt::print("{}\n", w.str());
+    printJson(report);
   } else {
-    fmt::print("{}: {} vertices in {} primitive(s), up to {} targets; {}; {} frames, best of {} passes\n", o.file,
-               vertices, prepared->instances.size(), max_targets,
-               *animation == kNone ? std::string("rest pose")
-                                   : fmt::format("animation {}{} ({:.3g} s)", *animation,
-                                                 anim_name.empty() ? "" : " \"" + anim_name + "\"", duration),
-               o.frames, std::max(o.repetitions, 1u));
-    if (o.positions_only)
-      fmt::print("CPU rows: posed positions only (no normals, tangents, texture coordinates, colors)\n");
-    if (!device.name.empty()) {
-      fmt::print("device: {} ({}); GPU warmed up {:.0f} ms before each GPU row\n", device.name,
-                 gpuDeviceTypeName(device.type), warmUpMilliseconds(o.warmup_ms, device));
-    }
-    fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10} {:>12} {:>8}\n", "path", "threads", "layout", "ms/frame",
-               "GPU ms/frame", "x reference", "floor ms", "x floor");
-    for (const Row& r : rows) {
-      const std::string threads_text = r.threads ? std::to_string(r.threads) : "-";
-      const std::string layout_text = r.layout.empty() ? "-" : r.layout;
-      if (!r.skipped.empty()) {
-        fmt::print("{:<15} {:>7} {:<13}   skipped: {}\n", r.path, threads_text, layout_text, r.skipped);
-      } else {
-        fmt::print("{:<15} {:>7} {:<13} {:>10} {:>12} {:>10} {:>12} {:>8}\n", r.path, threads_text, layout_text,
-                   fixed(r.ms, 3), fixed(r.gpu_ms, 3), fixed(reference_ms / r.ms, 1), fixed(r.floorMs(), 4),
-                   fixed(r.ms / r.floorMs(), 2));
-      }
-    }
+    printTable(report);
   }
   return messages.empty() ? 0 : kExitFailure;
 }

@@ -29,6 +29,7 @@
 #include "morphkit/npy.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
+#include "morphkit/pose_writers.h"
 #include "morphkit/text.h"
 #include "output_folder.h"
 #include "pose_output.h"
@@ -54,13 +55,14 @@ struct PoseCommandOptions {
   bool json = false;
   FileAccessFlags file_access;
   bool keep_skin_weights = false;
-  bool positions_only = false;  // CPU: PoseOptions::positions_only
-  std::string device = "cpu";   // cpu | gpu | N (a Vulkan device index)
-  bool compare = false;         // run both, print the largest differences
-  double tolerance = -1;        // --compare: exit 1 when an attribute differs by more (negative: no limit)
-  int gpu_index = -1;           // the deprecated --gpu N
-  std::string layout = "auto";  // GPU delta layout: auto | dense | f16 | snorm16 | sparse
-  float epsilon = 0.0f;         // GPU: targets with |w| <= epsilon are skipped
+  bool positions_only = false;   // CPU: PoseOptions::positions_only
+  std::string device = "cpu";    // cpu | gpu | N (a Vulkan device index)
+  bool compare = false;          // run both, print the largest differences
+  double tolerance = -1;         // --compare: exit 1 when an attribute differs by more (negative: no limit)
+  int gpu_index = -1;            // the deprecated --gpu N
+  std::string layout = "auto";   // GPU delta layout: auto | dense | f16 | snorm16 | sparse
+  float epsilon = 0.0f;          // GPU: targets with |w| <= epsilon are skipped
+  uint64_t gpu_memory_mb = 256;  // GPU: posed vertices in flight (GpuPoseStreamOptions::memory_budget)
   BudgetFlags budget;
   WeightOptions weights;  // --weights, --weights-file, --weights-csv, ...
 };
@@ -203,7 +205,15 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
     frames[i].weights = weights;
   }
   // Frames in flight: chunks of frames per submission, the next chunk stepped while the GPU runs this one.
-  return evaluateGpuPoseFrames(**context, **gpu_pose, frames, sink);
+  GpuPoseStreamOptions stream;
+  stream.memory_budget = options.gpu_memory_mb << 20;
+  if (const uint64_t frame_bytes = gpuPoseFrameBytes(**gpu_pose); stream.memory_budget < frame_bytes) {
+    return fail(Error::kInvalidArgument,
+                fmt::format("--gpu-memory-mb {}: below one frame's output; one frame of this "
+                            "pose needs {} bytes ({} MB)",
+                            options.gpu_memory_mb, frame_bytes, (frame_bytes + (1 << 20) - 1) >> 20));
+  }
+  return evaluateGpuPoseFrames(**context, **gpu_pose, frames, sink, stream);
 }
 #else
 Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const std::vector<double>&,
@@ -404,6 +414,9 @@ const CommandRegistration kRegistration(
                },
                "LAYOUT"));
        sub->add_option("--epsilon", options->epsilon, "GPU: skip targets with |weight| <= epsilon (default 0)");
+       sub->add_option("--gpu-memory-mb", options->gpu_memory_mb,
+                       "GPU: posed vertices in flight, MB (default 256): frames are posed in chunks of half of it")
+           ->check(CLI::Range(uint64_t(1), uint64_t(1) << 20));
        addBudgetOptions(sub, options->budget);
        addWeightOptions(*sub, options->weights, kOverrideOptions | kCaptureOptions);
        sub->callback([gpu_index, scene, options, &exit_code] {

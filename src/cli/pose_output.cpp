@@ -16,6 +16,7 @@
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/npy.h"
+#include "morphkit/pose_writers.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {
@@ -209,38 +210,39 @@ int writeObjOutput(const std::string& out, const PoseResult& pose, const Asset& 
 
 }  // namespace
 
-int writeArrayOutput(const PoseOutput& output, const PoseArrays& arrays, const std::vector<double>& times) {
-  const std::string& out = output.path;
+Expected<std::vector<uint8_t>> encodePoseArrays(std::string_view format, const PoseArrays& arrays,
+                                                const std::vector<double>& times) {
   auto shapeOf = [&](size_t i) {
     return std::vector<uint64_t>{uint64_t(arrays.frames), uint64_t(arrays.shapes[i].vertex_count), 3};
   };
-  Expected<std::vector<uint8_t>> bytes = fail(Error::kInvalidArgument, "");
-  if (output.format == "npy") {
-    if (arrays.shapes.size() != 1) {
-      return reportUsage(fmt::format("--out {}: .npy holds one posed primitive and the scene has {}; use .npz", out,
-                                     arrays.shapes.size()));
+  if (format == "npy") return encodeNpy(std::span<const float>(arrays.positions[0]), shapeOf(0));
+  std::vector<NpzEntry> entries;
+  Expected<std::vector<uint8_t>> time_array =
+      encodeNpy(std::span<const double>(times), std::vector<uint64_t>{times.size()});
+  if (!time_array) return time_array.error();
+  entries.push_back({"times", std::move(*time_array)});
+  for (size_t i = 0; i < arrays.shapes.size(); ++i) {
+    const PoseArrayShape& s = arrays.shapes[i];
+    const std::string name = posedPrimitiveName(s.node, s.mesh, s.primitive);
+    Expected<std::vector<uint8_t>> p = encodeNpy(std::span<const float>(arrays.positions[i]), shapeOf(i));
+    if (!p) return p.error();
+    entries.push_back({name + "_positions", std::move(*p)});
+    if (s.has_normals) {
+      Expected<std::vector<uint8_t>> n = encodeNpy(std::span<const float>(arrays.normals[i]), shapeOf(i));
+      if (!n) return n.error();
+      entries.push_back({name + "_normals", std::move(*n)});
     }
-    bytes = encodeNpy(std::span<const float>(arrays.positions[0]), shapeOf(0));
-  } else {
-    std::vector<NpzEntry> entries;
-    Expected<std::vector<uint8_t>> time_array =
-        encodeNpy(std::span<const double>(times), std::vector<uint64_t>{times.size()});
-    if (!time_array) return reportFailure(out, time_array.error());
-    entries.push_back({"times", std::move(*time_array)});
-    for (size_t i = 0; i < arrays.shapes.size(); ++i) {
-      const PoseArrayShape& s = arrays.shapes[i];
-      const std::string name = posedPrimitiveName(s.node, s.mesh, s.primitive);
-      Expected<std::vector<uint8_t>> p = encodeNpy(std::span<const float>(arrays.positions[i]), shapeOf(i));
-      if (!p) return reportFailure(out, p.error());
-      entries.push_back({name + "_positions", std::move(*p)});
-      if (s.has_normals) {
-        Expected<std::vector<uint8_t>> n = encodeNpy(std::span<const float>(arrays.normals[i]), shapeOf(i));
-        if (!n) return reportFailure(out, n.error());
-        entries.push_back({name + "_normals", std::move(*n)});
-      }
-    }
-    bytes = encodeNpz(entries);
   }
+  return encodeNpz(entries);
+}
+
+int writeArrayOutput(const PoseOutput& output, const PoseArrays& arrays, const std::vector<double>& times) {
+  const std::string& out = output.path;
+  if (output.format == "npy" && arrays.shapes.size() != 1) {
+    return reportUsage(fmt::format("--out {}: .npy holds one posed primitive and the scene has {}; use .npz", out,
+                                   arrays.shapes.size()));
+  }
+  Expected<std::vector<uint8_t>> bytes = encodePoseArrays(output.format, arrays, times);
   if (!bytes) return reportFailure(out, bytes.error());
   return writeReportedOutput(out, std::span<const uint8_t>(*bytes));
 }

@@ -2,7 +2,9 @@
 // What `morphkit pose --out` writes: JSON (every time), OBJ with its .mtl, a static GLB (one time), .npy / .npz
 // arrays; to a file (the format from its extension, or --format) or to stdout (`--out - --format F`).
 #pragma once
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "morphkit/gltf.h"
@@ -35,6 +37,9 @@ struct PoseArrays {
 // .npy: the positions of the one posed primitive; .npz: "<node..>_positions" (+ "_normals") per primitive and
 // "times" (float64 seconds). Returns 0 or the exit code after the error line.
 int writeArrayOutput(const PoseOutput& out, const PoseArrays& arrays, const std::vector<double>& times);
+// The bytes writeArrayOutput writes ("npy": the first primitive's positions), for `bench FILE`'s end-to-end row.
+Expected<std::vector<uint8_t>> encodePoseArrays(std::string_view format, const PoseArrays& arrays,
+                                                const std::vector<double>& times);
 
 // JSON, OBJ (+ .mtl and the base-colour images beside a file) or GLB of the posed cases.
 int writePoseOutput(const PoseOutput& out, const std::vector<PoseResult>& cases, const std::string& model,

@@ -3,6 +3,7 @@
 // double accumulation, one vertex at a time, the steps in the order of docs/POSE.md.
 #include "morphkit/deform.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace morphkit {
@@ -230,6 +231,25 @@ bool MorphSkinJob::run() const {
     }
   }
   return true;
+}
+
+DVec3 pivotPlaced(const DMat4& m, const float pivot[3]) {
+  DVec3 r;
+  r.x = m(0, 0) * pivot[0] + m(0, 1) * pivot[1] + m(0, 2) * pivot[2] + m(0, 3);
+  r.y = m(1, 0) * pivot[0] + m(1, 1) * pivot[1] + m(1, 2) * pivot[2] + m(1, 3);
+  r.z = m(2, 0) * pivot[0] + m(2, 1) * pivot[1] + m(2, 2) * pivot[2] + m(2, 3);
+  return r;
+}
+
+DVec3 splitOrigin(std::span<const DMat4> matrices, const float pivot[3]) {
+  DVec3 origin;
+  for (const DMat4& m : matrices) {
+    const DVec3 r = pivotPlaced(m, pivot);
+    origin.x += r.x, origin.y += r.y, origin.z += r.z;
+  }
+  const double n = double(std::max<size_t>(matrices.size(), 1));
+  origin.x /= n, origin.y /= n, origin.z /= n;
+  return origin;
 }
 
 }  // namespace morphkit

@@ -192,6 +192,171 @@ inline void skinBlock(const SkinBlock& b) {
   }
 }
 
+// Inlined into each multi-versioned clone of run(): a step compiled on its own would take the baseline target.
+#if defined(__GNUC__) || defined(__clang__)
+#define MORPHKIT_STEP inline __attribute__((always_inline))
+#else
+#define MORPHKIT_STEP inline
+#endif
+
+// The cofactor matrix of m's 3×3 (a positive multiple of the inverse-transpose), sign-corrected under a mirror: the
+// rigid path's normal matrix.
+inline Columns cofactorColumns(const DMat4& m) {
+  double c[3][3];
+  c[0][0] = m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1);
+  c[0][1] = m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2);
+  c[0][2] = m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0);
+  c[1][0] = m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2);
+  c[1][1] = m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0);
+  c[1][2] = m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1);
+  c[2][0] = m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1);
+  c[2][1] = m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2);
+  c[2][2] = m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0);
+  const double det = m(0, 0) * c[0][0] + m(0, 1) * c[0][1] + m(0, 2) * c[0][2];
+  const double sign = det < 0 ? -1.0 : 1.0;  // keep the normal on its side under a mirror
+  Columns out{};
+  for (int col = 0; col < 3; ++col)
+    out.c[col] = Float4{float(sign * c[0][col]), float(sign * c[1][col]), float(sign * c[2][col]), 0.0f};
+  return out;
+}
+
+// Output pointers per packed attribute id; tangents are morphed in place in the 4-wide output (stride 4). On the
+// stack for the usual attribute count: a range job allocates nothing (it runs once per task per frame).
+struct AttributeOutputs {
+  static constexpr uint32_t kInline = 16;
+  float* out_buffer[kInline] = {};
+  uint32_t stride_buffer[kInline] = {};
+  std::vector<float*> out_heap;
+  std::vector<uint32_t> stride_heap;
+  float** out = out_buffer;
+  uint32_t* stride = stride_buffer;
+};
+
+inline void bindOutputs(const MorphSkinJob& job, const PackedTargets& packed, AttributeOutputs& o) {
+  const uint32_t attr_count = PackedTargets::kTexcoord0 + packed.texcoord_sets + packed.color_sets;
+  if (attr_count > AttributeOutputs::kInline) {
+    o.out_heap.assign(attr_count, nullptr);
+    o.stride_heap.assign(attr_count, 0);
+    o.out = o.out_heap.data();
+    o.stride = o.stride_heap.data();
+  }
+  o.out[PackedTargets::kPosition] = job.out_positions.data();
+  o.stride[PackedTargets::kPosition] = 3;
+  if (!job.out_normals.empty())
+    o.out[PackedTargets::kNormal] = job.out_normals.data(), o.stride[PackedTargets::kNormal] = 3;
+  if (!job.out_tangents.empty())
+    o.out[PackedTargets::kTangent] = job.out_tangents.data(), o.stride[PackedTargets::kTangent] = 4;
+  for (uint32_t s = 0; s < job.out_texcoords.size(); ++s) {
+    o.out[PackedTargets::kTexcoord0 + s] = job.out_texcoords[s].data();
+    o.stride[PackedTargets::kTexcoord0 + s] = 2;
+  }
+  for (uint32_t s = 0; s < job.out_colors.size(); ++s) {
+    o.out[PackedTargets::kTexcoord0 + packed.texcoord_sets + s] = job.out_colors[s].data();
+    o.stride[PackedTargets::kTexcoord0 + packed.texcoord_sets + s] = 4;
+  }
+}
+
+// Transforms in float, relative to two origins (the compute path's split, docs/LAYOUTS.md §5), so that far
+// from the origin float keeps the digits a small primitive needs: a vertex enters as p − pivot (pivot: the
+// float centre of the base positions, PackedTargets::pivot; the subtraction of nearby floats is exact), each
+// matrix J = [R | T] becomes K = [R | R·pivot + T − origin] in float with `origin` (double) a point near every
+// R·pivot + T, and position = Σw·origin + Σ w·K·(p − pivot), the last add in double. Every float operand is
+// then of the primitive's own size. Rigid primitives use K of the world matrix (origin = its R·pivot + T) and
+// the cofactor matrix for normals.
+struct JobTransforms {
+  Columns palette_buffer[64];
+  std::vector<Columns> palette_heap;
+  Columns* palette = palette_buffer;  // skinned: the K matrix of each joint the primitive uses
+  Columns rigid{}, rigid_cof{};
+  double origin[3] = {0, 0, 0};
+  Float4 origin_f{};
+};
+
+inline void prepareTransforms(const MorphSkinJob& job, const PackedTargets& packed, JobTransforms& x) {
+  const bool skinned = !job.joint_matrices.empty();
+  auto toColumns = [&](const DMat4& j) {
+    Columns out;
+    for (int c = 0; c < 3; ++c) out.c[c] = Float4{float(j(0, c)), float(j(1, c)), float(j(2, c)), 0.0f};
+    const DVec3 placed = pivotPlaced(j, packed.pivot);
+    out.c[3] =
+        Float4{float(placed.x - x.origin[0]), float(placed.y - x.origin[1]), float(placed.z - x.origin[2]), 0.0f};
+    return out;
+  };
+  const uint32_t joint_count =
+      skinned ? std::min<uint32_t>(packed.joints_needed, uint32_t(job.joint_matrices.size())) : 0;
+  if (joint_count > 64) {
+    x.palette_heap.resize(joint_count);
+    x.palette = x.palette_heap.data();
+  }
+  // The one origin split (splitOrigin, deform.h), over the joints this primitive uses.
+  const DVec3 split = skinned ? splitOrigin(job.joint_matrices.first(joint_count), packed.pivot)
+                              : splitOrigin(std::span<const DMat4>(&job.world, 1), packed.pivot);
+  // The origin is any point near the R·pivot + T; a float one lets a vertex whose weights sum to exactly 1 (every
+  // rigid vertex, most skinned ones) take the last add in float: the float sum of two floats is the double sum
+  // rounded once to float (double has more than twice float's digits), so the result is the double add's, bit
+  // for bit, without its conversions.
+  x.origin[0] = double(float(split.x)), x.origin[1] = double(float(split.y)), x.origin[2] = double(float(split.z));
+  x.origin_f = Float4{float(x.origin[0]), float(x.origin[1]), float(x.origin[2]), 0.0f};
+  if (skinned) {
+    for (uint32_t j = 0; j < joint_count; ++j) x.palette[j] = toColumns(job.joint_matrices[j]);
+  } else {
+    x.rigid = toColumns(job.world);
+    x.rigid_cof = cofactorColumns(job.world);
+  }
+}
+
+// Step 1: the base attributes of the block copied into the outputs (the morph accumulators).
+MORPHKIT_STEP void copyBaseBlock(const MorphSkinJob& job, uint32_t block_begin, uint32_t count) {
+  const PrimitiveData& p = *job.primitive;
+  std::copy_n(&p.position[size_t(block_begin) * 3], size_t(count) * 3, &job.out_positions[size_t(block_begin) * 3]);
+  if (!job.out_normals.empty()) {
+    std::copy_n(&p.normal[size_t(block_begin) * 3], size_t(count) * 3, &job.out_normals[size_t(block_begin) * 3]);
+  }
+  if (!job.out_tangents.empty()) {
+    std::copy_n(&p.tangent[size_t(block_begin) * 4], size_t(count) * 4, &job.out_tangents[size_t(block_begin) * 4]);
+  }
+  for (size_t s = 0; s < job.out_texcoords.size(); ++s) {
+    std::copy_n(&p.texcoords[s][size_t(block_begin) * 2], size_t(count) * 2,
+                &job.out_texcoords[s][size_t(block_begin) * 2]);
+  }
+  for (size_t s = 0; s < job.out_colors.size(); ++s) {
+    std::copy_n(&p.colors[s][size_t(block_begin) * 4], size_t(count) * 4, &job.out_colors[s][size_t(block_begin) * 4]);
+  }
+}
+
+// Step 2: for each active target and each of its streams overlapping the block, one axpy. Deltas that cannot stay
+// cached from frame to frame (prefetchesStreams) are prefetched one block ahead.
+MORPHKIT_STEP void morphBlock(const MorphSkinJob& job, const PackedTargets& packed,
+                              std::span<const ActiveTarget> active, const AttributeOutputs& outputs,
+                              bool prefetch_streams, uint32_t block_begin, uint32_t block_end) {
+  constexpr uint32_t kBlockVertices = FastMorphSkinJob::kBlockVertices;
+  for (const ActiveTarget& a : active) {
+    const uint32_t t = a.target;
+    const float w = a.weight;
+    for (uint32_t si = packed.target_streams[t]; si < packed.target_streams[t + 1]; ++si) {
+      const PackedTargets::Stream& s = packed.streams[si];
+      float* out = outputs.out[s.attribute];
+      if (!out) continue;  // an output the caller skipped
+      const uint32_t lo = std::max(block_begin, s.first), hi = std::min(block_end, s.last);
+      if (lo >= hi) continue;
+      const uint32_t stride = outputs.stride[s.attribute];
+      const float* d = &packed.deltas[s.offset + size_t(lo - s.first) * s.components];
+      axpy(out + size_t(lo) * stride, stride, d, s.components, w, hi - lo);
+      // The next block's part of this stream: about 100 streams interleave block by block, more than the
+      // hardware prefetchers follow, so ask for it now (it arrives while the rest of this block runs).
+      // Measured at 52 × 200k: 7–8 % less time on 1 and 2 threads (docs/PERFORMANCE.md). Never past the job's
+      // range: the next range is another job's, often on another thread, and asking for it cost each job of a
+      // frame split into chunks about 10 µs (bench/deform_bench.cpp BM_FastJobSetUp).
+      const uint32_t next_hi = std::min({block_end + kBlockVertices, s.last, job.end});
+      if (prefetch_streams && next_hi > hi) {
+        const char* next = reinterpret_cast<const char*>(d + size_t(hi - lo) * s.components);
+        const size_t bytes = size_t(next_hi - hi) * s.components * sizeof(float);
+        for (size_t o = 0; o < bytes; o += 64) prefetch(next + o);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // 32 MiB: the last-level cache one core of current server parts sees (32 MiB per CCD on the development VM's
@@ -242,100 +407,11 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
   }
   const uint32_t active_count = buildActiveTargets(job.weights.subspan(0, packed->target_count), 0.0f, active);
 
-  // Output pointers per packed attribute id; tangents are morphed in place in the 4-wide output (stride 4).
-  const uint32_t attr_count = PackedTargets::kTexcoord0 + packed->texcoord_sets + packed->color_sets;
-  // On the stack for the usual attribute count: a range job allocates nothing (it runs once per task per frame).
-  constexpr uint32_t kInlineAttributes = 16;
-  float* attr_out_buffer[kInlineAttributes] = {};
-  uint32_t attr_stride_buffer[kInlineAttributes] = {};
-  std::vector<float*> attr_out_heap;
-  std::vector<uint32_t> attr_stride_heap;
-  float** attr_out = attr_out_buffer;
-  uint32_t* attr_stride = attr_stride_buffer;
-  if (attr_count > kInlineAttributes) {
-    attr_out_heap.assign(attr_count, nullptr);
-    attr_stride_heap.assign(attr_count, 0);
-    attr_out = attr_out_heap.data();
-    attr_stride = attr_stride_heap.data();
-  }
-  attr_out[PackedTargets::kPosition] = job.out_positions.data();
-  attr_stride[PackedTargets::kPosition] = 3;
-  if (has_normals) attr_out[PackedTargets::kNormal] = job.out_normals.data(), attr_stride[PackedTargets::kNormal] = 3;
-  if (has_tangents) {
-    attr_out[PackedTargets::kTangent] = job.out_tangents.data(), attr_stride[PackedTargets::kTangent] = 4;
-  }
-  for (uint32_t s = 0; s < job.out_texcoords.size(); ++s) {
-    attr_out[PackedTargets::kTexcoord0 + s] = job.out_texcoords[s].data();
-    attr_stride[PackedTargets::kTexcoord0 + s] = 2;
-  }
-  for (uint32_t s = 0; s < job.out_colors.size(); ++s) {
-    attr_out[PackedTargets::kTexcoord0 + packed->texcoord_sets + s] = job.out_colors[s].data();
-    attr_stride[PackedTargets::kTexcoord0 + packed->texcoord_sets + s] = 4;
-  }
+  AttributeOutputs outputs;
+  bindOutputs(job, *packed, outputs);
 
-  // Transforms in float, relative to two origins (the compute path's split, docs/LAYOUTS.md §5), so that far
-  // from the origin float keeps the digits a small primitive needs: a vertex enters as p − pivot (pivot: the
-  // float centre of the base positions, PackedTargets::pivot; the subtraction of nearby floats is exact), each
-  // matrix J = [R | T] becomes K = [R | R·pivot + T − origin] in float with `origin` (double) a point near every
-  // R·pivot + T, and position = Σw·origin + Σ w·K·(p − pivot), the last add in double. Every float operand is
-  // then of the primitive's own size. Rigid primitives use K of the world matrix (origin = its R·pivot + T) and
-  // the cofactor matrix (a positive multiple of the inverse-transpose) for normals.
-  const double pivot[3] = {packed->pivot[0], packed->pivot[1], packed->pivot[2]};
-  auto translated = [&](const DMat4& j, int r) {
-    return j(r, 0) * pivot[0] + j(r, 1) * pivot[1] + j(r, 2) * pivot[2] + j(r, 3);
-  };
-  auto toColumns = [&](const DMat4& j, const double origin[3]) {
-    Columns out;
-    for (int c = 0; c < 3; ++c) out.c[c] = Float4{float(j(0, c)), float(j(1, c)), float(j(2, c)), 0.0f};
-    out.c[3] = Float4{float(translated(j, 0) - origin[0]), float(translated(j, 1) - origin[1]),
-                      float(translated(j, 2) - origin[2]), 0.0f};
-    return out;
-  };
-  double origin[3] = {0, 0, 0};
-  const uint32_t joint_count =
-      skinned ? std::min<uint32_t>(packed->joints_needed, uint32_t(job.joint_matrices.size())) : 0;
-  Columns palette_buffer[64];
-  std::vector<Columns> palette_heap;
-  Columns* palette = palette_buffer;  // joint_count matrices K
-  if (joint_count > 64) {
-    palette_heap.resize(joint_count);
-    palette = palette_heap.data();
-  }
-  Columns rigid{}, rigid_cof{};
-  if (skinned) {
-    for (uint32_t j = 0; j < joint_count; ++j) {
-      for (int r = 0; r < 3; ++r) origin[r] += translated(job.joint_matrices[j], r) / double(joint_count);
-    }
-  } else {
-    for (int r = 0; r < 3; ++r) origin[r] = translated(job.world, r);
-  }
-  // The origin is any point near the R·pivot + T; a float one lets a vertex whose weights sum to exactly 1 (every
-  // rigid vertex, most skinned ones) take the last add in float: the float sum of two floats is the double sum
-  // rounded once to float (double has more than twice float's digits), so the result is the double add's, bit
-  // for bit, without its conversions.
-  for (double& o : origin) o = double(float(o));
-  const Float4 origin_f{float(origin[0]), float(origin[1]), float(origin[2]), 0.0f};
-  if (skinned) {
-    for (uint32_t j = 0; j < joint_count; ++j) palette[j] = toColumns(job.joint_matrices[j], origin);
-  } else {
-    rigid = toColumns(job.world, origin);
-    double c[3][3];
-    const DMat4& m = job.world;
-    c[0][0] = m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1);
-    c[0][1] = m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2);
-    c[0][2] = m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0);
-    c[1][0] = m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2);
-    c[1][1] = m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0);
-    c[1][2] = m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1);
-    c[2][0] = m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1);
-    c[2][1] = m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2);
-    c[2][2] = m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0);
-    const double det = m(0, 0) * c[0][0] + m(0, 1) * c[0][1] + m(0, 2) * c[0][2];
-    const double sign = det < 0 ? -1.0 : 1.0;  // keep the normal on its side under a mirror
-    for (int col = 0; col < 3; ++col) {
-      rigid_cof.c[col] = Float4{float(sign * c[0][col]), float(sign * c[1][col]), float(sign * c[2][col]), 0.0f};
-    }
-  }
+  JobTransforms x;
+  prepareTransforms(job, *packed, x);
   const float fpivot[3] = {packed->pivot[0], packed->pivot[1], packed->pivot[2]};
 
   const bool prefetch_streams = prefetchesStreams(*packed);
@@ -343,59 +419,18 @@ MORPHKIT_FAST_CLONES bool FastMorphSkinJob::run() const {
     const uint32_t block_end = std::min(job.end, block_begin + kBlockVertices);
     const uint32_t count = block_end - block_begin;
 
-    // 1. Copy the base attributes of the block into the outputs (the morph accumulators).
-    std::copy_n(&p.position[size_t(block_begin) * 3], size_t(count) * 3, &job.out_positions[size_t(block_begin) * 3]);
-    if (has_normals) {
-      std::copy_n(&p.normal[size_t(block_begin) * 3], size_t(count) * 3, &job.out_normals[size_t(block_begin) * 3]);
-    }
-    if (has_tangents) {
-      std::copy_n(&p.tangent[size_t(block_begin) * 4], size_t(count) * 4, &job.out_tangents[size_t(block_begin) * 4]);
-    }
-    for (size_t s = 0; s < job.out_texcoords.size(); ++s) {
-      std::copy_n(&p.texcoords[s][size_t(block_begin) * 2], size_t(count) * 2,
-                  &job.out_texcoords[s][size_t(block_begin) * 2]);
-    }
-    for (size_t s = 0; s < job.out_colors.size(); ++s) {
-      std::copy_n(&p.colors[s][size_t(block_begin) * 4], size_t(count) * 4,
-                  &job.out_colors[s][size_t(block_begin) * 4]);
-    }
-
-    // 2. Morph: for each active target and each of its streams overlapping the block, one axpy. Deltas that
-    //    cannot stay cached from frame to frame (prefetchesStreams) are prefetched one block ahead.
-    for (uint32_t a = 0; a < active_count; ++a) {
-      const uint32_t t = active[a].target;
-      const float w = active[a].weight;
-      for (uint32_t si = packed->target_streams[t]; si < packed->target_streams[t + 1]; ++si) {
-        const PackedTargets::Stream& s = packed->streams[si];
-        float* out = attr_out[s.attribute];
-        if (!out) continue;  // an output the caller skipped
-        const uint32_t lo = std::max(block_begin, s.first), hi = std::min(block_end, s.last);
-        if (lo >= hi) continue;
-        const uint32_t stride = attr_stride[s.attribute];
-        const float* d = &packed->deltas[s.offset + size_t(lo - s.first) * s.components];
-        axpy(out + size_t(lo) * stride, stride, d, s.components, w, hi - lo);
-        // The next block's part of this stream: about 100 streams interleave block by block, more than the
-        // hardware prefetchers follow, so ask for it now (it arrives while the rest of this block runs).
-        // Measured at 52 × 200k: 7–8 % less time on 1 and 2 threads (docs/PERFORMANCE.md). Never past the job's
-        // range: the next range is another job's, often on another thread, and asking for it cost each job of a
-        // frame split into chunks about 10 µs (bench/deform_bench.cpp BM_FastJobSetUp).
-        const uint32_t next_hi = std::min({block_end + kBlockVertices, s.last, job.end});
-        if (prefetch_streams && next_hi > hi) {
-          const char* next = reinterpret_cast<const char*>(d + size_t(hi - lo) * s.components);
-          const size_t bytes = size_t(next_hi - hi) * s.components * sizeof(float);
-          for (size_t o = 0; o < bytes; o += 64) prefetch(next + o);
-        }
-      }
-    }
+    copyBaseBlock(job, block_begin, count);
+    morphBlock(job, *packed, std::span<const ActiveTarget>(active.data(), active_count), outputs, prefetch_streams,
+               block_begin, block_end);
 
     // 3. Skin (or rigid transform) the morphed block in place; normals and tangents are normalized after it.
     float normal_len2[kBlockVertices], tangent_len2[kBlockVertices];
     SkinBlock block{p,
-                    palette,
-                    rigid,
-                    rigid_cof,
-                    origin,
-                    origin_f,
+                    x.palette,
+                    x.rigid,
+                    x.rigid_cof,
+                    x.origin,
+                    x.origin_f,
                     fpivot,
                     job.out_positions.data(),
                     has_normals ? job.out_normals.data() : nullptr,

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "morphkit/glb_writer.h"
+#include "morphkit/asset_builder.h"
 #include "morphkit/names.h"
 #include "morphkit/text.h"
 

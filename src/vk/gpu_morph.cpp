@@ -8,8 +8,10 @@
 #include "gpu_internal.h"
 #include "morph_shared.h"
 #include "morphkit/active_targets.h"
+#include "morphkit/deform.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_interop.h"
+#include "morphkit/sliced_sparse.h"
 #include "morphkit_spirv/morph.h"
 #include "morphkit_spirv/morph_storage16.h"
 #include "vk_context.h"
@@ -25,6 +27,7 @@ static_assert(sizeof(ActiveTarget) == sizeof(gpu::MorphActiveTarget) &&
 // delta buffer stays below 8 GiB; maxMemoryAllocationSize is smaller on every device we know.
 constexpr uint64_t kMaxDeltaBufferBytes = uint64_t(2) << 32;
 static_assert(kDeltaTileVertices == MORPH_GROUP_SIZE, "a dense delta tile is one workgroup's vertices");
+static_assert(kSlicedAbsentTarget == MORPH_ABSENT, "a sliced sparse lane without a record reads as absent");
 
 struct GpuBatch {
   struct Instance {
@@ -65,53 +68,6 @@ Status uploadVector(VulkanContext& context, const std::vector<T>& data, GpuBuffe
   if (!created) return created.error();
   buffer = *created;
   return uploadToBuffer(context, buffer, 0, data.data(), data.size() * sizeof(T));
-}
-
-// The sparse layout as the kernel reads it (docs/LAYOUTS.md §3c): the CSR records sliced per 64-vertex tile. A
-// tile's block holds as many slots as its longest vertex has records; slot j holds the j-th record of each of the
-// tile's vertices, word-major (word w of lane l at (j · words + w) · 64 + l), so a warp reads consecutive words;
-// lanes with fewer records get MORPH_ABSENT as their target. `tiles`: the first word of each tile's block, and
-// the end.
-struct SlicedSparse {
-  std::vector<uint32_t> tiles;
-  std::vector<uint32_t> words;
-};
-Expected<SlicedSparse> sliceSparse(const PackedDeltas& packed, uint32_t vertex_count) {
-  const uint32_t record_words = 1 + packed.format.stride;
-  const uint32_t tile_count = (vertex_count + MORPH_GROUP_SIZE - 1) / MORPH_GROUP_SIZE;
-  SlicedSparse out;
-  out.tiles.reserve(size_t(tile_count) + 1);
-  uint64_t total = 0;
-  for (uint32_t t = 0; t < tile_count; ++t) {
-    out.tiles.push_back(uint32_t(total));
-    uint32_t slots = 0;
-    for (uint32_t v = t * MORPH_GROUP_SIZE; v < std::min(vertex_count, (t + 1) * MORPH_GROUP_SIZE); ++v) {
-      slots = std::max(slots, packed.rows[v + 1] - packed.rows[v]);
-    }
-    total += uint64_t(slots) * record_words * MORPH_GROUP_SIZE;
-    if (total >= kMaxDeltaBufferBytes / 4) {
-      return fail(Error::kTooLarge,
-                  "uploadGpuPrimitive: the sliced sparse records exceed the kernel's 32-bit element indexing");
-    }
-  }
-  out.tiles.push_back(uint32_t(total));
-  out.words.assign(size_t(total), 0);
-  for (uint32_t v = 0; v < vertex_count; ++v) {
-    const uint32_t tile = v / MORPH_GROUP_SIZE, lane = v % MORPH_GROUP_SIZE;
-    const uint32_t slots = (out.tiles[tile + 1] - out.tiles[tile]) / (record_words * MORPH_GROUP_SIZE);
-    const uint32_t count = packed.rows[v + 1] - packed.rows[v];
-    for (uint32_t j = 0; j < slots; ++j) {
-      const size_t slot = out.tiles[tile] + size_t(j) * record_words * MORPH_GROUP_SIZE + lane;
-      if (j >= count) {
-        out.words[slot] = MORPH_ABSENT;
-        continue;
-      }
-      const uint8_t* record = packed.bytes.data() + (size_t(packed.rows[v]) + j) * record_words * 4;
-      for (uint32_t w = 0; w < record_words; ++w)
-        std::memcpy(&out.words[slot + size_t(w) * MORPH_GROUP_SIZE], record + 4 * w, 4);
-    }
-  }
-  return out;
 }
 
 void destroyPrimitiveBuffers(VulkanContext& context, GpuPrimitive& p) {
@@ -173,7 +129,7 @@ Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const Primiti
     p->target_bytes = packed->target_bytes;
     info.record_count = packed->record_count;
     if (info.layout == DeltaLayout::kSparse) {
-      Expected<SlicedSparse> sliced = sliceSparse(*packed, info.vertex_count);
+      Expected<SlicedSparse> sliced = sliceSparse(*packed, MORPH_GROUP_SIZE, kMaxDeltaBufferBytes / 4);
       if (!sliced) return failWith(sliced.error());
       info.delta_bytes = 4 * (sliced->words.size() + sliced->tiles.size());
       s = uploadVector(context, sliced->words, p->deltas);
@@ -385,21 +341,8 @@ std::vector<Mat4> relativeMatrices(const float pivot[3], bool skinned, std::span
 
 void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4> joints, const DMat4& world,
                       std::span<Mat4> out) {
-  auto place = [&](const DMat4& m) {  // m · (pivot, 1) in double
-    DVec3 r;
-    r.x = m(0, 0) * pivot[0] + m(0, 1) * pivot[1] + m(0, 2) * pivot[2] + m(0, 3);
-    r.y = m(1, 0) * pivot[0] + m(1, 1) * pivot[1] + m(1, 2) * pivot[2] + m(1, 3);
-    r.z = m(2, 0) * pivot[0] + m(2, 1) * pivot[1] + m(2, 2) * pivot[2] + m(2, 3);
-    return r;
-  };
   std::span<const DMat4> sources = skinned ? joints : std::span<const DMat4>(&world, 1);
-  DVec3 origin;
-  for (const DMat4& m : sources) {
-    const DVec3 r = place(m);
-    origin.x += r.x, origin.y += r.y, origin.z += r.z;
-  }
-  const double n = double(std::max<size_t>(sources.size(), 1));
-  origin.x /= n, origin.y /= n, origin.z /= n;
+  const DVec3 origin = splitOrigin(sources, pivot);  // the one origin split (deform.h)
   const float hi[3] = {float(origin.x), float(origin.y), float(origin.z)};
   Mat4& block = out[0];
   block.m = {pivot[0],
@@ -422,7 +365,7 @@ void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4>
     const DMat4& m = sources[j];
     Mat4& relative = out[1 + j];
     relative = toFloat(m);
-    const DVec3 r = place(m);
+    const DVec3 r = pivotPlaced(m, pivot);
     relative(0, 3) = float(r.x - origin.x);
     relative(1, 3) = float(r.y - origin.y);
     relative(2, 3) = float(r.z - origin.z);

@@ -22,6 +22,7 @@
 #include "morphkit/capture.h"
 #include "morphkit/gltf.h"
 #include "morphkit/pose.h"
+#include "morphkit/pose_writers.h"
 #include "morphkit/weight_files.h"
 #include "morphkit/weights.h"
 

@@ -2,10 +2,10 @@
 # The package test's driver (tests/CMakeLists.txt adds one ctest per STEP):
 #   install   cmake --install of this build tree into PREFIX; checks the installed files
 #   consumer  configures, builds and runs tests/package/consumer (MODE full | cxx17) against PREFIX
-#   cpu_only  configures this source tree with MORPHKIT_LAYERS=core;gltf and find_package(Vulkan) disabled, builds
-#             it in Release with -Werror (CI's check that the optimizer's warnings, e.g. GCC 12's -Wrestrict, stay
-#             out of the libraries) and installs it into WORK/prefix, then builds the consumer (MODE cpu) against it through CMake and
-#             through pkg-config
+#   cpu_only  configures this source tree with MORPHKIT_LAYERS=core;gltf;cli (the CLI brings io and demo) and
+#             find_package(Vulkan) disabled, builds it in Release with -Werror (CI's check that the optimizer's
+#             warnings, e.g. GCC 12's -Wrestrict, stay out of the libraries) with its CPU tests, runs them, installs
+#             it into WORK/prefix, then builds the consumer (MODE cpu) against it through CMake and through pkg-config
 # Inputs (-D): STEP, SOURCE_DIR, BUILD_DIR, WORK, PREFIX, MODE, VERSION, GENERATOR, CXX, LAUNCHER, SANITIZE_FLAGS,
 # MATERIAL. Everything runs in WORK, which is emptied first.
 cmake_minimum_required(VERSION 3.25)
@@ -82,11 +82,14 @@ elseif(STEP STREQUAL "cpu_only")
   # No build type: no optimization, no sanitizer, so this stays quick. CMAKE_DISABLE_FIND_PACKAGE_Vulkan makes any
   # find_package(Vulkan) fail, as on a machine without Vulkan.
   # The layer list goes through an initial-cache file: a ";" would split a -D argument on its way through run().
-  file(WRITE "${WORK}/layers.cmake" "set(MORPHKIT_LAYERS \"core;gltf\" CACHE STRING \"\")\n")
+  file(WRITE "${WORK}/layers.cmake" "set(MORPHKIT_LAYERS \"core;gltf;cli\" CACHE STRING \"\")\n")
   run(${CMAKE_COMMAND} --no-warn-unused-cli -S "${SOURCE_DIR}" -B "${WORK}/build" -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}" ${launcher}
       -C "${WORK}/layers.cmake" -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON "-DCMAKE_INSTALL_PREFIX=${prefix}"
-      -DCMAKE_BUILD_TYPE=Release -DMORPHKIT_WERROR=ON)
+      -DCMAKE_BUILD_TYPE=Release -DMORPHKIT_WERROR=ON -DMORPHKIT_BUILD_TESTS=ON)
   run(${CMAKE_COMMAND} --build "${WORK}/build" --parallel 2)
+  # The CPU tests against this CPU-only build and its CLI (tests/CMakeLists.txt, MORPHKIT_CPU_TESTS).
+  get_filename_component(cmake_bin "${CMAKE_COMMAND}" DIRECTORY)
+  run("${cmake_bin}/ctest" --test-dir "${WORK}/build" --output-on-failure -j2 --timeout 600)
   run(${CMAKE_COMMAND} --install "${WORK}/build")
   file(GLOB_RECURSE config LIST_DIRECTORIES false "${prefix}/*/morphkitConfig.cmake")
   get_filename_component(cmake_dir "${config}" DIRECTORY)
@@ -97,8 +100,8 @@ elseif(STEP STREQUAL "cpu_only")
     endif()
   endforeach()
   file(READ "${config}" text)
-  if(NOT text MATCHES "set\\(_morphkit_installed core;gltf\\)")
-    message(FATAL_ERROR "${config} does not list exactly core;gltf as installed")
+  if(NOT text MATCHES "set\\(_morphkit_installed core;io;gltf;demo\\)")
+    message(FATAL_ERROR "${config} does not list exactly core;io;gltf;demo as installed")
   endif()
   consumer(cpu "${prefix}" "${WORK}/consumer" -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON -DMORPHKIT_CPU_ONLY_INSTALL=ON)
 

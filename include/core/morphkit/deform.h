@@ -52,6 +52,15 @@ struct MorphSkinJob {
   bool run() const;  // validates first; returns false (writing nothing) when invalid
 };
 
+// The origin split of the float transforms (docs/LAYOUTS.md §5), one rule for the CPU fast path and the GPU kernels.
+// Far from the origin a float matrix cannot place a small primitive to its own precision, so a vertex enters as
+// p − pivot (pivot: the float centre of its base positions) and each matrix M = [R | T] is kept as [R | M·pivot − o]
+// in float, with `o` a double point near every M·pivot, added back last.
+// pivotPlaced: M·(pivot, 1) in double. splitOrigin: o, the mean of M·pivot over `matrices` (the joints a skinned
+// primitive uses, or its one world matrix); (0, 0, 0) for none.
+DVec3 pivotPlaced(const DMat4& m, const float pivot[3]);
+DVec3 splitOrigin(std::span<const DMat4> matrices, const float pivot[3]);
+
 // The fast path: same contract and results as MorphSkinJob (to ~1e-6 relative: float accumulation, float
 // transforms relative to PackedTargets::pivot and an origin split off in double), using
 // PackedTargets, an active-target list (|w| > 0) and cache-sized vertex blocks. Built with

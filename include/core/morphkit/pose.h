@@ -117,17 +117,4 @@ Status checkPoseFinite(const PoseResult& pose);
 // preparePose + evaluatePose.
 Expected<PoseResult> poseAsset(const Asset& asset, uint32_t scene, const PoseOptions& options);
 
-// JSON in the schema of shared/reference/README.md:
-// {"model": MODEL, "engine": "morphkit", "cases": [{"anim": null|N, "time": T, "meshes": [{"node", "mesh",
-//  "primitive", "skinned", "vertexCount", "weights", "positions", "normals" (null when absent)}]}]}
-std::string writePoseJson(std::span<const PoseResult> cases, std::string_view model, bool pretty = false);
-
-// Wavefront OBJ of one case: one `o node<N>_mesh<M>_prim<P>` group per posed primitive with v, vn (when
-// present), vt and faces (strips and fans triangulated, lines as `l`, points as `p`). OBJ has one UV set and no
-// texture transform, so vt is what the primitive's base-colour texture samples: its TEXCOORD set with its
-// KHR_texture_transform applied (from `asset`, the posed file; TEXCOORD_0 as stored without one or without
-// `asset`), V flipped to OBJ's bottom-left origin. With `mtllib` (a .mtl file name) the OBJ names it and each
-// group with a material uses `usemtl material<N>` (N: the glTF material index; the CLI writes the .mtl).
-std::string writePoseObj(const PoseResult& pose, const Asset* asset = nullptr, std::string_view mtllib = {});
-
 }  // namespace morphkit

@@ -103,7 +103,7 @@ Status applyWeightInputs(const Asset& asset, const WeightInputs& inputs, double 
 // whose output holds, per key, all of the mesh's target weights (§3.11 "weights": output count = input count ×
 // target count): the driven targets take the track's values, the others the node's static weights
 // (node.weights > mesh.weights > 0), so the baked animation equals posing with the track. Data is appended to
-// buffers[0] (morphkit/glb_writer.h builder helpers). Returns the new animation's index.
+// buffers[0] (morphkit/asset_builder.h). Returns the new animation's index.
 // Fails (kInvalidArgument): a bad track, `name` already used by an animation, or no node driven by the track.
 Expected<uint32_t> bakeWeightTrack(Asset& asset, const WeightTrack& track, const std::string& name, NameMatch match);
 

@@ -162,15 +162,6 @@ VertexTriangles buildVertexTriangles(const std::vector<uint32_t>& indices, uint3
   return vt;
 }
 
-Vec3 load3(const std::vector<float>& a, uint32_t v) {
-  return {a[3 * v], a[3 * v + 1], a[3 * v + 2]};
-}
-void store3(std::vector<float>& a, uint32_t v, Vec3 x) {
-  a[3 * v] = x.x;
-  a[3 * v + 1] = x.y;
-  a[3 * v + 2] = x.z;
-}
-
 // The surface geometry shared by the base mesh and every morphed copy: normals and tangents are always
 // recomputed by these two functions, so a target's normal/tangent deltas are exactly zero wherever its
 // position deltas cannot reach (outside the moved vertices and their one-ring).
@@ -227,14 +218,10 @@ std::string outOfBounds(const char* option, uint64_t value, uint64_t lo, uint64_
          std::to_string(hi);
 }
 
-}  // namespace
-
-std::string demoTargetName(uint32_t index) {
-  if (index < kArkitShapes.size()) return kArkitShapes[index].name;
-  return "extra" + formatIndex(index);
-}
-
-Expected<Asset> makeDemoAsset(const DemoOptions& options) {
+struct BaseGeometry {
+  std::vector<float> position, texcoord, normal, tangent;
+};
+Status checkDemoOptions(const DemoOptions& options) {
   if (options.targets > kDemoMaxTargets)
     return fail(Error::kInvalidArgument, outOfBounds("targets", options.targets, 0, kDemoMaxTargets));
   if (options.vertices < kDemoMinVertices || options.vertices > kDemoMaxVertices)
@@ -247,16 +234,19 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
                     " exceeds " + std::to_string(kDemoMaxTargetVertices) +
                     " (the dense deltas would take over 600 MB)");
   }
+  return Ok{};
+}
 
-  Rng rng{options.seed ^ 0x6D6F7270686B6974ull};  // "morphkit"
-  Surface surface;
-  surface.grid = chooseGrid(options.vertices);
+// The base head: a UV sphere of `surface.grid` (poles at top and bottom), its triangles (filled into `surface`),
+// normals and tangents from the surface.
+BaseGeometry buildBaseGeometry(Surface& surface) {
   const Grid& grid = surface.grid;
   const uint32_t vertex_count = grid.vertexCount();
-
-  // ---- Base geometry ----------------------------------------------------------------------------
-  std::vector<float> position(3 * size_t(vertex_count));
-  std::vector<float> texcoord(2 * size_t(vertex_count));
+  BaseGeometry g;
+  std::vector<float>& position = g.position;
+  std::vector<float>& texcoord = g.texcoord;
+  position.assign(3 * size_t(vertex_count), 0.0f);
+  texcoord.assign(2 * size_t(vertex_count), 0.0f);
   auto ringPhi = [&](uint32_t ring) { return kPi * float(ring + 1) / float(grid.rings + 1); };
   auto columnTheta = [&](uint32_t column) { return 2 * kPi * float(column) / float(grid.columns) - kPi; };
   store3(position, 0, headPoint(0, 0));
@@ -292,8 +282,10 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   surface.vertex_triangles = buildVertexTriangles(indices, vertex_count);
 
   auto basePosition = [&](uint32_t v) { return load3(position, v); };
-  std::vector<float> normal(3 * size_t(vertex_count));
-  std::vector<float> tangent(4 * size_t(vertex_count));
+  std::vector<float>& normal = g.normal;
+  std::vector<float>& tangent = g.tangent;
+  normal.assign(3 * size_t(vertex_count), 0.0f);
+  tangent.assign(4 * size_t(vertex_count), 0.0f);
   for (uint32_t v = 0; v < vertex_count; ++v) store3(normal, v, surface.normalAt(v, basePosition));
   for (uint32_t v = 0; v < vertex_count; ++v) {
     Vec4 t = surface.tangentAt(v, load3(normal, v), basePosition);
@@ -302,86 +294,19 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
     tangent[4 * v + 2] = t.z;
     tangent[4 * v + 3] = t.w;
   }
+  return g;
+}
 
-  // ---- Skin: a chain root → neck → head → jaw → joint4 → ... ------------------------------------
-  const uint32_t bones = options.bones;
-  std::vector<Vec3> pivot(bones), influence(bones);
-  std::vector<std::string> bone_names(bones);
-  for (uint32_t b = 0; b < bones; ++b) {
-    switch (b) {
-      case 0:
-        bone_names[b] = "root";
-        pivot[b] = {0, -1.4f, 0};
-        influence[b] = {0, -1.3f, 0};
-        break;
-      case 1:
-        bone_names[b] = "neck";
-        pivot[b] = {0, -0.9f, -0.1f};
-        influence[b] = {0, -0.85f, -0.1f};
-        break;
-      case 2:
-        bone_names[b] = "head";
-        pivot[b] = {0, -0.5f, 0};
-        influence[b] = {0, 0.35f, -0.1f};
-        break;
-      case 3:
-        bone_names[b] = "jaw";
-        pivot[b] = {0, -0.35f, 0};
-        influence[b] = {0, -0.75f, 0.55f};
-        break;
-      default: {
-        // Further joints continue the chain upward; each pulls on its own spot of the head (a golden-angle
-        // spiral), so every joint has vertices to move.
-        bone_names[b] = "joint" + std::to_string(b);
-        float f = float(b - 3) / float(bones - 3);
-        pivot[b] = {0, -0.35f + 1.2f * f, 0};
-        float angle = 2.39996323f * float(b);
-        influence[b] = {0.75f * std::sin(angle), -0.6f + 1.5f * f, 0.8f * std::cos(angle)};
-      }
-    }
-  }
-  std::vector<uint8_t> joints(4 * size_t(vertex_count), 0);
-  std::vector<float> skin_weights(4 * size_t(vertex_count), 0.0f);
-  {
-    constexpr float kSigma2 = 1.2f * 1.2f;
-    std::vector<std::pair<float, uint32_t>> candidates;
-    for (uint32_t v = 0; v < vertex_count; ++v) {
-      Vec3 p = load3(position, v);
-      candidates.clear();
-      uint32_t nearest = 0;
-      float nearest_d2 = 1e30f;
-      for (uint32_t b = 0; b < bones; ++b) {
-        Vec3 e = p - influence[b];
-        float d2 = dot(e, e);
-        if (d2 < nearest_d2) nearest_d2 = d2, nearest = b;
-        float x = 1.0f - d2 / kSigma2;  // (1 - d²/σ²)²: smooth, compact, no exp() per (vertex, bone)
-        if (x > 0) candidates.push_back({x * x, b});
-      }
-      if (candidates.empty()) candidates.push_back({1.0f, nearest});
-      size_t keep = std::min<size_t>(4, candidates.size());
-      std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(),
-                        [](const auto& a, const auto& b) {
-                          return a.first > b.first || (a.first == b.first && a.second < b.second);
-                        });
-      float top = candidates[0].first;
-      while (keep > 1 && candidates[keep - 1].first < 0.01f * top) --keep;  // drop negligible influences
-      float sum = 0;
-      for (size_t k = 0; k < keep; ++k) sum += candidates[k].first;
-      float assigned = 0;
-      for (size_t k = 0; k < keep; ++k) {
-        // The last weight absorbs the rounding, so the four floats sum to 1 (glTF 2.0 §3.7.3.3).
-        float w = k + 1 == keep ? 1.0f - assigned : candidates[k].first / sum;
-        assigned += w;
-        joints[4 * v + k] = uint8_t(candidates[k].second);
-        skin_weights[4 * v + k] = w;
-      }
-    }
-  }
-
-  // ---- Assemble the asset ------------------------------------------------------------------------
-  Asset asset;
-  asset.generator = "morphkit make-demo";
-  asset.buffers.emplace_back();
+// The primitive's base attributes and indices, appended to the asset's buffer.
+Primitive appendBaseAttributes(Asset& asset, const BaseGeometry& g, const SkinStreams& skin,
+                               const std::vector<uint32_t>& indices) {
+  const uint32_t vertex_count = uint32_t(g.position.size() / 3);
+  const std::vector<float>& position = g.position;
+  const std::vector<float>& normal = g.normal;
+  const std::vector<float>& tangent = g.tangent;
+  const std::vector<float>& texcoord = g.texcoord;
+  const std::vector<uint8_t>& joints = skin.joints;
+  const std::vector<float>& skin_weights = skin.weights;
   const AccessorType kScalar = AccessorType::kScalar, kVec3 = AccessorType::kVec3;
   Primitive primitive;
   primitive.attributes.push_back({"POSITION", appendAccessor(asset, std::span<const float>(position), kVec3,
@@ -406,149 +331,152 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
         appendAccessor(asset, std::span<const uint32_t>(indices), kScalar, {.target = kElementArrayBuffer});
   }
   primitive.material = 0;
+  return primitive;
+}
 
-  // ---- Morph targets -----------------------------------------------------------------------------
+// Scratch space of the target loop, reused from target to target.
+struct TargetScratch {
+  std::vector<float> distance, scratch, dpos, dnormal, dtangent;
+  std::vector<uint32_t> stamp, moved, affected;
+  std::vector<uint8_t> mirrored;
+  explicit TargetScratch(uint32_t vertex_count)
+      : distance(vertex_count),
+        scratch(vertex_count),
+        dpos(3 * size_t(vertex_count)),
+        dnormal(3 * size_t(vertex_count)),
+        dtangent(3 * size_t(vertex_count)),
+        stamp(vertex_count, 0),
+        mirrored(vertex_count, 0) {}
+};
+
+// Morph target t: an ARKit shape (or a seeded extra one) displacing a smooth region of the head, with the normal
+// and tangent deltas of exactly the vertices it changes. Appended to `primitive` and `mesh`; returns its region.
+Region appendMorphTarget(Asset& asset, uint32_t t, const Surface& surface, const BaseGeometry& g, Rng& rng,
+                         TargetScratch& work, Primitive& primitive, Mesh& mesh) {
+  const uint32_t vertex_count = surface.grid.vertexCount();
+  const AccessorType kVec3 = AccessorType::kVec3;
+  const std::vector<float>& position = g.position;
+  const std::vector<float>& normal = g.normal;
+  const std::vector<float>& tangent = g.tangent;
+  const std::vector<uint32_t>& indices = surface.indices;
+  std::vector<float>&distance = work.distance, &scratch = work.scratch, &dpos = work.dpos, &dnormal = work.dnormal,
+  &dtangent = work.dtangent;
+  std::vector<uint32_t>&stamp = work.stamp, &moved = work.moved, &affected = work.affected;
+  std::vector<uint8_t>& mirrored = work.mirrored;
+
+  ShapeSpec spec{};
+  if (t < kArkitShapes.size()) {
+    spec = kArkitShapes[t];
+  } else {
+    Vec3 dir = normalize(Vec3{rng.range(-1, 1), rng.range(-1, 1), rng.range(-1, 1)});
+    float amount = rng.range(0.03f, 0.1f);
+    spec = {
+        "", rng.range(-100, 100), rng.range(-60, 60), dir.x * amount, dir.y * amount, dir.z * amount, Region::kExtra};
+  }
+  // Small seeded jitter: shapes differ per seed, and exact distance ties between vertices are avoided.
+  float azimuth = spec.azimuth + rng.range(-2, 2), elevation = spec.elevation + rng.range(-2, 2);
+  float scale = rng.range(0.8f, 1.2f);
+  float fraction = rng.range(0.04f, 0.12f);
+  Vec3 center = headPointDegrees(azimuth, elevation);
+  Vec3 mirror_center{-center.x, center.y, center.z};
+  for (uint32_t v = 0; v < vertex_count; ++v) {
+    Vec3 p = load3(position, v);
+    float d = length(p - center);
+    mirrored[v] = 0;
+    if (spec.mirror) {
+      float dm = length(p - mirror_center);
+      if (dm < d) d = dm, mirrored[v] = 1;
+    }
+    distance[v] = d;
+  }
+  // The region: the k nearest vertices, k between 3 % and 15 % of the mesh (at least one vertex).
+  uint32_t lo = std::max<uint32_t>(1, uint32_t(std::ceil(0.03 * vertex_count)));
+  uint32_t hi = std::max<uint32_t>(lo, uint32_t(std::floor(0.15 * vertex_count)));
+  uint32_t k = std::clamp<uint32_t>(uint32_t(std::lround(fraction * vertex_count)), lo, hi);
+  scratch = distance;
+  std::nth_element(scratch.begin(), scratch.begin() + (k - 1), scratch.end());
+  float dk1 = scratch[k - 1];
+  float dk = k < vertex_count ? *std::min_element(scratch.begin() + k, scratch.end()) : dk1 * 2 + 1;
+  float radius = dk > dk1 ? dk : dk1 * 1.0001f + 1e-6f;
+
+  std::fill(dpos.begin(), dpos.end(), 0.0f);
+  std::fill(dnormal.begin(), dnormal.end(), 0.0f);
+  std::fill(dtangent.begin(), dtangent.end(), 0.0f);
+  moved.clear();
+  Vec3 disp{spec.dx * scale, spec.dy * scale, spec.dz * scale};
+  for (uint32_t v = 0; v < vertex_count; ++v) {
+    if (distance[v] >= radius) continue;
+    float x = distance[v] / radius;
+    float falloff = (1 - x * x) * (1 - x * x);  // C1 at the border: no crease where the region ends
+    Vec3 dv = disp * falloff;
+    if (mirrored[v]) dv.x = -dv.x;
+    if (dv.x == 0 && dv.y == 0 && dv.z == 0) continue;
+    store3(dpos, v, dv);
+    moved.push_back(v);
+  }
+  // Normals and tangents change on the moved vertices and their one-ring: recompute exactly those.
+  const uint32_t mark = t + 1;
+  affected.clear();
+  for (uint32_t v : moved) {
+    for (uint32_t q = surface.vertex_triangles.offsets[v]; q < surface.vertex_triangles.offsets[v + 1]; ++q) {
+      uint32_t tri = surface.vertex_triangles.triangles[q];
+      for (int corner = 0; corner < 3; ++corner) {
+        uint32_t a = indices[3 * tri + corner];
+        if (stamp[a] != mark) stamp[a] = mark, affected.push_back(a);
+      }
+    }
+  }
+  auto morphedPosition = [&](uint32_t v) { return load3(position, v) + load3(dpos, v); };
+  for (uint32_t v : affected) {
+    Vec3 n = surface.normalAt(v, morphedPosition);
+    Vec4 tg = surface.tangentAt(v, n, morphedPosition);
+    store3(dnormal, v, n - load3(normal, v));
+    store3(dtangent, v, Vec3{tg.x - tangent[4 * v], tg.y - tangent[4 * v + 1], tg.z - tangent[4 * v + 2]});
+  }
+  MorphTarget target;
+  // §3.7.2.2: a target's POSITION accessor must have min and max too.
+  target.attributes.push_back({"POSITION", appendAccessor(asset, std::span<const float>(dpos), kVec3,
+                                                          {.target = kArrayBuffer, .min_max = true})});
+  target.attributes.push_back(
+      {"NORMAL", appendAccessor(asset, std::span<const float>(dnormal), kVec3, {.target = kArrayBuffer})});
+  target.attributes.push_back(
+      {"TANGENT", appendAccessor(asset, std::span<const float>(dtangent), kVec3, {.target = kArrayBuffer})});
+  primitive.targets.push_back(std::move(target));
+  mesh.target_names.push_back(demoTargetName(t));
+  return spec.region;
+}
+
+}  // namespace
+
+std::string demoTargetName(uint32_t index) {
+  if (index < kArkitShapes.size()) return kArkitShapes[index].name;
+  return "extra" + formatIndex(index);
+}
+
+Expected<Asset> makeDemoAsset(const DemoOptions& options) {
+  if (Status s = checkDemoOptions(options); !s) return s.error();
+  Rng rng{options.seed ^ 0x6D6F7270686B6974ull};  // "morphkit"
+  Surface surface;
+  surface.grid = chooseGrid(options.vertices);
+  const BaseGeometry geometry = buildBaseGeometry(surface);
+  const DemoRig rig = makeRig(options.bones);
+  const SkinStreams skin = bindSkin(geometry.position, rig);
+
+  Asset asset;
+  asset.generator = "morphkit make-demo";
+  asset.buffers.emplace_back();
+  Primitive primitive = appendBaseAttributes(asset, geometry, skin, surface.indices);
   Mesh mesh;
   mesh.name = "Head";
   std::vector<Region> target_region(options.targets);
-  {
-    std::vector<float> distance(vertex_count), scratch(vertex_count);
-    std::vector<float> dpos(3 * size_t(vertex_count)), dnormal(3 * size_t(vertex_count)),
-        dtangent(3 * size_t(vertex_count));
-    std::vector<uint32_t> stamp(vertex_count, 0);
-    std::vector<uint32_t> moved, affected;
-    std::vector<uint8_t> mirrored(vertex_count, 0);
-    for (uint32_t t = 0; t < options.targets; ++t) {
-      ShapeSpec spec{};
-      if (t < kArkitShapes.size()) {
-        spec = kArkitShapes[t];
-      } else {
-        Vec3 dir = normalize(Vec3{rng.range(-1, 1), rng.range(-1, 1), rng.range(-1, 1)});
-        float amount = rng.range(0.03f, 0.1f);
-        spec = {"",
-                rng.range(-100, 100),
-                rng.range(-60, 60),
-                dir.x * amount,
-                dir.y * amount,
-                dir.z * amount,
-                Region::kExtra};
-      }
-      target_region[t] = spec.region;
-      // Small seeded jitter: shapes differ per seed, and exact distance ties between vertices are avoided.
-      float azimuth = spec.azimuth + rng.range(-2, 2), elevation = spec.elevation + rng.range(-2, 2);
-      float scale = rng.range(0.8f, 1.2f);
-      float fraction = rng.range(0.04f, 0.12f);
-      Vec3 center = headPointDegrees(azimuth, elevation);
-      Vec3 mirror_center{-center.x, center.y, center.z};
-      for (uint32_t v = 0; v < vertex_count; ++v) {
-        Vec3 p = load3(position, v);
-        float d = length(p - center);
-        mirrored[v] = 0;
-        if (spec.mirror) {
-          float dm = length(p - mirror_center);
-          if (dm < d) d = dm, mirrored[v] = 1;
-        }
-        distance[v] = d;
-      }
-      // The region: the k nearest vertices, k between 3 % and 15 % of the mesh (at least one vertex).
-      uint32_t lo = std::max<uint32_t>(1, uint32_t(std::ceil(0.03 * vertex_count)));
-      uint32_t hi = std::max<uint32_t>(lo, uint32_t(std::floor(0.15 * vertex_count)));
-      uint32_t k = std::clamp<uint32_t>(uint32_t(std::lround(fraction * vertex_count)), lo, hi);
-      scratch = distance;
-      std::nth_element(scratch.begin(), scratch.begin() + (k - 1), scratch.end());
-      float dk1 = scratch[k - 1];
-      float dk = k < vertex_count ? *std::min_element(scratch.begin() + k, scratch.end()) : dk1 * 2 + 1;
-      float radius = dk > dk1 ? dk : dk1 * 1.0001f + 1e-6f;
-
-      std::fill(dpos.begin(), dpos.end(), 0.0f);
-      std::fill(dnormal.begin(), dnormal.end(), 0.0f);
-      std::fill(dtangent.begin(), dtangent.end(), 0.0f);
-      moved.clear();
-      Vec3 disp{spec.dx * scale, spec.dy * scale, spec.dz * scale};
-      for (uint32_t v = 0; v < vertex_count; ++v) {
-        if (distance[v] >= radius) continue;
-        float x = distance[v] / radius;
-        float falloff = (1 - x * x) * (1 - x * x);  // C1 at the border: no crease where the region ends
-        Vec3 dv = disp * falloff;
-        if (mirrored[v]) dv.x = -dv.x;
-        if (dv.x == 0 && dv.y == 0 && dv.z == 0) continue;
-        store3(dpos, v, dv);
-        moved.push_back(v);
-      }
-      // Normals and tangents change on the moved vertices and their one-ring: recompute exactly those.
-      const uint32_t mark = t + 1;
-      affected.clear();
-      for (uint32_t v : moved) {
-        for (uint32_t q = surface.vertex_triangles.offsets[v]; q < surface.vertex_triangles.offsets[v + 1]; ++q) {
-          uint32_t tri = surface.vertex_triangles.triangles[q];
-          for (int corner = 0; corner < 3; ++corner) {
-            uint32_t a = indices[3 * tri + corner];
-            if (stamp[a] != mark) stamp[a] = mark, affected.push_back(a);
-          }
-        }
-      }
-      auto morphedPosition = [&](uint32_t v) { return load3(position, v) + load3(dpos, v); };
-      for (uint32_t v : affected) {
-        Vec3 n = surface.normalAt(v, morphedPosition);
-        Vec4 tg = surface.tangentAt(v, n, morphedPosition);
-        store3(dnormal, v, n - load3(normal, v));
-        store3(dtangent, v, Vec3{tg.x - tangent[4 * v], tg.y - tangent[4 * v + 1], tg.z - tangent[4 * v + 2]});
-      }
-      MorphTarget target;
-      // §3.7.2.2: a target's POSITION accessor must have min and max too.
-      target.attributes.push_back({"POSITION", appendAccessor(asset, std::span<const float>(dpos), kVec3,
-                                                              {.target = kArrayBuffer, .min_max = true})});
-      target.attributes.push_back(
-          {"NORMAL", appendAccessor(asset, std::span<const float>(dnormal), kVec3, {.target = kArrayBuffer})});
-      target.attributes.push_back(
-          {"TANGENT", appendAccessor(asset, std::span<const float>(dtangent), kVec3, {.target = kArrayBuffer})});
-      primitive.targets.push_back(std::move(target));
-      mesh.target_names.push_back(demoTargetName(t));
-    }
-  }
+  TargetScratch work(surface.grid.vertexCount());
+  for (uint32_t t = 0; t < options.targets; ++t)
+    target_region[t] = appendMorphTarget(asset, t, surface, geometry, rng, work, primitive, mesh);
   mesh.primitives.push_back(std::move(primitive));
   if (options.targets > 0) mesh.weights.assign(options.targets, 0.0f);
   asset.meshes.push_back(std::move(mesh));
-
-  Material material;
-  material.name = "Skin";
-  material.base_color_factor[0] = 0.87f;
-  material.base_color_factor[1] = 0.67f;
-  material.base_color_factor[2] = 0.56f;
-  material.metallic_factor = 0.0f;
-  material.roughness_factor = 0.55f;
-  asset.materials.push_back(material);
-
-  // Nodes: 0 = the skinned mesh (a root without transform, as §3.7.3 recommends), 1 + b = joint b.
-  Node head;
-  head.name = "Head";
-  head.mesh = 0;
-  head.skin = 0;
-  asset.nodes.push_back(head);
-  std::vector<float> inverse_bind(16 * size_t(bones));
-  for (uint32_t b = 0; b < bones; ++b) {
-    Node joint;
-    joint.name = bone_names[b];
-    joint.translation = toDouble(b == 0 ? pivot[0] : pivot[b] - pivot[b - 1]);
-    if (b + 1 < bones) joint.children = {b + 2};
-    asset.nodes.push_back(joint);
-    // The bind pose has no rotation, so each inverse bind matrix is the translation by -pivot (§3.7.3.1).
-    Mat4 ibm;
-    ibm.m[12] = -pivot[b].x;
-    ibm.m[13] = -pivot[b].y;
-    ibm.m[14] = -pivot[b].z;
-    std::copy(ibm.m.begin(), ibm.m.end(), inverse_bind.begin() + 16 * b);
-  }
-  Skin skin;
-  skin.name = "Rig";
-  skin.inverse_bind_matrices = appendAccessor(asset, std::span<const float>(inverse_bind), AccessorType::kMat4);
-  skin.skeleton = 1;
-  for (uint32_t b = 0; b < bones; ++b) skin.joints.push_back(1 + b);
-  asset.skins.push_back(skin);
-  asset.scenes.push_back(Scene{"Scene", {0, 1}});
-  asset.scene = 0;
-
-  addDemoAnimations(asset, options.targets, target_region, bones, rng);
+  appendRigAndScene(asset, rig);
+  addDemoAnimations(asset, options.targets, target_region, options.bones, rng);
   return asset;
 }
 

@@ -195,34 +195,48 @@ std::vector<std::string> inspectWarnings(const Asset& asset) {
   return warnings;
 }
 
-std::string inspectJson(const Asset& asset, std::string_view file) {
-  JsonWriter json(true);
-  json.beginObject();
-  json.field("file", file);
-  json.field("generator", asset.generator);
-  json.key("extensionsUsed").array(std::span<const std::string>(asset.extensions_used));
-  json.key("extensionsRequired").array(std::span<const std::string>(asset.extensions_required));
-  json.key("notes").array(std::span<const std::string>(asset.notes));
-  json.field("scenes", uint32_t(asset.scenes.size()));
-  json.field("nodes", uint32_t(asset.nodes.size()));
-  json.key("nodeNames").beginArray();
-  for (const Node& node : asset.nodes) json.value(std::string_view(node.name));
+namespace {
+
+// One primitive of mesh m: its attributes, targets, morph-data sizes and quantization errors, skin weights.
+void writePrimitive(JsonWriter& json, const Asset& asset, const Primitive& primitive, uint32_t m, uint32_t p,
+                    const PrimitiveSummary& s, std::vector<std::string>& warnings) {
+  json.beginObject().field("index", p).field("mode", primitiveModeName(primitive.mode));
+  json.field("vertexCount", s.vertex_count).field("indexCount", s.index_count);
+  json.key("attributes").beginArray();
+  for (const Attribute& attribute : primitive.attributes) writeAttribute(json, asset, attribute);
   json.endArray();
-  float lo[3], hi[3];
-  json.key("bounds");
-  if (restBounds(asset, lo, hi)) {
-    json.beginObject()
-        .key("min")
-        .array(std::span<const float>(lo, 3))
-        .key("max")
-        .array(std::span<const float>(hi, 3))
-        .endObject();
-  } else {
-    json.null();
+  json.field("targetCount", uint32_t(primitive.targets.size()));
+  json.key("targets").beginArray();
+  for (const auto& names : s.target_attributes) json.array(std::span<const std::string>(names));
+  json.endArray();
+  json.key("targetAttributes").beginArray();
+  for (const MorphTarget& target : primitive.targets) {
+    json.beginArray();
+    for (const Attribute& attribute : target.attributes) writeAttribute(json, asset, attribute);
+    json.endArray();
   }
-  json.key("meshes").beginArray();
-  std::vector<std::string> warnings;
+  json.endArray();
+  json.field("morphBytes", uint64_t(s.morph_bytes));
+  if (s.has_f16) {
+    json.key("f16MaxError").beginObject().field("position", s.f16_position).field("normal", s.f16_normal);
+    json.field("tangent", s.f16_tangent).field("extra", s.f16_extra).field("overflow", s.f16_overflow).endObject();
+    json.key("snorm16MaxError").beginObject().field("position", s.snorm16_position).field("normal", s.snorm16_normal);
+    json.field("tangent", s.snorm16_tangent).field("extra", s.snorm16_extra).field("nonFinite", s.snorm16_non_finite);
+    json.endObject();
+  }
+  json.key("sparse").array(std::span<const std::string>(s.sparse));
+  json.key("quantized").array(std::span<const std::string>(s.quantized));
+  if (s.has_skin_weights) {
+    json.key("skinWeights").beginObject().field("rescaled", s.skin_weights.rescaled).field("zero", s.skin_weights.zero);
+    json.field("worstSum", s.skin_weights.worst_sum).endObject();
+  }
+  if (warnSkinWeights(s)) warnings.push_back(skinWeightWarning(m, p, s.skin_weights));
+  json.endObject();
+}
+
+void writeMeshes(JsonWriter& json, const Asset& asset, std::vector<std::string>& warnings) {
   PrimitiveSummaryCache summaries;
+  json.key("meshes").beginArray();
   for (size_t m = 0; m < asset.meshes.size(); ++m) {
     const Mesh& mesh = asset.meshes[m];
     json.beginObject().field("index", uint32_t(m)).field("name", mesh.name);
@@ -230,52 +244,15 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     json.key("targetNames").array(std::span<const std::string>(mesh.target_names));
     json.key("primitives").beginArray();
     for (size_t p = 0; p < mesh.primitives.size(); ++p) {
-      const Primitive& primitive = mesh.primitives[p];
       const PrimitiveSummary& s = summaryOf(summaries, asset, uint32_t(m), uint32_t(p));
-      json.beginObject().field("index", uint32_t(p)).field("mode", primitiveModeName(primitive.mode));
-      json.field("vertexCount", s.vertex_count).field("indexCount", s.index_count);
-      json.key("attributes").beginArray();
-      for (const Attribute& attribute : primitive.attributes) writeAttribute(json, asset, attribute);
-      json.endArray();
-      json.field("targetCount", uint32_t(primitive.targets.size()));
-      json.key("targets").beginArray();
-      for (const auto& names : s.target_attributes) json.array(std::span<const std::string>(names));
-      json.endArray();
-      json.key("targetAttributes").beginArray();
-      for (const MorphTarget& target : primitive.targets) {
-        json.beginArray();
-        for (const Attribute& attribute : target.attributes) writeAttribute(json, asset, attribute);
-        json.endArray();
-      }
-      json.endArray();
-      json.field("morphBytes", uint64_t(s.morph_bytes));
-      if (s.has_f16) {
-        json.key("f16MaxError").beginObject().field("position", s.f16_position).field("normal", s.f16_normal);
-        json.field("tangent", s.f16_tangent).field("extra", s.f16_extra).field("overflow", s.f16_overflow).endObject();
-        json.key("snorm16MaxError")
-            .beginObject()
-            .field("position", s.snorm16_position)
-            .field("normal", s.snorm16_normal);
-        json.field("tangent", s.snorm16_tangent)
-            .field("extra", s.snorm16_extra)
-            .field("nonFinite", s.snorm16_non_finite);
-        json.endObject();
-      }
-      json.key("sparse").array(std::span<const std::string>(s.sparse));
-      json.key("quantized").array(std::span<const std::string>(s.quantized));
-      if (s.has_skin_weights) {
-        json.key("skinWeights")
-            .beginObject()
-            .field("rescaled", s.skin_weights.rescaled)
-            .field("zero", s.skin_weights.zero);
-        json.field("worstSum", s.skin_weights.worst_sum).endObject();
-      }
-      if (warnSkinWeights(s)) warnings.push_back(skinWeightWarning(uint32_t(m), uint32_t(p), s.skin_weights));
-      json.endObject();
+      writePrimitive(json, asset, mesh.primitives[p], uint32_t(m), uint32_t(p), s, warnings);
     }
     json.endArray().endObject();
   }
   json.endArray();
+}
+
+void writeSkins(JsonWriter& json, const Asset& asset) {
   json.key("skins").beginArray();
   for (size_t s = 0; s < asset.skins.size(); ++s) {
     const Skin& skin = asset.skins[s];
@@ -292,6 +269,9 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     json.endObject();
   }
   json.endArray();
+}
+
+void writeMaterials(JsonWriter& json, const Asset& asset) {
   json.key("materials").beginArray();
   for (size_t i = 0; i < asset.materials.size(); ++i) {
     const Material& material = asset.materials[i];
@@ -306,6 +286,9 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     json.field("alphaMode", alphaModeName(material.alpha_mode)).field("doubleSided", material.double_sided).endObject();
   }
   json.endArray();
+}
+
+void writeImagesAndTextures(JsonWriter& json, const Asset& asset) {
   json.key("images").beginArray();
   for (size_t i = 0; i < asset.images.size(); ++i) {
     const Image& image = asset.images[i];
@@ -338,6 +321,9 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     json.field("drawable", textureDrawable(asset, texture)).endObject();
   }
   json.endArray();
+}
+
+void writeAnimations(JsonWriter& json, const Asset& asset) {
   json.key("animations").beginArray();
   for (size_t a = 0; a < asset.animations.size(); ++a) {
     const Animation& animation = asset.animations[a];
@@ -363,6 +349,41 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
     json.endArray().endObject();
   }
   json.endArray();
+}
+
+}  // namespace
+
+std::string inspectJson(const Asset& asset, std::string_view file) {
+  JsonWriter json(true);
+  json.beginObject();
+  json.field("file", file);
+  json.field("generator", asset.generator);
+  json.key("extensionsUsed").array(std::span<const std::string>(asset.extensions_used));
+  json.key("extensionsRequired").array(std::span<const std::string>(asset.extensions_required));
+  json.key("notes").array(std::span<const std::string>(asset.notes));
+  json.field("scenes", uint32_t(asset.scenes.size()));
+  json.field("nodes", uint32_t(asset.nodes.size()));
+  json.key("nodeNames").beginArray();
+  for (const Node& node : asset.nodes) json.value(std::string_view(node.name));
+  json.endArray();
+  float lo[3], hi[3];
+  json.key("bounds");
+  if (restBounds(asset, lo, hi)) {
+    json.beginObject()
+        .key("min")
+        .array(std::span<const float>(lo, 3))
+        .key("max")
+        .array(std::span<const float>(hi, 3))
+        .endObject();
+  } else {
+    json.null();
+  }
+  std::vector<std::string> warnings;
+  writeMeshes(json, asset, warnings);
+  writeSkins(json, asset);
+  writeMaterials(json, asset);
+  writeImagesAndTextures(json, asset);
+  writeAnimations(json, asset);
   json.key("warnings").array(std::span<const std::string>(warnings));
   json.endObject();
   return json.str();

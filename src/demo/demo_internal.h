@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// What the demo asset's two files share (demo.cpp: geometry, targets, skin; demo_animation.cpp: the clips).
+// What the demo asset's files share (demo.cpp: geometry and targets; demo_rig.cpp: the skeleton and skin;
+// demo_animation.cpp: the clips).
 #pragma once
 #include <cstdint>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "morphkit/asset.h"
+#include "morphkit/math.h"
 
 namespace morphkit::demo_detail {
 
@@ -25,6 +28,32 @@ struct Rng {
 };
 
 enum class Region : uint8_t { kBlink, kEye, kBrow, kMouth, kJaw, kCheek, kNose, kExtra };
+
+// A vertex's three floats in an xyz array.
+inline Vec3 load3(const std::vector<float>& a, uint32_t v) {
+  return {a[3 * v], a[3 * v + 1], a[3 * v + 2]};
+}
+inline void store3(std::vector<float>& a, uint32_t v, Vec3 x) {
+  a[3 * v] = x.x;
+  a[3 * v + 1] = x.y;
+  a[3 * v + 2] = x.z;
+}
+
+// The rig (demo_rig.cpp): a chain of `bones` joints, each with its pivot and the spot of the head it pulls on.
+struct DemoRig {
+  std::vector<Vec3> pivot, influence;
+  std::vector<std::string> names;
+};
+struct SkinStreams {
+  std::vector<uint8_t> joints;
+  std::vector<float> weights;
+};
+
+DemoRig makeRig(uint32_t bones);
+// Up to four joints per vertex of `position` (xyz), by a compact falloff around each joint's spot; weights sum to 1.
+SkinStreams bindSkin(const std::vector<float>& position, const DemoRig& rig);
+// The material, the nodes (0 = the skinned mesh, 1 + b = joint b), the skin and the scene, appended to `asset`.
+void appendRigAndScene(Asset& asset, const DemoRig& rig);
 
 // The three clips, appended to `asset` (its mesh is node 0, joint b is node 1 + b). `target_region` gives each
 // morph target's region; `rng` continues the asset's stream, so the bytes depend only on the options.
