@@ -765,11 +765,12 @@ std::string readSource(const std::filesystem::path& path) {
 
 // The renderer's shader with render_shared.h pasted in place of its #include.
 std::string inlineShared(const std::string& source) {
-  const std::string shared = readSource(sourceDir() / "shaders" / "render" / "render_shared.h");
   std::string out = source;
-  const std::string line = "#include \"render_shared.h\"";
-  const size_t at = out.find(line);
-  if (at != std::string::npos) out.replace(at, line.size(), shared);
+  for (const char* name : {"render_shared.h", "environment.glsl", "tone.glsl"}) {
+    const std::string line = std::string("#include \"") + name + "\"";
+    const size_t at = out.find(line);
+    if (at != std::string::npos) out.replace(at, line.size(), readSource(sourceDir() / "shaders" / "render" / name));
+  }
   // glslang puts `invariant gl_Position` on the gl_PerVertex member, which this validation layer's SPIR-V validator
   // reports ("Decoration not allowed on struct members"); one draw per pipeline does not need it.
   const std::string invariant = "invariant gl_Position;";
@@ -987,18 +988,25 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   const float light_len = std::sqrt(0.3f * 0.3f + 0.5f * 0.5f + 0.8f * 0.8f);
   frame.light_direction = {0.3f / light_len, 0.5f / light_len, 0.8f / light_len, 0};
   frame.light_color = {2.5f, 2.4f, 2.2f, 0};
-  frame.sky_color = {0.25f, 0.3f, 0.35f, 0};
-  frame.ground_color = {0.12f, 0.1f, 0.08f, 0};
+  // No environment and no tone curve: pbr.frag's image-based light is off (intensity 0) and node materials' hemisphere
+  // fill is black, so both draw the key light + emissive (docs/RENDER.md: node materials keep the old fill).
+  frame.sky_color = {0, 0, 0, 0};
+  frame.ground_color = {0, 0, 0, 0};
   frame.shadow_params = {1.0f, 1.0f, 0.01f, 0};
+  frame.environment = {0.0f, 0.0f, 1.0f, 0.0f};
+  frame.tone = {1.0f, float(MSH_TONE_NONE), 0.0f, 0.0f};
   const GpuBuffer frame_ubo = make(sizeof frame, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &frame);
+  const float zero_sh[36] = {};
+  const GpuBuffer irradiance = make(sizeof zero_sh, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, zero_sh);
   const uint32_t features = MSH_HAS_NORMALS | MSH_HAS_UV0;
   const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
-  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 8},
-                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16}};
+  VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 8},
+                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 20},
+                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 4;
-  pool_info.poolSizeCount = 2;
+  pool_info.poolSizeCount = 3;
   pool_info.pPoolSizes = sizes;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreateDescriptorPool(ctx.device, &pool_info, nullptr, &pool), VK_SUCCESS);
@@ -1045,10 +1053,13 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   VkShaderModule builtin_vs = moduleOf(*vs_words), builtin_fs = moduleOf(*fs_words);
   VkDescriptorSetLayout set_layouts[3] = {};
   {
-    const VkDescriptorSetLayoutBinding frame_b[2] = {
+    const VkDescriptorSetLayoutBinding frame_b[5] = {
         {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
          VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
-        {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
+        {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_ENVIRONMENT, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_BRDF_TABLE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_IRRADIANCE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
     const VkDescriptorSetLayoutBinding mesh_b[1] = {
         {MSH_BINDING_OBJECT, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr}};
     VkDescriptorSetLayoutBinding material_b[6];
@@ -1056,7 +1067,7 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
     for (uint32_t i = 1; i < 6; ++i)
       material_b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
     const std::pair<const VkDescriptorSetLayoutBinding*, uint32_t> lists[3] = {
-        {frame_b, 2}, {mesh_b, 1}, {material_b, 6}};
+        {frame_b, 5}, {mesh_b, 1}, {material_b, 6}};
     for (int i = 0; i < 3; ++i) {
       VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
       info.bindingCount = lists[i].second;
@@ -1098,6 +1109,11 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
                         material_set = allocate(set_layouts[2]);
   writeBuffer(frame_set, MSH_BINDING_FRAME, frame_ubo);
   writeImage(frame_set, MSH_BINDING_SHADOW_MAP, h.shadow_sampler, h.shadow_view);
+  writeImage(frame_set, MSH_BINDING_ENVIRONMENT, sampler, white.view);  // intensity 0: read, then scaled to 0
+  writeImage(frame_set, MSH_BINDING_BRDF_TABLE, sampler, white.view);
+  buffer_infos.push_back({irradiance.buffer, 0, VK_WHOLE_SIZE});
+  writes.push_back({VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, frame_set, MSH_BINDING_IRRADIANCE, 0, 1,
+                    VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &buffer_infos.back(), nullptr});
   writeBuffer(mesh_set, MSH_BINDING_OBJECT, object_ubo);
   writeBuffer(material_set, MSH_BINDING_MATERIAL, material_ubo);
   writeImage(material_set, MSH_BINDING_BASE_COLOR_TEXTURE, sampler, base_image.view);

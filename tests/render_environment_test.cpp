@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <string>
 
+#include "gltf_test_util.h"
 #include "morphkit/environment.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -259,6 +260,72 @@ TEST_F(EnvironmentTest, DefaultLookIsNotBlack) {
     const RenderedImage dark_frame = render(test::assetsDir() / file, off);
     for (const uint8_t* p : modelPixels(dark_frame)) ASSERT_LT(p[1], 8) << file;
   }
+}
+
+// Two half-transparent double-sided quads, red at z = 0.5 first in the file, blue at z = −0.5.
+std::string blendedQuadsJson() {
+  std::vector<uint8_t> bin;
+  auto put = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    bin.insert(bin.end(), b, b + n);
+  };
+  for (float z : {0.5f, -0.5f}) {
+    const float quad[12] = {-1, -1, z, 1, -1, z, 1, 1, z, -1, 1, z};
+    put(quad, sizeof quad);
+  }
+  const uint16_t indices[6] = {0, 1, 2, 0, 2, 3};
+  put(indices, sizeof indices);
+  std::string body =
+      "\"buffers\":[" + test::bufferJson(bin) + "]," +
+      R"("bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":48},
+                       {"buffer":0,"byteOffset":96,"byteLength":12}],
+    "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[-1,-1,0.5],"max":[1,1,0.5]},
+                 {"bufferView":1,"componentType":5126,"count":4,"type":"VEC3","min":[-1,-1,-0.5],"max":[1,1,-0.5]},
+                 {"bufferView":2,"componentType":5123,"count":6,"type":"SCALAR"}],
+    "materials":[{"alphaMode":"BLEND","doubleSided":true,"emissiveFactor":[1,0,0],
+                  "pbrMetallicRoughness":{"baseColorFactor":[0,0,0,0.5]}},
+                 {"alphaMode":"BLEND","doubleSided":true,"emissiveFactor":[0,0,1],
+                  "pbrMetallicRoughness":{"baseColorFactor":[0,0,0,0.5]}}],
+    "meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":2,"material":0}]},
+              {"primitives":[{"attributes":{"POSITION":1},"indices":2,"material":1}]}],
+    "nodes":[{"mesh":0},{"mesh":1}],"scenes":[{"nodes":[0,1]}],"scene":0)";
+  return test::gltfJson(body);
+}
+
+TEST_F(EnvironmentTest, BlendedDrawsAreSortedBackToFront) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  auto asset = test::loadJson(blendedQuadsJson());
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  RenderOptions options;
+  options.width = options.height = 32;
+  options.environment = EnvironmentKind::kOff;
+  options.key_light = false;
+  options.tone_mapping = ToneMapping::kOff;
+  options.msaa = 1;
+  std::fill(std::begin(options.background), std::end(options.background), 0.0f);
+  options.background[3] = 1.0f;
+  auto renderer = createRenderer(*context_, *asset, options);
+  ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+  auto centre = [&](Vec3 eye) {
+    RenderFrameInput input;
+    RenderCamera camera;
+    camera.eye = eye;
+    camera.target = {0, 0, 0};
+    camera.znear = 0.1f;
+    camera.zfar = 100.0f;
+    input.camera = camera;
+    auto image = renderFrame(**renderer, input);
+    EXPECT_TRUE(image.ok());
+    const size_t p = (16 * 32 + 16) * 4;
+    return std::pair<int, int>{image->rgba[p], image->rgba[p + 2]};
+  };
+  // From +Z the red quad is nearer: drawn last, it dominates (0.5 red over 0.5 blue: red 188, blue 137 in sRGB).
+  const auto [red_front, blue_behind] = centre({0, 0, 5});
+  EXPECT_GT(red_front, blue_behind + 30);
+  // From −Z the blue quad is nearer: the same file order, the other draw order (the depth decides, per frame).
+  const auto [red_behind, blue_front] = centre({0, 0, -5});
+  EXPECT_GT(blue_front, red_behind + 30);
+  destroyRenderer(*renderer);
 }
 
 TEST(RenderLookCommand, BadValuesAreUsageErrorsAndBadFilesOneLine) {

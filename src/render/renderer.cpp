@@ -41,6 +41,13 @@ Status createPrimitives(Renderer& r) {
     gpu.vertex_count = data.vertex_count;
     gpu.target_count = uint32_t(data.targets.size());
     if (data.vertex_count == 0) return fail(Error::kInvalidArgument, where + ": no vertices");
+    Bounds box;
+    for (size_t v = 0; v + 2 < data.position.size(); v += 3) {
+      const Vec3 p{data.position[v], data.position[v + 1], data.position[v + 2]};
+      box.min = {std::min(box.min.x, p.x), std::min(box.min.y, p.y), std::min(box.min.z, p.z)};
+      box.max = {std::max(box.max.x, p.x), std::max(box.max.y, p.y), std::max(box.max.z, p.z)};
+    }
+    if (!box.empty()) gpu.center = (box.min + box.max) * 0.5f;
     PackedVertices packed = packVertices(data);
     gpu.format = packed.format;
     Expected<GpuBuffer> vb =
@@ -206,7 +213,9 @@ Status createParts(Renderer& r) {
 }
 
 // The frame step for every copy (the same as evaluatePose / evaluateGpuPose), then each draw's update by its path.
-Status updateDraws(Renderer& r, const RenderFrameInput& input) {
+// Each draw's depth along the view (`camera`) for the back-to-front order of BLEND draws.
+Status updateDraws(Renderer& r, const RenderFrameInput& input, const RenderCamera& camera) {
+  const Vec3 forward = normalize(camera.target - camera.eye);
   const Asset& asset = *r.asset;
   size_t draw_index = 0;
   FrameState state;
@@ -236,6 +245,9 @@ Status updateDraws(Renderer& r, const RenderFrameInput& input) {
         frame.joints_float = joints_float[d.skin];
       }
       d.flip = d.skin == kNone && determinant3(frame.world_float) < 0.0f;
+      // A skinned primitive's vertices follow its joints: its first joint's matrix places the centre.
+      const Mat4& placement = frame.joints_float.empty() ? frame.world_float : frame.joints_float[0];
+      d.view_depth = dot(transformPoint(placement, r.primitives[d.primitive].center) - camera.eye, forward);
       if (Status s = r.path->updateDraw(r, uint32_t(draw_index), frame); !s) return s;
     }
   }
@@ -250,9 +262,18 @@ void drawPass(const Renderer& r, const DrawPipelines& pipelines, VkCommandBuffer
   vkCmdSetViewport(cmd, 0, 1, &viewport);
   vkCmdSetScissor(cmd, 0, 1, &scissor);
   if (pass == Pass::kColor) recordBackground(r, cmd);
+  // BLEND draws far to near (glTF 2.0 §3.9.4 leaves the order to the renderer; three.js sorts transparent objects
+  // back to front too), by their centre's depth this frame; ties keep the file's order.
+  std::vector<uint32_t> order_of, blended;
+  for (uint32_t i = 0; i < r.draws.size(); ++i) {
+    (r.materials.materials[r.draws[i].material].alpha == AlphaMode::kBlend ? blended : order_of).push_back(i);
+  }
+  std::stable_sort(blended.begin(), blended.end(),
+                   [&](uint32_t a, uint32_t b) { return r.draws[a].view_depth > r.draws[b].view_depth; });
+  order_of.insert(order_of.end(), blended.begin(), blended.end());
   for (AlphaMode order : {AlphaMode::kOpaque, AlphaMode::kMask, AlphaMode::kBlend}) {
     if (pass != Pass::kColor && order != AlphaMode::kOpaque) break;
-    for (uint32_t i = 0; i < r.draws.size(); ++i) {
+    for (uint32_t i : order_of) {
       const Draw& d = r.draws[i];
       if (r.materials.materials[d.material].alpha != order) continue;
       const PrimitiveGpu& prim = r.primitives[d.primitive];
@@ -374,10 +395,11 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
   }
   RenderStats local;
   Clock::time_point cpu_start = Clock::now();
-  if (Status s = updateDraws(r, input); !s) return s.error();
+  const RenderCamera& camera = input.camera ? *input.camera : r.camera;
+  if (Status s = updateDraws(r, input, camera); !s) return s.error();
   DrawPipelines pipelines;
   if (Status s = drawPipelines(r, pipelines); !s) return s.error();
-  writeFrameUniforms(r.frame, r.options, input.camera ? *input.camera : r.camera, r.bounds, *r.environment);
+  writeFrameUniforms(r.frame, r.options, camera, r.bounds, *r.environment);
 
   // The path's GPU work before the passes (the compute path's one dispatch), timed apart from the CPU's.
   local.cpu_ms += msSince(cpu_start);

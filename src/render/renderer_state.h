@@ -114,6 +114,7 @@ struct PrimitiveGpu {
   uint32_t target_count = 0;    // 0 when ignored
   bool tangent_deltas = false;  // TANGENT deltas that a normal map reads (glTF 2.0 §3.9.3)
   uint32_t influence_sets = 0, joints_needed = 0;
+  Vec3 center{0, 0, 0};  // the base positions' box centre (object space): where BLEND draws sort from
 };
 // One (instance, primitive, copy): what every path shares. A path keeps its own per-draw state, by draw index.
 struct Draw {
@@ -124,6 +125,7 @@ struct Draw {
   uint32_t layout_bits = 0, features = 0;
   uint32_t skin = kNone;
   bool flip = false;
+  float view_depth = 0.0f;  // this frame: the primitive's centre along the view direction (BLEND draws far to near)
 };
 
 // What the frame step gives one draw this frame.
