@@ -68,11 +68,12 @@ std::string readSource(const std::filesystem::path& path) {
 
 // The renderer's shader with render_shared.h pasted in place of its #include.
 std::string inlineShared(const std::string& source) {
-  const std::string shared = readSource(sourceDir() / "shaders" / "render" / "render_shared.h");
   std::string out = source;
-  const std::string line = "#include \"render_shared.h\"";
-  const size_t at = out.find(line);
-  if (at != std::string::npos) out.replace(at, line.size(), shared);
+  for (const char* name : {"render_shared.h", "environment.glsl", "tone.glsl"}) {
+    const std::string line = std::string("#include \"") + name + "\"";
+    const size_t at = out.find(line);
+    if (at != std::string::npos) out.replace(at, line.size(), readSource(sourceDir() / "shaders" / "render" / name));
+  }
   // glslang puts `invariant gl_Position` on the gl_PerVertex member, which this validation layer's SPIR-V validator
   // reports ("Decoration not allowed on struct members"); one draw per pipeline does not need it.
   const std::string invariant = "invariant gl_Position;";
@@ -309,9 +310,13 @@ render::FrameUniforms pbrTestFrame() {
   const float light_len = std::sqrt(0.3f * 0.3f + 0.5f * 0.5f + 0.8f * 0.8f);
   frame.light_direction = {0.3f / light_len, 0.5f / light_len, 0.8f / light_len, 0};
   frame.light_color = {2.5f, 2.4f, 2.2f, 0};
-  frame.sky_color = {0.25f, 0.3f, 0.35f, 0};
-  frame.ground_color = {0.12f, 0.1f, 0.08f, 0};
+  // No environment and no tone curve: pbr.frag's image-based light is off (intensity 0) and node materials' hemisphere
+  // fill is black, so both draw the key light + emissive (docs/RENDER.md: node materials keep the old fill).
+  frame.sky_color = {0, 0, 0, 0};
+  frame.ground_color = {0, 0, 0, 0};
   frame.shadow_params = {1.0f, 1.0f, 0.01f, 0};
+  frame.environment = {0.0f, 0.0f, 1.0f, 0.0f};
+  frame.tone = {1.0f, float(MSH_TONE_NONE), 0.0f, 0.0f};
   return frame;
 }
 
@@ -471,6 +476,8 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
 
   rs::FrameUniforms frame = pbrTestFrame();
   const GpuBuffer frame_ubo = make(sizeof frame, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &frame);
+  const float zero_sh[36] = {};
+  const GpuBuffer irradiance = make(sizeof zero_sh, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, zero_sh);
   const uint32_t features = MSH_HAS_NORMALS | MSH_HAS_UV0;
   const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
@@ -503,6 +510,9 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
                         material_set = writer.allocate(set_layouts[2]);
   writer.buffer(frame_set, MSH_BINDING_FRAME, frame_ubo);
   writer.image(frame_set, MSH_BINDING_SHADOW_MAP, h.shadow_sampler, h.shadow_view);
+  writer.image(frame_set, MSH_BINDING_ENVIRONMENT, sampler, white.view);  // intensity 0: read, then scaled to 0
+  writer.image(frame_set, MSH_BINDING_BRDF_TABLE, sampler, white.view);
+  writer.storage(frame_set, MSH_BINDING_IRRADIANCE, irradiance);
   writer.buffer(mesh_set, MSH_BINDING_OBJECT, object_ubo);
   writer.buffer(material_set, MSH_BINDING_MATERIAL, material_ubo);
   writer.image(material_set, MSH_BINDING_BASE_COLOR_TEXTURE, sampler, base_image.view);

@@ -85,6 +85,35 @@ TEST(RenderCamera, ParseAndFrame) {
   EXPECT_GT(framed.zfar, length(framed.eye - framed.target) + r);
 }
 
+TEST(RenderCamera, AutoFramingCentresTheSphereAtEightyFivePercentAndPrintsItself) {
+  Bounds b;
+  b.min = {-1, -1, -1};
+  b.max = {3, 1, 1};
+  b.sphere_center = {1.0f, 0.1f, 0.0f};
+  b.sphere_radius = 2.1f;  // tighter than the box's sqrt(6)
+  for (float aspect : {1.0f, 2.0f, 0.5f}) {
+    const RenderCamera c = frameBounds(b, aspect);
+    EXPECT_NEAR(c.target.x, 1.0f, 1e-6f);
+    EXPECT_NEAR(c.target.y, 0.1f, 1e-6f);
+    const float d = length(c.eye - c.target);
+    const float half = std::min(c.yfov * 0.5f, std::atan(std::tan(c.yfov * 0.5f) * aspect));
+    // The silhouette's half-angle asin(r / d) spans 85 % of the smaller half field's tangent.
+    EXPECT_NEAR(std::tan(std::asin(2.1f / d)) / std::tan(half), kFrameFill, 1e-4f) << aspect;
+    // cameraText round-trips through parseCamera (render --json prints it as a --camera value).
+    auto parsed = parseCamera(cameraText(c));
+    ASSERT_TRUE(parsed.has_value()) << cameraText(c);
+    EXPECT_NEAR(length(parsed->eye - c.eye), 0.0f, 1e-5f);
+    EXPECT_NEAR(length(parsed->target - c.target), 0.0f, 1e-5f);
+    EXPECT_NEAR(parsed->yfov, c.yfov, 1e-6f);
+    EXPECT_NEAR(parsed->znear, c.znear, 1e-5f);
+    EXPECT_NEAR(parsed->zfar, c.zfar, 1e-2f);
+  }
+  // A sphere looser than the box's (or none) falls back to the box's circumscribed sphere.
+  b.sphere_radius = 10.0f;
+  EXPECT_NEAR(frameBounds(b, 1.0f).target.x, 1.0f, 1e-6f);
+  EXPECT_NEAR(frameBounds(b, 1.0f).target.y, 0.0f, 1e-6f);
+}
+
 TEST(RenderImages, PngRoundTripAndDiff) {
   DecodedImage a;
   a.width = 5;
@@ -138,8 +167,12 @@ TEST(RenderImages, ContactSheet) {
   EXPECT_EQ(sheet.height, 6u);
   // Frame 3 sits at column 1, row 1: pixel (5, 3).
   EXPECT_EQ(sheet.rgba[(3 * 8 + 5) * 4], 150);
-  // The empty sixth cell stays black.
+  // The empty sixth cell is black by default, the fill colour when given (the CLI passes the background).
   EXPECT_EQ(sheet.rgba[(5 * 8 + 5) * 4], 0);
+  DecodedImage filled = makeContactSheet(frames, 2, 4, {10, 20, 30, 255});
+  EXPECT_EQ(filled.rgba[(5 * 8 + 5) * 4 + 0], 10);
+  EXPECT_EQ(filled.rgba[(5 * 8 + 5) * 4 + 2], 30);
+  EXPECT_EQ(filled.rgba[(3 * 8 + 5) * 4], 150);
 }
 
 }  // namespace

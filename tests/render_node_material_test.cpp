@@ -47,6 +47,10 @@ class RenderNodeMaterialTest : public test::VulkanTest {
     options.shadow_size = 256;
     options.morph_path = MorphPath::kVertex;
     options.node_material = material;
+    // Node materials light with the key light and the hemisphere fill, not the environment, and do not tone-map
+    // (docs/RENDER.md): the built-in path matches them without an environment and with no tone curve.
+    options.environment = EnvironmentKind::kOff;
+    options.tone_mapping = ToneMapping::kOff;
     auto renderer = createRenderer(*context_, asset, options);
     EXPECT_TRUE(renderer.ok()) << renderer.error().message;
     if (!renderer) return {};

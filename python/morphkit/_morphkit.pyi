@@ -148,8 +148,20 @@ class Renderer:
         shadows: bool = True,
         prepass: bool = True,
         validation: bool = False,
+        environment: str = "studio",
+        environment_intensity: float = 1.0,
+        environment_rotation: float = 0.0,
+        tone_mapping: Literal["neutral", "aces", "none"] = "neutral",
+        exposure: float = 0.0,
+        light: Literal["default", "none"] = "default",
+        background: str = "opaque",
+        msaa: Literal[1, 4, 8] = 4,
     ) -> None:
-        """device: the Vulkan device index (-1: the best); size: (width, height)."""
+        """device: the Vulkan device index (-1: the best); size: (width, height). The look, as `morphkit
+        render`'s options of the same names (docs/RENDER.md): environment "studio", "none" or a Radiance .hdr
+        file (its maps are made once and used for every asset); environment_rotation in degrees about +Y;
+        tone_mapping; exposure in EV; light "default" (the key light) or "none"; background "opaque",
+        "transparent", "environment" or "R,G,B" (sRGB 0..255); msaa samples per pixel (1, 4 or 8)."""
     @property
     def device_name(self) -> str: ...
     @property

@@ -48,6 +48,14 @@ struct alignas(16) mat4 {
 #define MSH_SET_MATERIAL 2
 #define MSH_BINDING_FRAME 0       // FrameUniforms (uniform)
 #define MSH_BINDING_SHADOW_MAP 1  // sampler2DShadow
+#define MSH_BINDING_ENVIRONMENT 2  // sampler2D: the prefiltered equirect chain (environment.glsl's convention)
+#define MSH_BINDING_BRDF_TABLE 3   // sampler2D: split-sum (A, B) by (N·V, roughness)
+#define MSH_BINDING_IRRADIANCE 4   // storage buffer: 9 vec4, SH9 of E/π
+
+// Tone curves (FrameUniforms::tone.y), applied after the exposure scale.
+#define MSH_TONE_NONE 0
+#define MSH_TONE_NEUTRAL 1  // Khronos PBR Neutral (three.js NeutralToneMapping)
+#define MSH_TONE_ACES 2     // ACES filmic, Hill's fit (three.js ACESFilmicToneMapping)
 // Per-mesh set: the slots of the optional entries shift with the entries present, as in the seed.
 #define MSH_BINDING_OBJECT 0          // ObjectUniforms (uniform), always
 #define MSH_BINDING_SKIN_STREAM 1     // MSH_HAS_SKIN: per vertex 4·sets u32 joints then 4·sets f32 weights
@@ -112,9 +120,15 @@ struct FrameUniforms {
   vec4 camera_position;  // xyz world
   vec4 light_direction;  // xyz: unit vector from the surface toward the light
   vec4 light_color;      // rgb radiance (linear), w unused
-  vec4 sky_color;        // hemisphere ambient, normal pointing up (+Y)
-  vec4 ground_color;     // hemisphere ambient, normal pointing down
+  vec4 sky_color;        // node materials' hemisphere ambient, normal up (+Y); 0 without an environment
+  vec4 ground_color;     // node materials' hemisphere ambient, normal down
   vec4 shadow_params;    // x: 1 / shadow-map size, y: enabled (0/1), z: normal offset (world units), w unused
+  // Image-based light (morphkit/environment.h): x intensity (0: none), y the prefiltered chain's last level,
+  // z cos and w sin of the rotation about +Y.
+  vec4 environment;
+  // x: exposure scale 2^EV, y: tone curve (MSH_TONE_*), z: 1 when the background shows the environment, w unused.
+  vec4 tone;
+  mat4 inverse_view_proj;  // clip → world (the background's view rays)
 };
 
 struct ObjectUniforms {
@@ -179,8 +193,9 @@ static_assert(offsetof(MorphUniforms, weights) == 0 && offsetof(MorphUniforms, c
               offsetof(MorphUniforms, texWidth) == 20 && offsetof(MorphUniforms, rowsPerBand) == 24 &&
               offsetof(MorphUniforms, pad) == 28);
 static_assert(sizeof(MorphActiveHeader) == 16 && sizeof(MorphActiveEntry) == 8);
-static_assert(sizeof(FrameUniforms) == 224 && offsetof(FrameUniforms, light_view_proj) == 64 &&
-              offsetof(FrameUniforms, camera_position) == 128 && offsetof(FrameUniforms, shadow_params) == 208);
+static_assert(sizeof(FrameUniforms) == 320 && offsetof(FrameUniforms, light_view_proj) == 64 &&
+              offsetof(FrameUniforms, camera_position) == 128 && offsetof(FrameUniforms, shadow_params) == 208 &&
+              offsetof(FrameUniforms, environment) == 224 && offsetof(FrameUniforms, tone) == 240);
 static_assert(sizeof(ObjectUniforms) == 144 && offsetof(ObjectUniforms, features) == 128 &&
               offsetof(ObjectUniforms, skin_sets) == 132);
 static_assert(sizeof(MaterialUniforms) == 224 && offsetof(MaterialUniforms, metallic_factor) == 32 &&

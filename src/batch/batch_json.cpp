@@ -3,11 +3,13 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "morphkit/batch.h"
 #include "morphkit/json_syntax.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/render.h"
 
 namespace morphkit {
 namespace {
@@ -50,6 +52,50 @@ Status readStrings(element e, std::string_view key, std::vector<std::string>& ou
     std::string text;
     if (Status s = readString(item, key, text); !s) return s;
     out.push_back(std::move(text));
+  }
+  return Ok{};
+}
+
+Status readNumber(element e, std::string_view key, double& out, double lo, double hi) {
+  if (e.get_double().get(out) != simdjson::SUCCESS || !(out >= lo && out <= hi)) {
+    char range[64];
+    std::snprintf(range, sizeof range, "%g..%g", lo, hi);
+    return bad(key, std::string("expected a number in ") + range);
+  }
+  return Ok{};
+}
+
+// The look keys (the render command's options of the same names); `handled` false for any other key.
+Status readLookKey(std::string_view key, element value, BatchJob& job, bool& handled) {
+  handled = true;
+  if (key == "environment") {
+    if (Status s = readString(value, key, job.environment); !s) return s;
+    const bool file = job.environment.size() > 4 && job.environment.ends_with(".hdr");
+    if (job.environment != "studio" && job.environment != "none" && !file)
+      return bad(key, "expected \"studio\", \"none\" or a .hdr file");
+  } else if (key == "environment_intensity") {
+    return readNumber(value, key, job.environment_intensity, 0.0, 1e4);
+  } else if (key == "environment_rotation") {
+    return readNumber(value, key, job.environment_rotation, -1e6, 1e6);
+  } else if (key == "exposure") {
+    return readNumber(value, key, job.exposure, -32.0, 32.0);
+  } else if (key == "tone_mapping") {
+    if (Status s = readString(value, key, job.tone_mapping); !s) return s;
+    if (!parseToneMapping(job.tone_mapping)) return bad(key, "expected neutral, aces or none");
+  } else if (key == "light") {
+    if (Status s = readString(value, key, job.light); !s) return s;
+    if (job.light != "default" && job.light != "none") return bad(key, "expected default or none");
+  } else if (key == "background") {
+    if (Status s = readString(value, key, job.background); !s) return s;
+    float rgba[4];
+    if (job.background != "opaque" && job.background != "transparent" && job.background != "environment" &&
+        !parseBackgroundColor(job.background, rgba))
+      return bad(key, "expected opaque, transparent, environment or \"R,G,B\" (sRGB 0..255)");
+  } else if (key == "msaa") {
+    if (Status s = readUint(value, key, job.msaa, 1, 8); !s) return s;
+    if (job.msaa != 1 && job.msaa != 4 && job.msaa != 8) return bad(key, "expected 1, 4 or 8");
+  } else {
+    handled = false;
   }
   return Ok{};
 }
@@ -133,7 +179,9 @@ Status readJobObject(object o, BatchJob& job) {
     } else if (key == "scheduler" || key == "workers") {
       // Read by the Python front end (morphkit.batch) only; the CLI runs every task itself.
     } else {
-      return bad(key, "unknown key (see docs/BATCH.md)");
+      bool handled = false;
+      if (Status s = readLookKey(key, value, job, handled); !s) return s;
+      if (!handled) return bad(key, "unknown key (see docs/BATCH.md)");
     }
   }
   if (!has_assets) return bad("assets", "is required");
@@ -155,6 +203,14 @@ void writeJobFields(JsonWriter& json, const BatchJob& job) {
   json.endArray();
   json.key("size").beginArray().value(job.width).value(job.height).endArray();
   json.field("morph_path", std::string_view(job.morph_path));
+  json.field("environment", std::string_view(job.environment));
+  json.field("environment_intensity", job.environment_intensity);
+  json.field("environment_rotation", job.environment_rotation);
+  json.field("tone_mapping", std::string_view(job.tone_mapping));
+  json.field("exposure", job.exposure);
+  json.field("light", std::string_view(job.light));
+  json.field("background", std::string_view(job.background));
+  json.field("msaa", job.msaa);
   json.field("device", job.device);
   json.field("resume", job.resume);
   json.field("force", job.force);

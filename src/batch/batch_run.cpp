@@ -14,6 +14,7 @@
 
 #include "morphkit/animation.h"
 #include "morphkit/batch.h"
+#include "morphkit/environment.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
@@ -219,17 +220,50 @@ struct BatchWorker {
   VulkanContext* context = nullptr;
   int context_device = -2;
   Renderer* renderer = nullptr;
-  std::string renderer_key;  // asset + size + morph path the renderer was made for
+  std::string renderer_key;  // asset + size + morph path + look the renderer was made for
   uint32_t camera_animation = kNone - 1;
+  EnvironmentMaps* environment = nullptr;  // made once per environment, shared by the worker's renderers
+  std::string environment_key;
 
   void dropRenderer() {
     destroyRenderer(renderer);
     renderer = nullptr;
     renderer_key.clear();
   }
-  ~BatchWorker() {
+  void dropEnvironment() {
     dropRenderer();
+    destroyEnvironmentMaps(environment);
+    environment = nullptr;
+    environment_key.clear();
+  }
+  ~BatchWorker() {
+    dropEnvironment();
     destroyVulkanContext(context);
+  }
+
+  // The job's environment maps on this worker's context (the .hdr read relative to the job's folder).
+  Status useEnvironment(const BatchJob& job) {
+    if (environment && environment_key == job.environment) return Ok{};
+    dropEnvironment();
+    HdrImage image;
+    const HdrImage* source = nullptr;
+    if (job.environment == "studio") {
+      image = studioEnvironment();
+      source = &image;
+    } else if (job.environment != "none") {
+      const std::filesystem::path path = job.base_dir / job.environment;
+      Expected<std::vector<uint8_t>> bytes = readFile(path, kMaxEnvironmentFileBytes + 1);
+      if (!bytes) return fail(bytes.error().code, path.string() + ": " + bytes.error().message);
+      Expected<HdrImage> decoded = decodeRadianceHdr(*bytes);
+      if (!decoded) return fail(decoded.error().code, path.string() + ": " + decoded.error().message);
+      image = std::move(*decoded);
+      source = &image;
+    }
+    Expected<EnvironmentMaps*> maps = createEnvironmentMaps(*context, source);
+    if (!maps) return maps.error();
+    environment = *maps;
+    environment_key = job.environment;
+    return Ok{};
   }
 
   Status useAsset(const std::string& path, const LoadOptions& options) {
@@ -250,7 +284,7 @@ struct BatchWorker {
 
   Status useRenderer(const BatchJob& job, uint32_t animation) {
     if (!context || context_device != job.device) {
-      dropRenderer();
+      dropEnvironment();
       destroyVulkanContext(context);
       context = nullptr;
       GpuContextOptions options;  // MORPHKIT_VALIDATION=1 turns the validation layer on
@@ -260,13 +294,30 @@ struct BatchWorker {
       context = *created;
       context_device = job.device;
     }
-    const std::string key = fmt::format("{}|{}x{}|{}", asset_path, job.width, job.height, job.morph_path);
+    if (Status s = useEnvironment(job); !s) return s;
+    const std::string key = fmt::format("{}|{}x{}|{}|{}|{}|{}|{}|{}|{}|{}", asset_path, job.width, job.height,
+                                        job.morph_path, job.environment_intensity, job.environment_rotation,
+                                        job.tone_mapping, job.exposure, job.light, job.background, job.msaa);
     if (!renderer || renderer_key != key) {
       dropRenderer();
       RenderOptions options;
       options.width = job.width;
       options.height = job.height;
       options.morph_path = parseMorphPath(job.morph_path).value_or(MorphPath::kAuto);
+      options.environment_maps = environment;
+      options.environment_intensity = float(job.environment_intensity);
+      options.environment_rotation_deg = float(std::fmod(job.environment_rotation, 360.0));
+      options.tone_mapping = parseToneMapping(job.tone_mapping).value_or(ToneMapping::kNeutral);
+      options.exposure_ev = float(job.exposure);
+      options.key_light = job.light == "default";
+      options.msaa = job.msaa;
+      if (job.background == "transparent") {
+        std::fill(std::begin(options.background), std::end(options.background), 0.0f);
+      } else if (job.background == "environment") {
+        options.background_environment = true;
+      } else if (job.background != "opaque") {
+        parseBackgroundColor(job.background, options.background);  // parseBatchJob checked it
+      }
       Expected<Renderer*> created = createRenderer(*context, *asset, options);
       if (!created) return fail(created.error().code, asset_path + ": " + created.error().message);
       renderer = *created;

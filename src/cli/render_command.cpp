@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -33,6 +34,7 @@
 #include "morphkit/io.h"
 #include "morphkit/render.h"
 #include "output_folder.h"
+#include "render_look.h"
 #include "render_summary.h"
 #include "selection.h"
 #include "weight_options.h"
@@ -56,8 +58,8 @@ struct RenderCommandOptions {
   std::string out;
   std::string morph_path = "auto";
   std::string camera = "auto";
-  std::string background = "opaque";  // opaque (the default colour) | transparent (alpha 0 where nothing is drawn)
-  std::string material;               // node material graph (JSON); empty: the built-in PBR shaders
+  RenderLookFlags look;  // --environment*, --tone-mapping, --exposure, --light, --background
+  std::string material;  // node material graph (JSON); empty: the built-in PBR shaders
   bool no_shadows = false;
   bool keep_skin_weights = false;
   FileAccessFlags file_access;
@@ -128,6 +130,7 @@ struct RenderDevice {
   std::unique_ptr<VulkanContext, void (*)(VulkanContext*)> context{nullptr,
                                                                    [](VulkanContext* c) { destroyVulkanContext(c); }};
   std::unique_ptr<Renderer, void (*)(Renderer*)> renderer{nullptr, destroyRenderer};
+  std::optional<RenderCamera> camera;  // the camera the frames use (render --json prints it)
 };
 
 // Contact sheet: up to 16 frames evenly spread, 4 per row; only their small copies are kept.
@@ -157,15 +160,7 @@ int readRenderOptions(const RenderCommandOptions& o, RenderOptions& options) {
   options.shadows = !o.no_shadows;
   options.depth_prepass = !o.no_prepass;
   if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportUsage("--fps: expected 0 < fps <= 1000");
-  if (o.background == "transparent") {
-    // yuv420p MP4 has no alpha: refused rather than flattened behind the user's back.
-    if (!o.no_video)
-      return reportUsage(
-          "--background transparent: animation.mp4 cannot keep alpha; add --no-video (the PNG frames "
-          "keep it)");
-    std::fill(std::begin(options.background), std::end(options.background), 0.0f);
-  }
-  return 0;
+  return readLookOptions(o.look, o.no_video, options);
 }
 
 // The animation (render plays a clip: without --anim, the first; the rest pose when there is none, and under a
@@ -272,6 +267,7 @@ int createDevice(const RenderCommandOptions& o, const Asset& asset, const Render
     camera = *request.explicit_camera;
   }
   setRendererCamera(*device.renderer, camera, *bounds);
+  device.camera = camera;
   return 0;
 }
 
@@ -341,7 +337,14 @@ int writeContactSheet(const RenderCommandOptions& o, const RenderOptions& option
     sheet.cells[i] =
         downscaleImage(RenderedImage{decoded->width, decoded->height, std::move(decoded->rgba)}, sheet.cell_width);
   }
-  DecodedImage image = makeContactSheet(sheet.cells, 4, sheet.cell_width);
+  // Cells no frame fills take the background colour (sRGB-encoded as the attachment stores it).
+  std::array<uint8_t, 4> fill{};
+  for (int c = 0; c < 4; ++c) {
+    const float v = std::clamp(options.background[c], 0.0f, 1.0f);
+    const float encoded = c == 3 ? v : v <= 0.0031308f ? v * 12.92f : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
+    fill[c] = uint8_t(std::lround(encoded * 255.0f));
+  }
+  DecodedImage image = makeContactSheet(sheet.cells, 4, sheet.cell_width, fill);
   Expected<std::vector<uint8_t>> sheet_png = encodePng(image.rgba, image.width, image.height);
   if (!sheet_png) return reportFailure({}, sheet_png.error());
   if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s)
@@ -408,6 +411,8 @@ int run(const RenderCommandOptions& o) {
 #else
   if (!o.material.empty()) return reportError(o.material + ": this build has no node materials (morphkit::material)");
 #endif
+  HdrImage environment;  // options.environment_image points here
+  if (int code = readEnvironment(o.look, options, environment); code != 0) return code;
   LoadOptions load;
   o.file_access.applyTo(load);
   load.keep_skin_weights = o.keep_skin_weights;
@@ -480,6 +485,7 @@ int run(const RenderCommandOptions& o) {
   summary.video = video;
   summary.video_note = video_note;
   summary.video_kept = !video.empty() && totals.rendered == 0;
+  if (device.camera) summary.camera = cameraText(*device.camera);
   if (o.json)
     printRenderJson(summary);
   else
@@ -525,10 +531,7 @@ const CommandRegistration kRegistration(
        sub->add_flag("--no-video", options->no_video, "write no animation.mp4 even when ffmpeg is on PATH");
        sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")
            ->capture_default_str();
-       sub->add_option("--background", options->background,
-                       "opaque (default) or transparent: RGBA frames with alpha 0 where nothing is drawn (needs "
-                       "--no-video)")
-           ->check(CLI::IsMember({"opaque", "transparent"}));
+       addLookOptions(sub, options->look);
        sub->add_option("--camera", options->camera, "auto | file | camera index | EX,EY,EZ:TX,TY,TZ[:FOVDEG]")
            ->capture_default_str();
        sub->add_option("--material", options->material,

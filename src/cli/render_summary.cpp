@@ -31,6 +31,12 @@ void printRenderJson(const RenderSummary& r) {
   json.field("height", r.height);
   json.field("device", std::string_view(r.info->device));
   json.field("morphPath", morphPathName(r.info->path));
+  json.key("camera");
+  if (r.camera.empty())
+    json.null();
+  else
+    json.value(std::string_view(r.camera));
+  json.field("msaa", r.info->msaa);
   json.field("passes", r.info->passes);
   json.field("draws", r.info->draws);
   json.field("gpuMsPerFrame", r.gpu_ms / n);

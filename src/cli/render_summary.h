@@ -25,6 +25,8 @@ struct RenderSummary {
   std::string video;          // its path; empty without one
   std::string video_note;     // why there is none
   bool video_kept = false;    // --resume rendered nothing: the video there was not re-encoded
+  std::string camera;         // the camera used, as a --camera value (cameraText); empty when nothing rendered
+  std::string look;           // "studio, neutral, msaa 4": environment, tone curve, samples
 };
 
 void printRenderJson(const RenderSummary& r);

@@ -327,10 +327,12 @@ void main() {
   vec3 nodeWorldPosition = inWorldPosition;
   vec3 nodeDpdx = dFdx(inWorldPosition);
   vec3 nodeDpdy = dFdy(inWorldPosition);
-  vec3 nodeFlatNormal = normalize(cross(nodeDpdx, nodeDpdy));
+  // As pbr.frag: Vulkan's window y grows downwards, so dpdy × dpdx faces the viewer (no back-face flip needed).
+  vec3 nodeFlatNormal = normalize(cross(nodeDpdy, nodeDpdx));
   // Geometric normal: interpolated NORMAL, or flat from derivatives when the mesh has none (§3.7.2.1).
   vec3 nodeWorldNormal = (node.features & MSH_HAS_NORMALS) != 0u && dot(inNormal, inNormal) > 0.0 ? normalize(inNormal) : nodeFlatNormal;
-  if (!gl_FrontFacing) nodeWorldNormal = -nodeWorldNormal;  // double-sided: the back face's normal (§3.9.5)
+  if (!gl_FrontFacing && (node.features & MSH_HAS_NORMALS) != 0u && dot(inNormal, inNormal) > 0.0)
+    nodeWorldNormal = -nodeWorldNormal;  // double-sided: the back face's normal (§3.9.5)
   vec2 nodeUv0 = inUv0;
   vec2 nodeUv1 = inUv1;
   vec3 nodeViewDirection = normalize(frame.camera_position.xyz - inWorldPosition);

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "morphkit/animation.h"
+#include "morphkit/environment.h"
 #include "morphkit/gpu.h"
+#include "morphkit/io.h"
 #include "morphkit/render.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
@@ -31,11 +33,14 @@ struct PyRenderer {
   std::mutex mutex;  // one render at a time (one queue)
   AssetPtr asset;    // the asset `renderer` was made for (kept alive by it)
   Renderer* renderer = nullptr;
-  uint32_t camera_animation = kNone - 1;  // the clip the camera frames (kNone - 1: not set, or set for weights)
+  EnvironmentMaps* environment = nullptr;  // made once, shared by the renderer of every asset
+  uint32_t camera_animation = kNone - 1;   // the clip the camera frames (kNone - 1: not set, or set for weights)
 
   void close() {
     destroyRenderer(renderer);
     renderer = nullptr;
+    destroyEnvironmentMaps(environment);
+    environment = nullptr;
     asset.reset();
     destroyVulkanContext(context);
     context = nullptr;
@@ -43,8 +48,54 @@ struct PyRenderer {
   ~PyRenderer() { close(); }
 };
 
+// The look keywords, checked as the CLI checks its options (the same parse functions and ranges).
+struct LookArgs {
+  std::string environment, tone_mapping, light, background;
+  double environment_intensity = 1.0, environment_rotation = 0.0, exposure = 0.0;
+};
+
+void readLook(const LookArgs& look, RenderOptions& o, HdrImage& image) {
+  if (look.environment == "studio") {
+    o.environment = EnvironmentKind::kStudio;
+  } else if (look.environment == "none") {
+    o.environment = EnvironmentKind::kOff;
+  } else {
+    Expected<std::vector<uint8_t>> bytes = readFile(look.environment, kMaxEnvironmentFileBytes + 1);
+    if (!bytes) raise(bytes.error(), look.environment);
+    Expected<HdrImage> decoded = decodeRadianceHdr(*bytes);
+    if (!decoded) raise(decoded.error(), look.environment);
+    image = std::move(*decoded);
+    o.environment = EnvironmentKind::kImage;
+  }
+  if (!(look.environment_intensity >= 0.0 && look.environment_intensity <= 1e4))
+    raise(fail(Error::kInvalidArgument, "environment_intensity: expected 0..10000"));
+  if (!std::isfinite(look.environment_rotation))
+    raise(fail(Error::kInvalidArgument, "environment_rotation: expected a finite angle in degrees"));
+  o.environment_intensity = float(look.environment_intensity);
+  o.environment_rotation_deg = float(std::fmod(look.environment_rotation, 360.0));
+  std::optional<ToneMapping> tone = parseToneMapping(look.tone_mapping);
+  if (!tone) raise(fail(Error::kInvalidArgument, "tone_mapping: expected neutral, aces or none"));
+  o.tone_mapping = *tone;
+  if (!(std::fabs(look.exposure) <= 32.0)) raise(fail(Error::kInvalidArgument, "exposure: expected -32..32 (EV)"));
+  o.exposure_ev = float(look.exposure);
+  if (look.light != "default" && look.light != "none")
+    raise(fail(Error::kInvalidArgument, "light: expected default or none"));
+  o.key_light = look.light == "default";
+  if (look.background == "transparent") {
+    std::fill(std::begin(o.background), std::end(o.background), 0.0f);
+  } else if (look.background == "environment") {
+    o.background_environment = true;
+  } else if (look.background != "opaque" && !parseBackgroundColor(look.background, o.background)) {
+    raise(fail(Error::kInvalidArgument,
+               "background: expected opaque, transparent, environment or 'R,G,B' (sRGB, 0..255 each)"));
+  }
+}
+
 std::unique_ptr<PyRenderer> makeRenderer(int device, std::pair<uint32_t, uint32_t> size, const std::string& morph_path,
-                                         bool shadows, bool prepass, bool validation) {
+                                         bool shadows, bool prepass, bool validation, const std::string& environment,
+                                         double environment_intensity, double environment_rotation,
+                                         const std::string& tone_mapping, double exposure, const std::string& light,
+                                         const std::string& background, uint32_t msaa) {
   auto r = std::make_unique<PyRenderer>();
   if (size.first == 0 || size.second == 0 || size.first > 8192 || size.second > 8192) {
     raise(fail(Error::kInvalidArgument, "size: expected (width, height) with 1..8192 each"));
@@ -56,15 +107,33 @@ std::unique_ptr<PyRenderer> makeRenderer(int device, std::pair<uint32_t, uint32_
   r->options.morph_path = *parsed;
   r->options.shadows = shadows;
   r->options.depth_prepass = prepass;
+  if (msaa != 1 && msaa != 4 && msaa != 8) raise(fail(Error::kInvalidArgument, "msaa: expected 1, 4 or 8"));
+  r->options.msaa = msaa;
+  HdrImage image;
+  readLook(
+      LookArgs{environment, tone_mapping, light, background, environment_intensity, environment_rotation, exposure},
+      r->options, image);
   Expected<VulkanContext*> context = fail(Error::kNoDevice, "");
+  Expected<EnvironmentMaps*> maps = fail(Error::kNoDevice, "");
   {
     py::gil_scoped_release release;
     GpuContextOptions options;
     options.device_index = device;
     options.validation = validation;
     context = createVulkanContext(options);
+    if (context) {
+      HdrImage studio;
+      if (r->options.environment == EnvironmentKind::kStudio) studio = studioEnvironment();
+      const HdrImage* source = r->options.environment == EnvironmentKind::kStudio  ? &studio
+                               : r->options.environment == EnvironmentKind::kImage ? &image
+                                                                                   : nullptr;
+      maps = createEnvironmentMaps(**context, source);
+    }
   }
   r->context = take(std::move(context));
+  r->environment = take(std::move(maps));
+  r->options.environment_maps = r->environment;
+  r->options.environment_image = nullptr;
   r->device_name = gpuDeviceInfo(*r->context).name;
   return r;
 }
@@ -159,7 +228,9 @@ void addRenderBindings(py::module_& m) {
   py::class_<PyRenderer>(m, "Renderer", pyi::kRenderer)
       .def(py::init(&makeRenderer), py::arg("device") = -1, py::arg("size") = std::pair<uint32_t, uint32_t>{256, 256},
            py::kw_only(), py::arg("morph_path") = "auto", py::arg("shadows") = true, py::arg("prepass") = true,
-           py::arg("validation") = false, pyi::kRenderer_init)
+           py::arg("validation") = false, py::arg("environment") = "studio", py::arg("environment_intensity") = 1.0,
+           py::arg("environment_rotation") = 0.0, py::arg("tone_mapping") = "neutral", py::arg("exposure") = 0.0,
+           py::arg("light") = "default", py::arg("background") = "opaque", py::arg("msaa") = 4u, pyi::kRenderer_init)
       .def_property_readonly("device_name", [](const PyRenderer& r) { return r.device_name; })
       .def_property_readonly("size",
                              [](const PyRenderer& r) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "morphkit/pose.h"
@@ -11,12 +12,12 @@
 
 namespace morphkit {
 
-Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animation, double t0, double t1,
-                             uint32_t samples, const WeightInputs& weights) {
-  Expected<PosePrepared> prepared = preparePose(asset, scene);
-  if (!prepared) return prepared.error();
-  Bounds bounds;
-  const uint32_t count = animation == kNone && !weights.track ? 1 : std::max(samples, 1u);
+namespace {
+
+// Calls visit(p) for every finite CPU-posed vertex position of `count` poses spread over [t0, t1].
+template <class Visit>
+Status visitPosedPoints(const PosePrepared& prepared, uint32_t animation, double t0, double t1, uint32_t count,
+                        const WeightInputs& weights, Visit&& visit) {
   SamplingContext sampling;
   for (uint32_t i = 0; i < count; ++i) {
     PoseOptions options;
@@ -25,36 +26,71 @@ Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animat
     options.path = CpuPath::kFast;
     options.sampling = &sampling;
     options.weights = weights;
-    Expected<PoseResult> pose = evaluatePose(*prepared, options);
+    Expected<PoseResult> pose = evaluatePose(prepared, options);
     if (!pose) return pose.error();
     for (const PosedPrimitive& mesh : pose->meshes) {
       for (size_t v = 0; v + 2 < mesh.positions.size(); v += 3) {
-        const float p[3] = {mesh.positions[v], mesh.positions[v + 1], mesh.positions[v + 2]};
-        if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) continue;
-        bounds.min = {std::min(bounds.min.x, p[0]), std::min(bounds.min.y, p[1]), std::min(bounds.min.z, p[2])};
-        bounds.max = {std::max(bounds.max.x, p[0]), std::max(bounds.max.y, p[1]), std::max(bounds.max.z, p[2])};
+        const Vec3 p{mesh.positions[v], mesh.positions[v + 1], mesh.positions[v + 2]};
+        if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) visit(p);
       }
     }
   }
+  return Ok{};
+}
+
+}  // namespace
+
+Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animation, double t0, double t1,
+                             uint32_t samples, const WeightInputs& weights) {
+  Expected<PosePrepared> prepared = preparePose(asset, scene);
+  if (!prepared) return prepared.error();
+  Bounds bounds;
+  const uint32_t count = animation == kNone && !weights.track ? 1 : std::max(samples, 1u);
+  Status s = visitPosedPoints(*prepared, animation, t0, t1, count, weights, [&](Vec3 p) {
+    bounds.min = {std::min(bounds.min.x, p.x), std::min(bounds.min.y, p.y), std::min(bounds.min.z, p.z)};
+    bounds.max = {std::max(bounds.max.x, p.x), std::max(bounds.max.y, p.y), std::max(bounds.max.z, p.z)};
+  });
+  if (!s) return s.error();
+  if (bounds.empty()) return bounds;
+  // The sphere around the box's centre through the farthest point: as centred as the box, tighter than its
+  // circumscribed sphere, and independent of the vertex order (the same model in another encoding frames alike).
+  bounds.sphere_center = (bounds.min + bounds.max) * 0.5f;
+  float farthest = 0.0f;
+  s = visitPosedPoints(*prepared, animation, t0, t1, count, weights,
+                       [&](Vec3 p) { farthest = std::max(farthest, length(p - bounds.sphere_center)); });
+  if (!s) return s.error();
+  bounds.sphere_radius = farthest;
   return bounds;
 }
 
 RenderCamera frameBounds(const Bounds& bounds, float aspect) {
   RenderCamera camera;
   if (bounds.empty()) return camera;
-  const Vec3 center = (bounds.min + bounds.max) * 0.5f;
+  Vec3 center = (bounds.min + bounds.max) * 0.5f;
   float radius = length(bounds.max - bounds.min) * 0.5f;
+  if (bounds.sphere_radius >= 0.0f && bounds.sphere_radius <= radius) {
+    center = bounds.sphere_center;
+    radius = bounds.sphere_radius;
+  }
   if (!(radius > 1e-6f)) radius = 1.0f;
-  // The sphere fits both the vertical and the horizontal field of view.
+  // The sphere's silhouette (half-angle asin(r / d)) spans kFrameFill of the smaller half field of view's tangent.
   const float half_v = camera.yfov * 0.5f;
   const float half_h = std::atan(std::tan(half_v) * std::max(aspect, 1e-3f));
-  const float distance = radius / std::sin(std::min(half_v, half_h)) * 1.02f;
+  const float silhouette = std::atan(kFrameFill * std::tan(std::min(half_v, half_h)));
+  const float distance = radius / std::sin(silhouette);
   const Vec3 direction = normalize(Vec3{0.35f, 0.3f, 1.0f});  // front (+Z), a little right and above
   camera.target = center;
   camera.eye = center + direction * distance;
-  camera.znear = std::max(distance - radius * 1.5f, distance * 0.01f);
-  camera.zfar = distance + radius * 1.5f;
+  camera.znear = distance * 0.01f;  // parseCamera's rule: --camera cameraText(c) renders the same image
+  camera.zfar = distance * 100.0f;
   return camera;
+}
+
+std::string cameraText(const RenderCamera& c) {
+  char text[256];
+  std::snprintf(text, sizeof text, "%.9g,%.9g,%.9g:%.9g,%.9g,%.9g:%.9g", c.eye.x, c.eye.y, c.eye.z, c.target.x,
+                c.target.y, c.target.z, c.yfov * 180.0f / 3.14159265f);
+  return text;
 }
 
 Expected<RenderCamera> fileCamera(const Asset& asset, uint32_t scene, uint32_t camera) {

@@ -145,7 +145,8 @@ RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width) {
   return cell;
 }
 
-DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width) {
+DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width,
+                              std::array<uint8_t, 4> fill) {
   DecodedImage sheet;
   if (frames.empty() || columns == 0 || cell_width == 0 || frames[0].width == 0 || frames[0].height == 0) return sheet;
   const uint32_t fw = frames[0].width, fh = frames[0].height;
@@ -155,8 +156,8 @@ DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t co
   const uint32_t rows = uint32_t((frames.size() + columns - 1) / columns);
   sheet.width = cw * columns;
   sheet.height = ch * rows;
-  sheet.rgba.assign(size_t(sheet.width) * sheet.height * 4, 0);
-  for (size_t i = 0; i < sheet.rgba.size(); i += 4) sheet.rgba[i + 3] = 255;
+  sheet.rgba.resize(size_t(sheet.width) * sheet.height * 4);
+  for (size_t i = 0; i < sheet.rgba.size(); i += 4) std::memcpy(&sheet.rgba[i], fill.data(), 4);
   for (size_t f = 0; f < frames.size(); ++f) {
     const RenderedImage& frame = frames[f];
     if (frame.width != fw || frame.height != fh || frame.rgba.size() != size_t(fw) * fh * 4) continue;

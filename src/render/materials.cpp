@@ -32,14 +32,17 @@ Status createSamplers(Renderer& r) {
     Sampler s = i < asset.samplers.size() ? asset.samplers[i] : Sampler{};
     VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
     // glTF 2.0 §3.8.4: 9728 NEAREST; minification NEAREST and NEAREST_MIPMAP_* sample the nearest texel.
+    // Textures carry their full mip chain: 9984..9987 choose between and within levels; NEAREST / LINEAR read level
+    // 0 only; no minFilter reads the chain trilinearly (three.js's LinearMipmapLinearFilter default).
     info.magFilter = s.mag_filter == 9728 ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
     info.minFilter =
         (s.min_filter == 9728 || s.min_filter == 9984 || s.min_filter == 9986) ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
-    info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    info.mipmapMode =
+        (s.min_filter == 9984 || s.min_filter == 9985) ? VK_SAMPLER_MIPMAP_MODE_NEAREST : VK_SAMPLER_MIPMAP_MODE_LINEAR;
     info.addressModeU = wrapMode(s.wrap_s);
     info.addressModeV = wrapMode(s.wrap_t);
     info.addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT;
-    info.maxLod = 0.0f;  // textures have one level (no mip chain yet)
+    info.maxLod = (s.min_filter == 9728 || s.min_filter == 9729) ? 0.0f : VK_LOD_CLAMP_NONE;
     VkSampler sampler = VK_NULL_HANDLE;
     if (Status st = checkVk(vkCreateSampler(r.ctx->device, &info, nullptr, &sampler), "vkCreateSampler"); !st)
       return st;
@@ -62,8 +65,8 @@ Expected<const GpuImage*> sourceImage(Renderer& r, uint32_t index, bool srgb) {
     return fail(decoded.error().code, "images[" + std::to_string(index) + "]: " + decoded.error().message);
   }
   Expected<GpuImage> image =
-      uploadImage(*r.ctx, decoded->width, decoded->height, srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM,
-                  decoded->rgba.data(), decoded->rgba.size());
+      uploadMipmappedImage(*r.ctx, decoded->width, decoded->height,
+                           srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM, decoded->rgba);
   if (!image) return image.error();
   slot = *image;
   return &slot;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "environment_internal.h"
 #include "renderer_state.h"
 
 namespace morphkit {
@@ -19,10 +20,10 @@ constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 
 // A depth-only pass (shadow map, depth prepass): one cleared depth attachment left in `final_layout`.
 Status createDepthOnlyPass(VkDevice device, VkImageLayout final_layout, const VkSubpassDependency (&deps)[2],
-                           const char* where, VkRenderPass& out) {
+                           VkSampleCountFlagBits samples, const char* where, VkRenderPass& out) {
   VkAttachmentDescription a{0,
                             kDepthFormat,
-                            VK_SAMPLE_COUNT_1_BIT,
+                            samples,
                             VK_ATTACHMENT_LOAD_OP_CLEAR,
                             VK_ATTACHMENT_STORE_OP_STORE,
                             VK_ATTACHMENT_LOAD_OP_DONT_CARE,
@@ -43,6 +44,53 @@ Status createDepthOnlyPass(VkDevice device, VkImageLayout final_layout, const Vk
   return checkVk(vkCreateRenderPass(device, &info, nullptr, &out), where);
 }
 
+// The color pass: with MSAA a multisampled color attachment resolved into the single-sample target the
+// readback copies (attachment 2); the depth attachment has the color's samples (the prepass writes it).
+Status createColorPass(VkDevice device, const RenderOptions& options, RenderTargets& t) {
+  const VkPipelineStageFlags tests =
+      VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  const VkAccessFlags depth_rw =
+      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  const bool msaa = t.samples != VK_SAMPLE_COUNT_1_BIT;
+  VkAttachmentDescription a[3] = {
+      {0, kColorFormat, t.samples, VK_ATTACHMENT_LOAD_OP_CLEAR,
+       msaa ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE, VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+       VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+       msaa ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
+      {0, kDepthFormat, t.samples, options.depth_prepass ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
+       VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+       options.depth_prepass ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED,
+       VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL},
+      {0, kColorFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_STORE,
+       VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL}};
+  VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference resolve_ref{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription sub{};
+  sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  sub.colorAttachmentCount = 1;
+  sub.pColorAttachments = &color_ref;
+  sub.pResolveAttachments = msaa ? &resolve_ref : nullptr;
+  sub.pDepthStencilAttachment = &depth_ref;
+  VkSubpassDependency deps[2] = {
+      {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
+       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+       VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | depth_rw, 0},
+      {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests,
+       VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
+       VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+       VK_ACCESS_TRANSFER_READ_BIT | depth_rw, 0}};
+  VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  info.attachmentCount = msaa ? 3 : 2;
+  info.pAttachments = a;
+  info.subpassCount = 1;
+  info.pSubpasses = &sub;
+  info.dependencyCount = 2;
+  info.pDependencies = deps;
+  return checkVk(vkCreateRenderPass(device, &info, nullptr, &t.color_pass), "vkCreateRenderPass(color)");
+}
+
 Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderTargets& t) {
   const VkPipelineStageFlags tests =
       VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
@@ -54,55 +102,20 @@ Status createRenderPasses(VkDevice device, const RenderOptions& options, RenderT
       {0, VK_SUBPASS_EXTERNAL, tests, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
        VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, 0}};
   if (Status s = createDepthOnlyPass(device, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, shadow_deps,
-                                     "vkCreateRenderPass(shadow)", t.shadow_pass);
+                                     VK_SAMPLE_COUNT_1_BIT, "vkCreateRenderPass(shadow)", t.shadow_pass);
       !s) {
     return s;
   }
   if (options.depth_prepass) {  // the color pass loads its depth
     const VkSubpassDependency depth_deps[2] = {{VK_SUBPASS_EXTERNAL, 0, tests, tests, depth_rw, depth_rw, 0},
                                                {0, VK_SUBPASS_EXTERNAL, tests, tests, depth_rw, depth_rw, 0}};
-    if (Status s = createDepthOnlyPass(device, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, depth_deps,
+    if (Status s = createDepthOnlyPass(device, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, depth_deps, t.samples,
                                        "vkCreateRenderPass(depth)", t.depth_pass);
         !s) {
       return s;
     }
   }
-  {
-    VkAttachmentDescription a[2] = {
-        {0, kColorFormat, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
-         VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
-         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
-        {0, kDepthFormat, VK_SAMPLE_COUNT_1_BIT,
-         options.depth_prepass ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
-         VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE,
-         options.depth_prepass ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED,
-         VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL}};
-    VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-    VkSubpassDescription sub{};
-    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    sub.colorAttachmentCount = 1;
-    sub.pColorAttachments = &color_ref;
-    sub.pDepthStencilAttachment = &depth_ref;
-    VkSubpassDependency deps[2] = {
-        {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
-         VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests, VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | depth_rw, 0},
-        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | tests,
-         VK_PIPELINE_STAGE_TRANSFER_BIT | tests,
-         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-         VK_ACCESS_TRANSFER_READ_BIT | depth_rw, 0}};
-    VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-    info.attachmentCount = 2;
-    info.pAttachments = a;
-    info.subpassCount = 1;
-    info.pSubpasses = &sub;
-    info.dependencyCount = 2;
-    info.pDependencies = deps;
-    if (Status s = checkVk(vkCreateRenderPass(device, &info, nullptr, &t.color_pass), "vkCreateRenderPass(color)"); !s)
-      return s;
-  }
-  return Ok{};
+  return createColorPass(device, options, t);
 }
 
 Status createFramebuffer(VkDevice device, VkRenderPass pass, std::initializer_list<VkImageView> views, uint32_t w,
@@ -119,16 +132,36 @@ Status createFramebuffer(VkDevice device, VkRenderPass pass, std::initializer_li
 
 }  // namespace
 
+VkSampleCountFlagBits sampleCountFor(const VulkanContext& ctx, uint32_t msaa) {
+  const VkSampleCountFlags supported =
+      ctx.properties.limits.framebufferColorSampleCounts & ctx.properties.limits.framebufferDepthSampleCounts;
+  for (uint32_t n = msaa; n > 1; n /= 2) {
+    if (supported & n) return VkSampleCountFlagBits(n);
+  }
+  return VK_SAMPLE_COUNT_1_BIT;
+}
+
 Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTargets& t) {
   Expected<GpuImage> color =
       createImage(ctx, o.width, o.height, kColorFormat,
                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
   if (!color) return color.error();
   t.color = *color;
-  Expected<GpuImage> depth = createImage(ctx, o.width, o.height, kDepthFormat,
-                                         VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
+  t.samples = sampleCountFor(ctx, o.msaa);
+  RenderImageDesc attachment{
+      o.width, o.height, kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+      1,       t.samples};
+  Expected<GpuImage> depth = createRenderImage(ctx, attachment);
   if (!depth) return depth.error();
   t.depth = *depth;
+  if (t.samples != VK_SAMPLE_COUNT_1_BIT) {
+    attachment.format = kColorFormat;
+    attachment.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
+    attachment.aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+    Expected<GpuImage> multisampled = createRenderImage(ctx, attachment);
+    if (!multisampled) return multisampled.error();
+    t.color_msaa = *multisampled;
+  }
   t.shadow_size = o.shadows ? o.shadow_size : 1;
   Expected<GpuImage> shadow =
       createImage(ctx, t.shadow_size, t.shadow_size, kDepthFormat,
@@ -150,10 +183,12 @@ Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTar
     if (Status s = createFramebuffer(ctx.device, t.depth_pass, {t.depth.view}, o.width, o.height, t.depth_fb); !s)
       return s;
   }
-  if (Status s =
-          createFramebuffer(ctx.device, t.color_pass, {t.color.view, t.depth.view}, o.width, o.height, t.color_fb);
-      !s)
-    return s;
+  const Status fb =
+      t.color_msaa.view
+          ? createFramebuffer(ctx.device, t.color_pass, {t.color_msaa.view, t.depth.view, t.color.view}, o.width,
+                              o.height, t.color_fb)
+          : createFramebuffer(ctx.device, t.color_pass, {t.color.view, t.depth.view}, o.width, o.height, t.color_fb);
+  if (!fb) return fb;
 
   VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   info.magFilter = info.minFilter = VK_FILTER_LINEAR;
@@ -185,6 +220,7 @@ void destroyRenderTargets(VulkanContext& ctx, RenderTargets& t) {
   vkDestroyRenderPass(device, t.depth_pass, nullptr);
   vkDestroyRenderPass(device, t.color_pass, nullptr);
   destroyImage(ctx, t.color);
+  destroyImage(ctx, t.color_msaa);
   destroyImage(ctx, t.depth);
   destroyImage(ctx, t.shadow);
   destroyBuffer(ctx, t.readback);
@@ -309,11 +345,13 @@ Mat4 orthographic(float r, float znear, float zfar) {
 }  // namespace
 
 void writeFrameUniforms(FrameResources& resources, const RenderOptions& options, const RenderCamera& camera,
-                        const Bounds& bounds) {
+                        const Bounds& bounds, const EnvironmentMaps& environment) {
   const float aspect = float(options.width) / float(options.height);
   rs::FrameUniforms frame{};
-  copyMat(frame.view_proj,
-          perspective(camera.yfov, aspect, camera.znear, camera.zfar) * lookAt(camera.eye, camera.target, camera.up));
+  const Mat4 view_proj =
+      perspective(camera.yfov, aspect, camera.znear, camera.zfar) * lookAt(camera.eye, camera.target, camera.up);
+  copyMat(frame.view_proj, view_proj);
+  copyMat(frame.inverse_view_proj, inverse(view_proj));
   const Vec3 light_dir = normalize(Vec3{-0.45f, 1.0f, 0.65f});
   Vec3 center{0, 0, 0};
   float radius = 1.0f;
@@ -325,11 +363,22 @@ void writeFrameUniforms(FrameResources& resources, const RenderOptions& options,
   copyMat(frame.light_view_proj, orthographic(radius * 1.05f, radius * 0.5f, radius * 3.5f) * light_view);
   frame.camera_position = {camera.eye.x, camera.eye.y, camera.eye.z, 1};
   frame.light_direction = {light_dir.x, light_dir.y, light_dir.z, 0};
-  frame.light_color = {2.4f, 2.3f, 2.2f, 0};
-  frame.sky_color = {0.32f, 0.35f, 0.42f, 0};
-  frame.ground_color = {0.13f, 0.11f, 0.10f, 0};
+  const float key = options.key_light ? 1.0f : 0.0f;
+  frame.light_color = {2.4f * key, 2.3f * key, 2.2f * key, 0};
+  // Node materials keep the hemisphere fill (until they read the environment too); none without an environment.
+  const float fill = environment.black ? 0.0f : 1.0f;
+  frame.sky_color = {0.32f * fill, 0.35f * fill, 0.42f * fill, 0};
+  frame.ground_color = {0.13f * fill, 0.11f * fill, 0.10f * fill, 0};
+  const bool shadows = options.shadows && options.key_light;
   const float shadow_texel = 1.0f / float(options.shadows ? options.shadow_size : 1);
-  frame.shadow_params = {shadow_texel, options.shadows ? 1.0f : 0.0f, radius * 2.1f * shadow_texel, 0};
+  frame.shadow_params = {shadow_texel, shadows ? 1.0f : 0.0f, radius * 2.1f * shadow_texel, 0};
+  const float rotation = options.environment_rotation_deg * 3.14159265f / 180.0f;
+  const float intensity = environment.black ? 0.0f : options.environment_intensity;
+  frame.environment = {intensity, float(environment.levels - 1), std::cos(rotation), std::sin(rotation)};
+  const uint32_t curve = options.tone_mapping == ToneMapping::kNeutral ? MSH_TONE_NEUTRAL
+                         : options.tone_mapping == ToneMapping::kAces  ? MSH_TONE_ACES
+                                                                       : MSH_TONE_NONE;
+  frame.tone = {std::exp2(options.exposure_ev), float(curve), options.background_environment ? 1.0f : 0.0f, 0};
   std::memcpy(resources.ubo.mapped, &frame, sizeof frame);
 }
 

@@ -4,6 +4,7 @@
 // (features, pass, material state, winding, topology, vertex format).
 #include <cstring>
 
+#include "environment_internal.h"
 #include "morphkit_render_spirv/mesh_vert_0.h"
 #include "morphkit_render_spirv/mesh_vert_16.h"
 #include "morphkit_render_spirv/mesh_vert_24.h"
@@ -59,12 +60,15 @@ ShaderWords vertexShader(uint32_t layout_bits) {
 
 Status createDescriptorLayouts(VkDevice device, MeshProgram& p) {
   {
-    VkDescriptorSetLayoutBinding b[2] = {
+    VkDescriptorSetLayoutBinding b[5] = {
         {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
          VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
-        {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
+        {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_ENVIRONMENT, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_BRDF_TABLE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+        {MSH_BINDING_IRRADIANCE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    info.bindingCount = 2;
+    info.bindingCount = 5;
     info.pBindings = b;
     if (Status s = checkVk(vkCreateDescriptorSetLayout(device, &info, nullptr, &p.frame_layout),
                            "vkCreateDescriptorSetLayout");
@@ -189,12 +193,23 @@ Status createFrameResources(Renderer& r) {
   VkDescriptorBufferInfo buffer{r.frame.ubo.buffer, 0, sizeof(rs::FrameUniforms)};
   VkDescriptorImageInfo shadow{r.targets.shadow_sampler, r.targets.shadow.view,
                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-  VkWriteDescriptorSet writes[2] = {
+  const EnvironmentMaps& env = *r.environment;
+  VkDescriptorImageInfo environment{env.environment_sampler, env.prefiltered.view,
+                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorImageInfo table{env.table_sampler, env.brdf.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorBufferInfo irradiance{env.irradiance.buffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet writes[5] = {
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_FRAME, 0, 1,
        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer, nullptr},
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_SHADOW_MAP, 0, 1,
-       VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &shadow, nullptr, nullptr}};
-  vkUpdateDescriptorSets(r.ctx->device, 2, writes, 0, nullptr);
+       VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &shadow, nullptr, nullptr},
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_ENVIRONMENT, 0, 1,
+       VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &environment, nullptr, nullptr},
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_BRDF_TABLE, 0, 1,
+       VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &table, nullptr, nullptr},
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_IRRADIANCE, 0, 1,
+       VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &irradiance, nullptr}};
+  vkUpdateDescriptorSets(r.ctx->device, 5, writes, 0, nullptr);
   return Ok{};
 }
 
@@ -329,7 +344,7 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass) {
     raster.depthBiasSlopeFactor = 2.0f;
   }
   VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  ms.rasterizationSamples = pass == Pass::kShadow ? VK_SAMPLE_COUNT_1_BIT : r.targets.samples;
   VkPipelineDepthStencilStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
   ds.depthTestEnable = VK_TRUE;
   ds.depthWriteEnable = VK_TRUE;

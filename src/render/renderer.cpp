@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "environment_internal.h"
 #include "morphkit/contract.h"
 #include "morphkit/node_material.h"
 #include "morphkit/scene.h"
@@ -40,6 +41,13 @@ Status createPrimitives(Renderer& r) {
     gpu.vertex_count = data.vertex_count;
     gpu.target_count = uint32_t(data.targets.size());
     if (data.vertex_count == 0) return fail(Error::kInvalidArgument, where + ": no vertices");
+    Bounds box;
+    for (size_t v = 0; v + 2 < data.position.size(); v += 3) {
+      const Vec3 p{data.position[v], data.position[v + 1], data.position[v + 2]};
+      box.min = {std::min(box.min.x, p.x), std::min(box.min.y, p.y), std::min(box.min.z, p.z)};
+      box.max = {std::max(box.max.x, p.x), std::max(box.max.y, p.y), std::max(box.max.z, p.z)};
+    }
+    if (!box.empty()) gpu.center = (box.min + box.max) * 0.5f;
     PackedVertices packed = packVertices(data);
     gpu.format = packed.format;
     Expected<GpuBuffer> vb =
@@ -118,10 +126,11 @@ Status createDraws(Renderer& r) {
 Status createDescriptorPool(Renderer& r) {
   const uint32_t draw_count = uint32_t(r.prepared.instances.size()) * r.options.instances;
   const uint32_t material_count = uint32_t(r.asset->materials.size()) + 1;
+  // The frame set: its uniform block, the shadow map, the environment's two maps and its irradiance buffer.
   VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * draw_count + material_count + 1},
-                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * draw_count + 1},
+                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * draw_count + 2},
                                    {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, draw_count + 1},
-                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 5 * material_count + 1}};
+                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 5 * material_count + 3}};
   if (r.options.node_material) {
     // Per node draw: the node uniform block + FrameBlock, the textures + the shadow map, up to 4 feature buffers.
     const uint32_t textures = uint32_t(r.options.node_material->textures.size());
@@ -151,12 +160,45 @@ Status drawPipelines(Renderer& r, DrawPipelines& out) {
   return Ok{};
 }
 
+// The image-based light: the caller's shared maps, or maps of the studio / the image / none made here.
+Status createEnvironment(Renderer& r) {
+  if (r.options.environment_maps) {
+    r.environment = r.options.environment_maps;
+    return Ok{};
+  }
+  const RenderOptions& o = r.options;
+  if (o.environment == EnvironmentKind::kImage && !o.environment_image) {
+    return fail(Error::kInvalidArgument, "createRenderer: EnvironmentKind::kImage without environment_image");
+  }
+  HdrImage studio;
+  const HdrImage* image = nullptr;
+  if (o.environment == EnvironmentKind::kStudio) {
+    studio = studioEnvironment();
+    image = &studio;
+  } else if (o.environment == EnvironmentKind::kImage) {
+    image = o.environment_image;
+  }
+  Expected<EnvironmentMaps*> maps = createEnvironmentMaps(*r.ctx, image);
+  if (!maps) return maps.error();
+  r.own_environment = *maps;
+  r.environment = *maps;
+  return Ok{};
+}
+
 Status createParts(Renderer& r) {
   if (Status s = createDescriptorPool(r); !s) return s;
   if (Status s = createMeshProgram(*r.ctx, r.mesh_program); !s) return s;
   if (Status s = createRenderTargets(*r.ctx, r.options, r.targets); !s) return s;
+  if (Status s = createEnvironment(r); !s) return s;
+  r.info.msaa = uint32_t(r.targets.samples);
+  if (r.info.msaa != r.options.msaa) {
+    r.info.warnings.push_back("--msaa " + std::to_string(r.options.msaa) + ": the device (" + r.ctx->info.name +
+                              ") supports at most " + std::to_string(r.info.msaa) + " samples here; using " +
+                              std::to_string(r.info.msaa));
+  }
   if (Status s = createSamplers(r); !s) return s;
   if (Status s = createFrameResources(r); !s) return s;
+  if (Status s = createBackground(r); !s) return s;
   if (Status s = createMaterials(r); !s) return s;
   if (Status s = createPrimitives(r); !s) return s;
   if (Status s = createDraws(r); !s) return s;
@@ -171,7 +213,9 @@ Status createParts(Renderer& r) {
 }
 
 // The frame step for every copy (the same as evaluatePose / evaluateGpuPose), then each draw's update by its path.
-Status updateDraws(Renderer& r, const RenderFrameInput& input) {
+// Each draw's depth along the view (`camera`) for the back-to-front order of BLEND draws.
+Status updateDraws(Renderer& r, const RenderFrameInput& input, const RenderCamera& camera) {
+  const Vec3 forward = normalize(camera.target - camera.eye);
   const Asset& asset = *r.asset;
   size_t draw_index = 0;
   FrameState state;
@@ -201,6 +245,9 @@ Status updateDraws(Renderer& r, const RenderFrameInput& input) {
         frame.joints_float = joints_float[d.skin];
       }
       d.flip = d.skin == kNone && determinant3(frame.world_float) < 0.0f;
+      // A skinned primitive's vertices follow its joints: its first joint's matrix places the centre.
+      const Mat4& placement = frame.joints_float.empty() ? frame.world_float : frame.joints_float[0];
+      d.view_depth = dot(transformPoint(placement, r.primitives[d.primitive].center) - camera.eye, forward);
       if (Status s = r.path->updateDraw(r, uint32_t(draw_index), frame); !s) return s;
     }
   }
@@ -214,9 +261,19 @@ void drawPass(const Renderer& r, const DrawPipelines& pipelines, VkCommandBuffer
   VkRect2D scissor{{0, 0}, {w, h}};
   vkCmdSetViewport(cmd, 0, 1, &viewport);
   vkCmdSetScissor(cmd, 0, 1, &scissor);
+  if (pass == Pass::kColor) recordBackground(r, cmd);
+  // BLEND draws far to near (glTF 2.0 §3.9.4 leaves the order to the renderer; three.js sorts transparent objects
+  // back to front too), by their centre's depth this frame; ties keep the file's order.
+  std::vector<uint32_t> order_of, blended;
+  for (uint32_t i = 0; i < r.draws.size(); ++i) {
+    (r.materials.materials[r.draws[i].material].alpha == AlphaMode::kBlend ? blended : order_of).push_back(i);
+  }
+  std::stable_sort(blended.begin(), blended.end(),
+                   [&](uint32_t a, uint32_t b) { return r.draws[a].view_depth > r.draws[b].view_depth; });
+  order_of.insert(order_of.end(), blended.begin(), blended.end());
   for (AlphaMode order : {AlphaMode::kOpaque, AlphaMode::kMask, AlphaMode::kBlend}) {
     if (pass != Pass::kColor && order != AlphaMode::kOpaque) break;
-    for (uint32_t i = 0; i < r.draws.size(); ++i) {
+    for (uint32_t i : order_of) {
       const Draw& d = r.draws[i];
       if (r.materials.materials[d.material].alpha != order) continue;
       const PrimitiveGpu& prim = r.primitives[d.primitive];
@@ -242,6 +299,16 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   }
   if (options.shadows && (options.shadow_size == 0 || options.shadow_size > 8192)) {
     return fail(Error::kInvalidArgument, "createRenderer: shadow size outside 1..8192");
+  }
+  if (!(options.environment_intensity >= 0.0f && options.environment_intensity <= 1e4f) ||
+      !std::isfinite(options.environment_rotation_deg) || !(std::fabs(options.exposure_ev) <= 32.0f)) {
+    return fail(Error::kInvalidArgument,
+                "createRenderer: environment intensity outside 0..10000, a non-finite rotation or exposure outside "
+                "-32..32 EV");
+  }
+  if (options.msaa != 1 && options.msaa != 4 && options.msaa != 8) {
+    return fail(Error::kInvalidArgument,
+                "createRenderer: msaa " + std::to_string(options.msaa) + ": expected 1, 4 or 8");
   }
   if (!context.queue_has_graphics) {
     return fail(Error::kNoDevice, "createRenderer: the device's queue (" + context.info.name + ") cannot do graphics");
@@ -291,6 +358,7 @@ void destroyRenderer(Renderer* r) {
   VulkanContext& ctx = *r->ctx;
   vkDeviceWaitIdle(ctx.device);
   destroyPipelineCache(ctx, r->pipelines);
+  destroyBackground(ctx, r->background);
   if (r->path) r->path->destroy(ctx);
   for (PrimitiveGpu& p : r->primitives) {
     destroyBuffer(ctx, p.vertices);
@@ -299,6 +367,7 @@ void destroyRenderer(Renderer* r) {
   destroyMaterialSet(ctx, r->materials);
   destroyBuffer(ctx, r->frame.ubo);
   destroyRenderTargets(ctx, r->targets);
+  destroyEnvironmentMaps(r->own_environment);
   destroyMeshProgram(ctx, r->mesh_program);
   vkDestroyDescriptorPool(ctx.device, r->pool, nullptr);
   delete r;
@@ -326,10 +395,11 @@ Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, 
   }
   RenderStats local;
   Clock::time_point cpu_start = Clock::now();
-  if (Status s = updateDraws(r, input); !s) return s.error();
+  const RenderCamera& camera = input.camera ? *input.camera : r.camera;
+  if (Status s = updateDraws(r, input, camera); !s) return s.error();
   DrawPipelines pipelines;
   if (Status s = drawPipelines(r, pipelines); !s) return s.error();
-  writeFrameUniforms(r.frame, r.options, input.camera ? *input.camera : r.camera, r.bounds);
+  writeFrameUniforms(r.frame, r.options, camera, r.bounds, *r.environment);
 
   // The path's GPU work before the passes (the compute path's one dispatch), timed apart from the CPU's.
   local.cpu_ms += msSince(cpu_start);

@@ -29,6 +29,25 @@ inline std::string primitiveName(uint32_t mesh, uint32_t primitive) {
   return "meshes[" + std::to_string(mesh) + "].primitives[" + std::to_string(primitive) + "]";
 }
 
+// ---- render_image.cpp: images with mip levels or samples (src/vk's createImage makes one level, one sample) ----
+struct RenderImageDesc {
+  uint32_t width = 1, height = 1;
+  VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
+  VkImageUsageFlags usage = 0;
+  VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+  uint32_t levels = 1;
+  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+};
+// The view covers every level; destroyImage frees it.
+Expected<GpuImage> createRenderImage(VulkanContext& ctx, const RenderImageDesc& desc);
+Expected<VkImageView> createLevelView(VulkanContext& ctx, const GpuImage& image, uint32_t level);  // caller destroys
+// A SAMPLED image with its full mip chain (linear blits of level 0), in SHADER_READ_ONLY_OPTIMAL: material textures.
+Expected<GpuImage> uploadMipmappedImage(VulkanContext& ctx, uint32_t width, uint32_t height, VkFormat format,
+                                        std::span<const uint8_t> rgba8);
+void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, VkAccessFlags src_access,
+                  VkAccessFlags dst_access, VkPipelineStageFlags src_stage, VkPipelineStageFlags dst_stage,
+                  uint32_t base_level = 0, uint32_t levels = VK_REMAINING_MIP_LEVELS);
+
 // ---- passes.cpp ----
 enum class Pass : uint32_t { kColor = MSH_PASS_COLOR, kDepth = MSH_PASS_DEPTH, kShadow = MSH_PASS_SHADOW };
 
@@ -36,15 +55,19 @@ enum class Pass : uint32_t { kColor = MSH_PASS_COLOR, kDepth = MSH_PASS_DEPTH, k
 // queries. The shadow map exists (1×1) even without shadows: the color pass samples it.
 struct RenderTargets {
   GpuImage color, depth, shadow;
+  GpuImage color_msaa;  // with MSAA: the multisampled color attachment, resolved into `color`
   GpuBuffer readback;
   uint32_t row_pitch = 0;  // bytes per row in `readback`
   uint32_t shadow_size = 1;
+  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;  // color pass (and depth prepass) samples
   VkRenderPass shadow_pass = VK_NULL_HANDLE, depth_pass = VK_NULL_HANDLE, color_pass = VK_NULL_HANDLE;
   VkFramebuffer shadow_fb = VK_NULL_HANDLE, depth_fb = VK_NULL_HANDLE, color_fb = VK_NULL_HANDLE;
   VkSampler shadow_sampler = VK_NULL_HANDLE;
   VkQueryPool queries = VK_NULL_HANDLE;  // 2 timestamps around the passes, when the device has them
 };
 Status createRenderTargets(VulkanContext& ctx, const RenderOptions& options, RenderTargets& out);
+// The largest sample count <= `msaa` that the device's color and depth attachments both support.
+VkSampleCountFlagBits sampleCountFor(const VulkanContext& ctx, uint32_t msaa);
 void destroyRenderTargets(VulkanContext& ctx, RenderTargets& targets);
 VkRenderPass renderPassFor(const RenderTargets& targets, Pass pass);
 // Records shadow (cleared even when off), depth prepass, color and the readback copy; `draw` records one pass's
@@ -62,7 +85,7 @@ struct FrameResources {
 };
 // Camera and light for this frame; the light box is fitted to `bounds`.
 void writeFrameUniforms(FrameResources& frame, const RenderOptions& options, const RenderCamera& camera,
-                        const Bounds& bounds);
+                        const Bounds& bounds, const EnvironmentMaps& environment);
 
 // ---- materials.cpp ----
 struct MaterialGpu {
@@ -91,6 +114,7 @@ struct PrimitiveGpu {
   uint32_t target_count = 0;    // 0 when ignored
   bool tangent_deltas = false;  // TANGENT deltas that a normal map reads (glTF 2.0 §3.9.3)
   uint32_t influence_sets = 0, joints_needed = 0;
+  Vec3 center{0, 0, 0};  // the base positions' box centre (object space): where BLEND draws sort from
 };
 // One (instance, primitive, copy): what every path shares. A path keeps its own per-draw state, by draw index.
 struct Draw {
@@ -101,6 +125,7 @@ struct Draw {
   uint32_t layout_bits = 0, features = 0;
   uint32_t skin = kNone;
   bool flip = false;
+  float view_depth = 0.0f;  // this frame: the primitive's centre along the view direction (BLEND draws far to near)
 };
 
 // What the frame step gives one draw this frame.
@@ -185,6 +210,15 @@ void destroyPipelineCache(VulkanContext& ctx, PipelineCache& cache);
 // The passes a draw is drawn in: shadow and depth only when enabled, and only for opaque materials.
 bool drawsInPass(const Renderer& r, const Draw& d, Pass pass);
 
+// ---- background.cpp: --background environment ----
+struct BackgroundPipeline {
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;  // null unless RenderOptions::background_environment
+};
+Status createBackground(Renderer& r);                           // after the frame set and the color pass exist
+void recordBackground(const Renderer& r, VkCommandBuffer cmd);  // first in the color pass; nothing without one
+void destroyBackground(VulkanContext& ctx, BackgroundPipeline& background);
+
 // ---- The renderer ----
 struct Renderer {
   VulkanContext* ctx = nullptr;
@@ -194,6 +228,8 @@ struct Renderer {
   PosePrepared prepared;
   RenderCamera camera;
   Bounds bounds;
+  const EnvironmentMaps* environment = nullptr;  // options.environment_maps or own_environment
+  EnvironmentMaps* own_environment = nullptr;    // made by createRenderer when none was given
 
   VkDescriptorPool pool = VK_NULL_HANDLE;  // every set; destroyed with the renderer
   RenderTargets targets;
@@ -201,6 +237,7 @@ struct Renderer {
   MeshProgram mesh_program;
   MaterialSet materials;
   PipelineCache pipelines;
+  BackgroundPipeline background;
   std::vector<PrimitiveGpu> primitives;
   std::vector<Draw> draws;
   std::unique_ptr<DeformPath> path;

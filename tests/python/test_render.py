@@ -88,6 +88,30 @@ def test_renderer_arguments_and_lifetime(gpu: None, demo_glb: pathlib.Path) -> N
         renderer.render(asset)
 
 
+def test_the_look_keywords_equal_the_cli(gpu: None, cli: str, demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """environment, tone_mapping, exposure, light, background and msaa are the CLI's options of the same names."""
+    look = {"environment": "none", "tone_mapping": "aces", "exposure": 1.0, "light": "default",
+            "background": "10,200,30", "msaa": 1}
+    args = ["--environment", "none", "--tone-mapping", "aces", "--exposure", "1", "--light", "default",
+            "--background", "10,200,30", "--msaa", "1"]
+    done = run_cli(cli, "render", demo_glb, "--anim", "talk", "--frames", "2:3", "--size", "32x24", "--out",
+                   tmp_path / "look", "--no-video", *args)
+    assert done.returncode == 0, done.stderr
+    asset = morphkit.load(demo_glb)
+    with morphkit.Renderer(size=(32, 24), **look) as renderer:  # type: ignore[arg-type]
+        image = renderer.render(asset, "talk", frames=[2])[0]
+    np.testing.assert_array_equal(image, read_png(tmp_path / "look" / "frame_0002.png"))
+    assert tuple(image[0, 0]) == (10, 200, 30, 255)  # the background colour, sRGB as given
+    with morphkit.Renderer(size=(32, 24)) as renderer:
+        assert not np.array_equal(renderer.render(asset, "talk", frames=[2])[0], image)
+    for bad in ({"tone_mapping": "filmic"}, {"light": "sun"}, {"background": "1,2"}, {"msaa": 2},
+                {"exposure": float("nan")}, {"environment_intensity": -1.0}):
+        with pytest.raises(morphkit.InvalidArgumentError):
+            morphkit.Renderer(size=(8, 8), **bad)  # type: ignore[arg-type]
+    with pytest.raises(morphkit.Error, match="missing.hdr"):
+        morphkit.Renderer(size=(8, 8), environment=str(tmp_path / "missing.hdr"))
+
+
 def test_two_renderers_in_two_threads(gpu: None, demo_glb: pathlib.Path) -> None:
     """The GIL is released while rendering: two threads, two renderers, the same frames."""
     asset = morphkit.load(demo_glb)

@@ -13,6 +13,10 @@
 //    "fps": 30, "chunk": 32,               at most `chunk` frames per task
 //    "outputs": ["frames", "poses"],       PNG frames (rendered) and/or posed arrays (.npy)
 //    "size": [256, 256], "morph_path": "auto", "device": -1,
+//    "environment": "studio", "environment_intensity": 1, "environment_rotation": 0, "tone_mapping": "neutral",
+//    "exposure": 0, "light": "default", "background": "opaque", "msaa": 4,
+//                                          the look, as `render`'s options of the same names (docs/RENDER.md);
+//                                          an .hdr environment is relative to the job file's folder
 //    "resume": false,                      true: tasks whose done-marker exists do nothing
 //    "manifest": "manifest.json"}          relative to `out`
 // Output layout: OUT/<asset key>/<animation key>/frame_0030.png,
@@ -44,6 +48,11 @@ struct BatchJob {
   bool poses = true;   // write posed arrays
   uint32_t width = 256, height = 256;
   std::string morph_path = "auto";
+  // The look (`render --environment …`): checked by parseBatchJob with the renderer's own parse rules.
+  std::string environment = "studio";  // studio | none | FILE.hdr (relative to base_dir)
+  double environment_intensity = 1.0, environment_rotation = 0.0, exposure = 0.0;
+  std::string tone_mapping = "neutral", light = "default", background = "opaque";
+  uint32_t msaa = 4;
   int device = -1;
   bool resume = false;
   bool force = false;       // write into an `out` that holds files of another run (replacing same-named files)

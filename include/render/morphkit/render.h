@@ -15,6 +15,7 @@
 //            bound directly as the vertex buffer of every pass.
 //   kAuto    chooseMorphPath() below (rule derived from bench/render_bench.cpp, see docs/RENDER.md).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -24,6 +25,7 @@
 
 #include "morphkit/asset.h"
 #include "morphkit/band_texture.h"
+#include "morphkit/environment.h"
 #include "morphkit/error.h"
 #include "morphkit/math.h"
 #include "morphkit/primitive.h"
@@ -62,6 +64,11 @@ struct RenderCamera {
 };
 struct Bounds {
   Vec3 min{1e30f, 1e30f, 1e30f}, max{-1e30f, -1e30f, -1e30f};
+  // A sphere holding every point (posedBounds: the box's centre, radius to the farthest point, so never larger
+  // than the box's circumscribed sphere and independent of vertex order). radius < 0: not computed (frameBounds
+  // then uses the box's).
+  Vec3 sphere_center{0, 0, 0};
+  float sphere_radius = -1.0f;
   bool empty() const { return min.x > max.x; }
 };
 // Morph- and skin-aware bounds: the world-space AABB of the CPU-posed vertices (morphkit/pose.h, fast path) of
@@ -74,14 +81,27 @@ Expected<Bounds> posedBounds(const Asset& asset, uint32_t scene, uint32_t animat
 // rendered, so that split frame ranges match a whole render byte for byte. With a weight track (a face capture)
 // the clip lasts as long as the longer of the animation and the track.
 Expected<Bounds> clipBounds(const Asset& asset, uint32_t scene, uint32_t animation, const WeightInputs& weights = {});
-// A camera that frames `bounds` (the bounding sphere fills the view at `aspect`), looking from the front
-// (+Z) and a little above, the glTF convention (+Y up, front faces +Z).
+// A camera that frames `bounds`: the bounding sphere centred, its silhouette filling kFrameFill of the image's
+// smaller side at `aspect`, looking from the front (+Z), a little right and above (glTF: +Y up, front faces +Z).
+// znear/zfar follow parseCamera's rule (distance / 100, distance · 100), so cameraText() reproduces it exactly.
+constexpr float kFrameFill = 0.85f;
 RenderCamera frameBounds(const Bounds& bounds, float aspect);
+// "EX,EY,EZ:TX,TY,TZ:FOVDEG" (9 significant digits): parseCamera(cameraText(c)) gives the same eye, target and
+// field of view (render --json prints the camera used so).
+std::string cameraText(const RenderCamera& camera);
 // The camera of the first node (scene traversal order) that has camera `camera` (kNone: any camera), in its
 // world transform at the rest pose; fails when there is none. Orthographic cameras fail (unsupported).
 Expected<RenderCamera> fileCamera(const Asset& asset, uint32_t scene, uint32_t camera = kNone);
 // "EX,EY,EZ:TX,TY,TZ[:FOVDEG]" → camera; nullopt when it does not parse.
 std::optional<RenderCamera> parseCamera(std::string_view text);
+
+// ---- Look: environment, tone curve, lights, background ----
+enum class EnvironmentKind : uint8_t { kStudio, kOff, kImage };  // kOff: "none"
+enum class ToneMapping : uint8_t { kNeutral, kAces, kOff };      // kOff: "none"
+const char* toneMappingName(ToneMapping tone);                   // "neutral", "aces", "none"
+std::optional<ToneMapping> parseToneMapping(std::string_view text);
+// "R,G,B" with 0..255 sRGB integers → linear RGB + alpha 1 (the clear colour); false when it does not parse.
+bool parseBackgroundColor(std::string_view text, float (&linear_rgba)[4]);
 
 // ---- Renderer ----
 struct RenderOptions {
@@ -102,6 +122,23 @@ struct RenderOptions {
   // must outlive the renderer. Node draws deform in their own vertex shader (morph, then skin): no compute batch
   // and no morph texture; morph_path is ignored (RendererInfo::path reports kVertex).
   const NodeMaterial* node_material = nullptr;
+
+  // Image-based light (morphkit/environment.h, docs/RENDER.md "Environment"). kStudio: the built-in studio;
+  // kImage: `environment_image` (a decoded .hdr; only read during createRenderer); kOff: no image-based light.
+  // `environment_maps`, when set, is used instead of making maps (made once with createEnvironmentMaps, shared
+  // by renderers on the same context, outliving them): the cache per environment.
+  EnvironmentKind environment = EnvironmentKind::kStudio;
+  const HdrImage* environment_image = nullptr;
+  const EnvironmentMaps* environment_maps = nullptr;
+  float environment_intensity = 1.0f;     // scales the environment's radiance (>= 0)
+  float environment_rotation_deg = 0.0f;  // about +Y, as three.js's scene.environmentRotation.y
+  ToneMapping tone_mapping = ToneMapping::kNeutral;
+  float exposure_ev = 0.0f;             // colours × 2^EV before the tone curve (also with kOff)
+  bool key_light = true;                // the directional key light (and its shadow map) on top of the environment
+  bool background_environment = false;  // draw the environment behind the model instead of `background`
+  // Multisample antialiasing: 1, 4 or 8 samples per pixel (the color pass and the depth prepass; resolved before
+  // readback). A device that has fewer uses the largest count it supports (RendererInfo::msaa, and a warning).
+  uint32_t msaa = 4;
 };
 
 // What the renderer decided, for summaries.
@@ -113,6 +150,7 @@ struct RendererInfo {
   uint32_t passes = 1;                   // 1 (color) + shadow + prepass
   uint32_t max_targets = 0;
   uint64_t rescaled_skin_vertices = 0;  // skin weights the decode rescaled to sum 1 (SkinWeightFix::rescaled)
+  uint32_t msaa = 1;                    // samples per pixel used
   std::string device;                   // gpuDeviceInfo().name
   std::vector<std::string> warnings;    // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
 };
@@ -162,7 +200,9 @@ Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
 // Frames laid out in rows of `columns`, each scaled (downscaleImage) to fit `cell_width`; frames must share a size.
 // Frames already downscaled to the cell size give the same sheet as the originals, so a long render keeps only
 // small copies of the frames it will show (memory flat in the number of frames).
-DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width);
+// Cells no frame fills (the last row's) take `fill` (RGBA8; the CLI passes the background colour).
+DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width,
+                              std::array<uint8_t, 4> fill = {0, 0, 0, 255});
 // A box-filtered copy min(cell_width, width) wide, the height scaled to keep the aspect (at least 1 row); an
 // empty image for an empty or inconsistent frame. A frame already that size comes back unchanged.
 RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width);

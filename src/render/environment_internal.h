@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// environment_internal.h — internal: the GPU maps behind morphkit/environment.h's EnvironmentMaps handle, read by
+// the mesh program's frame set (pipelines.cpp) and written once by environment.cpp.
+#pragma once
+#include <vulkan/vulkan.h>
+
+#include "morphkit/environment.h"
+#include "vk_context.h"
+
+namespace morphkit {
+
+// Binding order and sizes the shaders and C++ agree on (pbr.frag reads the three maps in set 0).
+constexpr uint32_t kBrdfTableSize = 32;        // N·V × roughness texels, texel centres at (i + 0.5) / 32
+constexpr uint32_t kBrdfTableSamples = 1024;   // GGX samples per table texel
+constexpr uint32_t kPrefilterSamples = 256;    // GGX samples per prefiltered texel (filtered importance sampling)
+constexpr uint32_t kMaxPrefilterWidth = 1024;  // level 0 of the chain: the source resampled to a power of two
+constexpr uint32_t kMinPrefilterWidth = 32;
+constexpr uint32_t kIrradianceWidth = 64;  // SH9 projects the first source level at most this wide
+
+struct EnvironmentMaps {
+  VulkanContext* ctx = nullptr;
+  bool black = false;  // the "none" maps
+  GpuImage source;     // the equirect resampled to width × width/2, full mip chain (rgba16f)
+  uint32_t source_levels = 0;
+  GpuImage prefiltered;  // same size, `levels` levels, level k for roughness 1 − sqrt(1 − k / (levels − 1))
+  uint32_t levels = 0;
+  GpuImage brdf;                                   // kBrdfTableSize², (A, B) of the split sum
+  GpuBuffer irradiance;                            // 9 × vec4: SH9 of E/π (host-visible: environmentInfo reads it)
+  VkSampler environment_sampler = VK_NULL_HANDLE;  // trilinear, U repeats, V clamps
+  VkSampler table_sampler = VK_NULL_HANDLE;        // bilinear, clamped
+  double startup_ms = 0;                           // the start-up submission, wall clock
+};
+
+}  // namespace morphkit
