@@ -213,8 +213,41 @@ Status gpuRows(Context& c, VulkanContext& context, const PosePrepared& prepared,
   return Ok{};
 }
 
-// The frames-in-flight row: each pass poses every frame through one evaluateGpuPoseFrames call (best pass), then
-// its floors: the GPU time of one frame's dispatch and the readback of the pass's bytes in one transfer.
+// One request per frame of the pass, sharing one sampling cursor.
+std::vector<GpuPoseOptions> frameRequests(const Context& c, uint32_t animation, SamplingContext& sampling) {
+  std::vector<GpuPoseOptions> frames(c.times.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    frames[i].animation = animation;
+    frames[i].time = c.times[i];
+    frames[i].sampling = &sampling;
+  }
+  return frames;
+}
+
+// What the frames rows share: the warm-up, `pass` (every frame once) timed best of the repetitions after an untimed
+// one, then the floors from the same run: one frame's dispatch (timestamps) and the pass's bytes read back in one
+// transfer, per frame.
+Status timeFrames(Context& c, VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
+                  const std::function<Status()>& pass, Row& row) {
+  if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;
+  for (uint32_t p = 0; p <= std::max(c.options.repetitions, 1u); ++p) {  // pass 0: untimed
+    const auto start = std::chrono::steady_clock::now();
+    if (Status s = pass(); !s) return s;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+                      double(frames.size());
+    if (p > 0 && (std::isnan(row.ms) || ms < row.ms)) row.ms = ms;
+    if (p > 0) c.bar.update(c.done += frames.size());
+  }
+  Expected<PoseResult> one = evaluateGpuPose(context, pose, frames[0]);  // the GPU floor: one frame's dispatch
+  if (!one) return one.error();
+  row.gpu_ms = lastGpuPoseMicroseconds(pose) / 1000.0;
+  Expected<double> readback = measureReadbackMilliseconds(context, gpuPoseFrameBytes(pose) * frames.size(), 3);
+  if (!readback) return readback.error();
+  row.readback_ms = *readback / double(frames.size());
+  return Ok{};
+}
+
+// The frames-in-flight row: each pass poses every frame through one evaluateGpuPoseFrames call, into memory.
 Status gpuFramesRow(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation,
                     std::vector<Row>& rows) {
   Expected<GpuPose*> pose = prepareGpuPose(context, prepared);
@@ -222,36 +255,19 @@ Status gpuFramesRow(Context& c, VulkanContext& context, const PosePrepared& prep
   std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
   Row row{"gpu_frames", 0, "auto"};  // the layout `pose --device gpu` picks (chooseDeltaLayout)
   SamplingContext sampling;
-  std::vector<GpuPoseOptions> frames(c.times.size());
-  for (size_t i = 0; i < frames.size(); ++i) {
-    frames[i].animation = animation;
-    frames[i].time = c.times[i];
-    frames[i].sampling = &sampling;
-  }
-  if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;
+  const std::vector<GpuPoseOptions> frames = frameRequests(c, animation, sampling);
   auto consume = [](size_t, PoseResult&&) -> Status { return Ok{}; };
-  for (uint32_t pass = 0; pass <= std::max(c.options.repetitions, 1u); ++pass) {  // pass 0: untimed
-    const auto start = std::chrono::steady_clock::now();
-    if (Status s = evaluateGpuPoseFrames(context, **pose, frames, consume); !s) return s;
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
-                      double(frames.size());
-    if (pass > 0 && (std::isnan(row.ms) || ms < row.ms)) row.ms = ms;
-    if (pass > 0) c.bar.update(c.done += frames.size());
-  }
-  Expected<PoseResult> one = evaluateGpuPose(context, **pose, frames[0]);  // the GPU floor: one frame's dispatch
-  if (!one) return one.error();
-  row.gpu_ms = lastGpuPoseMicroseconds(**pose) / 1000.0;
-  Expected<double> readback = measureReadbackMilliseconds(context, gpuPoseFrameBytes(**pose) * frames.size(), 3);
-  if (!readback) return readback.error();
-  row.readback_ms = *readback / double(frames.size());
+  if (Status s = timeFrames(
+          c, context, **pose, frames, [&] { return evaluateGpuPoseFrames(context, **pose, frames, consume); }, row);
+      !s)
+    return s;
   rows.push_back(row);
   return Ok{};
 }
 
 // `pose --device gpu --out F.npy|.npz` without the CLI around it: every frame streamed through evaluateGpuPoseFrames
-// into the posed arrays (the pose command's sink), encoded and written to a scratch file in the temporary folder,
-// best pass. Its floors: the GPU time of one frame, the readback of the pass's bytes in one transfer, and the write of
-// the same number of bytes in one writeFileAtomic to the same folder.
+// into the posed arrays (the pose command's sink), encoded and written to a scratch file in the temporary folder.
+// Its floors: timeFrames' two and the write of the same number of bytes in one writeFileAtomic to the same folder.
 Status gpuFramesFileRow(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation,
                         std::vector<Row>& rows) {
   Expected<GpuPose*> pose = prepareGpuPose(context, prepared);
@@ -260,36 +276,20 @@ Status gpuFramesFileRow(Context& c, VulkanContext& context, const PosePrepared& 
   const std::string format = poseArrayShapes(prepared).size() == 1 ? "npy" : "npz";
   Row row{"gpu_frames_" + format, 0, "auto"};
   SamplingContext sampling;
-  std::vector<GpuPoseOptions> frames(c.times.size());
-  for (size_t i = 0; i < frames.size(); ++i) {
-    frames[i].animation = animation;
-    frames[i].time = c.times[i];
-    frames[i].sampling = &sampling;
-  }
+  const std::vector<GpuPoseOptions> frames = frameRequests(c, animation, sampling);
   const std::filesystem::path scratch =
       std::filesystem::temp_directory_path() / ("morphkit-bench-" + std::to_string(::getpid()) + "." + format);
   uint64_t file_bytes = 0;
-  if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;
-  for (uint32_t pass = 0; pass <= std::max(c.options.repetitions, 1u); ++pass) {  // pass 0: untimed
-    const auto start = std::chrono::steady_clock::now();
+  auto pass = [&]() -> Status {
     PoseArrays arrays(prepared, frames.size(), false);
     auto sink = [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, arrays.views); };
     if (Status s = evaluateGpuPoseFrames(context, **pose, frames, sink); !s) return s;
     Expected<std::vector<uint8_t>> bytes = encodePoseArrays(format, arrays, c.times);
     if (!bytes) return bytes.error();
-    if (Status s = writeFileAtomic(scratch, std::span<const uint8_t>(*bytes)); !s) return s;
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
-                      double(frames.size());
     file_bytes = bytes->size();
-    if (pass > 0 && (std::isnan(row.ms) || ms < row.ms)) row.ms = ms;
-    if (pass > 0) c.bar.update(c.done += frames.size());
-  }
-  Expected<PoseResult> one = evaluateGpuPose(context, **pose, frames[0]);  // the GPU floor: one frame's dispatch
-  if (!one) return one.error();
-  row.gpu_ms = lastGpuPoseMicroseconds(**pose) / 1000.0;
-  Expected<double> readback = measureReadbackMilliseconds(context, gpuPoseFrameBytes(**pose) * frames.size(), 3);
-  if (!readback) return readback.error();
-  row.readback_ms = *readback / double(frames.size());
+    return writeFileAtomic(scratch, std::span<const uint8_t>(*bytes));
+  };
+  if (Status s = timeFrames(c, context, **pose, frames, pass, row); !s) return s;
   const std::vector<uint8_t> same_bytes(file_bytes, 0);
   for (int i = 0; i < 3; ++i) {  // best of three
     const auto start = std::chrono::steady_clock::now();
