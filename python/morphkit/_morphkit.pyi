@@ -87,6 +87,7 @@ class Asset:
         scene: int | str | None = None,
         threads: int = 1,
         positions_only: bool = False,
+        gpu_memory_mb: int = 256,
     ) -> PoseResult:
         """Morph, then skin, every (node, primitive) of `scene` at each time (seconds).
 
@@ -102,6 +103,9 @@ class Asset:
         threads: CPU worker threads for this call (0: every core).
         positions_only: pose positions only (normals None; about 1.8x faster on the fast path; positions identical
             to a full pose's). CPU only: with device="gpu" it raises InvalidArgumentError.
+        gpu_memory_mb: device="gpu": MB of posed vertices in flight (the CLI's --gpu-memory-mb; frames are posed in
+            two chunks of half of it); below one frame's output raises InvalidArgumentError naming the bytes one
+            frame needs.
         The GIL is released while posing; arrays are allocated once and filled in place.
         """
     def pose_csv(
@@ -119,6 +123,7 @@ class Asset:
         scene: int | str | None = None,
         threads: int = 1,
         positions_only: bool = False,
+        gpu_memory_mb: int = 256,
     ) -> PoseResult:
         """Play a face capture (Live Link Face CSV, docs/FACE_CAPTURE.md) on the asset, like the CLI's --weights-csv.
 

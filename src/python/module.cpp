@@ -110,6 +110,11 @@ NameMatch nameMatch(bool ignore_case) {
   return ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact;
 }
 
+void checkGpuMemory(uint64_t gpu_memory_mb) {
+  if (gpu_memory_mb == 0 || gpu_memory_mb > (uint64_t(1) << 20))
+    raise(fail(Error::kInvalidArgument, "gpu_memory_mb: expected 1..1048576 (MB of posed vertices in flight)"));
+}
+
 void checkDeviceAndPath(const std::string& device, const std::string& path, bool positions_only) {
   if (device != "cpu" && device != "gpu")
     raise(fail(Error::kInvalidArgument, "device: expected \"cpu\" or \"gpu\", not \"" + device + "\""));
@@ -132,7 +137,7 @@ std::vector<double> timesFrom(const py::object& times_in) {
 // Poses `time_values` with `inputs` (weights by name, a capture track) on top of `animation` (or the rest pose).
 PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector<double>& time_values,
                         const WeightInputs& inputs, const std::string& device, const std::string& path, uint32_t scene,
-                        unsigned threads, bool positions_only) {
+                        unsigned threads, bool positions_only, uint64_t gpu_memory_mb) {
   const size_t frames = time_values.size();
   const PosePrepared& prepared = a->preparedFor(scene);
 
@@ -211,10 +216,18 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
         requests[i].sampling = &sampling;
         requests[i].weights = inputs;
       }
-      // Frames in flight (evaluateGpuPoseFrames): chunks of frames per submission, each copied into the arrays.
-      if (Status s =
-              evaluateGpuPoseFrames(*a->gpu->context, *a->gpu->pose, requests,
-                                    [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, views); });
+      // Frames in flight (evaluateGpuPoseFrames): chunks of frames per submission, each copied into the arrays;
+      // gpu_memory_mb bounds them (the CLI's --gpu-memory-mb).
+      GpuPoseStreamOptions stream;
+      stream.memory_budget = gpu_memory_mb << 20;
+      if (const uint64_t frame_bytes = gpuPoseFrameBytes(*a->gpu->pose); stream.memory_budget < frame_bytes) {
+        return fail(Error::kInvalidArgument, "gpu_memory_mb " + std::to_string(gpu_memory_mb) +
+                                                 ": below one frame's output; one frame of this pose needs " +
+                                                 std::to_string(frame_bytes) + " bytes");
+      }
+      if (Status s = evaluateGpuPoseFrames(
+              *a->gpu->context, *a->gpu->pose, requests,
+              [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, views); }, stream);
           !s)
         return s;
       // As `morphkit --validation`: with the layer on, any message fails the call.
@@ -233,8 +246,9 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
 
 PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& times_in, const py::object& weights,
                   bool ignore_case, const std::string& device, const std::string& path, const py::object& scene_in,
-                  unsigned threads, bool positions_only) {
+                  unsigned threads, bool positions_only, uint64_t gpu_memory_mb) {
   checkDeviceAndPath(device, path, positions_only);
+  checkGpuMemory(gpu_memory_mb);
   const uint32_t animation = resolveAnimation(*a, anim);
   const uint32_t scene = resolveScene(*a, scene_in);
   const std::vector<double> times = timesFrom(times_in);
@@ -242,15 +256,16 @@ PyPoseResult pose(const AssetPtr& a, const py::object& anim, const py::object& t
   inputs.match = nameMatch(ignore_case);
   const std::vector<WeightOverride> overrides = weightOverrides(*a, weights, inputs.match);
   inputs.overrides = overrides;
-  return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only);
+  return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only, gpu_memory_mb);
 }
 
 // A face capture (Live Link Face CSV) played on the asset: the CLI's --weights-csv, in Python.
 PyPoseResult poseCsv(const AssetPtr& a, const py::object& csv_path, const py::object& times_in, double csv_fps,
                      const py::object& map, const py::object& anim, const py::object& weights, bool ignore_case,
                      const std::string& device, const std::string& path, const py::object& scene_in, unsigned threads,
-                     bool positions_only) {
+                     bool positions_only, uint64_t gpu_memory_mb) {
   checkDeviceAndPath(device, path, positions_only);
+  checkGpuMemory(gpu_memory_mb);
   const uint32_t animation = resolveAnimation(*a, anim);
   const uint32_t scene = resolveScene(*a, scene_in);
   const std::unique_ptr<LoadedCapture> capture = loadCapture(*a, csv_path, csv_fps, map);
@@ -263,7 +278,7 @@ PyPoseResult poseCsv(const AssetPtr& a, const py::object& csv_path, const py::ob
   inputs.match = nameMatch(ignore_case);
   const std::vector<WeightOverride> overrides = weightOverrides(*a, weights, inputs.match);
   inputs.overrides = overrides;
-  return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only);
+  return poseFrames(a, animation, times, inputs, device, path, scene, threads, positions_only, gpu_memory_mb);
 }
 
 }  // namespace
@@ -342,12 +357,12 @@ PYBIND11_MODULE(_morphkit, m) {
       .def("pose", &pose, py::arg("anim") = py::none(), py::arg("times") = std::vector<double>{0.0},
            py::arg("weights") = py::none(), py::arg("ignore_case") = false, py::arg("device") = "cpu",
            py::arg("path") = "fast", py::arg("scene") = py::none(), py::arg("threads") = 1u,
-           py::arg("positions_only") = false, pyi::kAsset_pose)
+           py::arg("positions_only") = false, py::arg("gpu_memory_mb") = 256, pyi::kAsset_pose)
       .def("pose_csv", &poseCsv, py::arg("capture"), py::kw_only(), py::arg("times") = py::none(),
            py::arg("csv_fps") = 60.0, py::arg("map") = py::none(), py::arg("anim") = py::none(),
            py::arg("weights") = py::none(), py::arg("ignore_case") = false, py::arg("device") = "cpu",
            py::arg("path") = "fast", py::arg("scene") = py::none(), py::arg("threads") = 1u,
-           py::arg("positions_only") = false, pyi::kAsset_pose_csv)
+           py::arg("positions_only") = false, py::arg("gpu_memory_mb") = 256, pyi::kAsset_pose_csv)
       .def("__repr__", [](const PyAsset& a) { return "<morphkit.Asset '" + a.path + "'>"; });
 
   m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("allow_external_paths") = false,

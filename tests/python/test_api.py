@@ -178,6 +178,18 @@ def test_weights_by_name_on_the_gpu_equal_the_cpu(assets: pathlib.Path, gpu: Non
     np.testing.assert_allclose(on_gpu.positions, cpu.positions, rtol=0, atol=1e-5 * extent)
 
 
+def test_gpu_memory_bounds_the_frames_in_flight(assets: pathlib.Path, gpu: None) -> None:
+    # One frame of MorphSkinBlob52 is about 0.4 MB on the device: 1 MB gives chunks of one frame, the same
+    # positions as the default budget; 0 is refused before any work.
+    blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")
+    times = [0.0, 0.3, 0.6, 0.9, 1.2]
+    whole = blob.pose(anim=0, times=times, device="gpu").primitives[0].positions
+    chunked = blob.pose(anim=0, times=times, device="gpu", gpu_memory_mb=1).primitives[0].positions
+    np.testing.assert_array_equal(whole, chunked)
+    with pytest.raises(morphkit.InvalidArgumentError, match="gpu_memory_mb"):
+        blob.pose(anim=0, times=times, device="gpu", gpu_memory_mb=0)
+
+
 def test_pose_csv_equals_the_cli(assets: pathlib.Path, cli: str, tmp_path: pathlib.Path) -> None:
     model = ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb"
     blob = morphkit.load(model)
