@@ -133,21 +133,38 @@ static int createHostBuffer(const Engine& e, VkDeviceSize readback_size, HostBuf
 }
 
 // The largest |GPU − CPU| position over every instance of the engine's copy, and the scene's size.
+// The largest |GPU − CPU| position of one instance's vertices (`gpu`: its range of the engine's copy), and the size.
+static void comparePositions(const float* gpu, const morphkit::GpuOutputBuffer& out,
+                             const std::vector<float>& positions, double& error, double& size) {
+  for (uint32_t v = 0; v < out.vertex_count; ++v) {
+    for (int c = 0; c < 3; ++c) {
+      error = std::max(error,
+                       std::fabs(double(gpu[(out.stride * v + out.position_offset) / 4 + c]) - positions[3 * v + c]));
+      size = std::max(size, std::fabs(double(positions[3 * v + c])));
+    }
+  }
+}
+
+// The same over every instance of the pose, copied one after the other.
 static void compareWithCpu(const float* gpu, const morphkit::GpuPose& pose, const morphkit::PoseResult& cpu,
                            double& error, double& size, size_t& vertices) {
   const uint32_t instances = morphkit::gpuPoseInstanceCount(pose);
   for (uint32_t i = 0; i < instances; ++i) {
     const morphkit::GpuOutputBuffer out = *morphkit::gpuPoseOutput(pose, i);
-    const std::vector<float>& positions = cpu.meshes[i].positions;
-    for (uint32_t v = 0; v < out.vertex_count; ++v, ++vertices) {
-      for (int c = 0; c < 3; ++c) {
-        error = std::max(error,
-                         std::fabs(double(gpu[(out.stride * v + out.position_offset) / 4 + c]) - positions[3 * v + c]));
-        size = std::max(size, std::fabs(double(positions[3 * v + c])));
-      }
-    }
+    comparePositions(gpu, out, cpu.meshes[i].positions, error, size);
+    vertices += out.vertex_count;
     gpu += out.size / 4;
   }
+}
+
+// The engine's frame: one submission of `cmd`, then the frame fence (here: the queue going idle).
+static int submitAndWait(VkQueue queue, VkCommandBuffer cmd) {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  CHECK(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE));
+  CHECK(vkQueueWaitIdle(queue));
+  return 0;
 }
 
 // A crowd in the engine's frame: `count` copies of the scene's first primitive, each at its own time of the clip,
@@ -196,11 +213,7 @@ static int crowdFrame(const Engine& e, morphkit::VulkanContext& context, const m
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0,
                        nullptr);
   CHECK(vkEndCommandBuffer(cmd));
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
-  CHECK(vkQueueSubmit(e.queue, 1, &submit, VK_NULL_HANDLE));
-  CHECK(vkQueueWaitIdle(e.queue));
+  if (int code = submitAndWait(e.queue, cmd); code != 0) return code;
 
   void* mapped = nullptr;
   CHECK(vkMapMemory(e.device, readback.memory, 0, VK_WHOLE_SIZE, 0, &mapped));
@@ -211,14 +224,7 @@ static int crowdFrame(const Engine& e, morphkit::VulkanContext& context, const m
     if (!cpu) return failed(cpu.error());
     const morphkit::GpuOutputBuffer out = *morphkit::gpuCrowdOutput(**crowd, i);
     const float* gpu = static_cast<const float*>(mapped) + (out.offset - all.offset) / 4;
-    const std::vector<float>& positions = cpu->meshes[0].positions;
-    for (uint32_t v = 0; v < out.vertex_count; ++v) {
-      for (int c = 0; c < 3; ++c) {
-        const double want = positions[3 * v + c];
-        error = std::max(error, std::fabs(double(gpu[(out.stride * v + out.position_offset) / 4 + c]) - want));
-        size = std::max(size, std::fabs(want));
-      }
-    }
+    comparePositions(gpu, out, cpu->meshes[0].positions, error, size);
   }
   vkDestroyBuffer(e.device, readback.buffer, nullptr);
   vkFreeMemory(e.device, readback.memory, nullptr);
@@ -305,11 +311,7 @@ int main(int argc, char** argv) {
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &to_host, 0,
                        nullptr);
   CHECK(vkEndCommandBuffer(cmd));
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
-  CHECK(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE));
-  CHECK(vkQueueWaitIdle(queue));  // the engine's frame fence
+  if (int code = submitAndWait(queue, cmd); code != 0) return code;
 
   // ---- Check: the engine's copy against the CPU reference pose ----
   morphkit::PoseOptions cpu_options;
