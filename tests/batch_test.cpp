@@ -10,6 +10,7 @@
 #include "morphkit/io.h"
 #include "morphkit/npy.h"
 #include "test_support.h"
+#include "vk_test_support.h"
 
 namespace morphkit {
 namespace {
@@ -153,6 +154,38 @@ TEST(BatchCommand, PosesOnlyJobWritesNpyResumesAndReportsFailures) {
   run = test::runMorphkit(dir, "batch missing.json");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("missing.json"), std::string::npos);
+}
+
+// --workers N runs the tasks on N threads, each with its own BatchWorker: the same files as one worker, byte for
+// byte, and the manifest's tasks in plan order. The job's "workers" is the default; 0 is a usage error.
+TEST(BatchCommand, WorkersSideBySideWriteTheSameFiles) {
+  MORPHKIT_REQUIRE_SHARED();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  const auto dir = test::scratchDir();
+  const std::string fox = (test::assetsDir() / "Fox/glTF-Binary/Fox.glb").string();
+  for (const char* out : {"one", "three"}) {
+    ASSERT_TRUE(writeFileAtomic(dir / (std::string(out) + ".json"),
+                                R"({"assets": [")" + fox + R"("], "out": ")" + out +
+                                    R"(", "animations": ["Walk"], "frames": [0, 6], "chunk": 1, "size": [24, 24],
+                                    "msaa": 1, "environment": "none", "workers": 3})")
+                    .ok());
+  }
+  test::CliRun one = test::runMorphkit(dir, "batch one.json --workers 1 --json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  test::CliRun three = test::runMorphkit(dir, "batch three.json --json");  // the job's "workers": 3
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_NE(three.out.find("\"tasks\":6,\"failed\":0,\"skipped\":0,\"rendered\":6"), std::string::npos) << three.out;
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "one")) {
+    const std::filesystem::path relative = std::filesystem::relative(entry.path(), dir / "one");
+    if (!entry.is_regular_file() || relative.string().find("done") == 0 || relative.filename() == "manifest.json")
+      continue;
+    if (relative.string().find("/done/") != std::string::npos) continue;  // they name the worker and the seconds
+    ++files;
+    EXPECT_EQ(test::slurp(entry.path()), test::slurp(dir / "three" / relative)) << relative;
+  }
+  EXPECT_EQ(files, 12u) << "6 frames and 6 tasks' positions (the fox has no normals)";
+  EXPECT_EQ(test::runMorphkit(dir, "batch one.json --workers 0").exit_code, 2);
 }
 
 }  // namespace

@@ -179,8 +179,10 @@ Status readJobObject(object o, BatchJob& job) {
       std::string dir;
       if (Status s = readString(value, key, dir); !s) return s;
       job.base_dir = dir;
-    } else if (key == "scheduler" || key == "workers") {
-      // Read by the Python front end (morphkit.batch) only; the CLI runs every task itself.
+    } else if (key == "workers") {
+      if (Status s = readUint(value, key, job.workers, 1, 1024); !s) return s;
+    } else if (key == "scheduler") {
+      // Read by the Python front end (morphkit.batch) only.
     } else {
       bool handled = false;
       if (Status s = readLookKey(key, value, job, handled); !s) return s;
@@ -216,6 +218,7 @@ void writeJobFields(JsonWriter& json, const BatchJob& job) {
   json.field("msaa", job.msaa);
   json.field("device", job.device);
   json.field("pose_device", std::string_view(job.pose_device));
+  if (job.workers) json.field("workers", job.workers);
   json.field("resume", job.resume);
   json.field("force", job.force);
   json.field("read_files", job.read_files);

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
-// `morphkit batch JOB.json [--resume] [--json]`: runs a batch job (morphkit/batch.h, docs/BATCH.md) in this
-// process, task after task, and writes its manifest. The Python package's morphkit.batch runs the same tasks
-// on Dask distributed; both give the same files. A failing asset is reported in the manifest and on stderr and
-// does not stop the batch; the exit code is 1 when any task failed.
+// `morphkit batch JOB.json [--workers N] [--resume] [--json]`: runs a batch job (morphkit/batch.h, docs/BATCH.md)
+// in this process on N worker threads, each with its own BatchWorker (Vulkan context, renderer, GPU pose) as each
+// Dask worker process has, taking the tasks in plan order, and writes its manifest. The Python package's morphkit.batch
+// runs the same tasks on Dask distributed; both give the same files. A failing asset is reported in the manifest and on
+// stderr and does not stop the batch; the exit code is 1 when any task failed.
 #ifdef HAVE_morphkit_batch
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "command.h"
 #include "morphkit/batch.h"
@@ -22,7 +28,30 @@ struct BatchCommandOptions {
   bool resume = false;
   bool force = false;
   bool json = false;
+  uint32_t workers = 0;  // 0: the job's "workers", else half the cores
 };
+
+// Every task of the plan on `workers` threads; results in plan order.
+std::vector<BatchTaskResult> runTasks(const BatchPlan& plan, unsigned workers) {
+  std::vector<BatchTaskResult> results(plan.tasks.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress_mutex;
+  size_t done = 0;
+  ProgressBar progress("batch", plan.tasks.size());
+  auto work = [&] {
+    std::unique_ptr<BatchWorker, void (*)(BatchWorker*)> worker(createBatchWorker(), destroyBatchWorker);
+    for (size_t i = next++; i < plan.tasks.size(); i = next++) {
+      results[i] = runBatchTask(*worker, plan.job, plan.tasks[i], "local");
+      std::lock_guard lock(progress_mutex);
+      progress.update(++done);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  return results;
+}
 
 int run(const BatchCommandOptions& o) {
   Expected<std::vector<uint8_t>> text = readFile(o.job, size_t(16) << 20);
@@ -36,15 +65,10 @@ int run(const BatchCommandOptions& o) {
   Expected<BatchPlan> plan = planBatch(*job);
   if (!plan) return reportFailure(o.job, plan.error());
 
-  std::unique_ptr<BatchWorker, void (*)(BatchWorker*)> worker(createBatchWorker(), destroyBatchWorker);
-  std::vector<BatchTaskResult> results;
-  {
-    ProgressBar progress("batch", plan->tasks.size());
-    for (const BatchTask& task : plan->tasks) {
-      results.push_back(runBatchTask(*worker, plan->job, task, "local"));
-      progress.update(results.size());
-    }
-  }
+  const unsigned half_the_cores = std::max(1u, std::thread::hardware_concurrency() / 2);
+  const unsigned workers = o.workers ? o.workers : plan->job.workers ? plan->job.workers : half_the_cores;
+  const std::vector<BatchTaskResult> results =
+      runTasks(*plan, std::min<unsigned>(workers, std::max<size_t>(plan->tasks.size(), 1)));
   if (Status s = writeBatchManifest(plan->job, results); !s) return reportFailure(o.job, s.error());
   uint32_t failed = 0, skipped = 0, rendered = 0;
   for (const BatchTaskResult& r : results) {
@@ -83,6 +107,10 @@ const CommandRegistration kRegistration(
        sub->add_flag("--force", options->force,
                      "write into an out folder that holds another run's files (as \"force\": true)")
            ->excludes(resume);
+       sub->add_option("--workers", options->workers,
+                       "tasks side by side, each worker with its own Vulkan context (default: the job's \"workers\", "
+                       "else half the cores)")
+           ->check(CLI::Range(1u, 1024u));
        sub->add_flag("--json", options->json, "print the summary as one JSON object");
        sub->callback([options, &exit_code] { exit_code = run(*options); });
      }});

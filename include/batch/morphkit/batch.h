@@ -58,6 +58,9 @@ struct BatchJob {
   // Where the posed arrays are computed: "cpu" (the fast path) or "gpu" (evaluateGpuPoseFrames on the worker's
   // Vulkan context, every frame of the task in flight at once: `pose --device gpu`'s stream, bit for bit).
   std::string pose_device = "cpu";
+  // Workers side by side: `morphkit batch`'s threads (each its own BatchWorker) and morphkit.batch's LocalCluster
+  // processes; 0 (absent): half the cores.
+  uint32_t workers = 0;
   bool resume = false;
   bool force = false;       // write into an `out` that holds files of another run (replacing same-named files)
   bool read_files = false;  // load the assets with LoadOptions::map_files = false (read, not mapped)
