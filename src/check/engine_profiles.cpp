@@ -5,6 +5,7 @@
 #include <array>
 
 #include "morphkit/engine_profile.h"
+#include "morphkit/text.h"
 
 namespace morphkit {
 
@@ -74,13 +75,9 @@ std::vector<EngineProfile> makeProfiles() {
             "an attribute is morphed only when every target of the mesh has it "
             "(MorphTargetManager.synchronize: _supportsPositions &&= target.hasPositions)",
             "BabylonJS/Babylon.js packages/dev/core/src/Morph/morphTargetManager.ts @9.28.0"},
+           // Weights that do not sum to 1 are not rescaled, but the blended matrix's w (their sum) divides them out
+           // (Vector3.TransformCoordinates; on the GPU the projective divide): the glTF pose, so no rule for it.
            {RuleKind::kInfluenceSets, 2, 0, {}, "skins with JOINTS_0/1 and WEIGHTS_0/1 (8 influences)", kBabylonLoader},
-           {RuleKind::kUnnormalizedWeights,
-            0,
-            0,
-            {},
-            "skin weights are used as stored: the loader never rescales them (no cleanMatrixWeights call)",
-            kBabylonLoader},
        }});
   p.push_back({"filament",
                "Filament gltfio (main @68ff9dd)",
@@ -199,6 +196,28 @@ std::string_view engineProfileNames() {
   return "three, babylon, filament, godot, bevy";
 }
 
+Expected<std::vector<const EngineProfile*>> engineProfilesNamed(const std::vector<std::string>& names,
+                                                                std::string_view option) {
+  std::vector<const EngineProfile*> out;
+  for (const std::string& name : names) {
+    if (name == "all") {
+      out.clear();
+      for (const EngineProfile& p : engineProfiles()) out.push_back(&p);
+      return out;
+    }
+    const EngineProfile* profile = findEngineProfile(name);
+    if (!profile) {
+      return fail(Error::kInvalidArgument, std::string(option) + " " + quote(name) + ": unknown engine (known: " +
+                                               std::string(engineProfileNames()) + ", or all)");
+    }
+    if (std::find(out.begin(), out.end(), profile) == out.end()) out.push_back(profile);
+  }
+  if (out.empty()) {
+    for (const EngineProfile& p : engineProfiles()) out.push_back(&p);
+  }
+  return out;
+}
+
 bool isGeometricRule(RuleKind kind) {
   return kind <= RuleKind::kCubicTangents;
 }
@@ -235,6 +254,17 @@ void applyRule(const ProfileRule& rule, EngineRules& rules) {
     default:  // hazards change no vertex
       break;
   }
+}
+
+EngineRules engineRules(const EngineProfile& profile, bool* weights_as_stored) {
+  EngineRules rules;
+  bool raw = false;
+  for (const ProfileRule& rule : profile.rules) {
+    if (isGeometricRule(rule.kind)) applyRule(rule, rules);
+    raw = raw || rule.kind == RuleKind::kUnnormalizedWeights;
+  }
+  if (weights_as_stored) *weights_as_stored = raw;
+  return rules;
 }
 
 std::string_view ruleId(RuleKind kind) {

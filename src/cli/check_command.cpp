@@ -32,21 +32,14 @@ struct CheckCommandOptions {
 
 // "three,bevy" or "all" → profiles; an unknown name is a usage error naming the known ones.
 Expected<std::vector<const EngineProfile*>> parseEngines(const std::string& text) {
-  std::vector<const EngineProfile*> out;
-  if (text == "all") return out;  // empty: every profile
+  std::vector<std::string> names;
   for (size_t start = 0;;) {
     const size_t comma = text.find(',', start);
-    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const EngineProfile* profile = findEngineProfile(name);
-    if (!profile) {
-      return fail(Error::kInvalidArgument, "--engines " + quote(name) + ": unknown engine (known: " +
-                                               std::string(engineProfileNames()) + ", or all)");
-    }
-    if (std::find(out.begin(), out.end(), profile) == out.end()) out.push_back(profile);
+    names.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  return out;
+  return engineProfilesNamed(names, "--engines");
 }
 
 std::string frameName(const Asset& asset, uint32_t animation, double time) {

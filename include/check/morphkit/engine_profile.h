@@ -9,9 +9,11 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "morphkit/error.h"
 #include "morphkit/pose.h"
 
 namespace morphkit {
@@ -56,11 +58,19 @@ std::span<const EngineProfile> engineProfiles();
 const EngineProfile* findEngineProfile(std::string_view name);
 // "three, babylon, filament, godot, bevy": the known names, for usage errors.
 std::string_view engineProfileNames();
+// The profiles `names` spell ("all": every one; empty: every one), in the order given, duplicates once. An unknown
+// name fails (kInvalidArgument) with "<option> 'NAME': unknown engine (known: three, ..., or all)".
+Expected<std::vector<const EngineProfile*>> engineProfilesNamed(const std::vector<std::string>& names,
+                                                                std::string_view option);
 
 // True for the geometric kinds (applied through EngineRules); false for hazards.
 bool isGeometricRule(RuleKind kind);
 // Turns the rule's switch on in `rules` (hazards and kUnnormalizedWeights change nothing there).
 void applyRule(const ProfileRule& rule, EngineRules& rules);
+// Every geometric rule of `profile` at once: the switches its pose uses whatever the file (a rule about something
+// the file lacks changes nothing). `weights_as_stored`: the profile skins with the weights as the file stores them
+// (kUnnormalizedWeights), so its pose wants the file loaded with LoadOptions::keep_skin_weights.
+EngineRules engineRules(const EngineProfile& profile, bool* weights_as_stored = nullptr);
 // Stable id of a kind for reports ("target-cap", "ignored-deltas", ...).
 std::string_view ruleId(RuleKind kind);
 
