@@ -141,6 +141,23 @@ def load(path: str | os.PathLike[str], *, allow_external_paths: bool = False, re
     may change while the Asset lives, or a machine whose page faults are slow). The result is the same.
     """
 
+def check(
+    path: str | os.PathLike[str],
+    engines: str | Sequence[str] | None = None,
+    *,
+    times: int = 10,
+    threads: int = 1,
+    allow_external_paths: bool = False,
+    read_files: bool = False,
+) -> dict[str, Any]:
+    """How each engine will show the file: `morphkit check --json`'s report as a dict (docs/CHECK.md).
+
+    engines: None or "all" (every profile), "three,bevy", or a list of names (three, babylon, filament, godot,
+    bevy); an unknown name raises InvalidArgumentError naming the known ones. times: sample times per animation.
+    Per engine: "deviation" (null when no geometric rule applies), "rules" (each with "applies", "where" and its
+    own "deviation"), "hazards" (load refusals, dropped targets, extensions) and "loads".
+    """
+
 class Renderer:
     """A headless Vulkan renderer (PBR, one shadowed light) of one image size on one device."""
 

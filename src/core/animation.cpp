@@ -56,7 +56,8 @@ void normalizeQuat(std::span<float> q) {
 
 }  // namespace
 
-bool sampleSampler(const SamplerData& s, double time, std::span<float> out, SamplerCursor* cursor) {
+bool sampleSampler(const SamplerData& s, double time, std::span<float> out, SamplerCursor* cursor,
+                   CubicTangentScale tangent_scale) {
   const uint32_t c = s.components;
   const uint32_t n = uint32_t(s.times.size());
   if (n == 0 || c == 0 || out.size() != c) return false;
@@ -102,8 +103,10 @@ bool sampleSampler(const SamplerData& s, double time, std::span<float> out, Samp
       const float* b0 = v0 + c;  // out-tangent follows the value
       const float* a1 = v1 - c;  // in-tangent precedes the value
       const double u2 = u * u, u3 = u2 * u;
-      const double h00 = 2 * u3 - 3 * u2 + 1, h10 = (u3 - 2 * u2 + u) * td;
-      const double h01 = -2 * u3 + 3 * u2, h11 = (u3 - u2) * td;
+      const double scale =
+          tangent_scale == CubicTangentScale::kKeyInterval ? td : u;  // Filament: u (CubicTangentScale)
+      const double h00 = 2 * u3 - 3 * u2 + 1, h10 = (u3 - 2 * u2 + u) * scale;
+      const double h01 = -2 * u3 + 3 * u2, h11 = (u3 - u2) * scale;
       for (uint32_t i = 0; i < c; ++i) {
         out[i] = float(h00 * v0[i] + h10 * b0[i] + h01 * v1[i] + h11 * a1[i]);
       }
@@ -214,23 +217,23 @@ bool AnimationSamplingJob::run() const {
     NodePose& pose = output[ch.node];
     switch (ch.path) {
       case TargetPath::kTranslation:
-        sampleSampler(s, time, std::span<float>(tmp, 3), cursor);
+        sampleSampler(s, time, std::span<float>(tmp, 3), cursor, cubic_tangents);
         pose.translation = {tmp[0], tmp[1], tmp[2]};
         pose.has_translation = true;
         break;
       case TargetPath::kScale:
-        sampleSampler(s, time, std::span<float>(tmp, 3), cursor);
+        sampleSampler(s, time, std::span<float>(tmp, 3), cursor, cubic_tangents);
         pose.scale = {tmp[0], tmp[1], tmp[2]};
         pose.has_scale = true;
         break;
       case TargetPath::kRotation:
-        sampleSampler(s, time, std::span<float>(tmp, 4), cursor);
+        sampleSampler(s, time, std::span<float>(tmp, 4), cursor, cubic_tangents);
         pose.rotation = {tmp[0], tmp[1], tmp[2], tmp[3]};
         pose.has_rotation = true;
         break;
       case TargetPath::kWeights:
         pose.weights.resize(s.components);
-        sampleSampler(s, time, pose.weights, cursor);
+        sampleSampler(s, time, pose.weights, cursor, cubic_tangents);
         pose.has_weights = true;
         break;
     }

@@ -55,6 +55,15 @@ void cofactor(const Affine& a, double out[3][3]) {
   }
 }
 
+// DeformRules::influence_sets: the factor that rescales a vertex's `kept` of `k` weights to sum 1 (1 when nothing
+// was dropped or the rules keep them as stored; 0 when the kept weights sum to 0).
+double keptWeightScale(const float* weights, size_t k, size_t kept, bool as_stored) {
+  if (kept >= k || as_stored) return 1.0;
+  double sum = 0;
+  for (size_t i = 0; i < kept; ++i) sum += std::abs(double(weights[i]));
+  return sum > 0 ? 1.0 / sum : 0.0;
+}
+
 void writeNormalized(const double v[3], float* out) {
   const double len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   const double inv = len > 0 ? 1.0 / len : 1.0;
@@ -104,6 +113,7 @@ bool MorphSkinJob::validateLayout() const {
   for (float w : weights) {
     if (!std::isfinite(w)) return false;
   }
+  if (!rules.base_as_delta.empty() && rules.base_as_delta.size() != p.targets.size()) return false;
   // Outputs.
   if (!sized(out_positions, 3 * n)) return false;
   // Normals and tangents: empty skips them (posed positions only); else the primitive has them, full size.
@@ -136,6 +146,7 @@ bool MorphSkinJob::run() const {
   const bool has_tangents = !out_tangents.empty();
   const bool skinned = !joint_matrices.empty();
   const size_t k = p.influences;
+  auto baseAsDelta = [&](size_t t) { return rules.base_as_delta.empty() ? 0u : rules.base_as_delta[t]; };
   const Affine rigid = toAffine(world);
   double rigid_cof[3][3];
   cofactor(rigid, rigid_cof);
@@ -144,11 +155,16 @@ bool MorphSkinJob::run() const {
   std::vector<uint32_t> active;
   for (size_t t = 0; t < p.targets.size(); ++t) {
     const MorphTargetData& d = p.targets[t];
-    bool moves = !d.position.empty() || !d.normal.empty() || !d.tangent.empty();
+    bool moves = !d.position.empty() || !d.normal.empty() || !d.tangent.empty() || baseAsDelta(t) != 0;
     for (const auto& set : d.texcoords) moves = moves || !set.empty();
     for (const auto& set : d.colors) moves = moves || !set.empty();
     if (moves && weights[t] != 0.0f) active.push_back(uint32_t(t));
   }
+  // An engine profile's rules (DeformRules): which stored deltas count, and which targets add the base instead.
+  auto counts = [&](const std::vector<float>& delta, bool sparse, uint32_t bit) {
+    return !delta.empty() && (rules.ignored_deltas & bit) == 0 && !(sparse && rules.sparse_deltas_ignored);
+  };
+  const size_t kept = std::min(k, size_t(rules.influence_sets) * 4);  // influences skinning reads
 
   for (size_t v = begin; v < end; ++v) {
     // 1. Morph in object space (§3.7.2.2): base + Σ wᵢ·Δᵢ.
@@ -163,13 +179,18 @@ bool MorphSkinJob::run() const {
     for (uint32_t t : active) {
       const double w = weights[t];
       const MorphTargetData& d = p.targets[t];
-      if (!d.position.empty()) {
+      const uint32_t base = baseAsDelta(t);
+      if (counts(d.position, d.position_sparse, kPositionDelta)) {
         for (int c = 0; c < 3; ++c) pos[c] += w * d.position[3 * v + size_t(c)];
+      } else if (base & kPositionDelta) {
+        for (int c = 0; c < 3; ++c) pos[c] += w * p.position[3 * v + size_t(c)];
       }
-      if (has_normals && !d.normal.empty()) {
+      if (has_normals && counts(d.normal, d.normal_sparse, kNormalDelta)) {
         for (int c = 0; c < 3; ++c) nrm[c] += w * d.normal[3 * v + size_t(c)];
+      } else if (has_normals && (base & kNormalDelta)) {
+        for (int c = 0; c < 3; ++c) nrm[c] += w * p.normal[3 * v + size_t(c)];
       }
-      if (has_tangents && !d.tangent.empty()) {
+      if (has_tangents && counts(d.tangent, d.tangent_sparse, kTangentDelta)) {
         for (int c = 0; c < 3; ++c) tan[c] += w * d.tangent[3 * v + size_t(c)];
       }
     }
@@ -180,8 +201,12 @@ bool MorphSkinJob::run() const {
     double skin_cof[3][3];
     const double(*cof)[3] = rigid_cof;
     if (skinned) {
-      for (size_t i = v * k; i < (v + 1) * k; ++i) {
-        const float w = p.skin_weights[i];
+      const double scale = keptWeightScale(p.skin_weights.data() + v * k, k, kept, rules.kept_weights_as_stored);
+      for (size_t i = v * k; i < v * k + kept; ++i) {
+        // scale 0: the kept weights sum to 0 and the vertex follows its first joint (three.js's normalizeSkinWeights).
+        const float w = scale == 1.0   ? p.skin_weights[i]
+                        : scale == 0.0 ? float(i == v * k)
+                                       : float(p.skin_weights[i] * scale);
         if (w != 0.0f) accumulate(blended, joint_matrices[p.joints[i]], w);
       }
       // Normals of a skinned vertex use the blended matrix itself (as three.js, Babylon.js and the GPU paths
@@ -214,7 +239,8 @@ bool MorphSkinJob::run() const {
         double value = p.texcoords[s][2 * v + size_t(c)];
         for (uint32_t t : active) {
           const auto& d = p.targets[t].texcoords;
-          if (s < d.size() && !d[s].empty()) value += double(weights[t]) * d[s][2 * v + size_t(c)];
+          if (s < d.size() && counts(d[s], false, texcoordDelta(s)))
+            value += double(weights[t]) * d[s][2 * v + size_t(c)];
         }
         out_texcoords[s][2 * v + size_t(c)] = float(value);
       }
@@ -224,7 +250,11 @@ bool MorphSkinJob::run() const {
         double value = p.colors[s][4 * v + size_t(c)];
         for (uint32_t t : active) {
           const auto& d = p.targets[t].colors;
-          if (s < d.size() && !d[s].empty()) value += double(weights[t]) * d[s][4 * v + size_t(c)];
+          if (s < d.size() && counts(d[s], false, colorDelta(s))) {
+            value += double(weights[t]) * d[s][4 * v + size_t(c)];
+          } else if (baseAsDelta(t) & colorDelta(s)) {
+            value += double(weights[t]) * p.colors[s][4 * v + size_t(c)];
+          }
         }
         out_colors[s][4 * v + size_t(c)] = float(value);
       }

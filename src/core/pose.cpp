@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <unordered_map>
 
@@ -88,7 +89,8 @@ Expected<PosePrepared> prepare(const Asset& asset, uint32_t scene_request) {
   return prepared;
 }
 
-Expected<SceneState> frame(const PosePrepared& prepared, const FrameRequest& request) {
+Expected<SceneState> frame(const PosePrepared& prepared, const FrameRequest& request,
+                           CubicTangentScale cubic = CubicTangentScale::kKeyInterval) {
   if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluateFrame: not prepared");
   const Asset& asset = *prepared.asset;
   std::vector<NodePose> pose;
@@ -104,6 +106,7 @@ Expected<SceneState> frame(const PosePrepared& prepared, const FrameRequest& req
     sampling.time = request.time;
     sampling.context = request.sampling;
     sampling.output = pose;
+    sampling.cubic_tangents = cubic;
     if (!sampling.run()) {
       return fail(Error::kInvalidArgument, "animations[" + std::to_string(request.animation) + "]: sampling failed");
     }
@@ -115,8 +118,9 @@ Expected<SceneState> frame(const PosePrepared& prepared, const FrameRequest& req
   return state;
 }
 
-Status frameState(const PosePrepared& prepared, const FrameRequest& request, FrameState& state) {
-  Expected<SceneState> scene = frame(prepared, request);
+Status frameState(const PosePrepared& prepared, const FrameRequest& request, FrameState& state,
+                  CubicTangentScale cubic = CubicTangentScale::kKeyInterval) {
+  Expected<SceneState> scene = frame(prepared, request, cubic);
   if (!scene) return scene.error();
   state.scene = std::move(*scene);
   const Asset& asset = *prepared.asset;
@@ -142,6 +146,49 @@ Status frameState(const PosePrepared& prepared, const FrameRequest& request, Fra
   return Ok{};
 }
 
+// The delta bit of a target attribute name (deform.h), 0 for names no path morphs.
+uint32_t deltaBitNamed(std::string_view name) {
+  auto set = [&](std::string_view prefix) { return size_t(std::strtoul(name.data() + prefix.size(), nullptr, 10)); };
+  if (name == "POSITION") return kPositionDelta;
+  if (name == "NORMAL") return kNormalDelta;
+  if (name == "TANGENT") return kTangentDelta;
+  if (name.starts_with("TEXCOORD_")) return texcoordDelta(set("TEXCOORD_"));
+  if (name.starts_with("COLOR_")) return colorDelta(set("COLOR_"));
+  return 0;
+}
+
+// EngineRules resolved for one primitive: what an engine sees is the file's target attribute *lists* (an all-zero
+// accessor decodes to no delta but is still there), so presence is read from the asset, not the decoded data.
+DeformRules resolveRules(const EngineRules& rules, const Primitive& primitive, std::vector<uint32_t>& base_as_delta) {
+  DeformRules out;
+  out.sparse_deltas_ignored = rules.sparse_deltas_ignored;
+  out.influence_sets = rules.influence_sets;
+  out.kept_weights_as_stored = rules.kept_weights_as_stored;
+  std::vector<uint32_t> present;
+  uint32_t some = 0, every = primitive.targets.empty() ? 0 : ~0u;
+  for (const MorphTarget& target : primitive.targets) {
+    uint32_t bits = 0;
+    for (const Attribute& a : target.attributes) bits |= deltaBitNamed(a.name);
+    present.push_back(bits);
+    some |= bits;
+    every &= bits;
+  }
+  out.ignored_deltas = rules.ignored_deltas | (rules.partial_deltas_ignored ? some & ~every : 0u);
+  base_as_delta.clear();
+  if (rules.missing_delta_is_base) {
+    for (uint32_t bits : present) base_as_delta.push_back(some & ~bits & ~out.ignored_deltas);
+  }
+  out.base_as_delta = base_as_delta;
+  return out;
+}
+
+// EngineRules' weight switches: targets past the cap, or too small for the engine's kernel, weigh 0.
+void applyWeightRules(const EngineRules& rules, std::vector<float>& weights) {
+  for (size_t t = 0; t < weights.size(); ++t) {
+    if (t >= rules.max_targets || std::abs(weights[t]) <= rules.min_weight) weights[t] = 0.0f;
+  }
+}
+
 // The posed arrays NaN never leaves (checkPoseFinite), with their names; an array not output is empty.
 std::array<std::pair<const std::vector<float>*, const char*>, 3> checkedArrays(const PosedPrimitive& m) {
   return {{{&m.positions, "position"}, {&m.normals, "normal"}, {&m.tangents, "tangent"}}};
@@ -150,7 +197,10 @@ std::array<std::pair<const std::vector<float>*, const char*>, 3> checkedArrays(c
 Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, PoseResult& result) {
   if (!prepared.asset) return fail(Error::kInvalidArgument, "evaluatePose: not prepared");
   FrameState state;
-  if (Status s = frameState(prepared, options, state); !s) return s.error();
+  if (Status s = frameState(prepared, options, state, options.rules.cubic_tangents); !s) return s.error();
+  const bool rules = options.rules.any();
+  const CpuPath path = rules ? CpuPath::kReference : options.path;  // only the reference knows the rules
+  std::vector<uint32_t> base_as_delta;
 
   result.scene = prepared.scene;
   result.animation = options.animation;
@@ -172,6 +222,7 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
     out.primitive = inst.primitive;
     out.vertex_count = data.vertex_count;
     out.weights = state.instances[i].weights;
+    if (rules) applyWeightRules(options.rules, out.weights);
     out.skinned = inst.skinned;
     out.mode = data.mode;
     const size_t n = data.vertex_count;
@@ -198,10 +249,14 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
     job.out_colors = color_spans;
     job.begin = 0;
     job.end = data.vertex_count;
+    if (rules) {
+      job.rules =
+          resolveRules(options.rules, prepared.asset->meshes[inst.mesh].primitives[inst.primitive], base_as_delta);
+    }
     const PackedTargets* packed = &prepared.packed[inst.data];
     // Validated once per primitive here; the range jobs validate again (cheap for the fast path: its joint check
     // is packed->joints_needed, not a scan of every vertex).
-    if (options.path == CpuPath::kFast ? !FastMorphSkinJob{job, packed}.validate() : !job.validate()) {
+    if (path == CpuPath::kFast ? !FastMorphSkinJob{job, packed}.validate() : !job.validate()) {
       return fail(Error::kInvalidArgument, "nodes[" + std::to_string(inst.node) + "] meshes[" +
                                                std::to_string(inst.mesh) + "].primitives[" +
                                                std::to_string(inst.primitive) +
@@ -211,7 +266,7 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
       MorphSkinJob range = job;
       range.begin = uint32_t(begin);
       range.end = uint32_t(end);
-      if (options.path == CpuPath::kFast) {
+      if (path == CpuPath::kFast) {
         FastMorphSkinJob fast;
         fast.job = range;
         fast.packed = packed;
@@ -233,6 +288,13 @@ Status evaluateInto(const PosePrepared& prepared, const PoseOptions& options, Po
 }
 
 }  // namespace
+
+bool EngineRules::any() const {
+  const EngineRules none;
+  return max_targets != none.max_targets || min_weight != none.min_weight || ignored_deltas != none.ignored_deltas ||
+         partial_deltas_ignored || missing_delta_is_base || sparse_deltas_ignored ||
+         influence_sets != none.influence_sets || kept_weights_as_stored || cubic_tangents != none.cubic_tangents;
+}
 
 Status checkPoseFinite(const PoseResult& pose) {
   for (const PosedPrimitive& m : pose.meshes) {

@@ -370,4 +370,5 @@ PYBIND11_MODULE(_morphkit, m) {
 
   addRenderBindings(m);
   addBatchBindings(m);
+  addCheckBindings(m);
 }

@@ -65,5 +65,6 @@ std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const pybind11::obj
 
 void addRenderBindings(pybind11::module_& m);
 void addBatchBindings(pybind11::module_& m);
+void addCheckBindings(pybind11::module_& m);
 
 }  // namespace morphkit::python

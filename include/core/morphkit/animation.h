@@ -60,6 +60,11 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation);
 // 0 when there are none).
 double animationDuration(const Asset& asset, uint32_t animation);
 
+// How CUBICSPLINE tangents are scaled (Appendix C multiplies them by the key interval t_d). kNormalizedTime is
+// Filament gltfio's deviation (libs/gltfio/src/math.h cubicSpline: the tangent terms times the interval's u in
+// [0, 1) instead of t_d), for `morphkit check`'s profiles; every core path samples with kKeyInterval.
+enum class CubicTangentScale : uint8_t { kKeyInterval, kNormalizedTime };
+
 // Cursor cached between samples of one sampler: the index of the key interval used last time.
 struct SamplerCursor {
   uint32_t key = 0;
@@ -67,7 +72,8 @@ struct SamplerCursor {
 
 // Samples `sampler` at `time` into `out` (exactly sampler.components floats). `cursor` is optional.
 // Returns false (writing nothing) when `out` has the wrong size or the sampler has no keys.
-bool sampleSampler(const SamplerData& sampler, double time, std::span<float> out, SamplerCursor* cursor = nullptr);
+bool sampleSampler(const SamplerData& sampler, double time, std::span<float> out, SamplerCursor* cursor = nullptr,
+                   CubicTangentScale cubic = CubicTangentScale::kKeyInterval);
 
 // Animated values for one node. `has_*` false: the node's own (static) value applies.
 struct NodePose {
@@ -92,6 +98,7 @@ struct AnimationSamplingJob {
   double time = 0.0;                         // seconds; NaN samples as the first key
   SamplingContext* context = nullptr;        // optional; resized to the sampler count when needed
   std::span<NodePose> output;                // required: size > every channel's node index
+  CubicTangentScale cubic_tangents = CubicTangentScale::kKeyInterval;  // an engine profile's deviation (check)
 
   bool validate() const;
   bool run() const;  // validates first; false when invalid

@@ -27,6 +27,26 @@
 
 namespace morphkit {
 
+// Which attribute a target delta moves, as bits (DeformRules, EngineRules in pose.h): POSITION, NORMAL, TANGENT,
+// TEXCOORD_0..7 and COLOR_0..7 (sets past 7 share the bit of set 7).
+inline constexpr uint32_t kPositionDelta = 1u << 0, kNormalDelta = 1u << 1, kTangentDelta = 1u << 2;
+constexpr uint32_t texcoordDelta(size_t set) {
+  return 1u << (3 + (set < 7 ? set : 7));
+}
+constexpr uint32_t colorDelta(size_t set) {
+  return 1u << (11 + (set < 7 ? set : 7));
+}
+
+// Deviations from the glTF rules the reference job can apply for an engine profile (morphkit check, src/check;
+// pose.h's EngineRules resolves them per primitive). The default applies none: the job is the glTF pose, bit for bit.
+struct DeformRules {
+  uint32_t ignored_deltas = 0;              // delta bits whose target deltas move nothing
+  std::span<const uint32_t> base_as_delta;  // empty, or per target: bits whose delta is the base value (three.js)
+  bool sparse_deltas_ignored = false;       // deltas the file stored as sparse accessors move nothing (Filament)
+  uint32_t influence_sets = UINT32_MAX;     // skinning reads the first N JOINTS_n/WEIGHTS_n sets only
+  bool kept_weights_as_stored = false;      // after dropping sets: the kept weights are not rescaled to sum 1
+};
+
 // The scalar reference (double accumulation). Everything else is checked against it.
 struct MorphSkinJob {
   // Inputs.
@@ -36,6 +56,7 @@ struct MorphSkinJob {
   DMat4 world;                               // rigid primitives only: the node's world matrix
   // Both in double (scene.h composes them so): positions are transformed in double and rounded to float once.
   uint32_t begin = 0, end = 0;  // vertex range [begin, end), end <= vertex_count
+  DeformRules rules;            // engine deviations (default: none); the fast path ignores them
 
   // Outputs, each sized for the WHOLE primitive; only [begin, end) is written.
   std::span<float> out_positions;                   // required: 3 × vertex_count

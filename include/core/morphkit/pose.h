@@ -94,6 +94,23 @@ struct FrameState {
 // from frame to frame: once sized, a frame reallocates none of its per-instance vectors.
 Status evaluateFrame(const PosePrepared& prepared, const FrameRequest& request, FrameState& state);
 
+// An engine's documented deviations from the glTF rules, as switches (`morphkit check`'s profiles, src/check,
+// docs/CHECK.md). Every switch off, the default, is the glTF pose, bit for bit; any switch on poses with the scalar
+// reference (the fast path knows none of them).
+struct EngineRules {
+  static constexpr uint32_t kNoLimit = UINT32_MAX;
+  uint32_t max_targets = kNoLimit;      // targets from this index on move nothing (a loader that drops them)
+  float min_weight = 0.0f;              // targets with |weight| <= this move nothing (a kernel that skips them)
+  uint32_t ignored_deltas = 0;          // delta bits (deform.h: kNormalDelta, texcoordDelta(1), ...) never morphed
+  bool partial_deltas_ignored = false;  // an attribute some target of the primitive lacks is morphed by none
+  bool missing_delta_is_base = false;   // a target lacking an attribute another target has adds w · base value
+  bool sparse_deltas_ignored = false;   // deltas stored as sparse accessors move nothing
+  uint32_t influence_sets = kNoLimit;   // skinning reads the first N JOINTS_n/WEIGHTS_n sets
+  bool kept_weights_as_stored = false;  // after dropping sets, the kept weights are not rescaled to sum 1
+  CubicTangentScale cubic_tangents = CubicTangentScale::kKeyInterval;  // CUBICSPLINE tangent scaling
+  bool any() const;                                                    // some switch is on
+};
+
 // A pose request is a frame request plus how to deform it on the CPU.
 struct PoseOptions : FrameRequest {
   CpuPath path = CpuPath::kReference;
@@ -102,6 +119,7 @@ struct PoseOptions : FrameRequest {
   // arrays are empty). For picking, collision and bounds, the work three.js's CPU path does; positions are
   // bit-identical to a full pose's.
   bool positions_only = false;
+  EngineRules rules;  // an engine profile's deviations (default none: the glTF pose)
 };
 
 Expected<PoseResult> evaluatePose(const PosePrepared& prepared, const PoseOptions& options);
