@@ -57,7 +57,7 @@ std::vector<WeightOverride> weightOverrides(const PyAsset& a, const pybind11::ob
 // A face capture (Live Link Face CSV) matched against the asset: the CLI's --weights-csv [--map]. `match.track`
 // is what WeightInputs::track points at.
 struct LoadedCapture {
-  CaptureCsv csv;
+  Capture csv;
   CaptureMatch match;
 };
 std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const pybind11::object& csv_path, double csv_fps,
