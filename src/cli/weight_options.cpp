@@ -89,7 +89,7 @@ void addWeightOptions(CLI::App& sub, WeightOptions& o, unsigned sets) {
     sub.add_flag("--ignore-case", o.ignore_case,
                  "--weights / --weights-file names match target names case-insensitively");
   }
-  if (sets & kCaptureOptions) addCaptureOptions(sub, o);
+  if (sets & kCaptureOptions) addCaptureOptions(sub, o, (sets & kBakeOptions) != 0);
   sub.add_flag("--ignore-unknown", o.ignore_unknown, "an unknown target name is a warning, not an error");
 }
 

@@ -24,12 +24,19 @@ struct WeightOptions {
   double capture_fps = 0.0;             // --capture-fps: frame rate of a capture without times (0: none)
   double csv_fps = 60.0;                // timecode frame rate (HH:MM:SS:FF)
   std::vector<std::string> maps;        // --map NAME|FILE.json, repeatable: built-in maps, then files
+  double capture_scale = 0.0;           // --capture-scale: the value meaning "fully on" (0: detected)
+  std::string neutral;                  // --neutral first:SECONDS | FILE (a capture of the neutral face)
+  std::string smooth;                   // --smooth one-euro[:MINCUTOFF,BETA]
+  double capture_offset = 0.0;          // --capture-offset SECONDS
+  double resample_fps = 0.0;            // animate --fps: resample the capture (0: keep its rows)
+  double max_error_mm = 0.0;            // animate --max-error: fewest keys within MM millimetres (0: every key)
   bool ignore_unknown = false;          // unknown names: warning instead of error
   bool ignore_case = false;             // --weights / --weights-file names match case-insensitively
   bool verbose = false;                 // list the capture's matched / unmatched names
 };
 
-enum WeightOptionSet : unsigned { kOverrideOptions = 1, kCaptureOptions = 2 };
+// kBakeOptions adds animate's --fps (resample the capture to it; render has --fps of its own) and --max-error.
+enum WeightOptionSet : unsigned { kOverrideOptions = 1, kCaptureOptions = 2, kBakeOptions = 4 };
 void addWeightOptions(CLI::App& sub, WeightOptions& options, unsigned sets);
 
 // What the options load to for one asset; owns the track and overrides that inputs() points at.
