@@ -369,5 +369,6 @@ PYBIND11_MODULE(_morphkit, m) {
         py::arg("read_files") = false, pyi::kload);
 
   addRenderBindings(m);
+  addCaptureBindings(m);
   addBatchBindings(m);
 }

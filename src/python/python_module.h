@@ -54,8 +54,8 @@ uint32_t resolveAnimation(const PyAsset& a, const pybind11::object& anim);
 // unknown name raises with the closest names, as the CLI's --weights does.
 std::vector<WeightOverride> weightOverrides(const PyAsset& a, const pybind11::object& weights, NameMatch match);
 
-// A face capture (Live Link Face CSV) matched against the asset: the CLI's --weights-csv [--map]. `match.track`
-// is what WeightInputs::track points at.
+// A face capture (any format, by content; scaled to 0-1) matched against the asset: the CLI's --capture [--map].
+// `match.track` is what WeightInputs::track points at.
 struct LoadedCapture {
   Capture csv;
   CaptureMatch match;
@@ -64,6 +64,7 @@ std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const pybind11::obj
                                            const pybind11::object& map);
 
 void addRenderBindings(pybind11::module_& m);
+void addCaptureBindings(pybind11::module_& m);  // morphkit.load_capture
 void addBatchBindings(pybind11::module_& m);
 
 }  // namespace morphkit::python
