@@ -17,7 +17,7 @@ namespace {
 TEST(BatchJob, DefaultsAndEveryKey) {
   auto job = parseBatchJob(R"({"assets": ["a.glb", "m/*.gltf"], "out": "o", "animations": ["Walk", 2], "frames": [3, 9],
                                "fps": 24, "chunk": 4, "outputs": ["poses"], "size": [64, 32], "morph_path": "compute",
-                               "device": 0, "resume": true, "read_files": true, "manifest": "m.json", "workers": 3})",
+                               "device": 0, "pose_device": "gpu", "resume": true, "read_files": true, "manifest": "m.json", "workers": 3})",
                            "/jobs");
   ASSERT_TRUE(job.ok()) << job.error().message;
   EXPECT_EQ(job->assets, (std::vector<std::string>{"a.glb", "m/*.gltf"}));
@@ -31,6 +31,7 @@ TEST(BatchJob, DefaultsAndEveryKey) {
   EXPECT_EQ(job->width, 64u);
   EXPECT_TRUE(job->resume);
   EXPECT_TRUE(job->read_files);
+  EXPECT_EQ(job->pose_device, "gpu");
   EXPECT_EQ(job->base_dir, "/jobs");
   // The normalized JSON reads back to the same job.
   auto again = parseBatchJob(batchJobJson(*job), "/elsewhere");
@@ -42,6 +43,7 @@ TEST(BatchJob, DefaultsAndEveryKey) {
   EXPECT_EQ(defaults->chunk, 32u);
   EXPECT_EQ(defaults->out, "batch_out");
   EXPECT_FALSE(defaults->read_files);
+  EXPECT_EQ(defaults->pose_device, "cpu");
 }
 
 TEST(BatchJob, EachBadKeyIsNamed) {
@@ -58,6 +60,7 @@ TEST(BatchJob, EachBadKeyIsNamed) {
       {R"({"assets": ["a"], "outputs": []})", "outputs: lists no output"},
       {R"({"assets": ["a"], "size": [0, 4]})", "size:"},
       {R"({"assets": ["a"], "morph_path": "fast"})", "morph_path:"},
+      {R"({"assets": ["a"], "pose_device": "tpu"})", "pose_device: expected cpu or gpu"},
       {R"({"assets": ["a"], "animations": [true]})", "animations:"},
       {R"({"assets": ["a"], "manifest": "../m.json"})", "manifest:"},
       {R"({"assets": ["a"], "resume": 1})", "resume:"},

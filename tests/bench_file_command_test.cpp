@@ -76,11 +76,14 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
     EXPECT_GT(double(row["speedupVsReference"]), 0.0) << key;
     // The frames-in-flight rows beside their floors (GPU time, one readback of the pass's bytes; the file row also
     // the write of the same bytes in one write), and the ratio to the largest.
-    double readback_ms = 0, write_ms = 0;
+    // render_png: the render command's frames beside the same two, one frame's encode ÷ the encoders and the write.
+    double readback_ms = 0, write_ms = 0, encode_ms = 0;
     const bool has_floors = row["floors"]["readbackMs"].get(readback_ms) == simdjson::SUCCESS;
     const bool has_write = row["floors"]["writeMs"].get(write_ms) == simdjson::SUCCESS;
-    EXPECT_EQ(has_floors, key == "gpu_frames/auto" || key == "gpu_frames_npy/auto") << key;
-    EXPECT_EQ(has_write, key == "gpu_frames_npy/auto") << key;
+    const bool has_encode = row["floors"]["encodeMs"].get(encode_ms) == simdjson::SUCCESS;
+    EXPECT_EQ(has_floors, key == "gpu_frames/auto" || key == "gpu_frames_npy/auto" || key == "render_png/2") << key;
+    EXPECT_EQ(has_write, key == "gpu_frames_npy/auto" || key == "render_png/2") << key;
+    EXPECT_EQ(has_encode, key == "render_png/2") << key;
     if (has_floors) {
       EXPECT_GT(readback_ms, 0.0);
       double floor = std::max(readback_ms, double(row["floors"]["gpuMs"]));
@@ -88,13 +91,17 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
         EXPECT_GT(write_ms, 0.0);
         floor = std::max(floor, write_ms);
       }
+      if (has_encode) {
+        EXPECT_GT(encode_ms, 0.0);
+        floor = std::max(floor, encode_ms);
+      }
       EXPECT_DOUBLE_EQ(double(row["ratioToFloor"]), ms / floor) << key;
     }
   }
   const std::set<std::string> expected = {"reference/1",   "fast/1",          "fast/2",
                                           "gpu/dense_f32", "gpu/dense_f16",   "gpu/dense_snorm16",
                                           "gpu/sparse",    "gpu_frames/auto", "gpu_frames_npy/auto",
-                                          "render_vertex", "render_compute"};
+                                          "render_vertex", "render_compute",  "render_png/2"};
   EXPECT_EQ(seen, expected);
 }
 

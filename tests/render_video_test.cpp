@@ -4,7 +4,9 @@
 // skips on a user's machine and fails under CI=true (scripts/install-deps installs Debian's ffmpeg).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -79,6 +81,48 @@ TEST(RenderVideo, OddSizesArePaddedToEven) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("animation.mp4"), std::string::npos) << run.out;
   EXPECT_EQ(probeVideo(dir / "out/animation.mp4"), "video,34,22,yuv420p,3");
+}
+
+// The decoded frames of a video, one MD5 per frame (ffmpeg -f framemd5), without the header lines.
+std::string frameHashes(const std::filesystem::path& video) {
+  const std::string command = "ffmpeg -loglevel error -i '" + video.string() + "' -f framemd5 - 2>&1";
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, pipe)) {
+      if (buffer[0] != '#') out += buffer;
+    }
+    pclose(pipe);
+  }
+  return out;
+}
+
+// render feeds ffmpeg raw frames through a pipe as they are rendered; the video is the one ffmpeg makes from the
+// PNG files it wrote, frame for frame, also when --resume reads kept frames back to complete it.
+TEST(RenderVideo, ThePipedVideoEqualsFfmpegOnTheWrittenFrames) {
+  MORPHKIT_REQUIRE_FFMPEG();
+  MORPHKIT_REQUIRE_GPU_DEVICE();
+  auto dir = test::scratchDir();
+  writeDemo(dir);
+  ASSERT_EQ(test::runMorphkit(dir, "render demo.glb --anim talk --frames 2:9 --fps 10 --size 33x21 --out v").exit_code,
+            0);
+  const std::string from_files =
+      "ffmpeg -y -loglevel error -framerate 10 -start_number 2 -i '" + (dir / "v/frame_%04d.png").string() +
+      "' -frames:v 7 -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -pix_fmt yuv420p '" + (dir / "files.mp4").string() + "'";
+  ASSERT_EQ(std::system(from_files.c_str()), 0);
+  const std::string expected = frameHashes(dir / "files.mp4");
+  ASSERT_EQ(std::count(expected.begin(), expected.end(), '\n'), 7) << expected;
+  EXPECT_EQ(frameHashes(dir / "v/animation.mp4"), expected);
+
+  std::filesystem::remove(dir / "v/frame_0004.png");
+  std::filesystem::remove(dir / "v/frame_0008.png");
+  std::filesystem::remove(dir / "v/animation.mp4");
+  test::CliRun resumed =
+      test::runMorphkit(dir, "render demo.glb --anim talk --frames 2:9 --fps 10 --size 33x21 --out v --resume --json");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("\"rendered\":2"), std::string::npos) << resumed.out;
+  EXPECT_EQ(frameHashes(dir / "v/animation.mp4"), expected);
+  EXPECT_FALSE(std::filesystem::exists(dir / "v/animation.tmp.mp4"));
 }
 
 }  // namespace

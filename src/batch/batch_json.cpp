@@ -155,6 +155,9 @@ Status readJobObject(object o, BatchJob& job) {
       if (job.morph_path != "vertex" && job.morph_path != "compute" && job.morph_path != "auto") {
         return bad(key, "expected vertex, compute or auto");
       }
+    } else if (key == "pose_device") {
+      if (Status s = readString(value, key, job.pose_device); !s) return s;
+      if (job.pose_device != "cpu" && job.pose_device != "gpu") return bad(key, "expected cpu or gpu");
     } else if (key == "device") {
       int64_t device = 0;
       if (value.get_int64().get(device) != simdjson::SUCCESS || device < -1 || device > 64)
@@ -212,6 +215,7 @@ void writeJobFields(JsonWriter& json, const BatchJob& job) {
   json.field("background", std::string_view(job.background));
   json.field("msaa", job.msaa);
   json.field("device", job.device);
+  json.field("pose_device", std::string_view(job.pose_device));
   json.field("resume", job.resume);
   json.field("force", job.force);
   json.field("read_files", job.read_files);

@@ -17,6 +17,7 @@
 #include "morphkit/environment.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
+#include "morphkit/gpu_pose.h"
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/npy.h"
@@ -224,6 +225,7 @@ struct BatchWorker {
   uint32_t camera_animation = kNone - 1;
   EnvironmentMaps* environment = nullptr;  // made once per environment, shared by the worker's renderers
   std::string environment_key;
+  GpuPose* gpu_pose = nullptr;  // pose_device "gpu": the asset's primitives on this worker's context
 
   void dropRenderer() {
     destroyRenderer(renderer);
@@ -236,9 +238,40 @@ struct BatchWorker {
     environment = nullptr;
     environment_key.clear();
   }
+  void dropGpuPose() {
+    destroyGpuPose(*context, gpu_pose);
+    gpu_pose = nullptr;
+  }
   ~BatchWorker() {
+    if (context) dropGpuPose();
     dropEnvironment();
     destroyVulkanContext(context);
+  }
+
+  // The worker's Vulkan context for `device`, made once and kept for every task this process runs.
+  Status useContext(int device) {
+    if (context && context_device == device) return Ok{};
+    if (context) dropGpuPose();
+    dropEnvironment();
+    destroyVulkanContext(context);
+    context = nullptr;
+    GpuContextOptions options;  // MORPHKIT_VALIDATION=1 turns the validation layer on
+    options.device_index = device;
+    Expected<VulkanContext*> created = createVulkanContext(options);
+    if (!created) return created.error();
+    context = *created;
+    context_device = device;
+    return Ok{};
+  }
+
+  // The asset's GpuPose (pose_device "gpu"), made once per asset.
+  Status useGpuPose(const BatchJob& job) {
+    if (Status s = useContext(job.device); !s) return s;
+    if (gpu_pose) return Ok{};
+    Expected<GpuPose*> created = prepareGpuPose(*context, *prepared);
+    if (!created) return fail(created.error().code, asset_path + ": " + created.error().message);
+    gpu_pose = *created;
+    return Ok{};
   }
 
   // The job's environment maps on this worker's context (the .hdr read relative to the job's folder).
@@ -268,7 +301,8 @@ struct BatchWorker {
 
   Status useAsset(const std::string& path, const LoadOptions& options) {
     if (asset && asset_path == path) return Ok{};
-    dropRenderer();  // it points at the old asset
+    dropRenderer();  // it and the GPU pose point at the old asset
+    if (context) dropGpuPose();
     prepared.reset();
     asset.reset();
     asset_path.clear();
@@ -283,17 +317,7 @@ struct BatchWorker {
   }
 
   Status useRenderer(const BatchJob& job, uint32_t animation) {
-    if (!context || context_device != job.device) {
-      dropEnvironment();
-      destroyVulkanContext(context);
-      context = nullptr;
-      GpuContextOptions options;  // MORPHKIT_VALIDATION=1 turns the validation layer on
-      options.device_index = job.device;
-      Expected<VulkanContext*> created = createVulkanContext(options);
-      if (!created) return created.error();
-      context = *created;
-      context_device = job.device;
-    }
+    if (Status s = useContext(job.device); !s) return s;
     if (Status s = useEnvironment(job); !s) return s;
     const std::string key = fmt::format("{}|{}x{}|{}|{}|{}|{}|{}|{}|{}|{}", asset_path, job.width, job.height,
                                         job.morph_path, job.environment_intensity, job.environment_rotation,
@@ -359,7 +383,18 @@ Status writePoses(BatchWorker& w, const BatchJob& job, const BatchTask& task, co
   }
   for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i], normals[i], {}});
   SamplingContext sampling;
-  for (uint32_t f = task.first; f < task.last; ++f) {
+  if (job.pose_device == "gpu") {  // every frame of the task through the frames-in-flight stream
+    if (Status s = w.useGpuPose(job); !s) return s;
+    std::vector<GpuPoseOptions> requests(frames);
+    for (uint32_t f = task.first; f < task.last; ++f) {
+      requests[f - task.first].animation = task.animation;
+      requests[f - task.first].time = f / job.fps;
+      requests[f - task.first].sampling = &sampling;
+    }
+    auto sink = [&](size_t k, PoseResult&& pose) { return copyPoseFrame(pose, k, views); };
+    if (Status s = evaluateGpuPoseFrames(*w.context, *w.gpu_pose, requests, sink); !s) return s;
+  }
+  for (uint32_t f = task.first; job.pose_device == "cpu" && f < task.last; ++f) {
     PoseOptions options;
     options.animation = task.animation;
     options.time = f / job.fps;

@@ -14,6 +14,8 @@
 //                   scene of several primitives), beside the same floors and the write of as many bytes in one write
 //   render_vertex   renderFrame, vertex-shader morph (seed 000 texture), 1 pass (no shadow, no prepass), no
 //   render_compute  readback; GPU ms = render pass (+ the compute dispatch); compute: the GpuBatch output drawn
+//   render_png      `render`'s whole frame (bench_render.cpp): its default look, readback, PNG encoding on --threads
+//                   encoders, files written in order; beside its GPU, readback, encode and write floors
 // Every row is a full frame as an application would run it: animation sampling and scene evaluation included.
 #include "bench_file.h"
 
@@ -32,6 +34,7 @@
 #include <span>
 #include <thread>
 
+#include "bench_rows.h"
 #include "command.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
@@ -43,39 +46,8 @@
 #include "morphkit_bench/gpu_bench.h"
 #include "pose_output.h"
 #include "selection.h"
-#if HAVE_morphkit_render
-#include "morphkit/render.h"
-#endif
 
 namespace morphkit::cli {
-namespace {
-
-struct Row {
-  std::string path;                   // reference, fast, gpu, render_vertex, render_compute
-  uint32_t threads = 0;               // CPU rows
-  std::string layout;                 // gpu rows: the delta layout
-  double ms = std::nan("");           // wall ms per frame, best pass
-  double gpu_ms = std::nan("");       // GPU ms per frame (timestamps) in that pass; NaN for CPU rows / no timestamps
-  double readback_ms = std::nan("");  // gpu_frames: the readback floor per frame (one transfer of the pass's bytes)
-  double write_ms = std::nan("");     // gpu_frames_file: the write floor per frame (the same bytes, one large write)
-  std::string skipped;                // non-empty: why the row did not run
-  // The largest floor per frame (GPU time, readback, write), NaN where the row has none.
-  double floorMs() const {
-    if (std::isnan(readback_ms)) return std::nan("");
-    double floor = std::isnan(gpu_ms) ? readback_ms : std::max(gpu_ms, readback_ms);
-    return std::isnan(write_ms) ? floor : std::max(floor, write_ms);
-  }
-};
-
-struct Context {
-  const FileBenchOptions& options;
-  std::vector<double> times;  // one per frame
-  ProgressBar& bar;
-  size_t done = 0;
-};
-
-// One frame: returns its GPU ms (NaN when not measured) or a failure.
-using FrameFn = std::function<Expected<double>(double time)>;
 
 // Before a row is timed it plays its frames for this long (at least one): on the 2-core development VM a row
 // timed cold ran at about half speed (MorphSkinBlob52, fast path, positions only: 0.13 ms per frame as the only
@@ -126,6 +98,8 @@ Status timeRow(Context& c, Row& row, const FrameFn& frame) {
 bool wants(const FileBenchOptions& o, const char* path) {
   return std::find(o.paths.begin(), o.paths.end(), path) != o.paths.end();
 }
+
+namespace {
 
 // Workers alive at once while CPU rows are timed side by side (each row holds its own pool): rows are timed in
 // groups whose pools have at most this many workers in all, so that --threads 128 does not start 8128 threads.
@@ -304,44 +278,6 @@ Status gpuFramesFileRow(Context& c, VulkanContext& context, const PosePrepared& 
   return Ok{};
 }
 
-#if HAVE_morphkit_render
-Status renderRows(Context& c, VulkanContext& context, const Asset& asset, uint32_t animation, uint32_t width,
-                  uint32_t height, std::vector<Row>& rows) {
-  for (MorphPath path : {MorphPath::kVertex, MorphPath::kCompute}) {
-    Row row{std::string("render_") + morphPathName(path)};
-    RenderOptions options;
-    options.width = width;
-    options.height = height;
-    options.morph_path = path;
-    options.shadows = false;
-    options.depth_prepass = false;
-    Expected<Renderer*> renderer = createRenderer(context, asset, options);
-    if (!renderer) {
-      // The renderer does not apply (no graphics queue, a morph texture over the device's limits, ...).
-      row.skipped = renderer.error().message;
-      rows.push_back(row);
-      c.bar.update(c.done += c.times.size() * std::max(c.options.repetitions, 1u));
-      continue;
-    }
-    std::unique_ptr<Renderer, void (*)(Renderer*)> owner(*renderer, destroyRenderer);
-    if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;  // the clocks up first
-    Status s = timeRow(c, row, [&](double t) -> Expected<double> {
-      RenderFrameInput input;
-      input.animation = animation;
-      input.time = t;
-      input.readback = false;
-      RenderStats stats;
-      Expected<RenderedImage> image = renderFrame(**renderer, input, &stats);
-      if (!image) return image.error();
-      return stats.gpu_ms + (std::isnan(stats.morph_gpu_ms) ? 0.0 : stats.morph_gpu_ms);
-    });
-    if (!s) return s;
-    rows.push_back(row);
-  }
-  return Ok{};
-}
-#endif
-
 std::string fixed(double v, int digits) {
   return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, digits);
 }
@@ -407,6 +343,7 @@ void printJson(const BenchReport& report) {
       if (!std::isnan(r.floorMs())) {
         w.key("floors").beginObject().field("gpuMs", r.gpu_ms).field("readbackMs", r.readback_ms);
         if (!std::isnan(r.write_ms)) w.field("writeMs", r.write_ms);
+        if (!std::isnan(r.encode_ms)) w.field("encodeMs", r.encode_ms);
         w.endObject();
         w.field("ratioToFloor", r.ms / r.floorMs());
       }
@@ -487,7 +424,7 @@ int runFileBench(const FileBenchOptions& o) {
   // Rows in order; the progress bar counts frames.
   const bool want_gpu = wants(o, "gpu"), want_render = wants(o, "render");
   const size_t row_count =
-      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 6 : 0) + (want_render ? 2 : 0);
+      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 6 : 0) + (want_render ? 3 : 0);
   std::vector<Row> rows;
   GpuDeviceInfo device;
   std::string device_error;
@@ -504,7 +441,7 @@ int runFileBench(const FileBenchOptions& o) {
       Expected<VulkanContext*> context = createVulkanContext(context_options);
       if (!context) {
         device_error = context.error().message;
-        for (const char* p : {"gpu", "render_vertex", "render_compute"}) {
+        for (const char* p : {"gpu", "render_vertex", "render_compute", "render_png"}) {
           if ((p[0] == 'g' && want_gpu) || (p[0] == 'r' && want_render))
             rows.push_back(Row{p, 0, {}, NAN, NAN, NAN, NAN, device_error});
         }
@@ -517,7 +454,7 @@ int runFileBench(const FileBenchOptions& o) {
         if (s && want_gpu && !prepared->instances.empty())
           s = gpuFramesFileRow(c, **context, *prepared, *animation, rows);
 #if HAVE_morphkit_render
-        if (s && want_render) s = renderRows(c, **context, *asset, *animation, width, height, rows);
+        if (s && want_render) s = renderRows(c, **context, *asset, *animation, width, height, threads, rows);
 #else
         if (want_render) rows.push_back(Row{"render", 0, {}, NAN, NAN, NAN, NAN, "built without the render layer"});
 #endif

@@ -11,9 +11,6 @@
 // and `--frames 30:60` into one folder (the second with --resume) equal one `--frames 0:60`.
 #ifdef HAVE_morphkit_render
 #include <fmt/core.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -28,6 +25,7 @@
 #include <vector>
 
 #include "command.h"
+#include "frame_writer.h"
 #include "morphkit/animation.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
@@ -35,14 +33,13 @@
 #include "morphkit/render.h"
 #include "output_folder.h"
 #include "render_look.h"
+#include "render_output.h"
 #include "render_summary.h"
 #include "selection.h"
 #include "weight_options.h"
 #if HAVE_morphkit_material
 #include "morphkit/node_material.h"
 #endif
-
-extern char** environ;
 
 namespace morphkit::cli {
 namespace {
@@ -71,6 +68,10 @@ struct RenderCommandOptions {
   bool resume = false;  // keep frames already in --out, render the rest
   bool no_contact_sheet = false;
   bool no_video = false;
+  unsigned threads = 0;      // PNG encoders (0: one per core)
+  uint32_t crowd = 0;        // --crowd N copies (0: none)
+  double crowd_spacing = 0;  // 0: from the asset's size
+  std::string crowd_offsets = "random";
   WeightOptions weights;  // --weights, --weights-file, --weights-csv, ...
 };
 
@@ -81,39 +82,13 @@ bool parseUint(std::string_view text, uint32_t& out) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// ffmpeg on PATH, or empty.
-std::string findOnPath(const char* name) {
-  const char* path = std::getenv("PATH");
-  if (!path) return {};
-  std::string_view rest(path);
-  while (!rest.empty()) {
-    const size_t colon = rest.find(':');
-    std::filesystem::path candidate = std::filesystem::path(rest.substr(0, colon)) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    if (colon == std::string_view::npos) break;
-    rest.remove_prefix(colon + 1);
-  }
-  return {};
-}
-
-// Runs a program without a shell (no quoting issues with file names); true when it exits 0.
-bool runProgram(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, args[0].c_str(), nullptr, nullptr, argv.data(), environ) != 0) return false;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return false;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 // run() in steps. Each step returns 0 to go on, or the exit code after printing its one error line.
 
 // The frames to render: [first, last) at --fps of `animation` (kNone: the rest pose, or a capture alone).
 struct FrameRange {
   uint32_t animation = kNone;
   uint32_t first = 0, last = 1;
+  double clip_seconds = 0;  // the clip's (or capture's) length, whatever --frames says
   uint32_t count() const { return last - first; }
 };
 
@@ -131,13 +106,6 @@ struct RenderDevice {
                                                                    [](VulkanContext* c) { destroyVulkanContext(c); }};
   std::unique_ptr<Renderer, void (*)(Renderer*)> renderer{nullptr, destroyRenderer};
   std::optional<RenderCamera> camera;  // the camera the frames use (render --json prints it)
-};
-
-// Contact sheet: up to 16 frames evenly spread, 4 per row; only their small copies are kept.
-struct ContactCells {
-  std::vector<uint32_t> picks;  // frame indices
-  std::vector<RenderedImage> cells;
-  uint32_t cell_width = 0;
 };
 
 // What the frame loop measured: frames rendered and the summed per-frame times.
@@ -160,6 +128,14 @@ int readRenderOptions(const RenderCommandOptions& o, RenderOptions& options) {
   options.shadows = !o.no_shadows;
   options.depth_prepass = !o.no_prepass;
   if (!(o.fps > 0.0 && o.fps <= 1000.0)) return reportUsage("--fps: expected 0 < fps <= 1000");
+  if (o.crowd > 0) {
+    if (options.morph_path == MorphPath::kVertex || !o.material.empty())
+      return reportUsage("--crowd: the crowd kernel deforms the copies (not with --morph-path vertex or --material)");
+    if (!parseCrowdOffsets(o.crowd_offsets))
+      return reportUsage("--crowd-offsets " + o.crowd_offsets + ": expected random or linear");
+    options.instances = o.crowd;
+    options.crowd = true;
+  }
   return readLookOptions(o.look, o.no_video, options);
 }
 
@@ -175,6 +151,7 @@ int resolveFrames(const RenderCommandOptions& o, const Asset& asset, LoadedWeigh
   const double track = weight_inputs.track ? weightTrackDuration(*weight_inputs.track) : 0.0;
   const uint32_t animation = frames.animation;
   const double clip = std::max(animation == kNone ? 0.0 : animationDuration(asset, animation), track);
+  frames.clip_seconds = clip;
   if (!o.frames.empty()) {
     const size_t colon = o.frames.find(':');
     if (colon == std::string::npos || !parseUint(std::string_view(o.frames).substr(0, colon), frames.first) ||
@@ -244,8 +221,19 @@ int prepareOutput(const RenderCommandOptions& o, const FrameRange& frames, std::
 
 // The Vulkan context, the renderer and its camera: auto (clipBounds: the whole clip whatever --frames says), the
 // file's, or explicit.
-int createDevice(const RenderCommandOptions& o, const Asset& asset, const RenderOptions& options, uint32_t animation,
-                 const WeightInputs& weight_inputs, const CameraRequest& request, RenderDevice& device) {
+int createDevice(const RenderCommandOptions& o, const Asset& asset, RenderOptions options, uint32_t animation,
+                 const WeightInputs& weight_inputs, double clip_seconds, const CameraRequest& request,
+                 RenderDevice& device) {
+  Expected<Bounds> bounds = clipBounds(asset, options.scene, animation, weight_inputs);
+  if (!bounds) return reportFailure(o.file, bounds.error());
+  if (o.crowd > 0) {  // every copy in its place and at its time offset (docs/RENDER.md "Crowds"), framed together
+    CrowdLayout crowd =
+        layoutCrowd(o.crowd, float(o.crowd_spacing), *parseCrowdOffsets(o.crowd_offsets), clip_seconds, *bounds);
+    options.instance_offsets = std::move(crowd.offsets);
+    options.instance_time_offsets = std::move(crowd.time_offsets);
+    options.instance_time_wrap = clip_seconds;
+    *bounds = crowd.bounds;
+  }
   GpuContextOptions context_options;
   context_options.validation = o.validation;
   context_options.device_index = parseDevice(o.device).value_or(DeviceChoice{}).index;
@@ -256,8 +244,6 @@ int createDevice(const RenderCommandOptions& o, const Asset& asset, const Render
   if (!created) return reportFailure(o.file, created.error());
   device.renderer.reset(*created);
 
-  Expected<Bounds> bounds = clipBounds(asset, options.scene, animation, weight_inputs);
-  if (!bounds) return reportFailure(o.file, bounds.error());
   RenderCamera camera = frameBounds(*bounds, float(options.width) / float(options.height));
   if (request.from_file) {
     Expected<RenderCamera> file_camera = fileCamera(asset, options.scene, request.index);
@@ -271,26 +257,25 @@ int createDevice(const RenderCommandOptions& o, const Asset& asset, const Render
   return 0;
 }
 
-ContactCells pickContactCells(const FrameRange& frames, uint32_t width) {
-  ContactCells sheet;
-  const uint32_t sheet_count = std::min<uint32_t>(frames.count(), 16);
-  sheet.cell_width = std::min<uint32_t>(width, 256);
-  for (uint32_t i = 0; i < sheet_count; ++i)
-    sheet.picks.push_back(frames.first + uint32_t(uint64_t(i) * frames.count() / sheet_count));
-  sheet.cells.resize(sheet.picks.size());
-  return sheet;
-}
-
-// The frame loop: each missing frame rendered, written as a PNG as it finishes (frames already there under
-// --resume are skipped), and its contact-sheet cell kept when it is one of the picks.
-int renderFrames(const RenderCommandOptions& o, Renderer* renderer, const FrameRange& frames,
-                 const WeightInputs& weight_inputs, const std::filesystem::path& out_dir, ContactCells& sheet,
-                 FrameTotals& totals) {
+// The frame loop: each missing frame rendered, handed to ffmpeg's pipe and to the PNG writer (encoded on its
+// threads while the next frame renders, written in order), and its contact-sheet cell kept when it is one of the
+// picks. Frames already there under --resume are skipped (read back only to feed a video).
+int renderFrames(const RenderCommandOptions& o, const RenderOptions& options, Renderer* renderer,
+                 const FrameRange& frames, const WeightInputs& weight_inputs, const std::filesystem::path& out_dir,
+                 ContactCells& sheet, VideoOutput& video, FrameTotals& totals) {
   ProgressBar progress("render", frames.count());
+  PngFrameWriter pngs(o.threads);
   for (uint32_t f = frames.first; f < frames.last; ++f) {
     const std::filesystem::path name = out_dir / frameFileName(f);
     std::error_code exists_ec;
-    if (o.resume && std::filesystem::exists(name, exists_ec)) continue;  // written complete (writeFileAtomic)
+    if (o.resume && std::filesystem::exists(name, exists_ec)) {  // written complete (writeFileAtomic)
+      if (!video.pipe) continue;
+      Expected<RenderedImage> kept = readFrameFile(name, options);
+      if (!kept) return reportFailure(name, kept.error());
+      video.pipe->write(kept->rgba);
+      keepContactCell(sheet, f, *kept);
+      continue;
+    }
     if (!renderer) return reportFailure(name, fail(Error::kIo, "--resume: the frame disappeared while rendering"));
     RenderFrameInput input;
     input.animation = frames.animation;
@@ -303,86 +288,13 @@ int renderFrames(const RenderCommandOptions& o, Renderer* renderer, const FrameR
     totals.cpu_ms += stats.cpu_ms;
     totals.morph_ms += stats.morph_gpu_ms;
     totals.wall_ms += stats.wall_ms;
-    Expected<std::vector<uint8_t>> png = encodePng(image->rgba, image->width, image->height);
-    if (!png) return reportFailure({}, png.error());
-    if (Status s = writeFileAtomic(name, std::span<const uint8_t>(*png)); !s) return reportFailure(name, s.error());
-    for (size_t i = 0; i < sheet.picks.size(); ++i) {
-      if (sheet.picks[i] == f) sheet.cells[i] = downscaleImage(*image, sheet.cell_width);
-    }
+    if (video.pipe) video.pipe->write(image->rgba);
+    keepContactCell(sheet, f, *image);
+    if (!pngs.push(name, std::move(*image))) break;  // a frame failed: finish() below says which
     ++totals.rendered;
     progress.update(f - frames.first + 1);
   }
-  return 0;
-}
-
-// contact_sheet.png, unless --no-contact-sheet or --resume rendered nothing and the sheet is already there.
-int writeContactSheet(const RenderCommandOptions& o, const RenderOptions& options, const std::filesystem::path& out_dir,
-                      uint32_t rendered, ContactCells& sheet) {
-  const std::filesystem::path sheet_path = out_dir / "contact_sheet.png";
-  std::error_code sheet_ec;
-  if (o.no_contact_sheet || (rendered == 0 && std::filesystem::exists(sheet_path, sheet_ec))) return 0;
-  // Frames skipped by --resume come back from their files (at most 16 decodes).
-  for (size_t i = 0; i < sheet.picks.size(); ++i) {
-    if (!sheet.cells[i].rgba.empty()) continue;
-    const std::filesystem::path name = out_dir / frameFileName(sheet.picks[i]);
-    Expected<std::vector<uint8_t>> bytes = readFile(name, size_t(1) << 30);
-    if (!bytes) return reportFailure(name, bytes.error());
-    Expected<DecodedImage> decoded = decodePng(*bytes);
-    if (!decoded) return reportFailure(name, decoded.error());
-    if (decoded->width != options.width || decoded->height != options.height) {
-      return reportFailure(
-          name, fail(Error::kInvalidArgument, fmt::format("--resume: the frame is {}x{}, not {}x{}", decoded->width,
-                                                          decoded->height, options.width, options.height)));
-    }
-    sheet.cells[i] =
-        downscaleImage(RenderedImage{decoded->width, decoded->height, std::move(decoded->rgba)}, sheet.cell_width);
-  }
-  // Cells no frame fills take the background colour (sRGB-encoded as the attachment stores it).
-  std::array<uint8_t, 4> fill{};
-  for (int c = 0; c < 4; ++c) {
-    const float v = std::clamp(options.background[c], 0.0f, 1.0f);
-    const float encoded = c == 3 ? v : v <= 0.0031308f ? v * 12.92f : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
-    fill[c] = uint8_t(std::lround(encoded * 255.0f));
-  }
-  DecodedImage image = makeContactSheet(sheet.cells, 4, sheet.cell_width, fill);
-  Expected<std::vector<uint8_t>> sheet_png = encodePng(image.rgba, image.width, image.height);
-  if (!sheet_png) return reportFailure({}, sheet_png.error());
-  if (Status s = writeFileAtomic(sheet_path, std::span<const uint8_t>(*sheet_png)); !s)
-    return reportFailure(sheet_path, s.error());
-  return 0;
-}
-
-// animation.mp4 through ffmpeg when it is on PATH: `video` is its path when there is one, `video_note` says why not.
-int encodeVideo(const RenderCommandOptions& o, const FrameRange& frames, uint32_t rendered,
-                const std::filesystem::path& out_dir, std::string& video, std::string& video_note) {
-  const std::filesystem::path mp4 = out_dir / "animation.mp4";
-  const std::string ffmpeg = o.no_video ? std::string() : findOnPath("ffmpeg");
-  const uint32_t frame_count = frames.count();
-  std::error_code mp4_ec;
-  if (o.no_video) {
-    video_note = "--no-video";
-  } else if (ffmpeg.empty()) {
-    video_note = "no ffmpeg on PATH: no video";
-  } else if (frame_count > 1 && rendered == 0 && std::filesystem::exists(mp4, mp4_ec)) {
-    video = mp4.string();  // --resume with nothing left to render: the video is already there
-  } else if (frame_count > 1) {
-    // ffmpeg reads exactly the frames [first, last): the folder holds no stale frames (refused, --force or --resume).
-    const std::filesystem::path tmp = out_dir / "animation.tmp.mp4";
-    if (runProgram({ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-start_number",
-                    std::to_string(frames.first), "-i", (out_dir / "frame_%04d.png").string(), "-frames:v",
-                    std::to_string(frame_count), "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p",
-                    tmp.string()})) {
-      std::filesystem::rename(tmp, mp4, mp4_ec);
-      if (mp4_ec)
-        return reportFailure(mp4, fail(Error::kIo, "cannot rename the video into place: " + mp4_ec.message()));
-      video = mp4.string();
-    } else {
-      // A failed operation like any other (exit 1): the frames and the contact sheet stay, the video is not there.
-      std::filesystem::remove(tmp, mp4_ec);
-      return reportFailure(
-          mp4, fail(Error::kIo, "ffmpeg failed to encode the frames (they are written; --no-video skips the video)"));
-    }
-  }
+  if (std::optional<FrameWriteFailure> failed = pngs.finish()) return reportFailure(failed->path, failed->failure);
   return 0;
 }
 
@@ -433,21 +345,29 @@ int run(const RenderCommandOptions& o) {
   // No device work at all when --resume finds every frame written.
   RenderDevice device;
   if (missing > 0) {
-    if (int code = createDevice(o, *asset, options, frames.animation, weight_inputs, camera, device); code != 0)
+    if (int code =
+            createDevice(o, *asset, options, frames.animation, weight_inputs, frames.clip_seconds, camera, device);
+        code != 0)
       return code;
   }
   static const RendererInfo kNoRenderer{.device = "none (every frame already written)"};
   const RendererInfo& info = device.renderer ? rendererInfo(*device.renderer) : kNoRenderer;
 
-  ContactCells sheet = pickContactCells(frames, options.width);
+  ContactCells sheet = pickContactCells(frames.first, frames.count(), options.width);
   FrameTotals totals;
-  if (int code = renderFrames(o, device.renderer.get(), frames, weight_inputs, out_dir, sheet, totals); code != 0)
+  VideoOutput video_out;
+  startVideo(o.no_video, o.fps, options, frames.count(), missing, out_dir, video_out);
+  if (int code =
+          renderFrames(o, options, device.renderer.get(), frames, weight_inputs, out_dir, sheet, video_out, totals);
+      code != 0)
     return code;
   std::error_code sheet_ec;
   const bool sheet_existed = std::filesystem::exists(out_dir / "contact_sheet.png", sheet_ec);
-  if (int code = writeContactSheet(o, options, out_dir, totals.rendered, sheet); code != 0) return code;
-  std::string video, video_note;
-  if (int code = encodeVideo(o, frames, totals.rendered, out_dir, video, video_note); code != 0) return code;
+  if (int code = writeContactSheet(o.no_contact_sheet, options, out_dir, totals.rendered, sheet); code != 0)
+    return code;
+  if (int code = finishVideo(video_out); code != 0) return code;
+  const std::string& video = video_out.video;
+  const std::string& video_note = video_out.note;
 
   for (const std::string& warning : info.warnings) reportWarning(o.file + ": " + warning);
   if (info.rescaled_skin_vertices > 0) {  // once, as pose says it
@@ -529,6 +449,28 @@ const CommandRegistration kRegistration(
        sub->add_flag("--no-contact-sheet", options->no_contact_sheet,
                      "write no contact_sheet.png (e.g. one range of a split job)");
        sub->add_flag("--no-video", options->no_video, "write no animation.mp4 even when ffmpeg is on PATH");
+       sub->add_option("--crowd", options->crowd,
+                       "draw N copies in a grid, each at its own time offset, deformed by the crowd kernel in one "
+                       "dispatch")
+           ->check(CLI::Range(1u, 100000u));
+       sub->add_option("--crowd-spacing", options->crowd_spacing,
+                       "metres between copies (default: 1.25 x the asset's width or depth)")
+           ->check(CLI::Validator(
+               [](std::string& text) {
+                 double value = 0;
+                 auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+                 const bool ok = ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) &&
+                                 value > 0 && value <= 1e6;
+                 return ok ? std::string() : "expected metres, 0 < S <= 1e6, not '" + text + "'";
+               },
+               "METRES"));
+       sub->add_option("--crowd-offsets", options->crowd_offsets,
+                       "random | linear: each copy's time offset into the clip (random: a fixed seed)")
+           ->capture_default_str();
+       sub->add_option("--threads", options->threads,
+                       "PNG encoder threads, working while the next frames render (0: one per core)")
+           ->check(CLI::Range(0u, 256u))
+           ->capture_default_str();
        sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")
            ->capture_default_str();
        addLookOptions(sub, options->look);

@@ -38,6 +38,7 @@ void printRenderJson(const RenderSummary& r) {
     json.value(std::string_view(r.camera));
   json.field("msaa", r.info->msaa);
   json.field("passes", r.info->passes);
+  json.field("crowd", r.info->crowd);
   json.field("draws", r.info->draws);
   json.field("gpuMsPerFrame", r.gpu_ms / n);
   json.field("morphGpuMsPerFrame", r.morph_ms / n);
@@ -85,11 +86,12 @@ void printRenderText(const RenderSummary& r) {
                             : r.video_note.empty() ? std::string()
                                                    : "; " + r.video_note;
   fmt::print(
-      "{}: {} frame{} {}x{} of {} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
+      "{}: {} frame{} {}x{} of {}{} on {} ({} path, {} passes){}: GPU {:.2f} ms/frame, CPU {:.2f} ms/frame -> {} "
       "({}{})\n",
       shown(r.file, 1024), r.frames, r.frames == 1 ? "" : "s", r.width, r.height, shown(r.playing),
-      shown(r.info->device), morphPathName(r.info->path), r.info->passes, skipped, r.gpu_ms / n + r.morph_ms / n,
-      r.cpu_ms / n, shown(r.out_dir, 1024), sheet, video);
+      r.info->crowd > 0 ? fmt::format(", a crowd of {}", r.info->crowd) : std::string(), shown(r.info->device),
+      morphPathName(r.info->path), r.info->passes, skipped, r.gpu_ms / n + r.morph_ms / n, r.cpu_ms / n,
+      shown(r.out_dir, 1024), sheet, video);
 }
 
 }  // namespace morphkit::cli

@@ -214,6 +214,19 @@ Status createParts(Renderer& r) {
 
 // The frame step for every copy (the same as evaluatePose / evaluateGpuPose), then each draw's update by its path.
 // Each draw's depth along the view (`camera`) for the back-to-front order of BLEND draws.
+// A copy standing at `offset`: every world matrix and joint palette of its frame moved by it (in double, before
+// any path rounds them), so every path draws it there.
+void placeCopy(Vec3 offset, FrameState& state) {
+  DMat4 move;
+  move(0, 3) = offset.x;
+  move(1, 3) = offset.y;
+  move(2, 3) = offset.z;
+  for (InstanceFrame& instance : state.instances) instance.world = move * instance.world;
+  for (std::vector<DMat4>& palette : state.palettes) {  // InstanceFrame::joint_matrices points into these
+    for (DMat4& joint : palette) joint = move * joint;
+  }
+}
+
 Status updateDraws(Renderer& r, const RenderFrameInput& input, const RenderCamera& camera) {
   const Vec3 forward = normalize(camera.target - camera.eye);
   const Asset& asset = *r.asset;
@@ -222,9 +235,12 @@ Status updateDraws(Renderer& r, const RenderFrameInput& input, const RenderCamer
   for (uint32_t copy = 0; copy < r.options.instances; ++copy) {
     FrameRequest request;
     request.animation = input.animation;
-    request.time = input.time + copy * r.options.instance_time_step;
+    request.time = input.time + (r.options.instance_time_offsets.empty() ? copy * r.options.instance_time_step
+                                                                         : r.options.instance_time_offsets[copy]);
+    if (r.options.instance_time_wrap > 0.0) request.time = std::fmod(request.time, r.options.instance_time_wrap);
     request.weights = input.weights;
     if (Status s = evaluateFrame(r.prepared, request, state); !s) return s;
+    if (!r.options.instance_offsets.empty()) placeCopy(r.options.instance_offsets[copy], state);
     // Joint and world matrices come in double (scene.h): the compute path takes them so (it keeps the digits far
     // from the origin); the vertex path and node materials upload floats, rounded once here per skin.
     std::vector<std::vector<Mat4>> joints_float(asset.skins.size());
@@ -291,6 +307,31 @@ void drawPass(const Renderer& r, const DrawPipelines& pipelines, VkCommandBuffer
 
 }  // namespace
 
+// A crowd's posed vertices, refused before anything is allocated when one crowd's output buffer or all of them
+// exceed what the device allows (the bytes named).
+Status checkCrowdFits(const Renderer& r) {
+  const GpuDeviceInfo& device = r.ctx->info;
+  uint64_t total = 0;
+  for (const PosePrepared::Instance& inst : r.prepared.instances) {
+    const PrimitiveData& data = r.prepared.primitives[inst.data];
+    const uint64_t per_copy = (uint64_t(data.vertex_count) * vertexFormat(data).stride * 4 + 255) / 256 * 256;
+    const uint64_t bytes = per_copy * r.options.instances;
+    total += bytes;
+    if (device.max_allocation_bytes > 0 && bytes > device.max_allocation_bytes) {
+      return fail(Error::kTooLarge, "crowd of " + std::to_string(r.options.instances) + ": " +
+                                        primitiveName(inst.mesh, inst.primitive) + " needs " + std::to_string(bytes) +
+                                        " bytes of posed vertices in one buffer, the device allows " +
+                                        std::to_string(device.max_allocation_bytes));
+    }
+  }
+  if (device.device_local_bytes > 0 && total > device.device_local_bytes) {
+    return fail(Error::kTooLarge, "crowd of " + std::to_string(r.options.instances) + ": the posed vertices need " +
+                                      std::to_string(total) + " bytes, the device has " +
+                                      std::to_string(device.device_local_bytes));
+  }
+  return Ok{};
+}
+
 // ---- Public API ----
 Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, const RenderOptions& options) {
   if (options.width == 0 || options.height == 0 || options.width > 8192 || options.height > 8192) {
@@ -309,6 +350,17 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   if (options.msaa != 1 && options.msaa != 4 && options.msaa != 8) {
     return fail(Error::kInvalidArgument,
                 "createRenderer: msaa " + std::to_string(options.msaa) + ": expected 1, 4 or 8");
+  }
+  for (const auto& [count, what] : {std::pair{options.instance_offsets.size(), "instance_offsets"},
+                                    std::pair{options.instance_time_offsets.size(), "instance_time_offsets"}}) {
+    if (count != 0 && count != std::max(options.instances, 1u)) {
+      return fail(Error::kInvalidArgument, "createRenderer: " + std::to_string(count) + " " + what + " for " +
+                                               std::to_string(std::max(options.instances, 1u)) + " instances");
+    }
+  }
+  if (options.crowd && (options.morph_path == MorphPath::kVertex || options.node_material)) {
+    return fail(Error::kInvalidArgument,
+                "createRenderer: a crowd is deformed by the crowd kernel: not with the vertex path or a node material");
   }
   if (!context.queue_has_graphics) {
     return fail(Error::kNoDevice, "createRenderer: the device's queue (" + context.info.name + ") cannot do graphics");
@@ -332,7 +384,8 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
   }
   if (options.ignore_morph_targets) max_targets = 0;
   MorphPath path = options.morph_path;
-  if (path == MorphPath::kAuto) path = chooseMorphPath(r->info.passes, max_targets);
+  if (path == MorphPath::kAuto)
+    path = options.crowd ? MorphPath::kCompute : chooseMorphPath(r->info.passes, max_targets);
   if (options.node_material) {
     path = MorphPath::kVertex;  // node draws morph and skin in the node program's vertex shader
     Expected<std::unique_ptr<DeformPath>> node = makeNodePath(context, *options.node_material);
@@ -342,7 +395,12 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
     }
     r->path = std::move(*node);
   } else {
-    r->path = path == MorphPath::kCompute ? makeComputePath() : makeVertexPath();
+    r->path = options.crowd ? makeCrowdPath() : path == MorphPath::kCompute ? makeComputePath() : makeVertexPath();
+  }
+  r->info.crowd = options.crowd ? r->options.instances : 0;
+  if (Status s = options.crowd ? checkCrowdFits(*r) : Status(Ok{}); !s) {
+    destroyRenderer(r);
+    return s.error();
   }
   r->info.path = path;
   if (Status s = createParts(*r); !s) {

@@ -3,7 +3,7 @@
 //   passes.cpp     RenderTargets: images, render passes, framebuffers, readback; the frame's uniforms; recording
 //   materials.cpp  MaterialSet: samplers, decoded images, PBR material sets
 //   pipelines.cpp  MeshProgram (mesh.vert variants + pbr.frag and their layouts), MeshDraw, the pipeline cache
-//   path_*.cpp     one DeformPath per way of deforming: vertex (seed band texture), compute, node material
+//   path_*.cpp     one DeformPath per way of deforming: vertex (seed band texture), compute, crowd, node material
 //   renderer.cpp   createRenderer / destroyRenderer / renderFrame: the shared primitives and draws, the frame loop
 #pragma once
 #include <vulkan/vulkan.h>
@@ -166,6 +166,7 @@ class DeformPath {
 };
 std::unique_ptr<DeformPath> makeVertexPath();
 std::unique_ptr<DeformPath> makeComputePath();
+std::unique_ptr<DeformPath> makeCrowdPath();  // RenderOptions::crowd
 Expected<std::unique_ptr<DeformPath>> makeNodePath(VulkanContext& ctx, const NodeMaterial& material);
 
 // ---- pipelines.cpp ----

@@ -13,6 +13,7 @@
 //    "fps": 30, "chunk": 32,               at most `chunk` frames per task
 //    "outputs": ["frames", "poses"],       PNG frames (rendered) and/or posed arrays (.npy)
 //    "size": [256, 256], "morph_path": "auto", "device": -1,
+//    "pose_device": "cpu",                 posed arrays on the CPU fast path, or "gpu" (the frames-in-flight stream)
 //    "environment": "studio", "environment_intensity": 1, "environment_rotation": 0, "tone_mapping": "neutral",
 //    "exposure": 0, "light": "default", "background": "opaque", "msaa": 4,
 //                                          the look, as `render`'s options of the same names (docs/RENDER.md);
@@ -54,6 +55,9 @@ struct BatchJob {
   std::string tone_mapping = "neutral", light = "default", background = "opaque";
   uint32_t msaa = 4;
   int device = -1;
+  // Where the posed arrays are computed: "cpu" (the fast path) or "gpu" (evaluateGpuPoseFrames on the worker's
+  // Vulkan context, every frame of the task in flight at once: `pose --device gpu`'s stream, bit for bit).
+  std::string pose_device = "cpu";
   bool resume = false;
   bool force = false;       // write into an `out` that holds files of another run (replacing same-named files)
   bool read_files = false;  // load the assets with LoadOptions::map_files = false (read, not mapped)

@@ -95,6 +95,21 @@ Expected<RenderCamera> fileCamera(const Asset& asset, uint32_t scene, uint32_t c
 // "EX,EY,EZ:TX,TY,TZ[:FOVDEG]" → camera; nullopt when it does not parse.
 std::optional<RenderCamera> parseCamera(std::string_view text);
 
+// ---- Crowds (render --crowd) ----
+enum class CrowdOffsets : uint8_t { kRandom, kLinear };
+std::optional<CrowdOffsets> parseCrowdOffsets(std::string_view text);  // "random", "linear"
+struct CrowdLayout {
+  std::vector<Vec3> offsets;         // where each copy stands (RenderOptions::instance_offsets)
+  std::vector<double> time_offsets;  // seconds into the clip (RenderOptions::instance_time_offsets)
+  float spacing = 0;                 // the spacing used
+  Bounds bounds;                     // `one` moved over every place: what the camera frames
+};
+// `count` copies in a grid of ceil(√count) columns on the ground plane (x, z), `spacing` apart (0: 1.25 × the larger
+// of `one`'s x and z extents, 1 when that is 0), centred on the origin. Time offsets into a clip of `duration`
+// seconds: linear k · duration / count, or random, uniform in [0, duration) from a fixed seed (the same crowd every
+// run). `one` is the bounds of a single copy over the whole clip (clipBounds).
+CrowdLayout layoutCrowd(uint32_t count, float spacing, CrowdOffsets offsets, double duration, const Bounds& one);
+
 // ---- Look: environment, tone curve, lights, background ----
 enum class EnvironmentKind : uint8_t { kStudio, kOff, kImage };  // kOff: "none"
 enum class ToneMapping : uint8_t { kNeutral, kAces, kOff };      // kOff: "none"
@@ -116,6 +131,15 @@ struct RenderOptions {
   // drawn at the same place; each has its own weights, joints and (compute path) output.
   uint32_t instances = 1;
   double instance_time_step = 0.137;
+  // Where copy k stands (added to its world position; empty: every copy at the origin) and the time it plays
+  // (input time + instance_time_offsets[k]; empty: + k · instance_time_step). Each holds `instances` entries or none.
+  std::vector<Vec3> instance_offsets;
+  std::vector<double> instance_time_offsets;
+  double instance_time_wrap = 0.0;  // > 0: a copy's time wraps modulo this (a crowd loops its clip)
+  // A crowd (render --crowd): the copies of each (node, primitive) are deformed by the crowd kernel
+  // (morphkit/gpu_crowd.h), one dispatch per primitive for every copy, each copy drawn from its range of that
+  // output. Uses the compute path (kVertex is refused) and no node material.
+  bool crowd = false;
   bool force_active_list = false;     // vertex path: use the storage-buffer variant even for ≤ 4 targets (tests)
   bool ignore_morph_targets = false;  // upload no morph data at all (tests: "all-zero weights = no morph data")
   // A node material (morphkit/node_material.h) drawn for every primitive instead of the built-in PBR shaders; it
@@ -151,6 +175,7 @@ struct RendererInfo {
   uint32_t max_targets = 0;
   uint64_t rescaled_skin_vertices = 0;  // skin weights the decode rescaled to sum 1 (SkinWeightFix::rescaled)
   uint32_t msaa = 1;                    // samples per pixel used
+  uint32_t crowd = 0;                   // copies deformed by the crowd kernel (RenderOptions::crowd), else 0
   std::string device;                   // gpuDeviceInfo().name
   std::vector<std::string> warnings;    // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
 };
