@@ -23,14 +23,14 @@
 namespace morphkit {
 namespace {
 
-CaptureCsv parseOrDie(std::string_view text, const CaptureCsvOptions& options = {}) {
-  Expected<CaptureCsv> csv = parseCaptureCsv(text, options);
+Capture parseOrDie(std::string_view text, const CaptureCsvOptions& options = {}) {
+  Expected<Capture> csv = parseCaptureCsv(text, options);
   EXPECT_TRUE(csv.ok()) << csv.error().message;
-  return csv ? std::move(*csv) : CaptureCsv{};
+  return csv ? std::move(*csv) : Capture{};
 }
 
 std::string errorOf(std::string_view text, const CaptureCsvOptions& options = {}) {
-  Expected<CaptureCsv> csv = parseCaptureCsv(text, options);
+  Expected<Capture> csv = parseCaptureCsv(text, options);
   EXPECT_FALSE(csv.ok()) << "parsed: " << text.substr(0, 80);
   if (csv) return {};
   EXPECT_EQ(csv.error().code, Error::kInvalidCsv) << csv.error().message;
@@ -82,7 +82,7 @@ TEST(CaptureTimecode, HoursMinutesSecondsFramesAndAFractionalFrame) {
 }
 
 TEST(CaptureCsvParse, TheAppsLayout) {
-  const CaptureCsv csv = parseOrDie(test::appCsv(50));
+  const Capture csv = parseOrDie(test::appCsv(50));
   ASSERT_EQ(csv.columns.size(), 61u);
   for (size_t c = 0; c < 52; ++c) EXPECT_EQ(csv.columns[c], kLiveLinkBlendShapes[c]);
   for (size_t c = 0; c < 9; ++c) EXPECT_EQ(csv.columns[52 + c], kLiveLinkRotations[c]);
@@ -99,7 +99,7 @@ TEST(CaptureCsvParse, TheSharedSample) {
   MORPHKIT_REQUIRE_SHARED();
   Expected<std::vector<uint8_t>> bytes = readFile(test::sharedDir() / "assets/capture/sample_capture.csv");
   ASSERT_TRUE(bytes.ok()) << bytes.error().message;
-  const CaptureCsv csv = parseOrDie(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  const Capture csv = parseOrDie(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
   EXPECT_EQ(csv.rows(), 120u);
   ASSERT_EQ(csv.columns.size(), 61u);
   EXPECT_EQ(csv.columns.front(), "EyeBlinkLeft");
@@ -111,13 +111,13 @@ TEST(CaptureCsvParse, TheSharedSample) {
 TEST(CaptureCsvParse, OtherFrameRatesHeadersAndLineEndings) {
   // --csv-fps 30, LF endings, a byte-order mark, no BlendShapeCount column, spaces around fields, a blank line.
   const std::string text = "\xEF\xBB\xBFTimecode, JawOpen ,EyeBlinkLeft\n01:00:00:29,0.5, 1\n\n01:00:01:00.5,0.25,0\n";
-  const CaptureCsv csv = parseOrDie(text, {.fps = 30.0});
+  const Capture csv = parseOrDie(text, {.fps = 30.0});
   EXPECT_EQ(csv.columns, (std::vector<std::string>{"JawOpen", "EyeBlinkLeft"}));
   ASSERT_EQ(csv.rows(), 2u);
   EXPECT_NEAR(csv.times[1], 1.5 / 30.0, 1e-7);
   EXPECT_EQ(csv.values, (std::vector<float>{0.5f, 1.0f, 0.25f, 0.0f}));
   // Past midnight the timecode wraps; the capture goes on.
-  const CaptureCsv wrap = parseOrDie("Timecode,JawOpen\n23:59:59:59,0\n00:00:00:00,1\n");
+  const Capture wrap = parseOrDie("Timecode,JawOpen\n23:59:59:59,0\n00:00:00:00,1\n");
   EXPECT_NEAR(wrap.times[1], 1.0 / 60.0, 1e-7);
 }
 
@@ -170,13 +170,13 @@ TEST(CaptureCsvParse, BadInputNamesTheRowAndColumn) {
   EXPECT_EQ(errorOf("Timecode,Jaw\x1b[2JOpen\n00:00:00:00,\x07\n"),
             "line 2, column 2 (Jaw\\x1b[2JOpen): '\\x07' is not a finite number");
   // The frame rate itself.
-  Expected<CaptureCsv> zero_fps = parseCaptureCsv("Timecode,JawOpen\n00:00:00:00,1\n", {.fps = 0.0});
+  Expected<Capture> zero_fps = parseCaptureCsv("Timecode,JawOpen\n00:00:00:00,1\n", {.fps = 0.0});
   EXPECT_FALSE(zero_fps.ok());
 }
 
 TEST(CaptureMatch, AppColumnsDriveArkitNamedTargetsCaseInsensitively) {
   const Asset asset = splitFace();
-  const CaptureCsv csv = parseOrDie(test::appCsv(8));
+  const Capture csv = parseOrDie(test::appCsv(8));
   const CaptureMatch match = matchCapture(asset, csv);
   EXPECT_EQ(match.matched_columns.size(), 52u);
   EXPECT_TRUE(match.unmatched_columns.empty());
@@ -284,7 +284,7 @@ TEST(CaptureMap, RenamesScalesIgnoresAndReports) {
       "EyeBlinkLeft": "noSuchTarget", "NotInTheCsv": "jaw_open"})");
   ASSERT_TRUE(map.ok()) << map.error().message;
   ASSERT_EQ(map->entries.size(), 6u);
-  const CaptureCsv csv = parseOrDie(test::appCsv(3));
+  const Capture csv = parseOrDie(test::appCsv(3));
   const CaptureMatch match = matchCapture(asset, csv, &*map);
   EXPECT_EQ(match.ignored_columns, (std::vector<std::string>{"TongueOut"}));
   EXPECT_EQ(match.unknown_map_targets, (std::vector<std::string>{"EyeBlinkLeft -> noSuchTarget"}));
@@ -311,9 +311,12 @@ TEST(CaptureMap, RenamesScalesIgnoresAndReports) {
     EXPECT_FLOAT_EQ(row[column("jaw_open")], 0.8f * csv.values[r * 61 + csvColumn("JawOpen")]);
     EXPECT_FLOAT_EQ(row[column("tongue")], 2.0f * csv.values[r * 61 + csvColumn("HeadYaw")]);
   }
-  // The teeth still carry "jawOpen" (ARKit spelling), which the map's JawOpen entry does not name: undriven.
-  EXPECT_NE(std::find(match.unmatched_targets.begin(), match.unmatched_targets.end(), "jawOpen"),
+  // The teeth carry "jawOpen" (ARKit spelling): the same name as the map's target normalized (case and separators
+  // ignored, normalizeCaptureName), so the map's JawOpen entry drives it too.
+  EXPECT_EQ(std::find(match.unmatched_targets.begin(), match.unmatched_targets.end(), "jawOpen"),
             match.unmatched_targets.end());
+  ASSERT_LT(column("jawOpen"), n);
+  EXPECT_FLOAT_EQ(track.keys.values[column("jawOpen")], 0.8f * csv.values[csvColumn("JawOpen")]);
 }
 
 TEST(CaptureMap, TwoColumnsOnOneTargetAdd) {
@@ -321,7 +324,7 @@ TEST(CaptureMap, TwoColumnsOnOneTargetAdd) {
   Expected<CaptureMap> map = parseCaptureMapJson(
       R"({"MouthSmileLeft": {"target": "mouthSmileLeft", "scale": 0.5}, "MouthSmileRight": {"target": "mouthSmileLeft", "scale": 0.5}})");
   ASSERT_TRUE(map.ok());
-  const CaptureCsv csv = parseOrDie(test::appCsv(2));
+  const Capture csv = parseOrDie(test::appCsv(2));
   const CaptureMatch match = matchCapture(asset, csv, &*map);
   const size_t n = match.track.names.size();
   const size_t smile = size_t(std::find(match.track.names.begin(), match.track.names.end(), "mouthSmileLeft") -

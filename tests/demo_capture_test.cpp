@@ -14,16 +14,16 @@
 namespace morphkit {
 namespace {
 
-CaptureCsv parsed(const DemoCaptureOptions& options = {}) {
+Capture parsed(const DemoCaptureOptions& options = {}) {
   Expected<std::string> text = makeDemoCapture(options);
   EXPECT_TRUE(text.ok()) << text.error().message;
   if (!text) return {};
-  Expected<CaptureCsv> csv = parseCaptureCsv(*text, {.fps = options.fps});
+  Expected<Capture> csv = parseCaptureCsv(*text, {.fps = options.fps});
   EXPECT_TRUE(csv.ok()) << csv.error().message;
-  return csv ? std::move(*csv) : CaptureCsv{};
+  return csv ? std::move(*csv) : Capture{};
 }
 
-std::vector<float> column(const CaptureCsv& csv, std::string_view name) {
+std::vector<float> column(const Capture& csv, std::string_view name) {
   const size_t c = size_t(std::find(csv.columns.begin(), csv.columns.end(), name) - csv.columns.begin());
   EXPECT_LT(c, csv.columns.size()) << name;
   std::vector<float> values;
@@ -33,7 +33,7 @@ std::vector<float> column(const CaptureCsv& csv, std::string_view name) {
 }
 
 TEST(DemoCapture, TheAppsLayoutAndRanges) {
-  const CaptureCsv csv = parsed();
+  const Capture csv = parsed();
   ASSERT_EQ(csv.rows(), 240u);  // 4 s at 60 fps
   ASSERT_EQ(csv.columns.size(), 61u);
   for (size_t c = 0; c < 52; ++c) EXPECT_EQ(csv.columns[c], kLiveLinkBlendShapes[c]);
@@ -65,7 +65,7 @@ TEST(DemoCapture, DrivesEveryArkitTargetOfTheDemoAsset) {
 }
 
 TEST(DemoCapture, LooksLikeAPerformance) {
-  const CaptureCsv csv = parsed();
+  const Capture csv = parsed();
   const std::vector<float> jaw = column(csv, "JawOpen");
   EXPECT_GT(*std::max_element(jaw.begin(), jaw.end()), 0.4f);   // speech opens the jaw
   EXPECT_LT(*std::min_element(jaw.begin(), jaw.end()), 0.05f);  // and closes it

@@ -23,7 +23,7 @@ namespace morphkit {
 namespace {
 
 CaptureMatch appCapture(const Asset& asset, size_t rows) {
-  Expected<CaptureCsv> csv = parseCaptureCsv(test::appCsv(rows));
+  Expected<Capture> csv = parseCaptureCsv(test::appCsv(rows));
   EXPECT_TRUE(csv.ok()) << csv.error().message;
   return csv ? matchCapture(asset, *csv) : CaptureMatch{};
 }

@@ -146,9 +146,10 @@ TEST(WeightsCsv, PoseReportsTheMatchInOneLineAndNamesUnderVerbose) {
   writeHead(dir);
   CliRun run = morphkit(dir, "pose head.glb --weights-csv capture.csv --time 0.1");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.err,
-            "morphkit: capture.csv: 12 rows over 0.192 s; columns: 52 matched, 9 unmatched (9 rotation unused); "
-            "targets: 0 unmatched\n");
+  EXPECT_EQ(
+      run.err,
+      "morphkit: capture.csv: livelink, 12 rows over 0.192 s; columns: 52 matched, 9 unmatched (9 rotation unused); "
+      "targets: 0 unmatched\n");
   EXPECT_NE(run.out.find("weights: 52 of 52 non-zero: eyeBlinkLeft="), std::string::npos) << run.out;
   run = morphkit(dir, "pose head.glb --weights-csv capture.csv --verbose");
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -185,15 +186,16 @@ TEST(WeightsCsv, BadCapturesAndMapsAreOneErrorLine) {
             "them)\n");
   // A map whose target is unknown: an error listing the closest names, or a warning with --ignore-unknown.
   ASSERT_TRUE(
-      writeFileAtomic(dir / "map.json", std::string_view(R"({"JawOpen": {"target": "jaw_open", "scale": 0.5}})")).ok());
+      writeFileAtomic(dir / "map.json", std::string_view(R"({"JawOpen": {"target": "jaw_opens", "scale": 0.5}})"))
+          .ok());
   run = morphkit(dir, "pose head.glb --weights-csv capture.csv --map map.json");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(run.err,
-            "morphkit: error: map.json: 'JawOpen -> jaw_open': head.glb has no target named 'jaw_open' (closest: "
-            "jawOpen, jawLeft, jawRight) (--ignore-unknown to skip it)\n");
+            "morphkit: error: map.json: 'JawOpen -> jaw_opens': head.glb has no target named 'jaw_opens' (closest: "
+            "jawOpen, jawLeft, jawForward) (--ignore-unknown to skip it)\n");
   run = morphkit(dir, "pose head.glb --weights-csv capture.csv --map map.json --ignore-unknown");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.err.find("morphkit: warning: map.json: 'JawOpen -> jaw_open'"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("morphkit: warning: map.json: 'JawOpen -> jaw_opens'"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("columns: 51 matched"), std::string::npos) << run.err;
   EXPECT_EQ(morphkit(dir, "pose head.glb --map map.json").exit_code, 2);  // --map needs --weights-csv: a usage error
 }
@@ -235,7 +237,7 @@ TEST(Animate, RoundTripEqualsWeightsPosing) {
   EXPECT_EQ(baked->animations[0].name, "talk");  // the file's animations are kept, in order
   EXPECT_EQ(baked->animations[3].name, "capture");
 
-  Expected<CaptureCsv> csv = parseCaptureCsv(test::appCsv(12));
+  Expected<Capture> csv = parseCaptureCsv(test::appCsv(12));
   ASSERT_TRUE(csv.ok());
   for (size_t r : {size_t(0), size_t(5), size_t(11)}) {
     std::string weights;

@@ -158,6 +158,24 @@ def check(
     own "deviation"), "hazards" (load refusals, dropped targets, extensions) and "loads".
     """
 
+def load_capture(
+    path: str | os.PathLike[str],
+    format: Literal["auto", "livelink", "csv", "mediapipe", "a2f", "ifacialmocap"] = "auto",
+    *,
+    csv_fps: float = 60.0,
+    capture_fps: float = 0.0,
+    face: int = 0,
+    scale: float | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float32], list[str], dict[str, Any]]:
+    """Read a face capture of any format (the CLI's --capture): (times, weights, names, report).
+
+    times: (frames,) seconds after the first frame; weights: (frames, channels) float32, scaled to 0-1 (the
+    format's scale, or 100 when a value exceeds 1.5; scale= sets it; rotation channels are left alone); names: the
+    channels as the file writes them; report: {format, rows, channels, duration, scale, largest_value,
+    skipped_frames, first_timecode}. format="auto" tells the formats apart by content; csv_fps is the rate of
+    HH:MM:SS:FF timecodes, capture_fps that of a capture without times (iFacialMocap), face the MediaPipe face.
+    Bad input raises a morphkit.Error subclass naming the file, frame and field (docs/FACE_CAPTURE.md)."""
+
 class Renderer:
     """A headless Vulkan renderer (PBR, one shadowed light) of one image size on one device."""
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "capture_options.h"
 #include "command.h"
 #include "morphkit/accessor.h"
 #include "morphkit/glb_writer.h"
@@ -129,6 +130,8 @@ int run(const AnimateOptions& o) {
   }
   LoadedWeights weights;
   if (int code = loadWeights(*asset, o.file, o.weights, weights); code != 0) return code;
+  BakeReduction reduction;  // --max-error: the fewest keys within the bound (capture_options.h)
+  if (int code = reduceForBake(*asset, o.file, o.weights, weights, reduction); code != 0) return code;
   const WeightTrack& track = weights.capture->track;
 
   const bool draco = std::find(asset->extensions_used.begin(), asset->extensions_used.end(),
@@ -166,6 +169,7 @@ int run(const AnimateOptions& o) {
     json.field("name", std::string_view(o.name));
     json.field("channels", uint32_t(animation.channels.size()));
     json.field("keys", uint32_t(track.keys.times.size()));
+    reduction.addJson(json);
     json.field("duration", duration);
     json.field("targets", uint32_t(track.names.size()));
     json.field("matchedColumns", uint32_t(capture.matched_columns.size()));
@@ -179,10 +183,11 @@ int run(const AnimateOptions& o) {
   } else {
     fmt::print(
         "{}: animation {} '{}': {} weights channel{}, {} keys over {:.3f} s driving {} target name{}; {} "
-        "animation{} in all, {} bytes{}\n",
+        "animation{} in all, {} bytes{}{}\n",
         o.out, *baked, o.name, animation.channels.size(), animation.channels.size() == 1 ? "" : "s",
         track.keys.times.size(), duration, track.names.size(), track.names.size() == 1 ? "" : "s",
-        asset->animations.size(), asset->animations.size() == 1 ? "" : "s", glb->size(), replaced ? " (replaced)" : "");
+        asset->animations.size(), asset->animations.size() == 1 ? "" : "s", glb->size(), replaced ? " (replaced)" : "",
+        reduction.describe());
   }
   return 0;
 }
@@ -198,7 +203,7 @@ const CommandRegistration kRegistration(
        sub->add_option("--name", options->name, "name of the new animation")->capture_default_str();
        sub->add_flag("--json", options->json, "print the summary as one JSON object");
        addFileAccessOptions(sub, options->file_access);
-       addWeightOptions(*sub, options->weights, kCaptureOptions);
+       addWeightOptions(*sub, options->weights, kCaptureOptions | kBakeOptions);
        sub->get_option("--weights-csv")->required();
        sub->callback([options, &exit_code] { exit_code = run(*options); });
      }});

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// --weights / --weights-file / --weights-csv for pose, render and animate (weight_options.h).
+// --weights / --weights-file for pose, render and animate, and the capture they hand to capture_options.cpp
+// (weight_options.h).
 #include "weight_options.h"
 
 #include <fmt/core.h>
@@ -8,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "capture_options.h"
 #include "command.h"
 #include "morphkit/io.h"
 #include "morphkit/text.h"
@@ -56,12 +58,6 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
   return true;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + printable(n);
-  return out.empty() ? "-" : out;
-}
-
 // Unknown names: one error (exit 1), or with --ignore-unknown a warning and the entry dropped.
 int resolveOverrides(const Asset& asset, const std::string& asset_file, const WeightOptions& options,
                      std::vector<WeightOverride>& overrides, NameMatch match) {
@@ -81,64 +77,6 @@ int resolveOverrides(const Asset& asset, const std::string& asset_file, const We
   return 0;
 }
 
-int loadCapture(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out) {
-  std::optional<CaptureMap> map;
-  if (!options.map.empty()) {
-    Expected<std::vector<uint8_t>> bytes = readFile(options.map, kMaxWeightsFileBytes);
-    if (!bytes) return reportFailure(options.map, bytes.error());
-    Expected<CaptureMap> parsed =
-        parseCaptureMapJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-    if (!parsed) return reportFailure(options.map, parsed.error());
-    map = std::move(*parsed);
-  }
-  Expected<std::vector<uint8_t>> bytes = readFile(options.csv, kMaxCaptureBytes);
-  if (!bytes) return reportFailure(options.csv, bytes.error());
-  CaptureCsvOptions csv_options;
-  csv_options.fps = options.csv_fps;
-  Expected<CaptureCsv> capture =
-      parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options);
-  if (!capture) return reportFailure(options.csv, capture.error());
-  CaptureMatch match = matchCapture(asset, *capture, map ? &*map : nullptr);
-
-  for (const std::string& entry : match.unknown_map_targets) {
-    const std::string target = entry.substr(entry.find(" -> ") + 4);
-    const std::string message = "'" + printable(entry) + "': " + asset_file + " has no target named '" +
-                                printable(target) + "' (closest: " + joined(closestTargetNames(asset, target)) + ")";
-    if (!options.ignore_unknown)
-      return reportFailure(options.map, fail(Error::kInvalidArgument, message + " (--ignore-unknown to skip it)"));
-    reportWarning(fmt::format("{}: {}; ignored (--ignore-unknown)", options.map, message));
-  }
-  for (const std::string& column : match.unused_map_columns) {
-    reportWarning(fmt::format("{}: '{}' names no column of {}", options.map, printable(column), options.csv));
-  }
-  if (match.track.names.empty()) {
-    return reportFailure(options.csv,
-                         fail(Error::kInvalidArgument, "no column matches a target name of " + asset_file + " (" +
-                                                           std::to_string(match.unmatched_columns.size()) +
-                                                           " unmatched columns; --map names them)"));
-  }
-  const size_t unmatched = match.unmatched_columns.size() + match.unused_rotation_columns.size();
-  if (!outputFlags().quiet)
-    fmt::print(
-        stderr,
-        "morphkit: {}: {} rows over {:.3f} s; columns: {} matched, {} unmatched ({} rotation unused{}); targets: {} "
-        "unmatched\n",
-        options.csv, capture->rows(), double(capture->times.back()), match.matched_columns.size(), unmatched,
-        match.unused_rotation_columns.size(),
-        match.ignored_columns.empty() ? std::string()
-                                      : fmt::format(", {} ignored by the map", match.ignored_columns.size()),
-        match.unmatched_targets.size());
-  if (options.verbose) {
-    fmt::print(stderr, "  matched columns: {}\n", joined(match.matched_columns));
-    fmt::print(stderr, "  unmatched columns: {}\n", joined(match.unmatched_columns));
-    fmt::print(stderr, "  unused rotation columns: {}\n", joined(match.unused_rotation_columns));
-    if (!match.ignored_columns.empty()) fmt::print(stderr, "  ignored columns: {}\n", joined(match.ignored_columns));
-    fmt::print(stderr, "  unmatched targets: {}\n", joined(match.unmatched_targets));
-  }
-  out.capture = std::move(match);
-  return 0;
-}
-
 }  // namespace
 
 void addWeightOptions(CLI::App& sub, WeightOptions& o, unsigned sets) {
@@ -151,14 +89,7 @@ void addWeightOptions(CLI::App& sub, WeightOptions& o, unsigned sets) {
     sub.add_flag("--ignore-case", o.ignore_case,
                  "--weights / --weights-file names match target names case-insensitively");
   }
-  if (sets & kCaptureOptions) {
-    sub.add_option("--weights-csv", o.csv, "a face capture CSV (Live Link Face layout) driving targets by name");
-    sub.add_option("--csv-fps", o.csv_fps, "frame rate of the CSV's timecodes (HH:MM:SS:FF)")
-        ->capture_default_str()
-        ->check(CLI::Range(0.001, 1000.0));
-    sub.add_option("--map", o.map, "JSON map from capture columns to target names (and scales)");
-    sub.add_flag("--verbose", o.verbose, "list the capture's matched and unmatched names");
-  }
+  if (sets & kCaptureOptions) addCaptureOptions(sub, o, (sets & kBakeOptions) != 0);
   sub.add_flag("--ignore-unknown", o.ignore_unknown, "an unknown target name is a warning, not an error");
 }
 
@@ -173,7 +104,7 @@ WeightInputs LoadedWeights::inputs() const {
 int loadWeights(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out) {
   out = LoadedWeights{};
   out.match = options.ignore_case ? NameMatch::kCaseInsensitive : NameMatch::kExact;
-  if (!options.map.empty() && options.csv.empty()) return reportUsage("--map: needs --weights-csv");
+  if (!options.maps.empty() && options.csv.empty()) return reportUsage("--map: needs --capture");
   if (!options.weights_file.empty()) {
     Expected<std::vector<uint8_t>> bytes = readFile(options.weights_file, kMaxWeightsFileBytes);
     if (!bytes) return reportFailure(options.weights_file, bytes.error());

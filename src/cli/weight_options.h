@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Options shared by the commands that drive morph targets by name (pose, render, animate): --weights,
-// --weights-file, --weights-csv, --csv-fps, --map, --ignore-unknown, --ignore-case, --verbose; loading and
-// resolving them against one asset, with the capture summary and warnings on stderr.
+// --weights-file, --ignore-unknown, --ignore-case, and the capture options (--capture / --weights-csv,
+// --capture-format, --face, --capture-fps, --csv-fps, --map, --verbose; capture_options.h); loading and resolving
+// them against one asset, with the capture summary and warnings on stderr.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -15,24 +16,34 @@
 namespace morphkit::cli {
 
 struct WeightOptions {
-  std::vector<std::string> weights;  // NAME=VALUE items (--weights, comma-separated, repeatable)
-  std::string weights_file;          // {"name": value}
-  std::string csv;                   // Live Link Face CSV
-  double csv_fps = 60.0;             // timecode frame rate of the CSV
-  std::string map;                   // capture column → target map (JSON)
-  bool ignore_unknown = false;       // unknown names: warning instead of error
-  bool ignore_case = false;          // --weights / --weights-file names match case-insensitively
-  bool verbose = false;              // list the capture's matched / unmatched names
+  std::vector<std::string> weights;     // NAME=VALUE items (--weights, comma-separated, repeatable)
+  std::string weights_file;             // {"name": value}
+  std::string csv;                      // the capture file (--capture, alias --weights-csv), any format
+  std::string capture_format = "auto";  // --capture-format: captureFormatName's spellings
+  uint32_t face = 0;                    // --face: MediaPipe's face N
+  double capture_fps = 0.0;             // --capture-fps: frame rate of a capture without times (0: none)
+  double csv_fps = 60.0;                // timecode frame rate (HH:MM:SS:FF)
+  std::vector<std::string> maps;        // --map NAME|FILE.json, repeatable: built-in maps, then files
+  double capture_scale = 0.0;           // --capture-scale: the value meaning "fully on" (0: detected)
+  std::string neutral;                  // --neutral first:SECONDS | FILE (a capture of the neutral face)
+  std::string smooth;                   // --smooth one-euro[:MINCUTOFF,BETA]
+  double capture_offset = 0.0;          // --capture-offset SECONDS
+  double resample_fps = 0.0;            // animate --fps: resample the capture (0: keep its rows)
+  double max_error_mm = 0.0;            // animate --max-error: fewest keys within MM millimetres (0: every key)
+  bool ignore_unknown = false;          // unknown names: warning instead of error
+  bool ignore_case = false;             // --weights / --weights-file names match case-insensitively
+  bool verbose = false;                 // list the capture's matched / unmatched names
 };
 
-enum WeightOptionSet : unsigned { kOverrideOptions = 1, kCaptureOptions = 2 };
+// kBakeOptions adds animate's --fps (resample the capture to it; render has --fps of its own) and --max-error.
+enum WeightOptionSet : unsigned { kOverrideOptions = 1, kCaptureOptions = 2, kBakeOptions = 4 };
 void addWeightOptions(CLI::App& sub, WeightOptions& options, unsigned sets);
 
 // What the options load to for one asset; owns the track and overrides that inputs() points at.
 struct LoadedWeights {
   std::vector<WeightOverride> overrides;  // every name known (unknown ones dropped with a warning or failed)
   NameMatch match = NameMatch::kExact;
-  std::optional<CaptureMatch> capture;  // with --weights-csv: its track holds at least one column
+  std::optional<CaptureMatch> capture;  // with --capture: its track holds at least one column
   WeightInputs inputs() const;
   bool empty() const { return overrides.empty() && !capture; }
 };

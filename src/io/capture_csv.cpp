@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// capture_csv.cpp — Live Link Face CSV → CaptureCsv, and a capture's columns → one asset's targets.
+// capture_csv.cpp — the two CSV capture formats: Live Link Face (Timecode first) and any CSV with a time column
+// first (seconds or timecodes), through one table reader.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -106,11 +107,6 @@ bool parseNumber(std::string_view text, float& out) {
   return std::isfinite(out);
 }
 
-bool isRotationColumn(std::string_view column) {
-  return std::any_of(kLiveLinkRotations.begin(), kLiveLinkRotations.end(),
-                     [&](std::string_view r) { return namesMatch(r, column, NameMatch::kCaseInsensitive); });
-}
-
 std::string formatNumber(double value) {
   char buffer[32];
   const int len = std::snprintf(buffer, sizeof buffer, "%g", value);
@@ -164,20 +160,41 @@ bool parseTimecode(std::string_view text, double fps, double& seconds) {
   return true;
 }
 
-Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOptions& options) {
-  if (!(options.fps > 0.0) || !std::isfinite(options.fps)) {
+namespace {
+
+// What the table reader needs to know of its format.
+struct TableLayout {
+  bool livelink = false;  // the header must start with Timecode and every time is a timecode
+  double timecode_fps = 60.0;
+};
+
+// One row's time: a timecode (HH:MM:SS:FF[.fff]) or, in a csv, seconds. `timecodes` is decided by the first row.
+bool parseRowTime(std::string_view text, const TableLayout& layout, bool timecodes, double& seconds) {
+  if (timecodes) return parseTimecode(text, layout.timecode_fps, seconds);
+  float value = 0.0f;
+  if (!parseNumber(text, value)) return false;
+  seconds = double(value);
+  return true;
+}
+
+Expected<Capture> parseTable(std::string_view text, const TableLayout& layout) {
+  if (!(layout.timecode_fps > 0.0) || !std::isfinite(layout.timecode_fps)) {
     return fail(Error::kInvalidArgument, "capture: the timecode frame rate must be > 0");
   }
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte-order mark (spreadsheet exports)
-  const std::string_view expected_header =
-      "expected the Live Link Face header 'Timecode,BlendShapeCount,EyeBlinkLeft,...'";
-  CaptureCsv capture;
+  const std::string expected_header =
+      layout.livelink ? "expected the Live Link Face header 'Timecode,BlendShapeCount,EyeBlinkLeft,...'"
+                      : "expected a header 'time,SHAPE,...'";
+  Capture capture;
+  capture.format = layout.livelink ? CaptureFormat::kLiveLink : CaptureFormat::kCsv;
   size_t line_number = 0;
-  size_t value_begin = 1;  // first value field: after Timecode, and after BlendShapeCount when present
+  size_t value_begin = 1;  // first value field: after the time, and after BlendShapeCount when present
   size_t field_count = 0;
   bool header = false;
+  bool timecodes = layout.livelink;
+  std::string time_name;
   double start = 0.0, previous = 0.0;
-  std::string previous_timecode;
+  std::string previous_time;
   size_t previous_line = 0;
   while (!text.empty()) {
     const size_t newline = text.find('\n');
@@ -187,10 +204,11 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
     if (trim(line).empty()) continue;  // blank lines (a trailing newline, an editor's empty last line)
     const std::vector<std::string_view> fields = splitFields(line);
     if (!header) {
-      if (!namesMatch(fields[0], "Timecode", NameMatch::kCaseInsensitive)) {
-        return csvError(line_number,
-                        ", column 1: '" + shown(fields[0]) + "' is not Timecode; " + std::string(expected_header));
+      if (layout.livelink && !namesMatch(fields[0], "Timecode", NameMatch::kCaseInsensitive)) {
+        return csvError(line_number, ", column 1: '" + shown(fields[0]) + "' is not Timecode; " + expected_header);
       }
+      if (fields[0].empty()) return csvError(line_number, ", column 1: empty time column name; " + expected_header);
+      time_name = std::string(fields[0]);
       if (fields.size() > 1 && namesMatch(fields[1], "BlendShapeCount", NameMatch::kCaseInsensitive)) value_begin = 2;
       for (size_t f = value_begin; f < fields.size(); ++f) {
         if (fields[f].empty())
@@ -203,7 +221,7 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
         }
         capture.columns.emplace_back(fields[f]);
       }
-      if (capture.columns.empty()) return csvError(line_number, ": no value columns after Timecode");
+      if (capture.columns.empty()) return csvError(line_number, ": no value columns after " + shown(fields[0]));
       field_count = fields.size();
       header = true;
       continue;
@@ -212,31 +230,36 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
       return csvError(line_number, ": " + std::to_string(fields.size()) + " fields, the header has " +
                                        std::to_string(field_count) + " (ragged row)");
     }
+    if (capture.times.empty() && !layout.livelink) timecodes = fields[0].find(':') != std::string_view::npos;
     double seconds = 0.0;
-    if (!parseTimecode(fields[0], options.fps, seconds)) {
-      return cellError(line_number, 1, "Timecode",
-                       "'" + shown(fields[0]) + "' is not a timecode HH:MM:SS:FF[.fff] with FF below the frame rate " +
-                           formatNumber(options.fps));
+    if (!parseRowTime(fields[0], layout, timecodes, seconds)) {
+      std::string what = "'";
+      what += shown(fields[0]);
+      what += timecodes ? "' is not a timecode HH:MM:SS:FF[.fff] with FF below the frame rate " +
+                              formatNumber(layout.timecode_fps)
+                        : "' is not a time in seconds (a finite number, as on the first row)";
+      return cellError(line_number, 1, time_name, what);
     }
     if (capture.times.empty()) {
       start = seconds;
-      capture.first_timecode = std::string(fields[0]);
+      if (timecodes) capture.first_timecode = std::string(fields[0]);
     } else {
-      if (seconds < previous - 12 * 3600.0) seconds += 24 * 3600.0;  // a capture running past midnight
+      if (timecodes && seconds < previous - 12 * 3600.0) seconds += 24 * 3600.0;  // a capture running past midnight
       if (!(seconds > previous)) {
-        return cellError(line_number, 1, "Timecode",
+        return cellError(line_number, 1, time_name,
                          shown(fields[0]) + (seconds == previous ? " repeats" : " goes back before") + " line " +
-                             std::to_string(previous_line) + "'s " + previous_timecode + " (timecodes must increase)");
+                             std::to_string(previous_line) + "'s " + previous_time +
+                             (timecodes ? " (timecodes must increase)" : " (times must increase)"));
       }
     }
     const float relative = float(seconds - start);
     if (!capture.times.empty() && !(relative > capture.times.back())) {
       return cellError(
-          line_number, 1, "Timecode",
+          line_number, 1, time_name,
           shown(fields[0]) + " is too close to line " + std::to_string(previous_line) + "'s to keep as a float time");
     }
     previous = seconds;
-    previous_timecode = shown(fields[0]);
+    previous_time = shown(fields[0]);
     previous_line = line_number;
     capture.times.push_back(relative);
     if (value_begin == 2) {
@@ -256,83 +279,19 @@ Expected<CaptureCsv> parseCaptureCsv(std::string_view text, const CaptureCsvOpti
       capture.values.push_back(value);
     }
   }
-  if (!header) return fail(Error::kInvalidCsv, "empty file (" + std::string(expected_header) + ")");
+  if (!header) return fail(Error::kInvalidCsv, "empty file (" + expected_header + ")");
   if (capture.times.empty()) return fail(Error::kInvalidCsv, "no data rows after the header");
   return capture;
 }
 
-CaptureMatch matchCapture(const Asset& asset, const CaptureCsv& capture, const CaptureMap* map) {
-  CaptureMatch match;
-  const std::vector<std::string> names = targetNameList(asset);
-  const size_t columns = capture.columns.size();
-  // Per asset name: (capture column, scale) pairs driving it.
-  std::vector<std::vector<std::pair<size_t, float>>> drivers(names.size());
-  auto drive = [&](std::string_view target, size_t column, float scale) {
-    bool any = false;
-    for (size_t n = 0; n < names.size(); ++n) {
-      if (namesMatch(names[n], target, NameMatch::kCaseInsensitive)) {
-        drivers[n].push_back({column, scale});
-        any = true;
-      }
-    }
-    return any;
-  };
-  for (size_t c = 0; c < columns; ++c) {
-    const std::string& column = capture.columns[c];
-    const CaptureMapEntry* entry = nullptr;
-    if (map) {
-      for (const CaptureMapEntry& e : map->entries) {
-        if (namesMatch(e.column, column, NameMatch::kCaseInsensitive)) entry = &e;  // the last entry wins
-      }
-    }
-    if (entry && entry->target.empty()) {
-      match.ignored_columns.push_back(column);
-    } else if (entry) {
-      if (drive(entry->target, c, entry->scale)) {
-        match.matched_columns.push_back(column);
-      } else {
-        match.unknown_map_targets.push_back(column + " -> " + entry->target);
-      }
-    } else if (isRotationColumn(column)) {
-      match.unused_rotation_columns.push_back(column);  // rotations drive targets only when mapped
-    } else if (drive(column, c, 1.0f)) {
-      match.matched_columns.push_back(column);
-    } else {
-      match.unmatched_columns.push_back(column);
-    }
-  }
-  if (map) {
-    for (const CaptureMapEntry& e : map->entries) {
-      const bool used = std::any_of(capture.columns.begin(), capture.columns.end(), [&](const std::string& column) {
-        return namesMatch(e.column, column, NameMatch::kCaseInsensitive);
-      });
-      if (!used) match.unused_map_columns.push_back(e.column);
-    }
-  }
-  std::vector<size_t> driven;
-  for (size_t n = 0; n < names.size(); ++n) {
-    if (drivers[n].empty()) {
-      match.unmatched_targets.push_back(names[n]);
-    } else {
-      driven.push_back(n);
-    }
-  }
-  if (driven.empty()) return match;
-  WeightTrack& track = match.track;
-  const size_t rows = capture.rows();
-  track.keys.interpolation = Interpolation::kLinear;
-  track.keys.components = uint32_t(driven.size());
-  track.keys.times = capture.times;
-  track.keys.values.assign(rows * driven.size(), 0.0f);
-  for (size_t d = 0; d < driven.size(); ++d) {
-    track.names.push_back(names[driven[d]]);
-    for (size_t r = 0; r < rows; ++r) {
-      double sum = 0.0;
-      for (auto [column, scale] : drivers[driven[d]]) sum += double(scale) * capture.values[r * columns + column];
-      track.keys.values[r * driven.size() + d] = float(sum);
-    }
-  }
-  return match;
+}  // namespace
+
+Expected<Capture> parseCaptureCsv(std::string_view text, const CaptureCsvOptions& options) {
+  return parseTable(text, {.livelink = true, .timecode_fps = options.fps});
+}
+
+Expected<Capture> parseTimeCsv(std::string_view text, double timecode_fps) {
+  return parseTable(text, {.livelink = false, .timecode_fps = timecode_fps});
 }
 
 }  // namespace morphkit

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "morphkit/capture_file.h"
+#include "morphkit/capture_signal.h"
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
 #include "morphkit/names.h"
@@ -91,12 +93,13 @@ std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const py::object& c
   const std::optional<CaptureMap> capture_map = captureMap(a, map);
   Expected<std::vector<uint8_t>> bytes = readFile(csv_file, kMaxCaptureBytes);
   if (!bytes) raise(bytes.error(), csv_file);
-  CaptureCsvOptions csv_options;
-  csv_options.fps = csv_fps;
+  CaptureOptions options;
+  options.timecode_fps = csv_fps;
   auto out = std::make_unique<LoadedCapture>();
-  out->csv =
-      take(parseCaptureCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv_options),
-           csv_file);
+  // Any format, by content (morphkit/capture_file.h), scaled to 0-1 as the CLI does (morphkit/capture_signal.h).
+  out->csv = take(parseCapture(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), options),
+                  csv_file);
+  if (const float scale = detectCaptureScale(out->csv); scale != 1.0f) scaleCapture(out->csv, scale);
   out->match = matchCapture(a.asset, out->csv, capture_map ? &*capture_map : nullptr);
   if (!out->match.unknown_map_targets.empty()) {
     raise(fail(Error::kInvalidArgument, "map: " + quote(out->match.unknown_map_targets.front()) + ": no such target"),

@@ -369,6 +369,7 @@ PYBIND11_MODULE(_morphkit, m) {
         py::arg("read_files") = false, pyi::kload);
 
   addRenderBindings(m);
+  addCaptureBindings(m);
   addBatchBindings(m);
   addCheckBindings(m);
 }

@@ -54,16 +54,17 @@ uint32_t resolveAnimation(const PyAsset& a, const pybind11::object& anim);
 // unknown name raises with the closest names, as the CLI's --weights does.
 std::vector<WeightOverride> weightOverrides(const PyAsset& a, const pybind11::object& weights, NameMatch match);
 
-// A face capture (Live Link Face CSV) matched against the asset: the CLI's --weights-csv [--map]. `match.track`
-// is what WeightInputs::track points at.
+// A face capture (any format, by content; scaled to 0-1) matched against the asset: the CLI's --capture [--map].
+// `match.track` is what WeightInputs::track points at.
 struct LoadedCapture {
-  CaptureCsv csv;
+  Capture csv;
   CaptureMatch match;
 };
 std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const pybind11::object& csv_path, double csv_fps,
                                            const pybind11::object& map);
 
 void addRenderBindings(pybind11::module_& m);
+void addCaptureBindings(pybind11::module_& m);  // morphkit.load_capture
 void addBatchBindings(pybind11::module_& m);
 void addCheckBindings(pybind11::module_& m);
 

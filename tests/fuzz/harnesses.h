@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "morphkit/capture.h"
+#include "morphkit/capture_file.h"
 #include "morphkit/gltf.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_writers.h"
@@ -132,7 +133,11 @@ inline int captureCsv(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)parseWeightsJson(text);
   Expected<CaptureMap> map = parseCaptureMapJson(text);
-  Expected<CaptureCsv> capture = parseCaptureCsv(text);
+  Expected<Capture> capture = parseCaptureCsv(text);
+  (void)parseCapture(text);  // every format, by content (morphkit/capture_file.h)
+  for (CaptureFormat format :
+       {CaptureFormat::kCsv, CaptureFormat::kIFacialMocap, CaptureFormat::kMediaPipe, CaptureFormat::kA2f})
+    (void)parseCapture(text, {.format = format, .fps = 30.0});
   if (!capture) return 0;
   const Asset& face = arkitFace();
   CaptureMatch match = matchCapture(face, *capture, map ? &*map : nullptr);

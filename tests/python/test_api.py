@@ -212,6 +212,48 @@ def test_pose_csv_equals_the_cli(assets: pathlib.Path, cli: str, tmp_path: pathl
     assert e.value.code == "invalid_csv" and isinstance(e.value, ValueError)
 
 
+def test_load_capture_reads_every_format(tmp_path: pathlib.Path) -> None:
+    times, weights, names, report = morphkit.load_capture(CAPTURE)
+    assert report["format"] == "livelink" and report["rows"] == 120 and report["scale"] == 1.0
+    assert weights.dtype == np.float32 and weights.shape == (120, len(names)) == (120, 61)
+    assert times.shape == (120,) and times[0] == 0.0 and np.all(np.diff(times) > 0)
+    jaw = names.index("JawOpen")
+    # The same capture as MediaPipe JSON Lines, Audio2Face JSON and iFacialMocap packets (0-100).
+    rows = range(0, 120, 10)
+    mp = tmp_path / "mp.jsonl"
+    mp.write_text("".join(json.dumps({"timestampMs": 1000.0 * float(times[r]), "faceBlendshapes": [{"categories": [
+        {"categoryName": "jawOpen", "score": float(weights[r, jaw])}]}]}) + "\n" for r in rows))
+    t, w, n, rep = morphkit.load_capture(mp)
+    assert rep["format"] == "mediapipe" and n == ["jawOpen"]
+    np.testing.assert_allclose(t, times[list(rows)], atol=1e-6)
+    np.testing.assert_array_equal(w[:, 0], weights[list(rows), jaw])
+    a2f = tmp_path / "a2f.json"
+    a2f.write_text(json.dumps({"exportFps": 6, "numPoses": 1, "numFrames": len(rows), "facsNames": ["jawOpen"],
+                               "weightMat": [[float(weights[r, jaw])] for r in rows]}))
+    t, w, n, rep = morphkit.load_capture(a2f, "a2f")
+    assert rep["format"] == "a2f" and rep["duration"] == pytest.approx((len(rows) - 1) / 6)
+    np.testing.assert_array_equal(w[:, 0], weights[list(rows), jaw])
+    ifm = tmp_path / "ifm.txt"
+    ifm.write_text("".join(f"jawOpen-{round(100 * float(weights[r, jaw]))}|=head#0,0,0,0,0,0|\n" for r in rows))
+    t, w, n, rep = morphkit.load_capture(ifm, capture_fps=30)
+    assert rep["format"] == "ifacialmocap" and rep["scale"] == 100.0
+    np.testing.assert_allclose(w[:, 0], weights[list(rows), jaw], atol=0.005 + 1e-6)
+    with pytest.raises(morphkit.InvalidCsvError, match="--capture-fps"):
+        morphkit.load_capture(ifm)
+    with pytest.raises(morphkit.InvalidArgumentError, match="format"):
+        morphkit.load_capture(ifm, "bvh")
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"timestamp_ms": 0, "blendshapes": [{"category_name": "jawOpen", "score": "x"}]}]')
+    with pytest.raises(morphkit.InvalidArgumentError, match=r"frames\[0\]\.blendshapes\[0\]\.score"):
+        morphkit.load_capture(bad)
+    # pose_csv takes any format: the MediaPipe file poses as its rows' values by name.
+    model = ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb"
+    blob = morphkit.load(model)
+    by_capture = blob.pose_csv(mp, times=[float(times[10])], path="reference")
+    by_weights = blob.pose(times=[0.0], weights={"jawOpen": float(weights[10, jaw])}, path="reference")
+    np.testing.assert_array_equal(by_capture.primitives[0].positions, by_weights.primitives[0].positions)
+
+
 def test_version_is_the_cli_version(cli: str) -> None:
     done = run_cli(cli, "--version")
     assert done.returncode == 0 and morphkit.__version__ in done.stdout
