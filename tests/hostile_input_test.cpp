@@ -53,28 +53,35 @@ TEST(HostileAmplification, ManySkinsCostOnlyWhatTheSceneUses) {
   // 20 skins of 10^5 joints each (all joint 0), one node using skin 0: only that skin's matrices are built.
   fs::path dir = test::scratchDir();
   std::string joints = repeat("0", 100'000);
-  std::string skins = repeat("{\"joints\":[" + joints + "]}", 20);
-  Bytes b;
-  b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});
-  b.put<uint8_t>({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
-  b.put<float>({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0});
-  std::string json =
-      gltfJson("\"buffers\":[" + test::bufferJson(b.data) +
-               "],\"bufferViews\":["
-               "{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
-               "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],\"accessors\":["
-               "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
-               "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
-               "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
-               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
-               "\"nodes\":[{\"mesh\":0,\"skin\":0}],\"scenes\":[{\"nodes\":[0]}],\"skins\":[" +
-               skins + "]");
-  test::writeText(dir / "skins.gltf", json);
-  MeasuredRun r = runMeasured(dir, {"pose", "skins.gltf"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  // Parsing 2 * 10^6 joint indices costs what it costs (the JSON DOM); the 19 unused skins cost nothing more.
-  // Before: every skin's 10^5 inverse bind matrices (6.4 MB each, 128 MB in all) were built.
-  EXPECT_LT(r.max_rss_mb, 160) << "peak " << r.max_rss_mb << " MB";
+  auto skinsFile = [&](int count) {
+    std::string skins = repeat("{\"joints\":[" + joints + "]}", count);
+    Bytes b;
+    b.put<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});
+    b.put<uint8_t>({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+    b.put<float>({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0});
+    std::string json =
+        gltfJson("\"buffers\":[" + test::bufferJson(b.data) +
+                 "],\"bufferViews\":["
+                 "{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
+                 "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],\"accessors\":["
+                 "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+                 "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+                 "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
+                 "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+                 "\"nodes\":[{\"mesh\":0,\"skin\":0}],\"scenes\":[{\"nodes\":[0]}],\"skins\":[" +
+                 skins + "]");
+    test::writeText(dir / ("skins" + std::to_string(count) + ".gltf"), json);
+  };
+  skinsFile(1);
+  skinsFile(20);
+  MeasuredRun one = runMeasured(dir, {"pose", "skins1.gltf"});
+  MeasuredRun twenty = runMeasured(dir, {"pose", "skins20.gltf"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(twenty.exit_code, 0) << twenty.err;
+  // Parsing 19 more skins' 1.9 * 10^6 joint indices costs what it costs (the JSON DOM and the joint lists, ~45 MB);
+  // their matrices cost nothing more. Before: every skin's 10^5 inverse bind matrices (6.4 MB each, 128 MB in all)
+  // were built. Measured against the one-skin file, not as an absolute peak: the CLI's own pages differ by build.
+  EXPECT_LT(twenty.max_rss_mb - one.max_rss_mb, 80) << twenty.max_rss_mb << " MB vs " << one.max_rss_mb << " MB";
 }
 
 TEST(HostileAmplification, ADracoStreamDeclaringMillionsOfFacesIsRefusedBeforeDecoding) {

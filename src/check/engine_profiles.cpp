@@ -29,153 +29,166 @@ constexpr std::string_view kGodotSkeleton =
     "godotengine/godot servers/rendering/renderer_rd/shaders/skeleton.glsl @b2ec224";
 constexpr std::string_view kBevyMorph = "bevyengine/bevy crates/bevy_mesh/src/morph.rs @00401eb";
 
+EngineProfile threeProfile() {
+  return {"three",
+          "three.js r187",
+          {
+              {RuleKind::kIgnoredDeltas,
+               kTangentDelta | kAllTexcoords | colorsFrom(1),
+               0,
+               {},
+               "morphs POSITION, NORMAL and COLOR_0 only: TANGENT, TEXCOORD_n and COLOR_1+ targets are ignored",
+               kThreeLoader},
+              {RuleKind::kMissingDeltaIsBase,
+               0,
+               0,
+               {},
+               "a target without POSITION, NORMAL or COLOR_0 while another target has it gets the base "
+               "attribute as its delta (relative morph targets), so it adds weight x base",
+               kThreeLoader},
+              {RuleKind::kInfluenceSets,
+               1,
+               0,
+               {},
+               "skins with JOINTS_0/WEIGHTS_0 only (skinIndex/skinWeight are vec4), rescaled to sum 1 by "
+               "SkinnedMesh.normalizeSkinWeights",
+               kThreeLoader},
+              {RuleKind::kUnsupportedExtension, 0, 0, "KHR_animation_pointer",
+               "not among GLTFLoader's extensions: pointer channels do not play", kThreeLoader},
+          }};
+}
+
+EngineProfile babylonProfile() {
+  return {
+      "babylon",
+      "Babylon.js 9.28",
+      {
+          {RuleKind::kIgnoredDeltas,
+           texcoordsFrom(2) | colorsFrom(1),
+           0,
+           {},
+           "morphs POSITION, NORMAL, TANGENT, TEXCOORD_0, TEXCOORD_1 and COLOR_0 only "
+           "(_loadMorphTargetVertexDataAsync)",
+           kBabylonLoader},
+          {RuleKind::kPartialDeltas,
+           0,
+           0,
+           {},
+           "an attribute is morphed only when every target of the mesh has it "
+           "(MorphTargetManager.synchronize: _supportsPositions &&= target.hasPositions)",
+           "BabylonJS/Babylon.js packages/dev/core/src/Morph/morphTargetManager.ts @9.28.0"},
+          // Weights that do not sum to 1 are not rescaled, but the blended matrix's w (their sum) divides them out
+          // (Vector3.TransformCoordinates; on the GPU the projective divide): the glTF pose, so no rule for it.
+          {RuleKind::kInfluenceSets, 2, 0, {}, "skins with JOINTS_0/1 and WEIGHTS_0/1 (8 influences)", kBabylonLoader},
+      }};
+}
+
+EngineProfile filamentProfile() {
+  return {"filament",
+          "Filament gltfio (main @68ff9dd)",
+          {
+              {RuleKind::kTargetCap,
+               256,
+               0,
+               {},
+               "targets past MAX_MORPH_TARGETS are dropped with a warning (createPrimitive); 256 is the "
+               "engine's CONFIG_MAX_MORPH_TARGET_COUNT (filament/include/filament/EngineEnums.h)",
+               kFilamentLoader,
+               false},
+              {RuleKind::kIgnoredDeltas,
+               kTangentDelta,
+               0,
+               {},
+               "TANGENT targets are skipped; tangent frames are recomputed from the morphed normals",
+               "google/filament libs/gltfio/src/MorphHelper.cpp @00f315d",
+               true},
+              {RuleKind::kTargetAttrsRefused,
+               kPositionDelta | kNormalDelta | kTangentDelta,
+               0,
+               {},
+               "a primitive with TEXCOORD or COLOR targets fails to load (\"Only positions, normals, and "
+               "tangents can be morphed.\")",
+               kFilamentLoader},
+              {RuleKind::kSparseDeltas,
+               0,
+               0,
+               {},
+               "target POSITION data is copied from the accessor's bufferView bytes: sparse substitutions "
+               "(and sparse-only targets) are lost",
+               "google/filament libs/gltfio/src/MorphHelper.cpp @00f315d",
+               false},
+              {RuleKind::kInfluenceSets,
+               1,
+               0,
+               {},
+               "JOINTS_1/WEIGHTS_1 are skipped (\"Too many bone weights\"); the kept set is rescaled "
+               "(ResourceConfiguration::normalizeSkinningWeights)",
+               kFilamentLoader},
+              {RuleKind::kCubicTangents,
+               0,
+               0,
+               {},
+               "CUBICSPLINE tangents are multiplied by the interval's normalized time u instead of t_d",
+               "google/filament libs/gltfio/src/math.h cubicSpline @16d8781"},
+          }};
+}
+
+EngineProfile godotProfile() {
+  return {"godot",
+          "Godot 4 (master @b2ec224)",
+          {
+              {RuleKind::kIgnoredDeltas,
+               kAllTexcoords | kAllColors,
+               0,
+               {},
+               "blend shapes carry position, normal and tangent only",
+               kGodotSkeleton},
+              {RuleKind::kMinWeight, 0, 1e-4f, {}, "blend shapes with |weight| <= 0.0001 are skipped", kGodotSkeleton},
+              {RuleKind::kInfluenceSets,
+               2,
+               0,
+               {},
+               "at most 8 bone influences (ARRAY_FLAG_USE_8_BONE_WEIGHTS); weights stored as unorm16",
+               "godotengine/godot servers/rendering/rendering_server.cpp"},
+          }};
+}
+
+EngineProfile bevyProfile() {
+  return {"bevy",
+          "Bevy (main @00401eb, MAX_MORPH_WEIGHTS = 64)",
+          {
+              {RuleKind::kTargetCapRefused,
+               64,
+               0,
+               {},
+               "more than MAX_MORPH_WEIGHTS = 64 targets: MorphBuildError::TooManyTargets, the mesh is not "
+               "built (\"Bevy only supports up to 64 morph targets\"; PR #15972)",
+               kBevyMorph},
+              {RuleKind::kTargetTextureCap,
+               2048u * 2048u,
+               0,
+               {},
+               "vertices x 9 morph components above 2048 x 2048: MorphBuildError::TooManyAttributes",
+               kBevyMorph},
+              {RuleKind::kIgnoredDeltas,
+               kAllTexcoords | kAllColors,
+               0,
+               {},
+               "MorphAttributes hold position, normal and tangent only",
+               kBevyMorph},
+              {RuleKind::kInfluenceSets,
+               1,
+               0,
+               {},
+               "one set of four joint influences (ATTRIBUTE_JOINT_INDEX/WEIGHT); 8-12 influences collapse "
+               "(issue #22235)",
+               "bevyengine/bevy issue #22235",
+               false},
+          }};
+}
+
 std::vector<EngineProfile> makeProfiles() {
-  std::vector<EngineProfile> p;
-  p.push_back({"three",
-               "three.js r187",
-               {
-                   {RuleKind::kIgnoredDeltas,
-                    kTangentDelta | kAllTexcoords | colorsFrom(1),
-                    0,
-                    {},
-                    "morphs POSITION, NORMAL and COLOR_0 only: TANGENT, TEXCOORD_n and COLOR_1+ targets are ignored",
-                    kThreeLoader},
-                   {RuleKind::kMissingDeltaIsBase,
-                    0,
-                    0,
-                    {},
-                    "a target without POSITION, NORMAL or COLOR_0 while another target has it gets the base "
-                    "attribute as its delta (relative morph targets), so it adds weight x base",
-                    kThreeLoader},
-                   {RuleKind::kInfluenceSets,
-                    1,
-                    0,
-                    {},
-                    "skins with JOINTS_0/WEIGHTS_0 only (skinIndex/skinWeight are vec4), rescaled to sum 1 by "
-                    "SkinnedMesh.normalizeSkinWeights",
-                    kThreeLoader},
-                   {RuleKind::kUnsupportedExtension, 0, 0, "KHR_animation_pointer",
-                    "not among GLTFLoader's extensions: pointer channels do not play", kThreeLoader},
-               }});
-  p.push_back(
-      {"babylon",
-       "Babylon.js 9.28",
-       {
-           {RuleKind::kIgnoredDeltas,
-            texcoordsFrom(2) | colorsFrom(1),
-            0,
-            {},
-            "morphs POSITION, NORMAL, TANGENT, TEXCOORD_0, TEXCOORD_1 and COLOR_0 only "
-            "(_loadMorphTargetVertexDataAsync)",
-            kBabylonLoader},
-           {RuleKind::kPartialDeltas,
-            0,
-            0,
-            {},
-            "an attribute is morphed only when every target of the mesh has it "
-            "(MorphTargetManager.synchronize: _supportsPositions &&= target.hasPositions)",
-            "BabylonJS/Babylon.js packages/dev/core/src/Morph/morphTargetManager.ts @9.28.0"},
-           // Weights that do not sum to 1 are not rescaled, but the blended matrix's w (their sum) divides them out
-           // (Vector3.TransformCoordinates; on the GPU the projective divide): the glTF pose, so no rule for it.
-           {RuleKind::kInfluenceSets, 2, 0, {}, "skins with JOINTS_0/1 and WEIGHTS_0/1 (8 influences)", kBabylonLoader},
-       }});
-  p.push_back({"filament",
-               "Filament gltfio (main @68ff9dd)",
-               {
-                   {RuleKind::kTargetCap,
-                    256,
-                    0,
-                    {},
-                    "targets past MAX_MORPH_TARGETS are dropped with a warning (createPrimitive); 256 is the "
-                    "engine's CONFIG_MAX_MORPH_TARGET_COUNT (filament/include/filament/EngineEnums.h)",
-                    kFilamentLoader,
-                    false},
-                   {RuleKind::kIgnoredDeltas,
-                    kTangentDelta,
-                    0,
-                    {},
-                    "TANGENT targets are skipped; tangent frames are recomputed from the morphed normals",
-                    "google/filament libs/gltfio/src/MorphHelper.cpp @00f315d",
-                    true},
-                   {RuleKind::kTargetAttrsRefused,
-                    kPositionDelta | kNormalDelta | kTangentDelta,
-                    0,
-                    {},
-                    "a primitive with TEXCOORD or COLOR targets fails to load (\"Only positions, normals, and "
-                    "tangents can be morphed.\")",
-                    kFilamentLoader},
-                   {RuleKind::kSparseDeltas,
-                    0,
-                    0,
-                    {},
-                    "target POSITION data is copied from the accessor's bufferView bytes: sparse substitutions "
-                    "(and sparse-only targets) are lost",
-                    "google/filament libs/gltfio/src/MorphHelper.cpp @00f315d",
-                    false},
-                   {RuleKind::kInfluenceSets,
-                    1,
-                    0,
-                    {},
-                    "JOINTS_1/WEIGHTS_1 are skipped (\"Too many bone weights\"); the kept set is rescaled "
-                    "(ResourceConfiguration::normalizeSkinningWeights)",
-                    kFilamentLoader},
-                   {RuleKind::kCubicTangents,
-                    0,
-                    0,
-                    {},
-                    "CUBICSPLINE tangents are multiplied by the interval's normalized time u instead of t_d",
-                    "google/filament libs/gltfio/src/math.h cubicSpline @16d8781"},
-               }});
-  p.push_back(
-      {"godot",
-       "Godot 4 (master @b2ec224)",
-       {
-           {RuleKind::kIgnoredDeltas,
-            kAllTexcoords | kAllColors,
-            0,
-            {},
-            "blend shapes carry position, normal and tangent only",
-            kGodotSkeleton},
-           {RuleKind::kMinWeight, 0, 1e-4f, {}, "blend shapes with |weight| <= 0.0001 are skipped", kGodotSkeleton},
-           {RuleKind::kInfluenceSets,
-            2,
-            0,
-            {},
-            "at most 8 bone influences (ARRAY_FLAG_USE_8_BONE_WEIGHTS); weights stored as unorm16",
-            "godotengine/godot servers/rendering/rendering_server.cpp"},
-       }});
-  p.push_back({"bevy",
-               "Bevy (main @00401eb, MAX_MORPH_WEIGHTS = 64)",
-               {
-                   {RuleKind::kTargetCapRefused,
-                    64,
-                    0,
-                    {},
-                    "more than MAX_MORPH_WEIGHTS = 64 targets: MorphBuildError::TooManyTargets, the mesh is not "
-                    "built (\"Bevy only supports up to 64 morph targets\"; PR #15972)",
-                    kBevyMorph},
-                   {RuleKind::kTargetTextureCap,
-                    2048u * 2048u,
-                    0,
-                    {},
-                    "vertices x 9 morph components above 2048 x 2048: MorphBuildError::TooManyAttributes",
-                    kBevyMorph},
-                   {RuleKind::kIgnoredDeltas,
-                    kAllTexcoords | kAllColors,
-                    0,
-                    {},
-                    "MorphAttributes hold position, normal and tangent only",
-                    kBevyMorph},
-                   {RuleKind::kInfluenceSets,
-                    1,
-                    0,
-                    {},
-                    "one set of four joint influences (ATTRIBUTE_JOINT_INDEX/WEIGHT); 8-12 influences collapse "
-                    "(issue #22235)",
-                    "bevyengine/bevy issue #22235",
-                    false},
-               }});
-  return p;
+  return {threeProfile(), babylonProfile(), filamentProfile(), godotProfile(), bevyProfile()};
 }
 
 }  // namespace
