@@ -201,8 +201,12 @@ std::filesystem::path writeGlbFile(Asset asset, const std::filesystem::path& pat
   for (Mesh& mesh : asset.meshes) {
     for (Primitive& p : mesh.primitives) p.material = kNone;
   }
+  // Texture extensions go with the textures; compression with the compressed bytes (the loader decoded them, and
+  // the writer writes plain buffers).
   auto texture_extension = [](const std::string& name) {
-    return name == "KHR_texture_transform" || name == "KHR_texture_basisu" || name.starts_with("KHR_materials_");
+    return name == "KHR_texture_transform" || name == "KHR_texture_basisu" || name.starts_with("KHR_materials_") ||
+           name == "EXT_meshopt_compression" || name == "KHR_meshopt_compression" ||
+           name == "KHR_draco_mesh_compression";
   };
   std::erase_if(asset.extensions_used, texture_extension);
   std::erase_if(asset.extensions_required, texture_extension);
@@ -366,6 +370,49 @@ TEST(CheckEngines, EverySharedModelMatchesTheEngines) {
     ++compared;
   }
   EXPECT_GT(compared, 10u);
+}
+
+// Poses `file`'s rest pose and 0.37 of each clip in both engines against the profiles.
+void compareFile(const std::filesystem::path& file, const std::filesystem::path& dir, double tolerance) {
+  Expected<Asset> asset = loadAsset(file);
+  ASSERT_TRUE(asset) << file << ": " << asset.error().message;
+  const auto glb = writeGlbFile(*asset, dir / (file.stem().string() + "_plain.glb"));
+  std::vector<Frame> frames = {Frame{}};
+  for (uint32_t a = 0; a < asset->animations.size(); ++a) frames.push_back({a, 0.37 * animationDuration(*asset, a)});
+  for (const char* engine : {"three", "babylon"}) {
+    SCOPED_TRACE(file.string() + " in " + engine);
+    const Comparison cmp = compareEngine(engine, *asset, glb, frames);
+    EXPECT_GT(cmp.meshes, 0u);
+    EXPECT_LE(cmp.worst_relative, tolerance);
+  }
+}
+
+// ../shared/field: quantized, meshopt- and Draco-compressed, unnormalized-weight files (decoded by morphkit and
+// written plain for the engines); tolerances as ../shared/field/README.md states them.
+TEST(CheckEngines, EveryFieldFileMatchesTheEngines) {
+  MORPHKIT_REQUIRE_SHARED();
+  REQUIRE_ENGINES();
+  const auto dir = test::scratchDir();
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(test::sharedDir() / "field" / "assets")) {
+    if (entry.path().extension() != ".glb") continue;
+    const std::string name = entry.path().filename().string();
+    compareFile(entry.path(), dir, name.starts_with("Fox_gltfpack") || name.starts_with("Fox_meshopt") ? 3e-5 : 1e-5);
+    ++files;
+  }
+  EXPECT_GE(files, 7u);
+}
+
+// make-demo assets: CUBICSPLINE/STEP/LINEAR weight clips, skinned bone rotations, many targets.
+TEST(CheckEngines, MakeDemoVariantsMatchTheEngines) {
+  REQUIRE_ENGINES();
+  const auto dir = test::scratchDir();
+  for (const char* variant : {"--vertices 1500 --targets 12", "--vertices 3000 --targets 80 --bones 8"}) {
+    SCOPED_TRACE(variant);
+    const test::CliRun made = test::runMorphkit(dir, std::string("make-demo demo.glb --no-capture ") + variant);
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    compareFile(dir / "demo.glb", dir, 1e-5);
+  }
 }
 
 }  // namespace

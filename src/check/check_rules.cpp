@@ -160,7 +160,7 @@ Applicability applicability(const Asset& asset, const PosePrepared& prepared, co
               ++sparse;
           }
         }
-        return sparse ? std::to_string(sparse) + " sparse target accessors" : std::string();
+        return sparse ? std::to_string(sparse) + " sparse target accessor" + (sparse == 1 ? "" : "s") : std::string();
       });
       break;
     case RuleKind::kInfluenceSets:

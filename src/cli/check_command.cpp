@@ -68,7 +68,8 @@ void printReport(const Asset& asset, const CheckReport& report) {
                e.measured ? describe(asset, e.deviation) : "no geometric rule applies");
     for (const RuleReport& r : e.rules) {
       if (!isGeometricRule(r.rule->kind)) continue;  // hazards are listed below
-      fmt::print("  {:<22} {}{}\n", ruleId(r.rule->kind), r.applies ? shown(r.where) : "not applicable: " + r.where,
+      fmt::print("  {:<22} {}{}{}\n", ruleId(r.rule->kind), r.rule->verified ? "" : "[unverified] ",
+                 r.applies ? shown(r.where) : "not applicable: " + r.where,
                  r.measured ? " -> " + describe(asset, r.deviation) : "");
     }
     for (const Hazard& h : e.hazards) {
