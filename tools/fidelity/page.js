@@ -4,25 +4,26 @@
 // as the only light (scene.environment through three's PMREM, EquirectangularReflectionMapping), Neutral tone
 // mapping, a colour background, the camera morphkit used.
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { HDRLoader } from 'three/addons/loaders/HDRLoader.js';
-import { DRACOLoader } from 'three/addons/loaders/DRACOLoader.js';
-import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import {MeshoptDecoder} from 'three/addons/libs/meshopt_decoder.module.js';
+import {DRACOLoader} from 'three/addons/loaders/DRACOLoader.js';
+import {GLTFLoader} from 'three/addons/loaders/GLTFLoader.js';
+import {HDRLoader} from 'three/addons/loaders/HDRLoader.js';
 
 async function renderThree(job) {
   const [width, height] = job.size;
-  const renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true, alpha: false });
+  const renderer = new THREE.WebGLRenderer({antialias: false, preserveDrawingBuffer: true, alpha: false});
   renderer.setPixelRatio(1);
   renderer.setSize(width, height);
   renderer.outputColorSpace = THREE.SRGBColorSpace;
-  renderer.toneMapping = job.toneMapping === 'aces' ? THREE.ACESFilmicToneMapping
-    : job.toneMapping === 'none' ? THREE.NoToneMapping : THREE.NeutralToneMapping;
+  renderer.toneMapping = job.toneMapping === 'aces' ? THREE.ACESFilmicToneMapping :
+      job.toneMapping === 'none'                    ? THREE.NoToneMapping :
+                                                      THREE.NeutralToneMapping;
   renderer.toneMappingExposure = Math.pow(2, job.exposure || 0);
   document.body.appendChild(renderer.domElement);
 
   const scene = new THREE.Scene();
-  scene.background = new THREE.Color().setRGB(job.background[0] / 255, job.background[1] / 255,
-    job.background[2] / 255, THREE.SRGBColorSpace);
+  scene.background = new THREE.Color().setRGB(
+      job.background[0] / 255, job.background[1] / 255, job.background[2] / 255, THREE.SRGBColorSpace);
   const hdr = await new HDRLoader().loadAsync(job.environment);
   hdr.mapping = THREE.EquirectangularReflectionMapping;
   scene.environment = hdr;
@@ -62,7 +63,7 @@ function pixelsOf(url, width, height) {
       const canvas = document.createElement('canvas');
       canvas.width = width;
       canvas.height = height;
-      const ctx = canvas.getContext('2d', { colorSpace: 'srgb' });
+      const ctx = canvas.getContext('2d', {colorSpace: 'srgb'});
       ctx.drawImage(image, 0, 0);
       resolve(ctx.getImageData(0, 0, width, height).data);
     };
@@ -84,7 +85,7 @@ async function compareImages(threeUrl, morphkitUrl, width, height, background) {
   const out = ctx.createImageData(width * 3, height);
   let model = 0, sum = 0, within = 0, darkThree = 0, darkMorphkit = 0;
   const isBackground = (p, i) => Math.abs(p[i] - background[0]) <= 1 && Math.abs(p[i + 1] - background[1]) <= 1 &&
-    Math.abs(p[i + 2] - background[2]) <= 1;
+      Math.abs(p[i + 2] - background[2]) <= 1;
   for (let y = 0; y < height; ++y) {
     for (let x = 0; x < width; ++x) {
       const i = (y * width + x) * 4;
