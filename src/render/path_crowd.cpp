@@ -22,8 +22,8 @@ class CrowdPath final : public DeformPath {
     return meshStages(*r.ctx, r.mesh_program, d.layout_bits);
   }
   void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass pass) const override {
-    bindMeshDraw(r, cmd, r.draws[draw], draws_[draw].mesh, pass);
-    vkCmdBindVertexBuffers(cmd, 0, 1, &draws_[draw].output.buffer, &draws_[draw].output.offset);
+    bindDeformedDraw(r, cmd, r.draws[draw], draws_[draw].mesh, pass, draws_[draw].output.buffer,
+                     draws_[draw].output.offset);
   }
   void destroy(VulkanContext& ctx) override;
 

@@ -276,6 +276,12 @@ void bindMeshDraw(const Renderer& r, VkCommandBuffer cmd, const Draw& d, const M
   vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 4, &pass_id);
 }
 
+void bindDeformedDraw(const Renderer& r, VkCommandBuffer cmd, const Draw& d, const MeshDraw& draw, Pass pass,
+                      const VkBuffer& vertices, const VkDeviceSize& offset) {
+  bindMeshDraw(r, cmd, d, draw, pass);
+  vkCmdBindVertexBuffers(cmd, 0, 1, &vertices, &offset);
+}
+
 // ---- Pipelines ----
 bool drawsInPass(const Renderer& r, const Draw& d, Pass pass) {
   if (pass == Pass::kShadow && !r.options.shadows) return false;

@@ -201,6 +201,10 @@ void destroyMeshDraw(VulkanContext& ctx, MeshDraw& draw);
 void writeObjectUniforms(MeshDraw& draw, const Mat4& model, const Mat4& normal_matrix, uint32_t features,
                          uint32_t skin_sets);
 void bindMeshDraw(const Renderer& r, VkCommandBuffer cmd, const Draw& d, const MeshDraw& draw, Pass pass);
+// A draw of already-deformed world-space vertices (the compute and crowd paths): its mesh set, then `vertices` at
+// `offset` as the vertex buffer.
+void bindDeformedDraw(const Renderer& r, VkCommandBuffer cmd, const Draw& d, const MeshDraw& draw, Pass pass,
+                      const VkBuffer& vertices, const VkDeviceSize& offset);
 
 // Graphics pipelines by (features, pass, material state, winding, topology, vertex format), built once each.
 struct PipelineCache {
