@@ -117,7 +117,7 @@ std::string targetCap(const Asset& asset, uint32_t cap, bool names) {
 bool usesCubic(const Asset& asset) {
   for (const Animation& a : asset.animations) {
     for (const AnimationChannel& ch : a.channels) {
-      if (ch.node != kNone && ch.sampler < a.samplers.size() &&
+      if (channelPlays(ch) && ch.sampler < a.samplers.size() &&
           a.samplers[ch.sampler].interpolation == Interpolation::kCubicSpline) {
         return true;
       }

@@ -15,6 +15,7 @@
 #include "capture_options.h"
 #include "command.h"
 #include "morphkit/accessor.h"
+#include "morphkit/animation_pointer.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -37,12 +38,14 @@ struct AnimateOptions {
 };
 
 // What OUT may declare. KHR_mesh_quantization lives in the accessors themselves and survives; the writer keeps
-// the KHR_texture_transform and KHR_texture_basisu objects (morphkit/glb_writer.h); EXT_meshopt_compression and
+// the KHR_texture_transform and KHR_texture_basisu objects, KHR_animation_pointer channels and VRM expressions
+// (morphkit/glb_writer.h; of VRM only the expressions); EXT_meshopt_compression and
 // KHR_draco_mesh_compression were decoded at load, so OUT holds plain data and must not declare them; any other
 // extension's data is lost. Every name dropped from extensionsUsed/extensionsRequired is reported.
 void dropUnkeptExtensions(Asset& asset, const std::string& file) {
   auto kept = [](const std::string& name) {
-    return name == "KHR_mesh_quantization" || name == "KHR_texture_transform" || name == "KHR_texture_basisu";
+    return name == "KHR_mesh_quantization" || name == "KHR_texture_transform" || name == "KHR_texture_basisu" ||
+           name == "KHR_animation_pointer" || name == "VRMC_vrm" || name == "VRM";  // VRM: its expressions
   };
   auto decoded = [](const std::string& name) {
     return name == "EXT_meshopt_compression" || name == "KHR_draco_mesh_compression";
@@ -112,8 +115,8 @@ void settleDecodedDraco(Asset& asset) {
 int run(const AnimateOptions& o) {
   std::string ext = std::filesystem::path(o.out).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (ext != ".glb") {
-    return reportUsage("--out " + o.out + ": animate writes a binary glTF (.glb)");
+  if (ext != ".glb" && ext != ".vrm") {  // a .vrm is a .glb with VRM's extension
+    return reportUsage("--out " + o.out + ": animate writes a binary glTF (.glb or .vrm)");
   }
   if (o.name.empty()) {
     return reportUsage("--name: must not be empty");
@@ -122,6 +125,7 @@ int run(const AnimateOptions& o) {
   o.file_access.applyTo(load);
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
+  if (std::string ignored = ignoredPointerWarning(*asset); !ignored.empty()) reportWarning(o.file + ": " + ignored);
   for (const Animation& a : asset->animations) {
     if (a.name == o.name) {
       return reportFailure(o.file, fail(Error::kInvalidArgument, "animations: one is already named '" + o.name +

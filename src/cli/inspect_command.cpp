@@ -190,6 +190,8 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
     fmt::print("  {} {:<20} {:.3f} s  {} channels: {}\n", a, animation.name.empty() ? "-" : printable(animation.name),
                animationDuration(asset, uint32_t(a)), animation.channels.size(), channels);
   }
+  if (!asset.vrm.version.empty()) fmt::print("\nVRM {} expressions:\n", asset.vrm.version);
+  for (const std::string& line : describeExpressions(asset)) fmt::print("  {}\n", line);
   // Each warning names its file: with several files the table's heading is far above.
   for (const auto& warning : inspectWarnings(asset)) reportWarning(file.string() + ": " + warning);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--capture-seconds S]
-//  [--no-capture] [--json]`: writes the built-in demo asset (morphkit/demo.h, docs/DEMO.md) as a .glb and, beside
+//  [--no-capture] [--animation-pointer] [--vrm|--vrm0] [--json]`: writes the built-in demo asset (morphkit/demo.h,
+//  docs/DEMO.md) as a .glb and, beside
 // it, a sample face capture OUT_capture.csv that drives its ARKit-named targets (docs/FACE_CAPTURE.md).
 #include <fmt/core.h>
 
@@ -31,6 +32,8 @@ struct MakeDemoOptions {
   uint64_t seed = DemoOptions{}.seed;
   double capture_seconds = DemoCaptureOptions{}.seconds;
   bool no_capture = false;
+  bool animation_pointer = false;  // the weight channels as KHR_animation_pointer channels (useAnimationPointers)
+  bool vrm = false, vrm0 = false;  // VRM 1.0 / VRM 0.x expressions (addDemoExpressions)
   bool json = false;
 };
 
@@ -50,8 +53,9 @@ const CLI::Validator kNotNegative(
 
 int run(const MakeDemoOptions& options) {
   // The file is GLB whatever its name says: a name that says otherwise is refused rather than silently wrong.
-  if (!hasExtension(options.file, ".glb"))
-    return reportUsage("OUT " + options.file + ": make-demo writes a binary glTF (.glb)");
+  const bool vrm = options.vrm || options.vrm0;
+  if (!hasExtension(options.file, ".glb") && !(vrm && hasExtension(options.file, ".vrm")))
+    return reportUsage("OUT " + options.file + ": make-demo writes a binary glTF (.glb; .vrm with --vrm/--vrm0)");
   DemoOptions demo;
   demo.targets = saturate(options.targets);
   demo.vertices = saturate(options.vertices);
@@ -63,6 +67,8 @@ int run(const MakeDemoOptions& options) {
     reportFailure({}, asset.error());
     return asset.error().code == Error::kInvalidArgument ? kExitUsage : kExitFailure;
   }
+  if (options.animation_pointer) useAnimationPointers(*asset);
+  if (vrm) addDemoExpressions(*asset, options.vrm0);
   // Every Asset producer passes the one gate, the generator included (docs/ARCHITECTURE.md, "Validate").
   if (Status valid = validateAsset(*asset); !valid) return reportFailure(options.file, valid.error());
   auto glb = writeGlb(*asset);
@@ -153,6 +159,14 @@ const CommandRegistration kRegistration(
        sub->add_option("--capture-seconds", options->capture_seconds, "length of the sample capture OUT_capture.csv")
            ->capture_default_str();
        sub->add_flag("--no-capture", options->no_capture, "do not write the sample capture OUT_capture.csv");
+       sub->add_flag("--animation-pointer", options->animation_pointer,
+                     "write the weight channels as KHR_animation_pointer channels (talk: /nodes/0/weights, blink: "
+                     "/meshes/0/weights, express: /nodes/0/weights/{i})");
+       CLI::Option* vrm = sub->add_flag("--vrm", options->vrm,
+                                        "add VRM 1.0 expressions (VRMC_vrm: every preset + 'smirk') on the ARKit "
+                                        "targets; OUT may be .vrm");
+       sub->add_flag("--vrm0", options->vrm0, "add VRM 0.x expressions (VRM blendShapeMaster) instead of 1.0's")
+           ->excludes(vrm);
        sub->add_flag("--json", options->json, "print the summary as one JSON object");
        sub->callback([options, &exit_code] { exit_code = run(*options); });
      }});

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "command.h"
+#include "morphkit/animation_pointer.h"
 #include "morphkit/glb_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/io.h"
@@ -279,6 +280,8 @@ int run(const PoseCommandOptions& options, const PoseOutput& output) {
   load.budget = options.budget.budget();
   Expected<Asset> asset = loadAsset(options.file, load);
   if (!asset) return reportFailure(options.file, asset.error());
+  if (std::string ignored = ignoredPointerWarning(*asset); !ignored.empty())
+    reportWarning(options.file + ": " + ignored);
 
   Expected<uint32_t> found = findAnimation(*asset, options.anim, !options.weights.csv.empty());
   if (!found) return reportFailure(options.file, found.error());

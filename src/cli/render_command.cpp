@@ -27,6 +27,7 @@
 #include "command.h"
 #include "frame_writer.h"
 #include "morphkit/animation.h"
+#include "morphkit/animation_pointer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
@@ -331,6 +332,7 @@ int run(const RenderCommandOptions& o) {
   load.budget = o.budget.budget();
   Expected<Asset> asset = loadAsset(o.file, load);
   if (!asset) return reportFailure(o.file, asset.error());
+  if (std::string ignored = ignoredPointerWarning(*asset); !ignored.empty()) reportWarning(o.file + ": " + ignored);
 
   FrameRange frames;
   LoadedWeights weights;  // weight_inputs points into it

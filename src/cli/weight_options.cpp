@@ -11,6 +11,7 @@
 
 #include "capture_options.h"
 #include "command.h"
+#include "morphkit/expressions.h"
 #include "morphkit/io.h"
 #include "morphkit/text.h"
 #include "morphkit/weight_files.h"
@@ -24,8 +25,8 @@ bool parseIndex(std::string_view text, uint32_t& out) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// NAME=VALUE: NAME is a target name; when no target carries it, "N" is target N of every mesh and "M:N" target N of
-// mesh M. Returns false (malformed) with `why` set.
+// NAME=VALUE: NAME is a target (or VRM expression) name; when neither carries it, "N" is target N of every mesh and
+// "M:N" target N of mesh M. Returns false (malformed) with `why` set.
 bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match, WeightOverride& out,
                      std::string& why) {
   const size_t eq = item.rfind('=');
@@ -43,7 +44,7 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
   }
   out = WeightOverride{};
   out.value = float(number);
-  if (findTargetsByName(asset, key, match).empty()) {
+  if (findTargetsByName(asset, key, match).empty() && findExpression(asset, key, match) == kNone) {
     const size_t colon = key.find(':');
     uint32_t mesh = kNone, target = kNone;
     if (colon == std::string_view::npos
@@ -77,12 +78,39 @@ int resolveOverrides(const Asset& asset, const std::string& asset_file, const We
   return 0;
 }
 
+// A VRM avatar's expressions by name (morphkit/expressions.h): the names that are expressions, evaluated together
+// (isBinary, overrides), become the weights of the targets they bind, ahead of the other overrides (so a target
+// named directly wins over an expression's share of it). An expression's name wins over a target's of the same.
+int applyExpressions(const Asset& asset, const std::string& asset_file, std::vector<WeightOverride>& overrides,
+                     NameMatch match) {
+  std::vector<ExpressionValue> values;
+  std::vector<WeightOverride> rest;
+  for (WeightOverride& o : overrides) {
+    const uint32_t expression = o.name.empty() ? kNone : findExpression(asset, o.name, match);
+    if (expression != kNone) {
+      values.push_back({expression, o.value});
+    } else {
+      rest.push_back(std::move(o));
+    }
+  }
+  if (values.empty()) {
+    overrides = std::move(rest);
+    return 0;
+  }
+  Expected<std::vector<WeightOverride>> weights = expressionWeights(asset, values);
+  if (!weights) return reportFailure(asset_file, weights.error());
+  overrides = std::move(*weights);
+  overrides.insert(overrides.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  return 0;
+}
+
 }  // namespace
 
 void addWeightOptions(CLI::App& sub, WeightOptions& o, unsigned sets) {
   if (sets & kOverrideOptions) {
     sub.add_option("--weights", o.weights,
-                   "set weights: NAME=VALUE[,NAME=VALUE...] (N=V: target N of every mesh, M:N=V: of mesh M)")
+                   "set weights: NAME=VALUE[,NAME=VALUE...] (NAME: a target, or a VRM avatar's expression such as "
+                   "happy; N=V: target N of every mesh, M:N=V: of mesh M)")
         ->delimiter(',')
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     sub.add_option("--weights-file", o.weights_file, "set weights from a JSON file {\"NAME\": VALUE, ...}");
@@ -111,9 +139,7 @@ int loadWeights(const Asset& asset, const std::string& asset_file, const WeightO
     Expected<std::vector<WeightOverride>> parsed =
         parseWeightsJson(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
     if (!parsed) return reportFailure(options.weights_file, parsed.error());
-    std::vector<WeightOverride> from_file = std::move(*parsed);
-    if (int code = resolveOverrides(asset, asset_file, options, from_file, out.match); code != 0) return code;
-    out.overrides = std::move(from_file);
+    out.overrides = std::move(*parsed);
   }
   std::vector<WeightOverride> from_line;
   for (const std::string& item : options.weights) {
@@ -124,8 +150,9 @@ int loadWeights(const Asset& asset, const std::string& asset_file, const WeightO
     }
     from_line.push_back(std::move(o));
   }
-  if (int code = resolveOverrides(asset, asset_file, options, from_line, out.match); code != 0) return code;
   out.overrides.insert(out.overrides.end(), from_line.begin(), from_line.end());  // the command line wins
+  if (int code = applyExpressions(asset, asset_file, out.overrides, out.match); code != 0) return code;
+  if (int code = resolveOverrides(asset, asset_file, options, out.overrides, out.match); code != 0) return code;
   if (!options.csv.empty()) return loadCapture(asset, asset_file, options, out);
   return 0;
 }

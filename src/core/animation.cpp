@@ -54,6 +54,35 @@ void normalizeQuat(std::span<float> q) {
   }
 }
 
+// The channels a frame plays, in the order decodeAnimation's contract states (mesh-weight pointers first).
+std::vector<ChannelData> playedChannels(const Asset& asset, const Animation& anim,
+                                        const std::vector<uint32_t>& canonical) {
+  std::vector<ChannelData> channels;
+  for (const AnimationChannel& ch : anim.channels) {
+    if (ch.pointer.target != PointerTarget::kMeshWeights) continue;
+    MORPHKIT_EXPECTS(ch.sampler < canonical.size() && ch.pointer.index < asset.meshes.size());
+    for (uint32_t n = 0; n < asset.nodes.size(); ++n) {
+      if (asset.nodes[n].mesh == ch.pointer.index && asset.nodes[n].weights.empty())
+        channels.push_back(ChannelData{canonical[ch.sampler], n, TargetPath::kWeights});
+    }
+  }
+  for (const AnimationChannel& ch : anim.channels) {
+    const PointerTarget pointer = ch.pointer.target;
+    if (ch.node == kNone && pointer != PointerTarget::kNodeWeights && pointer != PointerTarget::kNodeWeight)
+      continue;  // §3.11: a channel without target.node is ignored (so are pointers morphkit does not play)
+    ChannelData data{canonical[ch.sampler], ch.node, ch.path};
+    if (ch.node == kNone) data.node = ch.pointer.index;
+    MORPHKIT_EXPECTS(ch.sampler < canonical.size() && data.node < asset.nodes.size());
+    if (pointer == PointerTarget::kNodeWeight) {
+      MORPHKIT_EXPECTS(asset.nodes[data.node].mesh < asset.meshes.size());
+      data.element = ch.pointer.element;
+      data.weight_count = targetCount(asset.meshes[asset.nodes[data.node].mesh]);
+    }
+    channels.push_back(data);
+  }
+  return channels;
+}
+
 }  // namespace
 
 bool sampleSampler(const SamplerData& s, double time, std::span<float> out, SamplerCursor* cursor,
@@ -132,7 +161,7 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation) 
   // KHR_animation_pointer's), has no path to check against and is left undecoded (components 0).
   std::vector<int> sampler_path(anim.samplers.size(), -1);
   for (const AnimationChannel& ch : anim.channels) {
-    if (ch.sampler < anim.samplers.size() && ch.node != kNone) sampler_path[ch.sampler] = int(ch.path);
+    if (ch.sampler < anim.samplers.size() && channelPlays(ch)) sampler_path[ch.sampler] = int(ch.path);
   }
   // Samplers that read the same accessors the same way are decoded once; their channels share the first one.
   std::vector<uint32_t> canonical(anim.samplers.size());
@@ -166,11 +195,7 @@ Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation) 
     dst.is_rotation = path == TargetPath::kRotation;
     data.duration = std::max(data.duration, double(dst.times.back()));
   }
-  for (const AnimationChannel& ch : anim.channels) {
-    if (ch.node == kNone) continue;  // §3.11: a channel without target.node is ignored
-    MORPHKIT_EXPECTS(ch.sampler < data.samplers.size() && ch.node < asset.nodes.size());
-    data.channels.push_back(ChannelData{canonical[ch.sampler], ch.node, ch.path});
-  }
+  data.channels = playedChannels(asset, anim, canonical);
   return data;
 }
 
@@ -180,7 +205,7 @@ double animationDuration(const Asset& asset, uint32_t animation) {
   double duration = 0.0;
   std::unordered_set<uint32_t> seen;                  // input accessors, each read once however many samplers share it
   for (const AnimationChannel& ch : anim.channels) {  // the samplers decodeAnimation keeps
-    if (ch.node == kNone) continue;
+    if (!channelPlays(ch)) continue;
     MORPHKIT_EXPECTS(ch.sampler < anim.samplers.size());
     const AnimationSampler& s = anim.samplers[ch.sampler];
     MORPHKIT_EXPECTS(s.input < asset.accessors.size());
@@ -198,6 +223,8 @@ bool AnimationSamplingJob::validate() const {
     const SamplerData& s = animation->samplers[ch.sampler];
     if (s.components == 0 || s.times.empty()) return false;
     if (ch.path != TargetPath::kWeights && s.components != pathComponents(ch.path)) return false;
+    if (ch.element != kNone && (ch.path != TargetPath::kWeights || s.components != 1 || ch.element >= ch.weight_count))
+      return false;
   }
   return true;
 }
@@ -232,8 +259,19 @@ bool AnimationSamplingJob::run() const {
         pose.has_rotation = true;
         break;
       case TargetPath::kWeights:
-        pose.weights.resize(s.components);
-        sampleSampler(s, time, pose.weights, cursor, cubic_tangents);
+        if (ch.element == kNone) {
+          pose.weights.resize(s.components);
+          sampleSampler(s, time, pose.weights, cursor, cubic_tangents);
+          pose.weight_mask.clear();
+        } else {
+          if (!pose.has_weights) {  // the first single weight of this frame: the others stay static
+            pose.weights.assign(ch.weight_count, 0.0f);
+            pose.weight_mask.assign(ch.weight_count, 0);
+          }
+          sampleSampler(s, time, std::span<float>(tmp, 1), cursor, cubic_tangents);
+          if (ch.element < pose.weights.size()) pose.weights[ch.element] = tmp[0];
+          if (ch.element < pose.weight_mask.size()) pose.weight_mask[ch.element] = 1;
+        }
         pose.has_weights = true;
         break;
     }

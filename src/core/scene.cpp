@@ -54,7 +54,8 @@ Expected<SceneState> evaluateScene(const Asset& asset, uint32_t scene, std::span
       const Mesh& mesh = asset.meshes[node.mesh];
       const uint32_t targets = mesh.primitives.empty() ? 0 : uint32_t(mesh.primitives[0].targets.size());
       const std::vector<float>* source = nullptr;
-      if (p && p->has_weights) {
+      const bool animated_all = p && p->has_weights && p->weight_mask.empty();
+      if (animated_all) {
         source = &p->weights;
       } else if (!node.weights.empty()) {
         source = &node.weights;
@@ -64,6 +65,11 @@ Expected<SceneState> evaluateScene(const Asset& asset, uint32_t scene, std::span
       std::vector<float>& w = state.weights[i];
       w.assign(targets, 0.0f);
       if (source) std::copy_n(source->begin(), std::min<size_t>(targets, source->size()), w.begin());
+      if (p && p->has_weights && !animated_all) {  // single animated weights over the static ones
+        for (size_t k = 0; k < std::min<size_t>(targets, p->weight_mask.size()); ++k) {
+          if (p->weight_mask[k]) w[k] = p->weights[k];
+        }
+      }
       // Keys are finite after validation (§3.6.2.2), but a CUBICSPLINE of huge finite keys can still overflow.
       // One rule for every consumer (CPU, GPU, renderer): such a weight is an error, never a NaN vertex.
       for (size_t k = 0; k < w.size(); ++k) {

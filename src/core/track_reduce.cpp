@@ -42,6 +42,7 @@ Expected<LinearModel> buildModel(const PosePrepared& prepared, const WeightTrack
   const size_t columns = track.names.size();
   WeightTrack one;
   one.names = track.names;
+  one.column_targets = track.column_targets;
   one.keys.interpolation = Interpolation::kLinear;
   one.keys.components = uint32_t(columns);
   one.keys.times = {0.0f};
@@ -160,6 +161,7 @@ std::vector<size_t> fewestKeys(const LinearModel& model, const WeightTrack& trac
 WeightTrack keepRows(const WeightTrack& track, const std::vector<size_t>& rows) {
   WeightTrack out;
   out.names = track.names;
+  out.column_targets = track.column_targets;
   out.keys.interpolation = Interpolation::kLinear;
   out.keys.components = track.keys.components;
   const size_t columns = track.names.size();

@@ -114,6 +114,8 @@ Expected<std::vector<TargetRef>> resolveOverride(const Asset& asset, const Weigh
 Status checkWeightTrack(const WeightTrack& track) {
   const SamplerData& keys = track.keys;
   if (track.names.empty()) return fail(Error::kInvalidArgument, "weight track: no columns");
+  if (!track.column_targets.empty() && track.column_targets.size() != track.names.size())
+    return fail(Error::kInvalidArgument, "weight track: column_targets must be empty or one per column");
   if (keys.interpolation != Interpolation::kLinear || keys.is_rotation) {
     return fail(Error::kInvalidArgument, "weight track: keys must be LINEAR weights");
   }
@@ -145,13 +147,27 @@ double weightTrackDuration(const WeightTrack& track) {
 TrackMatch matchWeightTrack(const Asset& asset, const WeightTrack& track, NameMatch match) {
   TrackMatch result;
   result.columns.reserve(track.names.size());
-  for (const std::string& name : track.names) result.columns.push_back(findTargetsByName(asset, name, match));
+  for (size_t c = 0; c < track.names.size(); ++c) result.columns.push_back(trackColumnTargets(asset, track, c, match));
   for (const std::string& name : targetNameList(asset)) {
-    const bool driven = std::any_of(track.names.begin(), track.names.end(),
-                                    [&](const std::string& column) { return namesMatch(column, name, match); });
+    const std::vector<TargetRef> carriers = findTargetsByName(asset, name, NameMatch::kExact);
+    const bool driven = std::any_of(result.columns.begin(), result.columns.end(), [&](const std::vector<TargetRef>& c) {
+      return std::any_of(c.begin(), c.end(), [&](TargetRef ref) {
+        return std::find(carriers.begin(), carriers.end(), ref) != carriers.end();
+      });
+    });
     if (!driven) result.unmatched_targets.push_back(name);
   }
   return result;
+}
+
+std::vector<TargetRef> trackColumnTargets(const Asset& asset, const WeightTrack& track, size_t column,
+                                          NameMatch match) {
+  if (column < track.column_targets.size() && track.column_targets[column].mesh != kNone) {
+    const TargetRef ref = track.column_targets[column];
+    if (ref.mesh < asset.meshes.size() && ref.target < targetCount(asset.meshes[ref.mesh])) return {ref};
+    return {};
+  }
+  return column < track.names.size() ? findTargetsByName(asset, track.names[column], match) : std::vector<TargetRef>{};
 }
 
 Status applyWeightInputs(const Asset& asset, const WeightInputs& inputs, double time, SamplerCursor* cursor,
@@ -164,7 +180,7 @@ Status applyWeightInputs(const Asset& asset, const WeightInputs& inputs, double 
     std::vector<float> row(inputs.track->names.size());
     sampleSampler(inputs.track->keys, time, row, cursor);
     for (size_t c = 0; c < row.size(); ++c) {
-      for (TargetRef ref : findTargetsByName(asset, inputs.track->names[c], inputs.match)) {
+      for (TargetRef ref : trackColumnTargets(asset, *inputs.track, c, inputs.match)) {
         sets[ref.mesh].push_back({ref.target, row[c]});
       }
     }

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "morphkit/json_writer.h"
+#include "vrm_expressions.h"
 
 namespace morphkit {
 namespace {
@@ -302,7 +303,12 @@ void writeAnimation(JsonWriter& json, const Animation& animation) {
     json.field("sampler", channel.sampler);
     json.key("target").beginObject();
     optionalIndex(json, "node", channel.node);
-    json.field("path", pathName(channel.path));
+    if (channel.pointer.text.empty()) {
+      json.field("path", channel.other_path.empty() ? std::string(pathName(channel.path)) : channel.other_path);
+    } else {  // KHR_animation_pointer, as it was read (its name stays in extensionsUsed)
+      json.field("path", "pointer").key("extensions").beginObject().key("KHR_animation_pointer").beginObject();
+      json.field("pointer", channel.pointer.text).endObject().endObject();
+    }
     json.endObject();
     json.endObject();
   }
@@ -465,6 +471,7 @@ Expected<std::string> writeGltfJson(const Asset& asset) {
   writeMaterialsAndTextures(json, asset);
   writeImagesAndSamplers(json, asset);
   writeCameras(json, asset);
+  gltf_detail::writeVrmExpressions(json, asset);  // the root "extensions" (VRMC_vrm or VRM), as read
   json.endObject();
   return json.str();
 }

@@ -9,12 +9,14 @@
 
 // MORPHKIT_TRY nests inside the forEachObject lambdas; the inner status shadowing the outer one is harmless.
 #pragma GCC diagnostic ignored "-Wshadow"
+#include "animation_pointer.h"
 #include "compression.h"
 #include "json_fields.h"
 #include "morphkit/gltf.h"
 #include "morphkit/text.h"
 #include "parse_document.h"
 #include "uri.h"
+#include "vrm_expressions.h"
 
 namespace morphkit {
 
@@ -23,8 +25,8 @@ using namespace gltf_detail;
 namespace {
 
 // Every extension the loader implements (docs/CLI.md lists them with what each does).
-constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension, kDracoExtension,
-                                                "KHR_texture_transform", "KHR_texture_basisu"};
+constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension,    kDracoExtension,
+                                                "KHR_texture_transform", "KHR_texture_basisu", "KHR_animation_pointer"};
 
 Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& out, const std::string& where) {
   element e;
@@ -139,6 +141,7 @@ class Parser {
     }));
     MORPHKIT_TRY(forEachObject(root, "cameras", "",
                                [&](object o, const std::string& w) -> Status { return parseCamera(o, w); }));
+    MORPHKIT_TRY(parseVrmExpressions(root, asset_));
     return Ok{};
   }
 
@@ -430,10 +433,12 @@ class Parser {
       else if (path == "weights")
         channel.path = TargetPath::kWeights;
       else {
-        // An extension-defined path (e.g. KHR_animation_pointer): not ours to animate.
+        // An extension-defined path: only KHR_animation_pointer's morph-weight pointers are ours to animate.
         channel.node = kNone;
         channel.other_path = path;
-        asset_.notes.push_back(w + ".target.path: " + quote(path) + " is not a core path; channel ignored");
+        if (path == "pointer") MORPHKIT_TRY(parseAnimationPointer(target, w + ".target", channel));
+        if (!channelPlays(channel))
+          asset_.notes.push_back(w + ".target.path: " + quote(path) + " is not a core path; channel ignored");
       }
       return Status(Ok{});
     }));

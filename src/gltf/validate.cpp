@@ -491,6 +491,8 @@ Status validateAsset(const Asset& asset, const Budget& budget) {
   if (Status status = validateNodes(asset); !status) return status;
   if (Status status = validateSkins(asset, cache); !status) return status;
   if (Status status = validateAnimations(asset, cache); !status) return status;
+  if (Status status = validateAnimationPointers(asset); !status) return status;
+  if (Status status = validateVrmExpressions(asset); !status) return status;
   if (Status status = validateMaterials(asset); !status) return status;
   return Ok{};
 }
@@ -504,7 +506,7 @@ void noteIgnoredSamplers(Asset& asset) {
     const Animation& animation = asset.animations[a];
     std::vector<uint8_t> used(animation.samplers.size(), 0);
     for (const AnimationChannel& channel : animation.channels) {
-      if (channel.node != kNone && channel.sampler < used.size()) used[channel.sampler] = 1;
+      if (channelPlays(channel) && channel.sampler < used.size()) used[channel.sampler] = 1;
     }
     for (size_t s = 0; s < used.size(); ++s) {
       if (used[s]) continue;

@@ -48,6 +48,17 @@ Status validateAccessorData(const Asset& asset);  // sparse indices and the fini
 Status checkAttributeFormat(const Asset& asset, const std::string& name, uint32_t index, bool is_target,
                             const std::string& where);
 
+// KHR_animation_pointer's rules (animation_pointer.cpp), after validateAnimations checked every channel's sampler:
+// a morph-weight pointer names an existing node (with a mesh with targets) or mesh and a weight below the target
+// count; the output is SCALAR, input count × weights (× 3 for CUBICSPLINE); no property is targeted twice in one
+// animation (one pointer twice, an array and one of its elements, a pointer and a core "weights" channel). Each
+// error names the channel and the pointer.
+Status validateAnimationPointers(const Asset& asset);
+
+// VRM expressions (vrm_expressions.cpp): every morphTargetBind names an existing node with a mesh (1.0) or mesh
+// (0.x) and one of its morph targets.
+Status validateVrmExpressions(const Asset& asset);
+
 // After validation: a note in asset.notes for each animation sampler no animated channel uses (§3.11: such
 // channels and samplers are ignored, not checked against a path they lack).
 void noteIgnoredSamplers(Asset& asset);

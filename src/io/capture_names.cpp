@@ -5,6 +5,7 @@
 #include <array>
 
 #include "morphkit/capture.h"
+#include "morphkit/expressions.h"
 
 namespace morphkit {
 
@@ -96,6 +97,17 @@ bool isRotationColumn(std::string_view normalized) {
                      [&](std::string_view r) { return normalizeCaptureName(r) == normalized; });
 }
 
+// Columns naming expressions become the columns of the targets they bind (expressionTrack, row by row); the
+// targets they drive leave unmatched_targets.
+void driveExpressions(const Asset& asset, CaptureMatch& match) {
+  if (asset.vrm.expressions.empty()) return;
+  Expected<WeightTrack> track = expressionTrack(asset, match.track, NameMatch::kExact);
+  if (!track) return;  // matchCapture's own track always passes checkWeightTrack
+  match.track = std::move(*track);
+  const TrackMatch driven = matchWeightTrack(asset, match.track, NameMatch::kExact);
+  match.unmatched_targets = driven.unmatched_targets;
+}
+
 }  // namespace
 
 std::string normalizeCaptureName(std::string_view name, std::span<const std::string> prefixes) {
@@ -146,7 +158,12 @@ std::span<const std::string_view> builtinCaptureMapNames() {
 
 CaptureMatch matchCapture(const Asset& asset, const Capture& capture, const CaptureMap* map) {
   CaptureMatch match;
-  const std::vector<std::string> names = targetNameList(asset);
+  // A VRM avatar's expressions are names a channel may drive too (a target of the same name comes first).
+  std::vector<std::string> names = targetNameList(asset);
+  const size_t target_names = names.size();
+  for (const std::string& e : expressionNames(asset)) {
+    if (std::find(names.begin(), names.end(), e) == names.end()) names.push_back(e);
+  }
   std::vector<std::string> prefixes;
   for (const Mesh& mesh : asset.meshes) {
     if (!mesh.name.empty()) prefixes.push_back(mesh.name);
@@ -209,7 +226,7 @@ CaptureMatch matchCapture(const Asset& asset, const Capture& capture, const Capt
   std::vector<size_t> driven;
   for (size_t n = 0; n < names.size(); ++n) {
     if (drivers[n].empty()) {
-      match.unmatched_targets.push_back(names[n]);
+      if (n < target_names) match.unmatched_targets.push_back(names[n]);
     } else {
       driven.push_back(n);
     }
@@ -229,6 +246,7 @@ CaptureMatch matchCapture(const Asset& asset, const Capture& capture, const Capt
       track.keys.values[r * driven.size() + d] = float(sum);
     }
   }
+  driveExpressions(asset, match);
   return match;
 }
 

@@ -180,7 +180,10 @@ const PrimitiveSummary& summaryOf(PrimitiveSummaryCache& cache, const Asset& ass
 }
 
 std::string channelPathName(const AnimationChannel& channel) {
-  return channel.other_path.empty() ? std::string(targetPathName(channel.path)) : channel.other_path + " (ignored)";
+  if (channel.other_path.empty()) return targetPathName(channel.path);
+  const std::string named =
+      channel.pointer.text.empty() ? channel.other_path : channel.other_path + " " + channel.pointer.text;
+  return channelPlays(channel) ? named : named + " (ignored)";
 }
 
 std::vector<std::string> inspectWarnings(const Asset& asset) {
@@ -339,6 +342,7 @@ void writeAnimations(JsonWriter& json, const Asset& asset) {
       else
         json.value(channel.node);
       json.field("path", channelPathName(channel)).field("interpolation", interpolationName(sampler.interpolation));
+      if (!channel.pointer.text.empty()) json.field("pointer", channel.pointer.text);  // KHR_animation_pointer
       json.field("sampler", channel.sampler).field("keys", asset.accessors[sampler.input].count);
       const Accessor& output = asset.accessors[sampler.output];
       json.field("outputEncoding", accessorEncoding(output));
@@ -384,6 +388,7 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
   writeMaterials(json, asset);
   writeImagesAndTextures(json, asset);
   writeAnimations(json, asset);
+  writeExpressionsJson(json, asset);
   json.key("warnings").array(std::span<const std::string>(warnings));
   json.endObject();
   return json.str();

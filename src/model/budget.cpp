@@ -119,7 +119,7 @@ AssetCost estimateCost(const Asset& asset) {
     // decodeAnimation: samplers some channel with a node uses, identical ones once.
     std::unordered_set<std::string> decoded;
     for (const AnimationChannel& channel : animation.channels) {
-      if (channel.node == kNone || channel.sampler >= animation.samplers.size()) continue;
+      if (!channelPlays(channel) || channel.sampler >= animation.samplers.size()) continue;
       const AnimationSampler& s = animation.samplers[channel.sampler];
       if (!decoded
                .insert(std::to_string(s.input) + "/" + std::to_string(s.output) + "/" +

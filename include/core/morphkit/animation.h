@@ -40,6 +40,10 @@ struct ChannelData {
   uint32_t sampler = 0;   // into AnimationData::samplers
   uint32_t node = kNone;  // target node; channels without a node are dropped at decode time
   TargetPath path = TargetPath::kTranslation;
+  // kWeights from a "/nodes/{n}/weights/{i}" pointer (KHR_animation_pointer): the one weight the (1-component)
+  // sampler drives, of weight_count; kNone: the sampler drives the whole array.
+  uint32_t element = kNone;
+  uint32_t weight_count = 0;
 };
 
 struct AnimationData {
@@ -49,11 +53,14 @@ struct AnimationData {
   double duration = 0.0;  // max over samplers of their last key time
 };
 
-// Decodes animations[animation] of a validated asset. Fails (kInvalidGltf, "animations[i].samplers[j]: ...")
-// when an output count does not match its input count × components (× 3 for CUBICSPLINE). Samplers no kept
-// channel uses (none at all, or only channels without a node, e.g. KHR_animation_pointer) stay empty:
-// components 0, no times, no values; so do duplicates of an earlier sampler (same input, output, interpolation
-// and path), whose channels point at that earlier one.
+// Decodes animations[animation] of a validated asset. KHR_animation_pointer's morph-weight channels become weight
+// channels: "/nodes/{n}/weights" one on node n, "/nodes/{n}/weights/{i}" one with element i, "/meshes/{m}/weights"
+// one on every node that instantiates mesh m without weights of its own (§3.7.2.1: node.weights override the
+// mesh's). Mesh channels come first, so a node's own channel, played later, wins over its mesh's. Fails (kInvalidGltf,
+// "animations[i].samplers[j]: ...") when an output count does not match its input count × components (× 3 for
+// CUBICSPLINE). Samplers no kept channel uses (none at all, or only channels without a node, e.g.
+// KHR_animation_pointer) stay empty: components 0, no times, no values; so do duplicates of an earlier sampler (same
+// input, output, interpolation and path), whose channels point at that earlier one.
 Expected<AnimationData> decodeAnimation(const Asset& asset, uint32_t animation);
 
 // The clip's duration: the max of the input maxima of the samplers its channels use (channels with a node only;
@@ -82,6 +89,9 @@ struct NodePose {
   Quat rotation;
   Vec3 scale{1, 1, 1};
   std::vector<float> weights;
+  // Empty: `weights` replaces the node's weights. Otherwise one flag per weight: only the flagged ones replace the
+  // node's (or mesh's) static weights ("/nodes/{n}/weights/{i}" pointer channels animate single weights).
+  std::vector<uint8_t> weight_mask;
 };
 
 // Cursors of one animation, one per sampler; reuse it across frames for O(1) sequential playback.

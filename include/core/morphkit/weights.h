@@ -69,10 +69,15 @@ Expected<std::vector<TargetRef>> resolveOverride(const Asset& asset, const Weigh
 struct WeightTrack {
   std::vector<std::string> names;  // one per column: the target name it drives
   SamplerData keys;                // times (seconds, from 0, strictly increasing) and rows × columns values
+  // Optional, one per column: a column whose entry is set (mesh != kNone) drives that (mesh, target) instead of
+  // the targets its name matches; its name is then a label (VRM expressions made into target columns,
+  // morphkit/expressions.h). Empty: every column drives by name.
+  std::vector<TargetRef> column_targets;
 };
 
-// A checked track: names non-empty, keys LINEAR with components == names.size(), at least one time, times finite
-// and strictly increasing, values.size() == times × columns and finite. Fails with "weight track: <what>".
+// A checked track: names non-empty, column_targets empty or one per name, keys LINEAR with components == names.size(),
+// at least one time, times finite and strictly increasing, values.size() == times × columns and finite. Fails with
+// "weight track: <what>".
 Status checkWeightTrack(const WeightTrack& track);
 // The last time of the track (0 for one row).
 double weightTrackDuration(const WeightTrack& track);
@@ -91,6 +96,8 @@ struct TrackMatch {
   std::vector<std::string> unmatched_targets;   // asset target names no column drives (targetNameList order)
 };
 TrackMatch matchWeightTrack(const Asset& asset, const WeightTrack& track, NameMatch match);
+// The targets column `column` drives: its column_targets entry when set, else the targets its name matches.
+std::vector<TargetRef> trackColumnTargets(const Asset& asset, const WeightTrack& track, size_t column, NameMatch match);
 
 // Applies `inputs` at `time` to per-node weights (SceneState::weights: one vector per asset node, target count
 // long for nodes with a mesh). `cursor` (optional) caches the track's key interval for sequential playback.

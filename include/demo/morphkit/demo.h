@@ -37,6 +37,20 @@ struct DemoOptions {
 // Errors: kInvalidArgument "make-demo: <option> <value> outside <bounds>".
 Expected<Asset> makeDemoAsset(const DemoOptions& options = {});
 
+// Rewrites the asset's morph-weight channels (core "weights" channels with a node) as KHR_animation_pointer
+// channels that play the same weights, one pointer form per animation index: a % 3 == 0 "/nodes/{n}/weights",
+// a % 3 == 1 "/meshes/{m}/weights" (a sampler of only 0/1 values stored as normalized UNSIGNED_BYTE; for assets
+// whose mesh has one node without weights of its own, as the demo's), a % 3 == 2 one "/nodes/{n}/weights/{i}"
+// channel per weight, each with its own scalar sampler. Adds the extension to extensionsUsed. The demo's clips
+// "talk", "blink", "express" take the three forms in that order (make-demo --animation-pointer).
+void useAnimationPointers(Asset& asset);
+
+// Gives the demo asset VRM expressions (Asset::vrm): the 18 VRM 1.0 presets and one custom "smirk", bound to its
+// ARKit-named targets on node 0 (VRM 1.0) or mesh 0 (`vrm0`: VRM 0.x, where "surprised" is custom and overrides do
+// not exist), with weights and overrides as docs/FACE_CAPTURE.md tables them; adds VRMC_vrm (or VRM) to
+// extensionsUsed. A bind whose target the asset lacks (fewer than 52 targets) is left out.
+void addDemoExpressions(Asset& asset, bool vrm0 = false);
+
 // The name makeDemoAsset gives target `index`: ARKit blend-shape names for 0..51, then "extra052", ...
 std::string demoTargetName(uint32_t index);
 

@@ -122,7 +122,9 @@ std::span<const std::string_view> builtinCaptureMapNames();
 // How a capture meets one asset's targets.
 struct CaptureMatch {
   // One column per driven target name, in targetNameList order, named with the asset's exact spelling (apply it
-  // with NameMatch::kExact). Its value is the sum of (scale × value) over the capture columns driving it.
+  // with NameMatch::kExact). Its value is the sum of (scale × value) over the capture columns driving it. On a VRM
+  // avatar a channel may drive an expression (by name, e.g. through --map arkit-to-vrm): such columns become the
+  // columns of the targets the expressions bind (column_targets; morphkit/expressions.h), first.
   WeightTrack track;
   std::vector<std::string> matched_columns;          // capture channels driving at least one target
   std::vector<std::string> unmatched_columns;        // channels naming no target (rotation columns excluded)

@@ -15,11 +15,14 @@
 
 namespace morphkit {
 
+class JsonWriter;  // morphkit/json_writer.h
+
 // Human-readable names used in reports ("TRIANGLES", "weights", "CUBICSPLINE", "u16 normalized", ...).
 const char* primitiveModeName(PrimitiveMode mode);
 const char* targetPathName(TargetPath path);
 const char* interpolationName(Interpolation interpolation);
-// A channel's path; a non-core one (an extension's, e.g. KHR_animation_pointer) keeps its name: "pointer (ignored)".
+// A channel's path; a non-core one (an extension's) keeps its name: "pointer (ignored)". A KHR_animation_pointer
+// channel adds its pointer: "pointer /nodes/0/weights" (played), "pointer /materials/0/alphaCutoff (ignored)".
 std::string channelPathName(const AnimationChannel& channel);
 // "f32", "u16 normalized", "sparse f32" (no bufferView), "sparse-on-dense i16" ...
 std::string accessorEncoding(const Accessor& accessor);
@@ -28,6 +31,13 @@ std::string accessorEncoding(const Accessor& accessor);
 uint32_t textureKtx2Image(const Asset& asset, const Texture& texture);
 // Whether `render` can draw it: a source that is not KTX2 (a PNG/JPEG, possibly the basisu fallback).
 bool textureDrawable(const Asset& asset, const Texture& texture);
+
+// A VRM avatar's expressions (Asset::vrm): `inspect --json`'s "vrm" member — {"version", "expressions": [{"name",
+// "preset", "isBinary", "overrideBlink", "overrideLookAt", "overrideMouth", "binds": [{"node" | "mesh", "index",
+// "weight"}]}]}, null for a file that is no VRM — and the table's lines, one per expression:
+// "happy  preset  binary  blink:blend  2 binds (node 0 target 3 x1, ...)".
+void writeExpressionsJson(JsonWriter& json, const Asset& asset);
+std::vector<std::string> describeExpressions(const Asset& asset);
 
 // One primitive's report.
 struct PrimitiveSummary {

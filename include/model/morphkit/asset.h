@@ -150,12 +150,36 @@ struct AnimationSampler {
   Interpolation interpolation = Interpolation::kLinear;
 };
 
+// KHR_animation_pointer's target (extensions/2.0/Khronos/KHR_animation_pointer): the JSON pointer a "pointer" channel
+// animates. morphkit plays the morph-weight pointers; every other one is listed by inspect and ignored.
+enum class PointerTarget : uint8_t {
+  kNotPointer,   // not a pointer channel
+  kNodeWeights,  // "/nodes/{index}/weights": the node's whole weight array
+  kNodeWeight,   // "/nodes/{index}/weights/{element}": one weight of the node
+  kMeshWeights,  // "/meshes/{index}/weights": the mesh's default weights (nodes without weights of their own)
+  kOther,        // any other pointer (materials, cameras, node transforms, ...): ignored
+};
+
+struct AnimationPointer {
+  std::string text;  // the pointer as written (RFC 6901), e.g. "/nodes/0/weights/2"; empty: none given
+  PointerTarget target = PointerTarget::kNotPointer;
+  uint32_t index = kNone;    // the node or mesh index the pointer names (kNodeWeight(s), kMeshWeights)
+  uint32_t element = kNone;  // kNodeWeight: the weight's index
+};
+
 struct AnimationChannel {
   uint32_t sampler = kNone;
-  uint32_t node = kNone;  // kNone: the channel targets nothing (allowed; ignored)
+  uint32_t node = kNone;  // kNone: the channel targets nothing (allowed; ignored) or is a pointer channel
   TargetPath path = TargetPath::kTranslation;
-  std::string other_path;  // the file's target.path when it is not a core one (e.g. "pointer"); then node is kNone
+  std::string other_path;    // the file's target.path when it is not a core one (e.g. "pointer"); then node is kNone
+  AnimationPointer pointer;  // path "pointer": KHR_animation_pointer's pointer (path stays kWeights for weights)
 };
+
+// Whether morphkit plays the channel: a core channel with a node, or a morph-weight KHR_animation_pointer one.
+inline bool channelPlays(const AnimationChannel& channel) {
+  return channel.node != kNone || channel.pointer.target == PointerTarget::kNodeWeights ||
+         channel.pointer.target == PointerTarget::kNodeWeight || channel.pointer.target == PointerTarget::kMeshWeights;
+}
 
 struct Animation {
   std::string name;
@@ -243,6 +267,33 @@ struct Camera {
   float xmag = 1.0f, ymag = 1.0f;                                      // orthographic
 };
 
+// A VRM avatar's expressions: VRMC_vrm 1.0 `expressions` (preset + custom) or VRM 0.x `blendShapeMaster`
+// (https://github.com/vrm-c/vrm-specification, VRMC_vrm-1.0/expressions.md): named sets of morph target weights.
+// morphkit/expressions.h turns expression values into target weights (isBinary and the override rules).
+enum class ExpressionOverride : uint8_t { kNoOverride, kBlock, kBlend };  // overrideBlink/LookAt/Mouth
+
+struct MorphTargetBind {
+  uint32_t node = kNone;   // VRM 1.0: the node whose mesh's target moves (kNone for VRM 0.x)
+  uint32_t mesh = kNone;   // VRM 0.x: the mesh whose target moves (kNone for VRM 1.0)
+  uint32_t index = kNone;  // the morph target, in every primitive of the mesh
+  float weight = 1.0f;     // the target's weight at expression value 1: [0, 1] (VRM 0.x's 0..100 divided by 100)
+};
+
+struct Expression {
+  std::string name;     // 1.0's spelling: a preset (0.x presets renamed: joy → happy, a → aa, ...) or custom name
+  bool preset = false;  // from expressions.preset (1.0) or a 0.x presetName other than "unknown"
+  bool is_binary = false;  // the value is 1 above 0.5, else 0
+  ExpressionOverride override_blink = ExpressionOverride::kNoOverride;
+  ExpressionOverride override_look_at = ExpressionOverride::kNoOverride;
+  ExpressionOverride override_mouth = ExpressionOverride::kNoOverride;
+  std::vector<MorphTargetBind> binds;
+};
+
+struct VrmExpressions {
+  std::string version;  // "" (not a VRM), "1.0" (VRMC_vrm) or "0.x" (VRM)
+  std::vector<Expression> expressions;
+};
+
 struct Asset {
   std::filesystem::path path;      // the file it was loaded from
   std::filesystem::path base_dir;  // folder that relative URIs resolve against
@@ -268,6 +319,7 @@ struct Asset {
   std::vector<Image> images;
   std::vector<Sampler> samplers;
   std::vector<Camera> cameras;
+  VrmExpressions vrm;  // extensions.VRMC_vrm.expressions or extensions.VRM.blendShapeMaster
 };
 
 // True when images[image] is a KTX2 container (mimeType image/ktx2, or a .ktx2 URI): KHR_texture_basisu data,
