@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // KHR_animation_pointer on the GPU: the demo written with pointer channels poses on the GPU (one prepared pose,
-// many frames) like the demo written with "weights" channels, bit for bit, and within float precision of the CPU.
+// many frames) like the demo written with "weights" channels, bit for bit, and within float precision of the CPU;
+// `render` draws the same frames from both.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "animation_pointer_support.h"
@@ -57,6 +59,30 @@ TEST_F(AnimationPointerGpu, PosesLikeWeightChannels) {
   }
   destroyGpuPose(*context_, *gpu_plain);
   destroyGpuPose(*context_, *gpu_pointer);
+}
+
+// render plays the pointer channels through the same frame step: the frames of both files are the same bytes.
+TEST_F(AnimationPointerGpu, RendersLikeWeightChannels) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  const std::filesystem::path dir = test::scratchDir();
+  const std::string demo = " --targets 12 --vertices 400 --no-capture";
+  ASSERT_EQ(test::runMorphkit(dir, "make-demo plain.glb" + demo).exit_code, 0);
+  ASSERT_EQ(test::runMorphkit(dir, "make-demo pointer.glb --animation-pointer" + demo).exit_code, 0);
+  for (const char* anim : {"talk", "blink", "express"}) {
+    for (const char* file : {"plain", "pointer"}) {
+      test::CliRun run = test::runMorphkit(dir, std::string("render ") + file + ".glb --anim " + anim +
+                                                    " --fps 4 --frames 1:4 --size 48x48 --no-video "
+                                                    "--no-contact-sheet --out " +
+                                                    file + "_" + anim);
+      ASSERT_EQ(run.exit_code, 0) << run.err;
+    }
+    for (const char* frame : {"frame_0001.png", "frame_0002.png", "frame_0003.png"}) {
+      const std::string plain = test::slurp(dir / (std::string("plain_") + anim) / frame);
+      const std::string pointer = test::slurp(dir / (std::string("pointer_") + anim) / frame);
+      EXPECT_FALSE(plain.empty()) << anim << " " << frame;
+      EXPECT_EQ(plain, pointer) << anim << " " << frame;
+    }
+  }
 }
 
 }  // namespace
