@@ -95,7 +95,9 @@ class Asset:
             else the one animation equal to it ignoring case (the CLI's --anim; "rest" is the rest pose unless an
             animation is so named); an unknown name raises InvalidArgumentError naming the closest one.
         weights: {target name: value}, set on every mesh carrying the name, on top of the animation or rest
-            weights (the CLI's --weights). An unknown name raises InvalidArgumentError listing the closest names.
+            weights (the CLI's --weights). On a VRM avatar a name may be an expression ("happy", "aa"): its
+            binds with isBinary and the override rules (docs/FACE_CAPTURE.md). An unknown name raises
+            InvalidArgumentError listing the closest names.
         ignore_case: match weight names case-insensitively (ARKit's jawOpen vs a capture's JawOpen).
         scene: a scene index or name, by the same rules as anim (the CLI's --scene); None: the file's scene.
         device: "cpu" or "gpu" (Vulkan compute; the same result within float precision).

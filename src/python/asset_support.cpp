@@ -9,6 +9,7 @@
 
 #include "morphkit/capture_file.h"
 #include "morphkit/capture_signal.h"
+#include "morphkit/expressions.h"
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
 #include "morphkit/names.h"
@@ -49,6 +50,7 @@ uint32_t resolveAnimation(const PyAsset& a, const py::object& anim) {
 
 std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& weights, NameMatch match) {
   std::vector<WeightOverride> out;
+  std::vector<ExpressionValue> expressions;  // a VRM avatar's expressions by name (morphkit/expressions.h)
   if (weights.is_none()) return out;
   if (!py::isinstance<py::dict>(weights))
     raise(fail(Error::kInvalidArgument, "weights: expected None or a dict {name: value}"), a.path);
@@ -60,11 +62,19 @@ std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& 
     entry.value = item.second.cast<float>();
     if (!std::isfinite(entry.value))
       raise(fail(Error::kInvalidArgument, "weights: " + quote(entry.name) + ": not finite"), a.path);
+    if (const uint32_t e = findExpression(a.asset, entry.name, match); e != kNone) {
+      expressions.push_back({e, entry.value});
+      continue;
+    }
     if (Expected<std::vector<TargetRef>> refs = resolveOverride(a.asset, entry, match); !refs)
       raise(refs.error(), a.path);
     out.push_back(std::move(entry));
   }
-  return out;
+  if (expressions.empty()) return out;
+  // As the CLI's --weights: the expressions' target weights first, so a target named directly wins.
+  std::vector<WeightOverride> made = take(expressionWeights(a.asset, expressions), a.path);
+  made.insert(made.end(), std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
+  return made;
 }
 
 namespace {

@@ -168,6 +168,21 @@ def test_weights_by_name_equal_the_cli(assets: pathlib.Path, cli: str, tmp_path:
     assert blob.pose(weights={}).primitives[0].positions.shape == (1, 8383, 3)
 
 
+def test_vrm_expressions_by_name_equal_the_cli(cli: str, tmp_path: pathlib.Path) -> None:
+    """A VRM avatar's expressions by name in a weights dict, as `pose --weights` takes them (docs/FACE_CAPTURE.md)."""
+    model = tmp_path / "face.vrm"
+    done = run_cli(cli, "make-demo", model, "--vrm", "--vertices", "300", "--no-capture")
+    assert done.returncode == 0, done.stderr
+    face = morphkit.load(model)
+    result = face.pose(weights={"happy": 1.0, "aa": 0.6, "blink": 1.0}, path="reference")
+    assert_equals_cli(result, cli_pose(cli, tmp_path, model, "--anim", "rest", "--weights", "happy=1,aa=0.6,blink=1"))
+    names = face.target_names
+    w = result.primitives[0].weights[0]
+    # happy binds the smiles at 1 and blends blinks away (overrideBlink blend); aa is jawOpen.
+    assert w[names.index("mouthSmileLeft")] == 1.0 and w[names.index("cheekSquintLeft")] == np.float32(0.5)
+    assert w[names.index("jawOpen")] == np.float32(0.6) and w[names.index("eyeBlinkLeft")] == 0.0
+
+
 def test_weights_by_name_on_the_gpu_equal_the_cpu(assets: pathlib.Path, gpu: None) -> None:
     blob = morphkit.load(ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb")
     kwargs = dict(anim=1, times=[0.25, 1.0], weights={"mouthSmileLeft": 0.7, "jawOpen": 0.3})
