@@ -9,7 +9,8 @@
 
 namespace morphkit::cli {
 
-PngFrameWriter::PngFrameWriter(unsigned threads, unsigned max_in_flight) {
+PngFrameWriter::PngFrameWriter(unsigned threads, unsigned max_in_flight, PngCompression compression)
+    : compression_(compression) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   max_in_flight_ = max_in_flight > 0 ? max_in_flight : 2 * threads;
   workers_.reserve(threads);
@@ -71,8 +72,9 @@ void PngFrameWriter::encodeAndWrite(Job& job) {
     std::lock_guard lock(mutex_);
     failed = failure_.has_value();
   }
-  Expected<std::vector<uint8_t>> png = failed ? Expected<std::vector<uint8_t>>(std::vector<uint8_t>())
-                                              : encodePng(job.image.rgba, job.image.width, job.image.height);
+  Expected<std::vector<uint8_t>> png = failed
+                                           ? Expected<std::vector<uint8_t>>(std::vector<uint8_t>())
+                                           : encodePng(job.image.rgba, job.image.width, job.image.height, compression_);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   job.image = RenderedImage();  // the pixels go as soon as they are encoded
 

@@ -27,7 +27,8 @@ class PngFrameWriter {
  public:
   // `threads` encoders (0: one per core); `max_in_flight` frames queued, encoding or waiting for their turn to be
   // written (0: twice the encoders).
-  explicit PngFrameWriter(unsigned threads, unsigned max_in_flight = 0);
+  explicit PngFrameWriter(unsigned threads, unsigned max_in_flight = 0,
+                          PngCompression compression = PngCompression::kFast);
   ~PngFrameWriter();  // finishes the queued frames
   PngFrameWriter(const PngFrameWriter&) = delete;
   PngFrameWriter& operator=(const PngFrameWriter&) = delete;
@@ -56,6 +57,7 @@ class PngFrameWriter {
   std::deque<Job> queue_;
   uint64_t pushed_ = 0, written_ = 0;  // frames pushed; frames whose turn to be written has passed
   unsigned in_flight_ = 0, max_in_flight_ = 0;
+  PngCompression compression_ = PngCompression::kFast;
   bool stopping_ = false;
   std::optional<FrameWriteFailure> failure_;
   double encode_ms_ = 0;
