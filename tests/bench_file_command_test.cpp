@@ -38,7 +38,8 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
   const auto dir = test::scratchDir();
   test::CliRun run = test::runMorphkit(
       dir, "bench '" + model() +
-               "' --anim Talk --frames 2 --repetitions 1 --threads 2 --size 64x64 --warmup-ms 3 --json --validation");
+               "' --anim Talk --frames 2 --repetitions 1 --threads 2 --size 64x64 --warmup-ms 3 --crowd 2 --json "
+               "--validation");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -81,8 +82,17 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
     const bool has_floors = row["floors"]["readbackMs"].get(readback_ms) == simdjson::SUCCESS;
     const bool has_write = row["floors"]["writeMs"].get(write_ms) == simdjson::SUCCESS;
     const bool has_encode = row["floors"]["encodeMs"].get(encode_ms) == simdjson::SUCCESS;
-    EXPECT_EQ(has_floors, key == "gpu_frames/auto" || key == "gpu_frames_npy/auto" || key == "render_png/2") << key;
-    EXPECT_EQ(has_write, key == "gpu_frames_npy/auto" || key == "render_png/2") << key;
+    EXPECT_EQ(has_floors, key == "gpu_frames/2/auto" || key == "gpu_frames_npy/2/auto" || key == "render_png/2") << key;
+    EXPECT_EQ(has_write, key == "gpu_frames_npy/2/auto" || key == "render_png/2") << key;
+    // render_crowd: the crowd frame's GPU ms beside its dispatch plus one draw in one pass.
+    double draw_ms = 0;
+    const bool has_draw = row["floors"]["dispatchAndDrawMs"].get(draw_ms) == simdjson::SUCCESS;
+    EXPECT_EQ(has_draw, key == "render_crowd/2 copies") << key;
+    if (has_draw) {
+      EXPECT_GT(draw_ms, 0.0);
+      EXPECT_DOUBLE_EQ(ms, gpu_ms) << key;  // its ms is the GPU time
+      EXPECT_DOUBLE_EQ(double(row["ratioToFloor"]), ms / draw_ms) << key;
+    }
     EXPECT_EQ(has_encode, key == "render_png/2") << key;
     if (has_floors) {
       EXPECT_GT(readback_ms, 0.0);
@@ -98,10 +108,19 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
       EXPECT_DOUBLE_EQ(double(row["ratioToFloor"]), ms / floor) << key;
     }
   }
-  const std::set<std::string> expected = {"reference/1",   "fast/1",          "fast/2",
-                                          "gpu/dense_f32", "gpu/dense_f16",   "gpu/dense_snorm16",
-                                          "gpu/sparse",    "gpu_frames/auto", "gpu_frames_npy/auto",
-                                          "render_vertex", "render_compute",  "render_png/2"};
+  const std::set<std::string> expected = {"reference/1",
+                                          "fast/1",
+                                          "fast/2",
+                                          "gpu/dense_f32",
+                                          "gpu/dense_f16",
+                                          "gpu/dense_snorm16",
+                                          "gpu/sparse",
+                                          "gpu_frames/2/auto",
+                                          "gpu_frames_npy/2/auto",
+                                          "render_vertex",
+                                          "render_compute",
+                                          "render_png/2",
+                                          "render_crowd/2 copies"};
   EXPECT_EQ(seen, expected);
 }
 

@@ -195,6 +195,22 @@ TEST(RenderCommand, EncoderThreadsWriteTheSameFrames) {
   EXPECT_EQ(test::slurp(dir / "one/contact_sheet.png"), test::slurp(dir / "three/contact_sheet.png"));
   EXPECT_EQ(morphkit(dir, "render demo.glb --frames 0:2 --out bad --threads 300").exit_code, 2);
   EXPECT_EQ(morphkit(dir, "render demo.glb --frames 0:2 --out bad --threads -1").exit_code, 2);
+  // --png-compression small: other bytes (libspng's defaults), the same pixels; an unknown value is a usage error.
+  ASSERT_EQ(morphkit(dir, "render demo.glb --frames 0:7 --size 40x32 --out small --no-video --png-compression small")
+                .exit_code,
+            0);
+  for (int f = 0; f < 7; ++f) {
+    const std::string name = "frame_000" + std::to_string(f) + ".png";
+    const std::string fast = test::slurp(dir / "one" / name), small = test::slurp(dir / "small" / name);
+    EXPECT_NE(fast, small) << name;
+    auto a = decodePng(std::span(reinterpret_cast<const uint8_t*>(fast.data()), fast.size()));
+    auto b = decodePng(std::span(reinterpret_cast<const uint8_t*>(small.data()), small.size()));
+    ASSERT_TRUE(a && b) << name;
+    EXPECT_EQ(a->rgba, b->rgba) << name;
+  }
+  CliRun bad = morphkit(dir, "render demo.glb --frames 0:2 --out bad --png-compression best");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--png-compression"), std::string::npos) << bad.err;
 }
 
 // Runs the CLI as a child and returns its peak resident set (KiB, ru_maxrss of that child alone). Under ASan

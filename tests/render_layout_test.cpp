@@ -155,6 +155,37 @@ TEST(RenderImages, PngRoundTripAndDiff) {
   EXPECT_FALSE(diffImages(a, c, 16).ok());  // same byte count, different shape
 }
 
+// Both compressions give the same pixels back; on a smooth, rendered-like image (a gradient with a flat border)
+// `small` is the smaller file, so the settings really differ; the names parse both ways and nothing else does.
+TEST(RenderImages, PngCompressionsKeepThePixels) {
+  const uint32_t w = 96, h = 64;
+  std::vector<uint8_t> rgba(size_t(w) * h * 4);
+  std::mt19937 noise(7);
+  for (uint32_t y = 0; y < h; ++y) {
+    for (uint32_t x = 0; x < w; ++x) {
+      uint8_t* p = &rgba[(size_t(y) * w + x) * 4];
+      const bool border = x < 8 || y < 8;
+      p[0] = border ? 64 : uint8_t(x * 2 + noise() % 3);
+      p[1] = border ? 64 : uint8_t(y * 3);
+      p[2] = border ? 64 : uint8_t((x + y) % 256);
+      p[3] = 255;
+    }
+  }
+  auto fast = encodePng(rgba, w, h, PngCompression::kFast);
+  auto small = encodePng(rgba, w, h, PngCompression::kSmall);
+  ASSERT_TRUE(fast && small);
+  EXPECT_LT(small->size(), fast->size());
+  for (const auto* png : {&*fast, &*small}) {
+    auto back = decodePng(*png);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->rgba, rgba);
+  }
+  EXPECT_EQ(encodePng(rgba, w, h)->size(), fast->size());  // the default is kFast
+  for (PngCompression c : {PngCompression::kFast, PngCompression::kSmall})
+    EXPECT_EQ(parsePngCompression(pngCompressionName(c)), c);
+  EXPECT_FALSE(parsePngCompression("best"));
+}
+
 TEST(RenderImages, ContactSheet) {
   std::vector<RenderedImage> frames(5);
   for (size_t f = 0; f < frames.size(); ++f) {

@@ -12,6 +12,7 @@
 #include "morphkit/demo.h"
 #include "morphkit/gpu_pose.h"
 #include "morphkit/pose.h"
+#include "morphkit/thread_pool.h"
 #include "vk_interop_support.h"
 #include "vk_test_support.h"
 
@@ -102,6 +103,63 @@ TEST_F(VulkanTest, StreamedFramesEqualOneFrameAtATime) {
   Expected<Asset> demo = test::smallDemo();
   ASSERT_TRUE(demo) << demo.error().message;
   checkStream(*context_, *demo, "demo");
+}
+
+// The host's share on a pool (morphkit/thread_pool.h): frame steps with their own cursors and unpacking on 3
+// threads give the same bits, with the ordered sink (frame order kept) and with a concurrent one (every frame once),
+// for chunks of one frame, partial chunks and one chunk; a concurrent sink's error stops the stream.
+TEST_F(VulkanTest, StreamedFramesOnAPoolEqualOneFrameAtATime) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Expected<Asset> demo = test::smallDemo();
+  ASSERT_TRUE(demo) << demo.error().message;
+  Expected<PosePrepared> prepared = preparePose(*demo);
+  ASSERT_TRUE(prepared);
+  Expected<GpuPose*> pose = prepareGpuPose(*context_, *prepared);
+  ASSERT_TRUE(pose) << pose.error().message;
+  SamplingContext shared_cursors;
+  std::vector<GpuPoseOptions> frames = clipFrames(*demo, 7);
+  for (GpuPoseOptions& f : frames) f.sampling = &shared_cursors;
+  std::vector<PoseResult> one_by_one;
+  for (const GpuPoseOptions& f : frames) {
+    Expected<PoseResult> r = evaluateGpuPose(*context_, **pose, f);
+    ASSERT_TRUE(r) << r.error().message;
+    one_by_one.push_back(std::move(*r));
+  }
+  ThreadPool pool(3);
+  for (uint32_t chunk : {1u, 3u, 0u}) {
+    for (bool concurrent : {false, true}) {
+      const std::string what = "chunk " + std::to_string(chunk) + (concurrent ? " concurrent" : " ordered");
+      GpuPoseStreamOptions options{.max_chunk_frames = chunk, .pool = &pool, .concurrent_sink = concurrent};
+      std::vector<PoseResult> got(frames.size());
+      std::vector<int> calls(frames.size(), 0);
+      std::vector<size_t> order;
+      Status s = evaluateGpuPoseFrames(
+          *context_, **pose, frames,
+          [&](size_t frame, PoseResult&& result) -> Status {
+            ++calls[frame];  // each frame its own slot: no lock, as a concurrent sink is meant to be
+            got[frame] = result;
+            if (!concurrent) order.push_back(frame);
+            return Ok{};
+          },
+          options);
+      ASSERT_TRUE(s) << what << ": " << s.error().message;
+      for (size_t k = 0; k < frames.size(); ++k) {
+        EXPECT_EQ(calls[k], 1) << what << " frame " << k;
+        expectSameBits(got[k], one_by_one[k], what + " frame " + std::to_string(k));
+      }
+      if (!concurrent) {
+        EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6})) << what;
+      }
+    }
+  }
+  Status s = evaluateGpuPoseFrames(
+      *context_, **pose, frames,
+      [&](size_t frame, PoseResult&&) -> Status { return frame == 4 ? fail(Error::kIo, "disk full") : Status(Ok{}); },
+      {.max_chunk_frames = 3, .pool = &pool, .concurrent_sink = true});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "disk full");
+  EXPECT_TRUE(gpuValidationMessages(*context_).empty()) << test::joinLines(gpuValidationMessages(*context_));
+  destroyGpuPose(*context_, *pose);
 }
 
 // A budget below one frame is refused, naming the bytes one frame needs; a failing sink stops the stream with its

@@ -121,7 +121,7 @@ int runCrowdBench(const BenchOptions& o, const std::function<bool(const char*)>&
 }
 
 // Options of the synthetic table; with FILE they are a usage error (they would be silently ignored).
-constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active", "--crowd"};
+constexpr const char* kSyntheticOnly[] = {"--vertices", "--targets", "--layouts", "--active"};
 // Options of the FILE mode; without FILE likewise.
 constexpr const char* kFileOnly[] = {"--anim",       "--frames",        "--threads",
                                      "--paths",      "--size",          "--allow-external-paths",
@@ -165,7 +165,8 @@ const CommandRegistration kRegistration(
        sub->add_option("--crowd", options->crowd,
                        "N skinned instances of one primitive in one crowd dispatch (a vertex tile's deltas read once "
                        "per group of instances), beside the per-instance batch kernel; --vertices/--targets take one "
-                       "value (default 20000, 52), --active default 10")
+                       "value (default 20000, 52), --active default 10. With FILE: the render_crowd row, `render "
+                       "FILE --crowd N` beside its dispatch and one draw")
            ->check(CLI::Range(1u, 100000000u));
        sub->add_option(
               "--warmup-ms", options->warmup_ms,
@@ -225,6 +226,7 @@ const CommandRegistration kRegistration(
          file_options->device = device.index;
          if (sub->count("--repetitions") > 0) file_options->repetitions = options->repetitions;
          file_options->warmup_ms = options->warmup_ms;
+         file_options->crowd = options->crowd;  // the render_crowd row
          exit_code = runFileBench(*file_options);
        });
      }});

@@ -16,6 +16,8 @@
 //   render_compute  readback; GPU ms = render pass (+ the compute dispatch); compute: the GpuBatch output drawn
 //   render_png      `render`'s whole frame (bench_render.cpp): its default look, readback, PNG encoding on --threads
 //                   encoders, files written in order; beside its GPU, readback, encode and write floors
+//   render_crowd    with --crowd N: `render --crowd N`'s frames (default look, no readback), GPU ms per frame, beside
+//                   the same crowd in one pass (no shadow map, no prepass): its dispatch plus one draw of its output
 // Every row is a full frame as an application would run it: animation sampling and scene evaluation included.
 #include "bench_file.h"
 
@@ -221,18 +223,24 @@ Status timeFrames(Context& c, VulkanContext& context, GpuPose& pose, std::span<c
   return Ok{};
 }
 
-// The frames-in-flight row: each pass poses every frame through one evaluateGpuPoseFrames call, into memory.
+// The frames-in-flight row: each pass poses every frame through one evaluateGpuPoseFrames call, into memory, the
+// host's share on `threads` threads as `pose --device gpu` runs it.
 Status gpuFramesRow(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation,
-                    std::vector<Row>& rows) {
+                    unsigned threads, std::vector<Row>& rows) {
   Expected<GpuPose*> pose = prepareGpuPose(context, prepared);
   if (!pose) return pose.error();
   std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
-  Row row{"gpu_frames", 0, "auto"};  // the layout `pose --device gpu` picks (chooseDeltaLayout)
+  Row row{"gpu_frames", threads, "auto"};  // the layout `pose --device gpu` picks (chooseDeltaLayout)
   SamplingContext sampling;
   const std::vector<GpuPoseOptions> frames = frameRequests(c, animation, sampling);
   auto consume = [](size_t, PoseResult&&) -> Status { return Ok{}; };
+  ThreadPool pool(threads);
+  GpuPoseStreamOptions stream;
+  stream.pool = &pool;
+  stream.concurrent_sink = true;
   if (Status s = timeFrames(
-          c, context, **pose, frames, [&] { return evaluateGpuPoseFrames(context, **pose, frames, consume); }, row);
+          c, context, **pose, frames, [&] { return evaluateGpuPoseFrames(context, **pose, frames, consume, stream); },
+          row);
       !s)
     return s;
   rows.push_back(row);
@@ -243,25 +251,29 @@ Status gpuFramesRow(Context& c, VulkanContext& context, const PosePrepared& prep
 // into the posed arrays (the pose command's sink), encoded and written to a scratch file in the temporary folder.
 // Its floors: timeFrames' two and the write of the same number of bytes in one writeFileAtomic to the same folder.
 Status gpuFramesFileRow(Context& c, VulkanContext& context, const PosePrepared& prepared, uint32_t animation,
-                        std::vector<Row>& rows) {
+                        unsigned threads, std::vector<Row>& rows) {
   Expected<GpuPose*> pose = prepareGpuPose(context, prepared);
   if (!pose) return pose.error();
   std::unique_ptr<GpuPose, std::function<void(GpuPose*)>> owner(*pose, [&](GpuPose* p) { destroyGpuPose(context, p); });
   const std::string format = poseArrayShapes(prepared).size() == 1 ? "npy" : "npz";
-  Row row{"gpu_frames_" + format, 0, "auto"};
+  Row row{"gpu_frames_" + format, threads, "auto"};
   SamplingContext sampling;
   const std::vector<GpuPoseOptions> frames = frameRequests(c, animation, sampling);
   const std::filesystem::path scratch =
       std::filesystem::temp_directory_path() / ("morphkit-bench-" + std::to_string(::getpid()) + "." + format);
   uint64_t file_bytes = 0;
+  ThreadPool pool(threads);
+  GpuPoseStreamOptions stream;
+  stream.pool = &pool;
+  stream.concurrent_sink = true;  // each frame into its own slot of the arrays
   auto pass = [&]() -> Status {
-    PoseArrays arrays(prepared, frames.size(), false);
+    PoseArrays arrays(prepared, frames.size(), format == "npy");
     auto sink = [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, arrays.views); };
-    if (Status s = evaluateGpuPoseFrames(context, **pose, frames, sink); !s) return s;
-    Expected<std::vector<uint8_t>> bytes = encodePoseArrays(format, arrays, c.times);
-    if (!bytes) return bytes.error();
-    file_bytes = bytes->size();
-    return writeFileAtomic(scratch, std::span<const uint8_t>(*bytes));
+    if (Status s = evaluateGpuPoseFrames(context, **pose, frames, sink, stream); !s) return s;
+    Expected<EncodedArrays> encoded = encodePoseArrays(format, arrays, c.times);
+    if (!encoded) return encoded.error();
+    file_bytes = encoded->size();
+    return writeFileAtomic(scratch, std::span<const std::span<const uint8_t>>(encoded->parts));
   };
   if (Status s = timeFrames(c, context, **pose, frames, pass, row); !s) return s;
   const std::vector<uint8_t> same_bytes(file_bytes, 0);
@@ -344,6 +356,7 @@ void printJson(const BenchReport& report) {
         w.key("floors").beginObject().field("gpuMs", r.gpu_ms).field("readbackMs", r.readback_ms);
         if (!std::isnan(r.write_ms)) w.field("writeMs", r.write_ms);
         if (!std::isnan(r.encode_ms)) w.field("encodeMs", r.encode_ms);
+        if (!std::isnan(r.draw_ms)) w.field("dispatchAndDrawMs", r.draw_ms);
         w.endObject();
         w.field("ratioToFloor", r.ms / r.floorMs());
       }
@@ -423,8 +436,8 @@ int runFileBench(const FileBenchOptions& o) {
 
   // Rows in order; the progress bar counts frames.
   const bool want_gpu = wants(o, "gpu"), want_render = wants(o, "render");
-  const size_t row_count =
-      (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 6 : 0) + (want_render ? 3 : 0);
+  const size_t row_count = (wants(o, "reference") ? 1 : 0) + (wants(o, "fast") ? threads : 0) + (want_gpu ? 6 : 0) +
+                           (want_render ? 3 : 0) + (want_render && o.crowd > 0 ? 2 : 0);
   std::vector<Row> rows;
   GpuDeviceInfo device;
   std::string device_error;
@@ -450,11 +463,14 @@ int runFileBench(const FileBenchOptions& o) {
             *context, [](VulkanContext* v) { destroyVulkanContext(v); });
         device = gpuDeviceInfo(**context);
         Status s = want_gpu ? gpuRows(c, **context, *prepared, *animation, rows) : Status(Ok{});
-        if (s && want_gpu && !prepared->instances.empty()) s = gpuFramesRow(c, **context, *prepared, *animation, rows);
         if (s && want_gpu && !prepared->instances.empty())
-          s = gpuFramesFileRow(c, **context, *prepared, *animation, rows);
+          s = gpuFramesRow(c, **context, *prepared, *animation, threads, rows);
+        if (s && want_gpu && !prepared->instances.empty())
+          s = gpuFramesFileRow(c, **context, *prepared, *animation, threads, rows);
 #if HAVE_morphkit_render
         if (s && want_render) s = renderRows(c, **context, *asset, *animation, width, height, threads, rows);
+        if (s && want_render && o.crowd > 0)
+          s = renderCrowdRow(c, **context, *asset, *animation, width, height, o.crowd, rows);
 #else
         if (want_render) rows.push_back(Row{"render", 0, {}, NAN, NAN, NAN, NAN, "built without the render layer"});
 #endif

@@ -19,7 +19,8 @@ struct FileBenchOptions {
   double warmup_ms = -1.0;      // GPU rows: warmUpGpu before each (< 0: warmUpMilliseconds's default)
   std::vector<std::string> paths = {"reference", "fast", "gpu", "render"};  // rows to run
   std::string size = "256x256";                                             // render rows: target size
-  int device = -1;                                                          // Vulkan device index
+  uint32_t crowd = 0;  // > 0: the render_crowd row, `render --crowd N` beside its dispatch and one draw
+  int device = -1;     // Vulkan device index
   bool validation = false;
   bool json = false;
   FileAccessFlags file_access;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -27,7 +28,8 @@ class PngFrameWriter {
  public:
   // `threads` encoders (0: one per core); `max_in_flight` frames queued, encoding or waiting for their turn to be
   // written (0: twice the encoders).
-  explicit PngFrameWriter(unsigned threads, unsigned max_in_flight = 0);
+  explicit PngFrameWriter(unsigned threads, unsigned max_in_flight = 0,
+                          PngCompression compression = PngCompression::kFast);
   ~PngFrameWriter();  // finishes the queued frames
   PngFrameWriter(const PngFrameWriter&) = delete;
   PngFrameWriter& operator=(const PngFrameWriter&) = delete;
@@ -47,15 +49,24 @@ class PngFrameWriter {
     std::filesystem::path path;
     RenderedImage image;
   };
+  // An encoded frame waiting for the frames before it to be written.
+  struct Encoded {
+    std::filesystem::path path;
+    Expected<std::vector<uint8_t>> png = std::vector<uint8_t>();
+  };
   void workerLoop();
-  void encodeAndWrite(Job& job);
+  void encode(Job& job);
+  void writeReadyFrames(std::unique_lock<std::mutex>& lock);
 
   std::vector<std::thread> workers_;
   mutable std::mutex mutex_;
-  std::condition_variable work_, space_, turn_;
+  std::condition_variable work_, space_;
   std::deque<Job> queue_;
   uint64_t pushed_ = 0, written_ = 0;  // frames pushed; frames whose turn to be written has passed
   unsigned in_flight_ = 0, max_in_flight_ = 0;
+  PngCompression compression_ = PngCompression::kFast;
+  std::map<uint64_t, Encoded> ready_;  // by order: encoded, not yet written
+  bool writing_ = false;               // one worker writes the ready frames in order, the others keep encoding
   bool stopping_ = false;
   std::optional<FrameWriteFailure> failure_;
   double encode_ms_ = 0;

@@ -63,16 +63,28 @@ Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_
 Status writeOutputFile(const std::filesystem::path& file, std::string_view text) {
   return writeOutput(file, text);
 }
+Status writeOutputFile(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts) {
+  return writeOutput(file, parts);
+}
 
 int writeReportedOutput(const std::filesystem::path& file, std::span<const uint8_t> bytes) {
+  return writeReportedOutput(file, std::span<const std::span<const uint8_t>>(&bytes, 1));
+}
+
+int writeReportedOutput(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts) {
+  size_t total = 0;
+  for (std::span<const uint8_t> part : parts) total += part.size();
   if (file.native() == "-") {
-    const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size() && std::fflush(stdout) == 0;
+    bool ok = true;
+    for (std::span<const uint8_t> part : parts)
+      ok = ok && std::fwrite(part.data(), 1, part.size(), stdout) == part.size();
+    ok = ok && std::fflush(stdout) == 0;
     return ok ? 0 : reportFailure("-", fail(Error::kIo, "cannot write to stdout"));
   }
   std::error_code ec;
   const bool existed = std::filesystem::exists(file, ec);
-  if (Status written = writeOutputFile(file, bytes); !written) return reportFailure(file, written.error());
-  reportMessage(fmt::format("{} {} ({} bytes)", existed ? "replaced" : "wrote", file.string(), bytes.size()));
+  if (Status written = writeOutputFile(file, parts); !written) return reportFailure(file, written.error());
+  reportMessage(fmt::format("{} {} ({} bytes)", existed ? "replaced" : "wrote", file.string(), total));
   return 0;
 }
 

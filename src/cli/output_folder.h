@@ -31,6 +31,7 @@ Status prepareOutputFolder(const std::filesystem::path& dir, ExistingOutput poli
 // fails, the folders this call created are removed again, so a failure leaves nothing behind.
 Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes);
 Status writeOutputFile(const std::filesystem::path& file, std::string_view text);
+Status writeOutputFile(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts);
 
 // The overwrite rule for single-file outputs (docs/CLI.md, "Conventions"): writeOutputFile (an existing file is
 // replaced atomically), then the one summary line every command prints for it on stderr, "morphkit: wrote FILE
@@ -38,6 +39,7 @@ Status writeOutputFile(const std::filesystem::path& file, std::string_view text)
 // Returns 0, or the exit code after printing the error line.
 int writeReportedOutput(const std::filesystem::path& file, std::span<const uint8_t> bytes);
 int writeReportedOutput(const std::filesystem::path& file, std::string_view text);
+int writeReportedOutput(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts);
 
 // True when `path`'s extension is `ext` (".glb"), ignoring ASCII case.
 bool hasExtension(const std::filesystem::path& path, std::string_view ext);

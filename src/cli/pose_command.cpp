@@ -51,7 +51,7 @@ struct PoseCommandOptions {
   std::string out;                 // a file, or "-" (stdout)
   std::string format;              // --format: json, obj, glb, npy, npz (default: --out's extension)
   std::string cpu_path = "reference";
-  uint32_t threads = 1;
+  uint32_t threads = 0;  // all cores
   bool json = false;
   FileAccessFlags file_access;
   bool keep_skin_weights = false;
@@ -179,8 +179,10 @@ Status poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options
 }
 
 #if HAVE_morphkit_vk
+// `concurrent_sink`: the sink writes each frame into its own slot (the arrays) and may run on the pool's threads.
 Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options, uint32_t animation,
-                 const std::vector<double>& times, const WeightInputs& weights, const FrameSink& sink) {
+                 const std::vector<double>& times, const WeightInputs& weights, const FrameSink& sink,
+                 bool concurrent_sink) {
   GpuContextOptions context_options;
   const std::optional<DeviceChoice> device = parseDevice(options.device);
   context_options.device_index = device && device->index >= 0 ? device->index : options.gpu_index;
@@ -213,11 +215,15 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
                             "pose needs {} bytes ({} MB)",
                             options.gpu_memory_mb, frame_bytes, (frame_bytes + (1 << 20) - 1) >> 20));
   }
+  // The host's share of each chunk (frame steps, unpacking, the sink) on every core: one thread is the limit.
+  ThreadPool pool(options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads);
+  stream.pool = &pool;
+  stream.concurrent_sink = concurrent_sink;
   return evaluateGpuPoseFrames(**context, **gpu_pose, frames, sink, stream);
 }
 #else
 Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const std::vector<double>&,
-                 const WeightInputs&, const FrameSink&) {
+                 const WeightInputs&, const FrameSink&, bool) {
   return fail(Error::kNoDevice, "this morphkit was built without the Vulkan layer");
 }
 #endif
@@ -308,7 +314,8 @@ int run(const PoseCommandOptions& options, const PoseOutput& output) {
 
   const bool arrays_out = output.arrays();
   std::optional<PoseArrays> arrays;
-  if (arrays_out) arrays.emplace(*prepared, times.size(), options.positions_only);
+  if (arrays_out)
+    arrays.emplace(*prepared, times.size(), options.positions_only || output.format == "npy");  // .npy: positions only
 
   // Array outputs take each frame as it is posed (memory: the arrays); the other outputs collect the cases.
   std::vector<PoseResult> cases, cpu_cases;
@@ -331,8 +338,9 @@ int run(const PoseCommandOptions& options, const PoseOutput& output) {
   if (gpu) {
     std::vector<PoseResult> gpu_cases;
     // --compare needs the GPU cases whole; otherwise GPU frames stream into the arrays like CPU ones.
-    FrameSink sink = collect(gpu_cases, arrays_out && !options.compare);
-    if (Status s = poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink); !s)
+    const bool into_arrays = arrays_out && !options.compare;
+    FrameSink sink = collect(gpu_cases, into_arrays);
+    if (Status s = poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink, into_arrays); !s)
       return reportFailure(options.file, s.error());
     if (options.compare) {
       const int within = checkTolerance(options, printComparison(cpu_cases, gpu_cases));
@@ -386,7 +394,9 @@ const CommandRegistration kRegistration(
                        std::string("the format of --out: ") + kPoseFormats + " (default: --out's extension)");
        sub->add_option("--cpu-path", options->cpu_path, "reference (scalar, double accumulation) or fast")
            ->check(CLI::IsMember({"reference", "fast"}));
-       sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")
+       sub->add_option("--threads", options->threads,
+                       "worker threads including the main one: the CPU pose, or the GPU stream's frame steps and "
+                       "unpacking (default 0: all cores)")
            ->check(CLI::Range(0u, 256u));
        sub->add_flag("--json", options->json, "print the pose JSON (shared/reference schema) instead of a summary");
        addFileAccessOptions(sub, options->file_access);

@@ -210,12 +210,18 @@ int writeObjOutput(const std::string& out, const PoseResult& pose, const Asset& 
 
 }  // namespace
 
-Expected<std::vector<uint8_t>> encodePoseArrays(std::string_view format, const PoseArrays& arrays,
-                                                const std::vector<double>& times) {
+uint64_t EncodedArrays::size() const {
+  uint64_t total = 0;
+  for (std::span<const uint8_t> part : parts) total += part.size();
+  return total;
+}
+
+namespace {
+
+Expected<std::vector<uint8_t>> encodeNpzArrays(const PoseArrays& arrays, const std::vector<double>& times) {
   auto shapeOf = [&](size_t i) {
     return std::vector<uint64_t>{uint64_t(arrays.frames), uint64_t(arrays.shapes[i].vertex_count), 3};
   };
-  if (format == "npy") return encodeNpy(std::span<const float>(arrays.positions[0]), shapeOf(0));
   std::vector<NpzEntry> entries;
   Expected<std::vector<uint8_t>> time_array =
       encodeNpy(std::span<const double>(times), std::vector<uint64_t>{times.size()});
@@ -236,15 +242,37 @@ Expected<std::vector<uint8_t>> encodePoseArrays(std::string_view format, const P
   return encodeNpz(entries);
 }
 
+}  // namespace
+
+Expected<EncodedArrays> encodePoseArrays(std::string_view format, const PoseArrays& arrays,
+                                         const std::vector<double>& times) {
+  EncodedArrays encoded;
+  if (format == "npy") {
+    const std::span<const float> positions(arrays.positions[0]);
+    const std::vector<uint64_t> shape{uint64_t(arrays.frames), uint64_t(arrays.shapes[0].vertex_count), 3};
+    Expected<std::vector<uint8_t>> header = encodeNpyHeader(positions, shape);
+    if (!header) return header.error();
+    encoded.owned = std::move(*header);
+    encoded.parts = {encoded.owned, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(positions.data()),
+                                                             positions.size_bytes())};
+    return encoded;
+  }
+  Expected<std::vector<uint8_t>> archive = encodeNpzArrays(arrays, times);
+  if (!archive) return archive.error();
+  encoded.owned = std::move(*archive);
+  encoded.parts = {encoded.owned};
+  return encoded;
+}
+
 int writeArrayOutput(const PoseOutput& output, const PoseArrays& arrays, const std::vector<double>& times) {
   const std::string& out = output.path;
   if (output.format == "npy" && arrays.shapes.size() != 1) {
     return reportUsage(fmt::format("--out {}: .npy holds one posed primitive and the scene has {}; use .npz", out,
                                    arrays.shapes.size()));
   }
-  Expected<std::vector<uint8_t>> bytes = encodePoseArrays(output.format, arrays, times);
-  if (!bytes) return reportFailure(out, bytes.error());
-  return writeReportedOutput(out, std::span<const uint8_t>(*bytes));
+  Expected<EncodedArrays> encoded = encodePoseArrays(output.format, arrays, times);
+  if (!encoded) return reportFailure(out, encoded.error());
+  return writeReportedOutput(out, std::span<const std::span<const uint8_t>>(encoded->parts));
 }
 
 int writePoseOutput(const PoseOutput& output, const std::vector<PoseResult>& cases, const std::string& model,

@@ -37,9 +37,16 @@ struct PoseArrays {
 // .npy: the positions of the one posed primitive; .npz: "<node..>_positions" (+ "_normals") per primitive and
 // "times" (float64 seconds). Returns 0 or the exit code after the error line.
 int writeArrayOutput(const PoseOutput& out, const PoseArrays& arrays, const std::vector<double>& times);
-// The bytes writeArrayOutput writes ("npy": the first primitive's positions), for `bench FILE`'s end-to-end row.
-Expected<std::vector<uint8_t>> encodePoseArrays(std::string_view format, const PoseArrays& arrays,
-                                                const std::vector<double>& times);
+// The bytes writeArrayOutput writes, as the pieces of the file in order: for "npy" its header and the first
+// primitive's positions in place (no copy of the arrays), for "npz" the encoded archive. `bench FILE`'s end-to-end
+// row writes the same.
+struct EncodedArrays {
+  std::vector<uint8_t> owned;                   // the header, or the whole archive
+  std::vector<std::span<const uint8_t>> parts;  // into `owned` and the arrays
+  uint64_t size() const;
+};
+Expected<EncodedArrays> encodePoseArrays(std::string_view format, const PoseArrays& arrays,
+                                         const std::vector<double>& times);
 
 // JSON, OBJ (+ .mtl and the base-colour images beside a file) or GLB of the posed cases.
 int writePoseOutput(const PoseOutput& out, const std::vector<PoseResult>& cases, const std::string& model,

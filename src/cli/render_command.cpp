@@ -68,7 +68,8 @@ struct RenderCommandOptions {
   bool resume = false;  // keep frames already in --out, render the rest
   bool no_contact_sheet = false;
   bool no_video = false;
-  unsigned threads = 0;      // PNG encoders (0: one per core)
+  unsigned threads = 0;  // PNG encoders (0: one per core)
+  std::string png_compression = "fast";
   uint32_t crowd = 0;        // --crowd N copies (0: none)
   double crowd_spacing = 0;  // 0: from the asset's size
   std::string crowd_offsets = "random";
@@ -135,6 +136,9 @@ int readRenderOptions(const RenderCommandOptions& o, RenderOptions& options) {
       return reportUsage("--crowd-offsets " + o.crowd_offsets + ": expected random or linear");
     options.instances = o.crowd;
     options.crowd = true;
+    // A crowd is vertex-bound: the prepass draws every copy once more and saves no shading (H200, 1000 copies of
+    // the 20k face at 1024²: 170 ms per frame with it, 114 without; docs/PERFORMANCE.md).
+    options.depth_prepass = false;
   }
   return readLookOptions(o.look, o.no_video, options);
 }
@@ -264,7 +268,7 @@ int renderFrames(const RenderCommandOptions& o, const RenderOptions& options, Re
                  const FrameRange& frames, const WeightInputs& weight_inputs, const std::filesystem::path& out_dir,
                  ContactCells& sheet, VideoOutput& video, FrameTotals& totals) {
   ProgressBar progress("render", frames.count());
-  PngFrameWriter pngs(o.threads);
+  PngFrameWriter pngs(o.threads, 0, parsePngCompression(o.png_compression).value_or(PngCompression::kFast));
   for (uint32_t f = frames.first; f < frames.last; ++f) {
     const std::filesystem::path name = out_dir / frameFileName(f);
     std::error_code exists_ec;
@@ -470,6 +474,10 @@ const CommandRegistration kRegistration(
        sub->add_option("--threads", options->threads,
                        "PNG encoder threads, working while the next frames render (0: one per core)")
            ->check(CLI::Range(0u, 256u))
+           ->capture_default_str();
+       sub->add_option("--png-compression", options->png_compression,
+                       "fast (zlib level 1, Up filter: ~5x faster) | small (libspng's defaults: ~0.75x the bytes)")
+           ->check(CLI::IsMember({"fast", "small"}))
            ->capture_default_str();
        sub->add_option("--morph-path", options->morph_path, "vertex | compute | auto (see docs/RENDER.md)")
            ->capture_default_str();

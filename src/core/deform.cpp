@@ -55,6 +55,21 @@ void cofactor(const Affine& a, double out[3][3]) {
   }
 }
 
+// Targets that can move a range: a non-zero weight and some delta (or the base as one, DeformRules). Skipping the
+// rest changes no sum (w·Δ is exactly 0), and a file of a thousand targets that move nothing costs nothing per vertex.
+std::vector<uint32_t> activeTargets(const PrimitiveData& p, std::span<const float> weights, const DeformRules& rules) {
+  std::vector<uint32_t> active;
+  for (size_t t = 0; t < p.targets.size(); ++t) {
+    const MorphTargetData& d = p.targets[t];
+    bool moves = !d.position.empty() || !d.normal.empty() || !d.tangent.empty() ||
+                 (!rules.base_as_delta.empty() && rules.base_as_delta[t] != 0);
+    for (const auto& set : d.texcoords) moves = moves || !set.empty();
+    for (const auto& set : d.colors) moves = moves || !set.empty();
+    if (moves && weights[t] != 0.0f) active.push_back(uint32_t(t));
+  }
+  return active;
+}
+
 // DeformRules::influence_sets: the factor that rescales a vertex's `kept` of `k` weights to sum 1 (1 when nothing
 // was dropped or the rules keep them as stored; 0 when the kept weights sum to 0).
 double keptWeightScale(const float* weights, size_t k, size_t kept, bool as_stored) {
@@ -150,16 +165,7 @@ bool MorphSkinJob::run() const {
   const Affine rigid = toAffine(world);
   double rigid_cof[3][3];
   cofactor(rigid, rigid_cof);
-  // Targets that can move this range: a non-zero weight and some delta. Skipping the rest changes no sum
-  // (w·Δ is exactly 0), and a file of a thousand targets that move nothing costs nothing per vertex.
-  std::vector<uint32_t> active;
-  for (size_t t = 0; t < p.targets.size(); ++t) {
-    const MorphTargetData& d = p.targets[t];
-    bool moves = !d.position.empty() || !d.normal.empty() || !d.tangent.empty() || baseAsDelta(t) != 0;
-    for (const auto& set : d.texcoords) moves = moves || !set.empty();
-    for (const auto& set : d.colors) moves = moves || !set.empty();
-    if (moves && weights[t] != 0.0f) active.push_back(uint32_t(t));
-  }
+  const std::vector<uint32_t> active = activeTargets(p, weights, rules);
   // An engine profile's rules (DeformRules): which stored deltas count, and which targets add the base instead.
   auto counts = [&](const std::vector<float>& delta, bool sparse, uint32_t bit) {
     return !delta.empty() && (rules.ignored_deltas & bit) == 0 && !(sparse && rules.sparse_deltas_ignored);

@@ -39,8 +39,9 @@ std::string shapeText(std::span<const uint64_t> shape) {
   return text + ")";
 }
 
+// The magic, version, length and the padded dict of a .npy of `values` shaped `shape`.
 template <class T>
-Expected<std::vector<uint8_t>> encode(std::span<const T> values, std::span<const uint64_t> shape, const char* descr) {
+Expected<std::vector<uint8_t>> header(std::span<const T> values, std::span<const uint64_t> shape, const char* descr) {
   uint64_t count = 1;
   for (uint64_t d : shape) {
     if (d != 0 && count > UINT64_MAX / d) return fail(Error::kInvalidArgument, "encodeNpy: shape overflows");
@@ -50,25 +51,33 @@ Expected<std::vector<uint8_t>> encode(std::span<const T> values, std::span<const
     return fail(Error::kInvalidArgument, "encodeNpy: shape " + shapeText(shape) + " holds " + std::to_string(count) +
                                              " values, given " + std::to_string(values.size()));
   }
-  std::string header =
+  std::string dict =
       std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shapeText(shape) + ", }";
-  const size_t unpadded = sizeof(kMagic) + 2 + 2 + header.size() + 1;  // + '\n'
-  header.append((kAlign - unpadded % kAlign) % kAlign, ' ');
-  header += '\n';
+  const size_t unpadded = sizeof(kMagic) + 2 + 2 + dict.size() + 1;  // + '\n'
+  dict.append((kAlign - unpadded % kAlign) % kAlign, ' ');
+  dict += '\n';
   // Sized once and filled with memcpy (GCC 12's -Wstringop-overflow misfires on insert after reserve).
-  std::vector<uint8_t> out(sizeof(kMagic) + 4 + header.size() + values.size_bytes());
+  std::vector<uint8_t> out(sizeof(kMagic) + 4 + dict.size());
   uint8_t* at = out.data();
   std::memcpy(at, kMagic, sizeof(kMagic));
   at += sizeof(kMagic);
   *at++ = 1;  // format version 1.0: the header length is a u16
   *at++ = 0;
-  *at++ = uint8_t(header.size() & 0xFF);  // little-endian u16
-  *at++ = uint8_t(header.size() >> 8);
-  std::memcpy(at, header.data(), header.size());
-  at += header.size();
+  *at++ = uint8_t(dict.size() & 0xFF);  // little-endian u16
+  *at++ = uint8_t(dict.size() >> 8);
+  std::memcpy(at, dict.data(), dict.size());
+  return out;
+}
+
+template <class T>
+Expected<std::vector<uint8_t>> encode(std::span<const T> values, std::span<const uint64_t> shape, const char* descr) {
+  Expected<std::vector<uint8_t>> out = header(values, shape, descr);
+  if (!out) return out;
   // The host is little-endian (x86-64, AArch64): the bytes are the '<' layout already.
   static_assert(std::endian::native == std::endian::little);
-  if (values.size_bytes() > 0) std::memcpy(at, values.data(), values.size_bytes());
+  const size_t at = out->size();
+  out->resize(at + values.size_bytes());
+  if (values.size_bytes() > 0) std::memcpy(out->data() + at, values.data(), values.size_bytes());
   return out;
 }
 
@@ -113,6 +122,10 @@ uint32_t crc32(std::span<const uint8_t> bytes, uint32_t crc) {
 Expected<std::vector<uint8_t>> encodeNpy(std::span<const float> values, std::span<const uint64_t> shape) {
   return encode(values, shape, "<f4");
 }
+Expected<std::vector<uint8_t>> encodeNpyHeader(std::span<const float> values, std::span<const uint64_t> shape) {
+  return header(values, shape, "<f4");
+}
+
 Expected<std::vector<uint8_t>> encodeNpy(std::span<const double> values, std::span<const uint64_t> shape) {
   return encode(values, shape, "<f8");
 }

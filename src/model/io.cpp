@@ -76,7 +76,7 @@ namespace io_detail {
 // O_CREAT|O_EXCL|O_NOFOLLOW: an existing name, a planted symlink included, is never opened, only skipped.
 // Mode 0666 lets the umask apply exactly as for a plain fopen("w"); replacing an existing regular file keeps
 // its permission bits. Every failure after creation removes the temporary.
-Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes,
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::span<const uint8_t>> parts,
                        const std::function<std::string()>& next_suffix) {
   const std::filesystem::path folder = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
   // NAME_MAX is 255 on Linux: keep room for ".tmp-" and the suffix however long the output's name is.
@@ -93,7 +93,8 @@ Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_
   if (::lstat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
     (void)::fchmod(fd, existing.st_mode & 0777);  // a plain write would have kept these bits
   }
-  bool ok = writeAll(fd, bytes);
+  bool ok = true;
+  for (std::span<const uint8_t> bytes : parts) ok = ok && writeAll(fd, bytes);
   int saved = errno;
   ok = (::close(fd) == 0) && ok;
   if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -111,6 +112,10 @@ Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_
 
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   return io_detail::writeFileAtomic(path, bytes, randomSuffix);
+}
+
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::span<const uint8_t>> parts) {
+  return io_detail::writeFileAtomic(path, parts, randomSuffix);
 }
 
 Status writeFileAtomic(const std::filesystem::path& path, std::string_view text) {

@@ -11,7 +11,11 @@
 
 namespace morphkit::io_detail {
 
-Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes,
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::span<const uint8_t>> parts,
                        const std::function<std::string()>& next_suffix);
+inline Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes,
+                              const std::function<std::string()>& next_suffix) {
+  return writeFileAtomic(path, std::span<const std::span<const uint8_t>>(&bytes, 1), next_suffix);
+}
 
 }  // namespace morphkit::io_detail

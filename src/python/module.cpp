@@ -225,6 +225,10 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
                                                  ": below one frame's output; one frame of this pose needs " +
                                                  std::to_string(frame_bytes) + " bytes");
       }
+      // The host's share (frame steps, unpacking, the copy into each frame's slot) on `threads` threads.
+      ThreadPool pool(threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
+      stream.pool = &pool;
+      stream.concurrent_sink = true;
       if (Status s = evaluateGpuPoseFrames(
               *a->gpu->context, *a->gpu->pose, requests,
               [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, views); }, stream);

@@ -44,7 +44,18 @@ Failure spngFailure(const char* where, int code) {
 
 }  // namespace
 
-Expected<std::vector<uint8_t>> encodePng(std::span<const uint8_t> rgba, uint32_t width, uint32_t height) {
+const char* pngCompressionName(PngCompression compression) {
+  return compression == PngCompression::kFast ? "fast" : "small";
+}
+
+std::optional<PngCompression> parsePngCompression(std::string_view text) {
+  if (text == "fast") return PngCompression::kFast;
+  if (text == "small") return PngCompression::kSmall;
+  return std::nullopt;
+}
+
+Expected<std::vector<uint8_t>> encodePng(std::span<const uint8_t> rgba, uint32_t width, uint32_t height,
+                                         PngCompression compression) {
   if (width == 0 || height == 0 || rgba.size() != size_t(width) * height * 4) {
     return fail(Error::kInvalidArgument, "encodePng: " + std::to_string(rgba.size()) + " bytes for " +
                                              std::to_string(width) + "×" + std::to_string(height) + " RGBA8");
@@ -52,6 +63,12 @@ Expected<std::vector<uint8_t>> encodePng(std::span<const uint8_t> rgba, uint32_t
   SpngContext png(SPNG_CTX_ENCODER);
   if (!png.ctx) return fail(Error::kOutOfMemory, "encodePng: spng_ctx_new failed");
   spng_set_option(png.ctx, SPNG_ENCODE_TO_BUFFER, 1);
+  if (compression == PngCompression::kFast) {
+    // Measured on rendered frames: the adaptive filter choice and level 6 cost 5× the time of these settings.
+    spng_set_option(png.ctx, SPNG_IMG_COMPRESSION_LEVEL, 1);
+    spng_set_option(png.ctx, SPNG_IMG_COMPRESSION_STRATEGY, 3);  // zlib's Z_RLE
+    spng_set_option(png.ctx, SPNG_FILTER_CHOICE, SPNG_FILTER_CHOICE_UP);
+  }
   spng_ihdr ihdr{};
   ihdr.width = width;
   ihdr.height = height;

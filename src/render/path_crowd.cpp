@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The crowd path (RenderOptions::crowd): the copies of each (node, primitive) are one GpuCrowd (src/vk,
 // shaders/crowd.comp), so each frame one dispatch per primitive morphs and skins every copy, and each copy's draw
-// binds its range of the crowd's output as its vertex buffer (seed 003 §3: no copy, no readback), as the compute
-// path does for its batch. The output is in world space with the copy's placement applied: plain mesh.vert.
+// reads the crowd's output as its vertex buffer (seed 003 §3: no copy, no readback), as the compute path does for its
+// batch. The output is in world space with the copy's placement applied: plain mesh.vert, and every copy's object
+// uniforms are the same, so the copies of an opaque or masked primitive are one indirect draw (one command per copy,
+// each at its copy's vertex offset into one binding of the output); BLEND copies are drawn one by one, sorted.
+#include <algorithm>
+#include <cstring>
+
 #include "morphkit/gpu_crowd.h"
 #include "morphkit/gpu_interop.h"
 #include "renderer_state.h"
@@ -25,6 +30,10 @@ class CrowdPath final : public DeformPath {
     bindDeformedDraw(r, cmd, r.draws[draw], draws_[draw].mesh, pass, draws_[draw].output.buffer,
                      draws_[draw].output.offset);
   }
+  bool recordDraw(const Renderer& r, VkCommandBuffer cmd, uint32_t draw) const override;
+  bool drawnWithAnother(const Renderer& r, uint32_t draw) const override {
+    return groups_[draw % groups_.size()].one_draw && r.draws[draw].copy > 0;
+  }
   void destroy(VulkanContext& ctx) override;
 
  private:
@@ -38,7 +47,11 @@ class CrowdPath final : public DeformPath {
   struct Group {
     GpuCrowd* crowd = nullptr;
     std::vector<GpuInstanceState> states;  // the job's input, one per copy
+    bool one_draw = false;                 // every copy by one indirect draw (not BLEND, offsets fit)
+    GpuBuffer commands;                    // one VkDraw(Indexed)IndirectCommand per copy
+    uint32_t pitch_vertices = 0;           // copy i's vertices start at i × pitch_vertices in the output
   };
+  Status prepareOneDraw(Renderer& r, uint32_t group);
   std::vector<GpuPrimitive*> primitives_;
   std::vector<DrawState> draws_;
   std::vector<Group> groups_;
@@ -86,8 +99,61 @@ Status CrowdPath::finishDraws(Renderer& r) {
       if (!output) return output.error();
       draws_[copy * per_copy + g].output = *output;
     }
+    if (Status s = prepareOneDraw(r, g); !s) return s;
   }
   return Ok{};
+}
+
+// The group's indirect commands, written once: copy i at vertex offset i × pitch_vertices, one instance each.
+Status CrowdPath::prepareOneDraw(Renderer& r, uint32_t g) {
+  Group& group = groups_[g];
+  const Draw& d = r.draws[g];
+  const PrimitiveGpu& prim = r.primitives[d.primitive];
+  const uint32_t copies = r.options.instances;
+  const uint64_t pitch = gpuCrowdInfo(*group.crowd).instance_bytes / draws_[g].output.stride;
+  const bool fits = pitch * copies <= uint64_t(INT32_MAX);  // vertexOffset is an int32_t
+  if (r.materials.materials[d.material].alpha == AlphaMode::kBlend || !fits) return Ok{};
+  const bool indexed = prim.index_count > 0;
+  const VkDeviceSize bytes =
+      VkDeviceSize(copies) * (indexed ? sizeof(VkDrawIndexedIndirectCommand) : sizeof(VkDrawIndirectCommand));
+  Expected<GpuBuffer> commands = createBuffer(*r.ctx, bytes, MemoryUse::kUpload, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT);
+  if (!commands) return commands.error();
+  group.commands = *commands;
+  group.pitch_vertices = uint32_t(pitch);
+  for (uint32_t copy = 0; copy < copies; ++copy) {
+    if (indexed) {
+      const VkDrawIndexedIndirectCommand c{prim.index_count, 1, 0, int32_t(copy * pitch), 0};
+      std::memcpy(static_cast<uint8_t*>(group.commands.mapped) + copy * sizeof c, &c, sizeof c);
+    } else {
+      const VkDrawIndirectCommand c{prim.vertex_count, 1, uint32_t(copy * pitch), 0};
+      std::memcpy(static_cast<uint8_t*>(group.commands.mapped) + copy * sizeof c, &c, sizeof c);
+    }
+  }
+  group.one_draw = true;
+  return Ok{};
+}
+
+// At a one-draw group's first copy: every copy, by indirect draws of at most maxDrawIndirectCount commands (one
+// draw of each command where the device has no multiDrawIndirect).
+bool CrowdPath::recordDraw(const Renderer& r, VkCommandBuffer cmd, uint32_t draw) const {
+  const Group& group = groups_[draw % groups_.size()];
+  if (!group.one_draw) return false;
+  const PrimitiveGpu& prim = r.primitives[r.draws[draw].primitive];
+  const bool indexed = prim.index_count > 0;
+  const uint32_t stride = indexed ? sizeof(VkDrawIndexedIndirectCommand) : sizeof(VkDrawIndirectCommand);
+  const uint32_t copies = r.options.instances;
+  const uint32_t per_draw =
+      r.ctx->multi_draw_indirect ? std::max(1u, r.ctx->properties.limits.maxDrawIndirectCount) : 1;
+  if (indexed) vkCmdBindIndexBuffer(cmd, prim.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+  for (uint32_t first = 0; first < copies; first += per_draw) {
+    const uint32_t count = std::min(per_draw, copies - first);
+    if (indexed) {
+      vkCmdDrawIndexedIndirect(cmd, group.commands.buffer, VkDeviceSize(first) * stride, count, stride);
+    } else {
+      vkCmdDrawIndirect(cmd, group.commands.buffer, VkDeviceSize(first) * stride, count, stride);
+    }
+  }
+  return true;
 }
 
 Status CrowdPath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& frame) {
@@ -121,7 +187,10 @@ Status CrowdPath::dispatch(Renderer& r, RenderStats& stats) {
 
 void CrowdPath::destroy(VulkanContext& ctx) {
   for (DrawState& d : draws_) destroyMeshDraw(ctx, d.mesh);
-  for (Group& g : groups_) destroyGpuCrowd(ctx, g.crowd);
+  for (Group& g : groups_) {
+    destroyGpuCrowd(ctx, g.crowd);
+    destroyBuffer(ctx, g.commands);
+  }
   for (GpuPrimitive*& p : primitives_) destroyGpuPrimitive(ctx, p);
   draws_.clear();
   groups_.clear();

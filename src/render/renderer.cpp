@@ -11,6 +11,7 @@
 
 #include "environment_internal.h"
 #include "morphkit/contract.h"
+#include "morphkit/gpu_crowd.h"
 #include "morphkit/node_material.h"
 #include "morphkit/scene.h"
 #include "renderer_state.h"
@@ -293,9 +294,11 @@ void drawPass(const Renderer& r, const DrawPipelines& pipelines, VkCommandBuffer
     for (uint32_t i : order_of) {
       const Draw& d = r.draws[i];
       if (r.materials.materials[d.material].alpha != order) continue;
+      if (r.path->drawnWithAnother(r, i)) continue;
       const PrimitiveGpu& prim = r.primitives[d.primitive];
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines[i][uint32_t(pass)]);
       r.path->bind(r, cmd, i, pass);
+      if (r.path->recordDraw(r, cmd, i)) continue;
       if (prim.index_count > 0) {
         vkCmdBindIndexBuffer(cmd, prim.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
         vkCmdDrawIndexed(cmd, prim.index_count, 1, 0, 0, 0);
@@ -315,7 +318,7 @@ Status checkCrowdFits(const Renderer& r) {
   uint64_t total = 0;
   for (const PosePrepared::Instance& inst : r.prepared.instances) {
     const PrimitiveData& data = r.prepared.primitives[inst.data];
-    const uint64_t per_copy = (uint64_t(data.vertex_count) * vertexFormat(data).stride * 4 + 255) / 256 * 256;
+    const uint64_t per_copy = gpuCrowdInstanceBytes(data.vertex_count, vertexFormat(data).stride);
     const uint64_t bytes = per_copy * r.options.instances;
     total += bytes;
     if (device.max_allocation_bytes > 0 && bytes > device.max_allocation_bytes) {

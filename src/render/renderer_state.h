@@ -162,6 +162,11 @@ class DeformPath {
   virtual Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass pass) = 0;
   // Binds the draw's descriptor sets, push constants and vertex buffer.
   virtual void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass pass) const = 0;
+  // Records the draw's own vkCmdDraw* after bind (true), or leaves it to drawPass (false: one draw of the primitive).
+  // The crowd draws every copy of a primitive at its first copy and nothing at the others.
+  virtual bool recordDraw(const Renderer&, VkCommandBuffer, uint32_t /*draw*/) const { return false; }
+  // True when the draw is drawn by another one's recordDraw (it is neither bound nor drawn).
+  virtual bool drawnWithAnother(const Renderer&, uint32_t /*draw*/) const { return false; }
   virtual void destroy(VulkanContext& ctx) = 0;
 };
 std::unique_ptr<DeformPath> makeVertexPath();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -154,8 +155,7 @@ Status planCrowd(const VulkanContext& context, const GpuCrowdDesc& d, const GpuC
                                       std::to_string(limits.maxComputeWorkGroupCount[1]) + ")");
   }
   info.matrix_count = relativeMatrixCount(d.skinned, d.joint_count);
-  const uint64_t vertex_bytes = uint64_t(p.vertex_count) * p.vertex.stride * 4;
-  info.instance_bytes = (vertex_bytes + kOutputAlignment - 1) / kOutputAlignment * kOutputAlignment;
+  info.instance_bytes = gpuCrowdInstanceBytes(p.vertex_count, p.vertex.stride);
   info.output_bytes = info.instance_bytes * d.instance_count;  // < 2^32 instances × < 2^40 bytes: no overflow
   const uint64_t max = context.max_allocation ? context.max_allocation : UINT64_MAX;
   const uint64_t matrices = uint64_t(d.instance_count) * info.matrix_count * 4 * kCrowdMatrixFloats;
@@ -349,6 +349,11 @@ Status recordGpuCrowdJob(const GpuCrowdJob& job, VkCommandBuffer cmd) {
   writeCrowdFrame(job);
   recordCrowdDispatch(*job.crowd, cmd);
   return Ok{};
+}
+
+uint64_t gpuCrowdInstanceBytes(uint64_t vertex_count, uint32_t vertex_stride_floats) {
+  const uint64_t pitch = std::lcm<uint64_t>(kOutputAlignment, std::max<uint64_t>(vertex_stride_floats, 1) * 4);
+  return (vertex_count * vertex_stride_floats * 4 + pitch - 1) / pitch * pitch;
 }
 
 Expected<GpuOutputBuffer> gpuCrowdOutput(const GpuCrowd& crowd, uint32_t instance) {

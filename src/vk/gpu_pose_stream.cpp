@@ -6,8 +6,11 @@
 // evaluateGpuPose uses: the same bits. Its output is copied into a host-visible buffer in the same submission. Two
 // chunk slots alternate; the host waits for a slot only when it comes round again.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,20 +72,56 @@ Status createSlot(VulkanContext& context, const GpuPose& pose, uint32_t frames, 
   return createInFlightSubmission(context, slot.submission);
 }
 
-// Steps the chunk's frames on the CPU, writes their states into the slot's batch and submits its dispatch and the
-// copy of its output into the readback buffer.
+// The first failure of a parallel loop over frames, by frame index, so the error returned is the one a single thread
+// would have met first.
+class FirstFailure {
+ public:
+  void record(size_t frame, const Status& status) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failure_ || frame < frame_) {
+      frame_ = frame;
+      failure_ = status.error();
+    }
+    failed_.store(true, std::memory_order_relaxed);
+  }
+  bool failed() const { return failed_.load(std::memory_order_relaxed); }  // the other runs stop early
+  Status status() const { return failure_ ? Status(*failure_) : Status(Ok{}); }
+
+ private:
+  std::mutex mutex_;
+  size_t frame_ = 0;
+  std::optional<Failure> failure_;
+  std::atomic<bool> failed_{false};
+};
+
+// Frames [0, count) on the pool in runs of about count / threads (each run one call of `run(begin, end)`).
+void forFrameRuns(ThreadPool* pool, size_t count, const std::function<void(size_t, size_t)>& run) {
+  const size_t threads = pool ? pool->threadCount() : 1;
+  parallelFor(pool, count, (count + threads - 1) / threads, run);
+}
+
+// Steps the chunk's frames on the CPU (on the pool when there is one: each run of frames with its own sampling
+// cursors, which only speed up the key search), writes their states into the slot's batch and submits its
+// dispatch and the copy of its output into the readback buffer.
 Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const GpuPoseOptions> requests,
-                   ChunkSlot& slot) {
+                   ThreadPool* pool, ChunkSlot& slot) {
   const size_t instances = pose.prepared->instances.size();
   const size_t capacity = gpuBatchOutputBytes(*slot.batch) / std::max<uint64_t>(gpuPoseFrameBytes(pose), 1);
   slot.frames.resize(slot.frame_count);
   slot.states.resize(capacity * instances);
+  FirstFailure failure;
+  forFrameRuns(pool, slot.frame_count, [&](size_t begin, size_t end) {
+    SamplingContext cursors;
+    for (size_t k = begin; k < end && !failure.failed(); ++k) {
+      GpuPoseOptions request = requests[slot.first_frame + k];
+      if (pool && request.sampling) request.sampling = &cursors;
+      if (Status s = evaluatePoseFrame(pose, request, slot.frames[k]); !s) failure.record(k, s);
+    }
+  });
+  if (Status s = failure.status(); !s) return s;
   for (size_t k = 0; k < capacity; ++k) {
     // A last partial chunk: the frames past it repeat its last frame (their output is never read).
     const size_t source = std::min(k, slot.frame_count - 1);
-    if (k == source) {
-      if (Status s = evaluatePoseFrame(pose, requests[slot.first_frame + k], slot.frames[k]); !s) return s;
-    }
     std::copy(slot.frames[source].states.begin(), slot.frames[source].states.end(),
               slot.states.begin() + k * instances);
   }
@@ -109,24 +148,57 @@ Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const 
   return submitInFlight(context, slot.submission, "evaluateGpuPoseFrames");
 }
 
-// Waits for the slot's chunk and hands its frames to the sink, in order.
+// Where a chunk's frames are unpacked: one result per frame for an ordered sink, one per run of frames for a
+// concurrent one. Kept from chunk to chunk so their vectors' capacity is reused (no fresh pages per frame).
+struct ChunkResults {
+  std::vector<PoseResult> results;
+};
+
+// Waits for the slot's chunk and hands its frames to the sink: in order on this thread, or (concurrent_sink) from
+// the pool's threads as each frame is unpacked.
 Status deliverChunk(VulkanContext& context, const GpuPose& pose, std::span<const GpuPoseOptions> requests,
-                    ChunkSlot& slot, const std::function<Status(size_t, PoseResult&&)>& sink, PoseResult& reused) {
+                    const GpuPoseStreamOptions& options, ChunkSlot& slot,
+                    const std::function<Status(size_t, PoseResult&&)>& sink, ChunkResults& scratch) {
   if (Status s = waitInFlight(context, slot.submission, "evaluateGpuPoseFrames"); !s) return s;
   const size_t instances = pose.prepared->instances.size();
   const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
-  for (size_t k = 0; k < slot.frame_count; ++k) {
-    const size_t frame = slot.first_frame + k;
-    const Status assembled = assembleGpuPose(
-        pose, requests[frame], slot.frames[k],
+  auto assemble = [&](size_t k, PoseResult& into) {
+    return assembleGpuPose(
+        pose, requests[slot.first_frame + k], slot.frames[k],
         [&](size_t i) {
           const VkDeviceSize offset = gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset;
           return reinterpret_cast<const float*>(bytes + offset);
         },
-        reused);
-    if (!assembled) return assembled;
-    // A sink that keeps the result moves it; one that only reads it leaves its vectors for the next frame.
-    if (Status s = sink(frame, std::move(reused)); !s) return s;
+        into);
+  };
+  ThreadPool* pool = options.pool;
+  const bool concurrent = pool && options.concurrent_sink;
+  // Ordered: result k holds frame k until the sink takes it. Concurrent: each run of frames takes the next free
+  // result (the runs of a chunk number at most its frames), so the same few are reused chunk after chunk.
+  scratch.results.resize(std::max(scratch.results.size(), pool ? slot.frame_count : size_t(1)));
+  std::atomic<size_t> next_result{0};
+  FirstFailure failure;
+  if (pool) {
+    forFrameRuns(pool, slot.frame_count, [&](size_t begin, size_t end) {
+      const size_t run_result = concurrent ? next_result.fetch_add(1) : 0;
+      for (size_t k = begin; k < end && !failure.failed(); ++k) {
+        PoseResult& into = scratch.results[concurrent ? run_result : k];
+        Status s = assemble(k, into);
+        if (s && concurrent) s = sink(slot.first_frame + k, std::move(into));
+        if (!s) failure.record(k, s);
+      }
+    });
+    if (Status s = failure.status(); !s) return s;
+  }
+  if (!concurrent) {
+    for (size_t k = 0; k < slot.frame_count; ++k) {
+      PoseResult& result = scratch.results[pool ? k : 0];
+      if (!pool) {
+        if (Status s = assemble(k, result); !s) return s;
+      }
+      // A sink that keeps the result moves it; one that only reads it leaves its vectors for the next chunk.
+      if (Status s = sink(slot.first_frame + k, std::move(result)); !s) return s;
+    }
   }
   slot.frame_count = 0;
   return Ok{};
@@ -159,22 +231,23 @@ Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<co
   const uint32_t chunk_frames = uint32_t(std::min<uint64_t>(per_chunk, frames.size()));
   const size_t chunks = (frames.size() + chunk_frames - 1) / chunk_frames;
   ChunkSlot slots[kSlots];
-  PoseResult reused;  // every frame is assembled here in turn
+  ChunkResults scratch;
   Status status = Ok{};
   for (uint32_t s = 0; s < std::min<size_t>(kSlots, chunks) && status; ++s) {
     status = createSlot(context, pose, chunk_frames, slots[s]);
   }
   for (size_t c = 0; c < chunks && status; ++c) {
     ChunkSlot& slot = slots[c % kSlots];
-    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink, reused);  // chunk c − 2
+    if (slot.frame_count > 0)
+      status = deliverChunk(context, pose, frames, options, slot, sink, scratch);  // chunk c − 2
     if (!status) break;
     slot.first_frame = c * chunk_frames;
     slot.frame_count = std::min<size_t>(chunk_frames, frames.size() - slot.first_frame);
-    status = submitChunk(context, pose, frames, slot);
+    status = submitChunk(context, pose, frames, options.pool, slot);
   }
   for (size_t c = chunks > kSlots ? chunks - kSlots : 0; c < chunks && status; ++c) {  // the last chunks, in order
     ChunkSlot& slot = slots[c % kSlots];
-    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, slot, sink, reused);
+    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, options, slot, sink, scratch);
   }
   for (ChunkSlot& slot : slots) destroySlot(context, slot);
   if (stats) {

@@ -220,6 +220,12 @@ Status createDeviceObjects(VulkanContext& context, const GpuContextOptions& opti
   f11.storageBuffer16BitAccess = info.storage_16bit ? VK_TRUE : VK_FALSE;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
   features.features.shaderInt64 = VK_TRUE;
+  {
+    VkPhysicalDeviceFeatures have{};
+    vkGetPhysicalDeviceFeatures(context.physical, &have);
+    context.multi_draw_indirect = have.multiDrawIndirect == VK_TRUE;  // the crowd's one draw per primitive
+    features.features.multiDrawIndirect = have.multiDrawIndirect;
+  }
   // The driver's pipeline statistics (registers per invocation) for the benchmarks, when asked and offered.
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

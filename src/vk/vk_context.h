@@ -29,6 +29,8 @@ struct VulkanContext {
   // …) and internal representations for the benchmarks (pipelineStatistics, pipelineReport). Only on devices morphkit
   // creates, when GpuContextOptions asks for it and the driver offers it.
   bool pipeline_statistics = false;
+  // multiDrawIndirect enabled (devices morphkit creates, when offered): one indirect draw may hold many commands.
+  bool multi_draw_indirect = false;
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
   VkDeviceSize max_allocation = 0;

@@ -22,6 +22,9 @@ namespace morphkit {
 // when it does not.
 Expected<std::vector<uint8_t>> encodeNpy(std::span<const float> values, std::span<const uint64_t> shape);
 Expected<std::vector<uint8_t>> encodeNpy(std::span<const double> values, std::span<const uint64_t> shape);
+// Only the header of encodeNpy(values, shape): the file is these bytes followed by the values' bytes, for a writer
+// that sends a large array without copying it (writeFileAtomic's parts). Fails as encodeNpy.
+Expected<std::vector<uint8_t>> encodeNpyHeader(std::span<const float> values, std::span<const uint64_t> shape);
 
 // One array of an .npz: `name` without ".npy" ([A-Za-z0-9_.-], 1..200 characters), `npy` a whole .npy file.
 struct NpzEntry {

@@ -35,5 +35,8 @@ Expected<BufferBytes> mapFile(const std::filesystem::path& path, size_t max_byte
 // The temporary is removed on every error path.
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 Status writeFileAtomic(const std::filesystem::path& path, std::string_view text);
+// The same for a file made of pieces written one after another (a header and a large array), so a caller need not
+// first copy them into one buffer.
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::span<const uint8_t>> parts);
 
 }  // namespace morphkit

@@ -43,7 +43,7 @@ struct GpuCrowdInfo {
   uint32_t slots = 0;           // a tile's records staged per group (the most used of the group's targets; an
                                 // instance's other targets are read from memory)
   uint32_t matrix_count = 0;    // matrices per instance: 1 + joints (skinned) or 3
-  uint64_t instance_bytes = 0;  // output stride between instances (multiple of 256)
+  uint64_t instance_bytes = 0;  // output stride between instances (gpuCrowdInstanceBytes)
   uint64_t output_bytes = 0;    // instance_count × instance_bytes
   uint64_t shared_bytes = 0;    // shared memory per workgroup
 };
@@ -55,6 +55,10 @@ struct GpuCrowdInfo {
 Expected<GpuCrowd*> createGpuCrowd(VulkanContext& context, const GpuCrowdDesc& desc);
 void destroyGpuCrowd(VulkanContext& context, GpuCrowd* crowd);  // null is fine; destroy before the primitive
 const GpuCrowdInfo& gpuCrowdInfo(const GpuCrowd& crowd);
+// One instance's output bytes in the crowd's buffer: its vertices rounded up to a multiple of 256 (a storage range
+// a caller may bind) and of the vertex stride (so one vertex-buffer binding of the output reaches instance i by a
+// vertex offset: the render draws every copy of a primitive with one indirect draw).
+uint64_t gpuCrowdInstanceBytes(uint64_t vertex_count, uint32_t vertex_stride_floats);
 
 // Deforms every instance (ozz-style job). Per frame the CPU picks each group's staged targets and every instance's
 // active list (|w| > epsilon) and writes every instance's matrices (GpuInstanceState: weights = target_count

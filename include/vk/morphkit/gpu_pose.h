@@ -10,6 +10,7 @@
 #include "morphkit/error.h"
 #include "morphkit/gpu.h"
 #include "morphkit/pose.h"
+#include "morphkit/thread_pool.h"
 
 namespace morphkit {
 
@@ -41,6 +42,14 @@ struct GpuPoseStreamOptions {
   // one frame's output is an error that names the bytes one frame needs.
   uint64_t memory_budget = uint64_t(256) << 20;
   uint32_t max_chunk_frames = 0;  // > 0: at most this many frames per chunk (tests: chunks of 1, partial chunks)
+  // Optional threads (the caller's; the library starts none) for the host's share of a chunk: stepping its frames
+  // and unpacking their output into results. Without them one thread does both, and at 20k vertices it is the
+  // limit: the GPU and the copy take 5 % of a frame (docs/PERFORMANCE.md). The results are the same bits.
+  ThreadPool* pool = nullptr;
+  // With a pool: the sink may be called from the pool's threads, for several frames at once and in any order
+  // within a chunk (chunks stay in order). For a sink that writes frame k into its own slot of an array; the
+  // default calls it on the calling thread, in frame order.
+  bool concurrent_sink = false;
 };
 struct GpuPoseStreamStats {
   uint64_t frame_bytes = 0;     // one frame's output on the device (every instance, aligned)
@@ -48,9 +57,9 @@ struct GpuPoseStreamStats {
   uint32_t chunks = 0;          // submissions
   double gpu_microseconds = 0;  // the chunks' dispatches and copies, from timestamps (NaN without them)
 };
-// Poses frames[0..n) and calls sink(k, result) for each, in frame order, with the result evaluateGpuPose gives for
-// frames[k], bit for bit. A failing frame step, a non-finite result or a failing sink stops the stream (the frames
-// not yet handed over are dropped) and its error is returned.
+// Poses frames[0..n) and calls sink(k, result) for each, in frame order (see concurrent_sink), with the result
+// evaluateGpuPose gives for frames[k], bit for bit. A failing frame step, a non-finite result or a failing sink stops
+// the stream (the frames not yet handed over are dropped) and its error is returned.
 Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
                              const std::function<Status(size_t frame, PoseResult&& result)>& sink,
                              const GpuPoseStreamOptions& options = {}, GpuPoseStreamStats* stats = nullptr);
