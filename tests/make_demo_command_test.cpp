@@ -61,7 +61,7 @@ TEST(MakeDemoCommand, JsonSummary) {
   size_t size = std::filesystem::file_size(dir / "d.glb");
   EXPECT_EQ(run.out,
             "{\"file\":\"d.glb\",\"vertices\":8,\"triangles\":12,\"targets\":0,\"bones\":1,\"animations\":2,"
-            "\"seed\":1,\"bytes\":" +
+            "\"seed\":1,\"material\":\"skin\",\"bytes\":" +
                 std::to_string(size) + ",\"capture\":\"d_capture.csv\",\"captureRows\":240,\"replaced\":false}\n");
   run = makeDemo(dir, "e.glb --targets 0 --vertices 8 --bones 1 --no-capture --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -70,6 +70,27 @@ TEST(MakeDemoCommand, JsonSummary) {
   run = makeDemo(dir, "f.glb --targets 0 --vertices 8 --bones 1 --capture-seconds 0.5 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"captureRows\":30,"), std::string::npos) << run.out;
+}
+
+// --material: each variant is written, named in the summary and the JSON, and its file carries the material
+// (tests/material_extensions_test.cpp checks the fields); an unknown name is a usage error with no file.
+TEST(MakeDemoCommand, MaterialVariants) {
+  auto dir = test::scratchDir();
+  CliRun run = makeDemo(dir, "c.glb --targets 0 --vertices 100 --no-capture --material clearcoat");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find(" animations, material clearcoat, "), std::string::npos) << run.out;
+  auto loaded = loadAsset(dir / "c.glb");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->materials[0].clearcoat.factor, 1.0f);
+  run = makeDemo(dir, "t.glb --targets 0 --vertices 100 --no-capture --material textured --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"material\":\"textured\","), std::string::npos) << run.out;
+  run = makeDemo(dir, "s.glb --targets 0 --vertices 100 --no-capture");
+  EXPECT_EQ(run.out.find("material"), std::string::npos) << run.out;  // the default is not named
+  CliRun bad = makeDemo(dir, "x.glb --material velvet");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--material"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
 }
 
 TEST(MakeDemoCommand, BadOptionsFailCleanly) {

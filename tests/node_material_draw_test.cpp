@@ -112,18 +112,18 @@ TestMesh hemisphere() {
 
 VkPipeline colorPipeline(VulkanContext& ctx, const Harness& h, VkPipelineLayout layout, VkShaderModule vs,
                          VkShaderModule fs, const VkSpecializationInfo* spec) {
-  // positions (binding 0), normals (1), uvs (2); tangent reads POSITION, uv1 reads the uvs (features say absent).
+  // positions (binding 0), normals (1), uvs (2); tangent reads POSITION, uv1 reads the uvs (features say absent);
+  // the built-in program's COLOR_0 (location 5) reads POSITION too (absent), node programs have no such input.
   VkVertexInputBindingDescription vb[3] = {
       {0, 12, VK_VERTEX_INPUT_RATE_VERTEX}, {1, 12, VK_VERTEX_INPUT_RATE_VERTEX}, {2, 8, VK_VERTEX_INPUT_RATE_VERTEX}};
-  VkVertexInputAttributeDescription attrs[5] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
-                                                {1, 1, VK_FORMAT_R32G32B32_SFLOAT, 0},
-                                                {2, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
-                                                {3, 2, VK_FORMAT_R32G32_SFLOAT, 0},
-                                                {4, 2, VK_FORMAT_R32G32_SFLOAT, 0}};
+  VkVertexInputAttributeDescription attrs[6] = {
+      {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, {1, 1, VK_FORMAT_R32G32B32_SFLOAT, 0},
+      {2, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, {3, 2, VK_FORMAT_R32G32_SFLOAT, 0},
+      {4, 2, VK_FORMAT_R32G32_SFLOAT, 0},    {5, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}};
   VkPipelineVertexInputStateCreateInfo input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   input.vertexBindingDescriptionCount = 3;
   input.pVertexBindingDescriptions = vb;
-  input.vertexAttributeDescriptionCount = 5;
+  input.vertexAttributeDescriptionCount = spec ? 6 : 5;
   input.pVertexAttributeDescriptions = attrs;
   VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
@@ -331,7 +331,9 @@ render::MaterialUniforms builtinMaterialUniforms(const Material& mat) {
   mu.normal_scale = 1.0f;
   mu.occlusion_strength = 1.0f;
   mu.texture_flags = MAT_BASE_COLOR_TEXTURE | MAT_METALLIC_ROUGHNESS_TEXTURE;
-  for (int i = 0; i < 5; ++i) {
+  mu.dielectric_f0 = 0.04f;  // no KHR_materials_ior / KHR_materials_specular
+  mu.specular = {1, 1, 1, 1};
+  for (int i = 0; i < MAT_TEXTURE_COUNT; ++i) {
     mu.uv_transform[2 * i] = {1, 0, 0, 0};
     mu.uv_transform[2 * i + 1] = {0, 1, 0, 0};
   }
@@ -517,9 +519,8 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   writer.buffer(material_set, MSH_BINDING_MATERIAL, material_ubo);
   writer.image(material_set, MSH_BINDING_BASE_COLOR_TEXTURE, sampler, base_image.view);
   writer.image(material_set, MSH_BINDING_METALLIC_ROUGHNESS_TEXTURE, sampler, mr_image.view);
-  for (uint32_t b : {MSH_BINDING_NORMAL_TEXTURE, MSH_BINDING_OCCLUSION_TEXTURE, MSH_BINDING_EMISSIVE_TEXTURE}) {
+  for (uint32_t b = MSH_BINDING_NORMAL_TEXTURE; b <= MAT_TEXTURE_COUNT; ++b)
     writer.image(material_set, b, sampler, white.view);
-  }
 
   // ---- Node: examples/static_pbr.json with its one set ----
   Expected<NodeMaterial> node = loadNodeMaterial((sourceDir() / "examples" / "static_pbr.json").string());

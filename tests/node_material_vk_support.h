@@ -467,10 +467,10 @@ struct DescriptorWriter {
   std::vector<VkWriteDescriptorSet> writes;
 
   explicit DescriptorWriter(VulkanContext& c) : ctx(c) {
-    buffer_infos.reserve(16);  // the writes point into these: never reallocated
-    image_infos.reserve(16);
+    buffer_infos.reserve(64);  // the writes point into these: never reallocated
+    image_infos.reserve(64);
     VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 8},
-                                     {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 20},
+                                     {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 40},
                                      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}};
     VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pool_info.maxSets = 4;
@@ -517,12 +517,12 @@ inline bool builtinSetLayouts(VulkanContext& ctx, VkDescriptorSetLayout (&set_la
       {MSH_BINDING_IRRADIANCE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
   const VkDescriptorSetLayoutBinding mesh_b[1] = {
       {MSH_BINDING_OBJECT, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr}};
-  VkDescriptorSetLayoutBinding material_b[6];
+  VkDescriptorSetLayoutBinding material_b[1 + MAT_TEXTURE_COUNT];
   material_b[0] = {MSH_BINDING_MATERIAL, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-  for (uint32_t i = 1; i < 6; ++i)
+  for (uint32_t i = 1; i <= MAT_TEXTURE_COUNT; ++i)
     material_b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
   const std::pair<const VkDescriptorSetLayoutBinding*, uint32_t> lists[3] = {
-      {frame_b, 5}, {mesh_b, 1}, {material_b, 6}};
+      {frame_b, 5}, {mesh_b, 1}, {material_b, 1 + MAT_TEXTURE_COUNT}};
   for (int i = 0; i < 3; ++i) {
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     info.bindingCount = lists[i].second;

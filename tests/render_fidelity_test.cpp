@@ -31,6 +31,26 @@ struct Bound {
   double within16;  // at least
 };
 
+// make-demo's head in `material` (docs/DEMO.md), written into `dir`: demo_<material>.glb, no morph targets (the
+// materials are the point), 5000 vertices.
+std::filesystem::path demoVariant(const std::filesystem::path& dir, const std::string& material) {
+  const std::filesystem::path file = dir / ("demo_" + material + ".glb");
+  const std::string command = "'" + test::cliPath().string() + "' make-demo '" + file.string() +
+                              "' --targets 0 --vertices 5000 --no-capture --material " + material + " > /dev/null";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return file;
+}
+
+// Every make-demo material variant: a metallic and a textured one (issue 29's set), and one per shaded material
+// feature (KHR_materials_*, COLOR_0).
+std::vector<std::filesystem::path> demoVariants(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  for (const char* m :
+       {"skin", "metallic", "textured", "unlit", "emissive", "ior", "specular", "clearcoat", "sheen", "vertex-colors"})
+    out.push_back(demoVariant(dir, m));
+  return out;
+}
+
 std::vector<std::filesystem::path> fullSet() {
   const auto a = test::assetsDir();
   const auto field = test::sharedDir() / "field/assets";
@@ -77,7 +97,10 @@ TEST(RenderFidelity, StaysCloseToThreeJs) {
       test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf",
       test::assetsDir() / "Fox/glTF-Binary/Fox.glb",
       test::assetsDir() / "BlenderIO_03_skinned_cylinder/03_skinned_cylinder.gltf"};
-  if (full) models = fullSet();
+  if (full) {
+    models = fullSet();
+    for (const auto& demo : demoVariants(dir)) models.push_back(demo);
+  }
   std::string list;
   for (const auto& m : models) list += " '" + m.string() + "'";
   const std::string command = "node '" + (test::sourceDir() / "tools/fidelity/fidelity.mjs").string() +

@@ -10,6 +10,7 @@
 //   any message from the validation layer fails the test (VulkanTest's TearDown).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -226,6 +227,48 @@ TEST_F(RenderTest, WeightsChangeTheImage) {
   auto diff = diffImages(asDecoded(a), asDecoded(b), 16);
   ASSERT_TRUE(diff.ok());
   EXPECT_GT(diff->fraction_over, 0.02) << "weights 0 and 1 should look clearly different";
+}
+
+// ---- Material features are shaded, unshaded ones warn once (docs/RENDER.md "Materials") ----
+// Each make-demo variant against the same head with the feature taken away (its extension's fields back at their
+// defaults, or COLOR_0 removed): the images must differ, so a feature the renderer ignored would fail here.
+TEST_F(RenderTest, MaterialFeaturesChangeTheImageAndUnshadedOnesWarnOnce) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  for (DemoMaterial kind : {DemoMaterial::kUnlit, DemoMaterial::kEmissive, DemoMaterial::kIor, DemoMaterial::kSpecular,
+                            DemoMaterial::kClearcoat, DemoMaterial::kSheen, DemoMaterial::kVertexColors}) {
+    SCOPED_TRACE(demoMaterialName(kind));
+    Expected<Asset> with = makeDemoAsset({.targets = 0, .vertices = 2000, .material = kind});
+    ASSERT_TRUE(with.ok());
+    Asset without = *with;
+    Material& m = without.materials[0];
+    const Material defaults;
+    m.unlit = defaults.unlit;
+    m.emissive_strength = defaults.emissive_strength;
+    m.ior = defaults.ior;
+    m.specular = defaults.specular;
+    m.clearcoat = defaults.clearcoat;
+    m.sheen = defaults.sheen;
+    m.extensions.clear();
+    std::erase_if(without.meshes[0].primitives[0].attributes, [](const Attribute& a) { return a.name == "COLOR_0"; });
+    RenderedImage a = render(*with, computePath(), {kNone, 0});
+    RenderedImage b = render(without, computePath(), {kNone, 0});
+    auto diff = diffImages(asDecoded(a), asDecoded(b), 8);
+    ASSERT_TRUE(diff.ok());
+    // Measured: specular (F0 tint and 0.7 strength on a 0.04 lobe) is the subtlest, 2.4 % of pixels off by > 8/255;
+    // the same asset renders identically, so 1 % is far above noise.
+    EXPECT_GT(diff->fraction_over, 0.01) << "the feature should change the head's shading";
+  }
+  Expected<Asset> asset = makeDemoAsset({.targets = 0, .vertices = 500});
+  ASSERT_TRUE(asset.ok());
+  asset->materials[0].extensions.push_back("KHR_materials_transmission");
+  asset->materials.push_back(asset->materials[0]);  // a second material with it: still one warning
+  Expected<Renderer*> renderer = createRenderer(*context_, *asset, computePath());
+  ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+  const std::vector<std::string>& warnings = rendererInfo(**renderer).warnings;
+  EXPECT_EQ(std::count_if(warnings.begin(), warnings.end(),
+                          [](const std::string& w) { return w.starts_with("KHR_materials_transmission: not shaded"); }),
+            1);
+  destroyRenderer(*renderer);
 }
 
 // ---- Vertex path == compute path ----

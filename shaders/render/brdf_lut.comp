@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// brdf_lut.comp — the split sum's second factor (Karis 2013): for N·V = x and roughness = y (texel centres),
-// ∫ GGX · height-correlated Smith visibility over the hemisphere, as a scale A and a bias B of F0
-// (F = F0 · A + F90 · B), importance sampled. Written as (A, B, 0, 1) in an rgba16f table sampled with
-// (N·V, roughness).
+// brdf_lut.comp — the split sum's second factor (Karis 2013), the same integral and sampling as three.js r187's
+// DFG table: for N·V = x and roughness = y at texel centres ((i + 0.5) / size), ∫ GGX · height-correlated Smith
+// visibility over the hemisphere as a scale A and a bias B of F0 (F = F0 · A + F90 · B), `samples` GGX half vectors
+// per texel from the Hammersley set (environment.glsl), the polar angle from tan θ = α·sqrt((1 − ξ)/ξ) with
+// ξ = i / samples. Written as (A, B, 0, 1) in an rgba16f table sampled linearly with (N·V, roughness).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "environment.glsl"
@@ -24,7 +25,9 @@ void main() {
   vec3 v = vec3(sqrt(1.0 - NdotV * NdotV), 0.0, NdotV);
   float A = 0.0, B = 0.0;
   for (uint i = 0u; i < push.samples; ++i) {
-    vec3 h = ggxHalfVector(hammersleyPoint(i, push.samples), a2);
+    // ξ → 1 − ξ in ggxHalfVector's inverse CDF: ξ = 0 is the grazing half vector (dropped), not the normal.
+    vec2 xi = hammersleyPoint(i, push.samples);
+    vec3 h = ggxHalfVector(vec2(1.0 - xi.x, xi.y), a2);
     vec3 l = 2.0 * dot(v, h) * h - v;
     float NdotL = l.z;
     float NdotH = h.z;

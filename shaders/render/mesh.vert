@@ -22,6 +22,7 @@ layout(location = 1) in vec3 inNormal;   // bound to POSITION when absent (kFeat
 layout(location = 2) in vec4 inTangent;  // bound to POSITION when absent
 layout(location = 3) in vec2 inUv0;      // bound to POSITION when absent
 layout(location = 4) in vec2 inUv1;      // bound to POSITION when absent
+layout(location = 5) in vec4 inColor0;   // COLOR_0 (RGBA, already morphed on the compute path); POSITION when absent
 
 layout(set = MSH_SET_FRAME, binding = MSH_BINDING_FRAME, std140) uniform FrameBlock { FrameUniforms frame; };
 layout(set = MSH_SET_MESH, binding = MSH_BINDING_OBJECT, std140) uniform ObjectBlock { ObjectUniforms object; };
@@ -75,6 +76,7 @@ layout(location = 1) out vec3 outNormal;
 layout(location = 2) out vec4 outTangent;
 layout(location = 3) out vec2 outUv0;
 layout(location = 4) out vec2 outUv1;
+layout(location = 5) out vec4 outColor0;
 
 // The depth prepass and the color pass run this same SPIR-V with the same specialization, so they compute the same
 // depths; the color pass tests LESS_OR_EQUAL. (`invariant gl_Position` would be the belt and braces, but glslang
@@ -122,5 +124,6 @@ void main() {
   outTangent = vec4(worldTangent, (kFeatures & MSH_HAS_TANGENTS) != 0 ? inTangent.w : 1.0);
   outUv0 = (kFeatures & MSH_HAS_UV0) != 0 ? inUv0 : vec2(0.0);
   outUv1 = (kFeatures & MSH_HAS_UV1) != 0 ? inUv1 : vec2(0.0);
+  outColor0 = (kFeatures & MSH_HAS_COLOR0) != 0 ? inColor0 : vec4(1.0);
   gl_Position = (push.pass == MSH_PASS_SHADOW ? frame.light_view_proj : frame.view_proj) * vec4(worldPos, 1.0);
 }

@@ -29,6 +29,7 @@ struct alignas(16) mat4 {
 #define MSH_HAS_SKIN (1 << 4)           // skin stream + joint matrices (storage buffers) in the per-mesh set
 #define MSH_MORPH_ACTIVE_LIST (1 << 5)  // past the seed: weights + active list in a storage buffer (> 4 targets)
 #define MSH_HAS_UV1 (1 << 6)            // TEXCOORD_1 present
+#define MSH_HAS_COLOR0 (1 << 7)         // COLOR_0 present (vertex input location 5, RGBA; multiplies the base colour)
 
 // Flags that change the per-mesh descriptor-set layout: each combination is a compiled vertex-shader variant
 // (MSH_LAYOUT define). The others are a specialization constant (constant_id = 0).
@@ -69,27 +70,43 @@ struct alignas(16) mat4 {
 #define MSH_BINDING_MORPH_WEIGHTS 2  // MSH_HAS_MORPH_TARGETS: MorphUniforms (uniform) or MorphActiveHeader (storage)
 #endif
 #endif
-#define MSH_BINDING_MATERIAL 0  // MaterialUniforms, then 5 combined image samplers:
+#define MSH_BINDING_MATERIAL 0  // MaterialUniforms, then MAT_TEXTURE_COUNT combined image samplers (slot k at k + 1):
 #define MSH_BINDING_BASE_COLOR_TEXTURE 1
 #define MSH_BINDING_METALLIC_ROUGHNESS_TEXTURE 2
 #define MSH_BINDING_NORMAL_TEXTURE 3
 #define MSH_BINDING_OCCLUSION_TEXTURE 4
 #define MSH_BINDING_EMISSIVE_TEXTURE 5
+#define MSH_BINDING_CLEARCOAT_TEXTURE 6            // KHR_materials_clearcoat clearcoatTexture (R)
+#define MSH_BINDING_CLEARCOAT_ROUGHNESS_TEXTURE 7  // clearcoatRoughnessTexture (G)
+#define MSH_BINDING_SHEEN_COLOR_TEXTURE 8          // KHR_materials_sheen sheenColorTexture (RGB, sRGB)
+#define MSH_BINDING_SHEEN_ROUGHNESS_TEXTURE 9      // sheenRoughnessTexture (A)
+#define MSH_BINDING_SPECULAR_TEXTURE 10            // KHR_materials_specular specularTexture (A)
+#define MSH_BINDING_SPECULAR_COLOR_TEXTURE 11      // specularColorTexture (RGB, sRGB)
+#define MAT_TEXTURE_COUNT 11
 
 // Push constant: which pass draws (the shadow pass projects with the light's matrix).
 #define MSH_PASS_COLOR 0
 #define MSH_PASS_DEPTH 1
 #define MSH_PASS_SHADOW 2
 
-// MaterialUniforms.texture_flags: which textures are bound (others are 1×1 defaults and ignored).
+// MaterialUniforms.texture_flags: bit k says texture slot k (binding k + 1) is bound (others are 1×1 defaults and
+// ignored); the bits from 16 are the material's shading switches.
 #define MAT_BASE_COLOR_TEXTURE (1 << 0)
 #define MAT_METALLIC_ROUGHNESS_TEXTURE (1 << 1)
 #define MAT_NORMAL_TEXTURE (1 << 2)
 #define MAT_OCCLUSION_TEXTURE (1 << 3)
 #define MAT_EMISSIVE_TEXTURE (1 << 4)
-#define MAT_ALPHA_MASK (1 << 8)
-#define MAT_ALPHA_BLEND (1 << 9)
-#define MAT_UNLIT_DEBUG (1 << 10)  // reserved
+#define MAT_CLEARCOAT_TEXTURE (1 << 5)
+#define MAT_CLEARCOAT_ROUGHNESS_TEXTURE (1 << 6)
+#define MAT_SHEEN_COLOR_TEXTURE (1 << 7)
+#define MAT_SHEEN_ROUGHNESS_TEXTURE (1 << 8)
+#define MAT_SPECULAR_TEXTURE (1 << 9)
+#define MAT_SPECULAR_COLOR_TEXTURE (1 << 10)
+#define MAT_ALPHA_MASK (1 << 16)
+#define MAT_ALPHA_BLEND (1 << 17)
+#define MAT_UNLIT (1 << 18)      // KHR_materials_unlit: base colour only
+#define MAT_CLEARCOAT (1 << 19)  // KHR_materials_clearcoat with a non-zero factor
+#define MAT_SHEEN (1 << 20)      // KHR_materials_sheen with a non-black colour or a colour texture
 
 // Seed 000 "Weights UBO Layout — 32 bytes": per-frame updates write only the first 16 bytes (weights);
 // count, texWidth and rowsPerBand are immutable after creation.
@@ -142,18 +159,21 @@ struct ObjectUniforms {
 
 struct MaterialUniforms {
   vec4 base_color_factor;
-  vec4 emissive_factor;  // rgb; w: alpha cutoff
+  vec4 emissive_factor;  // rgb (× KHR_materials_emissive_strength); w: alpha cutoff
   float metallic_factor;
   float roughness_factor;
   float normal_scale;
   float occlusion_strength;
   uint texture_flags;  // MAT_*
   uint texcoord_sets;  // 1 bit per texture (bit i set: texture i uses TEXCOORD_1), order of the bindings
+  float dielectric_f0;  // KHR_materials_ior: ((ior − 1)/(ior + 1))² (0.04 for the default 1.5)
   uint pad0;
-  uint pad1;
+  vec4 specular;   // KHR_materials_specular: rgb specularColorFactor, w specularFactor (1, 1, 1, 1 without)
+  vec4 clearcoat;  // KHR_materials_clearcoat: x clearcoatFactor, y clearcoatRoughnessFactor, zw unused
+  vec4 sheen;      // KHR_materials_sheen: rgb sheenColorFactor, w sheenRoughnessFactor
   // KHR_texture_transform per texture (binding order): rows 2i and 2i+1 hold (a, b, c, 0) and (d, e, f, 0) with
   // u' = a·u + b·v + c, v' = d·u + e·v + f (textureTransformMatrix in morphkit/asset.h); identity without one.
-  vec4 uv_transform[10];
+  vec4 uv_transform[2 * MAT_TEXTURE_COUNT];
 };
 
 // ---- Node materials (src/material): the generated GLSL #includes this header (shaderc's include callback) ----
@@ -198,8 +218,10 @@ static_assert(sizeof(FrameUniforms) == 320 && offsetof(FrameUniforms, light_view
               offsetof(FrameUniforms, environment) == 224 && offsetof(FrameUniforms, tone) == 240);
 static_assert(sizeof(ObjectUniforms) == 144 && offsetof(ObjectUniforms, features) == 128 &&
               offsetof(ObjectUniforms, skin_sets) == 132);
-static_assert(sizeof(MaterialUniforms) == 224 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
-              offsetof(MaterialUniforms, texture_flags) == 48 && offsetof(MaterialUniforms, uv_transform) == 64);
+static_assert(sizeof(MaterialUniforms) == 464 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
+              offsetof(MaterialUniforms, texture_flags) == 48 && offsetof(MaterialUniforms, dielectric_f0) == 56 &&
+              offsetof(MaterialUniforms, specular) == 64 && offsetof(MaterialUniforms, sheen) == 96 &&
+              offsetof(MaterialUniforms, uv_transform) == 112);
 static_assert(sizeof(NodeObjectUniforms) == 160 && offsetof(NodeObjectUniforms, features) == 128 &&
               offsetof(NodeObjectUniforms, alpha_cutoff) == 148);
 static_assert(sizeof(NodeMorphHeader) == 24 && offsetof(NodeMorphHeader, bands_per_target) == 8);

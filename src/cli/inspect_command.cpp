@@ -15,6 +15,7 @@
 #include "morphkit/gltf.h"
 #include "morphkit/inspect.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/material_features.h"
 #include "morphkit/text.h"
 
 namespace morphkit::cli {
@@ -68,6 +69,19 @@ void printTargetNames(const Mesh& mesh) {
   fmt::print("{}\n", line);
 }
 
+// "material features:" what the materials and primitives use (morphkit/material_features.h), and the ones render
+// does not shade.
+void printMaterialFeatures(const Asset& asset) {
+  const MaterialFeatures features = materialFeatures(asset);
+  if (features.used.empty()) return;
+  std::string line;
+  for (const std::string& name : features.used) line += (line.empty() ? "" : ", ") + printable(name, 64);
+  fmt::print("material features: {}\n", line);
+  line.clear();
+  for (const std::string& name : features.unshaded) line += (line.empty() ? "" : ", ") + printable(name, 64);
+  if (!line.empty()) fmt::print("not shaded by render: {}\n", line);
+}
+
 // "materials:" one line each (base colour, the textures it samples, alpha mode), then "textures:" with the image
 // each one shows: what travels with a posed OBJ or GLB, and what render draws.
 void printMaterialsAndTextures(const Asset& asset) {
@@ -84,11 +98,14 @@ void printMaterialsAndTextures(const Asset& asset) {
     }
     constexpr const char* kAlpha[] = {"OPAQUE", "MASK", "BLEND"};
     const float* c = material.base_color_factor;
-    fmt::print("  {} {:<20} baseColor {:.3g} {:.3g} {:.3g} {:.3g}; textures: {}; {}{}\n", m,
+    std::string extensions;
+    for (const std::string& name : material.extensions) extensions += "; " + printable(name, 64);
+    fmt::print("  {} {:<20} baseColor {:.3g} {:.3g} {:.3g} {:.3g}; textures: {}; {}{}{}\n", m,
                material.name.empty() ? "-" : printable(material.name), c[0], c[1], c[2], c[3],
                textures.empty() ? "none" : textures, kAlpha[size_t(material.alpha_mode) % 3],
-               material.double_sided ? ", double-sided" : "");
+               material.double_sided ? ", double-sided" : "", extensions);
   }
+  printMaterialFeatures(asset);
   if (!asset.textures.empty()) fmt::print("\ntextures:\n");
   for (size_t t = 0; t < asset.textures.size(); ++t) {
     const uint32_t source = asset.textures[t].source;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--capture-seconds S]
-//  [--no-capture] [--animation-pointer] [--vrm|--vrm0] [--json]`: writes the built-in demo asset (morphkit/demo.h,
-//  docs/DEMO.md) as a .glb and, beside
+// `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--material NAME]
+//  [--capture-seconds S] [--no-capture] [--animation-pointer] [--vrm|--vrm0] [--json]`: writes the built-in demo
+//  asset (morphkit/demo.h, docs/DEMO.md) as a .glb and, beside
 // it, a sample face capture OUT_capture.csv that drives its ARKit-named targets (docs/FACE_CAPTURE.md).
 #include <fmt/core.h>
 
@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "command.h"
 #include "morphkit/demo.h"
@@ -31,6 +32,7 @@ struct MakeDemoOptions {
   uint64_t bones = DemoOptions{}.bones;
   uint64_t seed = DemoOptions{}.seed;
   double capture_seconds = DemoCaptureOptions{}.seconds;
+  std::string material = demoMaterialName(DemoMaterial::kSkin);
   bool no_capture = false;
   bool animation_pointer = false;  // the weight channels as KHR_animation_pointer channels (useAnimationPointers)
   bool vrm = false, vrm0 = false;  // VRM 1.0 / VRM 0.x expressions (addDemoExpressions)
@@ -61,6 +63,8 @@ int run(const MakeDemoOptions& options) {
   demo.vertices = saturate(options.vertices);
   demo.bones = saturate(options.bones);
   demo.seed = options.seed;
+  for (DemoMaterial m : demoMaterials())
+    if (options.material == demoMaterialName(m)) demo.material = m;  // the option's check allows only these
   // makeDemoAsset refuses only its options (out of range, targets x vertices too large): a usage error.
   auto asset = makeDemoAsset(demo);
   if (!asset) {
@@ -116,6 +120,7 @@ int run(const MakeDemoOptions& options) {
     json.field("bones", bones);
     json.field("animations", uint32_t(asset->animations.size()));
     json.field("seed", uint64_t(options.seed));
+    json.field("material", std::string_view(options.material));
     json.field("bytes", uint64_t(glb->size()));
     json.key("capture");
     if (options.no_capture)
@@ -127,9 +132,10 @@ int run(const MakeDemoOptions& options) {
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
-    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations, {} bytes{}\n",
-               shown(options.file, 1024), vertices, triangles, targets, bones, asset->animations.size(), glb->size(),
-               replaced ? " (replaced)" : "");
+    const std::string material = demo.material == DemoMaterial::kSkin ? "" : ", material " + options.material;
+    fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations{}, {} bytes{}\n",
+               shown(options.file, 1024), vertices, triangles, targets, bones, asset->animations.size(), material,
+               glb->size(), replaced ? " (replaced)" : "");
     if (!options.no_capture) {
       fmt::print("{}: face capture, {} rows at 60 fps (Live Link Face layout: 52 blend shapes + 9 rotations)\n",
                  capture_path.string(), capture_rows);
@@ -157,6 +163,13 @@ const CommandRegistration kRegistration(
            ->check(kNotNegative)
            ->capture_default_str();
        sub->add_option("--capture-seconds", options->capture_seconds, "length of the sample capture OUT_capture.csv")
+           ->capture_default_str();
+       std::vector<std::string> materials;
+       for (DemoMaterial m : demoMaterials()) materials.push_back(demoMaterialName(m));
+       sub->add_option("--material", options->material,
+                       "the head's material: skin, metallic, textured, unlit, emissive, ior, specular, clearcoat, "
+                       "sheen or vertex-colors (docs/DEMO.md)")
+           ->check(CLI::IsMember(materials))
            ->capture_default_str();
        sub->add_flag("--no-capture", options->no_capture, "do not write the sample capture OUT_capture.csv");
        sub->add_flag("--animation-pointer", options->animation_pointer,

@@ -476,6 +476,7 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   if (options.targets > 0) mesh.weights.assign(options.targets, 0.0f);
   asset.meshes.push_back(std::move(mesh));
   appendRigAndScene(asset, rig);
+  appendDemoMaterial(asset, options.material, geometry.position);
   addDemoAnimations(asset, options.targets, target_region, options.bones, rng);
   return asset;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "morphkit/asset.h"
+#include "morphkit/demo.h"
 #include "morphkit/math.h"
 
 namespace morphkit::demo_detail {
@@ -54,6 +55,11 @@ DemoRig makeRig(uint32_t bones);
 SkinStreams bindSkin(const std::vector<float>& position, const DemoRig& rig);
 // The material, the nodes (0 = the skinned mesh, 1 + b = joint b), the skin and the scene, appended to `asset`.
 void appendRigAndScene(Asset& asset, const DemoRig& rig);
+
+// materials[0] for `material` (demo_material.cpp): its factors, extensions (also in extensionsUsed) and, for
+// kTextured, the PNG image, texture and sampler; for kVertexColors, COLOR_0 on every primitive of meshes[0].
+// `position` is the head's base positions (3 floats per vertex), which the vertex colours follow.
+void appendDemoMaterial(Asset& asset, DemoMaterial material, const std::vector<float>& position);
 
 // The three clips, appended to `asset` (its mesh is node 0, joint b is node 1 + b). `target_region` gives each
 // morph target's region; `rng` continues the asset's stream, so the bytes depend only on the options.

@@ -104,21 +104,12 @@ SkinStreams bindSkin(const std::vector<float>& position, const DemoRig& rig) {
   return out;
 }
 
-// Material, nodes (0 = the skinned mesh, a root without transform as §3.7.3 recommends; 1 + b = joint b), skin
+// Nodes (0 = the skinned mesh, a root without transform as §3.7.3 recommends; 1 + b = joint b), skin
 // and scene.
 void appendRigAndScene(Asset& asset, const DemoRig& rig) {
   const uint32_t bones = uint32_t(rig.pivot.size());
   const std::vector<Vec3>& pivot = rig.pivot;
   const std::vector<std::string>& bone_names = rig.names;
-  Material material;
-  material.name = "Skin";
-  material.base_color_factor[0] = 0.87f;
-  material.base_color_factor[1] = 0.67f;
-  material.base_color_factor[2] = 0.56f;
-  material.metallic_factor = 0.0f;
-  material.roughness_factor = 0.55f;
-  asset.materials.push_back(material);
-
   Node head;
   head.name = "Head";
   head.mesh = 0;

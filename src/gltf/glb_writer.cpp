@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "material_extensions.h"
 #include "morphkit/json_writer.h"
 #include "vrm_expressions.h"
 
@@ -79,8 +80,10 @@ void doubleArray(JsonWriter& json, std::string_view name, const std::vector<doub
   json.endArray();
 }
 
+}  // namespace
+
 // textureInfo / normalTextureInfo (scale) / occlusionTextureInfo (strength), glTF 2.0 §5.20, §5.21.
-void textureInfo(JsonWriter& json, std::string_view name, const TextureRef& ref, const char* scale_name) {
+void gltf_detail::textureInfo(JsonWriter& json, std::string_view name, const TextureRef& ref, const char* scale_name) {
   if (ref.texture == kNone) return;
   json.key(name).beginObject();
   json.field("index", ref.texture);
@@ -97,6 +100,10 @@ void textureInfo(JsonWriter& json, std::string_view name, const TextureRef& ref,
   }
   json.endObject();
 }
+
+namespace {
+
+using gltf_detail::textureInfo;
 
 void writeAttributes(JsonWriter& json, const std::vector<Attribute>& attributes) {
   json.beginObject();
@@ -374,6 +381,7 @@ void writeMaterial(JsonWriter& json, const Material& material) {
   if (material.alpha_mode == AlphaMode::kMask && material.alpha_cutoff != 0.5f)
     json.field("alphaCutoff", material.alpha_cutoff);
   if (material.double_sided) json.field("doubleSided", true);
+  gltf_detail::writeMaterialExtensions(json, material);
   json.endObject();
 }
 

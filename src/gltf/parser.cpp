@@ -12,6 +12,7 @@
 #include "animation_pointer.h"
 #include "compression.h"
 #include "json_fields.h"
+#include "material_extensions.h"
 #include "morphkit/gltf.h"
 #include "morphkit/text.h"
 #include "parse_document.h"
@@ -25,8 +26,12 @@ using namespace gltf_detail;
 namespace {
 
 // Every extension the loader implements (docs/CLI.md lists them with what each does).
-constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension,    kDracoExtension,
-                                                "KHR_texture_transform", "KHR_texture_basisu", "KHR_animation_pointer"};
+constexpr const char* kSupportedExtensions[] = {
+    "KHR_mesh_quantization", kMeshoptExtension, kDracoExtension, "KHR_texture_transform", "KHR_texture_basisu",
+    "KHR_animation_pointer",
+    // shaded by the renderer (material_extensions.cpp, docs/RENDER.md)
+    "KHR_materials_unlit", "KHR_materials_emissive_strength", "KHR_materials_ior", "KHR_materials_specular",
+    "KHR_materials_clearcoat", "KHR_materials_sheen"};
 
 Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& out, const std::string& where) {
   element e;
@@ -43,8 +48,10 @@ Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& o
   return Ok{};
 }
 
+}  // namespace
+
 // KHR_texture_transform on a textureInfo: offset, rotation, scale, texCoord (all optional).
-Status parseTextureTransform(object info, TextureRef& ref, const std::string& where) {
+static Status parseTextureTransform(object info, TextureRef& ref, const std::string& where) {
   element e;
   object extensions, ext;
   if (info.at_key("extensions").get(e) != simdjson::SUCCESS || e.get_object().get(extensions) != simdjson::SUCCESS ||
@@ -63,8 +70,8 @@ Status parseTextureTransform(object info, TextureRef& ref, const std::string& wh
   return readIndex(ext, "texCoord", ref.transform.texcoord, here);
 }
 
-Status parseTextureRef(object material, std::string_view key, TextureRef& ref, const std::string& where,
-                       std::string_view scale_key, bool texture_transform) {
+Status gltf_detail::parseTextureRef(object material, std::string_view key, TextureRef& ref, const std::string& where,
+                                    std::string_view scale_key, bool texture_transform) {
   element e;
   if (material.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
   object info;
@@ -76,6 +83,8 @@ Status parseTextureRef(object material, std::string_view key, TextureRef& ref, c
   if (texture_transform) MORPHKIT_TRY(parseTextureTransform(info, ref, here));
   return Ok{};
 }
+
+namespace {
 
 class Parser {
  public:
@@ -481,7 +490,7 @@ class Parser {
       return schemaError(where, "alphaMode", quote(alpha_mode) + " is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
     MORPHKIT_TRY(readFloat(o, "alphaCutoff", material.alpha_cutoff, where));
     MORPHKIT_TRY(readBool(o, "doubleSided", material.double_sided, where));
-    return Ok{};
+    return parseMaterialExtensions(o, material, where, transform);
   }
 
   Status parseCamera(object o, const std::string& where) {

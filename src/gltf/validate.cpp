@@ -445,7 +445,14 @@ Status validateMaterials(const Asset& asset) {
         {&material.metallic_roughness_texture, ".pbrMetallicRoughness.metallicRoughnessTexture"},
         {&material.normal_texture, ".normalTexture"},
         {&material.occlusion_texture, ".occlusionTexture"},
-        {&material.emissive_texture, ".emissiveTexture"}};
+        {&material.emissive_texture, ".emissiveTexture"},
+        {&material.specular.texture, ".extensions.KHR_materials_specular.specularTexture"},
+        {&material.specular.color_texture, ".extensions.KHR_materials_specular.specularColorTexture"},
+        {&material.clearcoat.texture, ".extensions.KHR_materials_clearcoat.clearcoatTexture"},
+        {&material.clearcoat.roughness_texture, ".extensions.KHR_materials_clearcoat.clearcoatRoughnessTexture"},
+        {&material.clearcoat.normal_texture, ".extensions.KHR_materials_clearcoat.clearcoatNormalTexture"},
+        {&material.sheen.color_texture, ".extensions.KHR_materials_sheen.sheenColorTexture"},
+        {&material.sheen.roughness_texture, ".extensions.KHR_materials_sheen.sheenRoughnessTexture"}};
     for (const auto& [ref, name] : refs)
       VALIDATE_TRY(checkIndex(ref->texture, asset.textures.size(), where + name + ".index", "texture"));
   }

@@ -9,6 +9,7 @@
 #include "morphkit/accessor.h"
 #include "morphkit/animation.h"
 #include "morphkit/json_writer.h"
+#include "morphkit/material_features.h"
 #include "morphkit/packed_deltas.h"
 #include "morphkit/pose.h"
 #include "morphkit/primitive.h"
@@ -286,9 +287,15 @@ void writeMaterials(JsonWriter& json, const Asset& asset) {
     textureIndex(json, "normalTexture", material.normal_texture);
     textureIndex(json, "occlusionTexture", material.occlusion_texture);
     textureIndex(json, "emissiveTexture", material.emissive_texture);
-    json.field("alphaMode", alphaModeName(material.alpha_mode)).field("doubleSided", material.double_sided).endObject();
+    json.field("alphaMode", alphaModeName(material.alpha_mode)).field("doubleSided", material.double_sided);
+    json.key("extensions").array(std::span<const std::string>(material.extensions)).endObject();
   }
   json.endArray();
+  // What render shades and what it does not (morphkit/material_features.h).
+  const MaterialFeatures features = materialFeatures(asset);
+  json.key("materialFeatures").beginObject();
+  json.key("used").array(std::span<const std::string>(features.used));
+  json.key("unshaded").array(std::span<const std::string>(features.unshaded)).endObject();
 }
 
 void writeImagesAndTextures(JsonWriter& json, const Asset& asset) {

@@ -10,8 +10,8 @@
 namespace morphkit {
 
 // Binding order and sizes the shaders and C++ agree on (pbr.frag reads the three maps in set 0).
-constexpr uint32_t kBrdfTableSize = 32;        // N·V × roughness texels, texel centres at (i + 0.5) / 32
-constexpr uint32_t kBrdfTableSamples = 1024;   // GGX samples per table texel
+constexpr uint32_t kBrdfTableSize = 16;  // N·V × roughness texels, texel centres at (i + 0.5) / 16 (three.js r187)
+constexpr uint32_t kBrdfTableSamples = 4096;   // GGX samples per table texel (three.js r187)
 constexpr uint32_t kPrefilterSamples = 256;    // GGX samples per prefiltered texel (filtered importance sampling)
 constexpr uint32_t kMaxPrefilterWidth = 1024;  // level 0 of the chain: the source resampled to a power of two
 constexpr uint32_t kMinPrefilterWidth = 32;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Materials for the mesh program: glTF samplers, images decoded and uploaded once per (image, srgb), and one
-// descriptor set + uniform block per material (PBR metallic-roughness, KHR_texture_transform per reference,
-// KHR_texture_basisu through its fallback image).
+// descriptor set + uniform block per material (PBR metallic-roughness, the KHR_materials_* fields of Material,
+// KHR_texture_transform per reference, KHR_texture_basisu through its fallback image).
+#include <algorithm>
 #include <array>
 #include <cstring>
 
+#include "morphkit/material_features.h"
+#include "morphkit/text.h"
 #include "renderer_state.h"
 
 namespace morphkit {
@@ -94,6 +97,76 @@ Expected<const GpuImage*> textureImage(Renderer& r, uint32_t texture, bool srgb)
   return sourceImage(r, t.source, srgb);
 }
 
+namespace {
+
+// The texture of each slot, in binding order (render_shared.h MSH_BINDING_*_TEXTURE − 1).
+std::array<const TextureRef*, MAT_TEXTURE_COUNT> materialTextures(const Material& m) {
+  return {&m.base_color_texture,
+          &m.metallic_roughness_texture,
+          &m.normal_texture,
+          &m.occlusion_texture,
+          &m.emissive_texture,
+          &m.clearcoat.texture,
+          &m.clearcoat.roughness_texture,
+          &m.sheen.color_texture,
+          &m.sheen.roughness_texture,
+          &m.specular.texture,
+          &m.specular.color_texture};
+}
+// Colour data is sRGB (glTF 2.0 §3.9.2/§3.9.5; the sheen and specular colour textures by their extensions).
+constexpr bool kSrgbSlots[MAT_TEXTURE_COUNT] = {true,  false, false, false, true, false,
+                                                false, true,  false, false, true};
+
+// KHR_materials_ior → the dielectric F0; ior 0 (the schema's "infinite") as 1000, as three.js's GLTFLoader.
+float dielectricF0(float ior) {
+  const float n = ior == 0.0f ? 1000.0f : ior;
+  const float r = (n - 1.0f) / (n + 1.0f);
+  return r * r;
+}
+
+rs::MaterialUniforms materialUniforms(const Material& mat) {
+  rs::MaterialUniforms u{};
+  u.base_color_factor = {mat.base_color_factor[0], mat.base_color_factor[1], mat.base_color_factor[2],
+                         mat.base_color_factor[3]};
+  const float e = mat.emissive_strength;
+  u.emissive_factor = {mat.emissive_factor[0] * e, mat.emissive_factor[1] * e, mat.emissive_factor[2] * e,
+                       mat.alpha_cutoff};
+  u.metallic_factor = mat.metallic_factor;
+  u.roughness_factor = mat.roughness_factor;
+  u.normal_scale = mat.normal_texture.scale;
+  u.occlusion_strength = mat.occlusion_texture.scale;
+  u.dielectric_f0 = dielectricF0(mat.ior);
+  u.specular = {mat.specular.color_factor[0], mat.specular.color_factor[1], mat.specular.color_factor[2],
+                mat.specular.factor};
+  u.clearcoat = {mat.clearcoat.factor, mat.clearcoat.roughness_factor, 0, 0};
+  u.sheen = {mat.sheen.color_factor[0], mat.sheen.color_factor[1], mat.sheen.color_factor[2],
+             mat.sheen.roughness_factor};
+  if (mat.alpha_mode == AlphaMode::kMask) u.texture_flags |= MAT_ALPHA_MASK;
+  if (mat.alpha_mode == AlphaMode::kBlend) u.texture_flags |= MAT_ALPHA_BLEND;
+  if (mat.unlit) u.texture_flags |= MAT_UNLIT;
+  if (mat.clearcoat.factor > 0.0f) u.texture_flags |= MAT_CLEARCOAT;
+  if (std::find(mat.extensions.begin(), mat.extensions.end(), "KHR_materials_sheen") != mat.extensions.end())
+    u.texture_flags |= MAT_SHEEN;
+  return u;
+}
+
+// One warning per material extension the renderer does not shade (morphkit/material_features.h), and one for
+// clearcoat normal textures (the clearcoat layer uses the geometric normal).
+void warnUnshadedFeatures(Renderer& r) {
+  for (const std::string& name : materialFeatures(*r.asset).unshaded)
+    r.info.warnings.push_back(printable(name, 64) +
+                              ": not shaded by morphkit; the materials using it are drawn without it");
+  for (const Material& m : r.asset->materials) {
+    if (m.clearcoat.normal_texture.texture == kNone) continue;
+    r.info.warnings.push_back(
+        "KHR_materials_clearcoat: clearcoatNormalTexture is not read; the clearcoat layer uses "
+        "the geometric normal");
+    break;
+  }
+}
+
+}  // namespace
+
 Status createMaterials(Renderer& r) {
   const Asset& asset = *r.asset;
   const uint8_t white[4] = {255, 255, 255, 255}, flat[4] = {128, 128, 255, 255};
@@ -107,29 +180,16 @@ Status createMaterials(Renderer& r) {
 
   std::vector<Material> list = asset.materials;
   list.push_back(Material{});  // the default material (glTF 2.0 §3.9.6)
+  warnUnshadedFeatures(r);
   for (size_t m = 0; m < list.size(); ++m) {
     const Material& mat = list[m];
     MaterialGpu gpu;
     gpu.alpha = mat.alpha_mode;
     gpu.double_sided = mat.double_sided;
-    rs::MaterialUniforms u{};
-    u.base_color_factor = {mat.base_color_factor[0], mat.base_color_factor[1], mat.base_color_factor[2],
-                           mat.base_color_factor[3]};
-    u.emissive_factor = {mat.emissive_factor[0], mat.emissive_factor[1], mat.emissive_factor[2], mat.alpha_cutoff};
-    u.metallic_factor = mat.metallic_factor;
-    u.roughness_factor = mat.roughness_factor;
-    u.normal_scale = mat.normal_texture.scale;
-    u.occlusion_strength = mat.occlusion_texture.scale;
-    if (mat.alpha_mode == AlphaMode::kMask) u.texture_flags |= MAT_ALPHA_MASK;
-    if (mat.alpha_mode == AlphaMode::kBlend) u.texture_flags |= MAT_ALPHA_BLEND;
-
-    const TextureRef* refs[5] = {&mat.base_color_texture, &mat.metallic_roughness_texture, &mat.normal_texture,
-                                 &mat.occlusion_texture, &mat.emissive_texture};
-    const uint32_t flags[5] = {MAT_BASE_COLOR_TEXTURE, MAT_METALLIC_ROUGHNESS_TEXTURE, MAT_NORMAL_TEXTURE,
-                               MAT_OCCLUSION_TEXTURE, MAT_EMISSIVE_TEXTURE};
-    const bool srgb[5] = {true, false, false, false, true};
-    VkDescriptorImageInfo images[5];
-    for (int i = 0; i < 5; ++i) {
+    rs::MaterialUniforms u = materialUniforms(mat);
+    const std::array<const TextureRef*, MAT_TEXTURE_COUNT> refs = materialTextures(mat);
+    VkDescriptorImageInfo images[MAT_TEXTURE_COUNT];
+    for (uint32_t i = 0; i < MAT_TEXTURE_COUNT; ++i) {
       images[i] = {r.materials.samplers.back(), i == 2 ? r.materials.flat_normal.view : r.materials.white.view,
                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       const TextureRef& ref = *refs[i];
@@ -143,7 +203,7 @@ Status createMaterials(Renderer& r) {
                                   " is not supported; texture ignored");
         continue;
       }
-      Expected<const GpuImage*> image = textureImage(r, ref.texture, srgb[i]);
+      Expected<const GpuImage*> image = textureImage(r, ref.texture, kSrgbSlots[i]);
       if (!image) {
         warnTexture(r, ref.texture, image.error().message + "; materials using it are drawn with their factors");
         continue;
@@ -152,7 +212,7 @@ Status createMaterials(Renderer& r) {
       images[i] = {sampler != kNone && sampler < asset.samplers.size() ? r.materials.samplers[sampler]
                                                                        : r.materials.samplers.back(),
                    (*image)->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-      u.texture_flags |= flags[i];
+      u.texture_flags |= 1u << i;  // MAT_*_TEXTURE: bit i is slot i
       if (set == 1) u.texcoord_sets |= 1u << i;
       if (i == 2) gpu.normal_texture = true;
     }
@@ -170,7 +230,7 @@ Status createMaterials(Renderer& r) {
         !s)
       return s;
     VkDescriptorBufferInfo buffer{gpu.ubo.buffer, 0, sizeof u};
-    VkWriteDescriptorSet writes[6];
+    VkWriteDescriptorSet writes[1 + MAT_TEXTURE_COUNT];
     writes[0] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                  nullptr,
                  gpu.set,
@@ -181,11 +241,11 @@ Status createMaterials(Renderer& r) {
                  nullptr,
                  &buffer,
                  nullptr};
-    for (uint32_t i = 0; i < 5; ++i) {
+    for (uint32_t i = 0; i < MAT_TEXTURE_COUNT; ++i) {
       writes[i + 1] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,    nullptr,    gpu.set, i + 1,  0, 1,
                        VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &images[i], nullptr, nullptr};
     }
-    vkUpdateDescriptorSets(r.ctx->device, 6, writes, 0, nullptr);
+    vkUpdateDescriptorSets(r.ctx->device, 1 + MAT_TEXTURE_COUNT, writes, 0, nullptr);
     r.materials.materials.push_back(gpu);
   }
   return Ok{};

@@ -76,12 +76,12 @@ Status createDescriptorLayouts(VkDevice device, MeshProgram& p) {
       return s;
   }
   {
-    VkDescriptorSetLayoutBinding b[6];
+    VkDescriptorSetLayoutBinding b[1 + MAT_TEXTURE_COUNT];
     b[0] = {MSH_BINDING_MATERIAL, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-    for (uint32_t i = 1; i < 6; ++i)
+    for (uint32_t i = 1; i <= MAT_TEXTURE_COUNT; ++i)
       b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    info.bindingCount = 6;
+    info.bindingCount = 1 + MAT_TEXTURE_COUNT;
     info.pBindings = b;
     if (Status s = checkVk(vkCreateDescriptorSetLayout(device, &info, nullptr, &p.material_layout),
                            "vkCreateDescriptorSetLayout");
@@ -295,8 +295,8 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass) {
   const PrimitiveMode mode = r.prepared.primitives[prim.data].mode;
   const VertexFormat& f = prim.format;
   const uint32_t key_words[] = {
-      d.features, uint32_t(pass), uint32_t(mat.alpha), mat.double_sided, d.flip,         uint32_t(mode),
-      f.stride,   f.normal,       f.tangent,           f.extra,          f.texcoord_sets};
+      d.features, uint32_t(pass), uint32_t(mat.alpha), mat.double_sided, d.flip,          uint32_t(mode),
+      f.stride,   f.normal,       f.tangent,           f.extra,          f.texcoord_sets, f.color_sets};
   std::string key(reinterpret_cast<const char*>(key_words), sizeof key_words);
   if (auto it = r.pipelines.pipelines.find(key); it != r.pipelines.pipelines.end()) return it->second;
 
@@ -320,17 +320,20 @@ Expected<VkPipeline> pipelineFor(Renderer& r, const Draw& d, Pass pass) {
 
   // Absent attributes read POSITION's bytes (the shader ignores them per kFeatures): every input is bound.
   VkVertexInputBindingDescription binding{0, f.stride * 4, VK_VERTEX_INPUT_RATE_VERTEX};
-  VkVertexInputAttributeDescription attrs[5] = {
+  VkVertexInputAttributeDescription attrs[6] = {
       {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
       {1, 0, VK_FORMAT_R32G32B32_SFLOAT, f.normal != kLayoutAbsent ? f.normal * 4 : 0},
       {2, 0, f.tangent != kLayoutAbsent ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R32G32B32_SFLOAT,
        f.tangent != kLayoutAbsent ? f.tangent * 4 : 0},
       {3, 0, VK_FORMAT_R32G32_SFLOAT, f.texcoord_sets >= 1 ? f.extra * 4 : 0},
-      {4, 0, VK_FORMAT_R32G32_SFLOAT, f.texcoord_sets >= 2 ? f.extra * 4 + 8 : 0}};
+      {4, 0, VK_FORMAT_R32G32_SFLOAT, f.texcoord_sets >= 2 ? f.extra * 4 + 8 : 0},
+      // COLOR_0 after the texcoords (VertexFormat's extras: RGBA floats); only the mesh program reads it.
+      {5, 0, f.color_sets >= 1 ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R32G32B32_SFLOAT,
+       f.color_sets >= 1 ? (f.extra + 2 * f.texcoord_sets) * 4 : 0}};
   VkPipelineVertexInputStateCreateInfo input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   input.vertexBindingDescriptionCount = 1;
   input.pVertexBindingDescriptions = &binding;
-  input.vertexAttributeDescriptionCount = 5;
+  input.vertexAttributeDescriptionCount = source->specialize ? 6 : 5;
   input.pVertexAttributeDescriptions = attrs;
   VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   assembly.topology = topologyOf(mode);

@@ -112,6 +112,7 @@ Status createDraws(Renderer& r) {
       if (prim.format.tangent != kLayoutAbsent) d.features |= MSH_HAS_TANGENTS;
       if (prim.format.texcoord_sets >= 1) d.features |= MSH_HAS_UV0;
       if (prim.format.texcoord_sets >= 2) d.features |= MSH_HAS_UV1;
+      if (prim.format.color_sets >= 1) d.features |= MSH_HAS_COLOR0;
       d.layout_bits = d.features & MSH_LAYOUT_MASK;
       r.info.max_targets = std::max(r.info.max_targets, prim.target_count);
       r.draws.push_back(d);
@@ -131,7 +132,7 @@ Status createDescriptorPool(Renderer& r) {
   VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * draw_count + material_count + 1},
                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * draw_count + 2},
                                    {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, draw_count + 1},
-                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 5 * material_count + 3}};
+                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, MAT_TEXTURE_COUNT * material_count + 3}};
   if (r.options.node_material) {
     // Per node draw: the node uniform block + FrameBlock, the textures + the shadow map, up to 4 feature buffers.
     const uint32_t textures = uint32_t(r.options.node_material->textures.size());

@@ -3,6 +3,7 @@
 // targets and animations (docs/DEMO.md describes it in full). Part of morphkit::core: no dependencies.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,30 @@ inline constexpr uint32_t kDemoMaxBones = 256;
 // so this caps them at ~600 MB and keeps the .glb far below the 4 GiB GLB limit.
 inline constexpr uint64_t kDemoMaxTargetVertices = uint64_t(1) << 24;
 
+// The head's material (docs/DEMO.md "Materials"): the default skin, or a variant that exercises one shading
+// feature (the fidelity set renders each against three.js, docs/RENDER.md).
+enum class DemoMaterial : uint8_t {
+  kSkin,          // dielectric skin tone, roughness 0.55
+  kMetallic,      // gold: metallic 1, roughness 0.35
+  kTextured,      // a base colour texture (an embedded PNG of colour bands) on TEXCOORD_0
+  kUnlit,         // KHR_materials_unlit
+  kEmissive,      // emissive colour × KHR_materials_emissive_strength 4
+  kIor,           // KHR_materials_ior 2.4
+  kSpecular,      // KHR_materials_specular: factor 0.7, a red F0 tint
+  kClearcoat,     // KHR_materials_clearcoat over a rough red base
+  kSheen,         // KHR_materials_sheen over a dark blue base
+  kVertexColors,  // COLOR_0 (unsigned byte, normalized, RGBA) multiplying a white base
+};
+// "skin", "metallic", "textured", "unlit", "emissive", "ior", "specular", "clearcoat", "sheen", "vertex-colors".
+const char* demoMaterialName(DemoMaterial material);
+std::span<const DemoMaterial> demoMaterials();  // every variant, in the order above
+
 struct DemoOptions {
   uint32_t targets = 52;      // morph targets: 0..kDemoMaxTargets (the first 52 carry ARKit names)
   uint32_t vertices = 20000;  // requested vertex count; the mesh gets the closest count its grid allows
   uint32_t bones = 4;         // skin joints in one chain: root, neck, head, jaw, joint4, ...
   uint64_t seed = 1;          // same options + same seed → byte-identical asset
+  DemoMaterial material = DemoMaterial::kSkin;
 };
 
 // Builds the demo asset in memory: one mesh ("Head") with one indexed triangle primitive that is a closed

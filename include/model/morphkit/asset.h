@@ -233,6 +233,34 @@ struct Material {
   AlphaMode alpha_mode = AlphaMode::kOpaque;
   float alpha_cutoff = 0.5f;
   bool double_sided = false;
+
+  // KHR_materials_* (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Khronos): each field holds the
+  // extension's default when the extension is absent, so a renderer can shade every material alike.
+  bool unlit = false;              // KHR_materials_unlit: base colour only, no lighting
+  float emissive_strength = 1.0f;  // KHR_materials_emissive_strength: emissive × strength (≥ 0)
+  float ior = 1.5f;                // KHR_materials_ior: dielectric F0 = ((ior − 1)/(ior + 1))²; 1 or more, or 0
+  struct Specular {                // KHR_materials_specular: the dielectric lobe's strength and F0 tint
+    float factor = 1.0f;           // specularFactor 0..1 (× texture A)
+    TextureRef texture;
+    float color_factor[3] = {1, 1, 1};  // specularColorFactor ≥ 0 (× texture RGB, sRGB)
+    TextureRef color_texture;
+  } specular;
+  struct Clearcoat {      // KHR_materials_clearcoat: a GGX layer (F0 0.04) over the base
+    float factor = 0.0f;  // clearcoatFactor 0..1 (× texture R)
+    TextureRef texture;
+    float roughness_factor = 0.0f;  // clearcoatRoughnessFactor 0..1 (× texture G)
+    TextureRef roughness_texture;
+    TextureRef normal_texture;  // clearcoatNormalTexture (kept; the renderer uses the geometric normal)
+  } clearcoat;
+  struct Sheen {                        // KHR_materials_sheen: a Charlie sheen lobe over the base
+    float color_factor[3] = {0, 0, 0};  // sheenColorFactor 0..1 (× texture RGB, sRGB)
+    TextureRef color_texture;
+    float roughness_factor = 0.0f;  // sheenRoughnessFactor 0..1 (× texture A)
+    TextureRef roughness_texture;
+  } sheen;
+  // The names of every extension on the material, in file order (the six above and the ones morphkit does not
+  // shade, e.g. KHR_materials_transmission): inspect lists them, render warns once per unshaded one.
+  std::vector<std::string> extensions;
 };
 
 struct Texture {
