@@ -26,12 +26,12 @@ using namespace gltf_detail;
 namespace {
 
 // Every extension the loader implements (docs/CLI.md lists them with what each does).
-constexpr const char* kSupportedExtensions[] = {
-    "KHR_mesh_quantization", kMeshoptExtension, kDracoExtension, "KHR_texture_transform", "KHR_texture_basisu",
-    "KHR_animation_pointer",
-    // shaded by the renderer (material_extensions.cpp, docs/RENDER.md)
-    "KHR_materials_unlit", "KHR_materials_emissive_strength", "KHR_materials_ior", "KHR_materials_specular",
-    "KHR_materials_clearcoat", "KHR_materials_sheen"};
+constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension, kDracoExtension,
+                                                "KHR_texture_transform", "KHR_texture_basisu", "KHR_animation_pointer",
+                                                // shaded by the renderer (material_extensions.cpp, docs/RENDER.md)
+                                                "KHR_materials_unlit", "KHR_materials_emissive_strength",
+                                                "KHR_materials_ior", "KHR_materials_specular",
+                                                "KHR_materials_clearcoat", "KHR_materials_sheen"};
 
 Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& out, const std::string& where) {
   element e;
