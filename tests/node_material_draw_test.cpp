@@ -478,8 +478,6 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
 
   rs::FrameUniforms frame = pbrTestFrame();
   const GpuBuffer frame_ubo = make(sizeof frame, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &frame);
-  const float zero_sh[36] = {};
-  const GpuBuffer irradiance = make(sizeof zero_sh, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, zero_sh);
   const uint32_t features = MSH_HAS_NORMALS | MSH_HAS_UV0;
   const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
@@ -514,7 +512,6 @@ TEST_F(VulkanTest, NodeStaticPbrRendersLikeTheBuiltInPbrShaders) {
   writer.image(frame_set, MSH_BINDING_SHADOW_MAP, h.shadow_sampler, h.shadow_view);
   writer.image(frame_set, MSH_BINDING_ENVIRONMENT, sampler, white.view);  // intensity 0: read, then scaled to 0
   writer.image(frame_set, MSH_BINDING_BRDF_TABLE, sampler, white.view);
-  writer.storage(frame_set, MSH_BINDING_IRRADIANCE, irradiance);
   writer.buffer(mesh_set, MSH_BINDING_OBJECT, object_ubo);
   writer.buffer(material_set, MSH_BINDING_MATERIAL, material_ubo);
   writer.image(material_set, MSH_BINDING_BASE_COLOR_TEXTURE, sampler, base_image.view);

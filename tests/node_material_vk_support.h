@@ -493,11 +493,6 @@ struct DescriptorWriter {
     writes.push_back({VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, binding, 0, 1,
                       VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer_infos.back(), nullptr});
   }
-  void storage(VkDescriptorSet set, uint32_t binding, const GpuBuffer& b) {
-    buffer_infos.push_back({b.buffer, 0, VK_WHOLE_SIZE});
-    writes.push_back({VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, binding, 0, 1,
-                      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &buffer_infos.back(), nullptr});
-  }
   void image(VkDescriptorSet set, uint32_t binding, VkSampler s, VkImageView view) {
     image_infos.push_back({s, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
     writes.push_back({VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, binding, 0, 1,
@@ -508,13 +503,12 @@ struct DescriptorWriter {
 
 // The renderer's three set layouts (frame, mesh, material) as mesh.vert and pbr.frag declare them.
 inline bool builtinSetLayouts(VulkanContext& ctx, VkDescriptorSetLayout (&set_layouts)[3]) {
-  const VkDescriptorSetLayoutBinding frame_b[5] = {
+  const VkDescriptorSetLayoutBinding frame_b[4] = {
       {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
       {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
       {MSH_BINDING_ENVIRONMENT, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
-      {MSH_BINDING_BRDF_TABLE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
-      {MSH_BINDING_IRRADIANCE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
+      {MSH_BINDING_BRDF_TABLE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
   const VkDescriptorSetLayoutBinding mesh_b[1] = {
       {MSH_BINDING_OBJECT, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr}};
   VkDescriptorSetLayoutBinding material_b[1 + MAT_TEXTURE_COUNT];
@@ -522,7 +516,7 @@ inline bool builtinSetLayouts(VulkanContext& ctx, VkDescriptorSetLayout (&set_la
   for (uint32_t i = 1; i <= MAT_TEXTURE_COUNT; ++i)
     material_b[i] = {i, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
   const std::pair<const VkDescriptorSetLayoutBinding*, uint32_t> lists[3] = {
-      {frame_b, 5}, {mesh_b, 1}, {material_b, 1 + MAT_TEXTURE_COUNT}};
+      {frame_b, 4}, {mesh_b, 1}, {material_b, 1 + MAT_TEXTURE_COUNT}};
   for (int i = 0; i < 3; ++i) {
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     info.bindingCount = lists[i].second;

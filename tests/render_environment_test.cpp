@@ -3,7 +3,8 @@
 //   hdr        Radiance RGBE decoding: flat and run-length round trips, every truncated prefix refused, the caps,
 //              the orientation rule, e = 255 clamped to the half-float maximum (no device)
 //   parse      tone curves and background colours (no device)
-//   maps       SH9 of a uniform environment is that radiance (E/π = L) and nothing else; the studio's mean
+//   maps       the roughest level of a uniform environment is that radiance; of a sky-over-black one, the cosine
+//              irradiance E/π = (1 + sin latitude) / 2 at every texel; the studio's mean
 //   furnace    a base-colour-1 material (glTF's default, metallic 1 roughness 1) in a uniform environment with no
 //              key light and no tone curve renders that radiance: the multiple-scattering IBL keeps energy
 //   orient     a half-red (−Z) / half-green (+Z) environment lights a surface facing +Z green, and rotated 180°
@@ -152,7 +153,7 @@ HdrImage uniformImage(float r, float g, float b) {
   return image;
 }
 
-TEST_F(EnvironmentTest, UniformEnvironmentHasOnlyTheConstantHarmonic) {
+TEST_F(EnvironmentTest, UniformEnvironmentIsItsOwnIrradiance) {
   MORPHKIT_REQUIRE_GPU(context_);
   const HdrImage image = uniformImage(0.5f, 0.25f, 2.0f);
   auto maps = createEnvironmentMaps(*context_, &image);
@@ -162,10 +163,6 @@ TEST_F(EnvironmentTest, UniformEnvironmentHasOnlyTheConstantHarmonic) {
   EXPECT_EQ(info->width, 64u);
   EXPECT_EQ(info->levels, 3u);
   const float expected[3] = {0.5f, 0.25f, 2.0f};
-  for (int c = 0; c < 3; ++c) {
-    EXPECT_NEAR(info->sh9[0][c] * 0.282095f, expected[c], 0.01f * expected[c]) << c;  // E/π = L
-    for (int k = 1; k < 9; ++k) EXPECT_NEAR(info->sh9[k][c], 0.0f, 0.01f * expected[c]) << k;
-  }
   // The roughest prefiltered level of a uniform environment is that radiance (to half-float precision).
   ASSERT_EQ(info->roughest.size(), size_t(info->roughest_width) * info->roughest_height * 3);
   for (size_t i = 0; i < info->roughest.size(); ++i) ASSERT_NEAR(info->roughest[i], expected[i % 3], 0.004f) << i;
@@ -185,11 +182,44 @@ TEST_F(EnvironmentTest, UniformEnvironmentHasOnlyTheConstantHarmonic) {
   auto studio_info = environmentInfo(*context_, **studio_maps);
   EXPECT_EQ(studio_info->width, 512u);
   EXPECT_EQ(studio_info->levels, 6u);  // 512 … 16 wide, as three.js's 256-face PMREM has 6 levels
-  const float mean = studio_info->sh9[0][1] * 0.282095f;
-  EXPECT_GT(mean, 0.2f);
-  EXPECT_LT(mean, 0.45f);
-  EXPECT_GT(studio_info->sh9[1][1], 0.0f);  // brighter above (Y)
+  // The roughest level's solid-angle-weighted mean is the studio's mean radiance; brighter above (+Y) than below.
+  const uint32_t w = studio_info->roughest_width, h = studio_info->roughest_height;
+  double sum = 0, weight = 0;
+  for (uint32_t y = 0; y < h; ++y) {
+    const double ring = std::cos((0.5 - (y + 0.5) / h) * 3.14159265358979);
+    for (uint32_t x = 0; x < w; ++x) sum += ring * studio_info->roughest[(size_t(y) * w + x) * 3 + 1];
+    weight += ring * w;
+  }
+  EXPECT_GT(sum / weight, 0.2);
+  EXPECT_LT(sum / weight, 0.45);
+  EXPECT_GT(studio_info->roughest[1], studio_info->roughest[(size_t(h - 1) * w) * 3 + 1]);
   destroyEnvironmentMaps(*studio_maps);
+}
+
+// A white sky over a black ground: the irradiance of a hemisphere light, E/π = (1 + sin β) / 2 at latitude β, is
+// what the roughest level holds at every texel (the diffuse term reads it; three.js's PMREM holds the same there).
+TEST_F(EnvironmentTest, RoughestLevelIsTheCosineIrradiance) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  HdrImage sky{64, 32, {}};
+  for (int i = 0; i < 64 * 32; ++i) {
+    const float v = i / 64 < 16 ? 1.0f : 0.0f;
+    sky.rgb.insert(sky.rgb.end(), {v, v, v});
+  }
+  auto maps = createEnvironmentMaps(*context_, &sky);
+  ASSERT_TRUE(maps.ok()) << maps.error().message;
+  auto info = environmentInfo(*context_, **maps);
+  ASSERT_TRUE(info.ok());
+  const uint32_t w = info->roughest_width, h = info->roughest_height;
+  ASSERT_EQ(info->roughest.size(), size_t(w) * h * 3);
+  for (uint32_t y = 0; y < h; ++y) {
+    const double latitude = (0.5 - (y + 0.5) / h) * 3.14159265358979;
+    const double expected = (1.0 + std::sin(latitude)) / 2.0;
+    for (uint32_t x = 0; x < w; ++x) {
+      for (int c = 0; c < 3; ++c)
+        ASSERT_NEAR(info->roughest[(size_t(y) * w + x) * 3 + c], expected, 0.01) << x << "," << y;
+    }
+  }
+  destroyEnvironmentMaps(*maps);
 }
 
 TEST_F(EnvironmentTest, WhiteFurnaceRendersTheEnvironmentRadiance) {

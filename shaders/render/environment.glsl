@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // environment.glsl — the equirectangular convention of morphkit/environment.h (three.js's
-// EquirectangularReflectionMapping), the GGX sample generator and the SH9 basis, shared by the start-up kernels
-// (env_prefilter.comp, env_sh.comp, brdf_lut.comp) and pbr.frag, so that the maps are written and read with one
-// convention.
+// EquirectangularReflectionMapping) and the GGX sample generator, shared by the start-up kernels
+// (env_prefilter.comp, env_integrate.comp, brdf_lut.comp) and pbr.frag, so that the maps are written and read with
+// one convention.
 #ifndef MORPHKIT_ENVIRONMENT_GLSL
 #define MORPHKIT_ENVIRONMENT_GLSL
 
@@ -38,20 +38,6 @@ mat3 frameAround(vec3 n) {
   vec3 helper = abs(n.y) < 0.999 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0);
   vec3 t = normalize(cross(helper, n));
   return mat3(t, cross(n, t), n);
-}
-
-// The real spherical-harmonic basis up to l = 2, in the order (0,0), (1,−1), (1,0), (1,1), (2,−2), (2,−1), (2,0),
-// (2,1), (2,2).
-void shBasis(vec3 d, out float y[9]) {
-  y[0] = 0.282095;
-  y[1] = 0.488603 * d.y;
-  y[2] = 0.488603 * d.z;
-  y[3] = 0.488603 * d.x;
-  y[4] = 1.092548 * d.x * d.y;
-  y[5] = 1.092548 * d.y * d.z;
-  y[6] = 0.315392 * (3.0 * d.z * d.z - 1.0);
-  y[7] = 1.092548 * d.x * d.z;
-  y[8] = 0.546274 * (d.x * d.x - d.y * d.y);
 }
 
 #endif  // MORPHKIT_ENVIRONMENT_GLSL

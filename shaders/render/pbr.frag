@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // pbr.frag — glTF 2.0 metallic-roughness shading (glTF 2.0 §3.9.2 and Appendix B "BRDF Implementation"):
 // base color, metallic-roughness, normal (tangent space, §3.9.3), occlusion and emissive textures, lit by the
-// image-based light (prefiltered GGX specular + SH9 irradiance + split-sum table, with the multiple-scattering
-// compensation three.js r187 uses: Fdez-Agüera 2019) and the directional key light with a 3×3 PCF shadow map;
+// image-based light (prefiltered GGX specular, irradiance from its roughest level as three.js reads it, the
+// split-sum table, with the multiple-scattering compensation three.js r187 uses: Fdez-Agüera 2019) and the
+// directional key light with a 3×3 PCF shadow map;
 // then exposure and the tone curve (tone.glsl). Output is linear: the attachment is R8G8B8A8_SRGB.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -23,9 +24,6 @@ layout(set = MSH_SET_FRAME, binding = MSH_BINDING_FRAME, std140) uniform FrameBl
 layout(set = MSH_SET_FRAME, binding = MSH_BINDING_SHADOW_MAP) uniform sampler2DShadow shadowMap;
 layout(set = MSH_SET_FRAME, binding = MSH_BINDING_ENVIRONMENT) uniform sampler2D environmentMap;
 layout(set = MSH_SET_FRAME, binding = MSH_BINDING_BRDF_TABLE) uniform sampler2D brdfTable;
-layout(set = MSH_SET_FRAME, binding = MSH_BINDING_IRRADIANCE, std430) restrict readonly buffer Irradiance {
-  vec4 irradiance_sh9[9];
-};
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_MATERIAL, std140) uniform MaterialBlock { MaterialUniforms material; };
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_BASE_COLOR_TEXTURE) uniform sampler2D baseColorTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_METALLIC_ROUGHNESS_TEXTURE) uniform sampler2D metallicRoughnessTexture;
@@ -69,13 +67,10 @@ vec3 environmentDirection(vec3 d) {
   return vec3(c * d.x - s * d.z, d.y, s * d.x + c * d.z);
 }
 
-// E(n)/π from the SH9 coefficients, never negative.
+// E(n)/π: the roughest prefiltered level is the cosine-weighted mean of the radiance about n (GGX at roughness 1
+// with V = N weighs each direction by N·L alone), which three.js's getIBLIrradiance reads too.
 vec3 diffuseIrradiance(vec3 n) {
-  float y[9];
-  shBasis(environmentDirection(n), y);
-  vec3 e = vec3(0.0);
-  for (int k = 0; k < 9; ++k) e += irradiance_sh9[k].rgb * y[k];
-  return max(e, vec3(0.0));
+  return textureLod(environmentMap, equirectUv(environmentDirection(n)), frame.environment.y).rgb;
 }
 
 // Prefiltered radiance along the reflection, bent towards the normal as roughness grows (three.js's

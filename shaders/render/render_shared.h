@@ -51,7 +51,6 @@ struct alignas(16) mat4 {
 #define MSH_BINDING_SHADOW_MAP 1  // sampler2DShadow
 #define MSH_BINDING_ENVIRONMENT 2  // sampler2D: the prefiltered equirect chain (environment.glsl's convention)
 #define MSH_BINDING_BRDF_TABLE 3   // sampler2D: split-sum (A, B) by (N·V, roughness)
-#define MSH_BINDING_IRRADIANCE 4   // storage buffer: 9 vec4, SH9 of E/π
 
 // Tone curves (FrameUniforms::tone.y), applied after the exposure scale.
 #define MSH_TONE_NONE 0

@@ -2,10 +2,11 @@
 // The environment's GPU maps (morphkit/environment.h), made once at start-up in one submission:
 //   1. the equirect resampled on the CPU to a power of two (width × width/2, at most kMaxPrefilterWidth),
 //      uploaded as rgba16f, its mip chain blitted (box filter);
-//   2. env_prefilter.comp: one dispatch per level of the prefiltered chain (GGX, level k ↔ roughness
-//      1 − sqrt(1 − k / (levels − 1)), three.js's PMREM mapping);
-//   3. env_sh.comp: SH9 of E/π from the first source level at most kIrradianceWidth wide;
-//   4. brdf_lut.comp: the split-sum table.
+//   2. one dispatch per level of the prefiltered chain (GGX, level k ↔ roughness 1 − sqrt(1 − k / (levels − 1)),
+//      three.js's PMREM mapping): env_prefilter.comp importance samples the sharp levels, env_integrate.comp sums
+//      a kIntegrationWidth-wide source mip for the last kIntegrationLevels;
+//   3. brdf_lut.comp: the split-sum table.
+// The diffuse irradiance is the chain's roughest level (pbr.frag), as three.js reads its PMREM.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,8 +15,8 @@
 
 #include "environment_internal.h"
 #include "morphkit_render_spirv/brdf_lut_comp.h"
+#include "morphkit_render_spirv/env_integrate_comp.h"
 #include "morphkit_render_spirv/env_prefilter_comp.h"
-#include "morphkit_render_spirv/env_sh_comp.h"
 #include "renderer_state.h"
 
 namespace morphkit {
@@ -95,18 +96,18 @@ std::vector<uint16_t> sourceTexels(const HdrImage& image, uint32_t width) {
   return out;
 }
 
-// The kernels: one set layout (0 source sampler, 1 storage image, 2 irradiance buffer), three pipelines.
+// The kernels: one set layout (0 source sampler, 1 storage image), three pipelines.
 struct EnvironmentKernels {
   VkDevice device = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkPipeline prefilter = VK_NULL_HANDLE, sh = VK_NULL_HANDLE, table = VK_NULL_HANDLE;
+  VkPipeline prefilter = VK_NULL_HANDLE, integrate = VK_NULL_HANDLE, table = VK_NULL_HANDLE;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   std::vector<VkImageView> level_views;
   ~EnvironmentKernels() {
     for (VkImageView v : level_views) vkDestroyImageView(device, v, nullptr);
     vkDestroyDescriptorPool(device, pool, nullptr);
-    for (VkPipeline p : {prefilter, sh, table}) vkDestroyPipeline(device, p, nullptr);
+    for (VkPipeline p : {prefilter, integrate, table}) vkDestroyPipeline(device, p, nullptr);
     vkDestroyPipelineLayout(device, layout, nullptr);
     vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
   }
@@ -129,12 +130,11 @@ Status createKernel(VkDevice device, VkPipelineLayout layout, const uint32_t* wo
 
 Status createKernels(VulkanContext& ctx, uint32_t sets, EnvironmentKernels& k) {
   k.device = ctx.device;
-  const VkDescriptorSetLayoutBinding bindings[3] = {
+  const VkDescriptorSetLayoutBinding bindings[2] = {
       {0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+      {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_info.bindingCount = 3;
+  set_info.bindingCount = 2;
   set_info.pBindings = bindings;
   if (Status s = checkVk(vkCreateDescriptorSetLayout(ctx.device, &set_info, nullptr, &k.set_layout),
                          "vkCreateDescriptorSetLayout(environment)");
@@ -154,19 +154,20 @@ Status createKernels(VulkanContext& ctx, uint32_t sets, EnvironmentKernels& k) {
   if (Status s = createKernel(ctx.device, k.layout, sp::kEnvPrefilterComp, sizeof sp::kEnvPrefilterComp, k.prefilter);
       !s)
     return s;
-  if (Status s = createKernel(ctx.device, k.layout, sp::kEnvShComp, sizeof sp::kEnvShComp, k.sh); !s) return s;
+  if (Status s = createKernel(ctx.device, k.layout, sp::kEnvIntegrateComp, sizeof sp::kEnvIntegrateComp, k.integrate);
+      !s)
+    return s;
   if (Status s = createKernel(ctx.device, k.layout, sp::kBrdfLutComp, sizeof sp::kBrdfLutComp, k.table); !s) return s;
-  const VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, sets},
-                                         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, sets},
-                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets}};
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, sets},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, sets}};
   VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool.maxSets = sets;
-  pool.poolSizeCount = 3;
+  pool.poolSizeCount = 2;
   pool.pPoolSizes = sizes;
   return checkVk(vkCreateDescriptorPool(ctx.device, &pool, nullptr, &k.pool), "vkCreateDescriptorPool(environment)");
 }
 
-// A set reading the source and writing `target` (and the irradiance buffer).
+// A set reading the source and writing `target`.
 Expected<VkDescriptorSet> kernelSet(VulkanContext& ctx, EnvironmentKernels& k, const EnvironmentMaps& m,
                                     VkImageView target) {
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -179,14 +180,11 @@ Expected<VkDescriptorSet> kernelSet(VulkanContext& ctx, EnvironmentKernels& k, c
     return s.error();
   const VkDescriptorImageInfo source{m.environment_sampler, m.source.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   const VkDescriptorImageInfo storage{VK_NULL_HANDLE, target, VK_IMAGE_LAYOUT_GENERAL};
-  const VkDescriptorBufferInfo buffer{m.irradiance.buffer, 0, VK_WHOLE_SIZE};
-  const VkWriteDescriptorSet writes[3] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, 0, 0, 1,
+  const VkWriteDescriptorSet writes[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, 0, 0, 1,
                                            VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &source, nullptr, nullptr},
                                           {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, 1, 0, 1,
-                                           VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &storage, nullptr, nullptr},
-                                          {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, 2, 0, 1,
-                                           VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &buffer, nullptr}};
-  vkUpdateDescriptorSets(ctx.device, 3, writes, 0, nullptr);
+                                           VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &storage, nullptr, nullptr}};
+  vkUpdateDescriptorSets(ctx.device, 2, writes, 0, nullptr);
   return set;
 }
 
@@ -227,10 +225,6 @@ Status createImages(VulkanContext& ctx, uint32_t width, EnvironmentMaps& m) {
   Expected<GpuImage> brdf = createRenderImage(ctx, desc);
   if (!brdf) return brdf.error();
   m.brdf = *brdf;
-  Expected<GpuBuffer> irradiance = createBuffer(ctx, 9 * 16, MemoryUse::kUpload, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  if (!irradiance) return irradiance.error();
-  m.irradiance = *irradiance;
-  std::memset(m.irradiance.mapped, 0, 9 * 16);
   return createMapSamplers(ctx, m);
 }
 
@@ -271,17 +265,42 @@ struct PrefilterPush {
   float roughness, source_texel_log2;
   uint32_t width, height, samples;
 };
-struct ShPush {
-  float lod, pad;
-  uint32_t width, height;
+struct IntegratePush {
+  float roughness;
+  uint32_t source_lod, width, height;
 };
 struct TablePush {
   uint32_t size, samples;
 };
 
+// The prefiltered chain, a dispatch per level: importance sampled, or summed over every texel of the source mip
+// kIntegrationWidth wide for the last kIntegrationLevels (a wide lobe would otherwise read coarse equirect mips).
+void recordPrefilter(VkCommandBuffer cmd, const EnvironmentKernels& k, const EnvironmentMaps& m,
+                     const std::vector<VkDescriptorSet>& level_sets, float source_texel_log2) {
+  const uint32_t integrated_from = m.levels > kIntegrationLevels ? m.levels - kIntegrationLevels : 1;
+  const uint32_t source_lod =
+      m.source.width > kIntegrationWidth ? uint32_t(std::log2(double(m.source.width / kIntegrationWidth))) : 0;
+  for (uint32_t level = 0; level < m.levels; ++level) {
+    const float roughness = 1.0f - std::sqrt(1.0f - float(level) / float(m.levels - 1));
+    const uint32_t width = std::max(m.prefiltered.width >> level, 1u),
+                   height = std::max(m.prefiltered.height >> level, 1u);
+    const bool integrated = level >= integrated_from;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, integrated ? k.integrate : k.prefilter);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &level_sets[level], 0, nullptr);
+    if (integrated) {
+      const IntegratePush push{roughness, source_lod, width, height};
+      vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+    } else {
+      const PrefilterPush push{roughness, source_texel_log2, width, height, kPrefilterSamples};
+      vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+    }
+    vkCmdDispatch(cmd, (width + 7) / 8, (height + 7) / 8, 1);
+  }
+}
+
 Status runKernels(VulkanContext& ctx, EnvironmentMaps& m, const std::vector<uint16_t>& texels) {
   EnvironmentKernels k;
-  if (Status s = createKernels(ctx, m.levels + 2, k); !s) return s;
+  if (Status s = createKernels(ctx, m.levels + 1, k); !s) return s;
   std::vector<VkDescriptorSet> level_sets;
   for (uint32_t level = 0; level < m.levels; ++level) {
     Expected<VkImageView> view = createLevelView(ctx, m.prefiltered, level);
@@ -296,8 +315,6 @@ Status runKernels(VulkanContext& ctx, EnvironmentMaps& m, const std::vector<uint
   Expected<GpuBuffer> staging = createBuffer(ctx, texels.size() * 2, MemoryUse::kUpload);
   if (!staging) return staging.error();
   std::memcpy(staging->mapped, texels.data(), texels.size() * 2);
-  const uint32_t sh_lod =
-      m.source.width > kIrradianceWidth ? uint32_t(std::log2(double(m.source.width / kIrradianceWidth))) : 0;
   const float texel_log2 = float(std::log2(4.0 * 3.14159265358979 / (double(m.source.width) * m.source.height)));
   constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   Status s = submitAndWait(
@@ -308,21 +325,9 @@ Status runKernels(VulkanContext& ctx, EnvironmentMaps& m, const std::vector<uint
           imageBarrier(cmd, image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0, VK_ACCESS_SHADER_WRITE_BIT,
                        VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, kCompute);
         }
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.prefilter);
-        for (uint32_t level = 0; level < m.levels; ++level) {
-          const float t = float(level) / float(m.levels - 1);
-          PrefilterPush push{1.0f - std::sqrt(1.0f - t), texel_log2, std::max(m.prefiltered.width >> level, 1u),
-                             std::max(m.prefiltered.height >> level, 1u), kPrefilterSamples};
-          vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &level_sets[level], 0, nullptr);
-          vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-          vkCmdDispatch(cmd, (push.width + 7) / 8, (push.height + 7) / 8, 1);
-        }
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.sh);
-        ShPush sh{float(sh_lod), 0.0f, std::max(m.source.width >> sh_lod, 1u), std::max(m.source.height >> sh_lod, 1u)};
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &*table_set, 0, nullptr);
-        vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof sh, &sh);
-        vkCmdDispatch(cmd, 1, 1, 1);
+        recordPrefilter(cmd, k, m, level_sets, texel_log2);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.table);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &*table_set, 0, nullptr);
         TablePush table{kBrdfTableSize, kBrdfTableSamples};
         vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof table, &table);
         vkCmdDispatch(cmd, (kBrdfTableSize + 7) / 8, (kBrdfTableSize + 7) / 8, 1);
@@ -331,11 +336,6 @@ Status runKernels(VulkanContext& ctx, EnvironmentMaps& m, const std::vector<uint
                        VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, kCompute,
                        VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT);
         }
-        VkMemoryBarrier done{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-        done.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        done.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
-        vkCmdPipelineBarrier(cmd, kCompute, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                             &done, 0, nullptr, 0, nullptr);
       },
       "createEnvironmentMaps");
   destroyBuffer(ctx, *staging);
@@ -386,7 +386,6 @@ void destroyEnvironmentMaps(EnvironmentMaps* m) {
   destroyImage(ctx, m->source);
   destroyImage(ctx, m->prefiltered);
   destroyImage(ctx, m->brdf);
-  destroyBuffer(ctx, m->irradiance);
   delete m;
 }
 
@@ -445,10 +444,6 @@ Expected<EnvironmentInfo> environmentInfo(VulkanContext& ctx, const EnvironmentM
   info.height = m.prefiltered.height;
   info.levels = m.levels;
   info.startup_ms = m.startup_ms;
-  const auto* words = static_cast<const float*>(m.irradiance.mapped);
-  for (int i = 0; i < 9; ++i) {
-    for (int c = 0; c < 3; ++c) info.sh9[i][c] = words[i * 4 + c];
-  }
   info.roughest_width = std::max(m.prefiltered.width >> (m.levels - 1), 1u);
   info.roughest_height = std::max(m.prefiltered.height >> (m.levels - 1), 1u);
   Expected<std::vector<float>> roughest = readLevel(ctx, m.prefiltered, m.levels - 1, 3);

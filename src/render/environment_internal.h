@@ -9,13 +9,14 @@
 
 namespace morphkit {
 
-// Binding order and sizes the shaders and C++ agree on (pbr.frag reads the three maps in set 0).
+// Binding order and sizes the shaders and C++ agree on (pbr.frag reads the two maps in set 0).
 constexpr uint32_t kBrdfTableSize = 16;  // N·V × roughness texels, texel centres at (i + 0.5) / 16 (three.js r187)
 constexpr uint32_t kBrdfTableSamples = 4096;   // GGX samples per table texel (three.js r187)
 constexpr uint32_t kPrefilterSamples = 256;    // GGX samples per prefiltered texel (filtered importance sampling)
+constexpr uint32_t kIntegrationLevels = 3;     // the roughest levels, summed over every texel (three.js r187: 3)
+constexpr uint32_t kIntegrationWidth = 64;     // the source mip they sum: 64 × 32 texels (three.js: 6 × 16²)
 constexpr uint32_t kMaxPrefilterWidth = 1024;  // level 0 of the chain: the source resampled to a power of two
 constexpr uint32_t kMinPrefilterWidth = 32;
-constexpr uint32_t kIrradianceWidth = 64;  // SH9 projects the first source level at most this wide
 
 struct EnvironmentMaps {
   VulkanContext* ctx = nullptr;
@@ -25,7 +26,6 @@ struct EnvironmentMaps {
   GpuImage prefiltered;  // same size, `levels` levels, level k for roughness 1 − sqrt(1 − k / (levels − 1))
   uint32_t levels = 0;
   GpuImage brdf;                                   // kBrdfTableSize², (A, B) of the split sum
-  GpuBuffer irradiance;                            // 9 × vec4: SH9 of E/π (host-visible: environmentInfo reads it)
   VkSampler environment_sampler = VK_NULL_HANDLE;  // trilinear, U repeats, V clamps
   VkSampler table_sampler = VK_NULL_HANDLE;        // bilinear, clamped
   double startup_ms = 0;                           // the start-up submission, wall clock

@@ -60,15 +60,14 @@ ShaderWords vertexShader(uint32_t layout_bits) {
 
 Status createDescriptorLayouts(VkDevice device, MeshProgram& p) {
   {
-    VkDescriptorSetLayoutBinding b[5] = {
+    VkDescriptorSetLayoutBinding b[4] = {
         {MSH_BINDING_FRAME, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
          VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
         {MSH_BINDING_SHADOW_MAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
         {MSH_BINDING_ENVIRONMENT, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
-        {MSH_BINDING_BRDF_TABLE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
-        {MSH_BINDING_IRRADIANCE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
+        {MSH_BINDING_BRDF_TABLE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}};
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    info.bindingCount = 5;
+    info.bindingCount = 4;
     info.pBindings = b;
     if (Status s = checkVk(vkCreateDescriptorSetLayout(device, &info, nullptr, &p.frame_layout),
                            "vkCreateDescriptorSetLayout");
@@ -197,8 +196,7 @@ Status createFrameResources(Renderer& r) {
   VkDescriptorImageInfo environment{env.environment_sampler, env.prefiltered.view,
                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkDescriptorImageInfo table{env.table_sampler, env.brdf.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-  VkDescriptorBufferInfo irradiance{env.irradiance.buffer, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet writes[5] = {
+  VkWriteDescriptorSet writes[4] = {
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_FRAME, 0, 1,
        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer, nullptr},
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_SHADOW_MAP, 0, 1,
@@ -206,10 +204,8 @@ Status createFrameResources(Renderer& r) {
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_ENVIRONMENT, 0, 1,
        VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &environment, nullptr, nullptr},
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_BRDF_TABLE, 0, 1,
-       VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &table, nullptr, nullptr},
-      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_IRRADIANCE, 0, 1,
-       VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &irradiance, nullptr}};
-  vkUpdateDescriptorSets(r.ctx->device, 5, writes, 0, nullptr);
+       VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &table, nullptr, nullptr}};
+  vkUpdateDescriptorSets(r.ctx->device, 4, writes, 0, nullptr);
   return Ok{};
 }
 

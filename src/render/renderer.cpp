@@ -128,9 +128,9 @@ Status createDraws(Renderer& r) {
 Status createDescriptorPool(Renderer& r) {
   const uint32_t draw_count = uint32_t(r.prepared.instances.size()) * r.options.instances;
   const uint32_t material_count = uint32_t(r.asset->materials.size()) + 1;
-  // The frame set: its uniform block, the shadow map, the environment's two maps and its irradiance buffer.
+  // The frame set: its uniform block, the shadow map and the environment's two maps.
   VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * draw_count + material_count + 1},
-                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * draw_count + 2},
+                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * draw_count + 1},
                                    {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, draw_count + 1},
                                    {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, MAT_TEXTURE_COUNT * material_count + 3}};
   if (r.options.node_material) {

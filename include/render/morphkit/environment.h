@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // morphkit/environment.h — the image-based light of morphkit::render: equirectangular environments (a Radiance
-// RGBE file or the built-in procedural studio) and their GPU maps (prefiltered GGX specular, SH9 diffuse
-// irradiance, split-sum BRDF table), computed on the GPU once per environment and shared by renderers.
+// RGBE file or the built-in procedural studio) and their GPU maps (prefiltered GGX specular, whose roughest level
+// is the diffuse irradiance, and the split-sum BRDF table), computed on the GPU once per environment and shared by
+// renderers.
 //
 // Orientation (three.js's EquirectangularReflectionMapping): a world direction d = (x, y, z) reads the image at
 //   u = atan2(z, x) / 2π + 0.5   (column, 0 = left edge = −X, 0.5 = +X, 0.75 = +Z)
@@ -44,18 +45,18 @@ std::vector<uint8_t> encodeRadianceHdr(const HdrImage& image, bool run_length = 
 // right, fill left) and a rim strip behind: 512 × 256, deterministic. Its mean radiance is about 0.3.
 HdrImage studioEnvironment();
 
-// The GPU maps of one environment on `context` (prefiltered equirect mip chain, SH9 irradiance, BRDF table).
+// The GPU maps of one environment on `context` (prefiltered equirect mip chain, BRDF table).
 // Made once and handed to any number of renderers on the same context (RenderOptions::environment_maps);
 // destroy after them. A null `image` makes the "none" maps (black, no light).
 Expected<EnvironmentMaps*> createEnvironmentMaps(VulkanContext& context, const HdrImage* image);
 void destroyEnvironmentMaps(EnvironmentMaps* maps);  // null is fine
 
-// What the maps hold, for tests: the prefiltered chain's level sizes and roughness, the SH9 coefficients of
-// irradiance / π (E(n)/π: what multiplies the diffuse albedo), read back from the GPU.
+// What the maps hold, for tests: the prefiltered chain's level sizes and roughness, its roughest level (the
+// cosine-weighted mean radiance about each direction: E(n)/π, what multiplies the diffuse albedo) and the BRDF
+// table, read back from the GPU.
 struct EnvironmentInfo {
   uint32_t width = 0, height = 0;  // level 0 of the prefiltered chain
   uint32_t levels = 0;             // level k holds roughness 1 − sqrt(1 − k / (levels − 1)) (three.js's PMREM)
-  float sh9[9][3] = {};            // E/π = Σ sh9[i] · Y_i(n), Y_i the real SH basis (l ≤ 2)
   // The roughest level (width >> (levels − 1) × its height, RGB rows top first) and the BRDF table
   // (size × size, (A, B) per texel, N·V along x, roughness along y), read back from the GPU.
   uint32_t roughest_width = 0, roughest_height = 0;
