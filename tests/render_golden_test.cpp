@@ -271,6 +271,28 @@ TEST_F(RenderTest, MaterialFeaturesChangeTheImageAndUnshadedOnesWarnOnce) {
   destroyRenderer(*renderer);
 }
 
+// KHR_materials_clearcoat's clearcoatNormalTexture (make-demo's clearcoat head carries ripples): the coat follows
+// the map, its scale bends it (scale 0 draws the coat on the geometric normal, as without the map), no warning.
+TEST_F(RenderTest, ClearcoatNormalTextureBendsTheCoat) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Expected<Asset> with = makeDemoAsset({.targets = 0, .vertices = 2000, .material = DemoMaterial::kClearcoat});
+  ASSERT_TRUE(with.ok());
+  ASSERT_NE(with->materials[0].clearcoat.normal_texture.texture, kNone);
+  Asset without = *with, flat = *with;
+  without.materials[0].clearcoat.normal_texture.texture = kNone;
+  flat.materials[0].clearcoat.normal_texture.scale = 0.0f;
+  RenderedImage a = render(*with, computePath(), {kNone, 0});
+  for (const std::string& w : info_.warnings) EXPECT_EQ(w.find("clearcoatNormalTexture"), std::string::npos) << w;
+  RenderedImage b = render(without, computePath(), {kNone, 0});
+  RenderedImage c = render(flat, computePath(), {kNone, 0});
+  auto rippled = diffImages(asDecoded(a), asDecoded(b), 8);
+  ASSERT_TRUE(rippled.ok());
+  EXPECT_GT(rippled->fraction_over, 0.01) << "the ripples should move the coat's highlights";
+  auto unbent = diffImages(asDecoded(c), asDecoded(b), 1);
+  ASSERT_TRUE(unbent.ok());
+  EXPECT_EQ(unbent->fraction_over, 0.0) << "scale 0 leaves the geometric normal";
+}
+
 // ---- Vertex path == compute path ----
 TEST_F(RenderTest, VertexAndComputePathsAgreeCube) {
   MORPHKIT_REQUIRE_GPU(context_);

@@ -36,6 +36,7 @@ layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_SHEEN_COLOR_TEXTURE) unifor
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_SHEEN_ROUGHNESS_TEXTURE) uniform sampler2D sheenRoughnessTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_SPECULAR_TEXTURE) uniform sampler2D specularTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_SPECULAR_COLOR_TEXTURE) uniform sampler2D specularColorTexture;
+layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_CLEARCOAT_NORMAL_TEXTURE) uniform sampler2D clearcoatNormalTexture;
 
 layout(location = 0) out vec4 outColor;
 
@@ -175,6 +176,27 @@ Shading shadingInputs(vec4 base) {
   return m;
 }
 
+// `n` bent by a tangent-space normal map sample `texel` (§3.9.3) whose xy is scaled by `scale`, in the frame of
+// TANGENT, or without one the frame of the screen-space derivatives of position and the map's `uv`.
+vec3 mapNormal(vec3 n, vec2 uv, vec3 texel, float scale) {
+  vec3 t;
+  float handedness;
+  if ((kFeatures & MSH_HAS_TANGENTS) != 0 && dot(inTangent.xyz, inTangent.xyz) > 0.0) {
+    t = normalize(inTangent.xyz - n * dot(n, inTangent.xyz));
+    handedness = inTangent.w < 0.0 ? -1.0 : 1.0;
+  } else {
+    vec2 dudx = dFdx(uv);
+    vec2 dudy = dFdy(uv);
+    vec3 tt = dFdx(inWorldPosition) * dudy.y - dFdy(inWorldPosition) * dudx.y;
+    t = dot(tt, tt) > 0.0 ? normalize(tt - n * dot(n, tt)) : vec3(1.0, 0.0, 0.0);
+    handedness = 1.0;
+  }
+  vec3 b = cross(n, t) * handedness;
+  vec3 tn = texel * 2.0 - 1.0;
+  tn.xy *= scale;
+  return normalize(mat3(t, b, n) * tn);
+}
+
 // The shading normal: interpolated NORMAL (flipped on back faces), or flat from derivatives when the mesh has none
 // (§3.7.2.1), then the normal map (§3.9.3). `unperturbed` is the normal before the map (clearcoat, antialiasing).
 vec3 shadingNormal(out vec3 unperturbed) {
@@ -190,23 +212,14 @@ vec3 shadingNormal(out vec3 unperturbed) {
   unperturbed = n;
   if (!hasFlag(MAT_NORMAL_TEXTURE)) return n;
   vec2 uv = uvFor(2u);
-  vec3 t;
-  float handedness;
-  if ((kFeatures & MSH_HAS_TANGENTS) != 0 && dot(inTangent.xyz, inTangent.xyz) > 0.0) {
-    t = normalize(inTangent.xyz - n * dot(n, inTangent.xyz));
-    handedness = inTangent.w < 0.0 ? -1.0 : 1.0;
-  } else {
-    // No TANGENT: derive the frame from screen-space derivatives of position and uv.
-    vec2 dudx = dFdx(uv);
-    vec2 dudy = dFdy(uv);
-    vec3 tt = dpdx * dudy.y - dpdy * dudx.y;
-    t = dot(tt, tt) > 0.0 ? normalize(tt - n * dot(n, tt)) : vec3(1.0, 0.0, 0.0);
-    handedness = 1.0;
-  }
-  vec3 b = cross(n, t) * handedness;
-  vec3 tn = texture(normalTexture, uv).xyz * 2.0 - 1.0;
-  tn.xy *= material.normal_scale;  // §3.9.3 normalTextureInfo.scale
-  return normalize(mat3(t, b, n) * tn);
+  return mapNormal(n, uv, texture(normalTexture, uv).xyz, material.normal_scale);
+}
+
+// KHR_materials_clearcoat's normal: the unperturbed normal bent by clearcoatNormalTexture, or the unperturbed one.
+vec3 clearcoatNormal(vec3 unperturbed) {
+  if (!hasFlag(MAT_CLEARCOAT_NORMAL_TEXTURE)) return unperturbed;
+  vec2 uv = uvFor(11u);
+  return mapNormal(unperturbed, uv, texture(clearcoatNormalTexture, uv).xyz, material.clearcoat.z);
 }
 
 // Roughness widened by the normal's screen-space change (specular antialiasing, as three.js), floored at 0.045.
@@ -284,15 +297,16 @@ void main() {
     color = direct_diffuse + direct_specular + ibl_diffuse + ibl_specular + emissive;
   }
   if (hasFlag(MAT_CLEARCOAT)) {
-    // KHR_materials_clearcoat: a GGX layer with F0 0.04 on the unperturbed normal, over everything below.
+    // KHR_materials_clearcoat: a GGX layer with F0 0.04 on its own normal (the unperturbed one bent by
+    // clearcoatNormalTexture), over everything below.
+    vec3 cc_n = clearcoatNormal(unperturbed);
     float cc_roughness = iblRoughness(m.clearcoat_roughness, dxy);
-    float cc_NdotV = clamp(dot(unperturbed, v), 0.0, 1.0);
+    float cc_NdotV = clamp(dot(cc_n, v), 0.0, 1.0);
     vec2 cc_ab = dfg(cc_NdotV, cc_roughness);
-    vec3 cc = specularRadiance(unperturbed, v, cc_roughness) * frame.environment.x * (0.04 * cc_ab.x + cc_ab.y);
-    float cc_NdotL = clamp(dot(unperturbed, l), 0.0, 1.0);
-    cc += frame.light_color.rgb * cc_NdotL * shadowFactor(inWorldPosition, unperturbed) *
-          fresnel(vec3(0.04), 1.0, VdotH) *
-          specularDV(cc_NdotL, max(cc_NdotV, 1e-4), clamp(dot(unperturbed, h), 0.0, 1.0), max(cc_roughness, 0.04));
+    vec3 cc = specularRadiance(cc_n, v, cc_roughness) * frame.environment.x * (0.04 * cc_ab.x + cc_ab.y);
+    float cc_NdotL = clamp(dot(cc_n, l), 0.0, 1.0);
+    cc += frame.light_color.rgb * cc_NdotL * shadowFactor(inWorldPosition, cc_n) * fresnel(vec3(0.04), 1.0, VdotH) *
+          specularDV(cc_NdotL, max(cc_NdotV, 1e-4), clamp(dot(cc_n, h), 0.0, 1.0), max(cc_roughness, 0.04));
     vec3 cc_fresnel = fresnel(vec3(0.04), 1.0, cc_NdotV);
     color = color * (1.0 - m.clearcoat * cc_fresnel) + cc * m.clearcoat;
   }

@@ -81,7 +81,8 @@ struct alignas(16) mat4 {
 #define MSH_BINDING_SHEEN_ROUGHNESS_TEXTURE 9      // sheenRoughnessTexture (A)
 #define MSH_BINDING_SPECULAR_TEXTURE 10            // KHR_materials_specular specularTexture (A)
 #define MSH_BINDING_SPECULAR_COLOR_TEXTURE 11      // specularColorTexture (RGB, sRGB)
-#define MAT_TEXTURE_COUNT 11
+#define MSH_BINDING_CLEARCOAT_NORMAL_TEXTURE 12    // KHR_materials_clearcoat clearcoatNormalTexture (tangent space)
+#define MAT_TEXTURE_COUNT 12
 
 // Push constant: which pass draws (the shadow pass projects with the light's matrix).
 #define MSH_PASS_COLOR 0
@@ -101,6 +102,7 @@ struct alignas(16) mat4 {
 #define MAT_SHEEN_ROUGHNESS_TEXTURE (1 << 8)
 #define MAT_SPECULAR_TEXTURE (1 << 9)
 #define MAT_SPECULAR_COLOR_TEXTURE (1 << 10)
+#define MAT_CLEARCOAT_NORMAL_TEXTURE (1 << 11)
 #define MAT_ALPHA_MASK (1 << 16)
 #define MAT_ALPHA_BLEND (1 << 17)
 #define MAT_UNLIT (1 << 18)      // KHR_materials_unlit: base colour only
@@ -168,7 +170,7 @@ struct MaterialUniforms {
   float dielectric_f0;  // KHR_materials_ior: ((ior − 1)/(ior + 1))² (0.04 for the default 1.5)
   uint pad0;
   vec4 specular;   // KHR_materials_specular: rgb specularColorFactor, w specularFactor (1, 1, 1, 1 without)
-  vec4 clearcoat;  // KHR_materials_clearcoat: x clearcoatFactor, y clearcoatRoughnessFactor, zw unused
+  vec4 clearcoat;  // KHR_materials_clearcoat: x clearcoatFactor, y clearcoatRoughnessFactor, z normal scale, w unused
   vec4 sheen;      // KHR_materials_sheen: rgb sheenColorFactor, w sheenRoughnessFactor
   // KHR_texture_transform per texture (binding order): rows 2i and 2i+1 hold (a, b, c, 0) and (d, e, f, 0) with
   // u' = a·u + b·v + c, v' = d·u + e·v + f (textureTransformMatrix in morphkit/asset.h); identity without one.
@@ -217,7 +219,7 @@ static_assert(sizeof(FrameUniforms) == 320 && offsetof(FrameUniforms, light_view
               offsetof(FrameUniforms, environment) == 224 && offsetof(FrameUniforms, tone) == 240);
 static_assert(sizeof(ObjectUniforms) == 144 && offsetof(ObjectUniforms, features) == 128 &&
               offsetof(ObjectUniforms, skin_sets) == 132);
-static_assert(sizeof(MaterialUniforms) == 464 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
+static_assert(sizeof(MaterialUniforms) == 496 && offsetof(MaterialUniforms, metallic_factor) == 32 &&
               offsetof(MaterialUniforms, texture_flags) == 48 && offsetof(MaterialUniforms, dielectric_f0) == 56 &&
               offsetof(MaterialUniforms, specular) == 64 && offsetof(MaterialUniforms, sheen) == 96 &&
               offsetof(MaterialUniforms, uv_transform) == 112);

@@ -77,17 +77,33 @@ std::vector<uint8_t> bandTexture(uint32_t size) {
   return rgb;
 }
 
-void appendTexture(Asset& asset, Material& material) {
+// A tangent-space normal map of ripples along v (six across the map, slope ±0.35): the clearcoat variant's coat.
+std::vector<uint8_t> rippleNormalTexture(uint32_t size) {
+  std::vector<uint8_t> rgb(size_t(size) * size * 3);
+  for (uint32_t y = 0; y < size; ++y) {
+    const float slope = 0.35f * std::sin(2.0f * 3.14159265f * 6.0f * (float(y) + 0.5f) / float(size));
+    const float length = std::sqrt(slope * slope + 1.0f);
+    const float n[3] = {0.0f, slope / length, 1.0f / length};
+    for (uint32_t x = 0; x < size; ++x) {
+      for (int k = 0; k < 3; ++k)
+        rgb[(size_t(y) * size + x) * 3 + k] = uint8_t(std::lround((n[k] * 0.5f + 0.5f) * 255));
+    }
+  }
+  return rgb;
+}
+
+// A 64² RGB image as an embedded PNG and a texture with the default sampler; returns the texture's index.
+uint32_t appendTexture(Asset& asset, const char* name, const std::vector<uint8_t>& rgb) {
   constexpr uint32_t kSize = 64;
-  const std::vector<uint8_t> png = encodeStoredPng(kSize, kSize, bandTexture(kSize));
+  const std::vector<uint8_t> png = encodeStoredPng(kSize, kSize, rgb);
   Image image;
-  image.name = "Bands";
+  image.name = name;
   image.mime_type = "image/png";
   image.buffer_view = appendBufferView(asset, std::span<const uint8_t>(png));
   asset.images.push_back(image);
-  asset.samplers.push_back(Sampler{});
+  if (asset.samplers.empty()) asset.samplers.push_back(Sampler{});
   asset.textures.push_back(Texture{0, uint32_t(asset.images.size() - 1)});
-  material.base_color_texture.texture = uint32_t(asset.textures.size() - 1);
+  return uint32_t(asset.textures.size() - 1);
 }
 
 // COLOR_0 as normalized unsigned bytes (glTF 2.0 §3.7.2.1): a hue that turns around the head, lighter upwards.
@@ -144,7 +160,7 @@ void demo_detail::appendDemoMaterial(Asset& asset, DemoMaterial kind, const std:
       break;
     case DemoMaterial::kTextured:
       setBase(m, 1.0f, 1.0f, 1.0f, 0.0f, 0.6f);
-      appendTexture(asset, m);
+      m.base_color_texture.texture = appendTexture(asset, "Bands", bandTexture(64));
       break;
     case DemoMaterial::kUnlit:
       setBase(m, 0.2f, 0.55f, 0.8f, 0.0f, 1.0f);
@@ -173,6 +189,7 @@ void demo_detail::appendDemoMaterial(Asset& asset, DemoMaterial kind, const std:
       useExtension(asset, m, "KHR_materials_clearcoat");
       m.clearcoat.factor = 1.0f;
       m.clearcoat.roughness_factor = 0.1f;
+      m.clearcoat.normal_texture.texture = appendTexture(asset, "Ripples", rippleNormalTexture(64));
       break;
     case DemoMaterial::kSheen:
       setBase(m, 0.05f, 0.08f, 0.25f, 0.0f, 0.8f);

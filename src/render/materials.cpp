@@ -111,11 +111,12 @@ std::array<const TextureRef*, MAT_TEXTURE_COUNT> materialTextures(const Material
           &m.sheen.color_texture,
           &m.sheen.roughness_texture,
           &m.specular.texture,
-          &m.specular.color_texture};
+          &m.specular.color_texture,
+          &m.clearcoat.normal_texture};
 }
 // Colour data is sRGB (glTF 2.0 §3.9.2/§3.9.5; the sheen and specular colour textures by their extensions).
 constexpr bool kSrgbSlots[MAT_TEXTURE_COUNT] = {true,  false, false, false, true, false,
-                                                false, true,  false, false, true};
+                                                false, true,  false, false, true, false};
 
 // KHR_materials_ior → the dielectric F0; ior 0 (the schema's "infinite") as 1000, as three.js's GLTFLoader.
 float dielectricF0(float ior) {
@@ -138,7 +139,7 @@ rs::MaterialUniforms materialUniforms(const Material& mat) {
   u.dielectric_f0 = dielectricF0(mat.ior);
   u.specular = {mat.specular.color_factor[0], mat.specular.color_factor[1], mat.specular.color_factor[2],
                 mat.specular.factor};
-  u.clearcoat = {mat.clearcoat.factor, mat.clearcoat.roughness_factor, 0, 0};
+  u.clearcoat = {mat.clearcoat.factor, mat.clearcoat.roughness_factor, mat.clearcoat.normal_texture.scale, 0};
   u.sheen = {mat.sheen.color_factor[0], mat.sheen.color_factor[1], mat.sheen.color_factor[2],
              mat.sheen.roughness_factor};
   if (mat.alpha_mode == AlphaMode::kMask) u.texture_flags |= MAT_ALPHA_MASK;
@@ -150,19 +151,11 @@ rs::MaterialUniforms materialUniforms(const Material& mat) {
   return u;
 }
 
-// One warning per material extension the renderer does not shade (morphkit/material_features.h), and one for
-// clearcoat normal textures (the clearcoat layer uses the geometric normal).
+// One warning per material extension the renderer does not shade (morphkit/material_features.h).
 void warnUnshadedFeatures(Renderer& r) {
   for (const std::string& name : materialFeatures(*r.asset).unshaded)
     r.info.warnings.push_back(printable(name, 64) +
                               ": not shaded by morphkit; the materials using it are drawn without it");
-  for (const Material& m : r.asset->materials) {
-    if (m.clearcoat.normal_texture.texture == kNone) continue;
-    r.info.warnings.push_back(
-        "KHR_materials_clearcoat: clearcoatNormalTexture is not read; the clearcoat layer uses "
-        "the geometric normal");
-    break;
-  }
 }
 
 }  // namespace

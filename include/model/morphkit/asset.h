@@ -250,7 +250,7 @@ struct Material {
     TextureRef texture;
     float roughness_factor = 0.0f;  // clearcoatRoughnessFactor 0..1 (× texture G)
     TextureRef roughness_texture;
-    TextureRef normal_texture;  // clearcoatNormalTexture (kept; the renderer uses the geometric normal)
+    TextureRef normal_texture;  // clearcoatNormalTexture: the coat's own normal map (scale as normalTexture's)
   } clearcoat;
   struct Sheen {                        // KHR_materials_sheen: a Charlie sheen lobe over the base
     float color_factor[3] = {0, 0, 0};  // sheenColorFactor 0..1 (× texture RGB, sRGB)
