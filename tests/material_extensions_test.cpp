@@ -176,11 +176,17 @@ TEST(MaterialExtensions, DemoVariantsUseTheirFeature) {
   EXPECT_EQ(features(DemoMaterial::kVertexColors), std::vector<std::string>{"COLOR_0"});
   Asset metal = test::validated(makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kMetallic}));
   EXPECT_EQ(metal.materials[0].metallic_factor, 1.0f);
-  // The textured variant's image is a PNG the loader keeps in a bufferView (render decodes it; render tests draw it).
+  // The textured variant's images (base colour, normal map) are PNGs the loader keeps in bufferViews (render decodes
+  // them; render tests draw them); the clearcoat variant's coat has its own normal map.
   Asset textured = test::validated(makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kTextured}));
-  ASSERT_EQ(textured.images.size(), 1u);
+  ASSERT_EQ(textured.images.size(), 2u);
   EXPECT_EQ(textured.images[0].mime_type, "image/png");
+  EXPECT_EQ(textured.images[1].mime_type, "image/png");
   EXPECT_EQ(textured.materials[0].base_color_texture.texture, 0u);
+  EXPECT_EQ(textured.materials[0].normal_texture.texture, 1u);
+  Asset coated = test::validated(makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kClearcoat}));
+  ASSERT_EQ(coated.images.size(), 1u);
+  EXPECT_EQ(coated.materials[0].clearcoat.normal_texture.texture, 0u);
   // Vertex colours decode as RGBA in [0, 1] (unsigned bytes, normalized), one per vertex.
   Asset colored =
       test::validated(makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kVertexColors}));

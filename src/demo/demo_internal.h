@@ -57,7 +57,8 @@ SkinStreams bindSkin(const std::vector<float>& position, const DemoRig& rig);
 void appendRigAndScene(Asset& asset, const DemoRig& rig);
 
 // materials[0] for `material` (demo_material.cpp): its factors, extensions (also in extensionsUsed) and, for
-// kTextured, the PNG image, texture and sampler; for kVertexColors, COLOR_0 on every primitive of meshes[0].
+// kTextured, the PNG images (base colour, normal map), textures and sampler; for kClearcoat, the coat's normal map;
+// for kVertexColors, COLOR_0 on every primitive of meshes[0].
 // `position` is the head's base positions (3 floats per vertex), which the vertex colours follow.
 void appendDemoMaterial(Asset& asset, DemoMaterial material, const std::vector<float>& position);
 

@@ -77,14 +77,16 @@ std::vector<uint8_t> bandTexture(uint32_t size) {
   return rgb;
 }
 
-// A tangent-space normal map of ripples along v (six across the map, slope ±0.35): the clearcoat variant's coat.
-std::vector<uint8_t> rippleNormalTexture(uint32_t size) {
+// A tangent-space normal map of ripples (six across the map, slope ±0.35) along v (bending the normal towards the
+// bitangent: the clearcoat variant's coat) or along u (towards the tangent: the textured variant's surface).
+std::vector<uint8_t> rippleNormalTexture(uint32_t size, bool along_u) {
   std::vector<uint8_t> rgb(size_t(size) * size * 3);
   for (uint32_t y = 0; y < size; ++y) {
-    const float slope = 0.35f * std::sin(2.0f * 3.14159265f * 6.0f * (float(y) + 0.5f) / float(size));
-    const float length = std::sqrt(slope * slope + 1.0f);
-    const float n[3] = {0.0f, slope / length, 1.0f / length};
     for (uint32_t x = 0; x < size; ++x) {
+      const float t = (float(along_u ? x : y) + 0.5f) / float(size);
+      const float slope = 0.35f * std::sin(2.0f * 3.14159265f * 6.0f * t);
+      const float length = std::sqrt(slope * slope + 1.0f);
+      const float n[3] = {along_u ? slope / length : 0.0f, along_u ? 0.0f : slope / length, 1.0f / length};
       for (int k = 0; k < 3; ++k)
         rgb[(size_t(y) * size + x) * 3 + k] = uint8_t(std::lround((n[k] * 0.5f + 0.5f) * 255));
     }
@@ -161,6 +163,7 @@ void demo_detail::appendDemoMaterial(Asset& asset, DemoMaterial kind, const std:
     case DemoMaterial::kTextured:
       setBase(m, 1.0f, 1.0f, 1.0f, 0.0f, 0.6f);
       m.base_color_texture.texture = appendTexture(asset, "Bands", bandTexture(64));
+      m.normal_texture.texture = appendTexture(asset, "Ripples", rippleNormalTexture(64, true));
       break;
     case DemoMaterial::kUnlit:
       setBase(m, 0.2f, 0.55f, 0.8f, 0.0f, 1.0f);
@@ -189,7 +192,7 @@ void demo_detail::appendDemoMaterial(Asset& asset, DemoMaterial kind, const std:
       useExtension(asset, m, "KHR_materials_clearcoat");
       m.clearcoat.factor = 1.0f;
       m.clearcoat.roughness_factor = 0.1f;
-      m.clearcoat.normal_texture.texture = appendTexture(asset, "Ripples", rippleNormalTexture(64));
+      m.clearcoat.normal_texture.texture = appendTexture(asset, "Ripples", rippleNormalTexture(64, false));
       break;
     case DemoMaterial::kSheen:
       setBase(m, 0.05f, 0.08f, 0.25f, 0.0f, 0.8f);
