@@ -5,7 +5,7 @@
 //   f16 deltas add what f16 loses: Σ|wᵢ| × f16DeltaError().max_abs_* × √3 (× 2 for unit vectors, whose
 //   renormalization can double an error) — the bound is computed per case, not hard-coded.
 //   snorm16 deltas get no widening: they are held to the f32 bounds (its error, ≤ scale / 65534 per component,
-//   measured at ≤ 0.15 of them on the shared models and the make-demo face; docs/PERFORMANCE.md "snorm16").
+//   measured at ≤ 0.15 of them on the shared models and the make-demo face; docs/PERFORMANCE.md, goal 3).
 #include <gtest/gtest.h>
 
 #include <algorithm>

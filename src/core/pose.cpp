@@ -24,7 +24,7 @@ namespace {
 // uneven work: 63 % of the 20k face's work in one half); four blocks when the deltas stream from memory, so that
 // a job prefetches the next block for three of its four. Measured on the 20k-vertex demo, 2 threads: 1024-vertex
 // shares 0.218–0.231 ms, 2048 0.25–0.26, the previous four in-order tasks per thread 0.242–0.246
-// (docs/PERFORMANCE.md, "Two threads at 20k").
+// ("Two threads at 20k" in the journal, git show 94131b8:docs/PERFORMANCE.md).
 size_t taskGrain(size_t vertices, const PackedTargets& packed, const ThreadPool* pool) {
   if (!pool || pool->threadCount() == 1) return std::max<size_t>(vertices, 1);
   const size_t blocks = FastMorphSkinJob::prefetchesStreams(packed) ? 4 : 1;

@@ -113,7 +113,7 @@ Expected<Asset> loadFromFile(const std::filesystem::path& path, const LoadOption
   if (isGlb(*bytes)) {
     // A .glb read, not mapped, is held like a mapping: one shared block that buffers[0] is a slice of, so its BIN
     // chunk is not copied out either (on a machine whose page faults are slow, reading is the faster of the two:
-    // docs/PERFORMANCE.md, "Zero-copy loading").
+    // "Zero-copy loading" in the journal, git show 94131b8:docs/PERFORMANCE.md).
     auto block = std::make_shared<const std::vector<uint8_t>>(std::move(bytes).value());
     const BufferBytes file = BufferBytes::view(block, std::span<const uint8_t>(block->data(), size));
     auto asset = loadFromMemory(file.span(), base, options, nullptr, &file);
