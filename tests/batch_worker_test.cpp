@@ -58,6 +58,20 @@ TEST(BatchWorker, ReusesItsContextAndPipelinesAcrossTasks) {
     EXPECT_EQ(r.rendered, 2u);
     EXPECT_EQ(batchWorkerPipelinesCreated(*worker), after_first) << "task " << t << " compiled pipelines again";
   }
+  // Frames encoded on 3 threads (the front ends' share of the cores) are the same files.
+  BatchJob threaded = plan->job;
+  threaded.out = "out3";
+  for (const BatchTask& task : plan->tasks) {
+    BatchTaskResult r = runBatchTask(*worker, threaded, task, "test", 3);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    for (const std::string& output : r.outputs) {
+      if (output.size() < 4 || output.substr(output.size() - 4) != ".png") continue;
+      Expected<std::vector<uint8_t>> a = readFile(dir / "out" / output, size_t(1) << 24);
+      Expected<std::vector<uint8_t>> b = readFile(dir / "out3" / output, size_t(1) << 24);
+      ASSERT_TRUE(a && b) << output;
+      EXPECT_EQ(*a, *b) << output;
+    }
+  }
   BatchJob larger = plan->job;
   larger.width = larger.height = 24;
   larger.out = "out24";

@@ -82,7 +82,9 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
     const bool has_floors = row["floors"]["readbackMs"].get(readback_ms) == simdjson::SUCCESS;
     const bool has_write = row["floors"]["writeMs"].get(write_ms) == simdjson::SUCCESS;
     const bool has_encode = row["floors"]["encodeMs"].get(encode_ms) == simdjson::SUCCESS;
-    EXPECT_EQ(has_floors, key == "gpu_frames/2/auto" || key == "gpu_frames_npy/2/auto" || key == "render_png/2") << key;
+    EXPECT_EQ(has_floors, key == "gpu_frames/2/auto" || key == "gpu_frames_arrays/2/auto" ||
+                              key == "gpu_frames_npy/2/auto" || key == "render_png/2")
+        << key;
     EXPECT_EQ(has_write, key == "gpu_frames_npy/2/auto" || key == "render_png/2") << key;
     // render_crowd: the crowd frame's GPU ms beside its dispatch plus one draw in one pass.
     double draw_ms = 0;
@@ -116,6 +118,7 @@ TEST(BenchFileCommand, JsonHasEveryPathRow) {
                                           "gpu/dense_snorm16",
                                           "gpu/sparse",
                                           "gpu_frames/2/auto",
+                                          "gpu_frames_arrays/2/auto",
                                           "gpu_frames_npy/2/auto",
                                           "render_vertex",
                                           "render_compute",

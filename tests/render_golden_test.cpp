@@ -7,6 +7,7 @@
 //              the same image: mean |Δ| ≤ 0.5/255 per channel and ≤ 0.1 % of pixels off by > 8/255.
 //   seed       the seed's 32-byte uniform variant and the storage-buffer active-list variant give the same image.
 //   zero       all-zero weights render the same as no morph data at all (same metric as the paths).
+//   in flight  frames through submitFrame / collectFrame equal renderFrame's, bit for bit.
 //   any message from the validation layer fails the test (VulkanTest's TearDown).
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "gltf_test_util.h"
@@ -443,6 +445,83 @@ TEST_F(RenderTest, ZeroWeightsEqualNoMorphData) {
     RenderedImage b = render(asset, without, zero);
     EXPECT_EQ(info_.max_targets, 0u);
     expectSame(a, b, std::string("zero weights vs no morph data, ") + morphPathName(path));
+  }
+}
+
+// ---- Frames in flight (submitFrame / collectFrame) == one frame at a time, bit for bit ----
+// Each path (vertex, compute, a crowd of 4) renders five animated frames one at a time with renderFrame, then the
+// same frames through renderFrameSequence and through submitFrame / collectFrame by hand: the same bytes in the
+// same order. A third frame in flight, renderFrame while frames are in flight and a collect with none are refused; a
+// sink's failure stops the sequence with nothing left in flight.
+TEST_F(RenderTest, FramesInFlightEqualOneFrameAtATime) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Asset asset = demoAsset();
+  constexpr uint32_t kFrames = 5;
+  RenderOptions crowd = computePath();
+  crowd.crowd = true;
+  crowd.instances = 4;
+  crowd.instance_time_offsets = {0.0, 0.1, 0.2, 0.3};
+  crowd.instance_offsets = {{-0.5f, 0, 0}, {0.5f, 0, 0}, {0, 0, -0.5f}, {0, 0, 0.5f}};
+  for (const RenderOptions& base : {vertexPath(), computePath(), crowd}) {
+    RenderOptions options = base;
+    options.width = options.height = 64;
+    options.shadow_size = 128;
+    Expected<Renderer*> made = createRenderer(*context_, asset, options);
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    std::unique_ptr<Renderer, void (*)(Renderer*)> renderer(*made, destroyRenderer);
+    const std::string what = std::string(morphPathName(rendererInfo(*renderer).path)) + (options.crowd ? " crowd" : "");
+    auto input = [](uint32_t i) {
+      RenderFrameInput in;
+      in.animation = 0;
+      in.time = 0.13 * i;
+      return in;
+    };
+    std::vector<std::vector<uint8_t>> one_by_one;
+    for (uint32_t i = 0; i < kFrames; ++i) {
+      RenderStats stats;
+      Expected<RenderedImage> image = renderFrame(*renderer, input(i), &stats);
+      ASSERT_TRUE(image.ok()) << image.error().message;
+      one_by_one.push_back(image->rgba);
+      EXPECT_EQ(stats.morph_gpu_ms == 0.0, rendererInfo(*renderer).path == MorphPath::kVertex) << what;
+    }
+    EXPECT_NE(one_by_one[0], one_by_one[2]) << what << ": the frames differ (the test can fail)";
+
+    std::vector<uint32_t> order;
+    Status sequence = renderFrameSequence(*renderer, kFrames, input,
+                                          [&](uint32_t i, RenderedImage&& image, const RenderStats&) -> Status {
+                                            order.push_back(i);
+                                            EXPECT_EQ(image.rgba, one_by_one[i]) << what << " frame " << i;
+                                            return Ok{};
+                                          });
+    ASSERT_TRUE(sequence.ok()) << sequence.error().message;
+    EXPECT_EQ(order, (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+
+    ASSERT_TRUE(submitFrame(*renderer, input(3)).ok());
+    ASSERT_TRUE(submitFrame(*renderer, input(4)).ok());
+    EXPECT_EQ(framesInFlight(*renderer), kRenderFramesInFlight);
+    Status third = submitFrame(*renderer, input(0));
+    ASSERT_FALSE(third.ok()) << what;
+    EXPECT_EQ(third.error().code, Error::kInvalidArgument) << what;
+    EXPECT_FALSE(renderFrame(*renderer, input(0)).ok()) << what;
+    for (uint32_t i : {3u, 4u}) {
+      Expected<RenderedImage> image = collectFrame(*renderer);
+      ASSERT_TRUE(image.ok()) << image.error().message;
+      EXPECT_EQ(image->rgba, one_by_one[i]) << what << " frame " << i << " by hand";
+    }
+    EXPECT_FALSE(collectFrame(*renderer).ok()) << what << ": nothing in flight";
+
+    uint32_t taken = 0;
+    Status stopped =
+        renderFrameSequence(*renderer, kFrames, input, [&](uint32_t, RenderedImage&&, const RenderStats&) -> Status {
+          return ++taken == 2 ? Status(fail(Error::kIo, "sink full")) : Ok{};
+        });
+    ASSERT_FALSE(stopped.ok());
+    EXPECT_EQ(stopped.error().message, "sink full");
+    EXPECT_EQ(taken, 2u);
+    EXPECT_EQ(framesInFlight(*renderer), 0u) << what;
+    Expected<RenderedImage> after = renderFrame(*renderer, input(1));
+    ASSERT_TRUE(after.ok()) << after.error().message;
+    EXPECT_EQ(after->rgba, one_by_one[1]) << what << " after a stopped sequence";
   }
 }
 

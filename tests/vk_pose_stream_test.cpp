@@ -11,7 +11,9 @@
 
 #include "morphkit/demo.h"
 #include "morphkit/gpu_pose.h"
+#include "morphkit/packed_deltas.h"
 #include "morphkit/pose.h"
+#include "morphkit/pose_arrays.h"
 #include "morphkit/thread_pool.h"
 #include "vk_interop_support.h"
 #include "vk_test_support.h"
@@ -196,6 +198,108 @@ TEST_F(VulkanTest, StreamRefusesATooSmallBudgetAndStopsAtTheSinksError) {
   s = evaluateGpuPoseFrames(*context_, **pose, mixed, ignore);
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find("same epsilon"), std::string::npos);
+  EXPECT_TRUE(gpuValidationMessages(*context_).empty()) << test::joinLines(gpuValidationMessages(*context_));
+  destroyGpuPose(*context_, *pose);
+}
+
+// evaluateGpuPoseFrameViews: each frame's views hold the vertices evaluateGpuPose unpacks, bit for bit (unpacked
+// here from the views), for chunks of one frame, partial chunks and one chunk, with and without a pool (ordered and
+// concurrent); copyGpuPoseFrame fills the arrays copyPoseFrame fills from the unpacked result, and refuses arrays
+// that do not hold the frame; a view sink's error stops the stream.
+TEST_F(VulkanTest, FrameViewsEqualOneFrameAtATime) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  Expected<Asset> demo = test::smallDemo();
+  ASSERT_TRUE(demo) << demo.error().message;
+  Expected<PosePrepared> prepared = preparePose(*demo);
+  ASSERT_TRUE(prepared);
+  Expected<GpuPose*> pose = prepareGpuPose(*context_, *prepared);
+  ASSERT_TRUE(pose) << pose.error().message;
+  const std::vector<GpuPoseOptions> frames = clipFrames(*demo, 7);
+  std::vector<PoseResult> one_by_one;
+  for (const GpuPoseOptions& f : frames) {
+    Expected<PoseResult> r = evaluateGpuPose(*context_, **pose, f);
+    ASSERT_TRUE(r) << r.error().message;
+    one_by_one.push_back(std::move(*r));
+  }
+  const std::vector<PoseArrayShape> shapes = poseArrayShapes(*prepared);
+  auto makeArrays = [&](std::vector<std::vector<float>>& storage) {
+    storage.clear();
+    std::vector<PoseArrayView> views;
+    storage.reserve(shapes.size() * 3);
+    for (const PoseArrayShape& shape : shapes) {
+      storage.emplace_back(frames.size() * shape.vertex_count * 3);
+      std::span<float> positions = storage.back();
+      storage.emplace_back(shape.has_normals ? frames.size() * shape.vertex_count * 3 : 0);
+      std::span<float> normals = storage.back();
+      storage.emplace_back(frames.size() * shape.target_count);
+      views.push_back({positions, normals, storage.back()});
+    }
+    return views;
+  };
+  std::vector<std::vector<float>> want_storage;
+  const std::vector<PoseArrayView> want = makeArrays(want_storage);
+  for (size_t k = 0; k < frames.size(); ++k) ASSERT_TRUE(copyPoseFrame(one_by_one[k], k, want));
+  ThreadPool pool(3);
+  for (ThreadPool* with : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    for (uint32_t chunk : {1u, 3u, 0u}) {
+      for (bool concurrent : {false, true}) {
+        if (concurrent && !with) continue;
+        const std::string what = std::string(with ? "pool" : "no pool") + " chunk " + std::to_string(chunk) +
+                                 (concurrent ? " concurrent" : " ordered");
+        std::vector<std::vector<float>> got_storage;
+        const std::vector<PoseArrayView> got = makeArrays(got_storage);
+        std::vector<int> calls(frames.size(), 0);
+        std::vector<PoseResult> unpacked(frames.size());
+        Status s = evaluateGpuPoseFrameViews(
+            *context_, **pose, frames,
+            [&](size_t frame, std::span<const GpuPosedInstance> instances) -> Status {
+              ++calls[frame];
+              PoseResult& r = unpacked[frame];
+              r.meshes.resize(instances.size());
+              for (size_t i = 0; i < instances.size(); ++i) {
+                PrimitiveData data;
+                unpackVertices(instances[i].format, instances[i].vertex_count, instances[i].vertices, data);
+                PosedPrimitive& m = r.meshes[i];
+                m.node = one_by_one[frame].meshes[i].node;
+                m.positions = data.position;
+                m.normals = data.normal;
+                m.tangents = data.tangent;
+                m.texcoords = data.texcoords;
+                m.weights.assign(instances[i].weights.begin(), instances[i].weights.end());
+              }
+              r.time = frames[frame].time;
+              return copyGpuPoseFrame(instances, frame, got);
+            },
+            {.max_chunk_frames = chunk, .pool = with, .concurrent_sink = concurrent});
+        ASSERT_TRUE(s) << what << ": " << s.error().message;
+        for (size_t k = 0; k < frames.size(); ++k) {
+          EXPECT_EQ(calls[k], 1) << what << " frame " << k;
+          expectSameBits(unpacked[k], one_by_one[k], what + " frame " + std::to_string(k));
+        }
+        for (size_t m = 0; m < got_storage.size(); ++m) EXPECT_TRUE(sameBits(got_storage[m], want_storage[m])) << what;
+      }
+    }
+  }
+  // Arrays one frame short are refused before anything is written; a sink's error stops the stream.
+  std::vector<std::vector<float>> short_storage;
+  std::vector<PoseArrayView> short_views = makeArrays(short_storage);
+  short_views[0].positions = short_views[0].positions.first(short_views[0].positions.size() - 1);
+  Status s = evaluateGpuPoseFrameViews(*context_, **pose, frames,
+                                       [&](size_t frame, std::span<const GpuPosedInstance> instances) {
+                                         return copyGpuPoseFrame(instances, frame, short_views);
+                                       });
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("do not hold frame 0"), std::string::npos) << s.error().message;
+  size_t delivered = 0;
+  s = evaluateGpuPoseFrameViews(*context_, **pose, frames,
+                                [&](size_t frame, std::span<const GpuPosedInstance>) -> Status {
+                                  ++delivered;
+                                  return frame == 2 ? fail(Error::kIo, "disk full") : Status(Ok{});
+                                },
+                                {.max_chunk_frames = 2});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "disk full");
+  EXPECT_EQ(delivered, 3u);
   EXPECT_TRUE(gpuValidationMessages(*context_).empty()) << test::joinLines(gpuValidationMessages(*context_));
   destroyGpuPose(*context_, *pose);
 }

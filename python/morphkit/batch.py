@@ -44,9 +44,11 @@ def plan(job: JobLike) -> tuple[dict[str, Any], list[str]]:
     return json.loads(job_json), tasks
 
 
-def run_task(task_json: str, hook: Callable[[str], None] | None = None) -> str:
+def run_task(task_json: str, hook: Callable[[str], None] | None = None, encoders: int = 1) -> str:
     """Runs one task in this process (on a Dask worker) and returns its result JSON. Never raises for a bad
-    asset: the error is inside the result. `hook(task_json)` runs first (tests use it to kill a worker)."""
+    asset: the error is inside the result. `hook(task_json)` runs first (tests use it to kill a worker).
+    `encoders`: threads that PNG-encode the task's frames while the next ones render (run() gives each of a
+    LocalCluster's workers its share of the cores)."""
     try:
         from distributed import get_worker
         name = get_worker().address
@@ -54,7 +56,7 @@ def run_task(task_json: str, hook: Callable[[str], None] | None = None) -> str:
         name = "local"
     if hook is not None:
         hook(task_json)
-    return _morphkit._batch_run_task(task_json, name)
+    return _morphkit._batch_run_task(task_json, name, max(1, int(encoders)))
 
 
 def _is_main_guard(test: ast.expr) -> bool:
@@ -127,18 +129,21 @@ def run(job: JobLike, *, client: Any = None, scheduler: str | None = None, worke
     from distributed import Client, LocalCluster, as_completed
 
     own: list[Any] = []
+    encoders = 1  # a cluster's machines are not known here; a LocalCluster's workers share this one's cores
     if client is None:
         if address:
             client = Client(address)
         else:
             count = workers or data.get("workers") or max(1, (os.cpu_count() or 2) // 2)
             cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, dashboard_address=None)
+            encoders = max(1, (os.cpu_count() or 2) // int(count))
             own.append(cluster)
             client = Client(cluster)
         own.insert(0, client)
     try:
         run_id = uuid.uuid4().hex[:12]
-        futures = client.map(run_task, tasks, hook=hook, key=[f"morphkit-task-{run_id}-{i}" for i in range(len(tasks))])
+        futures = client.map(run_task, tasks, hook=hook, encoders=encoders,
+                             key=[f"morphkit-task-{run_id}-{i}" for i in range(len(tasks))])
         index = {future.key: i for i, future in enumerate(futures)}
         results: list[str] = [""] * len(tasks)
         for future in as_completed(futures):

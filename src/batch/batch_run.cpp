@@ -15,6 +15,7 @@
 #include "morphkit/animation.h"
 #include "morphkit/batch.h"
 #include "morphkit/environment.h"
+#include "morphkit/frame_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/gpu_pose.h"
@@ -391,8 +392,8 @@ Status writePoses(BatchWorker& w, const BatchJob& job, const BatchTask& task, co
       requests[f - task.first].time = f / job.fps;
       requests[f - task.first].sampling = &sampling;
     }
-    auto sink = [&](size_t k, PoseResult&& pose) { return copyPoseFrame(pose, k, views); };
-    if (Status s = evaluateGpuPoseFrames(*w.context, *w.gpu_pose, requests, sink); !s) return s;
+    auto sink = [&](size_t k, std::span<const GpuPosedInstance> frame) { return copyGpuPoseFrame(frame, k, views); };
+    if (Status s = evaluateGpuPoseFrameViews(*w.context, *w.gpu_pose, requests, sink); !s) return s;
   }
   for (uint32_t f = task.first; job.pose_device == "cpu" && f < task.last; ++f) {
     PoseOptions options;
@@ -426,34 +427,45 @@ Status writePoses(BatchWorker& w, const BatchJob& job, const BatchTask& task, co
 
 // PNG frames [first, last), named by their real index; with resume, frames already there are kept.
 Status writeFrames(BatchWorker& w, const BatchJob& job, const BatchTask& task, const std::filesystem::path& dir,
-                   const std::string& relative_dir, std::vector<std::string>& outputs, uint32_t& rendered) {
-  bool ready = false;
+                   const std::string& relative_dir, unsigned encoder_threads, std::vector<std::string>& outputs,
+                   uint32_t& rendered) {
+  std::vector<uint32_t> missing;  // the frames to render
   for (uint32_t f = task.first; f < task.last; ++f) {
     const std::string name = fmt::format("frame_{:04d}.png", f);
     std::error_code ec;
     outputs.push_back(relative_dir + "/" + name);
-    if (job.resume && std::filesystem::exists(dir / name, ec)) continue;  // complete: writeFileAtomic
-    if (!ready) {
-      if (Status s = w.useRenderer(job, task.animation); !s) return s;
-      ready = true;
-    }
-    RenderFrameInput input;
-    input.animation = task.animation;
-    input.time = f / job.fps;
-    Expected<RenderedImage> image = renderFrame(*w.renderer, input);
-    if (!image) return image.error();
-    Expected<std::vector<uint8_t>> png = encodePng(image->rgba, image->width, image->height);
-    if (!png) return png.error();
-    if (Status s = writeFileAtomic(dir / name, std::span<const uint8_t>(*png)); !s) return s;
-    ++rendered;
+    if (!(job.resume && std::filesystem::exists(dir / name, ec))) missing.push_back(f);  // complete: writeFileAtomic
   }
-  if (ready) {
-    const std::vector<std::string> messages = rendererValidationMessages(*w.renderer);
-    if (!messages.empty()) {
-      clearGpuValidationMessages(*w.context);
-      return fail(Error::kVulkan, "the validation layer reported " + std::to_string(messages.size()) +
-                                      " message(s); first: " + messages[0]);
-    }
+  if (missing.empty()) return Ok{};
+  if (Status s = w.useRenderer(job, task.animation); !s) return s;
+  // Frames in flight, and the PNG encodes on `encoder_threads` threads: frame i is encoded and written while the
+  // frames after it render (files in frame order, memory bounded: morphkit/frame_writer.h).
+  PngFrameWriter pngs(std::max(encoder_threads, 1u));
+  Status status = renderFrameSequence(
+      *w.renderer, uint32_t(missing.size()),
+      [&](uint32_t i) {
+        RenderFrameInput input;
+        input.animation = task.animation;
+        input.time = missing[i] / job.fps;
+        return input;
+      },
+      [&](uint32_t i, RenderedImage&& image, const RenderStats&) -> Status {
+        if (!pngs.push(dir / fmt::format("frame_{:04d}.png", missing[i]), std::move(image))) {
+          return fail(Error::kIo, "the PNG writer stopped");  // finish() below says why
+        }
+        ++rendered;
+        return Ok{};
+      });
+  if (std::optional<FrameWriteFailure> failed = pngs.finish()) {
+    const std::string where = failed->path.empty() ? std::string() : failed->path.string() + ": ";
+    return fail(failed->failure.code, where + failed->failure.message);
+  }
+  if (!status) return status;
+  const std::vector<std::string> messages = rendererValidationMessages(*w.renderer);
+  if (!messages.empty()) {
+    clearGpuValidationMessages(*w.context);
+    return fail(Error::kVulkan, "the validation layer reported " + std::to_string(messages.size()) +
+                                    " message(s); first: " + messages[0]);
   }
   return Ok{};
 }
@@ -473,7 +485,8 @@ BatchTaskResult batchTaskResultFor(const BatchTask& task, std::string_view worke
   return result;
 }
 
-BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTask& task, std::string_view worker_name) {
+BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTask& task, std::string_view worker_name,
+                             unsigned encoder_threads) {
   const auto start = std::chrono::steady_clock::now();
   BatchTaskResult result = batchTaskResultFor(task, worker_name);
   if (!task.error.empty()) {
@@ -506,7 +519,8 @@ BatchTaskResult runBatchTask(BatchWorker& w, const BatchJob& job, const BatchTas
       if (Status s = writePoses(w, job, task, dir, relative_dir, result.outputs); !s) return s;
     }
     if (job.frames) {
-      if (Status s = writeFrames(w, job, task, dir, relative_dir, result.outputs, result.rendered); !s) return s;
+      if (Status s = writeFrames(w, job, task, dir, relative_dir, encoder_threads, result.outputs, result.rendered); !s)
+        return s;
     }
     return Ok{};
   }();

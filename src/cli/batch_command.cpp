@@ -31,8 +31,10 @@ struct BatchCommandOptions {
   uint32_t workers = 0;  // 0: the job's "workers", else half the cores
 };
 
-// Every task of the plan on `workers` threads; results in plan order.
+// Every task of the plan on `workers` threads, each encoding its frames on its share of the cores; results in plan
+// order.
 std::vector<BatchTaskResult> runTasks(const BatchPlan& plan, unsigned workers) {
+  const unsigned encoders = std::max(1u, std::thread::hardware_concurrency() / std::max(workers, 1u));
   std::vector<BatchTaskResult> results(plan.tasks.size());
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
@@ -41,7 +43,7 @@ std::vector<BatchTaskResult> runTasks(const BatchPlan& plan, unsigned workers) {
   auto work = [&] {
     std::unique_ptr<BatchWorker, void (*)(BatchWorker*)> worker(createBatchWorker(), destroyBatchWorker);
     for (size_t i = next++; i < plan.tasks.size(); i = next++) {
-      results[i] = runBatchTask(*worker, plan.job, plan.tasks[i], "local");
+      results[i] = runBatchTask(*worker, plan.job, plan.tasks[i], "local", encoders);
       std::lock_guard lock(progress_mutex);
       progress.update(++done);
     }

@@ -10,6 +10,8 @@
 //   gpu_frames      evaluateGpuPoseFrames: every frame of a pass through the frames-in-flight stream (the layout
 //                   `pose --device gpu` picks), into memory; beside its floors, measured in the same run: the GPU
 //                   time of a frame's dispatch (timestamps) and the readback of the pass's bytes in one transfer
+//   gpu_frames_arrays  the same stream into fresh arrays of positions, normals and weights, each frame copied from
+//                   the chunk's host memory (evaluateGpuPoseFrameViews): Python's pose(device="gpu"), the batch
 //   gpu_frames_npy  the same into the posed arrays, then encoded and written as `pose --out F.npy` does (.npz for a
 //                   scene of several primitives), beside the same floors and the write of as many bytes in one write
 //   render_vertex   renderFrame, vertex-shader morph (seed 000 texture), 1 pass (no shadow, no prepass), no
@@ -244,6 +246,18 @@ Status gpuFramesRow(Context& c, VulkanContext& context, const PosePrepared& prep
       !s)
     return s;
   rows.push_back(row);
+  // Python's pose(times=..., device="gpu") and the batch's posed arrays: each frame from the chunk's host memory
+  // straight into fresh arrays of positions, normals and weights (evaluateGpuPoseFrameViews + copyGpuPoseFrame).
+  Row arrays_row{"gpu_frames_arrays", threads, "auto"};
+  auto pass = [&]() -> Status {
+    PoseArrays arrays(prepared, frames.size(), false);
+    return evaluateGpuPoseFrameViews(
+        context, **pose, frames,
+        [&](size_t i, std::span<const GpuPosedInstance> frame) { return copyGpuPoseFrame(frame, i, arrays.views); },
+        stream);
+  };
+  if (Status s = timeFrames(c, context, **pose, frames, pass, arrays_row); !s) return s;
+  rows.push_back(arrays_row);
   return Ok{};
 }
 
@@ -268,8 +282,10 @@ Status gpuFramesFileRow(Context& c, VulkanContext& context, const PosePrepared& 
   stream.concurrent_sink = true;  // each frame into its own slot of the arrays
   auto pass = [&]() -> Status {
     PoseArrays arrays(prepared, frames.size(), format == "npy");
-    auto sink = [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, arrays.views); };
-    if (Status s = evaluateGpuPoseFrames(context, **pose, frames, sink, stream); !s) return s;
+    auto sink = [&](size_t i, std::span<const GpuPosedInstance> frame) {
+      return copyGpuPoseFrame(frame, i, arrays.views);
+    };
+    if (Status s = evaluateGpuPoseFrameViews(context, **pose, frames, sink, stream); !s) return s;
     Expected<EncodedArrays> encoded = encodePoseArrays(format, arrays, c.times);
     if (!encoded) return encoded.error();
     file_bytes = encoded->size();

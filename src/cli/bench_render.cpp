@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "frame_writer.h"
+#include "morphkit/frame_writer.h"
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
 #include "morphkit/render.h"
@@ -88,19 +88,24 @@ Status renderPngRow(Context& c, VulkanContext& context, const Asset& asset, uint
   auto pass = [&]() -> Status {
     PngFrameWriter pngs(threads);
     gpu_ms = 0;
-    for (size_t i = 0; i < c.times.size(); ++i) {
-      RenderFrameInput input;
-      input.animation = animation;
-      input.time = c.times[i];
-      RenderStats stats;
-      Expected<RenderedImage> image = renderFrame(**renderer, input, &stats);
-      if (!image) return image.error();
-      gpu_ms += stats.gpu_ms + (std::isnan(stats.morph_gpu_ms) ? 0.0 : stats.morph_gpu_ms);
-      if (i == 0) sample = *image;
-      if (!pngs.push(scratch / ("frame_" + std::to_string(i) + ".png"), std::move(*image))) break;
-    }
+    Status rendered = renderFrameSequence(
+        **renderer, uint32_t(c.times.size()),
+        [&](uint32_t i) {
+          RenderFrameInput input;
+          input.animation = animation;
+          input.time = c.times[i];
+          return input;
+        },
+        [&](uint32_t i, RenderedImage&& image, const RenderStats& stats) -> Status {
+          gpu_ms += stats.gpu_ms + (std::isnan(stats.morph_gpu_ms) ? 0.0 : stats.morph_gpu_ms);
+          if (i == 0) sample = image;
+          if (!pngs.push(scratch / ("frame_" + std::to_string(i) + ".png"), std::move(image))) {
+            return fail(Error::kIo, "the PNG writer stopped");  // finish() below says why
+          }
+          return Ok{};
+        });
     if (std::optional<FrameWriteFailure> failed = pngs.finish()) return failed->failure;
-    return Ok{};
+    return rendered;
   };
   if (Status w = warmUpGpu(context, c.options.warmup_ms); !w) return w;
   const double frames = double(c.times.size());

@@ -180,10 +180,11 @@ Status poseOnCpu(const PosePrepared& prepared, const PoseCommandOptions& options
 }
 
 #if HAVE_morphkit_vk
-// `concurrent_sink`: the sink writes each frame into its own slot (the arrays) and may run on the pool's threads.
+// With `arrays`, each frame goes from the chunk's host memory straight into its slot of the arrays, on the pool's
+// threads (copyGpuPoseFrame: no per-frame PoseResult); otherwise `sink` takes each frame's result in order.
 Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options, uint32_t animation,
                  const std::vector<double>& times, const WeightInputs& weights, const FrameSink& sink,
-                 bool concurrent_sink) {
+                 PoseArrays* arrays) {
   GpuContextOptions context_options;
   const std::optional<DeviceChoice> device = parseDevice(options.device);
   context_options.device_index = device && device->index >= 0 ? device->index : options.gpu_index;
@@ -219,12 +220,16 @@ Status poseOnGpu(const PosePrepared& prepared, const PoseCommandOptions& options
   // The host's share of each chunk (frame steps, unpacking, the sink) on every core: one thread is the limit.
   ThreadPool pool(options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads);
   stream.pool = &pool;
-  stream.concurrent_sink = concurrent_sink;
-  return evaluateGpuPoseFrames(**context, **gpu_pose, frames, sink, stream);
+  if (!arrays) return evaluateGpuPoseFrames(**context, **gpu_pose, frames, sink, stream);
+  stream.concurrent_sink = true;
+  return evaluateGpuPoseFrameViews(
+      **context, **gpu_pose, frames,
+      [arrays](size_t i, std::span<const GpuPosedInstance> frame) { return copyGpuPoseFrame(frame, i, arrays->views); },
+      stream);
 }
 #else
 Status poseOnGpu(const PosePrepared&, const PoseCommandOptions&, uint32_t, const std::vector<double>&,
-                 const WeightInputs&, const FrameSink&, bool) {
+                 const WeightInputs&, const FrameSink&, PoseArrays*) {
   return fail(Error::kNoDevice, "this morphkit was built without the Vulkan layer");
 }
 #endif
@@ -343,7 +348,9 @@ int run(const PoseCommandOptions& options, const PoseOutput& output) {
     // --compare needs the GPU cases whole; otherwise GPU frames stream into the arrays like CPU ones.
     const bool into_arrays = arrays_out && !options.compare;
     FrameSink sink = collect(gpu_cases, into_arrays);
-    if (Status s = poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink, into_arrays); !s)
+    if (Status s =
+            poseOnGpu(*prepared, options, animation, times, weights.inputs(), sink, into_arrays ? &*arrays : nullptr);
+        !s)
       return reportFailure(options.file, s.error());
     if (options.compare) {
       const int within = checkTolerance(options, printComparison(cpu_cases, gpu_cases));

@@ -18,6 +18,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -25,9 +26,9 @@
 #include <vector>
 
 #include "command.h"
-#include "frame_writer.h"
 #include "morphkit/animation.h"
 #include "morphkit/animation_pointer.h"
+#include "morphkit/frame_writer.h"
 #include "morphkit/gltf.h"
 #include "morphkit/gpu.h"
 #include "morphkit/io.h"
@@ -262,19 +263,46 @@ int createDevice(const RenderCommandOptions& o, const Asset& asset, RenderOption
   return 0;
 }
 
-// The frame loop: each missing frame rendered, handed to ffmpeg's pipe and to the PNG writer (encoded on its
-// threads while the next frame renders, written in order), and its contact-sheet cell kept when it is one of the
-// picks. Frames already there under --resume are skipped (read back only to feed a video).
+// The frame loop: each missing frame submitted (kRenderFramesInFlight in flight, so a frame's readback and hand-off
+// overlap the next one's GPU work) and, in order, handed to ffmpeg's pipe and to the PNG writer (encoded on its
+// threads, written in order), its contact-sheet cell kept when it is one of the picks. Frames already there under
+// --resume are skipped (read back only to feed a video).
 int renderFrames(const RenderCommandOptions& o, const RenderOptions& options, Renderer* renderer,
                  const FrameRange& frames, const WeightInputs& weight_inputs, const std::filesystem::path& out_dir,
                  ContactCells& sheet, VideoOutput& video, FrameTotals& totals) {
   ProgressBar progress("render", frames.count());
   PngFrameWriter pngs(o.threads, 0, parsePngCompression(o.png_compression).value_or(PngCompression::kFast));
-  for (uint32_t f = frames.first; f < frames.last; ++f) {
+  std::deque<uint32_t> submitted;  // frame numbers in flight, oldest first
+  bool writer_failed = false;      // pngs.finish() below says which frame
+  // The oldest frame in flight: collected, then to ffmpeg, the contact sheet and the PNG writer. Non-zero: stop.
+  auto collectOldest = [&]() -> int {
+    const uint32_t f = submitted.front();
+    submitted.pop_front();
+    RenderStats stats;
+    Expected<RenderedImage> image = collectFrame(*renderer, &stats);
+    if (!image) return reportFailure(o.file, image.error());
+    totals.gpu_ms += stats.gpu_ms;
+    totals.cpu_ms += stats.cpu_ms;
+    totals.morph_ms += stats.morph_gpu_ms;
+    totals.wall_ms += stats.wall_ms;
+    if (video.pipe) video.pipe->write(image->rgba);
+    keepContactCell(sheet, f, *image);
+    if (!pngs.push(out_dir / frameFileName(f), std::move(*image))) {
+      writer_failed = true;
+      return 0;
+    }
+    ++totals.rendered;
+    progress.update(f - frames.first + 1);
+    return 0;
+  };
+  for (uint32_t f = frames.first; f < frames.last && !writer_failed; ++f) {
     const std::filesystem::path name = out_dir / frameFileName(f);
     std::error_code exists_ec;
     if (o.resume && std::filesystem::exists(name, exists_ec)) {  // written complete (writeFileAtomic)
       if (!video.pipe) continue;
+      while (!submitted.empty() && !writer_failed) {  // the video takes frames in order
+        if (int code = collectOldest(); code != 0) return code;
+      }
       Expected<RenderedImage> kept = readFrameFile(name, options);
       if (!kept) return reportFailure(name, kept.error());
       video.pipe->write(kept->rgba);
@@ -286,18 +314,14 @@ int renderFrames(const RenderCommandOptions& o, const RenderOptions& options, Re
     input.animation = frames.animation;
     input.time = f / o.fps;
     input.weights = weight_inputs;
-    RenderStats stats;
-    Expected<RenderedImage> image = renderFrame(*renderer, input, &stats);
-    if (!image) return reportFailure(o.file, image.error());
-    totals.gpu_ms += stats.gpu_ms;
-    totals.cpu_ms += stats.cpu_ms;
-    totals.morph_ms += stats.morph_gpu_ms;
-    totals.wall_ms += stats.wall_ms;
-    if (video.pipe) video.pipe->write(image->rgba);
-    keepContactCell(sheet, f, *image);
-    if (!pngs.push(name, std::move(*image))) break;  // a frame failed: finish() below says which
-    ++totals.rendered;
-    progress.update(f - frames.first + 1);
+    if (Status s = submitFrame(*renderer, input); !s) return reportFailure(o.file, s.error());
+    submitted.push_back(f);
+    if (submitted.size() == kRenderFramesInFlight) {
+      if (int code = collectOldest(); code != 0) return code;
+    }
+  }
+  while (!submitted.empty() && !writer_failed) {
+    if (int code = collectOldest(); code != 0) return code;
   }
   if (std::optional<FrameWriteFailure> failed = pngs.finish()) return reportFailure(failed->path, failed->failure);
   return 0;

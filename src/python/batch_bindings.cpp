@@ -51,19 +51,20 @@ void addBatchBindings(py::module_& m) {
 
   m.def(
       "_batch_run_task",
-      [](const std::string& task_json, const std::string& worker_name) {
+      [](const std::string& task_json, const std::string& worker_name, unsigned encoders) {
         BatchJob job;
         BatchTask task = take(parseBatchTaskJson(task_json, &job), "task");
         BatchTaskResult result;
         {
           py::gil_scoped_release release;
           std::lock_guard lock(workerMutex());
-          result = runBatchTask(processWorker(), job, task, worker_name);
+          result = runBatchTask(processWorker(), job, task, worker_name, encoders);
         }
         return batchTaskResultJson(result);
       },
-      py::arg("task_json"), py::arg("worker"),
-      "Run one task in this process; returns its result JSON (errors inside).");
+      py::arg("task_json"), py::arg("worker"), py::arg("encoders") = 1u,
+      "Run one task in this process, its PNG frames encoded on `encoders` threads; returns its result JSON (errors "
+      "inside).");
 
   m.def(
       "_batch_failed_result",

@@ -229,9 +229,10 @@ PyPoseResult poseFrames(const AssetPtr& a, uint32_t animation, const std::vector
       ThreadPool pool(threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
       stream.pool = &pool;
       stream.concurrent_sink = true;
-      if (Status s = evaluateGpuPoseFrames(
+      if (Status s = evaluateGpuPoseFrameViews(
               *a->gpu->context, *a->gpu->pose, requests,
-              [&](size_t i, PoseResult&& frame) { return copyPoseFrame(frame, i, views); }, stream);
+              [&](size_t i, std::span<const GpuPosedInstance> frame) { return copyGpuPoseFrame(frame, i, views); },
+              stream);
           !s)
         return s;
       // As `morphkit --validation`: with the layer on, any message fails the call.

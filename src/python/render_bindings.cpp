@@ -205,17 +205,20 @@ py::array_t<uint8_t> render(PyRenderer& r, const AssetPtr& a, const py::object& 
     std::lock_guard lock(r.mutex);
     status = [&]() -> Status {
       if (Status s = prepareRenderer(r, a, animation, inputs); !s) return s;
-      for (size_t i = 0; i < frames.size(); ++i) {
-        RenderFrameInput input;
-        input.animation = animation;
-        input.time = frames[i] / fps;
-        input.weights = inputs;
-        Expected<RenderedImage> image = renderFrame(*r.renderer, input);
-        if (!image) return image.error();
-        if (image->rgba.size() != frame_bytes) return fail(Error::kVulkan, "renderFrame: unexpected image size");
-        std::memcpy(out + i * frame_bytes, image->rgba.data(), frame_bytes);
-      }
-      return Ok{};
+      return renderFrameSequence(
+          *r.renderer, uint32_t(frames.size()),
+          [&](uint32_t i) {
+            RenderFrameInput input;
+            input.animation = animation;
+            input.time = frames[i] / fps;
+            input.weights = inputs;
+            return input;
+          },
+          [&](uint32_t i, RenderedImage&& image, const RenderStats&) -> Status {
+            if (image.rgba.size() != frame_bytes) return fail(Error::kVulkan, "renderFrame: unexpected image size");
+            std::memcpy(out + size_t(i) * frame_bytes, image.rgba.data(), frame_bytes);
+            return Ok{};
+          });
     }();
   }
   if (!status) raise(status.error(), a->path);

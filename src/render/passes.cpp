@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Render targets and passes: the offscreen color/depth/shadow images, the three render passes (shadow map, depth
-// prepass, color) with their framebuffers, the readback buffer honoring row pitch, the frame's uniforms (camera
+// prepass, color) with their framebuffers, the readback copy honoring row pitch, the frame's uniforms (camera
 // and light) and the recording of one frame's passes.
 #include <algorithm>
 #include <cmath>
@@ -171,9 +171,6 @@ Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTar
   // Readback rows padded to 256 bytes: the copy honours an explicit row pitch (bufferRowLength) and the CPU
   // side de-pitches, the same code path as a driver-chosen pitch.
   t.row_pitch = (o.width * 4 + 255) / 256 * 256;
-  Expected<GpuBuffer> readback = createBuffer(ctx, VkDeviceSize(t.row_pitch) * o.height, MemoryUse::kReadback);
-  if (!readback) return readback.error();
-  t.readback = *readback;
   if (Status s = createRenderPasses(ctx.device, o, t); !s) return s;
   if (Status s =
           createFramebuffer(ctx.device, t.shadow_pass, {t.shadow.view}, t.shadow_size, t.shadow_size, t.shadow_fb);
@@ -203,7 +200,7 @@ Status createRenderTargets(VulkanContext& ctx, const RenderOptions& o, RenderTar
   if (ctx.info.timestamps) {
     VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     q.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    q.queryCount = 2;
+    q.queryCount = kQueriesPerFrame * kRenderFramesInFlight;
     if (Status s = checkVk(vkCreateQueryPool(ctx.device, &q, nullptr, &t.queries), "vkCreateQueryPool"); !s) return s;
   }
   return Ok{};
@@ -223,7 +220,6 @@ void destroyRenderTargets(VulkanContext& ctx, RenderTargets& t) {
   destroyImage(ctx, t.color_msaa);
   destroyImage(ctx, t.depth);
   destroyImage(ctx, t.shadow);
-  destroyBuffer(ctx, t.readback);
   t = RenderTargets{};
 }
 
@@ -251,13 +247,9 @@ void depthOnlyPass(VkCommandBuffer cmd, VkRenderPass render_pass, VkFramebuffer 
 
 }  // namespace
 
-void recordPasses(VkCommandBuffer cmd, const RenderTargets& t, const RenderOptions& options, bool readback,
+void recordPasses(VkCommandBuffer cmd, const RenderTargets& t, const RenderOptions& options, VkBuffer readback,
                   const DrawPass& draw) {
   const uint32_t w = options.width, h = options.height;
-  if (t.queries) {
-    vkCmdResetQueryPool(cmd, t.queries, 0, 2);
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t.queries, 0);
-  }
   // The shadow map is cleared even when shadows are off: the color pass samples it.
   depthOnlyPass(cmd, t.shadow_pass, t.shadow_fb, Pass::kShadow, t.shadow_size, t.shadow_size,
                 options.shadows ? &draw : nullptr);
@@ -274,12 +266,12 @@ void recordPasses(VkCommandBuffer cmd, const RenderTargets& t, const RenderOptio
   vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
   draw(cmd, Pass::kColor, w, h);
   vkCmdEndRenderPass(cmd);
-  if (readback) {
+  if (readback != VK_NULL_HANDLE) {
     VkBufferImageCopy region{};
     region.bufferRowLength = t.row_pitch / 4;  // texels per buffer row: the explicit row pitch
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {w, h, 1};
-    vkCmdCopyImageToBuffer(cmd, t.color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t.readback.buffer, 1, &region);
+    vkCmdCopyImageToBuffer(cmd, t.color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &region);
   }
   // Transfer → host for the readback; vertex reads → the next frame's compute writes (WAR on the output).
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -288,13 +280,12 @@ void recordPasses(VkCommandBuffer cmd, const RenderTargets& t, const RenderOptio
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0,
                        nullptr);
-  if (t.queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t.queries, 1);
 }
 
-std::vector<uint8_t> readbackPixels(const RenderTargets& t, uint32_t w, uint32_t h) {
+std::vector<uint8_t> readbackPixels(const GpuBuffer& readback, uint32_t row_pitch, uint32_t w, uint32_t h) {
   std::vector<uint8_t> rgba(size_t(w) * h * 4);
-  const auto* src = static_cast<const uint8_t*>(t.readback.mapped);
-  for (uint32_t y = 0; y < h; ++y) std::memcpy(&rgba[size_t(y) * w * 4], src + size_t(y) * t.row_pitch, size_t(w) * 4);
+  const auto* src = static_cast<const uint8_t*>(readback.mapped);
+  for (uint32_t y = 0; y < h; ++y) std::memcpy(&rgba[size_t(y) * w * 4], src + size_t(y) * row_pitch, size_t(w) * 4);
   return rgba;
 }
 

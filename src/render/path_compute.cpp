@@ -3,6 +3,7 @@
 // them all, and the batch's output buffer (STORAGE | VERTEX) is bound directly as each draw's vertex buffer after
 // the dispatch's barrier (seed 003 §3: no copy, no readback). Every pass then draws the deformed vertices with the
 // plain mesh.vert variant.
+#include "morphkit/gpu_interop.h"
 #include "renderer_state.h"
 
 namespace morphkit {
@@ -15,7 +16,8 @@ class ComputePath final : public DeformPath {
   Status addDraw(Renderer& r, uint32_t draw) override;
   Status finishDraws(Renderer& r) override;
   Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) override;
-  Status dispatch(Renderer& r, RenderStats& stats) override;
+  Status recordDispatch(Renderer& r, VkCommandBuffer cmd) override;
+  bool dispatches() const override { return batch_ != nullptr; }
   Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass) override {
     return meshStages(*r.ctx, r.mesh_program, d.layout_bits);
   }
@@ -83,15 +85,15 @@ Status ComputePath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& fra
   return Ok{};
 }
 
-// One dispatch deforms every draw (GpuMorphJob, its own submission).
-Status ComputePath::dispatch(Renderer& r, RenderStats& stats) {
+// One dispatch deforms every draw, recorded into the frame's command buffer before the passes read its output.
+Status ComputePath::recordDispatch(Renderer& r, VkCommandBuffer cmd) {
   if (!batch_) return Ok{};
   GpuMorphJob job;
   job.context = r.ctx;
   job.batch = batch_;
   job.instances = states_;
-  if (Status s = job.run(); !s) return s;
-  stats.morph_gpu_ms = lastDispatchMicroseconds(*batch_) / 1000.0;
+  if (Status s = recordGpuMorphJob(job, cmd); !s) return s;
+  computeWriteBarrier(*r.ctx, cmd);
   return Ok{};
 }
 

@@ -22,7 +22,8 @@ class CrowdPath final : public DeformPath {
   Status addDraw(Renderer& r, uint32_t draw) override;
   Status finishDraws(Renderer& r) override;
   Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) override;
-  Status dispatch(Renderer& r, RenderStats& stats) override;
+  Status recordDispatch(Renderer& r, VkCommandBuffer cmd) override;
+  bool dispatches() const override { return !groups_.empty(); }
   Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass) override {
     return meshStages(*r.ctx, r.mesh_program, d.layout_bits);
   }
@@ -170,18 +171,16 @@ Status CrowdPath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& frame
   return Ok{};
 }
 
-// One dispatch per (node, primitive) deforms all its copies (GpuCrowdJob, its own submission).
-Status CrowdPath::dispatch(Renderer& r, RenderStats& stats) {
-  double us = 0;
+// One dispatch per (node, primitive) deforms all its copies, recorded into the frame's command buffer.
+Status CrowdPath::recordDispatch(Renderer& r, VkCommandBuffer cmd) {
   for (Group& g : groups_) {
     GpuCrowdJob job;
     job.context = r.ctx;
     job.crowd = g.crowd;
     job.instances = g.states;
-    if (Status s = job.run(); !s) return s;
-    us += lastCrowdDispatchMicroseconds(*g.crowd);
+    if (Status s = recordGpuCrowdJob(job, cmd); !s) return s;
   }
-  stats.morph_gpu_ms = us / 1000.0;
+  if (!groups_.empty()) computeWriteBarrier(*r.ctx, cmd);
   return Ok{};
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The headless renderer: createRenderer builds the shared parts (targets, materials, primitives, draws) and hands
 // each primitive and draw to the morph path (path_*.cpp); renderFrame runs the frame step, lets the path update
-// its draws, and records the passes. renderer_state.h lists the files and what each owns.
+// its draws, and records the passes; submitFrame / collectFrame keep up to kRenderFramesInFlight frames in flight
+// (a slot each: command buffer, fence, readback buffer, timestamps). renderer_state.h lists the files.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -187,10 +188,23 @@ Status createEnvironment(Renderer& r) {
   return Ok{};
 }
 
+// Each frame slot's command buffer and fence, and its readback buffer (row_pitch × height).
+Status createFrameSlots(Renderer& r) {
+  for (FrameSlot& slot : r.slots) {
+    if (Status s = createInFlightSubmission(*r.ctx, slot.submission); !s) return s;
+    Expected<GpuBuffer> readback =
+        createBuffer(*r.ctx, VkDeviceSize(r.targets.row_pitch) * r.options.height, MemoryUse::kReadback);
+    if (!readback) return readback.error();
+    slot.readback = *readback;
+  }
+  return Ok{};
+}
+
 Status createParts(Renderer& r) {
   if (Status s = createDescriptorPool(r); !s) return s;
   if (Status s = createMeshProgram(*r.ctx, r.mesh_program); !s) return s;
   if (Status s = createRenderTargets(*r.ctx, r.options, r.targets); !s) return s;
+  if (Status s = createFrameSlots(r); !s) return s;
   if (Status s = createEnvironment(r); !s) return s;
   r.info.msaa = uint32_t(r.targets.samples);
   if (r.info.msaa != r.options.msaa) {
@@ -419,6 +433,11 @@ void destroyRenderer(Renderer* r) {
   if (!r) return;
   VulkanContext& ctx = *r->ctx;
   vkDeviceWaitIdle(ctx.device);
+  for (FrameSlot& slot : r->slots) {
+    slot.submission.pending = false;  // the device is idle: nothing left to wait for
+    destroyInFlightSubmission(ctx, slot.submission);
+    destroyBuffer(ctx, slot.readback);
+  }
   destroyPipelineCache(ctx, r->pipelines);
   destroyBackground(ctx, r->background);
   if (r->path) r->path->destroy(ctx);
@@ -448,51 +467,132 @@ std::vector<std::string> rendererValidationMessages(const Renderer& renderer) {
   return gpuValidationMessages(*renderer.ctx);
 }
 
-Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, RenderStats* stats) {
+namespace {
+
+// The GPU milliseconds between two of a slot's timestamps; NaN when they are missing or out of order.
+double slotMilliseconds(const Renderer& r, const uint64_t* ticks, uint32_t from, uint32_t to) {
+  if (ticks[to] < ticks[from]) return std::nan("");
+  return double(ticks[to] - ticks[from]) * r.ctx->info.timestamp_period_ns / 1e6;
+}
+
+}  // namespace
+
+uint32_t framesInFlight(const Renderer& r) {
+  return r.in_flight;
+}
+
+Status submitFrame(Renderer& r, const RenderFrameInput& input) {
   const Clock::time_point wall_start = Clock::now();
   if (input.animation != kNone && input.animation >= r.prepared.animations.size()) {
     return fail(Error::kInvalidArgument, "animations[" + std::to_string(input.animation) +
                                              "]: no such animation (the asset has " +
                                              std::to_string(r.prepared.animations.size()) + ")");
   }
-  RenderStats local;
-  Clock::time_point cpu_start = Clock::now();
+  if (r.in_flight == kRenderFramesInFlight) {
+    return fail(Error::kInvalidArgument, "submitFrame: " + std::to_string(kRenderFramesInFlight) +
+                                             " frames in flight already; collectFrame first");
+  }
+  // The per-frame data (uniforms, the path's weights, matrices and active lists) has one copy: the frame before
+  // this one must be done on the GPU before any of it is written.
+  if (r.in_flight > 0) {
+    FrameSlot& previous = r.slots[(r.next_submit + kRenderFramesInFlight - 1) % kRenderFramesInFlight];
+    if (Status s = waitInFlight(*r.ctx, previous.submission, "submitFrame"); !s) return s;
+  }
+  FrameSlot& slot = r.slots[r.next_submit];
+  const uint32_t slot_index = r.next_submit;
+  slot.stats = RenderStats{};
+  const Clock::time_point cpu_start = Clock::now();
   const RenderCamera& camera = input.camera ? *input.camera : r.camera;
-  if (Status s = updateDraws(r, input, camera); !s) return s.error();
+  if (Status s = updateDraws(r, input, camera); !s) return s;
   DrawPipelines pipelines;
-  if (Status s = drawPipelines(r, pipelines); !s) return s.error();
+  if (Status s = drawPipelines(r, pipelines); !s) return s;
   writeFrameUniforms(r.frame, r.options, camera, r.bounds, *r.environment);
 
-  // The path's GPU work before the passes (the compute path's one dispatch), timed apart from the CPU's.
-  local.cpu_ms += msSince(cpu_start);
-  if (Status s = r.path->dispatch(r, local); !s) return s.error();
-  cpu_start = Clock::now();
+  if (Status s = beginInFlight(*r.ctx, slot.submission, "submitFrame"); !s) return s;
+  VkCommandBuffer cmd = slot.submission.cmd;
+  const VkQueryPool queries = r.targets.queries;
+  const uint32_t first_query = slot_index * kQueriesPerFrame;
+  if (queries) {
+    vkCmdResetQueryPool(cmd, queries, first_query, kQueriesPerFrame);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, first_query);
+  }
+  // The path's compute work first (the compute and crowd paths' one dispatch), timed apart from the passes.
+  Status recorded = r.path->recordDispatch(r, cmd);
+  if (queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, first_query + 1);
+  if (recorded) {
+    recordPasses(cmd, r.targets, r.options, input.readback ? slot.readback.buffer : VK_NULL_HANDLE,
+                 [&](VkCommandBuffer c, Pass pass, uint32_t w, uint32_t h) { drawPass(r, pipelines, c, pass, w, h); });
+    if (queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, first_query + 2);
+  }
+  slot.stats.cpu_ms = msSince(cpu_start);
+  if (!recorded) {  // ended and dropped, never submitted
+    (void)vkEndCommandBuffer(cmd);
+    return recorded;
+  }
+  if (Status s = submitInFlight(*r.ctx, slot.submission, "submitFrame"); !s) return s;
+  slot.readback_wanted = input.readback;
+  slot.uncollected = true;
+  r.next_submit = (r.next_submit + 1) % kRenderFramesInFlight;
+  ++r.in_flight;
+  slot.stats.wall_ms = msSince(wall_start);
+  return Ok{};
+}
 
-  Status submitted = submitAndWait(
-      *r.ctx,
-      [&](VkCommandBuffer cmd) {
-        recordPasses(
-            cmd, r.targets, r.options, input.readback,
-            [&](VkCommandBuffer c, Pass pass, uint32_t w, uint32_t h) { drawPass(r, pipelines, c, pass, w, h); });
-        local.cpu_ms += msSince(cpu_start);
-      },
-      "renderFrame");
-  if (!submitted) return submitted.error();
-
+Expected<RenderedImage> collectFrame(Renderer& r, RenderStats* stats) {
+  const Clock::time_point wall_start = Clock::now();
+  if (r.in_flight == 0) return fail(Error::kInvalidArgument, "collectFrame: no frame in flight");
+  FrameSlot& slot = r.slots[r.next_collect];
+  const uint32_t slot_index = r.next_collect;
+  r.next_collect = (r.next_collect + 1) % kRenderFramesInFlight;
+  --r.in_flight;
+  slot.uncollected = false;
+  if (Status s = waitInFlight(*r.ctx, slot.submission, "collectFrame"); !s) return s.error();
+  RenderStats local = slot.stats;
   local.gpu_ms = std::nan("");
+  local.morph_gpu_ms = r.path->dispatches() ? std::nan("") : 0.0;
   if (r.targets.queries) {
-    uint64_t ticks[2] = {0, 0};
-    VkResult q = vkGetQueryPoolResults(r.ctx->device, r.targets.queries, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
-                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    if (q == VK_SUCCESS) local.gpu_ms = double(ticks[1] - ticks[0]) * r.ctx->info.timestamp_period_ns / 1e6;
+    uint64_t ticks[kQueriesPerFrame] = {};
+    VkResult q =
+        vkGetQueryPoolResults(r.ctx->device, r.targets.queries, slot_index * kQueriesPerFrame, kQueriesPerFrame,
+                              sizeof ticks, ticks, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (q == VK_SUCCESS) {
+      local.gpu_ms = slotMilliseconds(r, ticks, 1, 2);
+      if (r.path->dispatches()) local.morph_gpu_ms = slotMilliseconds(r, ticks, 0, 1);
+    }
   }
   RenderedImage image;
   image.width = r.options.width;
   image.height = r.options.height;
-  if (input.readback) image.rgba = readbackPixels(r.targets, image.width, image.height);
-  local.wall_ms = msSince(wall_start);
+  if (slot.readback_wanted) image.rgba = readbackPixels(slot.readback, r.targets.row_pitch, image.width, image.height);
+  local.wall_ms += msSince(wall_start);
   if (stats) *stats = local;
   return image;
+}
+
+Status renderFrameSequence(Renderer& r, uint32_t count, const FrameInputFunction& input,
+                           const FrameSinkFunction& sink) {
+  uint32_t collected = 0;
+  Status status = Ok{};
+  for (uint32_t submitted = 0; collected < count && status;) {
+    if (submitted < count && r.in_flight < kRenderFramesInFlight) {
+      status = submitFrame(r, input(submitted++));
+      continue;
+    }
+    RenderStats stats;
+    Expected<RenderedImage> image = collectFrame(r, &stats);
+    status = image ? sink(collected++, std::move(*image), stats) : Status(image.error());
+  }
+  while (r.in_flight > 0) (void)collectFrame(r, nullptr);  // after a failure: the frames still on the GPU
+  return status;
+}
+
+Expected<RenderedImage> renderFrame(Renderer& r, const RenderFrameInput& input, RenderStats* stats) {
+  if (r.in_flight > 0) {
+    return fail(Error::kInvalidArgument,
+                "renderFrame: " + std::to_string(r.in_flight) + " frame(s) in flight; collectFrame them first");
+  }
+  if (Status s = submitFrame(r, input); !s) return s.error();
+  return collectFrame(r, stats);
 }
 
 }  // namespace morphkit

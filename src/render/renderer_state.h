@@ -8,6 +8,7 @@
 #pragma once
 #include <vulkan/vulkan.h>
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <set>
@@ -51,32 +52,33 @@ void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImag
 // ---- passes.cpp ----
 enum class Pass : uint32_t { kColor = MSH_PASS_COLOR, kDepth = MSH_PASS_DEPTH, kShadow = MSH_PASS_SHADOW };
 
-// The offscreen attachments, the three render passes, their framebuffers, the readback buffer and the timestamp
-// queries. The shadow map exists (1×1) even without shadows: the color pass samples it.
+// The offscreen attachments, the three render passes, their framebuffers and the timestamp queries (3 per frame
+// slot). The shadow map exists (1×1) even without shadows: the color pass samples it. The readback buffers are the
+// frame slots' (renderer.cpp).
 struct RenderTargets {
   GpuImage color, depth, shadow;
-  GpuImage color_msaa;  // with MSAA: the multisampled color attachment, resolved into `color`
-  GpuBuffer readback;
-  uint32_t row_pitch = 0;  // bytes per row in `readback`
+  GpuImage color_msaa;     // with MSAA: the multisampled color attachment, resolved into `color`
+  uint32_t row_pitch = 0;  // bytes per row of a readback buffer
   uint32_t shadow_size = 1;
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;  // color pass (and depth prepass) samples
   VkRenderPass shadow_pass = VK_NULL_HANDLE, depth_pass = VK_NULL_HANDLE, color_pass = VK_NULL_HANDLE;
   VkFramebuffer shadow_fb = VK_NULL_HANDLE, depth_fb = VK_NULL_HANDLE, color_fb = VK_NULL_HANDLE;
   VkSampler shadow_sampler = VK_NULL_HANDLE;
-  VkQueryPool queries = VK_NULL_HANDLE;  // 2 timestamps around the passes, when the device has them
+  VkQueryPool queries = VK_NULL_HANDLE;  // per slot: start, after the path's dispatch, end (when the device has them)
 };
+constexpr uint32_t kQueriesPerFrame = 3;
 Status createRenderTargets(VulkanContext& ctx, const RenderOptions& options, RenderTargets& out);
 // The largest sample count <= `msaa` that the device's color and depth attachments both support.
 VkSampleCountFlagBits sampleCountFor(const VulkanContext& ctx, uint32_t msaa);
 void destroyRenderTargets(VulkanContext& ctx, RenderTargets& targets);
 VkRenderPass renderPassFor(const RenderTargets& targets, Pass pass);
-// Records shadow (cleared even when off), depth prepass, color and the readback copy; `draw` records one pass's
-// draws into the bound render pass.
+// Records shadow (cleared even when off), depth prepass, color and the copy into `readback` (none when null);
+// `draw` records one pass's draws into the bound render pass.
 using DrawPass = std::function<void(VkCommandBuffer, Pass, uint32_t width, uint32_t height)>;
-void recordPasses(VkCommandBuffer cmd, const RenderTargets& targets, const RenderOptions& options, bool readback,
+void recordPasses(VkCommandBuffer cmd, const RenderTargets& targets, const RenderOptions& options, VkBuffer readback,
                   const DrawPass& draw);
-// The color target's pixels from the readback buffer, rows de-pitched.
-std::vector<uint8_t> readbackPixels(const RenderTargets& targets, uint32_t width, uint32_t height);
+// The color target's pixels from a readback buffer, rows de-pitched.
+std::vector<uint8_t> readbackPixels(const GpuBuffer& readback, uint32_t row_pitch, uint32_t width, uint32_t height);
 
 // The frame uniform block and set 0 of the mesh program (frame block + shadow map).
 struct FrameResources {
@@ -148,8 +150,9 @@ struct Renderer;
 
 // A morph path (RendererInfo::path; node materials are a third), one way of deforming: it owns its per-primitive and
 // per-draw state and updates it each frame. The renderer calls the hooks in this order: addPrimitive per primitive,
-// addDraw per draw, finishDraws; then per frame updateDraw per draw, dispatch, and stages/bind while recording. destroy
-// frees everything it created, also after a failure half-way.
+// addDraw per draw, finishDraws; then per frame updateDraw per draw, recordDispatch into the frame's command buffer
+// before the passes, and stages/bind while recording them. Per-frame host writes happen only once the GPU finished
+// the previous frame (submitFrame waits for it). destroy frees everything it created, also after a failure half-way.
 class DeformPath {
  public:
   virtual ~DeformPath() = default;
@@ -158,7 +161,9 @@ class DeformPath {
   virtual Status addDraw(Renderer& r, uint32_t draw) = 0;
   virtual Status finishDraws(Renderer&) { return Ok{}; }
   virtual Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) = 0;
-  virtual Status dispatch(Renderer&, RenderStats&) { return Ok{}; }  // after every draw's update
+  // The path's compute work, recorded with its barrier before the passes (after every draw's update).
+  virtual Status recordDispatch(Renderer&, VkCommandBuffer) { return Ok{}; }
+  virtual bool dispatches() const { return false; }  // recordDispatch records anything (RenderStats::morph_gpu_ms)
   virtual Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass pass) = 0;
   // Binds the draw's descriptor sets, push constants and vertex buffer.
   virtual void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass pass) const = 0;
@@ -229,6 +234,16 @@ Status createBackground(Renderer& r);                           // after the fra
 void recordBackground(const Renderer& r, VkCommandBuffer cmd);  // first in the color pass; nothing without one
 void destroyBackground(VulkanContext& ctx, BackgroundPipeline& background);
 
+// ---- Frames in flight (renderer.cpp; submitFrame / collectFrame) ----
+// One frame's command buffer, fence, readback buffer and timestamps (queries kQueriesPerFrame × its index).
+struct FrameSlot {
+  InFlightSubmission submission;
+  GpuBuffer readback;
+  bool readback_wanted = false;
+  bool uncollected = false;  // submitted, its image not yet taken by collectFrame
+  RenderStats stats;         // cpu_ms and the submit call's share of wall_ms
+};
+
 // ---- The renderer ----
 struct Renderer {
   VulkanContext* ctx = nullptr;
@@ -251,6 +266,8 @@ struct Renderer {
   std::vector<PrimitiveGpu> primitives;
   std::vector<Draw> draws;
   std::unique_ptr<DeformPath> path;
+  std::array<FrameSlot, kRenderFramesInFlight> slots;
+  uint32_t next_submit = 0, next_collect = 0, in_flight = 0;  // slot indices (round robin) and uncollected frames
 };
 
 // materials.cpp (they read and fill the Renderer's MaterialSet)

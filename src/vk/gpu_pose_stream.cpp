@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// evaluateGpuPoseFrames (morphkit/gpu_pose.h): many frames through the GPU without a round trip per frame.
+// evaluateGpuPoseFrames and evaluateGpuPoseFrameViews (morphkit/gpu_pose.h): many frames through the GPU without a
+// round trip per frame; the first unpacks each frame into a PoseResult, the second hands over views of the chunk's
+// host memory (copyGpuPoseFrame copies them into arrays).
 //
 // A chunk of K frames is one batch of K × I instances (I: the pose's instances, frame k's at k·I … k·I + I − 1), run
 // by the pose's own pipeline, so each instance is computed by exactly the code and specialization that
@@ -16,6 +18,7 @@
 
 #include "gpu_internal.h"
 #include "gpu_pose_internal.h"
+#include "morphkit/finite.h"
 #include "morphkit/gpu_interop.h"
 #include "morphkit/gpu_pose.h"
 #include "vk_context.h"
@@ -148,71 +151,131 @@ Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const 
   return submitInFlight(context, slot.submission, "evaluateGpuPoseFrames");
 }
 
+// Runs `each(k, run)` for every frame k of a chunk of `count` — on the pool's threads in runs of frames when there is
+// a pool (`run` numbers the run, at most `count` of them), else on this thread — then, unless `concurrent`,
+// `ordered(k)` on this thread in frame order. Without a pool the two alternate frame by frame. The first failure by
+// frame index is returned.
+Status forChunkFrames(ThreadPool* pool, size_t count, bool concurrent,
+                      const std::function<Status(size_t k, size_t run)>& each,
+                      const std::function<Status(size_t k)>& ordered) {
+  if (!pool) {
+    for (size_t k = 0; k < count; ++k) {
+      if (Status s = each(k, 0); !s) return s;
+      if (!concurrent) {
+        if (Status s = ordered(k); !s) return s;
+      }
+    }
+    return Ok{};
+  }
+  std::atomic<size_t> next_run{0};
+  FirstFailure failure;
+  forFrameRuns(pool, count, [&](size_t begin, size_t end) {
+    const size_t run = next_run.fetch_add(1);
+    for (size_t k = begin; k < end && !failure.failed(); ++k) {
+      if (Status s = each(k, run); !s) failure.record(k, s);
+    }
+  });
+  if (Status s = failure.status(); !s) return s;
+  for (size_t k = 0; !concurrent && k < count; ++k) {
+    if (Status s = ordered(k); !s) return s;
+  }
+  return Ok{};
+}
+
+// Frame k of the slot's chunk where the copy left it, every float checked finite; a bad value is named as
+// checkPoseFinite names it (the instance unpacked once, on this rare path).
+Status chunkFrameView(const GpuPose& pose, const GpuPoseOptions& request, const ChunkSlot& slot, size_t k,
+                      std::vector<GpuPosedInstance>& out) {
+  const PosePrepared& prepared = *pose.prepared;
+  const size_t instances = prepared.instances.size();
+  const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
+  out.resize(instances);
+  for (size_t i = 0; i < instances; ++i) {
+    const PosePrepared::Instance& inst = prepared.instances[i];
+    GpuPosedInstance& view = out[i];
+    view.vertices =
+        reinterpret_cast<const float*>(bytes + gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset);
+    view.format = pose.primitives[inst.data]->info.vertex;
+    view.vertex_count = prepared.primitives[inst.data].vertex_count;
+    view.weights = slot.frames[k].core.instances[i].weights;
+    if (anyNonFinite(std::span<const float>(view.vertices, size_t(view.vertex_count) * view.format.stride))) {
+      PoseResult named;
+      if (Status s = assembleGpuPose(
+              pose, request, slot.frames[k],
+              [&](size_t j) {
+                return reinterpret_cast<const float*>(bytes +
+                                                      gpuBatchOutput(*slot.batch, uint32_t(k * instances + j))->offset);
+              },
+              named);
+          !s)
+        return s;
+    }
+  }
+  return Ok{};
+}
+
 // Where a chunk's frames are unpacked: one result per frame for an ordered sink, one per run of frames for a
 // concurrent one. Kept from chunk to chunk so their vectors' capacity is reused (no fresh pages per frame).
 struct ChunkResults {
   std::vector<PoseResult> results;
 };
 
-// Waits for the slot's chunk and hands its frames to the sink: in order on this thread, or (concurrent_sink) from
-// the pool's threads as each frame is unpacked.
-Status deliverChunk(VulkanContext& context, const GpuPose& pose, std::span<const GpuPoseOptions> requests,
-                    const GpuPoseStreamOptions& options, ChunkSlot& slot,
-                    const std::function<Status(size_t, PoseResult&&)>& sink, ChunkResults& scratch) {
-  if (Status s = waitInFlight(context, slot.submission, "evaluateGpuPoseFrames"); !s) return s;
+// The slot's chunk unpacked into results and handed to the sink (evaluateGpuPoseFrames).
+Status deliverResults(const GpuPose& pose, std::span<const GpuPoseOptions> requests,
+                      const GpuPoseStreamOptions& options, ChunkSlot& slot,
+                      const std::function<Status(size_t, PoseResult&&)>& sink, ChunkResults& scratch) {
   const size_t instances = pose.prepared->instances.size();
   const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
-  auto assemble = [&](size_t k, PoseResult& into) {
-    return assembleGpuPose(
-        pose, requests[slot.first_frame + k], slot.frames[k],
-        [&](size_t i) {
-          const VkDeviceSize offset = gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset;
-          return reinterpret_cast<const float*>(bytes + offset);
-        },
-        into);
-  };
   ThreadPool* pool = options.pool;
   const bool concurrent = pool && options.concurrent_sink;
-  // Ordered: result k holds frame k until the sink takes it. Concurrent: each run of frames takes the next free
-  // result (the runs of a chunk number at most its frames), so the same few are reused chunk after chunk.
+  // Ordered: result k holds frame k until the sink takes it. Concurrent: each run of frames has its own result, so
+  // the same few are reused chunk after chunk.
   scratch.results.resize(std::max(scratch.results.size(), pool ? slot.frame_count : size_t(1)));
-  std::atomic<size_t> next_result{0};
-  FirstFailure failure;
-  if (pool) {
-    forFrameRuns(pool, slot.frame_count, [&](size_t begin, size_t end) {
-      const size_t run_result = concurrent ? next_result.fetch_add(1) : 0;
-      for (size_t k = begin; k < end && !failure.failed(); ++k) {
-        PoseResult& into = scratch.results[concurrent ? run_result : k];
-        Status s = assemble(k, into);
+  auto resultFor = [&](size_t k, size_t run) -> PoseResult& {
+    return scratch.results[concurrent ? run : pool ? k : 0];
+  };
+  return forChunkFrames(
+      pool, slot.frame_count, concurrent,
+      [&](size_t k, size_t run) -> Status {
+        PoseResult& into = resultFor(k, run);
+        Status s = assembleGpuPose(
+            pose, requests[slot.first_frame + k], slot.frames[k],
+            [&](size_t i) {
+              const VkDeviceSize offset = gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset;
+              return reinterpret_cast<const float*>(bytes + offset);
+            },
+            into);
         if (s && concurrent) s = sink(slot.first_frame + k, std::move(into));
-        if (!s) failure.record(k, s);
-      }
-    });
-    if (Status s = failure.status(); !s) return s;
-  }
-  if (!concurrent) {
-    for (size_t k = 0; k < slot.frame_count; ++k) {
-      PoseResult& result = scratch.results[pool ? k : 0];
-      if (!pool) {
-        if (Status s = assemble(k, result); !s) return s;
-      }
+        return s;
+      },
       // A sink that keeps the result moves it; one that only reads it leaves its vectors for the next chunk.
-      if (Status s = sink(slot.first_frame + k, std::move(result)); !s) return s;
-    }
-  }
-  slot.frame_count = 0;
-  return Ok{};
+      [&](size_t k) { return sink(slot.first_frame + k, std::move(resultFor(k, 0))); });
 }
 
-}  // namespace
-
-uint64_t gpuPoseFrameBytes(const GpuPose& pose) {
-  return gpuBatchOutputBytes(*pose.batch);
+// The slot's chunk handed to a view sink (evaluateGpuPoseFrameViews): no unpacking.
+Status deliverViews(const GpuPose& pose, std::span<const GpuPoseOptions> requests, const GpuPoseStreamOptions& options,
+                    ChunkSlot& slot, const GpuPoseViewSink& sink) {
+  ThreadPool* pool = options.pool;
+  const bool concurrent = pool && options.concurrent_sink;
+  std::vector<std::vector<GpuPosedInstance>> views(concurrent ? slot.frame_count : pool ? slot.frame_count : 1);
+  auto viewFor = [&](size_t k, size_t run) -> std::vector<GpuPosedInstance>& {
+    return views[concurrent ? run : pool ? k : 0];
+  };
+  return forChunkFrames(
+      pool, slot.frame_count, concurrent,
+      [&](size_t k, size_t run) -> Status {
+        std::vector<GpuPosedInstance>& view = viewFor(k, run);
+        Status s = chunkFrameView(pose, requests[slot.first_frame + k], slot, k, view);
+        if (s && concurrent) s = sink(slot.first_frame + k, view);
+        return s;
+      },
+      [&](size_t k) { return sink(slot.first_frame + k, viewFor(k, 0)); });
 }
 
-Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
-                             const std::function<Status(size_t frame, PoseResult&& result)>& sink,
-                             const GpuPoseStreamOptions& options, GpuPoseStreamStats* stats) {
+// The chunk loop of both entry points: two slots alternate; `deliver(slot)` hands a finished chunk over.
+Status streamChunks(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
+                    const GpuPoseStreamOptions& options, GpuPoseStreamStats* stats,
+                    const std::function<Status(ChunkSlot&)>& deliver) {
   const uint64_t frame_bytes = gpuPoseFrameBytes(pose);
   if (options.memory_budget < frame_bytes) {
     return fail(Error::kInvalidArgument, "GPU memory budget " + std::to_string(options.memory_budget) +
@@ -231,15 +294,20 @@ Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<co
   const uint32_t chunk_frames = uint32_t(std::min<uint64_t>(per_chunk, frames.size()));
   const size_t chunks = (frames.size() + chunk_frames - 1) / chunk_frames;
   ChunkSlot slots[kSlots];
-  ChunkResults scratch;
   Status status = Ok{};
   for (uint32_t s = 0; s < std::min<size_t>(kSlots, chunks) && status; ++s) {
     status = createSlot(context, pose, chunk_frames, slots[s]);
   }
+  // Waits for the slot's chunk, then hands it over.
+  auto finish = [&](ChunkSlot& slot) -> Status {
+    if (Status s = waitInFlight(context, slot.submission, "evaluateGpuPoseFrames"); !s) return s;
+    Status s = deliver(slot);
+    slot.frame_count = 0;
+    return s;
+  };
   for (size_t c = 0; c < chunks && status; ++c) {
     ChunkSlot& slot = slots[c % kSlots];
-    if (slot.frame_count > 0)
-      status = deliverChunk(context, pose, frames, options, slot, sink, scratch);  // chunk c − 2
+    if (slot.frame_count > 0) status = finish(slot);  // chunk c − 2
     if (!status) break;
     slot.first_frame = c * chunk_frames;
     slot.frame_count = std::min<size_t>(chunk_frames, frames.size() - slot.first_frame);
@@ -247,7 +315,7 @@ Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<co
   }
   for (size_t c = chunks > kSlots ? chunks - kSlots : 0; c < chunks && status; ++c) {  // the last chunks, in order
     ChunkSlot& slot = slots[c % kSlots];
-    if (slot.frame_count > 0) status = deliverChunk(context, pose, frames, options, slot, sink, scratch);
+    if (slot.frame_count > 0) status = finish(slot);
   }
   for (ChunkSlot& slot : slots) destroySlot(context, slot);
   if (stats) {
@@ -257,6 +325,66 @@ Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<co
     stats->gpu_microseconds = std::nan("");
   }
   return status;
+}
+
+}  // namespace
+
+uint64_t gpuPoseFrameBytes(const GpuPose& pose) {
+  return gpuBatchOutputBytes(*pose.batch);
+}
+
+Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
+                             const std::function<Status(size_t frame, PoseResult&& result)>& sink,
+                             const GpuPoseStreamOptions& options, GpuPoseStreamStats* stats) {
+  ChunkResults scratch;
+  return streamChunks(context, pose, frames, options, stats,
+                      [&](ChunkSlot& slot) { return deliverResults(pose, frames, options, slot, sink, scratch); });
+}
+
+Status evaluateGpuPoseFrameViews(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
+                                 const GpuPoseViewSink& sink, const GpuPoseStreamOptions& options,
+                                 GpuPoseStreamStats* stats) {
+  return streamChunks(context, pose, frames, options, stats,
+                      [&](ChunkSlot& slot) { return deliverViews(pose, frames, options, slot, sink); });
+}
+
+Status copyGpuPoseFrame(std::span<const GpuPosedInstance> instances, size_t frame, std::span<const PoseArrayView> out) {
+  if (out.size() != instances.size()) {
+    return fail(Error::kInvalidArgument, "copyGpuPoseFrame: " + std::to_string(out.size()) + " views for " +
+                                             std::to_string(instances.size()) + " posed primitives");
+  }
+  // Every view checked before any is written (copyPoseFrame's rule).
+  for (size_t m = 0; m < out.size(); ++m) {
+    const GpuPosedInstance& p = instances[m];
+    const PoseArrayView& v = out[m];
+    const size_t stride = size_t(p.vertex_count) * 3;
+    const bool positions_ok = stride > 0
+                                  ? v.positions.size() % stride == 0 && (frame + 1) * stride <= v.positions.size()
+                                  : v.positions.empty();
+    const bool normals_ok =
+        v.normals.empty() || (p.format.normal != kLayoutAbsent && v.normals.size() == v.positions.size());
+    const bool weights_ok =
+        v.weights.empty() || (!p.weights.empty() && (frame + 1) * p.weights.size() <= v.weights.size());
+    if (!positions_ok || !normals_ok || !weights_ok) {
+      return fail(Error::kInvalidArgument, "copyGpuPoseFrame: instance " + std::to_string(m) +
+                                               ": the arrays do not hold frame " + std::to_string(frame));
+    }
+  }
+  for (size_t m = 0; m < out.size(); ++m) {
+    const GpuPosedInstance& p = instances[m];
+    const PoseArrayView& v = out[m];
+    const uint32_t stride = p.format.stride;
+    float* positions = v.positions.data() + frame * size_t(p.vertex_count) * 3;
+    float* normals = v.normals.empty() ? nullptr : v.normals.data() + frame * size_t(p.vertex_count) * 3;
+    for (uint32_t i = 0; i < p.vertex_count; ++i) {
+      const float* vertex = p.vertices + size_t(i) * stride;
+      std::memcpy(positions + size_t(i) * 3, vertex, 3 * sizeof(float));
+      if (normals) std::memcpy(normals + size_t(i) * 3, vertex + p.format.normal, 3 * sizeof(float));
+    }
+    if (!v.weights.empty())
+      std::copy(p.weights.begin(), p.weights.end(), v.weights.begin() + long(frame * p.weights.size()));
+  }
+  return Ok{};
 }
 
 }  // namespace morphkit

@@ -116,9 +116,12 @@ struct BatchWorker;
 BatchWorker* createBatchWorker();
 void destroyBatchWorker(BatchWorker* worker);  // null is fine
 // Runs one task; never fails as a whole: a failure is recorded in the result's `error` (and files the task wrote
-// before failing stay, complete, for a resume). The done-marker is written last, only on success.
+// before failing stay, complete, for a resume). The done-marker is written last, only on success. Its frames render
+// with frames in flight and are PNG-encoded on `encoder_threads` threads started for the task (morphkit/
+// frame_writer.h): the front ends give each worker its share of the cores, so a few workers (a few Vulkan contexts)
+// keep every core encoding.
 BatchTaskResult runBatchTask(BatchWorker& worker, const BatchJob& job, const BatchTask& task,
-                             std::string_view worker_name);
+                             std::string_view worker_name, unsigned encoder_threads = 1);
 // Compute and graphics pipelines the worker's Vulkan context has created so far (0 before its first rendering
 // task): tasks of one asset and size reuse the context and the renderer, so this stays where the first put it.
 uint64_t batchWorkerPipelinesCreated(const BatchWorker& worker);

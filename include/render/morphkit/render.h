@@ -17,6 +17,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -200,14 +201,36 @@ struct RenderedImage {
   std::vector<uint8_t> rgba;  // width × height × 4, sRGB, top row first; empty when readback was false
 };
 struct RenderStats {
-  double cpu_ms = 0;        // CPU: animation sampling, scene evaluation, uniform writes, command recording
-  double gpu_ms = 0;        // GPU: the render passes (timestamps; NaN without timestamp support)
-  double morph_gpu_ms = 0;  // GPU: the compute dispatch (compute path; 0 for the vertex path; NaN unsupported)
-  double wall_ms = 0;       // whole call, waits included
+  double cpu_ms = 0;  // CPU: animation sampling, scene evaluation, uniform writes, command recording
+  double gpu_ms = 0;  // GPU: the render passes (timestamps; NaN without timestamp support)
+  double morph_gpu_ms =
+      0;               // GPU: the compute dispatch (compute and crowd paths; 0 for the vertex path; NaN unsupported)
+  double wall_ms = 0;  // the caller's time in the renderer for this frame (submit + collect), waits included
 };
 // `shadow_bounds` (optional) replaces the bounds the light's shadow frustum covers (default: the rest pose).
 void setRendererCamera(Renderer& renderer, const RenderCamera& camera,
                        std::optional<Bounds> shadow_bounds = std::nullopt);
+
+// Frames in flight (docs/RENDER.md, "Frames in flight"). submitFrame runs the frame step, records the frame (the
+// compute path's dispatch, the passes and the readback copy into one command buffer) and submits it without waiting
+// for it; collectFrame waits for the oldest submitted frame and returns its image, in submission order. Up to
+// kRenderFramesInFlight frames may be submitted and not yet collected (submitFrame fails with kInvalidArgument beyond
+// that). The frame step and uniform writes of frame n + 1 wait for frame n's GPU work (one copy of the per-frame
+// data); frame n's readback copy, and whatever the caller does with its image, overlap frame n + 1 on the GPU:
+//   submitFrame(0); for n: { if (n + 1 < count) submitFrame(n + 1); image = collectFrame(); use(image); }
+// The images equal renderFrame's bit for bit. destroyRenderer drops frames not collected.
+constexpr uint32_t kRenderFramesInFlight = 2;
+Status submitFrame(Renderer& renderer, const RenderFrameInput& input);
+Expected<RenderedImage> collectFrame(Renderer& renderer, RenderStats* stats = nullptr);
+uint32_t framesInFlight(const Renderer& renderer);  // submitted, not yet collected
+// Frames 0 … count − 1 with frames in flight: `input(i)` gives frame i, `sink(i, image, stats)` takes the images in
+// order while the next frame runs on the GPU. Stops at the first failure (the sink's too); frames left in flight are
+// collected and dropped.
+using FrameInputFunction = std::function<RenderFrameInput(uint32_t frame)>;
+using FrameSinkFunction = std::function<Status(uint32_t frame, RenderedImage&& image, const RenderStats& stats)>;
+Status renderFrameSequence(Renderer& renderer, uint32_t count, const FrameInputFunction& input,
+                           const FrameSinkFunction& sink);
+// One frame, waited for: submitFrame then collectFrame (kInvalidArgument while frames are in flight).
 Expected<RenderedImage> renderFrame(Renderer& renderer, const RenderFrameInput& input, RenderStats* stats = nullptr);
 // Validation messages recorded on the renderer's context (morphkit/gpu.h gpuValidationMessages).
 std::vector<std::string> rendererValidationMessages(const Renderer& renderer);

@@ -9,7 +9,9 @@
 
 #include "morphkit/error.h"
 #include "morphkit/gpu.h"
+#include "morphkit/packed_deltas.h"
 #include "morphkit/pose.h"
+#include "morphkit/pose_arrays.h"
 #include "morphkit/thread_pool.h"
 
 namespace morphkit {
@@ -63,6 +65,26 @@ struct GpuPoseStreamStats {
 Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
                              const std::function<Status(size_t frame, PoseResult&& result)>& sink,
                              const GpuPoseStreamOptions& options = {}, GpuPoseStreamStats* stats = nullptr);
+
+// The same frames without unpacking them: the sink reads each frame's vertices where the chunk's copy left them in
+// host memory (one instance per PosePrepared::instances entry, interleaved as the GPU wrote them), valid during the
+// call only. Every float is checked finite first (the CPU path's rule and message). For callers that take a few
+// attributes (copyGpuPoseFrame: arrays) or the interleaved vertices as they are: no per-frame PoseResult, no copy of
+// the indices. The vertices are the ones evaluateGpuPoseFrames unpacks, bit for bit.
+struct GpuPosedInstance {
+  const float* vertices = nullptr;  // vertex_count × format.stride floats (morphkit/packed_deltas.h VertexFormat)
+  VertexFormat format;
+  uint32_t vertex_count = 0;
+  std::span<const float> weights;  // the frame's morph weights (as PosedPrimitive::weights)
+};
+using GpuPoseViewSink = std::function<Status(size_t frame, std::span<const GpuPosedInstance> instances)>;
+Status evaluateGpuPoseFrameViews(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,
+                                 const GpuPoseViewSink& sink, const GpuPoseStreamOptions& options = {},
+                                 GpuPoseStreamStats* stats = nullptr);
+// copyPoseFrame's arrays (positions, normals, weights; one view per instance) filled from a frame's views: the same
+// values as copyPoseFrame of the unpacked result, with the same checks before anything is written.
+Status copyGpuPoseFrame(std::span<const GpuPosedInstance> instances, size_t frame, std::span<const PoseArrayView> out);
+
 // One frame's output bytes on the device: what GpuPoseStreamOptions::memory_budget is counted in.
 uint64_t gpuPoseFrameBytes(const GpuPose& pose);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// render's output stage (render_command.cpp): frames encoded to PNG on worker threads while the render loop draws
-// the next ones, each file written atomically in frame order, and at most `max_in_flight` frames held in memory,
-// so a render's memory stays flat whatever its frame count.
+// morphkit/frame_writer.h — the output stage of `render` and of the batch's frames: frames encoded to PNG on worker
+// threads while the render loop draws the next ones, each file written atomically in frame order, and at most
+// `max_in_flight` frames held in memory, so memory stays flat whatever the frame count. The writer starts its own
+// encoder threads: an application's choice, made where it constructs one (the library's functions start none).
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -16,7 +17,7 @@
 #include "morphkit/error.h"
 #include "morphkit/render.h"
 
-namespace morphkit::cli {
+namespace morphkit {
 
 // The first frame that could not be encoded or written, and why.
 struct FrameWriteFailure {
@@ -72,4 +73,4 @@ class PngFrameWriter {
   double encode_ms_ = 0;
 };
 
-}  // namespace morphkit::cli
+}  // namespace morphkit

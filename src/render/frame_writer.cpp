@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-#ifdef HAVE_morphkit_render  // render's output stage (a CPU-only build has no render command)
-#include "frame_writer.h"
+// PngFrameWriter (morphkit/frame_writer.h).
+#include "morphkit/frame_writer.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include "morphkit/io.h"
 
-namespace morphkit::cli {
+namespace morphkit {
 
 PngFrameWriter::PngFrameWriter(unsigned threads, unsigned max_in_flight, PngCompression compression)
     : compression_(compression) {
@@ -106,5 +106,4 @@ void PngFrameWriter::writeReadyFrames(std::unique_lock<std::mutex>& lock) {
   writing_ = false;
 }
 
-}  // namespace morphkit::cli
-#endif  // HAVE_morphkit_render
+}  // namespace morphkit
