@@ -247,9 +247,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, VkCrowdTest,
 // stride are staged as stored (two halves a word: a budget holds twice the slots of f32), odd strides as floats.
 TEST_F(VulkanTest, CrowdTuningDoesNotChangeBits) {
   MORPHKIT_REQUIRE_GPU(context_);
+  // Both record strides and both layouts, crossed: each pair compiles five crowd pipelines (about 11 s under ASan
+  // on lavapipe), so the two other pairings are left out.
   for (const auto& [shape, layout] : {std::pair{Shape::kPositionNormal, DeltaLayout::kDenseF32},
-                                      std::pair{Shape::kAllAttributes, DeltaLayout::kDenseF32},
-                                      std::pair{Shape::kPositionNormal, DeltaLayout::kDenseF16},
                                       std::pair{Shape::kAllAttributes, DeltaLayout::kDenseF16}}) {
     const PrimitiveData p = crowdPrimitive(shape, true, 70);  // 70 targets: more than the budget stages
     GpuUploadOptions upload;

@@ -110,7 +110,8 @@ def run(job: JobLike, *, client: Any = None, scheduler: str | None = None, worke
 
     client: a distributed.Client to use as it is. Otherwise `scheduler` (or the job's "scheduler") is the
     address of a running scheduler (`dask scheduler`, then `dask worker ADDRESS` on each machine), and
-    without one a LocalCluster of `workers` (or the job's "workers", default: half the cores) single-threaded
+    without one a LocalCluster of `workers` (or the job's "workers", default: 1 for a job that uses the GPU, half the cores
+    for CPU poses only) single-threaded
     worker processes is started and closed again. resume, force: override the job's "resume" and "force" (an
     `out` that holds files is refused without one of them: it would mix two runs).
     A failing asset, or a task whose workers kept dying, is an error entry in the manifest, not an exception.
@@ -134,7 +135,7 @@ def run(job: JobLike, *, client: Any = None, scheduler: str | None = None, worke
         if address:
             client = Client(address)
         else:
-            count = workers or data.get("workers") or max(1, (os.cpu_count() or 2) // 2)
+            count = workers or json.loads(job_json)["workers"]  # the planner's default when the job names none
             cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, dashboard_address=None)
             encoders = max(1, (os.cpu_count() or 2) // int(count))
             own.append(cluster)

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "morphkit/animation.h"
 #include "morphkit/batch.h"
@@ -22,6 +23,7 @@
 #include "morphkit/io.h"
 #include "morphkit/json_writer.h"
 #include "morphkit/npy.h"
+#include "morphkit/output_buffer.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 #include "morphkit/render.h"
@@ -150,10 +152,16 @@ Status checkOutFolder(const BatchJob& job) {
 
 }  // namespace
 
+uint32_t defaultBatchWorkers(const BatchJob& job) {
+  const bool gpu = job.frames || (job.poses && job.pose_device == "gpu");
+  return gpu ? 1u : std::max(1u, std::thread::hardware_concurrency() / 2);
+}
+
 Expected<BatchPlan> planBatch(const BatchJob& job) {
   if (Status s = checkOutFolder(job); !s) return s.error();
   BatchPlan plan;
   plan.job = job;
+  if (plan.job.workers == 0) plan.job.workers = defaultBatchWorkers(job);
   const std::vector<std::filesystem::path> files = resolveAssets(job);
   if (files.empty()) return fail(Error::kInvalidArgument, "assets: no file matches");
   const std::vector<std::string> keys = assetKeys(files);
@@ -376,13 +384,13 @@ Status writePoses(BatchWorker& w, const BatchJob& job, const BatchTask& task, co
                   const std::string& relative_dir, std::vector<std::string>& outputs) {
   const size_t frames = task.last - task.first;
   const std::vector<PoseArrayShape> shapes = poseArrayShapes(*w.prepared);
-  std::vector<std::vector<float>> positions, normals;
+  std::vector<OutputBuffer> positions, normals;  // every frame is written before they are encoded
   std::vector<PoseArrayView> views;
   for (const PoseArrayShape& s : shapes) {
     positions.emplace_back(frames * s.vertex_count * 3);
     normals.emplace_back(s.has_normals ? frames * s.vertex_count * 3 : 0);
   }
-  for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i], normals[i], {}});
+  for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i].span(), normals[i].span(), {}});
   SamplingContext sampling;
   if (job.pose_device == "gpu") {  // every frame of the task through the frames-in-flight stream
     if (Status s = w.useGpuPose(job); !s) return s;
@@ -413,10 +421,10 @@ Status writePoses(BatchWorker& w, const BatchJob& job, const BatchTask& task, co
     const std::string stem =
         rangeTag(task.first, task.last) + "_" + posedPrimitiveName(shapes[i].node, shapes[i].mesh, shapes[i].primitive);
     for (int attribute = 0; attribute < 2; ++attribute) {
-      const std::vector<float>& values = attribute == 0 ? positions[i] : normals[i];
+      const std::span<const float> values = attribute == 0 ? positions[i].span() : normals[i].span();
       if (attribute == 1 && !shapes[i].has_normals) continue;
       const std::string name = stem + (attribute == 0 ? "_positions.npy" : "_normals.npy");
-      Expected<std::vector<uint8_t>> npy = encodeNpy(std::span<const float>(values), shape);
+      Expected<std::vector<uint8_t>> npy = encodeNpy(values, shape);
       if (!npy) return npy.error();
       if (Status s = writeFileAtomic(dir / "poses" / name, std::span<const uint8_t>(*npy)); !s) return s;
       outputs.push_back(relative_dir + "/poses/" + name);

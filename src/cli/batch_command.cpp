@@ -28,7 +28,7 @@ struct BatchCommandOptions {
   bool resume = false;
   bool force = false;
   bool json = false;
-  uint32_t workers = 0;  // 0: the job's "workers", else half the cores
+  uint32_t workers = 0;  // 0: the job's "workers", else defaultBatchWorkers
 };
 
 // Every task of the plan on `workers` threads, each encoding its frames on its share of the cores; results in plan
@@ -67,8 +67,7 @@ int run(const BatchCommandOptions& o) {
   Expected<BatchPlan> plan = planBatch(*job);
   if (!plan) return reportFailure(o.job, plan.error());
 
-  const unsigned half_the_cores = std::max(1u, std::thread::hardware_concurrency() / 2);
-  const unsigned workers = o.workers ? o.workers : plan->job.workers ? plan->job.workers : half_the_cores;
+  const unsigned workers = o.workers ? o.workers : plan->job.workers;  // planBatch filled in the default
   const std::vector<BatchTaskResult> results =
       runTasks(*plan, std::min<unsigned>(workers, std::max<size_t>(plan->tasks.size(), 1)));
   if (Status s = writeBatchManifest(plan->job, results); !s) return reportFailure(o.job, s.error());
@@ -111,7 +110,7 @@ const CommandRegistration kRegistration(
            ->excludes(resume);
        sub->add_option("--workers", options->workers,
                        "tasks side by side, each worker with its own Vulkan context (default: the job's \"workers\", "
-                       "else half the cores)")
+                       "else 1 for a job that uses the GPU, half the cores for CPU poses only)")
            ->check(CLI::Range(1u, 1024u));
        sub->add_flag("--json", options->json, "print the summary as one JSON object");
        sub->callback([options, &exit_code] { exit_code = run(*options); });

@@ -28,7 +28,7 @@ PoseArrays::PoseArrays(const PosePrepared& prepared, size_t frame_count, bool po
     positions.emplace_back(frames * shape.vertex_count * 3);
     normals.emplace_back(shape.has_normals ? frames * shape.vertex_count * 3 : 0);
   }
-  for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i], normals[i], {}});
+  for (size_t i = 0; i < shapes.size(); ++i) views.push_back({positions[i].span(), normals[i].span(), {}});
 }
 
 int resolvePoseOutput(const std::string& out, const std::string& format, PoseOutput& output) {
@@ -230,11 +230,11 @@ Expected<std::vector<uint8_t>> encodeNpzArrays(const PoseArrays& arrays, const s
   for (size_t i = 0; i < arrays.shapes.size(); ++i) {
     const PoseArrayShape& s = arrays.shapes[i];
     const std::string name = posedPrimitiveName(s.node, s.mesh, s.primitive);
-    Expected<std::vector<uint8_t>> p = encodeNpy(std::span<const float>(arrays.positions[i]), shapeOf(i));
+    Expected<std::vector<uint8_t>> p = encodeNpy(arrays.positions[i].span(), shapeOf(i));
     if (!p) return p.error();
     entries.push_back({name + "_positions", std::move(*p)});
     if (s.has_normals) {
-      Expected<std::vector<uint8_t>> n = encodeNpy(std::span<const float>(arrays.normals[i]), shapeOf(i));
+      Expected<std::vector<uint8_t>> n = encodeNpy(arrays.normals[i].span(), shapeOf(i));
       if (!n) return n.error();
       entries.push_back({name + "_normals", std::move(*n)});
     }
@@ -248,7 +248,7 @@ Expected<EncodedArrays> encodePoseArrays(std::string_view format, const PoseArra
                                          const std::vector<double>& times) {
   EncodedArrays encoded;
   if (format == "npy") {
-    const std::span<const float> positions(arrays.positions[0]);
+    const std::span<const float> positions = arrays.positions[0].span();
     const std::vector<uint64_t> shape{uint64_t(arrays.frames), uint64_t(arrays.shapes[0].vertex_count), 3};
     Expected<std::vector<uint8_t>> header = encodeNpyHeader(positions, shape);
     if (!header) return header.error();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "morphkit/gltf.h"
+#include "morphkit/output_buffer.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_arrays.h"
 
@@ -28,7 +29,7 @@ int resolvePoseOutput(const std::string& out, const std::string& format, PoseOut
 // Per posed primitive, (frames, vertices, 3) float32 arrays filled frame by frame (morphkit/pose_arrays.h).
 struct PoseArrays {
   std::vector<PoseArrayShape> shapes;
-  std::vector<std::vector<float>> positions, normals;
+  std::vector<OutputBuffer> positions, normals;  // every frame is written before the arrays are read
   std::vector<PoseArrayView> views;
   size_t frames = 0;
   PoseArrays(const PosePrepared& prepared, size_t frame_count, bool positions_only);

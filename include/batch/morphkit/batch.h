@@ -59,7 +59,7 @@ struct BatchJob {
   // Vulkan context, every frame of the task in flight at once: `pose --device gpu`'s stream, bit for bit).
   std::string pose_device = "cpu";
   // Workers side by side: `morphkit batch`'s threads (each its own BatchWorker) and morphkit.batch's LocalCluster
-  // processes; 0 (absent): half the cores.
+  // processes; 0 (absent): planBatch picks defaultBatchWorkers.
   uint32_t workers = 0;
   bool resume = false;
   bool force = false;       // write into an `out` that holds files of another run (replacing same-named files)
@@ -109,6 +109,12 @@ struct BatchTaskResult {
 };
 std::string batchTaskResultJson(const BatchTaskResult& result);
 Expected<BatchTaskResult> parseBatchTaskResultJson(std::string_view json);
+
+// The workers a job gets when it names none: 1 when its tasks use the GPU (PNG frames, or poses on the GPU): one
+// Vulkan context keeps the GPU busy with frames in flight while its frames encode on every core, and each further
+// context costs its start-up and memory (docs/PERFORMANCE.md, goal 6: 240 frames at 1024² take 1.12 s on 1 worker,
+// 1.89 s on 8, on the H200 host); otherwise (poses on the CPU only) half the cores.
+uint32_t defaultBatchWorkers(const BatchJob& job);
 
 // Keeps a Vulkan context and the last asset's renderer between the tasks one process runs. Not thread-safe:
 // one task at a time per worker.
