@@ -531,7 +531,6 @@ Status submitFrame(Renderer& r, const RenderFrameInput& input) {
   }
   if (Status s = submitInFlight(*r.ctx, slot.submission, "submitFrame"); !s) return s;
   slot.readback_wanted = input.readback;
-  slot.uncollected = true;
   r.next_submit = (r.next_submit + 1) % kRenderFramesInFlight;
   ++r.in_flight;
   slot.stats.wall_ms = msSince(wall_start);
@@ -545,7 +544,6 @@ Expected<RenderedImage> collectFrame(Renderer& r, RenderStats* stats) {
   const uint32_t slot_index = r.next_collect;
   r.next_collect = (r.next_collect + 1) % kRenderFramesInFlight;
   --r.in_flight;
-  slot.uncollected = false;
   if (Status s = waitInFlight(*r.ctx, slot.submission, "collectFrame"); !s) return s.error();
   RenderStats local = slot.stats;
   local.gpu_ms = std::nan("");

@@ -240,8 +240,7 @@ struct FrameSlot {
   InFlightSubmission submission;
   GpuBuffer readback;
   bool readback_wanted = false;
-  bool uncollected = false;  // submitted, its image not yet taken by collectFrame
-  RenderStats stats;         // cpu_ms and the submit call's share of wall_ms
+  RenderStats stats;  // cpu_ms and the submit call's share of wall_ms
 };
 
 // ---- The renderer ----

@@ -182,31 +182,30 @@ Status forChunkFrames(ThreadPool* pool, size_t count, bool concurrent,
   return Ok{};
 }
 
+// Instance i of frame k of the slot's chunk, where the copy left it in host memory.
+const float* chunkVertices(const ChunkSlot& slot, size_t instances, size_t k, size_t i) {
+  const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
+  return reinterpret_cast<const float*>(bytes + gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset);
+}
+
 // Frame k of the slot's chunk where the copy left it, every float checked finite; a bad value is named as
 // checkPoseFinite names it (the instance unpacked once, on this rare path).
 Status chunkFrameView(const GpuPose& pose, const GpuPoseOptions& request, const ChunkSlot& slot, size_t k,
                       std::vector<GpuPosedInstance>& out) {
   const PosePrepared& prepared = *pose.prepared;
   const size_t instances = prepared.instances.size();
-  const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
   out.resize(instances);
   for (size_t i = 0; i < instances; ++i) {
     const PosePrepared::Instance& inst = prepared.instances[i];
     GpuPosedInstance& view = out[i];
-    view.vertices =
-        reinterpret_cast<const float*>(bytes + gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset);
+    view.vertices = chunkVertices(slot, instances, k, i);
     view.format = pose.primitives[inst.data]->info.vertex;
     view.vertex_count = prepared.primitives[inst.data].vertex_count;
     view.weights = slot.frames[k].core.instances[i].weights;
     if (anyNonFinite(std::span<const float>(view.vertices, size_t(view.vertex_count) * view.format.stride))) {
       PoseResult named;
       if (Status s = assembleGpuPose(
-              pose, request, slot.frames[k],
-              [&](size_t j) {
-                return reinterpret_cast<const float*>(bytes +
-                                                      gpuBatchOutput(*slot.batch, uint32_t(k * instances + j))->offset);
-              },
-              named);
+              pose, request, slot.frames[k], [&](size_t j) { return chunkVertices(slot, instances, k, j); }, named);
           !s)
         return s;
     }
@@ -225,7 +224,6 @@ Status deliverResults(const GpuPose& pose, std::span<const GpuPoseOptions> reque
                       const GpuPoseStreamOptions& options, ChunkSlot& slot,
                       const std::function<Status(size_t, PoseResult&&)>& sink, ChunkResults& scratch) {
   const size_t instances = pose.prepared->instances.size();
-  const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
   ThreadPool* pool = options.pool;
   const bool concurrent = pool && options.concurrent_sink;
   // Ordered: result k holds frame k until the sink takes it. Concurrent: each run of frames has its own result, so
@@ -240,11 +238,7 @@ Status deliverResults(const GpuPose& pose, std::span<const GpuPoseOptions> reque
         PoseResult& into = resultFor(k, run);
         Status s = assembleGpuPose(
             pose, requests[slot.first_frame + k], slot.frames[k],
-            [&](size_t i) {
-              const VkDeviceSize offset = gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset;
-              return reinterpret_cast<const float*>(bytes + offset);
-            },
-            into);
+            [&](size_t i) { return chunkVertices(slot, instances, k, i); }, into);
         if (s && concurrent) s = sink(slot.first_frame + k, std::move(into));
         return s;
       },
@@ -257,7 +251,8 @@ Status deliverViews(const GpuPose& pose, std::span<const GpuPoseOptions> request
                     ChunkSlot& slot, const GpuPoseViewSink& sink) {
   ThreadPool* pool = options.pool;
   const bool concurrent = pool && options.concurrent_sink;
-  std::vector<std::vector<GpuPosedInstance>> views(concurrent ? slot.frame_count : pool ? slot.frame_count : 1);
+  // One per frame with a pool (concurrent: one per run, which are at most the frames), else one reused.
+  std::vector<std::vector<GpuPosedInstance>> views(pool ? slot.frame_count : 1);
   auto viewFor = [&](size_t k, size_t run) -> std::vector<GpuPosedInstance>& {
     return views[concurrent ? run : pool ? k : 0];
   };
