@@ -4,7 +4,8 @@
 #   consumer  configures, builds and runs tests/package/consumer (MODE full | cxx17) against PREFIX
 #   cpu_only  configures this source tree with MORPHKIT_LAYERS=core;gltf;cli (the CLI brings io and demo) and
 #             find_package(Vulkan) disabled, builds it in Release with -Werror (CI's check that the optimizer's
-#             warnings, e.g. GCC 12's -Wrestrict, stay out of the libraries) with the CLI's smoke tests, runs them,
+#             warnings, e.g. GCC 12's -Wrestrict, stay out of the libraries; the CLI at -O0,
+#             MORPHKIT_UNOPTIMIZED_GLUE) with the CLI's smoke tests, runs them,
 #             checks that its CLI refuses --device gpu, installs it into WORK/prefix, then builds the consumer
 #             (MODE cpu) against it through CMake and through pkg-config
 # Inputs (-D): STEP, SOURCE_DIR, BUILD_DIR, WORK, PREFIX, MODE, VERSION, GENERATOR, CXX, LAUNCHER, SANITIZE_FLAGS,
@@ -86,7 +87,7 @@ elseif(STEP STREQUAL "cpu_only")
   file(WRITE "${WORK}/layers.cmake" "set(MORPHKIT_LAYERS \"core;gltf;cli\" CACHE STRING \"\")\n")
   run(${CMAKE_COMMAND} --no-warn-unused-cli -S "${SOURCE_DIR}" -B "${WORK}/build" -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}" ${launcher}
       -C "${WORK}/layers.cmake" -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON "-DCMAKE_INSTALL_PREFIX=${prefix}"
-      -DCMAKE_BUILD_TYPE=Release -DMORPHKIT_WERROR=ON -DMORPHKIT_BUILD_TESTS=ON)
+      -DCMAKE_BUILD_TYPE=Release -DMORPHKIT_WERROR=ON -DMORPHKIT_BUILD_TESTS=ON -DMORPHKIT_UNOPTIMIZED_GLUE=ON)
   # Every library and the CLI, and of the CPU tests (tests/CMakeLists.txt, MORPHKIT_CPU_TESTS) the ones that drive
   # the CLI's surface: the sanitized tree runs them all already, and building the other 30 in Release here was
   # most of this step's 440 s in CI.
