@@ -470,10 +470,16 @@ TEST_F(RenderTest, FramesInFlightEqualOneFrameAtATime) {
     ASSERT_TRUE(made.ok()) << made.error().message;
     std::unique_ptr<Renderer, void (*)(Renderer*)> renderer(*made, destroyRenderer);
     const std::string what = std::string(morphPathName(rendererInfo(*renderer).path)) + (options.crowd ? " crowd" : "");
+    // The compute path's frames overlap on the GPU (a copy of the frame data per slot), the others' do not.
+    const bool copies = rendererInfo(*renderer).path == MorphPath::kCompute && !options.crowd;
+    EXPECT_EQ(rendererInfo(*renderer).frame_copies, copies ? kRenderFramesInFlight : 1u) << what;
+    // Every frame its own pose and camera: a frame drawn with another slot's uniforms or vertices differs.
     auto input = [](uint32_t i) {
       RenderFrameInput in;
       in.animation = 0;
       in.time = 0.13 * i;
+      in.camera = RenderCamera{};
+      in.camera->eye = {0.1f * float(i), 0.05f * float(i), 3.0f};
       return in;
     };
     std::vector<std::vector<uint8_t>> one_by_one;

@@ -67,6 +67,14 @@ void addBatchBindings(py::module_& m) {
       "inside).");
 
   m.def(
+      "_batch_worker_pipelines_created",
+      [] {
+        std::lock_guard lock(workerMutex());
+        return batchWorkerPipelinesCreated(processWorker());
+      },
+      "Pipelines this process's batch worker (its one Vulkan context) has created so far.");
+
+  m.def(
       "_batch_failed_result",
       [](const std::string& task_json, const std::string& worker_name, const std::string& message) {
         BatchJob job;

@@ -80,7 +80,8 @@ Status createBackground(Renderer& r) {
 void recordBackground(const Renderer& r, VkCommandBuffer cmd) {
   if (!r.background.pipeline) return;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.background.pipeline);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.background.layout, 0, 1, &r.frame.set, 0, nullptr);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.background.layout, 0, 1, &r.frames[r.data_slot].set,
+                          0, nullptr);
   vkCmdDraw(cmd, 3, 1, 0, 0);
 }
 

@@ -2,7 +2,9 @@
 // The compute path: one GpuBatch (src/vk) holds every draw as an instance; each frame one dispatch morphs and skins
 // them all, and the batch's output buffer (STORAGE | VERTEX) is bound directly as each draw's vertex buffer after
 // the dispatch's barrier (seed 003 §3: no copy, no readback). Every pass then draws the deformed vertices with the
-// plain mesh.vert variant.
+// plain mesh.vert variant. The batch has a copy per frame slot (frameCopies: its weights, matrices, active lists and
+// output; the later copies run the first one's pipeline), so frame n + 1 is written and submitted while frame n runs.
+#include "gpu_internal.h"
 #include "morphkit/gpu_interop.h"
 #include "renderer_state.h"
 
@@ -17,13 +19,14 @@ class ComputePath final : public DeformPath {
   Status finishDraws(Renderer& r) override;
   Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) override;
   Status recordDispatch(Renderer& r, VkCommandBuffer cmd) override;
-  bool dispatches() const override { return batch_ != nullptr; }
+  bool dispatches() const override { return batches_[0] != nullptr; }
+  bool frameCopies() const override { return true; }
   Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass) override {
     return meshStages(*r.ctx, r.mesh_program, d.layout_bits);
   }
   void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass pass) const override {
-    bindDeformedDraw(r, cmd, r.draws[draw], draws_[draw].mesh, pass, draws_[draw].output.buffer,
-                     draws_[draw].output.offset);
+    const GpuBufferRange& output = draws_[draw].outputs[r.data_slot];
+    bindDeformedDraw(r, cmd, r.draws[draw], draws_[draw].mesh, pass, output.buffer, output.offset);
   }
   void destroy(VulkanContext& ctx) override;
 
@@ -31,14 +34,16 @@ class ComputePath final : public DeformPath {
   struct DrawState {
     MeshDraw mesh;
     GpuInstanceDesc desc;
-    GpuBufferRange output;       // where the batch writes this draw's vertices (batch instance = draw index)
-    std::vector<float> weights;  // this frame's, kept alive for the job
+    // Where each slot's batch writes this draw's vertices (batch instance = draw index).
+    std::array<GpuBufferRange, kRenderFramesInFlight> outputs;
+    bool object_written = false;  // its object uniforms never change: written once, never while a frame reads them
+    std::vector<float> weights;   // this frame's, kept alive for the job
     std::vector<DMat4> joints;
   };
   std::vector<GpuPrimitive*> primitives_;  // static data, one per shared primitive
   std::vector<DrawState> draws_;
-  std::vector<GpuInstanceState> states_;  // the job's input, one per draw
-  GpuBatch* batch_ = nullptr;
+  std::vector<GpuInstanceState> states_;                    // the job's input, one per draw
+  std::array<GpuBatch*, kRenderFramesInFlight> batches_{};  // per frame slot; [0] owns the pipeline
 };
 
 Status ComputePath::addPrimitive(Renderer& r, uint32_t index) {
@@ -64,10 +69,13 @@ Status ComputePath::finishDraws(Renderer& r) {
   if (draws_.empty()) return Ok{};
   std::vector<GpuInstanceDesc> descs;
   for (const DrawState& d : draws_) descs.push_back(d.desc);
-  Expected<GpuBatch*> batch = createGpuBatch(*r.ctx, descs);
-  if (!batch) return batch.error();
-  batch_ = *batch;
-  for (uint32_t i = 0; i < draws_.size(); ++i) draws_[i].output = gpuBatchOutputRange(*batch_, i);
+  for (uint32_t slot = 0; slot < kRenderFramesInFlight; ++slot) {
+    Expected<GpuBatch*> batch =
+        slot == 0 ? createGpuBatch(*r.ctx, descs) : createGpuBatchSharingPipeline(*r.ctx, descs, *batches_[0]);
+    if (!batch) return batch.error();
+    batches_[slot] = *batch;
+    for (uint32_t i = 0; i < draws_.size(); ++i) draws_[i].outputs[slot] = gpuBatchOutputRange(**batch, i);
+  }
   return Ok{};
 }
 
@@ -75,7 +83,9 @@ Status ComputePath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& fra
   const Draw& d = r.draws[index];
   DrawState& state = draws_[index];
   // The compute output is in world space already: identity model and normal matrices.
-  writeObjectUniforms(state.mesh, Mat4{}, Mat4{}, d.features, r.primitives[d.primitive].influence_sets);
+  if (!state.object_written)
+    writeObjectUniforms(state.mesh, Mat4{}, Mat4{}, d.features, r.primitives[d.primitive].influence_sets);
+  state.object_written = true;
   // Joint and world matrices stay in double: the job keeps the digits far from the origin (docs/LAYOUTS.md §5).
   state.weights.assign(frame.weights.begin(), frame.weights.end());
   state.joints.assign(frame.joints.begin(), frame.joints.end());
@@ -87,10 +97,10 @@ Status ComputePath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& fra
 
 // One dispatch deforms every draw, recorded into the frame's command buffer before the passes read its output.
 Status ComputePath::recordDispatch(Renderer& r, VkCommandBuffer cmd) {
-  if (!batch_) return Ok{};
+  if (!batches_[0]) return Ok{};
   GpuMorphJob job;
   job.context = r.ctx;
-  job.batch = batch_;
+  job.batch = batches_[r.data_slot];
   job.instances = states_;
   if (Status s = recordGpuMorphJob(job, cmd); !s) return s;
   computeWriteBarrier(*r.ctx, cmd);
@@ -99,9 +109,9 @@ Status ComputePath::recordDispatch(Renderer& r, VkCommandBuffer cmd) {
 
 void ComputePath::destroy(VulkanContext& ctx) {
   for (DrawState& d : draws_) destroyMeshDraw(ctx, d.mesh);
-  destroyGpuBatch(ctx, batch_);
+  for (uint32_t slot = kRenderFramesInFlight; slot-- > 0;) destroyGpuBatch(ctx, batches_[slot]);  // lender last
   for (GpuPrimitive*& p : primitives_) destroyGpuPrimitive(ctx, p);
-  batch_ = nullptr;
+  batches_ = {};
   draws_.clear();
   primitives_.clear();
 }

@@ -141,7 +141,7 @@ Status NodePath::writeSet(Renderer& r, const Draw& d, DrawState& state) {
     if (b.name == "NodeUniforms") {
       useBuffer(state.ubo.buffer, 0, VK_WHOLE_SIZE);
     } else if (b.name == "FrameBlock") {
-      useBuffer(r.frame.ubo.buffer, 0, VK_WHOLE_SIZE);
+      useBuffer(r.frames[0].ubo.buffer, 0, VK_WHOLE_SIZE);  // one copy: the node path has no frameCopies
     } else if (b.kind == NodeBindingKind::kShadowSampler) {
       images[i] = {r.targets.shadow_sampler, r.targets.shadow.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       w.pImageInfo = &images[i];

@@ -176,20 +176,23 @@ void destroyMeshProgram(VulkanContext& ctx, MeshProgram& p) {
   p = MeshProgram{};
 }
 
-Status createFrameResources(Renderer& r) {
+namespace {
+
+// One slot's frame set: the shared maps and the slot's own uniform block.
+Status createFrameSet(Renderer& r, FrameResources& frame) {
   Expected<GpuBuffer> ubo =
       createBuffer(*r.ctx, sizeof(rs::FrameUniforms), MemoryUse::kUpload, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
   if (!ubo) return ubo.error();
-  r.frame.ubo = *ubo;
+  frame.ubo = *ubo;
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = r.pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &r.mesh_program.frame_layout;
   if (Status s =
-          checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &r.frame.set), "vkAllocateDescriptorSets(frame)");
+          checkVk(vkAllocateDescriptorSets(r.ctx->device, &alloc, &frame.set), "vkAllocateDescriptorSets(frame)");
       !s)
     return s;
-  VkDescriptorBufferInfo buffer{r.frame.ubo.buffer, 0, sizeof(rs::FrameUniforms)};
+  VkDescriptorBufferInfo buffer{frame.ubo.buffer, 0, sizeof(rs::FrameUniforms)};
   VkDescriptorImageInfo shadow{r.targets.shadow_sampler, r.targets.shadow.view,
                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   const EnvironmentMaps& env = *r.environment;
@@ -197,15 +200,25 @@ Status createFrameResources(Renderer& r) {
                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkDescriptorImageInfo table{env.table_sampler, env.brdf.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkWriteDescriptorSet writes[4] = {
-      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_FRAME, 0, 1,
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, frame.set, MSH_BINDING_FRAME, 0, 1,
        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer, nullptr},
-      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_SHADOW_MAP, 0, 1,
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, frame.set, MSH_BINDING_SHADOW_MAP, 0, 1,
        VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &shadow, nullptr, nullptr},
-      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_ENVIRONMENT, 0, 1,
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, frame.set, MSH_BINDING_ENVIRONMENT, 0, 1,
        VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &environment, nullptr, nullptr},
-      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, r.frame.set, MSH_BINDING_BRDF_TABLE, 0, 1,
+      {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, frame.set, MSH_BINDING_BRDF_TABLE, 0, 1,
        VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, &table, nullptr, nullptr}};
   vkUpdateDescriptorSets(r.ctx->device, 4, writes, 0, nullptr);
+  return Ok{};
+}
+
+}  // namespace
+
+// One frame set per frame slot (Renderer::frames).
+Status createFrameResources(Renderer& r) {
+  for (FrameResources& frame : r.frames) {
+    if (Status s = createFrameSet(r, frame); !s) return s;
+  }
   return Ok{};
 }
 
@@ -267,7 +280,7 @@ void writeObjectUniforms(MeshDraw& draw, const Mat4& model, const Mat4& normal_m
 void bindMeshDraw(const Renderer& r, VkCommandBuffer cmd, const Draw& d, const MeshDraw& draw, Pass pass) {
   const uint32_t pass_id = uint32_t(pass);
   VkPipelineLayout layout = r.mesh_program.pipeline_layouts.at(d.layout_bits);
-  VkDescriptorSet sets[3] = {r.frame.set, draw.set, r.materials.materials[d.material].set};
+  VkDescriptorSet sets[3] = {r.frames[r.data_slot].set, draw.set, r.materials.materials[d.material].set};
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 3, sets, 0, nullptr);
   vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 4, &pass_id);
 }

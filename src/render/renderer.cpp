@@ -129,11 +129,13 @@ Status createDraws(Renderer& r) {
 Status createDescriptorPool(Renderer& r) {
   const uint32_t draw_count = uint32_t(r.prepared.instances.size()) * r.options.instances;
   const uint32_t material_count = uint32_t(r.asset->materials.size()) + 1;
-  // The frame set: its uniform block, the shadow map and the environment's two maps.
-  VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * draw_count + material_count + 1},
-                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * draw_count + 1},
-                                   {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, draw_count + 1},
-                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, MAT_TEXTURE_COUNT * material_count + 3}};
+  // The frame sets, one per frame slot: each its uniform block, the shadow map and the environment's two maps.
+  const uint32_t frame_sets = kRenderFramesInFlight;
+  VkDescriptorPoolSize sizes[4] = {
+      {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * draw_count + material_count + frame_sets},
+      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * draw_count + 1},
+      {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, draw_count + 1},
+      {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, MAT_TEXTURE_COUNT * material_count + 3 * frame_sets}};
   if (r.options.node_material) {
     // Per node draw: the node uniform block + FrameBlock, the textures + the shadow map, up to 4 feature buffers.
     const uint32_t textures = uint32_t(r.options.node_material->textures.size());
@@ -142,7 +144,7 @@ Status createDescriptorPool(Renderer& r) {
     sizes[3].descriptorCount += (textures + 1) * draw_count;
   }
   VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool.maxSets = draw_count + material_count + 1;
+  pool.maxSets = draw_count + material_count + frame_sets;
   pool.poolSizeCount = 4;
   pool.pPoolSizes = sizes;
   return checkVk(vkCreateDescriptorPool(r.ctx->device, &pool, nullptr, &r.pool), "vkCreateDescriptorPool");
@@ -421,6 +423,7 @@ Expected<Renderer*> createRenderer(VulkanContext& context, const Asset& asset, c
     return s.error();
   }
   r->info.path = path;
+  r->info.frame_copies = r->path->frameCopies() ? kRenderFramesInFlight : 1;
   if (Status s = createParts(*r); !s) {
     destroyRenderer(r);
     return s.error();
@@ -446,7 +449,7 @@ void destroyRenderer(Renderer* r) {
     destroyBuffer(ctx, p.indices);
   }
   destroyMaterialSet(ctx, r->materials);
-  destroyBuffer(ctx, r->frame.ubo);
+  for (FrameResources& frame : r->frames) destroyBuffer(ctx, frame.ubo);
   destroyRenderTargets(ctx, r->targets);
   destroyEnvironmentMaps(r->own_environment);
   destroyMeshProgram(ctx, r->mesh_program);
@@ -492,21 +495,24 @@ Status submitFrame(Renderer& r, const RenderFrameInput& input) {
     return fail(Error::kInvalidArgument, "submitFrame: " + std::to_string(kRenderFramesInFlight) +
                                              " frames in flight already; collectFrame first");
   }
-  // The per-frame data (uniforms, the path's weights, matrices and active lists) has one copy: the frame before
-  // this one must be done on the GPU before any of it is written.
-  if (r.in_flight > 0) {
+  FrameSlot& slot = r.slots[r.next_submit];
+  const uint32_t slot_index = r.next_submit;
+  // The per-frame data (frame uniforms, the path's weights, matrices and active lists): with a copy per slot
+  // (DeformPath::frameCopies), this slot's copy is free once the slot was collected, so frame n + 1 is written and
+  // submitted while frame n runs; with one copy, the frame before this one must be done before any of it is written.
+  const bool copies = r.path->frameCopies();
+  if (r.in_flight > 0 && !copies) {
     FrameSlot& previous = r.slots[(r.next_submit + kRenderFramesInFlight - 1) % kRenderFramesInFlight];
     if (Status s = waitInFlight(*r.ctx, previous.submission, "submitFrame"); !s) return s;
   }
-  FrameSlot& slot = r.slots[r.next_submit];
-  const uint32_t slot_index = r.next_submit;
+  r.data_slot = copies ? slot_index : 0;
   slot.stats = RenderStats{};
   const Clock::time_point cpu_start = Clock::now();
   const RenderCamera& camera = input.camera ? *input.camera : r.camera;
   if (Status s = updateDraws(r, input, camera); !s) return s;
   DrawPipelines pipelines;
   if (Status s = drawPipelines(r, pipelines); !s) return s;
-  writeFrameUniforms(r.frame, r.options, camera, r.bounds, *r.environment);
+  writeFrameUniforms(r.frames[r.data_slot], r.options, camera, r.bounds, *r.environment);
 
   if (Status s = beginInFlight(*r.ctx, slot.submission, "submitFrame"); !s) return s;
   VkCommandBuffer cmd = slot.submission.cmd;

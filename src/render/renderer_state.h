@@ -151,8 +151,10 @@ struct Renderer;
 // A morph path (RendererInfo::path; node materials are a third), one way of deforming: it owns its per-primitive and
 // per-draw state and updates it each frame. The renderer calls the hooks in this order: addPrimitive per primitive,
 // addDraw per draw, finishDraws; then per frame updateDraw per draw, recordDispatch into the frame's command buffer
-// before the passes, and stages/bind while recording them. Per-frame host writes happen only once the GPU finished
-// the previous frame (submitFrame waits for it). destroy frees everything it created, also after a failure half-way.
+// before the passes, and stages/bind while recording them. A path with frameCopies keeps a copy of its per-frame
+// data (what updateDraw and recordDispatch write, and the outputs the passes read) per frame slot and uses copy
+// r.data_slot; a path without writes its one copy only once the GPU finished the previous frame (submitFrame waits
+// for it). destroy frees everything it created, also after a failure half-way.
 class DeformPath {
  public:
   virtual ~DeformPath() = default;
@@ -163,7 +165,8 @@ class DeformPath {
   virtual Status updateDraw(Renderer& r, uint32_t draw, const DrawFrame& frame) = 0;
   // The path's compute work, recorded with its barrier before the passes (after every draw's update).
   virtual Status recordDispatch(Renderer&, VkCommandBuffer) { return Ok{}; }
-  virtual bool dispatches() const { return false; }  // recordDispatch records anything (RenderStats::morph_gpu_ms)
+  virtual bool dispatches() const { return false; }   // recordDispatch records anything (RenderStats::morph_gpu_ms)
+  virtual bool frameCopies() const { return false; }  // a copy of the per-frame data per frame slot (see above)
   virtual Expected<PipelineStages> stages(Renderer& r, const Draw& d, Pass pass) = 0;
   // Binds the draw's descriptor sets, push constants and vertex buffer.
   virtual void bind(const Renderer& r, VkCommandBuffer cmd, uint32_t draw, Pass pass) const = 0;
@@ -257,7 +260,7 @@ struct Renderer {
 
   VkDescriptorPool pool = VK_NULL_HANDLE;  // every set; destroyed with the renderer
   RenderTargets targets;
-  FrameResources frame;
+  std::array<FrameResources, kRenderFramesInFlight> frames;  // per slot (only frames[0] is used without frameCopies)
   MeshProgram mesh_program;
   MaterialSet materials;
   PipelineCache pipelines;
@@ -267,6 +270,7 @@ struct Renderer {
   std::unique_ptr<DeformPath> path;
   std::array<FrameSlot, kRenderFramesInFlight> slots;
   uint32_t next_submit = 0, next_collect = 0, in_flight = 0;  // slot indices (round robin) and uncollected frames
+  uint32_t data_slot = 0;  // the copy of the per-frame data the frame being submitted uses (0 without frameCopies)
 };
 
 // materials.cpp (they read and fill the Renderer's MaterialSet)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """morphkit.batch on a 2-worker Dask LocalCluster against `morphkit batch` (one process): same bytes over every
-shared model, a killed worker's task re-runs, resume does no work. Small frames and few of them: CI has 2 cores."""
+shared model, a killed worker's task re-runs, resume does no work, a worker process compiles its pipelines once for
+all its tasks. Small frames and few of them: CI has 2 cores."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import pytest
 
 import morphkit
 import morphkit.batch
-from batch_faults import KillOnce
+from batch_faults import KillOnce, pipelines_over_tasks
 from conftest import ASSETS, run_cli, shared_models
 
 distributed = pytest.importorskip("distributed")
@@ -116,3 +117,17 @@ def test_job_errors(assets: pathlib.Path, cli: str, tmp_path: pathlib.Path) -> N
     bad.write_text('{"assets": ["x.glb"], "fps": -1}')
     done = run_cli(cli, "batch", bad)
     assert done.returncode == 1 and done.stderr.startswith(f"morphkit: error: {bad}: fps: expected")
+
+
+def test_a_dask_worker_compiles_its_pipelines_for_its_first_task_only(gpu: None, client: Any,
+                                                                      tmp_path: pathlib.Path) -> None:
+    # Each worker process runs three rendering tasks of one asset through morphkit.batch.run_task, as a Dask task
+    # would: its one Vulkan context (and renderer) serves all three, so only the first compiles pipelines. A size no
+    # other test renders, so the first task needs a renderer of its own even on a worker that ran earlier tests.
+    job = small_job([ASSETS / "Fox/glTF-Binary/Fox.glb"], tmp_path / "out", frames=[0, 3], animations=[0],
+                    size=[24, 24])
+    per_worker = client.run(pipelines_over_tasks, job)
+    assert len(per_worker) == 2
+    for worker, counts in per_worker.items():
+        assert counts[1] > counts[0], f"{worker}: the first task compiled no pipeline ({counts})"
+        assert counts[1] == counts[2] == counts[3], f"{worker}: a later task compiled pipelines again ({counts})"

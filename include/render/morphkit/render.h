@@ -179,6 +179,9 @@ struct RendererInfo {
   uint32_t crowd = 0;                   // copies deformed by the crowd kernel (RenderOptions::crowd), else 0
   std::string device;                   // gpuDeviceInfo().name
   std::vector<std::string> warnings;    // e.g. "images[0]: image/jpeg could not be decoded; using the factor"
+  // Copies of the per-frame data (uniforms, weights, matrices, deformed outputs): kRenderFramesInFlight on the compute
+  // path, whose frame n + 1 is submitted while frame n runs; 1 on the others (submitFrame waits for the frame before).
+  uint32_t frame_copies = 1;
 };
 
 // Uploads the asset (decoded with preparePose), builds pipelines and targets. The asset must outlive it.
