@@ -105,7 +105,8 @@ std::vector<std::string> assetKeys(const std::vector<std::filesystem::path>& fil
 std::string animationKey(const Asset& asset, uint32_t animation) {
   if (animation == kNone) return "rest";
   const std::string& name = asset.animations[animation].name;
-  return std::to_string(animation) + (name.empty() ? "" : "_" + sanitize(name));
+  // fmt, not `"_" + …`: GCC 12 at -O3 warns -Wrestrict (a false positive) on that concatenation.
+  return name.empty() ? std::to_string(animation) : fmt::format("{}_{}", animation, sanitize(name));
 }
 
 std::string rangeTag(uint32_t first, uint32_t last) {
