@@ -8,6 +8,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "render_shared.h"
+
+// After render_shared.h, whose bindings and structs they use (a group of their own: clang-format sorts groups).
 #include "environment.glsl"
 #include "tone.glsl"
 
@@ -20,18 +22,24 @@ layout(location = 3) in vec2 inUv0;
 layout(location = 4) in vec2 inUv1;
 layout(location = 5) in vec4 inColor0;  // vec4(1) without COLOR_0
 
-layout(set = MSH_SET_FRAME, binding = MSH_BINDING_FRAME, std140) uniform FrameBlock { FrameUniforms frame; };
+layout(set = MSH_SET_FRAME, binding = MSH_BINDING_FRAME, std140) uniform FrameBlock {
+  FrameUniforms frame;
+};
 layout(set = MSH_SET_FRAME, binding = MSH_BINDING_SHADOW_MAP) uniform sampler2DShadow shadowMap;
 layout(set = MSH_SET_FRAME, binding = MSH_BINDING_ENVIRONMENT) uniform sampler2D environmentMap;
 layout(set = MSH_SET_FRAME, binding = MSH_BINDING_BRDF_TABLE) uniform sampler2D brdfTable;
-layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_MATERIAL, std140) uniform MaterialBlock { MaterialUniforms material; };
+layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_MATERIAL, std140) uniform MaterialBlock {
+  MaterialUniforms material;
+};
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_BASE_COLOR_TEXTURE) uniform sampler2D baseColorTexture;
-layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_METALLIC_ROUGHNESS_TEXTURE) uniform sampler2D metallicRoughnessTexture;
+layout(set = MSH_SET_MATERIAL,
+       binding = MSH_BINDING_METALLIC_ROUGHNESS_TEXTURE) uniform sampler2D metallicRoughnessTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_NORMAL_TEXTURE) uniform sampler2D normalTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_OCCLUSION_TEXTURE) uniform sampler2D occlusionTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_EMISSIVE_TEXTURE) uniform sampler2D emissiveTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_CLEARCOAT_TEXTURE) uniform sampler2D clearcoatTexture;
-layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_CLEARCOAT_ROUGHNESS_TEXTURE) uniform sampler2D clearcoatRoughnessTexture;
+layout(set = MSH_SET_MATERIAL,
+       binding = MSH_BINDING_CLEARCOAT_ROUGHNESS_TEXTURE) uniform sampler2D clearcoatRoughnessTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_SHEEN_COLOR_TEXTURE) uniform sampler2D sheenColorTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_SHEEN_ROUGHNESS_TEXTURE) uniform sampler2D sheenRoughnessTexture;
 layout(set = MSH_SET_MATERIAL, binding = MSH_BINDING_SPECULAR_TEXTURE) uniform sampler2D specularTexture;
@@ -269,7 +277,8 @@ void main() {
   specularScattering(ab, metal_f0, m.specular_f90, single_m, multiple_m);
   vec3 irradiance = diffuseIrradiance(n) * frame.environment.x;  // E/π
   vec3 radiance = specularRadiance(n, v, roughness) * frame.environment.x;
-  vec3 ibl_specular = radiance * mix(single_d, single_m, m.metallic) + irradiance * mix(multiple_d, multiple_m, m.metallic);
+  vec3 ibl_specular =
+      radiance * mix(single_d, single_m, m.metallic) + irradiance * mix(multiple_d, multiple_m, m.metallic);
   vec3 ibl_diffuse = base.rgb * (1.0 - m.metallic) * (1.0 - single_d - multiple_d) * irradiance;
   if (hasFlag(MAT_OCCLUSION_TEXTURE)) {
     float ao = texture(occlusionTexture, uvFor(3u)).r;  // §3.9.4: occlusion in R
@@ -291,8 +300,8 @@ void main() {
     float ibl_scale = 1.0 - max_sheen * albedo_v;
     vec3 sheen = light * m.sheen_color * sheenDV(NdotL, NdotVd, NdotH, m.sheen_roughness) +
                  irradiance * m.sheen_color * albedo_v;
-    color = (direct_diffuse + direct_specular) * direct_scale + (ibl_diffuse + ibl_specular) * ibl_scale + emissive +
-            sheen;
+    color =
+        (direct_diffuse + direct_specular) * direct_scale + (ibl_diffuse + ibl_specular) * ibl_scale + emissive + sheen;
   } else {
     color = direct_diffuse + direct_specular + ibl_diffuse + ibl_specular + emissive;
   }

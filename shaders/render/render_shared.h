@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // render_shared.h — GPU structs, feature flags and binding slots shared by the render shaders
 // (shaders/render/*.vert|frag, shaders/morph.glsl), the GLSL that node materials generate (src/material, through
-// shaderc's include callback) and C++ (src/render/*.cpp, src/material/*.cpp). One definition, two languages: C++ sees the same
-// struct names with static_asserts on every size and offset (std140 for uniform blocks, std430 for storage
+// shaderc's include callback) and C++ (src/render/*.cpp, src/material/*.cpp). One definition, two languages: C++ sees
+// the same struct names with static_asserts on every size and offset (std140 for uniform blocks, std430 for storage
 // blocks; every member here is a 16-byte vec4/mat4 or a run of 4-byte scalars, so C++ natural alignment
 // with alignas(16) vectors gives the same bytes). Macros are plain ints so the GLSL preprocessor can use them.
 #ifndef MORPHKIT_RENDER_SHARED_H
@@ -47,8 +47,8 @@ struct alignas(16) mat4 {
 #define MSH_SET_FRAME 0
 #define MSH_SET_MESH 1
 #define MSH_SET_MATERIAL 2
-#define MSH_BINDING_FRAME 0       // FrameUniforms (uniform)
-#define MSH_BINDING_SHADOW_MAP 1  // sampler2DShadow
+#define MSH_BINDING_FRAME 0        // FrameUniforms (uniform)
+#define MSH_BINDING_SHADOW_MAP 1   // sampler2DShadow
 #define MSH_BINDING_ENVIRONMENT 2  // sampler2D: the prefiltered equirect chain (environment.glsl's convention)
 #define MSH_BINDING_BRDF_TABLE 3   // sampler2D: split-sum (A, B) by (N·V, roughness)
 
@@ -165,8 +165,8 @@ struct MaterialUniforms {
   float roughness_factor;
   float normal_scale;
   float occlusion_strength;
-  uint texture_flags;  // MAT_*
-  uint texcoord_sets;  // 1 bit per texture (bit i set: texture i uses TEXCOORD_1), order of the bindings
+  uint texture_flags;   // MAT_*
+  uint texcoord_sets;   // 1 bit per texture (bit i set: texture i uses TEXCOORD_1), order of the bindings
   float dielectric_f0;  // KHR_materials_ior: ((ior − 1)/(ior + 1))² (0.04 for the default 1.5)
   uint pad0;
   vec4 specular;   // KHR_materials_specular: rgb specularColorFactor, w specularFactor (1, 1, 1, 1 without)
@@ -181,16 +181,16 @@ struct MaterialUniforms {
 // The fixed head of the generated `uniform NodeUniforms { MSH_NODE_OBJECT_MEMBERS <graph uniforms> } node;` block
 // (std140). A member list rather than a struct, so generated code and custom blocks keep writing `node.model`.
 // C++ fills it as morphkit::NodeObjectHeader (morphkit/node_material.h; static_asserts in node_layout.cpp).
-#define MSH_NODE_OBJECT_MEMBERS                                                                                  \
-  mat4 model;          /* object → world (identity for skinned draws) */                                       \
-  mat4 normal_matrix;  /* inverse-transpose of model's 3×3 */                                                  \
-  uint features;       /* MSH_HAS_NORMALS | MSH_HAS_TANGENTS | MSH_HAS_UV0 | MSH_HAS_UV1 */                     \
-  uint skin_sets;      /* JOINTS_n/WEIGHTS_n sets; 0: not skinned */                                           \
-  uint texture_mask;   /* bit k: texture k is bound */                                                         \
-  uint texcoord_sets;  /* bit k: texture k samples TEXCOORD_1 */                                               \
-  uint alpha_mode;     /* 0 OPAQUE, 1 MASK, 2 BLEND (glTF 2.0 §3.9.4) */                                        \
-  float alpha_cutoff;                                                                                          \
-  uint pad0;                                                                                                   \
+#define MSH_NODE_OBJECT_MEMBERS                                                            \
+  mat4 model;         /* object → world (identity for skinned draws) */                  \
+  mat4 normal_matrix; /* inverse-transpose of model's 3×3 */                              \
+  uint features;      /* MSH_HAS_NORMALS | MSH_HAS_TANGENTS | MSH_HAS_UV0 | MSH_HAS_UV1 */ \
+  uint skin_sets;     /* JOINTS_n/WEIGHTS_n sets; 0: not skinned */                        \
+  uint texture_mask;  /* bit k: texture k is bound */                                      \
+  uint texcoord_sets; /* bit k: texture k samples TEXCOORD_1 */                            \
+  uint alpha_mode;    /* 0 OPAQUE, 1 MASK, 2 BLEND (glTF 2.0 §3.9.4) */                   \
+  float alpha_cutoff;                                                                      \
+  uint pad0;                                                                               \
   uint pad1;
 struct NodeObjectUniforms {
   MSH_NODE_OBJECT_MEMBERS
