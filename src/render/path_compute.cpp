@@ -36,8 +36,7 @@ class ComputePath final : public DeformPath {
     GpuInstanceDesc desc;
     // Where each slot's batch writes this draw's vertices (batch instance = draw index).
     std::array<GpuBufferRange, kRenderFramesInFlight> outputs;
-    bool object_written = false;  // its object uniforms never change: written once, never while a frame reads them
-    std::vector<float> weights;   // this frame's, kept alive for the job
+    std::vector<float> weights;  // this frame's, kept alive for the job
     std::vector<DMat4> joints;
   };
   std::vector<GpuPrimitive*> primitives_;  // static data, one per shared primitive
@@ -61,7 +60,11 @@ Status ComputePath::addDraw(Renderer& r, uint32_t index) {
   state.desc.primitive = primitives_[d.primitive];
   state.desc.skinned = d.skin != kNone;
   state.desc.joint_count = d.skin != kNone ? uint32_t(r.asset->skins[d.skin].joints.size()) : 0;
-  return createMeshDraw(r, d.layout_bits, {}, state.mesh);
+  if (Status s = createMeshDraw(r, d.layout_bits, {}, state.mesh); !s) return s;
+  // The compute output is in world space already: identity model and normal matrices, the same every frame, so
+  // written once here (never while a frame in flight reads them).
+  writeObjectUniforms(state.mesh, Mat4{}, Mat4{}, d.features, r.primitives[d.primitive].influence_sets);
+  return Ok{};
 }
 
 Status ComputePath::finishDraws(Renderer& r) {
@@ -79,13 +82,8 @@ Status ComputePath::finishDraws(Renderer& r) {
   return Ok{};
 }
 
-Status ComputePath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& frame) {
-  const Draw& d = r.draws[index];
+Status ComputePath::updateDraw(Renderer&, uint32_t index, const DrawFrame& frame) {
   DrawState& state = draws_[index];
-  // The compute output is in world space already: identity model and normal matrices.
-  if (!state.object_written)
-    writeObjectUniforms(state.mesh, Mat4{}, Mat4{}, d.features, r.primitives[d.primitive].influence_sets);
-  state.object_written = true;
   // Joint and world matrices stay in double: the job keeps the digits far from the origin (docs/LAYOUTS.md §5).
   state.weights.assign(frame.weights.begin(), frame.weights.end());
   state.joints.assign(frame.joints.begin(), frame.joints.end());
