@@ -4,7 +4,8 @@
 //   materials.cpp  MaterialSet: samplers, decoded images, PBR material sets
 //   pipelines.cpp  MeshProgram (mesh.vert variants + pbr.frag and their layouts), MeshDraw, the pipeline cache
 //   path_*.cpp     one DeformPath per way of deforming: vertex (seed band texture), compute, crowd, node material
-//   renderer.cpp   createRenderer / destroyRenderer / renderFrame: the shared primitives and draws, the frame loop
+//   renderer.cpp   createRenderer / destroyRenderer: the shared primitives and draws
+//   frame.cpp      the frame step, the draws' updates and recording, submitFrame / collectFrame / renderFrame
 #pragma once
 #include <vulkan/vulkan.h>
 
@@ -54,7 +55,7 @@ enum class Pass : uint32_t { kColor = MSH_PASS_COLOR, kDepth = MSH_PASS_DEPTH, k
 
 // The offscreen attachments, the three render passes, their framebuffers and the timestamp queries (3 per frame
 // slot). The shadow map exists (1×1) even without shadows: the color pass samples it. The readback buffers are the
-// frame slots' (renderer.cpp).
+// frame slots' (renderer.cpp creates them).
 struct RenderTargets {
   GpuImage color, depth, shadow;
   GpuImage color_msaa;     // with MSAA: the multisampled color attachment, resolved into `color`
@@ -237,7 +238,7 @@ Status createBackground(Renderer& r);                           // after the fra
 void recordBackground(const Renderer& r, VkCommandBuffer cmd);  // first in the color pass; nothing without one
 void destroyBackground(VulkanContext& ctx, BackgroundPipeline& background);
 
-// ---- Frames in flight (renderer.cpp; submitFrame / collectFrame) ----
+// ---- Frames in flight (frame.cpp; submitFrame / collectFrame) ----
 // One frame's command buffer, fence, readback buffer and timestamps (queries kQueriesPerFrame × its index).
 struct FrameSlot {
   InFlightSubmission submission;
@@ -245,6 +246,10 @@ struct FrameSlot {
   bool readback_wanted = false;
   RenderStats stats;  // cpu_ms and the submit call's share of wall_ms
 };
+// Every draw's pipeline per pass it is drawn in (looked up per frame: winding may change with the pose; cached).
+// createRenderer calls it once so the first frame's timing is not pipeline compilation.
+using DrawPipelines = std::vector<std::array<VkPipeline, 3>>;
+Status drawPipelines(Renderer& r, DrawPipelines& out);
 
 // ---- The renderer ----
 struct Renderer {
