@@ -459,6 +459,8 @@ TEST(GlbWriterRoundTrip, SparseCamerasTexturesAndMatrices) {
   material.alpha_cutoff = 0.3f;
   material.double_sided = true;
   asset.nodes[0].weights = {0.25f, 0.75f};
+  material.emissive_strength = 2.0f;  // written as its extension object, so the writer declares it
+  material.extensions = {"KHR_materials_emissive_strength"};
   asset.extensions_used = {"KHR_materials_emissive_strength"};
   asset = test::validated(std::move(asset));
 
@@ -486,6 +488,108 @@ TEST(GlbWriterRoundTrip, SharedAssets) {
     ++checked;
   }
   EXPECT_GE(checked, 15);
+}
+
+// A file with what the data model does not hold: extras everywhere, an extension morphkit has never heard of (on
+// a material, a node and the root), KHR_materials_* objects and a light. Written back as an edit of its document.
+std::string documentWithExtensions() {
+  std::vector<uint8_t> bin(36, 0);
+  const float triangle[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  std::memcpy(bin.data(), triangle, sizeof triangle);
+  return test::gltfJson(
+      R"("extensionsUsed":["KHR_materials_emissive_strength","KHR_materials_ior","EXT_vendor_thing",)"
+      R"("KHR_lights_punctual","KHR_materials_volume"],)"
+      R"("extras":{"pipeline":"face-v3"},)"
+      R"("extensions":{"KHR_lights_punctual":{"lights":[{"type":"point","intensity":2.5}]}},)"
+      R"("buffers":[)" +
+      test::bufferJson(bin) +
+      R"(],"bufferViews":[{"buffer":0,"byteLength":36}],)"
+      R"("accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}],)"
+      R"("materials":[{"name":"skin","extras":{"sss":0.3},"extensions":{"KHR_materials_emissive_strength":)"
+      R"({"emissiveStrength":4},"KHR_materials_ior":{"ior":1.4},"KHR_materials_volume":{"thicknessFactor":0.1},)"
+      R"("EXT_vendor_thing":{"level":7}}}],)"
+      R"("meshes":[{"name":"tri","extras":{"targetNames":[]},"primitives":[{"attributes":{"POSITION":0},)"
+      R"("material":0,"extras":{"lod":0}}]}],)"
+      R"("nodes":[{"name":"root","mesh":0,"extras":{"id":"n0"},)"
+      R"("extensions":{"KHR_lights_punctual":{"light":0}}}],"scenes":[{"nodes":[0],"extras":{"s":1}}],"scene":0)");
+}
+
+std::string writtenJson(const Asset& asset) {
+  auto json = writeGltfJson(asset);
+  EXPECT_TRUE(json.ok()) << json.error().message;
+  return json ? *json : std::string();
+}
+
+TEST(GlbWriterDocument, KeepsExtrasAndEveryExtensionOfTheInput) {
+  auto asset = test::loadJson(documentWithExtensions());
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  const std::string json = writtenJson(*asset);
+  for (const char* kept : {R"("pipeline":"face-v3")", R"("sss":0.3)", R"("lod":0)", R"("id":"n0")", R"("s":1)",
+                           R"("EXT_vendor_thing":{"level":7})", R"("KHR_materials_volume":{"thicknessFactor":0.1})",
+                           R"("lights":[{"type":"point","intensity":2.5}])", R"("KHR_lights_punctual":{"light":0})",
+                           R"("KHR_materials_emissive_strength":{"emissiveStrength":4})"}) {
+    EXPECT_NE(json.find(kept), std::string::npos) << kept << " missing from " << json;
+  }
+  // Declared exactly: every extension object written, in the input's order, nothing else.
+  EXPECT_NE(json.find(R"("extensionsUsed":["KHR_materials_emissive_strength","KHR_materials_ior",)"
+                      R"("EXT_vendor_thing","KHR_lights_punctual","KHR_materials_volume"])"),
+            std::string::npos)
+      << json;
+  // Reloads to the same asset.
+  auto glb = writeGlb(*asset);
+  ASSERT_TRUE(glb.ok()) << glb.error().message;
+  auto again = loadAssetFromMemory(*glb, ".");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  expectSameAsset(*asset, *again);
+}
+
+TEST(GlbWriterDocument, DeclaresWhatItWritesAndDropsWhatItDoesNot) {
+  auto asset = test::loadJson(documentWithExtensions());
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  // Declared but absent from the document: not declared in the output.
+  asset->extensions_used.push_back("KHR_texture_transform");
+  asset->extensions_required.push_back("KHR_texture_transform");
+  // An appended object is written from the Asset and keeps the input's objects around it.
+  AppendAccessorOptions options;
+  options.min_max = true;
+  const float times[2] = {0, 1};
+  const uint32_t input = appendAccessor(*asset, std::span<const float>(times), AccessorType::kScalar, options);
+  const float moves[6] = {0, 0, 0, 0, 1, 0};
+  const uint32_t output = appendAccessor(*asset, std::span<const float>(moves), AccessorType::kVec3);
+  Animation animation;
+  animation.name = "added";
+  animation.samplers.push_back({input, output, Interpolation::kStep});
+  animation.channels.push_back({0, 0, TargetPath::kTranslation});
+  asset->animations.push_back(animation);
+  const std::string json = writtenJson(test::validated(*asset));
+  EXPECT_EQ(json.find("KHR_texture_transform"), std::string::npos) << json;
+  EXPECT_EQ(json.find("extensionsRequired"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("name":"added")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("interpolation":"STEP")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("id":"n0")"), std::string::npos) << json;
+}
+
+TEST(GlbWriterDocument, QuantizedAttributesDeclareMeshQuantization) {
+  Asset asset;
+  const int16_t positions[12] = {0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0};  // 8-byte stride: 4-byte aligned
+  AppendAccessorOptions options;
+  options.min_max = true;
+  options.target = kArrayBuffer;
+  const uint32_t position = appendAccessor(asset, std::span<const int16_t>(positions), AccessorType::kVec4, options);
+  asset.accessors[position].type = AccessorType::kVec3;
+  asset.accessors[position].min.resize(3);
+  asset.accessors[position].max.resize(3);
+  asset.buffer_views[asset.accessors[position].buffer_view].byte_stride = 8;
+  Mesh mesh;
+  mesh.primitives.push_back({{{"POSITION", position}}});
+  asset.meshes.push_back(mesh);
+  asset.nodes.push_back(Node{.mesh = 0});
+  asset.extensions_used = {"KHR_mesh_quantization"};  // for the validation pass; the writer derives its own
+  asset = test::validated(std::move(asset));
+  asset.extensions_used.clear();
+  const std::string json = writtenJson(asset);
+  EXPECT_NE(json.find(R"("extensionsUsed":["KHR_mesh_quantization"])"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("extensionsRequired":["KHR_mesh_quantization"])"), std::string::npos) << json;
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "capture_test_util.h"
+#include "gltf_test_util.h"
 #include "morphkit/capture.h"
 #include "morphkit/demo.h"
 #include "morphkit/glb_writer.h"
@@ -264,6 +266,45 @@ TEST(Animate, TheBakedFilePassesTheValidator) {
   writeHead(dir, 30);
   ASSERT_EQ(morphkit(dir, "animate head.glb --weights-csv capture.csv --out baked.glb --json").exit_code, 0);
   EXPECT_EQ(validateFile(dir / "baked.glb"), 0);
+}
+
+// The baked file is an edit of IN's document: a head in each KHR_materials_* material keeps its extension object,
+// declared (the validator reports UNDECLARED_EXTENSION otherwise), and an extension morphkit never heard of, with
+// extras, survives too.
+TEST(Animate, KeepsAndDeclaresEveryExtensionOfTheInput) {
+  MORPHKIT_REQUIRE_VALIDATOR();
+  const auto dir = test::scratchDir();
+  writeHead(dir, 20);
+  for (DemoMaterial material : {DemoMaterial::kEmissive, DemoMaterial::kIor, DemoMaterial::kSpecular,
+                                DemoMaterial::kClearcoat, DemoMaterial::kSheen, DemoMaterial::kUnlit}) {
+    Expected<Asset> asset = makeDemoAsset({.targets = 52, .vertices = 600, .bones = 3, .material = material});
+    ASSERT_TRUE(asset.ok());
+    const std::string expected = asset->extensions_used.back();
+    Expected<std::vector<uint8_t>> glb = writeGlb(*asset);
+    ASSERT_TRUE(glb.ok());
+    // An unknown extension and extras on the material, as another tool would have written them.
+    std::string json = writeGltfJson(*asset).value();
+    const size_t materials = json.find("\"materials\":[{");
+    ASSERT_NE(materials, std::string::npos);
+    json.insert(materials + 14, R"("extras":{"shader":"skin_v2"},)");
+    json.insert(json.find("\"extensionsUsed\":[") + 18, R"("EXT_vendor_skin",)");
+    json.insert(json.find("\"extensions\":{", materials) + 14, R"("EXT_vendor_skin":{"pores":3},)");
+    std::vector<uint8_t> bin(glb->begin() + 20 + (*glb)[12] + ((*glb)[13] << 8) + ((*glb)[14] << 16) + 8, glb->end());
+    test::writeBytes(dir / "head.glb", test::makeGlb(json, &bin));
+    CliRun run = morphkit(dir, "animate head.glb --weights-csv capture.csv --out baked.glb");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.err.find("does not keep"), std::string::npos) << run.err;
+    EXPECT_EQ(validateFile(dir / "baked.glb"), 0) << expected;
+    Expected<Asset> baked = loadAsset(dir / "baked.glb");
+    ASSERT_TRUE(baked.ok()) << baked.error().message;
+    for (const std::string& name : {expected, std::string("EXT_vendor_skin")}) {
+      EXPECT_NE(std::find(baked->extensions_used.begin(), baked->extensions_used.end(), name),
+                baked->extensions_used.end())
+          << name;
+    }
+    EXPECT_NE(baked->source_json.find(R"("EXT_vendor_skin":{"pores":3})"), std::string::npos);
+    EXPECT_NE(baked->source_json.find(R"("shader":"skin_v2")"), std::string::npos);
+  }
 }
 
 // The issue's acceptance case: the shared sample capture baked into MorphSkinBlob52 (52 ARKit names, three

@@ -15,9 +15,9 @@ from ._errors import (DeviceError, DeviceLostError, Error, FileNotFoundError_, I
                       InvalidAssetError, InvalidCsvError, InvalidGlbError, InvalidGltfError, InvalidJsonError, IoError,
                       NoDeviceError, OutOfMemoryError, PathEscapesFolderError, TooLargeError,
                       UnsupportedExtensionError, VulkanError)
-from ._morphkit import AnimationInfo, Asset, PosedPrimitive, PoseResult, Renderer, __version__, check, load, load_capture
+from ._morphkit import AnimationInfo, Asset, PosedPrimitive, PoseResult, Renderer, __version__, check, load, load_capture, optimize
 
-__all__ = ["load", "load_capture", "check", "Asset", "AnimationInfo", "PoseResult", "PosedPrimitive", "Renderer", "Error",
+__all__ = ["load", "load_capture", "check", "optimize", "Asset", "AnimationInfo", "PoseResult", "PosedPrimitive", "Renderer", "Error",
            "FileNotFoundError_", "IoError", "InvalidAssetError", "InvalidJsonError", "InvalidCsvError", "InvalidGlbError",
            "InvalidGltfError", "UnsupportedExtensionError", "PathEscapesFolderError", "TooLargeError",
            "InvalidArgumentError", "DeviceError", "NoDeviceError", "VulkanError", "DeviceLostError",

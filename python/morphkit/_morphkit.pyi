@@ -160,6 +160,25 @@ def check(
     own "deviation"), "hazards" (load refusals, dropped targets, extensions) and "loads".
     """
 
+def optimize(
+    path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    max_error_mm: float | None = None,
+    max_error_rel: float | None = None,
+    meshopt: bool = True,
+    force: bool = False,
+    allow_external_paths: bool = False,
+) -> dict[str, Any]:
+    """Write a smaller .glb of the file, verified within a bound at every pose: `morphkit optimize --json`'s report.
+
+    max_error_mm: the largest world-space vertex distance from the input at any pose, in millimetres;
+    max_error_rel: the bound as a fraction of the rest pose's bounding-box diagonal (default 2e-4); give one.
+    meshopt=False writes quantization alone. An existing out needs force=True; out equal to path, a bound <= 0 or
+    NaN raise InvalidArgumentError; a bound no encoding meets raises naming the pose and vertex, and writes nothing
+    (docs/OPTIMIZE.md).
+    """
+
 def load_capture(
     path: str | os.PathLike[str],
     format: Literal["auto", "livelink", "csv", "mediapipe", "a2f", "ifacialmocap"] = "auto",

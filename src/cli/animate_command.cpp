@@ -37,27 +37,15 @@ struct AnimateOptions {
   WeightOptions weights;
 };
 
-// What OUT may declare. KHR_mesh_quantization lives in the accessors themselves and survives; the writer keeps
-// the KHR_texture_transform and KHR_texture_basisu objects, KHR_animation_pointer channels and VRM expressions
-// (morphkit/glb_writer.h; of VRM only the expressions); EXT_meshopt_compression and
-// KHR_draco_mesh_compression were decoded at load, so OUT holds plain data and must not declare them; any other
-// extension's data is lost. Every name dropped from extensionsUsed/extensionsRequired is reported.
-void dropUnkeptExtensions(Asset& asset, const std::string& file) {
-  auto kept = [](const std::string& name) {
-    return name == "KHR_mesh_quantization" || name == "KHR_texture_transform" || name == "KHR_texture_basisu" ||
-           name == "KHR_animation_pointer" || name == "VRMC_vrm" || name == "VRM";  // VRM: its expressions
-  };
-  auto decoded = [](const std::string& name) {
-    return name == "EXT_meshopt_compression" || name == "KHR_draco_mesh_compression";
-  };
+// The writer keeps every extension object of IN and declares exactly what it writes (morphkit/glb_writer.h);
+// the compressions the loader decoded are not written back, which the user is told.
+void reportDecodedCompression(const Asset& asset, const std::string& file) {
   for (const std::string& name : asset.extensions_used) {
-    if (kept(name)) continue;
-    reportWarning(fmt::format("{}: extensionsUsed '{}': {}", file, printable(name),
-                              decoded(name) ? "decoded at load, the output is written uncompressed"
-                                            : "morphkit does not keep its data; not in the output"));
+    if (name == "EXT_meshopt_compression" || name == "KHR_draco_mesh_compression") {
+      reportWarning(fmt::format("{}: extensionsUsed '{}': decoded at load, the output is written uncompressed", file,
+                                printable(name)));
+    }
   }
-  std::erase_if(asset.extensions_used, [&](const std::string& name) { return !kept(name); });
-  std::erase_if(asset.extensions_required, [&](const std::string& name) { return !kept(name); });
 }
 
 // KHR_draco_mesh_compression is lossy and the loader decoded it: written plain, the decoded attributes must
@@ -140,7 +128,7 @@ int run(const AnimateOptions& o) {
 
   const bool draco = std::find(asset->extensions_used.begin(), asset->extensions_used.end(),
                                "KHR_draco_mesh_compression") != asset->extensions_used.end();
-  dropUnkeptExtensions(*asset, o.file);
+  reportDecodedCompression(*asset, o.file);
   if (draco) settleDecodedDraco(*asset);
   for (size_t i = 0; i < asset->images.size(); ++i) {
     const std::string& uri = asset->images[i].uri;

@@ -59,10 +59,10 @@ int resolvePoseOutput(const std::string& out, const std::string& format, PoseOut
 
 namespace {
 
-// The source's materials, textures, samplers and images, copied into `asset` with the same indices: texture
-// references keep their KHR_texture_transform (the posed TEXCOORDs are stored as in the file, so the transform
-// must travel with them), KTX2 textures their KHR_texture_basisu source. Images stored in bufferViews are copied
-// into the new buffer; URIs are kept as they are.
+// The source's materials, textures, samplers and images, copied into `asset` with the same indices and written as
+// the source's document has them (KHR_texture_transform travels with the posed TEXCOORDs, which are stored as in
+// the file; KTX2 textures keep their KHR_texture_basisu source). Images stored in bufferViews are copied into the
+// new buffer; URIs are kept as they are.
 void copyMaterials(const Asset& source, Asset& asset) {
   asset.materials = source.materials;
   asset.textures = source.textures;
@@ -76,13 +76,12 @@ void copyMaterials(const Asset& source, Asset& asset) {
     }
     asset.images.push_back(std::move(copy));
   }
-  for (const char* name : {"KHR_texture_transform", "KHR_texture_basisu"}) {
-    for (const auto* list : {&source.extensions_used, &source.extensions_required}) {
-      if (std::find(list->begin(), list->end(), name) == list->end()) continue;
-      auto& target = list == &source.extensions_used ? asset.extensions_used : asset.extensions_required;
-      target.push_back(name);
-    }
-  }
+  // The writer keeps these objects as the source's document has them (every extension and extras) and declares
+  // what it writes; the source's required list says which of those stay required.
+  static constexpr std::string_view kParts[] = {"materials", "textures", "samplers", "images"};
+  asset.source_json = documentParts(source, kParts);
+  asset.extensions_used = source.extensions_used;
+  asset.extensions_required = source.extensions_required;
 }
 
 // A static glTF of posed meshes: one mesh + node per posed primitive, world-space attributes, no skin, no

@@ -70,6 +70,7 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
   CompressedData compressed;
   std::vector<std::string_view> data_uris;
   MORPHKIT_TRY(parseDocument(root, asset, compressed, data_uris));
+  asset.source_json.assign(reinterpret_cast<const char*>(json.data()), json.size());
   if (!is_glb) {  // the DOM holds every string now; a GLB still needs its BIN chunk
     copy = simdjson::padded_string();
     if (owner) std::vector<uint8_t>().swap(*owner);

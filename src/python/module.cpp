@@ -377,4 +377,5 @@ PYBIND11_MODULE(_morphkit, m) {
   addCaptureBindings(m);
   addBatchBindings(m);
   addCheckBindings(m);
+  addOptimizeBindings(m);
 }

@@ -67,5 +67,6 @@ void addRenderBindings(pybind11::module_& m);
 void addCaptureBindings(pybind11::module_& m);  // morphkit.load_capture
 void addBatchBindings(pybind11::module_& m);
 void addCheckBindings(pybind11::module_& m);
+void addOptimizeBindings(pybind11::module_& m);
 
 }  // namespace morphkit::python

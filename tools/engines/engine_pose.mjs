@@ -43,9 +43,12 @@ const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byt
 async function poseThree() {
   const THREE = await import('three');
   const {GLTFLoader} = await import('three/examples/jsm/loaders/GLTFLoader.js');
+  // EXT_meshopt_compression files (morphkit optimize's, gltfpack's) decode with meshoptimizer's own decoder.
+  const {MeshoptDecoder} = await import('three/examples/jsm/libs/meshopt_decoder.module.js');
   const posed = [];
   for (const {anim, time} of frames) {
-    const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(buffer, '', resolve, reject));
+    const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+    const gltf = await new Promise((resolve, reject) => loader.parse(buffer, '', resolve, reject));
     const scene = gltf.scene;
     if (anim !== null) {
       const mixer = new THREE.AnimationMixer(scene);

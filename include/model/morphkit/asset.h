@@ -329,6 +329,10 @@ struct Asset {
   std::vector<std::string> extensions_used;
   std::vector<std::string> extensions_required;
   std::vector<std::string> notes;  // non-fatal remarks (ignored extensions, ...), one line each
+  // The JSON document as read (the .gltf text or the GLB's JSON chunk): the glTF writer edits it, so what the data
+  // model does not hold (extras, unknown extensions) survives a load → write (morphkit/glb_writer.h). Empty for an
+  // asset built in code.
+  std::string source_json;
   // Decoding choice, not file content (LoadOptions::keep_skin_weights): true keeps WEIGHTS_n as stored; false
   // (default) lets decodePrimitive rescale each vertex's weights to sum 1 as three.js and Babylon.js do.
   bool keep_skin_weights = false;

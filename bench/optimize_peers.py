@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""`morphkit optimize` beside gltfpack -cc and glTF-Transform on the same files, in one run (docs/OPTIMIZE.md).
+
+    scripts/install-compressors
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/optimize_peers.py --cli build/release/src/cli/morphkit \
+        [--out DIR] [FILE ...]
+
+For each file: gltfpack -cc and `gltf-transform meshopt` (its quantize + meshopt) write their outputs; each
+peer's error is measured by posing input and output with morphkit's CPU path at the same poses (every weight 0,
+each target alone at weight 1, every animation at 30 Hz and its end) and matching each output vertex to the
+input vertex at the same rest position (the peers reorder and weld vertices and move meshes into new nodes).
+morphkit optimize then runs with gltfpack's own error as its bound (--max-error), so the sizes compare at the
+same error. Sizes are gzip -9 of the .glb; times are the whole command, morphkit's verification included.
+Prints one Markdown table row per file and a sum row.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import pathlib
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import morphkit
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BIN = ROOT / "tools/compressors/node_modules/.bin"
+DEFAULT_FILES = [
+    "MorphSkinBlob52/MorphSkinBlob52.glb",
+    "MorphSkinBlob52/MorphSkinBlob52_sparse.glb",
+    "MorphSkinBlob52/MorphSkinBlob52_quantized.glb",
+    "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf",
+    "BlenderIO_01_cs_morph/01_cs_morph.gltf",
+    "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb",
+    "SkinMorphEdgeCases/skin_morph.gltf",
+]
+
+
+def timed(command: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    start = time.perf_counter()
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True)
+    return time.perf_counter() - start, done
+
+
+def gz(path: pathlib.Path) -> int:
+    return len(gzip.compress(path.read_bytes(), 9))
+
+
+def poses(asset: morphkit.Asset) -> list[dict]:
+    names = asset.target_names
+    zero = {n: 0.0 for n in names}
+    out = [{"anim": None, "times": [0.0], "weights": zero or None}]
+    for name in names:
+        out.append({"anim": None, "times": [0.0], "weights": {**zero, name: 1.0}})
+    for a in asset.animations:
+        steps = max(1, int(math.ceil(a.duration * 30)))
+        out.append({"anim": a.name or a.index, "times": [a.duration * i / steps for i in range(steps + 1)],
+                    "weights": None})
+    return out
+
+
+def world_positions(asset: morphkit.Asset, pose: dict) -> np.ndarray:
+    """(frames, all posed vertices, 3) in world space, every posed primitive in order."""
+    result = asset.pose(anim=pose["anim"], times=pose["times"], weights=pose["weights"], path="reference")
+    return np.concatenate([p.positions for p in result], axis=1).astype(np.float64)
+
+
+def nearest(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Index into reference of each query's nearest point (exact, in blocks)."""
+    out = np.empty(len(queries), dtype=np.int64)
+    for start in range(0, len(queries), 512):
+        q = queries[start:start + 512]
+        d = ((q[:, None, :] - reference[None, :, :]) ** 2).sum(axis=2)
+        out[start:start + 512] = d.argmin(axis=1)
+    return out
+
+
+def peer_error(input_path: pathlib.Path, output_path: pathlib.Path) -> tuple[float, float]:
+    """Largest world-space distances (metres) of the output from the input: (geometry: every weight 0 and each
+    target alone; animations). inf where a pose cannot be made on the output (names or animations dropped)."""
+    a = morphkit.load(input_path)
+    b = morphkit.load(output_path)
+    rest = poses(a)[0]
+    match = nearest(world_positions(a, rest)[0], world_positions(b, rest)[0])
+    worst = [0.0, 0.0]
+    for pose in poses(a):
+        slot = 0 if pose["anim"] is None else 1
+        try:
+            pb = world_positions(b, pose)
+        except morphkit.Error:
+            worst[slot] = math.inf
+            continue
+        pa = world_positions(a, pose)
+        worst[slot] = max(worst[slot], float(np.sqrt(((pa[:, match, :] - pb) ** 2).sum(axis=2)).max()))
+    return worst[0], worst[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--out", default="out/optimize_peers")
+    parser.add_argument("files", nargs="*")
+    args = parser.parse_args()
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    shared = ROOT.parent / "shared/assets/gltf"
+    files = [pathlib.Path(f) for f in args.files] or [shared / f for f in DEFAULT_FILES]
+    print("| file | input gz KB | gltfpack -cc gz KB (geometry; animation mm/m) | glTF-Transform meshopt gz KB "
+          "(geometry; animation mm/m) | morphkit gz KB (largest, every pose, mm/m) | morphkit / gltfpack "
+          "| time gltfpack / gltf-transform / morphkit s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    sums = {"gp": 0, "mk": 0}
+    times = {"gp": 0.0, "mk": 0.0}
+    for path in files:
+        stem = path.stem
+        gp, gt, mk = out / f"{stem}.gltfpack.glb", out / f"{stem}.gltf-transform.glb", out / f"{stem}.morphkit.glb"
+        t_gp, done = timed([BIN / "gltfpack", "-cc", "-i", path, "-o", gp])
+        if done.returncode != 0:
+            print(f"gltfpack failed on {path}: {done.stderr}", file=sys.stderr)
+            continue
+        t_gt, done = timed([BIN / "gltf-transform", "meshopt", path, gt])
+        gt_ok = done.returncode == 0
+        diagonal = json.loads(subprocess.run([args.cli, "optimize", path, "--out", mk, "--force", "--json"],
+                                             capture_output=True, text=True, check=True).stdout)["diagonalM"]
+        g_gp, a_gp = peer_error(path, gp)
+        g_gt, a_gt = peer_error(path, gt) if gt_ok else (math.inf, math.inf)
+        # The bound: gltfpack's geometry error (its animation error includes what it breaks, docs/OPTIMIZE.md).
+        bound_mm = max(g_gp * 1000.0, 1e-6 * diagonal * 1000.0) if math.isfinite(g_gp) else 2e-4 * diagonal * 1000
+        t_mk, done = timed([args.cli, "optimize", path, "--out", mk, "--force", "--json",
+                            "--max-error", f"{bound_mm:.9g}"])
+        if done.returncode != 0:
+            print(f"morphkit failed on {path}: {done.stderr}", file=sys.stderr)
+            continue
+        report = json.loads(done.stdout)
+        per_m = 1000.0 / diagonal if diagonal > 0 else 0.0
+        size = {k: gz(p) for k, p in (("in", path), ("gp", gp), ("mk", mk))}
+        size["gt"] = gz(gt) if gt_ok else 0
+        sums["gp"] += size["gp"]
+        sums["mk"] += size["mk"]
+        times["gp"] += t_gp
+        times["mk"] += t_mk
+        print(f"| {path.name} | {size['in'] / 1024:.1f} | {size['gp'] / 1024:.1f} ({g_gp * per_m:.3g}; "
+              f"{a_gp * per_m:.3g}) | {size['gt'] / 1024:.1f} ({g_gt * per_m:.3g}; {a_gt * per_m:.3g}) | "
+              f"{size['mk'] / 1024:.1f} ({report['maxDistanceMmPerM']:.3g}) | {size['mk'] / size['gp']:.3f} | "
+              f"{t_gp:.2f} / {t_gt:.2f} / {t_mk:.2f} |", flush=True)
+    if sums["gp"]:
+        print(f"| **sum** | | {sums['gp'] / 1024:.1f} | | {sums['mk'] / 1024:.1f} | "
+              f"**{sums['mk'] / sums['gp']:.3f}** | {times['gp']:.2f} / - / {times['mk']:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--json] [--force]`
+// A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize.h, docs/OPTIMIZE.md).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "command.h"
+#include "morphkit/gltf.h"
+#include "morphkit/optimize.h"
+#include "morphkit/text.h"
+#include "output_folder.h"
+
+namespace morphkit::cli {
+namespace {
+
+struct OptimizeCommandOptions {
+  std::string file;
+  std::string out;
+  double max_error_mm = 0.0;
+  double max_error_rel = 0.0;
+  bool no_meshopt = false;
+  bool json = false;
+  bool force = false;
+  uint32_t threads = 0;
+  FileAccessFlags file_access;
+  BudgetFlags budget;
+};
+
+void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r, uint64_t input_bytes) {
+  const double per_metre = r.diagonal > 0 ? 1000.0 / r.diagonal : 0.0;
+  fmt::print("{}: {} -> {} bytes ({:.1f} %), bound {:.4g} mm ({:.3g} mm/m of the {:.4g} m diagonal)\n", shown(o.out),
+             input_bytes, r.output_bytes, input_bytes ? 100.0 * double(r.output_bytes) / double(input_bytes) : 0.0,
+             r.bound * 1000.0, r.bound * per_metre, r.diagonal);
+  fmt::print("  {:<16} {:>6} {:>12} {:>10} {:>10}\n", "poses", "count", "max mm", "mm/m", "normal deg");
+  for (const OptimizeError& e : r.errors) {
+    fmt::print("  {:<16} {:>6} {:>12.5f} {:>10.4f} {:>10.3f}\n", e.category, e.poses, e.max_distance * 1000.0,
+               e.max_distance * per_metre, e.max_normal_deg);
+  }
+  if (!r.worst.empty()) fmt::print("  worst: {}\n", shown(r.worst));
+  fmt::print("  {:<16} {:>12} {:>12}\n", "bytes", "before", "after");
+  const std::pair<const char*, uint64_t OptimizeParts::*> rows[] = {{"targets", &OptimizeParts::targets},
+                                                                    {"base geometry", &OptimizeParts::base},
+                                                                    {"animation", &OptimizeParts::animation},
+                                                                    {"images", &OptimizeParts::images},
+                                                                    {"other", &OptimizeParts::other}};
+  for (const auto& [name, field] : rows) fmt::print("  {:<16} {:>12} {:>12}\n", name, r.before.*field, r.after.*field);
+  for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
+}
+
+int run(const OptimizeCommandOptions& o) {
+  if (!hasExtension(o.out, ".glb")) return reportUsage("--out " + o.out + ": optimize writes a binary glTF (.glb)");
+  if (std::isnan(o.max_error_mm) || std::isnan(o.max_error_rel)) return reportUsage("--max-error: not a number");
+  std::error_code ec;
+  if (std::filesystem::exists(o.out, ec) && std::filesystem::equivalent(o.file, o.out, ec)) {
+    return reportUsage("--out " + o.out + ": is IN itself; write the optimized file beside it");
+  }
+  if (!o.force && std::filesystem::exists(o.out, ec)) {
+    return reportUsage("--out " + o.out + ": exists (--force replaces it)");
+  }
+  LoadOptions load;
+  o.file_access.applyTo(load);
+  load.budget = o.budget.budget();
+  Expected<Asset> asset = loadAsset(o.file, load);
+  if (!asset) return reportFailure(o.file, asset.error());
+  OptimizeOptions options;
+  options.max_error_mm = o.max_error_mm;
+  options.max_error_rel = o.max_error_rel;
+  options.meshopt = !o.no_meshopt;
+  ThreadPool pool(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
+  options.pool = &pool;
+  ProgressBar bar("optimize", 100);
+  options.progress = [&bar](std::string_view, double done) { bar.update(size_t(done * 100.0)); };
+  OptimizeReport report;
+  Expected<std::vector<uint8_t>> glb = optimizeAsset(*asset, options, report);
+  bar.finish();
+  if (!glb) return reportFailure(o.file, glb.error());
+  const uint64_t input_bytes = std::filesystem::file_size(o.file, ec);
+  if (int code = writeReportedOutput(o.out, std::span<const uint8_t>(*glb)); code != 0) return code;
+  if (o.json) {
+    fmt::print("{}\n", optimizeReportJson(report, o.file, o.out, input_bytes));
+  } else {
+    printTable(o, report, input_bytes);
+  }
+  return 0;
+}
+
+const CommandRegistration kRegistration(
+    {46, [](CLI::App& app, int& exit_code) {
+       auto options = std::make_shared<OptimizeCommandOptions>();
+       CLI::App* sub = app.add_subcommand(
+           "optimize", "Compress a glTF (quantization + meshopt), verified within a bound at every pose");
+       sub->add_option("IN", options->file, "the .gltf or .glb file")->required();
+       sub->add_option("-o,--out", options->out, "the .glb file to write")->required();
+       auto* mm = sub->add_option("--max-error", options->max_error_mm,
+                                  "largest vertex distance from IN at any pose, in millimetres of world space");
+       mm->check(CLI::PositiveNumber);
+       auto* rel = sub->add_option("--max-error-rel", options->max_error_rel,
+                                   "the bound as a fraction of the rest pose's bounding-box diagonal (default 2e-4)");
+       rel->check(CLI::PositiveNumber);
+       mm->excludes(rel);
+       sub->add_flag("--no-meshopt", options->no_meshopt, "quantization alone (no EXT_meshopt_compression)");
+       sub->add_flag("--json", options->json, "print the report as one JSON object");
+       sub->add_flag("--force", options->force, "replace OUT when it exists");
+       sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
+           ->check(CLI::Range(0u, 256u));
+       addFileAccessOptions(sub, options->file_access);
+       addBudgetOptions(sub, options->budget);
+       sub->callback([options, &exit_code] { exit_code = run(*options); });
+     }});
+
+}  // namespace
+}  // namespace morphkit::cli

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+// morphkit::optimizeAsset (morphkit/optimize.h): encode on grids chosen from the bound, write, reload, verify every
+// pose; a finer grid when a pose misses the bound, nothing when the finest still does.
+#include "morphkit/optimize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "json_tree.h"
+#include "morphkit/gltf.h"
+#include "morphkit/json_writer.h"
+#include "optimize_internal.h"
+
+namespace morphkit {
+namespace {
+
+// Extensions whose objects point at accessors or bufferViews that optimize renumbers: their files are refused
+// rather than written broken.
+constexpr const char* kPointsIntoBuffers[] = {"EXT_mesh_gpu_instancing", "EXT_structural_metadata", "EXT_mesh_features",
+                                              "EXT_instance_features", "KHR_gaussian_splatting"};
+
+std::string millimetres(double metres) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.4g mm", metres * 1000.0);
+  return text;
+}
+
+// Grid allowances for one attempt, in object space through the largest transform scale: a quarter of the bound for
+// the base positions, three quarters for the targets (which hold most of the bytes), those shared by the weights
+// a verified pose reaches.
+gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& scale, double factor) {
+  const double local = bound / scale.transform_scale * factor;
+  gltf_detail::EncodeBudget budget;
+  budget.base_position = 0.25 * local;
+  // Independent roundings add in quadrature: Σ wᵢ·eᵢ grows with √(Σ wᵢ²), not Σ|wᵢ|; the verification, not this
+  // estimate, is the guarantee (a pose that misses sends the next attempt to a grid 4 times finer).
+  budget.target_delta = 0.75 * local / std::max(1.0, std::sqrt(scale.weight_square_sum));
+  return budget;
+}
+
+}  // namespace
+
+namespace gltf_detail {
+
+OptimizeParts outputParts(const EncodedAsset& encoded, std::span<const uint8_t> glb) {
+  OptimizeParts parts;
+  if (glb.size() < 20) return parts;
+  uint32_t json_length = 0;
+  std::memcpy(&json_length, glb.data() + 12, 4);
+  if (20 + size_t(json_length) > glb.size()) return parts;
+  Expected<JsonTree> document =
+      parseJsonTree(std::string_view(reinterpret_cast<const char*>(glb.data() + 20), json_length));
+  if (!document) return parts;
+  const JsonTree* views = document->find("bufferViews");
+  if (!views || !views->isArray()) return parts;
+  uint64_t* slots[] = {&parts.targets, &parts.base, &parts.animation, &parts.images, &parts.other};
+  auto number = [](const JsonTree* value) -> uint64_t {
+    if (!value) return 0;
+    return value->kind == JsonTree::Kind::kUint ? value->uint_value : uint64_t(std::max<int64_t>(0, value->int_value));
+  };
+  for (size_t i = 0; i < views->items.size() && i < encoded.parts.size(); ++i) {
+    const JsonTree& view = views->items[i];
+    uint64_t stored = number(view.find("byteLength"));
+    if (const JsonTree* extensions = view.find("extensions")) {
+      if (const JsonTree* meshopt = extensions->find("EXT_meshopt_compression"))
+        stored = number(meshopt->find("byteLength"));
+    }
+    *slots[int(encoded.parts[i])] += stored;
+  }
+  return parts;
+}
+
+}  // namespace gltf_detail
+
+Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeOptions& options,
+                                             OptimizeReport& report) {
+  report = OptimizeReport{};
+  if (std::isnan(options.max_error_mm) || std::isnan(options.max_error_rel) || options.max_error_mm < 0 ||
+      options.max_error_rel < 0 || std::isinf(options.max_error_mm) || std::isinf(options.max_error_rel)) {
+    return fail(Error::kInvalidArgument, "optimize: the error bound must be a positive number");
+  }
+  for (const char* name : kPointsIntoBuffers) {
+    for (const std::string& used : input.extensions_used) {
+      if (used == name) {
+        return fail(Error::kInvalidGltf, "extensionsUsed '" + used +
+                                             "': its objects point into accessors or bufferViews, which optimize "
+                                             "does not rewrite yet");
+      }
+    }
+  }
+  auto progress = [&](std::string_view step, double done) {
+    if (options.progress) options.progress(step, done);
+  };
+  progress("measuring the rest pose", 0.0);
+  Expected<gltf_detail::PoseScale> scale = gltf_detail::measurePoseScale(input);
+  if (!scale) return scale.error();
+  report.diagonal = scale->diagonal;
+  report.bound = options.max_error_mm > 0
+                     ? options.max_error_mm / 1000.0
+                     : (options.max_error_rel > 0 ? options.max_error_rel : kDefaultMaxErrorRel) * scale->diagonal;
+  if (!(report.bound > 0)) {
+    return fail(Error::kInvalidArgument,
+                "optimize: the rest pose has no extent, so a relative bound is 0; give the bound in millimetres");
+  }
+  report.before = gltf_detail::inputParts(input);
+  // Finer grids on each retry; the last attempt keeps every position and delta as floats.
+  constexpr double kFactors[] = {1.0, 0.5, 0.125, 0.0};
+  for (double factor : kFactors) {
+    ++report.attempts;
+    progress("encoding", 0.0);
+    Expected<gltf_detail::EncodedAsset> encoded =
+        gltf_detail::encodeAsset(input, budgetFor(report.bound, *scale, factor), options.meshopt);
+    if (!encoded) return encoded.error();
+    GlbWriteOptions write;
+    write.meshopt = encoded->meshopt;
+    Expected<std::vector<uint8_t>> glb = writeGlb(encoded->asset, write);
+    if (!glb) return glb.error();
+    progress("reloading the output", 0.0);
+    Expected<Asset> reloaded = loadAssetFromMemory(*glb, input.base_dir);
+    if (!reloaded) {
+      return fail(reloaded.error().code, "optimize: the output does not load back: " + reloaded.error().message);
+    }
+    if (Status s = gltf_detail::comparePoses(input, *reloaded, report, options); !s) return s.error();
+    if (report.max_distance <= report.bound) {
+      report.after = gltf_detail::outputParts(*encoded, *glb);
+      report.output_bytes = glb->size();
+      report.notes = encoded->notes;
+      progress("done", 1.0);
+      return glb;
+    }
+  }
+  return fail(Error::kInvalidArgument, "optimize: the bound " + millimetres(report.bound) +
+                                           " is exceeded: " + millimetres(report.max_distance) + " at " + report.worst +
+                                           "; nothing written");
+}
+
+namespace {
+
+void partsJson(JsonWriter& json, std::string_view key, const OptimizeParts& p) {
+  json.key(key).beginObject();
+  json.field("targets", p.targets).field("base", p.base).field("animation", p.animation);
+  json.field("images", p.images).field("other", p.other);
+  json.field("total", p.targets + p.base + p.animation + p.images + p.other);
+  json.endObject();
+}
+
+}  // namespace
+
+std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, std::string_view out,
+                               uint64_t input_bytes) {
+  const double per_metre = r.diagonal > 0 ? 1000.0 / r.diagonal : 0.0;
+  JsonWriter json;
+  json.beginObject();
+  json.field("file", file).field("out", out);
+  json.field("boundMm", r.bound * 1000.0).field("diagonalM", r.diagonal);
+  json.field("maxDistanceMm", r.max_distance * 1000.0).field("maxDistanceMmPerM", r.max_distance * per_metre);
+  json.field("worst", std::string_view(r.worst));
+  json.key("errors").beginArray();
+  for (const OptimizeError& e : r.errors) {
+    json.beginObject();
+    json.field("category", std::string_view(e.category)).field("poses", e.poses);
+    json.field("maxDistanceMm", e.max_distance * 1000.0).field("maxDistanceMmPerM", e.max_distance * per_metre);
+    json.field("maxNormalDeg", e.max_normal_deg).field("worst", std::string_view(e.worst));
+    json.endObject();
+  }
+  json.endArray();
+  partsJson(json, "before", r.before);
+  partsJson(json, "after", r.after);
+  json.field("inputBytes", input_bytes).field("outputBytes", r.output_bytes).field("attempts", r.attempts);
+  json.key("notes").array(std::span<const std::string>(r.notes));
+  json.endObject();
+  return json.str();
+}
+
+}  // namespace morphkit

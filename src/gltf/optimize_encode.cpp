@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: MIT
+// optimizeAsset's encoder: every accessor of the input rewritten into one new buffer, each vertex attribute and
+// each morph target on the coarsest grid its error allowance permits (docs/OPTIMIZE.md, "Grids").
+#include <meshoptimizer.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "morphkit/accessor.h"
+#include "morphkit/asset_builder.h"
+#include "optimize_internal.h"
+
+namespace morphkit::gltf_detail {
+namespace {
+
+constexpr double kSqrt3 = 1.7320508075688772;
+
+size_t alignUp(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+// The bytes of one accessor about to be written, with everything its JSON needs.
+struct Stream {
+  std::vector<uint8_t> bytes;
+  uint32_t stride = 0;  // bytes per element in `bytes` (a multiple of 4 for vertex data)
+  ComponentType component = ComponentType::kFloat;
+  bool normalized = false;
+  AccessorType type = AccessorType::kScalar;
+  uint32_t count = 0;
+  std::vector<double> min, max;  // stored (raw) values, when the accessor needs them
+};
+
+template <class T>
+Stream packed(std::span<const T> values, uint32_t components, ComponentType component, bool normalized,
+              AccessorType type, bool min_max) {
+  Stream s;
+  s.component = component;
+  s.normalized = normalized;
+  s.type = type;
+  s.count = uint32_t(values.size() / components);
+  const uint32_t element = uint32_t(sizeof(T) * components);
+  s.stride = uint32_t(alignUp(element, 4));
+  s.bytes.assign(size_t(s.count) * s.stride, 0);
+  for (uint32_t i = 0; i < s.count; ++i) {
+    std::memcpy(s.bytes.data() + size_t(i) * s.stride, values.data() + size_t(i) * components, element);
+  }
+  if (min_max && s.count > 0) {
+    s.min.assign(components, INFINITY);
+    s.max.assign(components, -INFINITY);
+    for (size_t i = 0; i < values.size(); ++i) {
+      s.min[i % components] = std::min(s.min[i % components], double(values[i]));
+      s.max[i % components] = std::max(s.max[i % components], double(values[i]));
+    }
+  }
+  return s;
+}
+
+// Signed normalized 16-bit values on a grid of k steps of 1/32767: the coarsest whole k whose rounding error (half
+// a step per component, √3/2 of it as a vector) stays within `allowance`. Values on a coarse grid differ from
+// vertex to vertex in fewer low bits, which is what meshoptimizer's byte-wise delta codec and gzip then save.
+// Empty when the values do not fit [-1, 1] or the allowance is finer than 16 bits hold; the caller keeps floats.
+std::vector<int16_t> snorm16OnGrid(std::span<const float> values, double allowance) {
+  double largest = 0;
+  for (float v : values) largest = std::max(largest, double(std::fabs(v)));
+  const double step = 2.0 * allowance / kSqrt3;  // the largest grid step within the allowance
+  if (largest > 1.0 || step * 32767.0 < 1.0) return {};
+  const double k = std::min(16384.0, std::floor(step * 32767.0));
+  std::vector<int16_t> out(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    double n = std::round(double(values[i]) * 32767.0 / k) * k;
+    out[i] = int16_t(std::clamp(n, -32767.0, 32767.0));
+  }
+  return out;
+}
+
+template <class Int>
+std::vector<Int> normalizedInts(std::span<const float> values, double scale) {
+  std::vector<Int> out(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    out[i] = Int(std::clamp(std::round(double(values[i]) * scale), -scale, scale));
+  }
+  return out;
+}
+
+bool allWithin(std::span<const float> values, float lo, float hi) {
+  return std::all_of(values.begin(), values.end(), [&](float v) { return v >= lo && v <= hi; });
+}
+
+bool allZero(std::span<const float> values) {
+  return std::all_of(values.begin(), values.end(), [](float v) { return v == 0.0f; });
+}
+
+// One skin weight per influence, each vertex's stored integers summing to what its floats sum to (largest
+// remainder), so a vertex that summed to 1 still does exactly (§3.7.3.3).
+template <class Int>
+std::vector<Int> skinWeightInts(std::span<const float> weights, uint32_t influences, double scale) {
+  std::vector<Int> out(weights.size());
+  std::vector<std::pair<double, uint32_t>> remainders(influences);
+  for (size_t v = 0; v * influences < weights.size(); ++v) {
+    const float* w = weights.data() + v * influences;
+    double sum = 0;
+    int64_t floor_sum = 0;
+    for (uint32_t i = 0; i < influences; ++i) {
+      const double scaled = std::max(0.0, double(w[i])) * scale;
+      const double down = std::floor(scaled);
+      out[v * influences + i] = Int(std::min(down, scale));
+      floor_sum += int64_t(down);
+      remainders[i] = {scaled - down, i};
+      sum += std::max(0.0, double(w[i]));
+    }
+    int64_t missing = std::llround(std::min(sum, 1.0) * scale) - floor_sum;
+    std::sort(remainders.begin(), remainders.end(), std::greater<>());
+    for (uint32_t i = 0; i < influences && missing > 0; ++i, --missing) ++out[v * influences + remainders[i].second];
+  }
+  return out;
+}
+
+// A skin's positions stored as q = (p - center) / half: the full 16-bit range over the skinned primitives' extent,
+// undone by the skin's inverse bind matrices (IBM · D, D = translate(center) · scale(half)), which every engine
+// applies to a skinned vertex and nothing else does (§3.7.3: a skinned mesh ignores its node's transform).
+struct Dequant {
+  bool valid = false;
+  double center[3] = {0, 0, 0};
+  double half = 1.0;
+};
+
+class Encoder {
+ public:
+  Encoder(const Asset& input, const EncodeBudget& budget, bool meshopt)
+      : input_(input), budget_(budget), meshopt_(meshopt) {}
+
+  Expected<EncodedAsset> run();
+
+ private:
+  uint32_t addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
+                   bool compress_attributes);
+  uint32_t addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress);
+  uint32_t floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max);
+  uint32_t rawCopy(uint32_t accessor, ViewPart part);
+  void planDequants();
+  const Dequant* dequantOf(uint32_t mesh, const Primitive& primitive) const;
+  uint32_t baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant);
+  uint32_t skinWeights(const Primitive& primitive, uint32_t set);
+  template <class Int>
+  uint32_t skinWeightSets(std::span<const float> weights, const std::vector<uint32_t>& sets, uint32_t set,
+                          ComponentType component);
+  uint32_t positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant);
+  uint32_t directionDelta(uint32_t accessor);
+  uint32_t indices(const Primitive& primitive, uint32_t vertices);
+  void encodePrimitive(uint32_t mesh, Primitive& primitive);
+  void encodeAnimations();
+  void encodeSkinsAndImages();
+
+  const Asset& input_;
+  EncodeBudget budget_;
+  bool meshopt_;
+  EncodedAsset out_;
+  std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
+  std::vector<Dequant> skin_dequant_;                          // per skin
+  std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
+};
+
+std::string dequantRole(const std::string& role, const Dequant* dequant, const std::vector<Dequant>& all) {
+  return dequant ? role + "@skin" + std::to_string(dequant - all.data()) : role;
+}
+
+bool skinnedPrimitive(const Primitive& primitive) {
+  return findAttribute(primitive.attributes, "JOINTS_0") != kNone &&
+         findAttribute(primitive.attributes, "WEIGHTS_0") != kNone;
+}
+
+// A skin can carry a dequantization when every primitive it skins is drawn by that skin alone.
+void Encoder::planDequants() {
+  const Asset& a = input_;
+  mesh_skin_.assign(a.meshes.size(), kNone);
+  std::vector<bool> mixed(a.meshes.size(), false);
+  for (const Node& node : a.nodes) {
+    if (node.mesh == kNone) continue;
+    if (node.skin == kNone || (mesh_skin_[node.mesh] != kNone && mesh_skin_[node.mesh] != node.skin)) {
+      mixed[node.mesh] = true;
+    } else {
+      mesh_skin_[node.mesh] = node.skin;
+    }
+  }
+  for (size_t m = 0; m < a.meshes.size(); ++m) {
+    if (mixed[m]) mesh_skin_[m] = kNone;
+  }
+  skin_dequant_.assign(a.skins.size(), Dequant{});
+  std::vector<bool> blocked(a.skins.size(), false);
+  std::vector<std::array<double, 6>> box(a.skins.size(),
+                                         {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY});
+  for (const Node& node : a.nodes) {
+    if (node.mesh == kNone || node.skin == kNone) continue;
+    if (mesh_skin_[node.mesh] != node.skin) {
+      blocked[node.skin] = true;  // the skin also draws a mesh another skin or a rigid node draws
+      continue;
+    }
+    for (const Primitive& primitive : a.meshes[node.mesh].primitives) {
+      if (!skinnedPrimitive(primitive)) continue;
+      const uint32_t position = findAttribute(primitive.attributes, "POSITION");
+      if (position == kNone) continue;
+      const std::vector<float> p = readAccessorFloats(a, position);
+      std::array<double, 6>& b = box[node.skin];
+      for (size_t i = 0; i < p.size(); ++i) {
+        b[i % 3] = std::min(b[i % 3], double(p[i]));
+        b[3 + i % 3] = std::max(b[3 + i % 3], double(p[i]));
+      }
+    }
+  }
+  for (size_t s = 0; s < a.skins.size(); ++s) {
+    const std::array<double, 6>& b = box[s];
+    if (blocked[s] || !(b[0] <= b[3])) continue;
+    Dequant& d = skin_dequant_[s];
+    for (int c = 0; c < 3; ++c) d.center[c] = 0.5 * (b[c] + b[3 + c]);
+    d.half = std::max({b[3] - b[0], b[4] - b[1], b[5] - b[2]}) * 0.5;
+    d.valid = d.half > 0 && std::isfinite(d.half);
+  }
+}
+
+const Dequant* Encoder::dequantOf(uint32_t mesh, const Primitive& primitive) const {
+  const uint32_t skin = mesh_skin_[mesh];
+  if (skin == kNone || !skinnedPrimitive(primitive) || !skin_dequant_[skin].valid) return nullptr;
+  return &skin_dequant_[skin];
+}
+
+uint32_t Encoder::addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
+                          bool compress_attributes) {
+  const uint32_t view = appendBufferView(out_.asset, bytes, target);
+  // §3.6.2.4: a vertex stream whose elements are not tightly 4-aligned states its stride.
+  if (target == kArrayBuffer && stride != 0) out_.asset.buffer_views[view].byte_stride = stride;
+  out_.parts.push_back(part);
+  if (meshopt_ && compress_attributes && stride % 4 == 0 && stride > 0 && stride <= 256 && !bytes.empty()) {
+    out_.meshopt.push_back({view, MeshoptMode::kAttributes, stride});
+  }
+  return view;
+}
+
+uint32_t Encoder::addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress) {
+  Accessor accessor;
+  accessor.buffer_view = addView(stream.bytes, stream.stride, target, part, compress);
+  accessor.component_type = stream.component;
+  accessor.normalized = stream.normalized;
+  accessor.count = stream.count;
+  accessor.type = stream.type;
+  accessor.min = stream.min;
+  accessor.max = stream.max;
+  out_.asset.accessors.push_back(std::move(accessor));
+  return uint32_t(out_.asset.accessors.size() - 1);
+}
+
+uint32_t Encoder::floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max) {
+  const Accessor& a = input_.accessors[accessor];
+  const std::vector<float> values = readAccessorFloats(input_, accessor);
+  Stream s = packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false, a.type,
+                    min_max || !a.min.empty());
+  return addAccessor(s, part, target, true);
+}
+
+// Integer data kept exactly as stored (JOINTS_n beyond 8 bits, application attributes): the elements copied
+// tightly (sparse substitutions applied through the float reader when the data has no other form).
+uint32_t Encoder::rawCopy(uint32_t accessor, ViewPart part) {
+  const Accessor& a = input_.accessors[accessor];
+  if (a.component_type == ComponentType::kFloat || a.has_sparse || a.buffer_view == kNone) {
+    return floatCopy(accessor, part, kArrayBuffer, false);
+  }
+  const BufferView& view = input_.buffer_views[a.buffer_view];
+  const uint32_t element = elementSize(a.component_type, a.type);
+  const uint32_t stride = view.byte_stride ? view.byte_stride : element;
+  Stream s;
+  s.component = a.component_type;
+  s.normalized = a.normalized;
+  s.type = a.type;
+  s.count = a.count;
+  s.stride = uint32_t(alignUp(element, 4));
+  s.min = a.min;
+  s.max = a.max;
+  s.bytes.assign(size_t(a.count) * s.stride, 0);
+  const uint8_t* base = input_.buffers[view.buffer].data.data() + view.byte_offset + a.byte_offset;
+  for (uint32_t i = 0; i < a.count; ++i)
+    std::memcpy(s.bytes.data() + size_t(i) * s.stride, base + size_t(i) * stride, element);
+  return addAccessor(s, part, kArrayBuffer, true);
+}
+
+uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant) {
+  if (name != "POSITION") dequant = nullptr;
+  const auto key = std::make_pair(accessor, dequantRole(name, dequant, skin_dequant_));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  const Accessor& a = input_.accessors[accessor];
+  std::vector<float> values = readAccessorFloats(input_, accessor);
+  double allowance = budget_.base_position;
+  if (dequant) {
+    for (size_t i = 0; i < values.size(); ++i) values[i] = float((values[i] - dequant->center[i % 3]) / dequant->half);
+    allowance /= dequant->half;
+  }
+  const std::span<const float> v(values);
+  const uint32_t components = componentCount(a.type);
+  uint32_t result = kNone;
+  auto starts = [&](std::string_view prefix) { return name.compare(0, prefix.size(), prefix) == 0; };
+  if (name == "POSITION") {
+    std::vector<int16_t> grid = snorm16OnGrid(v, allowance);
+    result = grid.empty() ? addAccessor(packed(v, 3, ComponentType::kFloat, false, AccessorType::kVec3, true),
+                                        ViewPart::kBase, kArrayBuffer, true)
+                          : addAccessor(packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, true,
+                                               AccessorType::kVec3, true),
+                                        ViewPart::kBase, kArrayBuffer, true);
+  } else if ((name == "NORMAL" || name == "TANGENT") && allWithin(v, -1.0f, 1.0f)) {
+    std::vector<int8_t> ints = normalizedInts<int8_t>(v, 127.0);
+    result = addAccessor(packed(std::span<const int8_t>(ints), components, ComponentType::kByte, true, a.type, false),
+                         ViewPart::kBase, kArrayBuffer, true);
+  } else if (starts("TEXCOORD_") && allWithin(v, 0.0f, 1.0f)) {
+    std::vector<uint16_t> ints(values.size());
+    for (size_t i = 0; i < values.size(); ++i) ints[i] = uint16_t(std::lround(double(values[i]) * 65535.0));
+    result = addAccessor(
+        packed(std::span<const uint16_t>(ints), 2, ComponentType::kUnsignedShort, true, AccessorType::kVec2, false),
+        ViewPart::kBase, kArrayBuffer, true);
+  } else if (starts("JOINTS_")) {
+    const std::vector<uint32_t> joints = readAccessorUints(input_, accessor);
+    const uint32_t largest = joints.empty() ? 0 : *std::max_element(joints.begin(), joints.end());
+    if (largest < 256) {
+      std::vector<uint8_t> small(joints.begin(), joints.end());
+      result = addAccessor(
+          packed(std::span<const uint8_t>(small), 4, ComponentType::kUnsignedByte, false, AccessorType::kVec4, false),
+          ViewPart::kBase, kArrayBuffer, true);
+    } else {
+      result = rawCopy(accessor, ViewPart::kBase);
+    }
+  } else if (a.component_type == ComponentType::kFloat || starts("COLOR_") || starts("TEXCOORD_") || name == "NORMAL" ||
+             name == "TANGENT") {
+    result = floatCopy(accessor, ViewPart::kBase, kArrayBuffer, false);
+  } else {
+    result = rawCopy(accessor, ViewPart::kBase);
+  }
+  done_[key] = result;
+  return result;
+}
+
+// WEIGHTS_n of a primitive: all its sets together, so each vertex's integers keep its sum.
+uint32_t Encoder::skinWeights(const Primitive& primitive, uint32_t set) {
+  std::vector<uint32_t> sets;
+  for (uint32_t s = 0;; ++s) {
+    const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
+    if (w == kNone) break;
+    sets.push_back(w);
+  }
+  const auto key = std::make_pair(sets[set], std::string("WEIGHTS"));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  const uint32_t influences = uint32_t(4 * sets.size());
+  const size_t vertices = input_.accessors[sets[0]].count;
+  std::vector<float> weights(vertices * influences);  // every set of a vertex together
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const std::vector<float> one = readAccessorFloats(input_, sets[s]);
+    for (size_t v = 0; v < vertices; ++v) std::copy_n(&one[4 * v], 4, &weights[v * influences + 4 * s]);
+  }
+  return budget_.u8_skin_weights ? skinWeightSets<uint8_t>(weights, sets, set, ComponentType::kUnsignedByte)
+                                 : skinWeightSets<uint16_t>(weights, sets, set, ComponentType::kUnsignedShort);
+}
+
+// Quantized jointly, then split back into one VEC4 accessor per set; returns set `set`'s.
+template <class Int>
+uint32_t Encoder::skinWeightSets(std::span<const float> weights, const std::vector<uint32_t>& sets, uint32_t set,
+                                 ComponentType component) {
+  const uint32_t influences = uint32_t(4 * sets.size());
+  const size_t vertices = weights.size() / influences;
+  const std::vector<Int> ints = skinWeightInts<Int>(weights, influences, double(std::numeric_limits<Int>::max()));
+  uint32_t result = kNone;
+  for (size_t s = 0; s < sets.size(); ++s) {
+    std::vector<Int> part(4 * vertices);
+    for (size_t v = 0; v < vertices; ++v) std::copy_n(&ints[v * influences + 4 * s], 4, &part[4 * v]);
+    const uint32_t made =
+        addAccessor(packed(std::span<const Int>(part), 4, component, true, AccessorType::kVec4, false), ViewPart::kBase,
+                    kArrayBuffer, true);
+    done_[std::make_pair(sets[s], std::string("WEIGHTS"))] = made;
+    if (s == set) result = made;
+  }
+  return result;
+}
+
+// A POSITION delta on its own grid. Rows that round to zero cost nothing in a sparse accessor, and almost nothing
+// dense once meshopt has encoded them; the smaller of the two is written (an all-zero target has no data at all).
+uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
+  const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant, skin_dequant_));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  std::vector<float> values = readAccessorFloats(input_, accessor);
+  double allowance = budget_.target_delta;
+  if (dequant) {
+    for (float& v : values) v = float(v / dequant->half);
+    allowance /= dequant->half;
+  }
+  std::vector<int16_t> grid = snorm16OnGrid(values, allowance);
+  uint32_t result = kNone;
+  if (grid.empty()) {
+    result =
+        addAccessor(packed(std::span<const float>(values), 3, ComponentType::kFloat, false, AccessorType::kVec3, true),
+                    ViewPart::kTargets, kArrayBuffer, true);
+    done_[key] = result;
+    return result;
+  }
+  std::vector<uint32_t> rows;
+  for (uint32_t v = 0; v < vertices; ++v) {
+    if (grid[3 * v] != 0 || grid[3 * v + 1] != 0 || grid[3 * v + 2] != 0) rows.push_back(v);
+  }
+  Stream dense = packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, true, AccessorType::kVec3, true);
+  const size_t index_size = vertices <= 65536 ? 2 : 4;
+  const size_t sparse_bytes = rows.size() * (index_size + 6);
+  size_t dense_bytes = dense.bytes.size();
+  if (meshopt_ && !rows.empty()) {
+    std::vector<uint8_t> encoded(meshopt_encodeVertexBufferBound(vertices, dense.stride));
+    dense_bytes =
+        meshopt_encodeVertexBuffer(encoded.data(), encoded.size(), dense.bytes.data(), vertices, dense.stride);
+  }
+  if (!rows.empty() && dense_bytes <= sparse_bytes) {
+    result = addAccessor(dense, ViewPart::kTargets, kArrayBuffer, true);
+  } else {
+    // §3.6.2.3: zeros (no bufferView) with the non-zero rows substituted; min/max over the whole result.
+    Accessor a;
+    a.component_type = ComponentType::kShort;
+    a.normalized = true;
+    a.count = vertices;
+    a.type = AccessorType::kVec3;
+    a.min = dense.min;
+    a.max = dense.max;
+    if (a.min.empty()) a.min = a.max = {0, 0, 0};
+    if (!rows.empty()) {
+      a.has_sparse = true;
+      a.sparse.count = uint32_t(rows.size());
+      std::vector<uint8_t> index_bytes(rows.size() * index_size);
+      std::vector<uint8_t> value_bytes(rows.size() * 6);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (index_size == 2) {
+          const uint16_t r = uint16_t(rows[i]);
+          std::memcpy(index_bytes.data() + 2 * i, &r, 2);
+        } else {
+          std::memcpy(index_bytes.data() + 4 * i, &rows[i], 4);
+        }
+        std::memcpy(value_bytes.data() + 6 * i, &grid[3 * size_t(rows[i])], 6);
+      }
+      a.sparse.indices_component_type = index_size == 2 ? ComponentType::kUnsignedShort : ComponentType::kUnsignedInt;
+      a.sparse.indices_buffer_view = addView(index_bytes, 0, 0, ViewPart::kTargets, false);
+      a.sparse.values_buffer_view = addView(value_bytes, 0, 0, ViewPart::kTargets, false);
+    }
+    out_.asset.accessors.push_back(std::move(a));
+    result = uint32_t(out_.asset.accessors.size() - 1);
+  }
+  done_[key] = result;
+  return result;
+}
+
+// NORMAL / TANGENT deltas: 8-bit like the base directions when they fit [-1, 1], else kept as floats.
+uint32_t Encoder::directionDelta(uint32_t accessor) {
+  const auto key = std::make_pair(accessor, std::string("DIRECTION_DELTA"));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  const std::vector<float> values = readAccessorFloats(input_, accessor);
+  uint32_t result;
+  if (allWithin(values, -1.0f, 1.0f)) {
+    std::vector<int8_t> ints = normalizedInts<int8_t>(values, 127.0);
+    result =
+        addAccessor(packed(std::span<const int8_t>(ints), 3, ComponentType::kByte, true, AccessorType::kVec3, false),
+                    ViewPart::kTargets, kArrayBuffer, true);
+  } else {
+    result = floatCopy(accessor, ViewPart::kTargets, kArrayBuffer, false);
+  }
+  done_[key] = result;
+  return result;
+}
+
+// Triangle lists reordered for the post-transform cache (meshoptimizer), which also makes them compress better;
+// the vertices do not move, so no pose changes.
+uint32_t Encoder::indices(const Primitive& primitive, uint32_t vertices) {
+  std::vector<uint32_t> list = readAccessorUints(input_, primitive.indices);
+  const bool triangles = primitive.mode == PrimitiveMode::kTriangles && list.size() % 3 == 0;
+  if (triangles) meshopt_optimizeVertexCache(list.data(), list.data(), list.size(), vertices);
+  const bool small = vertices < 65535;
+  Accessor a;
+  a.count = uint32_t(list.size());
+  a.type = AccessorType::kScalar;
+  std::vector<uint8_t> bytes;
+  if (small) {
+    a.component_type = ComponentType::kUnsignedShort;
+    bytes.resize(list.size() * 2);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const uint16_t v = uint16_t(list[i]);
+      std::memcpy(bytes.data() + 2 * i, &v, 2);
+    }
+  } else {
+    a.component_type = ComponentType::kUnsignedInt;
+    bytes.resize(list.size() * 4);
+    std::memcpy(bytes.data(), list.data(), bytes.size());
+  }
+  a.buffer_view = addView(bytes, 0, kElementArrayBuffer, ViewPart::kBase, false);
+  if (meshopt_ && triangles && !list.empty()) {
+    out_.meshopt.push_back({a.buffer_view, MeshoptMode::kTriangles, small ? 2u : 4u});
+  }
+  out_.asset.accessors.push_back(std::move(a));
+  return uint32_t(out_.asset.accessors.size() - 1);
+}
+
+void Encoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
+  const Dequant* dequant = dequantOf(mesh, primitive);
+  const uint32_t position = findAttribute(primitive.attributes, "POSITION");
+  const uint32_t vertices = position != kNone ? input_.accessors[position].count : 0;
+  for (Attribute& attribute : primitive.attributes) {
+    if (attribute.name.rfind("WEIGHTS_", 0) == 0) {
+      attribute.accessor = skinWeights(primitive, uint32_t(std::stoul(attribute.name.substr(8))));
+    } else {
+      attribute.accessor = baseAttribute(attribute.name, attribute.accessor, dequant);
+    }
+  }
+  if (primitive.indices != kNone) primitive.indices = indices(primitive, vertices);
+  // NORMAL and TANGENT deltas that are zero in every target go (each engine then reads zero for all of them).
+  for (const char* direction : {"NORMAL", "TANGENT"}) {
+    bool any = false;
+    for (const MorphTarget& target : primitive.targets) {
+      const uint32_t a = findAttribute(target.attributes, direction);
+      if (a != kNone && !allZero(readAccessorFloats(input_, a))) any = true;
+    }
+    if (any) continue;
+    for (MorphTarget& target : primitive.targets) {
+      std::erase_if(target.attributes, [&](const Attribute& attribute) { return attribute.name == direction; });
+    }
+  }
+  for (MorphTarget& target : primitive.targets) {
+    for (Attribute& attribute : target.attributes) {
+      if (attribute.name == "POSITION") {
+        attribute.accessor = positionDelta(attribute.accessor, vertices, dequant);
+      } else if (attribute.name == "NORMAL" || attribute.name == "TANGENT") {
+        attribute.accessor = directionDelta(attribute.accessor);
+      } else {
+        attribute.accessor = floatCopy(attribute.accessor, ViewPart::kTargets, kArrayBuffer, false);
+      }
+    }
+  }
+}
+
+// Key times and values stay exact: glTF puts no range on morph weights, and STEP and CUBICSPLINE keep their keys.
+void Encoder::encodeAnimations() {
+  for (Animation& animation : out_.asset.animations) {
+    for (AnimationSampler& sampler : animation.samplers) {
+      for (uint32_t* accessor : {&sampler.input, &sampler.output}) {
+        const auto key = std::make_pair(*accessor, std::string("ANIMATION"));
+        if (auto it = done_.find(key); it != done_.end()) {
+          *accessor = it->second;
+          continue;
+        }
+        const uint32_t made = floatCopy(*accessor, ViewPart::kAnimation, 0, accessor == &sampler.input);
+        done_[key] = made;
+        *accessor = made;
+      }
+    }
+  }
+}
+
+void Encoder::encodeSkinsAndImages() {
+  for (size_t s = 0; s < out_.asset.skins.size(); ++s) {
+    Skin& skin = out_.asset.skins[s];
+    const Dequant& d = skin_dequant_[s];
+    if (d.valid) {  // IBM · D, per joint, in double and rounded once
+      std::vector<float> ibm(16 * skin.joints.size());
+      std::vector<float> original = skin.inverse_bind_matrices == kNone
+                                        ? std::vector<float>()
+                                        : readAccessorFloats(input_, skin.inverse_bind_matrices);
+      DMat4 dequant;
+      dequant.m = {d.half, 0, 0, 0, 0, d.half, 0, 0, 0, 0, d.half, 0, d.center[0], d.center[1], d.center[2], 1};
+      for (size_t j = 0; j < skin.joints.size(); ++j) {
+        DMat4 m;
+        if (!original.empty()) std::copy_n(&original[16 * j], 16, m.m.begin());
+        const DMat4 folded = m * dequant;
+        for (size_t i = 0; i < 16; ++i) ibm[16 * j + i] = float(folded.m[i]);
+      }
+      skin.inverse_bind_matrices =
+          addAccessor(packed(std::span<const float>(ibm), 16, ComponentType::kFloat, false, AccessorType::kMat4, false),
+                      ViewPart::kOther, 0, true);
+      continue;
+    }
+    if (skin.inverse_bind_matrices == kNone) continue;
+    const auto key = std::make_pair(skin.inverse_bind_matrices, std::string("IBM"));
+    if (auto it = done_.find(key); it == done_.end()) {
+      done_[key] = floatCopy(skin.inverse_bind_matrices, ViewPart::kOther, 0, false);
+    }
+    skin.inverse_bind_matrices = done_[key];
+  }
+  // Images keep their bytes; a URI image is embedded so the .glb stands alone.
+  for (uint32_t i = 0; i < out_.asset.images.size(); ++i) {
+    Image& image = out_.asset.images[i];
+    Expected<std::span<const uint8_t>> bytes = imageBytes(input_, i);
+    if (!bytes) {
+      out_.notes.push_back("images[" + std::to_string(i) + "]: " + bytes.error().message + "; its URI is kept");
+      continue;
+    }
+    if (image.mime_type.empty()) {
+      const bool png = bytes->size() >= 4 && (*bytes)[0] == 0x89 && (*bytes)[1] == 'P';
+      const bool ktx2 = isKtx2Image(input_, i);
+      image.mime_type = png ? "image/png" : ktx2 ? "image/ktx2" : "image/jpeg";
+    }
+    image.buffer_view = addView(*bytes, 0, 0, ViewPart::kImages, false);
+    image.uri.clear();
+    image.data.clear();
+  }
+}
+
+Expected<EncodedAsset> Encoder::run() {
+  out_.asset = input_;
+  out_.asset.buffers.clear();
+  out_.asset.buffer_views.clear();
+  out_.asset.accessors.clear();
+  planDequants();
+  for (uint32_t m = 0; m < out_.asset.meshes.size(); ++m) {
+    for (Primitive& primitive : out_.asset.meshes[m].primitives) encodePrimitive(m, primitive);
+  }
+  encodeAnimations();
+  encodeSkinsAndImages();
+  if (out_.asset.buffers.empty()) out_.asset.buffers.emplace_back();
+  return std::move(out_);
+}
+
+}  // namespace
+
+Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt) {
+  return Encoder(input, budget, meshopt).run();
+}
+
+// Which part each view of a loaded asset belongs to, from what points into it.
+OptimizeParts inputParts(const Asset& asset) {
+  std::vector<int> part(asset.buffer_views.size(), int(ViewPart::kOther));
+  auto mark = [&](uint32_t accessor, ViewPart p) {
+    if (accessor >= asset.accessors.size()) return;
+    const Accessor& a = asset.accessors[accessor];
+    if (a.buffer_view != kNone) part[a.buffer_view] = int(p);
+    if (a.has_sparse) {
+      part[a.sparse.indices_buffer_view] = int(p);
+      part[a.sparse.values_buffer_view] = int(p);
+    }
+  };
+  for (const Mesh& mesh : asset.meshes) {
+    for (const Primitive& primitive : mesh.primitives) {
+      for (const Attribute& a : primitive.attributes) mark(a.accessor, ViewPart::kBase);
+      mark(primitive.indices, ViewPart::kBase);
+      for (const MorphTarget& target : primitive.targets) {
+        for (const Attribute& a : target.attributes) mark(a.accessor, ViewPart::kTargets);
+      }
+    }
+  }
+  for (const Animation& animation : asset.animations) {
+    for (const AnimationSampler& sampler : animation.samplers) {
+      mark(sampler.input, ViewPart::kAnimation);
+      mark(sampler.output, ViewPart::kAnimation);
+    }
+  }
+  for (const Image& image : asset.images) {
+    if (image.buffer_view != kNone) part[image.buffer_view] = int(ViewPart::kImages);
+  }
+  OptimizeParts parts;
+  uint64_t* slots[] = {&parts.targets, &parts.base, &parts.animation, &parts.images, &parts.other};
+  for (size_t i = 0; i < asset.buffer_views.size(); ++i) *slots[part[i]] += asset.buffer_views[i].byte_length;
+  for (const Image& image : asset.images) parts.images += image.data.size();  // URI images
+  return parts;
+}
+
+}  // namespace morphkit::gltf_detail

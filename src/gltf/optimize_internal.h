@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The two halves of morphkit::optimizeAsset (morphkit/optimize.h): encoding an asset on grids chosen from a bound
+// (optimize_encode.cpp) and comparing two assets pose by pose (optimize_verify.cpp). Private to morphkit::gltf.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "morphkit/asset.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/optimize.h"
+
+namespace morphkit::gltf_detail {
+
+// What each bufferView holds, for the report's parts.
+enum class ViewPart : uint8_t { kTargets, kBase, kAnimation, kImages, kOther };
+
+// Local-space error allowances, from the world bound and the asset's largest transform scale and weight sum.
+struct EncodeBudget {
+  double base_position = 0.0;  // largest vector error of a base POSITION (object-space units)
+  double target_delta = 0.0;   // largest vector error of one POSITION delta
+  bool u8_skin_weights = false;
+};
+
+struct EncodedAsset {
+  Asset asset;                               // every accessor rewritten into one buffer
+  std::vector<MeshoptViewEncoding> meshopt;  // the views to store compressed (empty without meshopt)
+  std::vector<ViewPart> parts;               // per bufferView
+  std::vector<std::string> notes;
+};
+
+Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt);
+
+// The parts of an asset's views (as loaded) and of an encoded one (compressed views at their encoded size).
+OptimizeParts inputParts(const Asset& asset);
+OptimizeParts outputParts(const EncodedAsset& encoded, std::span<const uint8_t> glb);
+
+// What the encoder needs to turn a world bound into local ones.
+struct PoseScale {
+  double diagonal = 0.0;           // rest pose, world space
+  double transform_scale = 1.0;    // largest column length of any instance's world or joint matrix at rest
+  double weight_sum = 1.0;         // largest Σ|w| of the verified poses (1: a target alone)
+  double weight_square_sum = 1.0;  // largest Σw² of the same
+};
+Expected<PoseScale> measurePoseScale(const Asset& asset);
+
+// Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
+// max_distance and worst.
+Status comparePoses(const Asset& original, const Asset& optimized, OptimizeReport& report,
+                    const OptimizeOptions& options);
+
+}  // namespace morphkit::gltf_detail

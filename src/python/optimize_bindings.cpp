@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// optimize_bindings.cpp — morphkit.optimize(path, out, ...): `morphkit optimize --json`'s work and report
+// (morphkit/optimize.h, docs/OPTIMIZE.md): the same library call, the same refusals, the same JSON text.
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "morphkit/gltf.h"
+#include "morphkit/io.h"
+#include "morphkit/optimize.h"
+#include "morphkit_pyi_docs.h"
+#include "python_module.h"
+
+namespace py = pybind11;
+
+namespace morphkit::python {
+namespace {
+
+double bound(const py::object& value) {
+  return value.is_none() ? 0.0 : value.cast<double>();
+}
+
+py::object optimize(const py::object& path_like, const py::object& out_like, const py::object& max_error_mm,
+                    const py::object& max_error_rel, bool meshopt, bool force, bool allow_external_paths) {
+  py::module_ os = py::module_::import("os");
+  const std::string path = os.attr("fspath")(path_like).cast<std::string>();
+  const std::string out = os.attr("fspath")(out_like).cast<std::string>();
+  OptimizeOptions options;
+  options.max_error_mm = bound(max_error_mm);
+  options.max_error_rel = bound(max_error_rel);
+  options.meshopt = meshopt;
+  auto refuse = [&](const std::string& what) { raise(fail(Error::kInvalidArgument, what), out); };
+  for (const py::object* given : {&max_error_mm, &max_error_rel}) {
+    if (!given->is_none() && !(given->cast<double>() > 0)) refuse("the error bound must be a positive number");
+  }
+  if (!max_error_mm.is_none() && !max_error_rel.is_none()) refuse("give max_error_mm or max_error_rel, not both");
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(path, out, ec)) {
+    refuse("out is the input itself; write the optimized file beside it");
+  }
+  if (!force && std::filesystem::exists(out, ec)) refuse("exists (force=True replaces it)");
+  OptimizeReport report;
+  Expected<std::vector<uint8_t>> glb = fail(Error::kIo, "");
+  {
+    py::gil_scoped_release release;
+    LoadOptions load;
+    load.allow_external_paths = allow_external_paths;
+    Expected<Asset> asset = loadAsset(path, load);
+    ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()));
+    options.pool = &pool;
+    glb = asset ? optimizeAsset(*asset, options, report) : Expected<std::vector<uint8_t>>(asset.error());
+    if (glb) {
+      if (Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb)); !written) glb = written.error();
+    }
+  }
+  take(std::move(glb), path);
+  const uint64_t input_bytes = std::filesystem::file_size(path, ec);
+  return py::module_::import("json").attr("loads")(optimizeReportJson(report, path, out, input_bytes));
+}
+
+}  // namespace
+
+void addOptimizeBindings(py::module_& m) {
+  m.def("optimize", &optimize, py::arg("path"), py::arg("out"), py::kw_only(), py::arg("max_error_mm") = py::none(),
+        py::arg("max_error_rel") = py::none(), py::arg("meshopt") = true, py::arg("force") = false,
+        py::arg("allow_external_paths") = false, pyi::koptimize);
+}
+
+}  // namespace morphkit::python

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+// morphkit/optimize.h and `morphkit optimize`: the bound holds at poses the guarantee did not pick, animations
+// survive exactly (weights outside [0, 1], CUBICSPLINE, STEP at the clip end), pre-quantized and sparse inputs
+// optimize, names and extras stay, the output passes the Khronos validator, and bad input or options leave no file.
+#include "morphkit/optimize.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gltf_test_util.h"
+#include "morphkit/accessor.h"
+#include "morphkit/asset_builder.h"
+#include "morphkit/glb_writer.h"
+#include "morphkit/gltf.h"
+#include "morphkit/pose.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+std::filesystem::path blob(const char* name = "MorphSkinBlob52.glb") {
+  return test::assetsDir() / "MorphSkinBlob52" / name;
+}
+
+struct Optimized {
+  std::vector<uint8_t> glb;
+  OptimizeReport report;
+  Asset asset;
+};
+
+Optimized optimizeOrDie(const Asset& input, const OptimizeOptions& options = {}) {
+  Optimized out;
+  Expected<std::vector<uint8_t>> glb = optimizeAsset(input, options, out.report);
+  EXPECT_TRUE(glb.ok()) << glb.error().message;
+  if (!glb) return out;
+  out.glb = std::move(glb).value();
+  Expected<Asset> loaded = loadAssetFromMemory(out.glb, input.base_dir);
+  EXPECT_TRUE(loaded.ok()) << loaded.error().message;
+  if (loaded) out.asset = std::move(loaded).value();
+  return out;
+}
+
+// The largest world-space vertex distance between two assets of the same structure at one pose.
+double poseDistance(const Asset& a, const Asset& b, const PoseOptions& options) {
+  Expected<PoseResult> pa = poseAsset(a, kNone, options);
+  Expected<PoseResult> pb = poseAsset(b, kNone, options);
+  EXPECT_TRUE(pa.ok() && pb.ok());
+  if (!pa || !pb) return INFINITY;
+  double worst = 0;
+  for (size_t m = 0; m < pa->meshes.size(); ++m) {
+    const std::vector<float>& x = pa->meshes[m].positions;
+    const std::vector<float>& y = pb->meshes[m].positions;
+    for (size_t i = 0; i + 2 < x.size(); i += 3) {
+      worst =
+          std::max(worst, std::hypot(double(x[i]) - y[i], double(x[i + 1]) - y[i + 1], double(x[i + 2]) - y[i + 2]));
+    }
+  }
+  return worst;
+}
+
+// Every sampler of every animation: the same interpolation, the same key times and the same values, bit for bit.
+void expectSameAnimations(const Asset& a, const Asset& b) {
+  ASSERT_EQ(a.animations.size(), b.animations.size());
+  for (size_t i = 0; i < a.animations.size(); ++i) {
+    EXPECT_EQ(a.animations[i].name, b.animations[i].name);
+    ASSERT_EQ(a.animations[i].samplers.size(), b.animations[i].samplers.size());
+    for (size_t s = 0; s < a.animations[i].samplers.size(); ++s) {
+      const AnimationSampler& x = a.animations[i].samplers[s];
+      const AnimationSampler& y = b.animations[i].samplers[s];
+      EXPECT_EQ(x.interpolation, y.interpolation) << "animations[" << i << "].samplers[" << s << "]";
+      EXPECT_EQ(readAccessorFloats(a, x.input), readAccessorFloats(b, y.input));
+      EXPECT_EQ(readAccessorFloats(a, x.output), readAccessorFloats(b, y.output));
+    }
+  }
+}
+
+TEST(Optimize, BoundHoldsAtPosesTheGuaranteeDidNotPick) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> input = loadAsset(blob());
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  Optimized out = optimizeOrDie(*input);
+  ASSERT_FALSE(out.glb.empty());
+  const OptimizeReport& r = out.report;
+  EXPECT_NEAR(r.bound, kDefaultMaxErrorRel * r.diagonal, 1e-12);
+  EXPECT_LE(r.max_distance, r.bound);
+  EXPECT_GT(r.max_distance, 0.0) << "quantized: some vertex must move a little";
+  ASSERT_EQ(r.errors.size(), 4u);
+  EXPECT_EQ(r.errors[1].poses, 52u);  // every target alone
+  EXPECT_LT(out.glb.size(), std::filesystem::file_size(blob()) / 4);
+  EXPECT_LT(r.after.targets, r.before.targets / 4);
+  // Times between the verified ones, and several targets at once inside the weight sums the clips reach.
+  for (uint32_t animation = 0; animation < input->animations.size(); ++animation) {
+    for (double time : {0.013, 0.377, 0.91, 1.5}) {
+      PoseOptions options;
+      options.animation = animation;
+      options.time = time;
+      EXPECT_LE(poseDistance(*input, out.asset, options), r.bound) << animation << " at " << time;
+    }
+  }
+  std::vector<WeightOverride> mixed;
+  for (uint32_t t = 0; t < 52; t += 7) mixed.push_back({"", t, 0, 0.3f});
+  PoseOptions options;
+  options.weights.overrides = mixed;
+  EXPECT_LE(poseDistance(*input, out.asset, options), r.bound);
+}
+
+TEST(Optimize, AnimationsNamesAndExtrasSurviveExactly) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> input = loadAsset(blob());
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  Optimized out = optimizeOrDie(*input);
+  expectSameAnimations(*input, out.asset);  // CUBICSPLINE Talk, STEP Blink (its last key is the clip end), LINEAR
+  ASSERT_EQ(out.asset.nodes.size(), input->nodes.size());
+  for (size_t i = 0; i < input->nodes.size(); ++i) EXPECT_EQ(out.asset.nodes[i].name, input->nodes[i].name);
+  EXPECT_EQ(out.asset.meshes[0].target_names, input->meshes[0].target_names);
+  EXPECT_EQ(out.asset.skins.size(), input->skins.size());
+  const std::string written(out.glb.begin(), out.glb.end());
+  EXPECT_NE(written.find(R"("extensionsRequired":["KHR_mesh_quantization","EXT_meshopt_compression"])"),
+            std::string::npos);
+}
+
+// glTF puts no range on morph weights: a clip that runs from -0.3 to 1.3 keeps every value.
+TEST(Optimize, WeightsOutsideZeroToOneAreNotClamped) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> input = loadAsset(test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  AnimationSampler& sampler = input->animations[0].samplers[0];
+  std::vector<float> values = readAccessorFloats(*input, sampler.output);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = -0.3f + 1.6f * float(i % 5) / 4.0f;
+  sampler.output = appendAccessor(*input, std::span<const float>(values), AccessorType::kScalar);
+  Asset edited = test::validated(std::move(input).value());
+  Optimized out = optimizeOrDie(edited);
+  expectSameAnimations(edited, out.asset);
+  const std::vector<float> kept = readAccessorFloats(out.asset, out.asset.animations[0].samplers[0].output);
+  EXPECT_EQ(*std::min_element(kept.begin(), kept.end()), -0.3f);
+  EXPECT_EQ(*std::max_element(kept.begin(), kept.end()), 1.3f);
+  EXPECT_LE(out.report.max_distance, out.report.bound);
+}
+
+TEST(Optimize, QuantizedSparseAndPlainInputsAllOptimize) {
+  MORPHKIT_REQUIRE_SHARED();
+  for (const std::filesystem::path& file :
+       {blob("MorphSkinBlob52_quantized.glb"), blob("MorphSkinBlob52_sparse.glb"),
+        test::assetsDir() / "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf",
+        test::assetsDir() / "BlenderIO_01_cs_morph/01_cs_morph.gltf",
+        test::assetsDir() / "SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
+        test::assetsDir() / "Fox/glTF-Binary/Fox.glb"}) {
+    SCOPED_TRACE(file.string());
+    Expected<Asset> input = loadAsset(file);
+    ASSERT_TRUE(input.ok()) << input.error().message;
+    Optimized out = optimizeOrDie(*input);
+    ASSERT_FALSE(out.glb.empty());
+    EXPECT_LE(out.report.max_distance, out.report.bound);
+    expectSameAnimations(*input, out.asset);
+  }
+}
+
+TEST(Optimize, NoMeshoptWritesQuantizationAlone) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> input = loadAsset(blob("MorphSkinBlob52_sparse.glb"));
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  Optimized out = optimizeOrDie(*input, {.meshopt = false});
+  const std::string json = writeGltfJson(out.asset).value();
+  EXPECT_EQ(std::string(out.glb.begin(), out.glb.end()).find("EXT_meshopt_compression"), std::string::npos);
+  EXPECT_NE(json.find("KHR_mesh_quantization"), std::string::npos);
+  bool sparse_target = false;
+  for (const MorphTarget& target : out.asset.meshes[0].primitives[0].targets) {
+    for (const Attribute& a : target.attributes) sparse_target |= out.asset.accessors[a.accessor].has_sparse;
+  }
+  EXPECT_TRUE(sparse_target) << "without meshopt, small targets are smaller sparse";
+}
+
+TEST(Optimize, ABoundNoEncodingMeetsFailsNamingThePoseAndVertex) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> input = loadAsset(blob());
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  OptimizeReport report;
+  // Skin weights are stored as 16-bit integers even on the finest attempt: a bound of a nanometre fails.
+  Expected<std::vector<uint8_t>> glb = optimizeAsset(*input, {.max_error_mm = 1e-6}, report);
+  ASSERT_FALSE(glb.ok());
+  EXPECT_NE(glb.error().message.find("vertex"), std::string::npos) << glb.error().message;
+  EXPECT_NE(glb.error().message.find("nothing written"), std::string::npos) << glb.error().message;
+  EXPECT_EQ(report.attempts, 4u);
+  for (double bad : {-1.0, std::nan("")}) {
+    EXPECT_FALSE(optimizeAsset(*input, {.max_error_mm = bad}, report).ok());
+    EXPECT_FALSE(optimizeAsset(*input, {.max_error_rel = bad}, report).ok());
+  }
+}
+
+TEST(OptimizeCommand, WritesAValidFileAndRefusesBadOptions) {
+  MORPHKIT_REQUIRE_SHARED();
+  const auto dir = test::scratchDir();
+  const std::string in = "'" + blob().string() + "'";
+  test::CliRun run = test::runMorphkit(dir, "optimize " + in + " --out small.glb --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"maxDistanceMm\""), std::string::npos) << run.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "small.glb"));
+  // An existing OUT needs --force; OUT equal to IN, a bound <= 0 or NaN, a non-.glb OUT: usage errors.
+  EXPECT_EQ(test::runMorphkit(dir, "optimize " + in + " --out small.glb").exit_code, 2);
+  EXPECT_EQ(test::runMorphkit(dir, "optimize " + in + " --out small.glb --force").exit_code, 0);
+  EXPECT_EQ(test::runMorphkit(dir, "optimize small.glb --out small.glb --force").exit_code, 2);
+  for (const char* bad : {"--max-error 0", "--max-error -1", "--max-error nan", "--max-error-rel 0",
+                          "--max-error 1 --max-error-rel 0.001"}) {
+    test::CliRun refused = test::runMorphkit(dir, "optimize " + in + " --out other.glb " + bad);
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+  }
+  test::CliRun failed = test::runMorphkit(dir, "optimize " + in + " --out other.glb --max-error 1e-9");
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  test::writeText(dir / "broken.gltf", "{\"asset\":{\"version\":\"2.0\"},\"meshes\":[{}]}");
+  test::CliRun broken = test::runMorphkit(dir, "optimize broken.gltf --out other.glb");
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_NE(broken.err.find("broken.gltf"), std::string::npos) << broken.err;
+  EXPECT_EQ(std::count(broken.err.begin(), broken.err.end(), '\n'), 1) << broken.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "other.glb")) << "a refused or failed run leaves no file";
+  if (test::validatorAvailable()) {
+    const std::string validate =
+        "'" + (test::sourceDir() / "scripts/validate-gltf").string() + "' '" + (dir / "small.glb").string() + "'";
+    EXPECT_EQ(std::system((validate + " >/dev/null").c_str()), 0) << "the validator reports errors";
+  } else {
+    EXPECT_FALSE(test::runningInCi()) << "the Khronos validator must run in CI (scripts/install-validator)";
+  }
+}
+
+// three.js's world positions per frame and mesh (its traversal order) from tools/engines/engine_pose.mjs.
+std::vector<std::vector<std::vector<double>>> threePoses(const std::filesystem::path& glb, const std::string& frames) {
+  const std::string command = "node '" + (test::sourceDir() / "tools/engines/engine_pose.mjs").string() + "' three '" +
+                              glb.string() + "' --frames " + frames + " 2>/dev/null";
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char chunk[65536];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, pipe)) > 0;) out.append(chunk, n);
+    EXPECT_EQ(pclose(pipe), 0) << command;
+  }
+  std::vector<std::vector<std::vector<double>>> posed;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(out).get(doc) != simdjson::SUCCESS) {
+    ADD_FAILURE() << command << ": no JSON";
+    return posed;
+  }
+  for (simdjson::dom::element frame : doc["frames"].get_array()) {
+    auto& meshes = posed.emplace_back();
+    for (simdjson::dom::element m : frame["meshes"].get_array()) {
+      auto& positions = meshes.emplace_back();
+      for (double v : m["positions"].get_array()) positions.push_back(v);
+    }
+  }
+  return posed;
+}
+
+// The guarantee checked by another engine: three.js (its own meshopt decoder and dequantization) poses the input
+// and the optimized file at the rest pose and across every animation; no vertex is further apart than the bound
+// (plus float32 rounding of world positions).
+TEST(OptimizeEngines, ThreeJsPosesTheOutputWithinTheBound) {
+  MORPHKIT_REQUIRE_SHARED();
+  if (std::system("command -v node >/dev/null 2>&1") != 0 ||
+      !std::filesystem::exists(test::sourceDir() / "tools/engines/node_modules/three/package.json")) {
+    if (test::runningInCi()) FAIL() << "CI=true but scripts/install-engines has not been run";
+    GTEST_SKIP() << "three.js not installed (scripts/install-engines)";
+  }
+  const auto dir = test::scratchDir();
+  for (const char* relative :
+       {"MorphSkinBlob52/MorphSkinBlob52.glb", "MorphSkinBlob52/MorphSkinBlob52_sparse.glb",
+        "MorphSkinBlob52/MorphSkinBlob52_quantized.glb", "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf",
+        "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf", "BlenderIO_01_cs_morph/01_cs_morph.gltf",
+        "BlenderIO_01_morphed_triangle/01_morphed_triangle.gltf", "SimpleMorph/glTF/SimpleMorph.gltf",
+        "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb", "SkinMorphEdgeCases/skin_morph.gltf"}) {
+    SCOPED_TRACE(relative);
+    const std::filesystem::path file = test::assetsDir() / relative;
+    Expected<Asset> input = loadAsset(file);
+    ASSERT_TRUE(input.ok()) << input.error().message;
+    if (!input->images.empty()) {  // engine_pose.mjs reads geometry only (Node has no image decoder)
+      input->images.clear();
+      input->textures.clear();
+      input->samplers.clear();
+      input->materials.clear();
+      input->source_json.clear();
+      for (Mesh& mesh : input->meshes) {
+        for (Primitive& primitive : mesh.primitives) primitive.material = kNone;
+      }
+    }
+    const std::string stem = file.stem().string() + std::to_string(std::hash<std::string>{}(relative) % 1000);
+    const std::filesystem::path in = dir / (stem + "_in.glb"), out = dir / (stem + "_out.glb");
+    test::writeBytes(in, writeGlb(*input).value());  // a .glb three.js reads without the .bin beside it
+    Optimized optimized = optimizeOrDie(*input);
+    ASSERT_FALSE(optimized.glb.empty());
+    test::writeBytes(out, optimized.glb);
+    std::string frames = "rest";
+    for (size_t a = 0; a < input->animations.size(); ++a) {
+      const double end = readAccessorFloats(*input, input->animations[a].samplers[0].input).back();
+      for (double f : {0.0, 0.31, 0.5, 0.77, 1.0}) frames += "," + std::to_string(a) + ":" + std::to_string(f * end);
+    }
+    const auto a = threePoses(in, frames);
+    const auto b = threePoses(out, frames);
+    ASSERT_EQ(a.size(), b.size());
+    double worst = 0;
+    for (size_t f = 0; f < a.size(); ++f) {
+      ASSERT_EQ(a[f].size(), b[f].size());
+      for (size_t m = 0; m < a[f].size(); ++m) {
+        ASSERT_EQ(a[f][m].size(), b[f][m].size());
+        for (size_t i = 0; i + 2 < a[f][m].size(); i += 3) {
+          worst = std::max(worst, std::hypot(a[f][m][i] - b[f][m][i], a[f][m][i + 1] - b[f][m][i + 1],
+                                             a[f][m][i + 2] - b[f][m][i + 2]));
+        }
+      }
+    }
+    EXPECT_LE(worst, optimized.report.bound + 2e-7 * optimized.report.diagonal)
+        << "three.js: " << worst * 1000 << " mm, bound " << optimized.report.bound * 1000 << " mm";
+  }
+}
+
+}  // namespace
+}  // namespace morphkit

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+"""morphkit.optimize(path, out, ...): the CLI's work and `morphkit optimize --json`'s report (docs/OPTIMIZE.md)."""
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+
+import pytest
+
+import morphkit
+from conftest import run_cli
+
+
+def test_optimize_writes_the_cli_file_and_report(demo_glb: pathlib.Path, tmp_path: pathlib.Path, cli: str) -> None:
+    report = morphkit.optimize(demo_glb, tmp_path / "py.glb", max_error_mm=0.05)
+    done = run_cli(cli, "optimize", demo_glb, "--out", tmp_path / "cli.glb", "--max-error", "0.05", "--json")
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)
+    assert (tmp_path / "py.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+    for key in ("boundMm", "maxDistanceMm", "outputBytes", "before", "after", "errors"):
+        assert report[key] == expected[key], key
+    assert report["maxDistanceMm"] <= report["boundMm"] == pytest.approx(0.05)
+    assert [e["category"] for e in report["errors"]] == ["rest", "targets", "default weights", "animations"]
+    asset = morphkit.load(tmp_path / "py.glb")  # the output loads and poses
+    assert asset.pose(anim=0, times=[0.5])[0].positions.shape[2] == 3
+
+
+def test_optimize_refusals_write_nothing(demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "out.glb"
+    for bad in ({"max_error_mm": 0.0}, {"max_error_mm": -1.0}, {"max_error_rel": math.nan},
+                {"max_error_mm": 1.0, "max_error_rel": 1e-4}):
+        with pytest.raises(morphkit.InvalidArgumentError):
+            morphkit.optimize(demo_glb, out, **bad)
+    with pytest.raises(morphkit.InvalidArgumentError, match="itself"):
+        morphkit.optimize(demo_glb, demo_glb, force=True)
+    with pytest.raises(morphkit.FileNotFoundError_):
+        morphkit.optimize(tmp_path / "missing.glb", out)
+    assert not out.exists()
+    out.write_bytes(b"keep")
+    with pytest.raises(morphkit.InvalidArgumentError, match="exists"):
+        morphkit.optimize(demo_glb, out)
+    assert out.read_bytes() == b"keep"
