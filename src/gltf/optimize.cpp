@@ -27,16 +27,16 @@ std::string millimetres(double metres) {
   return text;
 }
 
-// Grid allowances for one attempt, in object space through the largest transform scale: a quarter of the bound for
-// the base positions, three quarters for the targets (which hold most of the bytes), those shared by the weights
-// a verified pose reaches.
+// Grid allowances for one attempt, in object space through the largest transform scale: a tenth of the bound for
+// the base positions, nine tenths for the targets (which hold most of the bytes), those shared by the weights a
+// verified pose reaches (the split measured in docs/OPTIMIZE.md, "Experiments").
 gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& scale, double factor) {
   const double local = bound / scale.transform_scale * factor;
   gltf_detail::EncodeBudget budget;
-  budget.base_position = 0.25 * local;
+  budget.base_position = 0.1 * local;
   // Independent roundings add in quadrature: Σ wᵢ·eᵢ grows with √(Σ wᵢ²), not Σ|wᵢ|; the verification, not this
   // estimate, is the guarantee (a pose that misses sends the next attempt to a grid 4 times finer).
-  budget.target_delta = 0.75 * local / std::max(1.0, std::sqrt(scale.weight_square_sum));
+  budget.target_delta = 0.9 * local / std::max(1.0, std::sqrt(scale.weight_square_sum));
   return budget;
 }
 
@@ -105,13 +105,19 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
                 "optimize: the rest pose has no extent, so a relative bound is 0; give the bound in millimetres");
   }
   report.before = gltf_detail::inputParts(input);
-  // Finer grids on each retry; the last attempt keeps every position and delta as floats.
-  constexpr double kFactors[] = {1.0, 0.5, 0.125, 0.0};
-  for (double factor : kFactors) {
+  // 8-bit skin weights first, then 16-bit; then finer grids; the last attempt keeps every position and delta as
+  // floats.
+  struct Attempt {
+    double factor;
+    bool u8_skin_weights;
+  };
+  constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.5, false}, {0.125, false}, {0.0, false}};
+  for (const Attempt& attempt : kAttempts) {
     ++report.attempts;
     progress("encoding", 0.0);
-    Expected<gltf_detail::EncodedAsset> encoded =
-        gltf_detail::encodeAsset(input, budgetFor(report.bound, *scale, factor), options.meshopt);
+    gltf_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
+    budget.u8_skin_weights = attempt.u8_skin_weights;
+    Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt);
     if (!encoded) return encoded.error();
     GlbWriteOptions write;
     write.meshopt = encoded->meshopt;

@@ -470,12 +470,11 @@ uint32_t Encoder::directionDelta(uint32_t accessor) {
   return result;
 }
 
-// Triangle lists reordered for the post-transform cache (meshoptimizer), which also makes them compress better;
-// the vertices do not move, so no pose changes.
+// Indices in the input's order: reordering triangles for the vertex cache, or vertices for fetch, made the meshopt
+// streams smaller but the gzipped file larger (docs/OPTIMIZE.md, "Experiments").
 uint32_t Encoder::indices(const Primitive& primitive, uint32_t vertices) {
   std::vector<uint32_t> list = readAccessorUints(input_, primitive.indices);
   const bool triangles = primitive.mode == PrimitiveMode::kTriangles && list.size() % 3 == 0;
-  if (triangles) meshopt_optimizeVertexCache(list.data(), list.data(), list.size(), vertices);
   const bool small = vertices < 65535;
   Accessor a;
   a.count = uint32_t(list.size());
