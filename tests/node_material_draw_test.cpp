@@ -310,10 +310,8 @@ render::FrameUniforms pbrTestFrame() {
   const float light_len = std::sqrt(0.3f * 0.3f + 0.5f * 0.5f + 0.8f * 0.8f);
   frame.light_direction = {0.3f / light_len, 0.5f / light_len, 0.8f / light_len, 0};
   frame.light_color = {2.5f, 2.4f, 2.2f, 0};
-  // No environment and no tone curve: pbr.frag's image-based light is off (intensity 0) and node materials' hemisphere
-  // fill is black, so both draw the key light + emissive (docs/RENDER.md: node materials keep the old fill).
-  frame.sky_color = {0, 0, 0, 0};
-  frame.ground_color = {0, 0, 0, 0};
+  // No environment and no tone curve: the image-based light is off (intensity 0), so both draw the key light +
+  // emissive through the one lighting.glsl.
   frame.shadow_params = {1.0f, 1.0f, 0.01f, 0};
   frame.environment = {0.0f, 0.0f, 1.0f, 0.0f};
   frame.tone = {1.0f, float(MSH_TONE_NONE), 0.0f, 0.0f};
@@ -418,7 +416,8 @@ bool builtinShaders(VulkanContext& ctx, VkShaderModule& vs, VkShaderModule& fs) 
   return moduleOf(*vs_words, vs) && moduleOf(*fs_words, fs);
 }
 
-// The node program's one set: its uniforms, the frame block, the shadow map and each sampled texture's source.
+// The node program's one set: its uniforms, the frame block, the shadow map, the environment's two maps (white, as
+// the built-in frame set below: intensity 0) and each sampled texture's source.
 void writeNodeSet(DescriptorWriter& writer, VkDescriptorSet node_set, const NodeMaterialPrograms& programs,
                   const NodeMaterial& node, const Asset& asset, const GpuBuffer& node_ubo, const GpuBuffer& frame_ubo,
                   const Harness& h, const PbrTextures& textures) {
@@ -430,6 +429,8 @@ void writeNodeSet(DescriptorWriter& writer, VkDescriptorSet node_set, const Node
       writer.buffer(node_set, b.binding, frame_ubo);
     } else if (b.name == "nodeShadowMap") {
       writer.image(node_set, b.binding, h.shadow_sampler, h.shadow_view);
+    } else if (b.name == "nodeEnvironmentMap" || b.name == "nodeBrdfTable") {
+      writer.image(node_set, b.binding, textures.sampler, textures.white.view);  // as the built-in frame set
     } else if (b.kind == NodeBindingKind::kSampledTexture) {
       const NodeTextureSource source = nodeTextureSource(node, b.texture, asset, &mat);
       writer.image(node_set, b.binding, textures.sampler,

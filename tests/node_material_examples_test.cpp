@@ -255,7 +255,8 @@ TEST(NodeMaterial, FlagOnlySkinningBlockGetsTheSkinFeature) {
   ASSERT_TRUE(programs) << programs.error().message;
   EXPECT_EQ(bindingNames(programs->glsl.bindings),
             (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights", "NodeSkinStream",
-                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
+                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap", "nodeEnvironmentMap",
+                                      "nodeBrdfTable"}));
 }
 
 TEST(NodeMaterialCli, MaterialCommandListsBindingsAndWritesShaders) {

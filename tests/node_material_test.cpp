@@ -30,9 +30,10 @@ TEST(NodeMaterial, StaticGraphCompilesNoMorphAndReachesNoFeature) {
   EXPECT_EQ(lower(allText(*glsl)).find("morph targets"), std::string::npos);
   EXPECT_EQ(lower(allText(*glsl)).find("nodeskin"), std::string::npos);
   EXPECT_EQ(lower(allText(*glsl)).find("joint"), std::string::npos);
-  EXPECT_EQ(bindingNames(glsl->bindings),
-            (std::vector<std::string>{"NodeUniforms", "nodeTexture0", "nodeTexture1", "nodeTexture2", "nodeTexture3",
-                                      "nodeTexture4", "FrameBlock", "nodeShadowMap"}));
+  EXPECT_EQ(
+      bindingNames(glsl->bindings),
+      (std::vector<std::string>{"NodeUniforms", "nodeTexture0", "nodeTexture1", "nodeTexture2", "nodeTexture3",
+                                "nodeTexture4", "FrameBlock", "nodeShadowMap", "nodeEnvironmentMap", "nodeBrdfTable"}));
   for (uint32_t i = 0; i < glsl->bindings.size(); ++i) {
     EXPECT_EQ(glsl->bindings[i].binding, i);
     EXPECT_TRUE(glsl->bindings[i].feature.empty());
@@ -52,12 +53,14 @@ TEST(NodeMaterial, BindingOrderIsNodeThenMorphThenSkinThenEnvironment) {
   EXPECT_EQ(bindingNames(glsl->bindings),
             (std::vector<std::string>{"NodeUniforms", "nodeTexture0", "nodeTexture1", "nodeTexture2", "nodeTexture3",
                                       "nodeTexture4", "NodeMorphDeltas", "NodeMorphWeights", "NodeSkinStream",
-                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
+                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap", "nodeEnvironmentMap",
+                                      "nodeBrdfTable"}));
   const std::vector<NodeBindingGroup> groups = {
-      NodeBindingGroup::kNode,    NodeBindingGroup::kNode,        NodeBindingGroup::kNode,
-      NodeBindingGroup::kNode,    NodeBindingGroup::kNode,        NodeBindingGroup::kNode,
-      NodeBindingGroup::kFeature, NodeBindingGroup::kFeature,     NodeBindingGroup::kFeature,
-      NodeBindingGroup::kFeature, NodeBindingGroup::kEnvironment, NodeBindingGroup::kEnvironment};
+      NodeBindingGroup::kNode,        NodeBindingGroup::kNode,        NodeBindingGroup::kNode,
+      NodeBindingGroup::kNode,        NodeBindingGroup::kNode,        NodeBindingGroup::kNode,
+      NodeBindingGroup::kFeature,     NodeBindingGroup::kFeature,     NodeBindingGroup::kFeature,
+      NodeBindingGroup::kFeature,     NodeBindingGroup::kEnvironment, NodeBindingGroup::kEnvironment,
+      NodeBindingGroup::kEnvironment, NodeBindingGroup::kEnvironment};
   ASSERT_EQ(glsl->bindings.size(), groups.size());
   for (uint32_t i = 0; i < groups.size(); ++i) {
     EXPECT_EQ(glsl->bindings[i].binding, i);
@@ -69,6 +72,12 @@ TEST(NodeMaterial, BindingOrderIsNodeThenMorphThenSkinThenEnvironment) {
   EXPECT_EQ(glsl->bindings[6].stages, kNodeStageVertex);
   EXPECT_EQ(glsl->bindings[8].feature, "skin");
   EXPECT_EQ(glsl->bindings[11].kind, NodeBindingKind::kShadowSampler);
+  // The environment's two maps (lighting.glsl reads them), fragment stage only.
+  for (uint32_t i : {12u, 13u}) {
+    EXPECT_EQ(glsl->bindings[i].kind, NodeBindingKind::kSampledTexture);
+    EXPECT_EQ(glsl->bindings[i].stages, kNodeStageFragment);
+    EXPECT_EQ(glsl->bindings[i].texture, kNone);
+  }
   // The GLSL declares the morph buffers at those numbers, in the vertex stage only.
   const std::string& vs = glsl->shaders[size_t(NodePipeline::kColor)].vertex;
   EXPECT_NE(vs.find("binding = 6, std430) restrict readonly buffer NodeMorphDeltas"), std::string::npos) << vs;
@@ -77,6 +86,10 @@ TEST(NodeMaterial, BindingOrderIsNodeThenMorphThenSkinThenEnvironment) {
   EXPECT_EQ(lower(glsl->shaders[size_t(NodePipeline::kColor)].fragment).find("nodemorph"), std::string::npos);
   EXPECT_NE(glsl->shaders[size_t(NodePipeline::kColor)].fragment.find("binding = 11) uniform sampler2DShadow"),
             std::string::npos);
+  EXPECT_NE(
+      glsl->shaders[size_t(NodePipeline::kColor)].fragment.find("binding = 12) uniform sampler2D nodeEnvironmentMap"),
+      std::string::npos);
+  EXPECT_NE(glsl->shaders[size_t(NodePipeline::kColor)].fragment.find("#include \"lighting.glsl\""), std::string::npos);
 }
 
 TEST(NodeMaterial, FeatureBindingOrderDoesNotDependOnBlockOrder) {
@@ -94,7 +107,8 @@ TEST(NodeMaterial, FeatureBindingOrderDoesNotDependOnBlockOrder) {
   ASSERT_TRUE(glsl) << glsl.error().message;
   EXPECT_EQ(bindingNames(glsl->bindings),
             (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights", "NodeSkinStream",
-                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap"}));
+                                      "NodeJointMatrices", "FrameBlock", "nodeShadowMap", "nodeEnvironmentMap",
+                                      "nodeBrdfTable"}));
 }
 
 TEST(NodeMaterial, MorphRunsBeforeSkinningInTheGeneratedVertexShader) {
@@ -163,8 +177,9 @@ TEST(NodeMaterial, FlagOnlyCustomBlockGetsTheSameMorphFeature) {
     EXPECT_EQ(a->bindings[i].stages, b->bindings[i].stages);
     EXPECT_EQ(a->bindings[i].feature, b->bindings[i].feature);
   }
-  EXPECT_EQ(bindingNames(b->bindings), (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights",
-                                                                 "FrameBlock", "nodeShadowMap"}));
+  EXPECT_EQ(bindingNames(b->bindings),
+            (std::vector<std::string>{"NodeUniforms", "NodeMorphDeltas", "NodeMorphWeights", "FrameBlock",
+                                      "nodeShadowMap", "nodeEnvironmentMap", "nodeBrdfTable"}));
   // And the SPIR-V compiles.
   Expected<NodeMaterialPrograms> programs = compileNodeMaterial(*legacy);
   ASSERT_TRUE(programs) << programs.error().message;

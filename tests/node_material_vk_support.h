@@ -70,11 +70,12 @@ constexpr uint32_t kSize = 64;
 struct Harness {
   VulkanContext& ctx;
   VkRenderPass color_pass = VK_NULL_HANDLE, depth_pass = VK_NULL_HANDLE;
-  VkImage color = VK_NULL_HANDLE, shadow = VK_NULL_HANDLE;
-  VkDeviceMemory color_memory = VK_NULL_HANDLE, shadow_memory = VK_NULL_HANDLE;
+  VkImage color = VK_NULL_HANDLE, shadow = VK_NULL_HANDLE, black = VK_NULL_HANDLE;
+  VkDeviceMemory color_memory = VK_NULL_HANDLE, shadow_memory = VK_NULL_HANDLE, black_memory = VK_NULL_HANDLE;
   VkImageView color_view = VK_NULL_HANDLE, shadow_view = VK_NULL_HANDLE;
+  VkImageView black_view = VK_NULL_HANDLE;  // 1×1, (0, 0, 0, 0): the environment's maps where no light is wanted
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  VkSampler shadow_sampler = VK_NULL_HANDLE;
+  VkSampler shadow_sampler = VK_NULL_HANDLE, plain_sampler = VK_NULL_HANDLE;
   GpuBuffer readback;
 
   explicit Harness(VulkanContext& context) : ctx(context) {}
@@ -83,11 +84,15 @@ struct Harness {
     vkDestroyFramebuffer(ctx.device, framebuffer, nullptr);
     vkDestroyImageView(ctx.device, color_view, nullptr);
     vkDestroyImageView(ctx.device, shadow_view, nullptr);
+    vkDestroyImageView(ctx.device, black_view, nullptr);
     vkDestroyImage(ctx.device, color, nullptr);
     vkDestroyImage(ctx.device, shadow, nullptr);
+    vkDestroyImage(ctx.device, black, nullptr);
     vkFreeMemory(ctx.device, color_memory, nullptr);
     vkFreeMemory(ctx.device, shadow_memory, nullptr);
+    vkFreeMemory(ctx.device, black_memory, nullptr);
     vkDestroySampler(ctx.device, shadow_sampler, nullptr);
+    vkDestroySampler(ctx.device, plain_sampler, nullptr);
     vkDestroyRenderPass(ctx.device, color_pass, nullptr);
     vkDestroyRenderPass(ctx.device, depth_pass, nullptr);
     destroyBuffer(ctx, readback);
@@ -169,7 +174,9 @@ struct Harness {
       return false;
     }
     if (!image(VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-               VK_IMAGE_ASPECT_DEPTH_BIT, 1, shadow, shadow_memory, shadow_view)) {
+               VK_IMAGE_ASPECT_DEPTH_BIT, 1, shadow, shadow_memory, shadow_view) ||
+        !image(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+               VK_IMAGE_ASPECT_COLOR_BIT, 1, black, black_memory, black_view)) {
       return false;
     }
     VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
@@ -187,10 +194,12 @@ struct Harness {
     s.compareEnable = VK_TRUE;
     s.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
     if (vkCreateSampler(ctx.device, &s, nullptr, &shadow_sampler) != VK_SUCCESS) return false;
+    s.compareEnable = VK_FALSE;
+    if (vkCreateSampler(ctx.device, &s, nullptr, &plain_sampler) != VK_SUCCESS) return false;
     Expected<GpuBuffer> rb = createBuffer(ctx, kSize * kSize * 4, MemoryUse::kReadback);
     if (!rb) return false;
     readback = *rb;
-    // The shadow map: cleared to 1 and left in SHADER_READ_ONLY_OPTIMAL for the shadow binding.
+    // The shadow map cleared to 1 and the black image to 0, both left in SHADER_READ_ONLY_OPTIMAL for sampling.
     return bool(submitAndWait(
         ctx,
         [&](VkCommandBuffer cmd) {
@@ -202,16 +211,25 @@ struct Harness {
           b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
           b.image = shadow;
           b.subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
+          VkImageMemoryBarrier c = b;
+          c.image = black;
+          c.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+          VkImageMemoryBarrier to_transfer[2] = {b, c};
           vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
-                               nullptr, 1, &b);
+                               nullptr, 2, to_transfer);
           VkClearDepthStencilValue one{1.0f, 0};
           vkCmdClearDepthStencilImage(cmd, shadow, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &one, 1, &b.subresourceRange);
-          b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-          b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-          b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-          b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+          VkClearColorValue zero{};
+          vkCmdClearColorImage(cmd, black, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &c.subresourceRange);
+          for (VkImageMemoryBarrier* barrier : {&b, &c}) {
+            barrier->srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+            barrier->dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+            barrier->oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+            barrier->newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+          }
+          VkImageMemoryBarrier to_read[2] = {b, c};
           vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0,
-                               nullptr, 0, nullptr, 1, &b);
+                               nullptr, 0, nullptr, 2, to_read);
         },
         "harness init"));
   }
@@ -335,10 +353,12 @@ inline Expected<Coverage> drawQuad(VulkanContext& ctx, Harness& h, NodeMaterialD
   std::memcpy(node.data(), &header, sizeof header);
   for (const NodeUniformInfo& u : material.uniforms) std::memcpy(node.data() + u.offset, u.value.data(), 16);
   const GpuBuffer node_ubo = make(node.size(), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, node.data());
-  float frame[56] = {};
-  std::memcpy(frame, identity, 64);       // view_proj
-  std::memcpy(frame + 16, identity, 64);  // light_view_proj; shadow_params.y = 0: no shadow lookups
-  const GpuBuffer frame_ubo = make(sizeof frame, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, frame);
+  render::FrameUniforms frame{};
+  std::memcpy(frame.view_proj.m, identity, 64);
+  std::memcpy(frame.light_view_proj.m, identity, 64);  // shadow_params.y = 0: no shadow lookups
+  // No light (key light and environment 0), exposure 1 and no tone curve: the graph's emissive colour as it is.
+  frame.tone = {1.0f, float(MSH_TONE_NONE), 0.0f, 0.0f};
+  const GpuBuffer frame_ubo = make(sizeof frame, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &frame);
   const GpuBuffer vertices =
       make(primitive.position.size() * 4, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, primitive.position.data());
   const GpuBuffer indices =
@@ -377,6 +397,7 @@ inline Expected<Coverage> drawQuad(VulkanContext& ctx, Harness& h, NodeMaterialD
   std::vector<VkDescriptorBufferInfo> infos;
   infos.reserve(16);
   VkDescriptorImageInfo shadow_info{h.shadow_sampler, h.shadow_view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorImageInfo black_info{h.plain_sampler, h.black_view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   std::vector<VkWriteDescriptorSet> writes;
   for (const NodeBinding& b : programs->glsl.bindings) {
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -390,6 +411,8 @@ inline Expected<Coverage> drawQuad(VulkanContext& ctx, Harness& h, NodeMaterialD
       infos.push_back({frame_ubo.buffer, 0, VK_WHOLE_SIZE});
     } else if (b.name == "nodeShadowMap") {
       w.pImageInfo = &shadow_info;
+    } else if (b.name == "nodeEnvironmentMap" || b.name == "nodeBrdfTable") {
+      w.pImageInfo = &black_info;
     } else if (b.name == "NodeSkinStream" && skin_stream.buffer) {
       infos.push_back({skin_stream.buffer, 0, VK_WHOLE_SIZE});
     } else if (b.name == "NodeJointMatrices" && joints.buffer) {

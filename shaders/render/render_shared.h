@@ -138,8 +138,6 @@ struct FrameUniforms {
   vec4 camera_position;  // xyz world
   vec4 light_direction;  // xyz: unit vector from the surface toward the light
   vec4 light_color;      // rgb radiance (linear), w unused
-  vec4 sky_color;        // node materials' hemisphere ambient, normal up (+Y); 0 without an environment
-  vec4 ground_color;     // node materials' hemisphere ambient, normal down
   vec4 shadow_params;    // x: 1 / shadow-map size, y: enabled (0/1), z: normal offset (world units), w unused
   // Image-based light (morphkit/environment.h): x intensity (0: none), y the prefiltered chain's last level,
   // z cos and w sin of the rotation about +Y.
@@ -214,9 +212,10 @@ static_assert(offsetof(MorphUniforms, weights) == 0 && offsetof(MorphUniforms, c
               offsetof(MorphUniforms, texWidth) == 20 && offsetof(MorphUniforms, rowsPerBand) == 24 &&
               offsetof(MorphUniforms, pad) == 28);
 static_assert(sizeof(MorphActiveHeader) == 16 && sizeof(MorphActiveEntry) == 8);
-static_assert(sizeof(FrameUniforms) == 320 && offsetof(FrameUniforms, light_view_proj) == 64 &&
-              offsetof(FrameUniforms, camera_position) == 128 && offsetof(FrameUniforms, shadow_params) == 208 &&
-              offsetof(FrameUniforms, environment) == 224 && offsetof(FrameUniforms, tone) == 240);
+static_assert(sizeof(FrameUniforms) == 288 && offsetof(FrameUniforms, light_view_proj) == 64 &&
+              offsetof(FrameUniforms, camera_position) == 128 && offsetof(FrameUniforms, shadow_params) == 176 &&
+              offsetof(FrameUniforms, environment) == 192 && offsetof(FrameUniforms, tone) == 208 &&
+              offsetof(FrameUniforms, inverse_view_proj) == 224);
 static_assert(sizeof(ObjectUniforms) == 144 && offsetof(ObjectUniforms, features) == 128 &&
               offsetof(ObjectUniforms, skin_sets) == 132);
 static_assert(sizeof(MaterialUniforms) == 496 && offsetof(MaterialUniforms, metallic_factor) == 32 &&

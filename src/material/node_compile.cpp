@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // node_compile.cpp — NodeMaterial → GLSL (vertex + fragment per pipeline) → SPIR-V (shaderc). The vertex interface
-// and the lighting epilogue follow the renderer's shaders/render/mesh.vert and pbr.frag, so a node graph that
-// restates a glTF material draws what the built-in PBR pipeline draws.
+// follows the renderer's shaders/render/mesh.vert, and the fragment shader lights with the renderer's own
+// shaders/render/lighting.glsl (as pbr.frag does), so a node graph that restates a glTF material draws what the
+// built-in PBR pipeline draws, in every environment and tone curve.
 #include <shaderc/shaderc.h>
 
 #include <array>
@@ -63,11 +64,11 @@ std::string uniformBlock(const NodeMaterial& m, uint32_t binding) {
 struct Layout {
   std::vector<NodeBinding> bindings;
   std::map<std::string, uint32_t> feature_binding;  // binding name → number
-  uint32_t frame = 0, shadow = 0;
+  uint32_t frame = 0, shadow = 0, environment = 0, brdf_table = 0;
 };
 
 // The fixed binding order (morphkit/node_material.h): node block and textures, then the features (morph first),
-// then environment and shadow.
+// then the frame's: its uniform block, the shadow map and the environment's two maps.
 Layout bindingLayout(const NodeMaterial& m) {
   Layout l;
   uint32_t next = 0;
@@ -90,6 +91,12 @@ Layout bindingLayout(const NodeMaterial& m) {
                         kNone});
   l.shadow = next;
   l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kShadowSampler, kNodeStageFragment, "nodeShadowMap",
+                        NodeBindingGroup::kEnvironment, "", kNone});
+  l.environment = next;
+  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kSampledTexture, kNodeStageFragment,
+                        "nodeEnvironmentMap", NodeBindingGroup::kEnvironment, "", kNone});
+  l.brdf_table = next;
+  l.bindings.push_back({kNodeMaterialSet, next++, NodeBindingKind::kSampledTexture, kNodeStageFragment, "nodeBrdfTable",
                         NodeBindingGroup::kEnvironment, "", kNone});
   return l;
 }
@@ -219,83 +226,41 @@ void main() {
   return s;
 }
 
-// The lighting of shaders/render/pbr.frag (glTF 2.0 §3.9.2 and Appendix B), fed by the PbrOutput block.
+// PbrOutput → the renderer's own light (shaders/render/lighting.glsl, which pbr.frag includes too): the block's
+// inputs fill lighting.glsl's Surface as pbr.frag fills it from a glTF material, so the key light, its shadow, the
+// image-based light, exposure and the tone curve are the built-in path's, computed by the same code.
 constexpr const char* kFragmentEpilogue = R"(
-  // ---- PbrOutput → glTF metallic-roughness shading (glTF 2.0 §3.9.2, Appendix B), as shaders/render/pbr.frag ----
+  // ---- PbrOutput → lighting.glsl (glTF 2.0 §3.9.2, Appendix B), as shaders/render/pbr.frag ----
   vec4 base = nodePbrBaseColor;
   if (node.alpha_mode == 1u && base.a < node.alpha_cutoff) discard;  // §3.9.4 MASK
-  float metallic = clamp(nodePbrMetallic, 0.0, 1.0);
-  float roughness = clamp(nodePbrRoughness, 0.04, 1.0);
+  Surface surface = surfaceOf(base);
+  surface.metallic = clamp(nodePbrMetallic, 0.0, 1.0);
+  surface.roughness = clamp(nodePbrRoughness, 0.0, 1.0);
+  surface.emissive = nodePbrEmissive;
+  if (nodePbrOccluded) {
+    surface.occluded = true;
+    surface.occlusion = 1.0 + nodePbrOcclusionStrength * (nodePbrOcclusion - 1.0);  // §3.9.4
+  }
   vec3 n = nodeWorldNormal;
   if (nodePbrNormalMapped) {
-    vec2 uv = nodePbrNormalUv;
-    vec3 t;
-    float handedness;
-    // A TANGENT parallel to the normal (or zero) has no usable frame: fall back to the derivatives instead of
-    // normalizing a zero vector (NaN shading where an unbound normal texture should leave `n` unchanged).
-    vec3 nodeTangentOrtho = inTangent.xyz - n * dot(n, inTangent.xyz);
-    if ((node.features & MSH_HAS_TANGENTS) != 0u && dot(nodeTangentOrtho, nodeTangentOrtho) > 1e-12) {
-      t = normalize(nodeTangentOrtho);
-      handedness = inTangent.w < 0.0 ? -1.0 : 1.0;
-    } else {
-      vec2 dudx = dFdx(uv);
-      vec2 dudy = dFdy(uv);
-      vec3 tt = nodeDpdx * dudy.y - nodeDpdy * dudx.y;
-      t = dot(tt, tt) > 0.0 ? normalize(tt - n * dot(n, tt)) : vec3(1.0, 0.0, 0.0);
-      handedness = 1.0;
-    }
-    vec3 b = cross(n, t) * handedness;
-    vec3 tn = nodePbrNormalTexel * 2.0 - 1.0;
-    tn.xy *= nodePbrNormalScale;  // §3.9.3 normalTextureInfo.scale
-    n = normalize(mat3(t, b, n) * tn);
+    n = perturbNormal(n, inTangent, (node.features & MSH_HAS_TANGENTS) != 0u, nodeDpdx, nodeDpdy, nodePbrNormalUv,
+                      nodePbrNormalTexel, nodePbrNormalScale);  // §3.9.3 normalTextureInfo.scale
   }
-
-  vec3 v = normalize(frame.camera_position.xyz - inWorldPosition);
-  vec3 l = normalize(frame.light_direction.xyz);
-  vec3 h = normalize(l + v);
-  float NdotL = clamp(dot(n, l), 0.0, 1.0);
-  float NdotV = clamp(abs(dot(n, v)), 1e-4, 1.0);
-  float NdotH = clamp(dot(n, h), 0.0, 1.0);
-  float VdotH = clamp(dot(v, h), 0.0, 1.0);
-
-  vec3 f0 = mix(vec3(0.04), base.rgb, metallic);
-  vec3 F = f0 + (1.0 - f0) * pow(1.0 - VdotH, 5.0);
-  float a = roughness * roughness;
-  float a2 = a * a;
-  float d = NdotH * NdotH * (a2 - 1.0) + 1.0;
-  float D = a2 / (kPi * d * d);
-  float gv = NdotL * sqrt(NdotV * NdotV * (1.0 - a2) + a2);
-  float gl = NdotV * sqrt(NdotL * NdotL * (1.0 - a2) + a2);
-  float Vis = gv + gl > 0.0 ? 0.5 / (gv + gl) : 0.0;
-  vec3 diffuse = (1.0 - F) * (1.0 - metallic) * base.rgb / kPi;
-  vec3 specular = F * D * Vis;
-  vec3 direct = (diffuse + specular) * frame.light_color.rgb * NdotL * nodeShadowFactor(inWorldPosition, n);
-
-  vec3 ambientLight = mix(frame.ground_color.rgb, frame.sky_color.rgb, n.y * 0.5 + 0.5);
-  vec3 ambient = ambientLight * mix(base.rgb * (1.0 - metallic), f0, 0.25 * (1.0 - roughness));
-  if (nodePbrOccluded) ambient *= 1.0 + nodePbrOcclusionStrength * (nodePbrOcclusion - 1.0);  // §3.9.4
-
-  vec3 color = direct + ambient + nodePbrEmissive;
   float alpha = node.alpha_mode == 2u ? base.a : 1.0;
-  outColor = vec4(clamp(color, 0.0, 1.0), alpha);
+  outColor = vec4(toneMapFrame(shadeSurface(surface, inWorldPosition, n, nodeWorldNormal)), alpha);
 }
 )";
 
-constexpr const char* kShadowFunction = R"(
-const float kPi = 3.14159265358979;
-
-float nodeShadowFactor(vec3 worldPos, vec3 n) {
-  if (frame.shadow_params.y == 0.0) return 1.0;
-  vec4 clip = frame.light_view_proj * vec4(worldPos + n * frame.shadow_params.z, 1.0);
-  vec3 ndc = clip.xyz / clip.w;
-  vec2 uv = ndc.xy * 0.5 + 0.5;
-  if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0))) || ndc.z > 1.0) return 1.0;
-  float texel = frame.shadow_params.x;
-  float sum = 0.0;
-  for (int y = -1; y <= 1; ++y) {
-    for (int x = -1; x <= 1; ++x) sum += texture(nodeShadowMap, vec3(uv + vec2(x, y) * texel, ndc.z));
-  }
-  return sum / 9.0;
+// lighting.glsl's hooks, on the node program's environment bindings.
+constexpr const char* kLightingHooks = R"(
+float lightShadowTap(vec3 uv_depth) {
+  return texture(nodeShadowMap, uv_depth);
+}
+vec3 lightEnvironmentTap(vec2 uv, float level) {
+  return textureLod(nodeEnvironmentMap, uv, level).rgb;
+}
+vec2 lightBrdfTap(vec2 uv) {
+  return texture(nodeBrdfTable, uv).rg;
 }
 )";
 
@@ -303,7 +268,7 @@ Expected<std::string> fragmentShader(const NodeMaterial& m, const Layout& l) {
   std::string s = header(m, NodePipeline::kColor, "fragment");
   s += uniformBlock(m, 0);
   for (const NodeBinding& b : l.bindings) {
-    if (b.kind == NodeBindingKind::kSampledTexture) {
+    if (b.kind == NodeBindingKind::kSampledTexture && b.group == NodeBindingGroup::kNode) {
       s += "layout(set = " + std::to_string(b.set) + ", binding = " + std::to_string(b.binding) +
            ") uniform sampler2D " + b.name + ";\n";
     }
@@ -312,6 +277,11 @@ Expected<std::string> fragmentShader(const NodeMaterial& m, const Layout& l) {
        ", std140) uniform FrameBlock { FrameUniforms frame; };\n";
   s += "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(l.shadow) +
        ") uniform sampler2DShadow nodeShadowMap;\n";
+  s += "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(l.environment) +
+       ") uniform sampler2D nodeEnvironmentMap;\n";
+  s += "layout(set = " + std::to_string(kNodeMaterialSet) + ", binding = " + std::to_string(l.brdf_table) +
+       ") uniform sampler2D nodeBrdfTable;\n";
+  s += "#include \"lighting.glsl\"\n";
   s += R"(
 layout(location = 0) in vec3 inWorldPosition;
 layout(location = 1) in vec3 inNormal;
@@ -321,7 +291,7 @@ layout(location = 4) in vec2 inUv1;
 
 layout(location = 0) out vec4 outColor;
 )";
-  s += kShadowFunction;
+  s += kLightingHooks;
   s += R"(
 void main() {
   vec3 nodeWorldPosition = inWorldPosition;
@@ -383,8 +353,9 @@ Expected<NodeMaterialGlsl> generateNodeMaterialGlsl(const NodeMaterial& material
 namespace {
 
 // shaderc's include callback: `#include "name"` resolves to the GLSL embedded at build time (shaders/morph.glsl,
-// skin.glsl, render/render_shared.h; morphkit_glsl/shader_text.h), never to a file read at run time. An unknown
-// name gets an empty source_name and the error text as content, which shaderc reports as the compile error.
+// skin.glsl, render/render_shared.h, render/environment.glsl, tone.glsl, lighting.glsl; morphkit_glsl/shader_text.h),
+// never to a file read at run time. An unknown name gets an empty source_name and the error text as content, which
+// shaderc reports as the compile error.
 shaderc_include_result* resolveInclude(void*, const char* requested, int, const char*, size_t) {
   auto* result = new shaderc_include_result{};
   for (const NodeShaderInclude& file : nodeShaderIncludes()) {
@@ -396,7 +367,9 @@ shaderc_include_result* resolveInclude(void*, const char* requested, int, const 
       return result;
     }
   }
-  static constexpr char kUnknown[] = "no such morphkit shader include (morph.glsl, skin.glsl, render_shared.h)";
+  static constexpr char kUnknown[] =
+      "no such morphkit shader include (morph.glsl, skin.glsl, render_shared.h, environment.glsl, tone.glsl, "
+      "lighting.glsl)";
   result->source_name = "";
   result->content = kUnknown;
   result->content_length = sizeof kUnknown - 1;

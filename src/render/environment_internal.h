@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // environment_internal.h — internal: the GPU maps behind morphkit/environment.h's EnvironmentMaps handle, read by
-// the mesh program's frame set (pipelines.cpp) and written once by environment.cpp.
+// the mesh program's frame set (pipelines.cpp) and node materials' set (path_node.cpp), written once by
+// environment.cpp.
 #pragma once
 #include <vulkan/vulkan.h>
 
@@ -30,5 +31,14 @@ struct EnvironmentMaps {
   VkSampler table_sampler = VK_NULL_HANDLE;        // bilinear, clamped
   double startup_ms = 0;                           // the start-up submission, wall clock
 };
+
+// The two maps as every lit shader samples them (lighting.glsl): the built-in path's frame set (pipelines.cpp) and
+// a node material's nodeEnvironmentMap / nodeBrdfTable (path_node.cpp) bind these same descriptors.
+inline VkDescriptorImageInfo environmentMapInfo(const EnvironmentMaps& maps) {
+  return {maps.environment_sampler, maps.prefiltered.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+}
+inline VkDescriptorImageInfo brdfTableInfo(const EnvironmentMaps& maps) {
+  return {maps.table_sampler, maps.brdf.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+}
 
 }  // namespace morphkit

@@ -356,10 +356,6 @@ void writeFrameUniforms(FrameResources& resources, const RenderOptions& options,
   frame.light_direction = {light_dir.x, light_dir.y, light_dir.z, 0};
   const float key = options.key_light ? 1.0f : 0.0f;
   frame.light_color = {2.4f * key, 2.3f * key, 2.2f * key, 0};
-  // Node materials keep the hemisphere fill (until they read the environment too); none without an environment.
-  const float fill = environment.black ? 0.0f : 1.0f;
-  frame.sky_color = {0.32f * fill, 0.35f * fill, 0.42f * fill, 0};
-  frame.ground_color = {0.13f * fill, 0.11f * fill, 0.10f * fill, 0};
   const bool shadows = options.shadows && options.key_light;
   const float shadow_texel = 1.0f / float(options.shadows ? options.shadow_size : 1);
   frame.shadow_params = {shadow_texel, shadows ? 1.0f : 0.0f, radius * 2.1f * shadow_texel, 0};

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The node-material path (RenderOptions::node_material): one compiled node program for every draw, with its own
 // set 0 and no push constants; morphing and skinning happen in the program's vertex shader, reading the feature
-// buffers of morphkit/node_material.h (createNodeDrawResources) and the primitive's skin stream.
+// buffers of morphkit/node_material.h (createNodeDrawResources) and the primitive's skin stream. Its fragment shader
+// lights with the built-in path's lighting.glsl, so the set also holds the frame block, the shadow map and the
+// environment's two maps, the descriptors of the built-in frame set.
 #include <algorithm>
 #include <cstring>
 
+#include "environment_internal.h"
 #include "node_material_vk.h"
 #include "renderer_state.h"
 
@@ -144,6 +147,10 @@ Status NodePath::writeSet(Renderer& r, const Draw& d, DrawState& state) {
       useBuffer(r.frames[0].ubo.buffer, 0, VK_WHOLE_SIZE);  // one copy: the node path has no frameCopies
     } else if (b.kind == NodeBindingKind::kShadowSampler) {
       images[i] = {r.targets.shadow_sampler, r.targets.shadow.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+      w.pImageInfo = &images[i];
+    } else if (b.name == "nodeEnvironmentMap" || b.name == "nodeBrdfTable") {
+      // The environment's maps, as the built-in path's frame set holds them: the same light (lighting.glsl).
+      images[i] = b.name == "nodeEnvironmentMap" ? environmentMapInfo(*r.environment) : brdfTableInfo(*r.environment);
       w.pImageInfo = &images[i];
     } else if (b.kind == NodeBindingKind::kSampledTexture) {
       const MaterialSet& m = r.materials;

@@ -196,9 +196,8 @@ Status createFrameSet(Renderer& r, FrameResources& frame) {
   VkDescriptorImageInfo shadow{r.targets.shadow_sampler, r.targets.shadow.view,
                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   const EnvironmentMaps& env = *r.environment;
-  VkDescriptorImageInfo environment{env.environment_sampler, env.prefiltered.view,
-                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-  VkDescriptorImageInfo table{env.table_sampler, env.brdf.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkDescriptorImageInfo environment = environmentMapInfo(env);
+  VkDescriptorImageInfo table = brdfTableInfo(env);
   VkWriteDescriptorSet writes[4] = {
       {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, frame.set, MSH_BINDING_FRAME, 0, 1,
        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, &buffer, nullptr},

@@ -124,11 +124,12 @@ Status createDescriptorPool(Renderer& r) {
       {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, draw_count + 1},
       {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, MAT_TEXTURE_COUNT * material_count + 3 * frame_sets}};
   if (r.options.node_material) {
-    // Per node draw: the node uniform block + FrameBlock, the textures + the shadow map, up to 4 feature buffers.
+    // Per node draw: the node uniform block + FrameBlock, the textures + the shadow map + the environment's two
+    // maps, up to 4 feature buffers.
     const uint32_t textures = uint32_t(r.options.node_material->textures.size());
     sizes[0].descriptorCount += 2 * draw_count;
     sizes[1].descriptorCount += 4 * draw_count;
-    sizes[3].descriptorCount += (textures + 1) * draw_count;
+    sizes[3].descriptorCount += (textures + 3) * draw_count;
   }
   VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool.maxSets = draw_count + material_count + frame_sets;

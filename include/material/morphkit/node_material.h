@@ -13,7 +13,8 @@
 //   1. the node uniform block (NodeObjectHeader, then the graph's uniforms) and the declared textures;
 //   2. the morph delta and weight storage buffers (only when the morph feature is installed);
 //   3. the skin stream and joint palette storage buffers (only when the skinning feature is installed);
-//   4. the environment (FrameUniforms of shaders/render/render_shared.h) and the shadow map.
+//   4. the environment: FrameUniforms of shaders/render/render_shared.h, the shadow map, the prefiltered environment
+//      chain and the split-sum table (the color program lights with shaders/render/lighting.glsl, as pbr.frag).
 // Vertex inputs and varyings match shaders/render/mesh.vert (locations 0..4: position, normal, tangent, uv0, uv1).
 #pragma once
 #include <array>
@@ -233,8 +234,9 @@ struct NodeMaterialPrograms {
 Expected<NodeMaterialPrograms> compileNodeMaterial(const NodeMaterial& material);
 // The files the generated GLSL #includes: shaders/render/render_shared.h (the renderer's GPU contract),
 // shaders/morph.glsl and shaders/skin.glsl (the morph sum and the skinning blend, shared with the renderer's own
-// shaders). Their text is embedded at build time; compileNodeGlsl resolves `#include "name"` to it, and
-// `morphkit material --out` writes them beside the shaders so that glslc compiles those as they are.
+// shaders), shaders/render/lighting.glsl with environment.glsl and tone.glsl (the renderer's light, pbr.frag's). Their
+// text is embedded at build time; compileNodeGlsl resolves `#include "name"` to it, and `morphkit material --out`
+// writes them beside the shaders so that glslc compiles those as they are.
 struct NodeShaderInclude {
   const char* name;  // as written in #include "name"
   const char* text;
