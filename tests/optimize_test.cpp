@@ -255,7 +255,7 @@ std::vector<std::vector<std::vector<double>>> threePoses(const std::filesystem::
 
 // The guarantee checked by another engine: three.js (its own meshopt decoder and dequantization) poses the input
 // and the optimized file at the rest pose and across every animation; no vertex is further apart than the bound
-// (plus float32 rounding of world positions).
+// (plus float32 rounding of world positions). Every output passes the Khronos validator.
 TEST(OptimizeEngines, ThreeJsPosesTheOutputWithinTheBound) {
   MORPHKIT_REQUIRE_SHARED();
   if (std::system("command -v node >/dev/null 2>&1") != 0 ||
@@ -290,6 +290,13 @@ TEST(OptimizeEngines, ThreeJsPosesTheOutputWithinTheBound) {
     Optimized optimized = optimizeOrDie(*input);
     ASSERT_FALSE(optimized.glb.empty());
     test::writeBytes(out, optimized.glb);
+    if (test::validatorAvailable()) {
+      const std::string validate =
+          "'" + (test::sourceDir() / "scripts/validate-gltf").string() + "' '" + out.string() + "' >/dev/null";
+      EXPECT_EQ(std::system(validate.c_str()), 0) << "the Khronos validator reports errors on " << out;
+    } else {
+      EXPECT_FALSE(test::runningInCi()) << "the Khronos validator must run in CI (scripts/install-validator)";
+    }
     std::string frames = "rest";
     for (size_t a = 0; a < input->animations.size(); ++a) {
       const double end = readAccessorFloats(*input, input->animations[a].samplers[0].input).back();
