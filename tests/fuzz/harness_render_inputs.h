@@ -27,37 +27,23 @@ inline int radianceHdr(const uint8_t* data, size_t size) {
 // writes past its size[257] and values[256] arrays inside the heap-allocated decoder state (stb_image 2.28 refuses
 // such a segment). decodeImage (src/render/image.cpp, owned by the render work) hands JPEG bytes to stb_image as
 // they are; until it refuses such a table itself, the harness leaves these inputs out, so that the rest of the
-// JPEG and PNG paths keep being fuzzed. True when a DHT segment before the first SOS declares more than 256 codes
-// in one table (counts past the end of the input read as 0, as stb_image reads them).
+// JPEG and PNG paths keep being fuzzed. stb_image skips bytes between markers and reads DHT segments between scans
+// too, so every FF C4 of a JPEG counts (an over-approximation: entropy-coded data stuffs FF as FF 00); true when one
+// of its tables declares more than 256 codes (bytes past the end read as 0, as stb_image reads them).
 inline bool jpegHuffmanCountsOverflow(std::span<const uint8_t> bytes) {
   if (bytes.size() < 2 || bytes[0] != 0xFF || bytes[1] != 0xD8) return false;
   auto at = [&](size_t i) -> uint32_t { return i < bytes.size() ? bytes[i] : 0u; };
-  size_t p = 2;
-  while (p + 4 <= bytes.size()) {
-    if (bytes[p] != 0xFF) return false;
-    const uint8_t marker = bytes[p + 1];
-    if (marker == 0xFF) {  // fill byte
-      ++p;
-      continue;
-    }
-    if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // no length
-      p += 2;
-      continue;
-    }
-    if (marker == 0xDA || marker == 0xD9) return false;  // SOS, EOI: no more tables before the scan
+  for (size_t p = 2; p + 1 < bytes.size(); ++p) {
+    if (bytes[p] != 0xFF || bytes[p + 1] != 0xC4) continue;
     const size_t length = (at(p + 2) << 8) | at(p + 3);
-    if (marker == 0xC4) {
-      size_t q = p + 4;
-      const size_t end = p + 2 + length;
-      do {  // tables in the segment: class/id byte, 16 counts, the values
-        uint32_t codes = 0;
-        for (size_t i = 0; i < 16; ++i) codes += at(q + 1 + i);
-        if (codes > 256) return true;
-        q += 17 + codes;
-      } while (q < end && q < bytes.size());
-    }
-    if (length < 2) return false;
-    p += 2 + length;
+    const size_t end = p + 2 + length;
+    size_t q = p + 4;
+    do {  // each table: class/id byte, 16 counts, the values
+      uint32_t codes = 0;
+      for (size_t i = 0; i < 16; ++i) codes += at(q + 1 + i);
+      if (codes > 256) return true;
+      q += 17 + codes;
+    } while (q < end && q < bytes.size());
   }
   return false;
 }
