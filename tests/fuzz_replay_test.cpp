@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/harness_check.h"
 #include "fuzz/harness_node_material.h"
+#include "fuzz/harness_render_inputs.h"
 #include "fuzz/harnesses.h"
 #include "test_support.h"
 
@@ -25,7 +27,17 @@ const Harness kHarnesses[] = {{"fuzz_gltf", fuzz::gltf},
                               {"fuzz_meshopt", fuzz::meshopt},
                               {"fuzz_draco", fuzz::draco},
                               {"fuzz_node_material", fuzz::nodeMaterial},
-                              {"fuzz_capture_csv", fuzz::captureCsv}};
+                              {"fuzz_capture_csv", fuzz::captureCsv},
+                              {"fuzz_mediapipe", fuzz::mediaPipe},
+                              {"fuzz_a2f", fuzz::a2f},
+                              {"fuzz_ifacialmocap", fuzz::iFacialMocap},
+                              {"fuzz_timed_csv", fuzz::timedCsv},
+                              {"fuzz_vrm", fuzz::vrmExpressions},
+                              {"fuzz_animation_pointer", fuzz::animationPointer},
+                              {"fuzz_check", fuzz::check},
+                              {"fuzz_hdr", fuzz::radianceHdr},
+                              {"fuzz_image", fuzz::textureImage},
+                              {"fuzz_batch_job", fuzz::batchJob}};
 
 std::filesystem::path crasherRoot() {
   return test::sourceDir() / "tests" / "fuzz" / "crashers";

@@ -32,18 +32,28 @@ Failure invalid(const std::string& where, const std::string& what) {
   return fail(Error::kInvalidGltf, where + ": " + what + " (" + kSection + ")");
 }
 
-// Appends `count` elements converted from the Draco attribute to the accessor's component type.
+// The distance between decoded elements of an accessor: its element size rounded up to 4 bytes. The decoded data
+// is the vertex data the file describes, so it follows glTF 2.0 §3.6.2.4 like any other: "each element of a vertex
+// attribute MUST be aligned to 4-byte boundaries inside a bufferView". A normalized i16 VEC3 POSITION (6 bytes, as
+// `gltf-transform draco` writes after quantizing) or a u8 VEC3 COLOR_0 is laid out 8 or 4 bytes apart, with a
+// byteStride, as a writer of plain glTF would; a load → write round trip then writes a valid file too.
+size_t decodedStride(const Accessor& accessor) {
+  return (elementSize(accessor.component_type, accessor.type) + 3) & ~size_t(3);
+}
+
+// Appends `count` elements converted from the Draco attribute to the accessor's component type, `stride` bytes
+// apart (the padding is zero).
 template <class T>
-bool appendConverted(const draco::PointAttribute& attribute, uint32_t count, uint32_t components,
+bool appendConverted(const draco::PointAttribute& attribute, uint32_t count, uint32_t components, size_t stride,
                      std::vector<uint8_t>& out) {
   const size_t start = out.size();
-  out.resize(start + size_t(count) * components * sizeof(T));
+  out.resize(start + size_t(count) * stride, 0);
   T value[16];
   for (uint32_t p = 0; p < count; ++p) {
     const draco::AttributeValueIndex index = attribute.mapped_index(draco::PointIndex(p));
     if (index.value() >= attribute.size()) return false;  // a corrupt point map
     if (!attribute.ConvertValue<T>(index, int8_t(components), value)) return false;
-    std::memcpy(out.data() + start + size_t(p) * components * sizeof(T), value, components * sizeof(T));
+    std::memcpy(out.data() + start + size_t(p) * stride, value, components * sizeof(T));
   }
   return true;
 }
@@ -51,30 +61,34 @@ bool appendConverted(const draco::PointAttribute& attribute, uint32_t count, uin
 bool appendAttribute(const draco::PointAttribute& attribute, const Accessor& accessor, uint32_t count,
                      std::vector<uint8_t>& out) {
   const uint32_t components = componentCount(accessor.type);
+  const size_t stride = decodedStride(accessor);
   switch (accessor.component_type) {
     case ComponentType::kFloat:
-      return appendConverted<float>(attribute, count, components, out);
+      return appendConverted<float>(attribute, count, components, stride, out);
     case ComponentType::kByte:
-      return appendConverted<int8_t>(attribute, count, components, out);
+      return appendConverted<int8_t>(attribute, count, components, stride, out);
     case ComponentType::kUnsignedByte:
-      return appendConverted<uint8_t>(attribute, count, components, out);
+      return appendConverted<uint8_t>(attribute, count, components, stride, out);
     case ComponentType::kShort:
-      return appendConverted<int16_t>(attribute, count, components, out);
+      return appendConverted<int16_t>(attribute, count, components, stride, out);
     case ComponentType::kUnsignedShort:
-      return appendConverted<uint16_t>(attribute, count, components, out);
+      return appendConverted<uint16_t>(attribute, count, components, stride, out);
     case ComponentType::kUnsignedInt:
-      return appendConverted<uint32_t>(attribute, count, components, out);
+      return appendConverted<uint32_t>(attribute, count, components, stride, out);
   }
   return false;
 }
 
-// One bufferView of the decoded buffer per accessor, 4-byte aligned (glTF 2.0 §3.6.2.4).
-void pointAccessorAt(Asset& asset, uint32_t accessor, uint32_t buffer, size_t offset, size_t length) {
+// One bufferView of the decoded buffer per accessor, 4-byte aligned (glTF 2.0 §3.6.2.4); `stride` is its
+// byteStride (0: tightly packed, for indices and elements whose size is a multiple of 4).
+void pointAccessorAt(Asset& asset, uint32_t accessor, uint32_t buffer, size_t offset, size_t length,
+                     uint32_t stride = 0) {
   BufferView view;
   view.name = "KHR_draco_mesh_compression decoded";
   view.buffer = buffer;
   view.byte_offset = offset;
   view.byte_length = length;
+  view.byte_stride = stride;
   asset.buffer_views.push_back(view);
   Accessor& a = asset.accessors[accessor];
   a.buffer_view = uint32_t(asset.buffer_views.size() - 1);
@@ -243,7 +257,9 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
     if (!appendAttribute(*attribute, accessor, points, bytes)) {
       return invalid(here, "decoded values do not fit " + what + " (or the stream's point map is corrupt)");
     }
-    pointAccessorAt(asset, accessor_index, buffer, offset, bytes.size() - offset);
+    const size_t stride = decodedStride(accessor);
+    const bool padded = stride != elementSize(accessor.component_type, accessor.type);
+    pointAccessorAt(asset, accessor_index, buffer, offset, bytes.size() - offset, padded ? uint32_t(stride) : 0);
     claimed[accessor_index] = 1;
   }
 

@@ -19,8 +19,11 @@
 #include <string_view>
 #include <vector>
 
+#include "morphkit/animation.h"
+#include "morphkit/animation_pointer.h"
 #include "morphkit/capture.h"
 #include "morphkit/capture_file.h"
+#include "morphkit/expressions.h"
 #include "morphkit/gltf.h"
 #include "morphkit/pose.h"
 #include "morphkit/pose_writers.h"
@@ -64,11 +67,10 @@ inline int glb(const uint8_t* data, size_t size) {
 
 // Load (either container), then pose on the CPU as `morphkit pose` does: the rest pose and the first two
 // animations at a few times, on the reference and the fast path; then the OBJ and JSON writers.
-inline int pose(const uint8_t* data, size_t size) {
-  Expected<Asset> asset = load(data, size);
-  if (!asset) return 0;
-  Expected<PosePrepared> prepared = preparePose(*asset);
-  if (!prepared) return 0;
+// `inputs`: weights from outside the file (VRM expressions), applied at every frame.
+inline void poseAsset(const Asset& asset, const WeightInputs& inputs = {}) {
+  Expected<PosePrepared> prepared = preparePose(asset);
+  if (!prepared) return;
   const uint32_t animations = uint32_t(std::min<size_t>(prepared->animations.size(), 2));
   for (uint32_t a = 0; a <= animations; ++a) {
     const uint32_t animation = a == animations ? kNone : a;
@@ -81,6 +83,7 @@ inline int pose(const uint8_t* data, size_t size) {
         options.time = time;
         options.path = path;
         options.sampling = &sampling;
+        options.weights = inputs;
         Expected<PoseResult> result = evaluatePose(*prepared, options);
         if (!result) continue;
         (void)writePoseObj(*result);
@@ -89,6 +92,11 @@ inline int pose(const uint8_t* data, size_t size) {
       if (animation == kNone) break;
     }
   }
+}
+
+inline int pose(const uint8_t* data, size_t size) {
+  Expected<Asset> asset = load(data, size);
+  if (asset) poseAsset(*asset);
   return 0;
 }
 
@@ -129,6 +137,21 @@ inline const Asset& arkitFace() {
   return face;
 }
 
+// A parsed capture matched against the face (by name, or through `map`) and its track sampled before, inside and
+// after its time span, as `pose --capture` does every frame.
+inline void sampleCapture(const Capture& capture, const CaptureMap* map = nullptr) {
+  if (capture.times.empty()) return;
+  const Asset& face = arkitFace();
+  CaptureMatch match = matchCapture(face, capture, map);
+  if (match.track.names.empty()) return;
+  WeightInputs inputs;
+  inputs.track = &match.track;
+  std::vector<std::vector<float>> node_weights(1, std::vector<float>(kLiveLinkBlendShapes.size(), 0.0f));
+  const double end = capture.times.back();
+  for (double time : {-1.0, 0.0, 0.5 * end, end, end + 1.0})
+    (void)applyWeightInputs(face, inputs, time, nullptr, node_weights);
+}
+
 inline int captureCsv(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)parseWeightsJson(text);
@@ -138,16 +161,99 @@ inline int captureCsv(const uint8_t* data, size_t size) {
   for (CaptureFormat format :
        {CaptureFormat::kCsv, CaptureFormat::kIFacialMocap, CaptureFormat::kMediaPipe, CaptureFormat::kA2f})
     (void)parseCapture(text, {.format = format, .fps = 30.0});
-  if (!capture) return 0;
-  const Asset& face = arkitFace();
-  CaptureMatch match = matchCapture(face, *capture, map ? &*map : nullptr);
-  if (match.track.names.empty()) return 0;
+  if (capture) sampleCapture(*capture, map ? &*map : nullptr);
+  return 0;
+}
+
+// ---- One harness per capture format (morphkit/capture.h, morphkit/capture_file.h) ----
+// Each parser alone, with the options that change its path (a face index, a frame rate replacing the file's), then
+// the result sampled against the face. fuzz_capture_csv sends every input through every parser by content; these
+// start from seeds of their own format (scripts/fuzz-corpus), so mutations stay inside one grammar.
+
+inline std::string_view textOf(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// MediaPipe face-landmarker blendshapes: JSON array or JSON Lines, Python and JS field spellings, several faces.
+inline int mediaPipe(const uint8_t* data, size_t size) {
+  for (uint32_t face : {0u, 1u}) {
+    Expected<Capture> capture = parseMediaPipeCapture(textOf(data, size), {.face = face});
+    if (capture) sampleCapture(*capture);
+  }
+  return 0;
+}
+
+// NVIDIA Audio2Face blendshape export: {"exportFps", "numPoses", "numFrames", "facsNames", "weightMat"}.
+inline int a2f(const uint8_t* data, size_t size) {
+  for (double fps : {0.0, 24.0}) {
+    Expected<Capture> capture = parseA2fCapture(textOf(data, size), {.fps = fps});
+    if (capture) sampleCapture(*capture);
+  }
+  return 0;
+}
+
+// iFacialMocap text packets ("time_s," optional, "name-value|...", "=head#..." transforms).
+inline int iFacialMocap(const uint8_t* data, size_t size) {
+  for (double fps : {0.0, 30.0}) {
+    Expected<Capture> capture = parseIFacialMocap(textOf(data, size), fps);
+    if (capture) sampleCapture(*capture);
+  }
+  return 0;
+}
+
+// Any CSV with a time column first (seconds or HH:MM:SS:FF[.fff] timecodes), and format detection by content.
+inline int timedCsv(const uint8_t* data, size_t size) {
+  (void)detectCaptureFormat(textOf(data, size));
+  for (double timecode_fps : {60.0, 29.97}) {
+    Expected<Capture> capture = parseTimeCsv(textOf(data, size), timecode_fps);
+    if (capture) sampleCapture(*capture);
+  }
+  return 0;
+}
+
+// ---- glTF extensions with a harness of their own: seeds that use them (.gltf or .glb: the loader tells them
+// apart by the magic), then everything they drive ----
+
+// VRM expressions (VRMC_vrm 1.0, VRM 0.x blendShapeMaster): read and checked by the loader, then every expression
+// (up to 16) through expressionWeights, a track whose columns name them through expressionTrack, and the asset posed
+// with those weights from outside the file.
+inline int vrmExpressions(const uint8_t* data, size_t size) {
+  Expected<Asset> asset = load(data, size);
+  if (!asset) return 0;
+  const std::vector<std::string> names = expressionNames(*asset);
+  std::vector<ExpressionValue> values;
+  for (uint32_t e = 0; e < names.size() && e < 16; ++e) {
+    (void)findExpression(*asset, names[e], NameMatch::kCaseInsensitive);
+    values.push_back({e, e % 2 ? 0.5f : 1.0f});
+  }
+  Expected<std::vector<WeightOverride>> overrides = expressionWeights(*asset, values);
+  WeightTrack track;
+  for (size_t e = 0; e < values.size(); ++e) track.names.push_back(names[e]);
+  track.names.push_back("notAnExpression");
+  track.keys.components = uint32_t(track.names.size());
+  track.keys.times = {0.0f, 1.0f};
+  for (size_t row = 0; row < 2; ++row) {
+    for (size_t c = 0; c < track.names.size(); ++c) track.keys.values.push_back(row ? 1.0f : float(c % 3) * 0.25f);
+  }
+  Expected<WeightTrack> expanded = expressionTrack(*asset, track, NameMatch::kExact);
   WeightInputs inputs;
-  inputs.track = &match.track;
-  std::vector<std::vector<float>> node_weights(1, std::vector<float>(kLiveLinkBlendShapes.size(), 0.0f));
-  const double end = capture->times.back();
-  for (double time : {-1.0, 0.0, 0.5 * end, end, end + 1.0})
-    (void)applyWeightInputs(face, inputs, time, nullptr, node_weights);
+  if (expanded && checkWeightTrack(*expanded)) inputs.track = &*expanded;
+  if (overrides) inputs.overrides = *overrides;
+  poseAsset(*asset, inputs);
+  return 0;
+}
+
+// KHR_animation_pointer: the pointers read and classified by the loader, every animation decoded (morph-weight
+// pointers become weight channels), the note on ignored pointers, then posing as fuzz_pose does.
+inline int animationPointer(const uint8_t* data, size_t size) {
+  Expected<Asset> asset = load(data, size);
+  if (!asset) return 0;
+  (void)ignoredPointerWarning(*asset);
+  for (uint32_t a = 0; a < asset->animations.size() && a < 4; ++a) {
+    (void)decodeAnimation(*asset, a);
+    (void)animationDuration(*asset, a);
+  }
+  poseAsset(*asset);
   return 0;
 }
 

@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer main of the MediaPipe capture harness (body and contract: harnesses.h).
+#include "harnesses.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return morphkit::fuzz::mediaPipe(data, size);
+}
