@@ -110,11 +110,78 @@ Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes) {
   return image;
 }
 
+namespace {
+
+Status badJpeg(const std::string& what, size_t at) {
+  return fail(Error::kUnsupportedExtension, "decodeImage: JPEG: " + what + " (byte " + std::to_string(at) + ")");
+}
+
+// Debian's stb_image (2.27) trusts two things a JPEG can lie about; fuzzing found both (tests/fuzz/crashers/
+// fuzz_image/README.md): a DHT table's code counts (more than 256 codes are written past its arrays, F1) and a
+// scan's table selectors (a table no DHT defined is read from uninitialized memory, F2). stb_image 2.28 checks
+// both; this walk of the segments refuses them before stb_image sees the file.
+Status checkJpegTables(std::span<const uint8_t> b) {
+  bool defined[2][4] = {};  // [DC, AC][table id]
+  size_t i = 2;             // after SOI
+  while (i + 1 < b.size()) {
+    if (b[i] != 0xFF) return badJpeg("a marker was expected", i);
+    const uint8_t marker = b[i + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++i;
+      continue;
+    }
+    if (marker == 0xD9) return Ok{};  // EOI
+    if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) {  // RSTn, TEM: no length
+      i += 2;
+      continue;
+    }
+    if (i + 4 > b.size()) return badJpeg("a segment is cut short", i);
+    const size_t length = size_t(b[i + 2]) << 8 | b[i + 3];
+    if (length < 2 || i + 2 + length > b.size()) return badJpeg("a segment is longer than the file", i);
+    const uint8_t* segment = b.data() + i + 4;
+    const size_t n = length - 2;
+    if (marker == 0xC4) {  // DHT: one or more tables
+      for (size_t p = 0; p < n;) {
+        if (p + 17 > n) return badJpeg("a Huffman table is cut short", i);
+        const uint8_t table_class = segment[p] >> 4, id = segment[p] & 15;
+        if (table_class > 1 || id > 3) return badJpeg("a Huffman table has a bad class or id", i);
+        size_t codes = 0;
+        for (size_t k = 1; k <= 16; ++k) codes += segment[p + k];
+        if (codes > 256) return badJpeg("a Huffman table declares " + std::to_string(codes) + " codes (at most 256)", i);
+        p += 17 + codes;
+        if (p > n) return badJpeg("a Huffman table is cut short", i);
+        defined[table_class][id] = true;
+      }
+    } else if (marker == 0xDA) {  // SOS: every table the scan decodes with must be defined by now
+      const size_t components = n >= 1 ? segment[0] : 0;
+      if (n < 1 + 2 * components + 3) return badJpeg("a scan header is cut short", i);
+      const uint8_t spectral_start = segment[1 + 2 * components], spectral_end = segment[2 + 2 * components];
+      for (size_t c = 0; c < components; ++c) {
+        const uint8_t dc = segment[2 + 2 * c] >> 4, ac = segment[2 + 2 * c] & 15;
+        if (spectral_start == 0 && (dc > 3 || !defined[0][dc])) {
+          return badJpeg("a scan uses DC Huffman table " + std::to_string(dc) + ", which no DHT defined", i);
+        }
+        if (spectral_end > 0 && (ac > 3 || !defined[1][ac])) {
+          return badJpeg("a scan uses AC Huffman table " + std::to_string(ac) + ", which no DHT defined", i);
+        }
+      }
+      i += 2 + length;  // then the entropy-coded data, up to the next marker (not a stuffed 0x00 or RSTn)
+      while (i + 1 < b.size() && !(b[i] == 0xFF && b[i + 1] != 0 && !(b[i + 1] >= 0xD0 && b[i + 1] <= 0xD7))) ++i;
+      continue;
+    }
+    i += 2 + length;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes) {
   static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
   if (bytes.size() >= 8 && std::memcmp(bytes.data(), kPng, 8) == 0) return decodePng(bytes);
   if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) {
     if (bytes.size() > size_t(INT32_MAX)) return fail(Error::kTooLarge, "decodeImage: JPEG larger than 2 GiB");
+    if (Status tables = checkJpegTables(bytes); !tables) return tables.error();
     int w = 0, h = 0, channels = 0;
     if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels) || w <= 0 || h <= 0 || w > 16384 ||
         h > 16384) {

@@ -26,24 +26,9 @@ inline int radianceHdr(const uint8_t* data, size_t size) {
 // glTF images as the renderer decodes them for its materials (materials.cpp → decodeImage): PNG through libspng,
 // JPEG through stb_image, by signature, with the 16384 × 16384 cap.
 //
-// JPEG is left out unless MORPHKIT_FUZZ_JPEG=1: the harness found two memory errors in Debian's stb_image 2.27
-// within minutes (tests/fuzz/findings/fuzz_image/README.md: F1, a DHT table of more than 256 codes written past
-// its arrays; F2, a scan decoded with a Huffman table the file never defined, read from uninitialized heap memory
-// and indexed out of bounds), both fixed upstream in stb_image 2.28. The fix belongs to decodeImage
-// (src/render/image.cpp, the render work's); until it lands, CI's short runs must not keep finding them (F2 depends
-// on what earlier inputs left in the heap, so no input filter can keep it out), and the PNG path, libspng's and
-// decodeImage's own, is fuzzed alone. A campaign that looks at JPEG sets MORPHKIT_FUZZ_JPEG=1.
-inline bool fuzzJpeg() {
-  static const bool on = [] {
-    const char* v = std::getenv("MORPHKIT_FUZZ_JPEG");
-    return v && std::string_view(v) == "1";
-  }();
-  return on;
-}
-
+// JPEG goes through decodeImage's table check first (checkJpegTables): the two stb_image 2.27 memory errors this
+// harness found (tests/fuzz/crashers/fuzz_image/README.md, F1 and F2) are refused there.
 inline int textureImage(const uint8_t* data, size_t size) {
-  const bool jpeg = size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
-  if (jpeg && !fuzzJpeg()) return -1;  // findings F1 and F2, above
   (void)decodeImage(std::span<const uint8_t>(data, size));
   return 0;
 }
