@@ -130,7 +130,7 @@ Status checkJpegTables(std::span<const uint8_t> b) {
       ++i;
       continue;
     }
-    if (marker == 0xD9) return Ok{};  // EOI
+    if (marker == 0xD9) return Ok{};                             // EOI
     if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) {  // RSTn, TEM: no length
       i += 2;
       continue;
@@ -147,7 +147,8 @@ Status checkJpegTables(std::span<const uint8_t> b) {
         if (table_class > 1 || id > 3) return badJpeg("a Huffman table has a bad class or id", i);
         size_t codes = 0;
         for (size_t k = 1; k <= 16; ++k) codes += segment[p + k];
-        if (codes > 256) return badJpeg("a Huffman table declares " + std::to_string(codes) + " codes (at most 256)", i);
+        if (codes > 256)
+          return badJpeg("a Huffman table declares " + std::to_string(codes) + " codes (at most 256)", i);
         p += 17 + codes;
         if (p > n) return badJpeg("a Huffman table is cut short", i);
         defined[table_class][id] = true;
