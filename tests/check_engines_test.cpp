@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine_pose_support.h"
 #include "gltf_test_util.h"
 #include "morphkit/check.h"
 #include "morphkit/glb_writer.h"
@@ -63,12 +64,7 @@ std::vector<std::vector<EngineMesh>> enginePoses(const std::string& engine, cons
   }
   const std::string command =
       "node '" + engineScript().string() + "' " + engine + " '" + glb.string() + "' --frames " + list + " 2>/dev/null";
-  std::string out;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char chunk[65536];
-    for (size_t n; (n = fread(chunk, 1, sizeof chunk, pipe)) > 0;) out.append(chunk, n);
-    EXPECT_EQ(pclose(pipe), 0) << command;
-  }
+  const std::string out = test::commandOutput(command);
   std::vector<std::vector<EngineMesh>> posed;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -117,28 +113,13 @@ PoseResult profilePose(const Asset& asset, const EngineRules& rules, bool raw, u
   return pose ? *pose : PoseResult{};
 }
 
-double diagonal(const std::vector<float>& p) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t i = 0; i < p.size(); ++i)
-    lo[i % 3] = std::min(lo[i % 3], double(p[i])), hi[i % 3] = std::max(hi[i % 3], double(p[i]));
-  return std::hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-}
-
-double maxDifference(const std::vector<float>& a, const std::vector<double>& b) {
-  double worst = 0;
-  for (size_t v = 0; v + 2 < a.size() && v + 2 < b.size(); v += 3) {
-    worst = std::max(worst, std::hypot(a[v] - b[v], a[v + 1] - b[v + 1], a[v + 2] - b[v + 2]));
-  }
-  return worst;
-}
-
 // The posed primitive an engine mesh is (same vertex count, closest positions): engines order meshes their way.
 const PosedPrimitive* match(const PoseResult& pose, const EngineMesh& mesh) {
   const PosedPrimitive* best = nullptr;
   double best_difference = INFINITY;
   for (const PosedPrimitive& m : pose.meshes) {
     if (m.positions.size() != mesh.positions.size()) continue;
-    const double d = maxDifference(m.positions, mesh.positions);
+    const double d = test::maxDifference(m.positions, mesh.positions);
     if (d < best_difference) best = &m, best_difference = d;
   }
   return best;
@@ -168,8 +149,8 @@ Comparison compareEngine(const std::string& engine, const Asset& asset, const st
         ADD_FAILURE() << engine << ": an engine mesh of " << mesh.positions.size() / 3 << " vertices matches nothing";
         continue;
       }
-      const double diag = std::max(diagonal(m->positions), 1e-12);
-      const double relative = maxDifference(m->positions, mesh.positions) / diag;
+      const double diag = std::max(test::diagonal(m->positions), 1e-12);
+      const double relative = test::maxDifference(m->positions, mesh.positions) / diag;
       EXPECT_LE(relative, 1.0) << "meshes[" << m->mesh << "].primitives[" << m->primitive << "]";
       out.worst_relative = std::max(out.worst_relative, relative);
       ++out.meshes;
@@ -336,7 +317,7 @@ TEST(CheckEngines, ThreeEightInfluenceDeviationIsTheRealOne) {
   for (const EngineMesh& m : three[0]) {
     const PosedPrimitive* p = match(spec, m);
     ASSERT_NE(p, nullptr);
-    real = std::max(real, maxDifference(p->positions, m.positions));
+    real = std::max(real, test::maxDifference(p->positions, m.positions));
   }
   CheckOptions options;
   options.engines = {findEngineProfile("three")};

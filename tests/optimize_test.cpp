@@ -5,13 +5,13 @@
 #include "morphkit/optimize.h"
 
 #include <gtest/gtest.h>
-#include <simdjson.h>
 
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "engine_pose_support.h"
 #include "gltf_test_util.h"
 #include "morphkit/accessor.h"
 #include "morphkit/asset_builder.h"
@@ -227,29 +227,11 @@ TEST(OptimizeCommand, WritesAValidFileAndRefusesBadOptions) {
 }
 
 // three.js's world positions per frame and mesh (its traversal order) from tools/engines/engine_pose.mjs.
-std::vector<std::vector<std::vector<double>>> threePoses(const std::filesystem::path& glb, const std::string& frames) {
+test::EnginePositions threePoses(const std::filesystem::path& glb, const std::string& frames) {
   const std::string command = "node '" + (test::sourceDir() / "tools/engines/engine_pose.mjs").string() + "' three '" +
                               glb.string() + "' --frames " + frames + " 2>/dev/null";
-  std::string out;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char chunk[65536];
-    for (size_t n; (n = fread(chunk, 1, sizeof chunk, pipe)) > 0;) out.append(chunk, n);
-    EXPECT_EQ(pclose(pipe), 0) << command;
-  }
-  std::vector<std::vector<std::vector<double>>> posed;
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (parser.parse(out).get(doc) != simdjson::SUCCESS) {
-    ADD_FAILURE() << command << ": no JSON";
-    return posed;
-  }
-  for (simdjson::dom::element frame : doc["frames"].get_array()) {
-    auto& meshes = posed.emplace_back();
-    for (simdjson::dom::element m : frame["meshes"].get_array()) {
-      auto& positions = meshes.emplace_back();
-      for (double v : m["positions"].get_array()) positions.push_back(v);
-    }
-  }
+  test::EnginePositions posed = test::parseEnginePositions(test::commandOutput(command));
+  EXPECT_FALSE(posed.empty()) << command << ": no JSON";
   return posed;
 }
 
@@ -310,10 +292,7 @@ TEST(OptimizeEngines, ThreeJsPosesTheOutputWithinTheBound) {
       ASSERT_EQ(a[f].size(), b[f].size());
       for (size_t m = 0; m < a[f].size(); ++m) {
         ASSERT_EQ(a[f][m].size(), b[f][m].size());
-        for (size_t i = 0; i + 2 < a[f][m].size(); i += 3) {
-          worst = std::max(worst, std::hypot(a[f][m][i] - b[f][m][i], a[f][m][i + 1] - b[f][m][i + 1],
-                                             a[f][m][i + 2] - b[f][m][i + 2]));
-        }
+        worst = std::max(worst, test::maxDifference(a[f][m], b[f][m]));
       }
     }
     EXPECT_LE(worst, optimized.report.bound + 2e-7 * optimized.report.diagonal)

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine_pose_support.h"
 #include "gltf_test_util.h"
 #include "morphkit/animation.h"
 #include "morphkit/check.h"
@@ -102,37 +103,6 @@ std::string framesArgument(const std::vector<Frame>& frames) {
   return list;
 }
 
-// three.js's positions per frame and mesh (its traversal order), from engine_pose.mjs's JSON.
-std::vector<std::vector<std::vector<double>>> readEnginePoses(const fs::path& json) {
-  std::vector<std::vector<std::vector<double>>> frames;
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (parser.load(json.string()).get(doc) != simdjson::SUCCESS) return frames;
-  for (simdjson::dom::element frame : doc["frames"].get_array()) {
-    auto& meshes = frames.emplace_back();
-    for (simdjson::dom::element m : frame["meshes"].get_array()) {
-      auto& positions = meshes.emplace_back();
-      for (double v : m["positions"].get_array()) positions.push_back(v);
-    }
-  }
-  return frames;
-}
-
-double diagonal(const std::vector<float>& p) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t i = 0; i < p.size(); ++i)
-    lo[i % 3] = std::min(lo[i % 3], double(p[i])), hi[i % 3] = std::max(hi[i % 3], double(p[i]));
-  return std::hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-}
-
-double maxDifference(const std::vector<float>& a, const std::vector<double>& b) {
-  double worst = 0;
-  for (size_t v = 0; v + 2 < a.size() && v + 2 < b.size(); v += 3) {
-    worst = std::max(worst, std::hypot(a[v] - b[v], a[v + 1] - b[v + 1], a[v + 2] - b[v + 2]));
-  }
-  return worst;
-}
-
 // morphkit's pose under three.js's profile (check_engines_test.cpp's profilePose).
 Expected<PoseResult> threeProfilePose(const Asset& asset, const Frame& frame) {
   bool raw = false;
@@ -157,14 +127,14 @@ double compareFrame(const PoseResult& pose, const std::vector<std::vector<double
     double best_difference = INFINITY;
     for (const PosedPrimitive& m : pose.meshes) {
       if (m.positions.size() != mesh.size()) continue;
-      const double d = maxDifference(m.positions, mesh);
+      const double d = test::maxDifference(m.positions, mesh);
       if (d < best_difference) best = &m, best_difference = d;
     }
     if (!best) {
       ADD_FAILURE() << "a three.js mesh of " << mesh.size() / 3 << " vertices matches no posed primitive";
       continue;
     }
-    worst = std::max(worst, best_difference / std::max(diagonal(best->positions), 1e-12));
+    worst = std::max(worst, best_difference / std::max(test::diagonal(best->positions), 1e-12));
     ++meshes;
   }
   return worst;
@@ -226,7 +196,7 @@ TEST(ToolCorpus, EveryFileTheValidatorAcceptsLoadsAndPosesAsThreeJsDoes) {
     ++t.loaded, ++all.loaded;
     const std::vector<Frame> frames = framesOf(it->second);
     const fs::path json = dir / "engine" / (e.name + ".json");
-    const auto engine = readEnginePoses(json);
+    const auto engine = test::parseEnginePositions(test::slurp(json));
     ASSERT_EQ(engine.size(), frames.size()) << json << ": " << test::slurp(json.string() + ".err");
     size_t meshes = 0;
     for (size_t f = 0; f < frames.size(); ++f) {
