@@ -34,6 +34,7 @@ gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& 
   const double local = bound / scale.transform_scale * factor;
   gltf_detail::EncodeBudget budget;
   budget.base_position = 0.1 * local;
+  budget.base_position_floor = 0.5 * local;
   // Independent roundings add in quadrature: Σ wᵢ·eᵢ grows with √(Σ wᵢ²), not Σ|wᵢ|; the verification, not this
   // estimate, is the guarantee (a pose that misses sends the next attempt to a grid 4 times finer).
   budget.target_delta = 0.9 * local / std::max(1.0, std::sqrt(scale.weight_square_sum));
@@ -128,7 +129,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     if (!reloaded) {
       return fail(reloaded.error().code, "optimize: the output does not load back: " + reloaded.error().message);
     }
-    if (Status s = gltf_detail::comparePoses(input, *reloaded, report, options); !s) return s.error();
+    if (Status s = gltf_detail::comparePoses(input, *reloaded, report.bound, report, options); !s) return s.error();
     if (report.max_distance <= report.bound) {
       report.after = gltf_detail::outputParts(*encoded, *glb);
       report.output_bytes = glb->size();

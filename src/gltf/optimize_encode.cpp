@@ -305,6 +305,10 @@ uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, cons
   auto starts = [&](std::string_view prefix) { return name.compare(0, prefix.size(), prefix) == 0; };
   if (name == "POSITION") {
     std::vector<int16_t> grid = snorm16OnGrid(v, allowance);
+    // 16 bits are finer than a tenth of the bound allows, but within its floor: the full 16 bits (the base is a
+    // fiftieth of the bytes a face's targets take; floats would double it).
+    if (grid.empty())
+      grid = snorm16OnGrid(v, std::max(allowance, budget_.base_position_floor * (dequant ? 1.0 / dequant->half : 1.0)));
     result = grid.empty() ? addAccessor(packed(v, 3, ComponentType::kFloat, false, AccessorType::kVec3, true),
                                         ViewPart::kBase, kArrayBuffer, true)
                           : addAccessor(packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, true,

@@ -16,8 +16,9 @@ enum class ViewPart : uint8_t { kTargets, kBase, kAnimation, kImages, kOther };
 
 // Local-space error allowances, from the world bound and the asset's largest transform scale and weight sum.
 struct EncodeBudget {
-  double base_position = 0.0;  // largest vector error of a base POSITION (object-space units)
-  double target_delta = 0.0;   // largest vector error of one POSITION delta
+  double base_position = 0.0;        // largest vector error of a base POSITION (object-space units)
+  double base_position_floor = 0.0;  // what a base POSITION may take when 16 bits cannot meet base_position
+  double target_delta = 0.0;         // largest vector error of one POSITION delta
   bool u8_skin_weights = false;
 };
 
@@ -44,8 +45,8 @@ struct PoseScale {
 Expected<PoseScale> measurePoseScale(const Asset& asset);
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
-// max_distance and worst.
-Status comparePoses(const Asset& original, const Asset& optimized, OptimizeReport& report,
+// max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).
+Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
                     const OptimizeOptions& options);
 
 }  // namespace morphkit::gltf_detail

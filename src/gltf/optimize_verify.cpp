@@ -150,7 +150,7 @@ Expected<PoseScale> measurePoseScale(const Asset& asset) {
   return scale;
 }
 
-Status comparePoses(const Asset& original, const Asset& optimized, OptimizeReport& report,
+Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
                     const OptimizeOptions& options) {
   Expected<PosePrepared> a = preparePose(original);
   if (!a) return a.error();
@@ -210,6 +210,7 @@ Status comparePoses(const Asset& original, const Asset& optimized, OptimizeRepor
       report.max_distance = row.max_distance;
       report.worst = row.worst;
     }
+    if (report.max_distance > stop_above) return Ok{};  // this encoding has failed: no need to pose the rest
   }
   return Ok{};
 }
