@@ -593,7 +593,7 @@ void writePackedViews(gltf_detail::JsonTree& document, const Asset& asset, const
   json.endObject();
   Expected<gltf_detail::JsonTree> parts = gltf_detail::parseJsonTree(json.str());
   if (!parts) return;  // the writer's own JSON always parses
-  for (const auto& [key, value] : parts->members) document.set(key, value);
+  for (size_t i = 0; i < parts->keys.size(); ++i) document.set(parts->keys[i], parts->values[i]);
 }
 
 // The document written from the Asset alone: every object the data model holds.
@@ -660,7 +660,7 @@ void mergePrimitive(JsonTree& kept, const JsonTree& fresh) {
   takeFields(kept, fresh, {"attributes", "indices", "material", "mode", "targets"});
   if (JsonTree* extensions = kept.find("extensions")) {
     extensions->erase("KHR_draco_mesh_compression");
-    if (extensions->members.empty()) kept.erase("extensions");
+    if (extensions->keys.empty()) kept.erase("extensions");
   }
 }
 
@@ -696,8 +696,8 @@ JsonTree mergeIntoSource(JsonTree source, const JsonTree& fresh) {
   mergeArray(source, fresh, "images", [](JsonTree& image, const JsonTree& f) {
     takeFields(image, f, {"uri", "mimeType", "bufferView"});
   });
-  for (const auto& [key, value] : fresh.members) {  // what the source document lacks comes from the Asset
-    if (!source.find(key)) source.set(key, value);
+  for (size_t i = 0; i < fresh.keys.size(); ++i) {  // what the source document lacks comes from the Asset
+    if (!source.find(fresh.keys[i])) source.set(fresh.keys[i], fresh.values[i]);
   }
   return source;
 }
@@ -709,10 +709,12 @@ void collectExtensionNames(const JsonTree& tree, std::vector<std::string>& names
     return;
   }
   if (!tree.isObject()) return;
-  for (const auto& [key, value] : tree.members) {
+  for (size_t i = 0; i < tree.keys.size(); ++i) {
+    const std::string& key = tree.keys[i];
+    const JsonTree& value = tree.values[i];
     if (key == "extras") continue;
     if (key == "extensions" && value.isObject()) {
-      for (const auto& [name, unused] : value.members) {
+      for (const std::string& name : value.keys) {
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
       }
     }

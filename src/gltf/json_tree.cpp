@@ -26,7 +26,10 @@ JsonTree fromElement(simdjson::dom::element e) {
       t.kind = JsonTree::Kind::kObject;
       {
         const simdjson::dom::object object = e.get_object().value_unsafe();
-        for (auto field : object) t.members.emplace_back(std::string(field.key), fromElement(field.value));
+        for (auto field : object) {
+          t.keys.emplace_back(field.key);
+          t.values.push_back(fromElement(field.value));
+        }
       }
       break;
     case simdjson::dom::element_type::INT64:
@@ -58,15 +61,15 @@ JsonTree fromElement(simdjson::dom::element e) {
 }  // namespace
 
 JsonTree* JsonTree::find(std::string_view key) {
-  for (auto& [name, value] : members) {
-    if (name == key) return &value;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == key) return &values[i];
   }
   return nullptr;
 }
 
 const JsonTree* JsonTree::find(std::string_view key) const {
-  for (const auto& [name, value] : members) {
-    if (name == key) return &value;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == key) return &values[i];
   }
   return nullptr;
 }
@@ -76,11 +79,17 @@ void JsonTree::set(std::string_view key, JsonTree value) {
     *existing = std::move(value);
     return;
   }
-  members.emplace_back(std::string(key), std::move(value));
+  keys.emplace_back(key);
+  values.push_back(std::move(value));
 }
 
 void JsonTree::erase(std::string_view key) {
-  std::erase_if(members, [&](const auto& member) { return member.first == key; });
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] != key) continue;
+    keys.erase(keys.begin() + std::ptrdiff_t(i));
+    values.erase(values.begin() + std::ptrdiff_t(i));
+    return;
+  }
 }
 
 Expected<JsonTree> parseJsonTree(std::string_view text) {
@@ -120,9 +129,9 @@ void writeJsonTree(JsonWriter& json, const JsonTree& tree) {
       break;
     case JsonTree::Kind::kObject:
       json.beginObject();
-      for (const auto& [name, value] : tree.members) {
-        json.key(name);
-        writeJsonTree(json, value);
+      for (size_t i = 0; i < tree.keys.size(); ++i) {
+        json.key(tree.keys[i]);
+        writeJsonTree(json, tree.values[i]);
       }
       json.endObject();
       break;

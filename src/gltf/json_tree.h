@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "morphkit/error.h"
@@ -24,9 +23,12 @@ struct JsonTree {
   int64_t int_value = 0;
   uint64_t uint_value = 0;
   double double_value = 0;
-  std::string text;                                       // kString
-  std::vector<JsonTree> items;                            // kArray
-  std::vector<std::pair<std::string, JsonTree>> members;  // kObject, in file order
+  std::string text;             // kString
+  std::vector<JsonTree> items;  // kArray
+  // kObject, in file order: keys[i] names values[i] (two vectors: a pair holding the still incomplete JsonTree is
+  // not allowed where a vector of it is)
+  std::vector<std::string> keys;
+  std::vector<JsonTree> values;
 
   bool isObject() const { return kind == Kind::kObject; }
   bool isArray() const { return kind == Kind::kArray; }
