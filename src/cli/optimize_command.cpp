@@ -82,6 +82,13 @@ int run(const OptimizeCommandOptions& o) {
   if (!glb) return reportFailure(o.file, glb.error());
   const uint64_t input_bytes = std::filesystem::file_size(o.file, ec);
   if (int code = writeReportedOutput(o.out, std::span<const uint8_t>(*glb)); code != 0) return code;
+  // A file another compressor already packed can come out larger: its grids may be coarser than the bound allows.
+  if (!ec && glb->size() > input_bytes) {
+    reportWarning(
+        fmt::format("{}: {} bytes, more than IN's {} (IN is already compressed; a looser --max-error "
+                    "may help)",
+                    o.out, glb->size(), input_bytes));
+  }
   if (o.json) {
     fmt::print("{}\n", optimizeReportJson(report, o.file, o.out, input_bytes));
   } else {
