@@ -23,6 +23,7 @@ distributed = pytest.importorskip("distributed")
 def client() -> Iterator[Any]:
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     with distributed.Client(cluster) as c:
+        c.wait_for_workers(2, timeout=120)  # on a loaded 2-core machine a worker process can come up late
         yield c
     cluster.close()
 
@@ -126,6 +127,7 @@ def test_a_dask_worker_compiles_its_pipelines_for_its_first_task_only(gpu: None,
     # other test renders, so the first task needs a renderer of its own even on a worker that ran earlier tests.
     job = small_job([ASSETS / "Fox/glTF-Binary/Fox.glb"], tmp_path / "out", frames=[0, 3], animations=[0],
                     size=[24, 24])
+    client.wait_for_workers(2, timeout=120)  # a worker the nanny restarted under load counts once it is back
     per_worker = client.run(pipelines_over_tasks, job)
     assert len(per_worker) == 2
     for worker, counts in per_worker.items():
