@@ -53,6 +53,20 @@ void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r, uint64
   for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
 }
 
+// IN's bytes with the .bin and image files a .gltf names (a data: URI is inside the .gltf already).
+uint64_t inputBytes(const Asset& asset, const std::string& file, std::error_code& ec) {
+  uint64_t bytes = std::filesystem::file_size(file, ec);
+  auto add = [&](const std::string& uri) {
+    if (uri.empty() || uri.starts_with("data:")) return;
+    std::error_code missing;
+    const uint64_t size = std::filesystem::file_size(asset.base_dir / uri, missing);
+    if (!missing) bytes += size;
+  };
+  for (const Buffer& buffer : asset.buffers) add(buffer.uri);
+  for (const Image& image : asset.images) add(image.uri);
+  return bytes;
+}
+
 int run(const OptimizeCommandOptions& o) {
   if (!hasExtension(o.out, ".glb")) return reportUsage("--out " + o.out + ": optimize writes a binary glTF (.glb)");
   if (std::isnan(o.max_error_mm) || std::isnan(o.max_error_rel)) return reportUsage("--max-error: not a number");
@@ -80,13 +94,14 @@ int run(const OptimizeCommandOptions& o) {
   Expected<std::vector<uint8_t>> glb = optimizeAsset(*asset, options, report);
   bar.finish();
   if (!glb) return reportFailure(o.file, glb.error());
-  const uint64_t input_bytes = std::filesystem::file_size(o.file, ec);
+  const uint64_t input_bytes = inputBytes(*asset, o.file, ec);
   if (int code = writeReportedOutput(o.out, std::span<const uint8_t>(*glb)); code != 0) return code;
-  // A file another compressor already packed can come out larger: its grids may be coarser than the bound allows.
+  // A file another compressor already packed, or a tiny one (the extension's JSON outweighs its data), can come
+  // out larger; the user is told rather than left to find out.
   if (!ec && glb->size() > input_bytes) {
     reportWarning(
-        fmt::format("{}: {} bytes, more than IN's {} (IN is already compressed; a looser --max-error "
-                    "may help)",
+        fmt::format("{}: {} bytes, more than IN's {}: an already-compressed or tiny input gains nothing "
+                    "at this bound (a looser --max-error may help)",
                     o.out, glb->size(), input_bytes));
   }
   if (o.json) {

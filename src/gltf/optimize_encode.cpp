@@ -65,12 +65,14 @@ Stream packed(std::span<const T> values, uint32_t components, ComponentType comp
 // Signed normalized 16-bit values on a grid of k steps of 1/32767: the coarsest whole k whose rounding error (half
 // a step per component, √3/2 of it as a vector) stays within `allowance`. Values on a coarse grid differ from
 // vertex to vertex in fewer low bits, which is what meshoptimizer's byte-wise delta codec and gzip then save.
-// Empty when the values do not fit [-1, 1] or the allowance is finer than 16 bits hold; the caller keeps floats.
+// Empty when the values do not fit [-1, 1] (give or take half a step) or the allowance is finer than 16 bits hold;
+// the caller keeps floats then.
 std::vector<int16_t> snorm16OnGrid(std::span<const float> values, double allowance) {
   double largest = 0;
   for (float v : values) largest = std::max(largest, double(std::fabs(v)));
   const double step = 2.0 * allowance / kSqrt3;  // the largest grid step within the allowance
-  if (largest > 1.0 || step * 32767.0 < 1.0) return {};
+  // Exporters write ±1.0000005 for ±1: a value past ±1 by less than half a step clamps within the allowance.
+  if (largest > 1.0 + 0.5 * step || step * 32767.0 < 1.0) return {};
   const double k = std::min(16384.0, std::floor(step * 32767.0));
   std::vector<int16_t> out(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
