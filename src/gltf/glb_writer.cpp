@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "morphkit/glb_writer.h"
 
-#include <meshoptimizer.h>
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
 
+#include "document_edit.h"
 #include "json_tree.h"
 #include "material_extensions.h"
+#include "meshopt_writer.h"
 #include "morphkit/json_writer.h"
 #include "vrm_expressions.h"
 
 namespace morphkit {
 namespace {
+
+using gltf_detail::alignUp;
 
 // The writer spells enums as the spec does; the accessor type names and component counts are asset.h's.
 const char* interpolationName(Interpolation interpolation) {
@@ -54,10 +56,6 @@ const char* alphaModeName(AlphaMode mode) {
       return "BLEND";
   }
   return "OPAQUE";
-}
-
-size_t alignUp(size_t value, size_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
 }
 
 void optionalIndex(JsonWriter& json, std::string_view name, uint32_t index) {
@@ -122,17 +120,6 @@ bool isIdentity(const DQuat& q) {
 struct BinLayout {
   std::vector<size_t> base;  // byte offset of buffers[i] inside the BIN chunk
   size_t length = 0;         // BIN bytes before the chunk's 4-byte padding
-};
-
-// The BIN chunk of a file with EXT_meshopt_compression views: each view packed on its own, the encoded ones as
-// meshoptimizer's bytes, their decoded layout in the fallback buffer (buffer 1).
-struct PackedViews {
-  std::vector<uint8_t> bin;
-  std::vector<size_t> offset;          // per view: where its bytes start (BIN, or the fallback buffer if encoded)
-  std::vector<size_t> encoded_offset;  // per view: where its encoded bytes start in BIN (encoded views only)
-  std::vector<size_t> encoded_length;  // 0: stored plain
-  std::vector<const MeshoptViewEncoding*> encoding;
-  size_t fallback_length = 0;
 };
 
 // Each buffer starts 16-byte aligned, so every alignment inside a buffer (accessor offsets, §3.6.2.4) is preserved
@@ -476,126 +463,6 @@ void writeCameras(JsonWriter& json, const Asset& asset) {
   json.endArray();
 }
 
-size_t padTo4(std::vector<uint8_t>& bytes) {
-  bytes.resize(alignUp(bytes.size(), 4), 0);
-  return bytes.size();
-}
-
-Expected<std::vector<uint8_t>> encodeView(std::span<const uint8_t> bytes, const MeshoptViewEncoding& encoding,
-                                          uint32_t index) {
-  const std::string where = "bufferViews[" + std::to_string(index) + "]: EXT_meshopt_compression: ";
-  const size_t stride = encoding.stride;
-  if (encoding.mode == MeshoptMode::kAttributes) {
-    if (stride == 0 || stride % 4 != 0 || stride > 256 || bytes.size() % stride != 0) {
-      return fail(Error::kInvalidArgument, where +
-                                               "ATTRIBUTES needs a stride that is a multiple of 4, at most 256, "
-                                               "dividing the view's length");
-    }
-    const size_t count = bytes.size() / stride;
-    std::vector<uint8_t> out(meshopt_encodeVertexBufferBound(count, stride));
-    out.resize(meshopt_encodeVertexBuffer(out.data(), out.size(), bytes.data(), count, stride));
-    return out;
-  }
-  if ((stride != 2 && stride != 4) || bytes.size() % (3 * stride) != 0) {
-    return fail(Error::kInvalidArgument, where + "TRIANGLES needs 2- or 4-byte indices, a multiple of 3 of them");
-  }
-  const size_t count = bytes.size() / stride;
-  std::vector<uint32_t> indices(count);
-  uint32_t vertices = 0;
-  for (size_t i = 0; i < count; ++i) {
-    if (stride == 2) {
-      uint16_t v;
-      std::memcpy(&v, bytes.data() + 2 * i, 2);
-      indices[i] = v;
-    } else {
-      std::memcpy(&indices[i], bytes.data() + 4 * i, 4);
-    }
-    vertices = std::max(vertices, indices[i] + 1);
-  }
-  meshopt_encodeIndexVersion(1);  // every EXT_meshopt_compression decoder reads version 1
-  std::vector<uint8_t> out(meshopt_encodeIndexBufferBound(count, vertices));
-  out.resize(meshopt_encodeIndexBuffer(out.data(), out.size(), indices.data(), count));
-  return out;
-}
-
-Expected<PackedViews> packViews(const Asset& asset, const GlbWriteOptions& options) {
-  PackedViews packed;
-  const size_t views = asset.buffer_views.size();
-  packed.offset.assign(views, 0);
-  packed.encoded_offset.assign(views, 0);
-  packed.encoded_length.assign(views, 0);
-  packed.encoding.assign(views, nullptr);
-  for (const MeshoptViewEncoding& encoding : options.meshopt) {
-    if (encoding.view >= views) {
-      return fail(Error::kInvalidArgument,
-                  "EXT_meshopt_compression: bufferView " + std::to_string(encoding.view) + " does not exist");
-    }
-    packed.encoding[encoding.view] = &encoding;
-  }
-  for (size_t i = 0; i < views; ++i) {
-    const BufferView& view = asset.buffer_views[i];
-    if (view.buffer >= asset.buffers.size() ||
-        asset.buffers[view.buffer].data.size() < view.byte_offset + view.byte_length) {
-      return fail(Error::kInvalidArgument, "bufferViews[" + std::to_string(i) + "]: its bytes are not in its buffer");
-    }
-    const std::span<const uint8_t> bytes(asset.buffers[view.buffer].data.data() + view.byte_offset, view.byte_length);
-    if (const MeshoptViewEncoding* encoding = packed.encoding[i]) {
-      Expected<std::vector<uint8_t>> encoded = encodeView(bytes, *encoding, uint32_t(i));
-      if (!encoded) return encoded.error();
-      packed.encoded_offset[i] = padTo4(packed.bin);
-      packed.encoded_length[i] = encoded->size();
-      packed.bin.insert(packed.bin.end(), encoded->begin(), encoded->end());
-      packed.fallback_length = alignUp(packed.fallback_length, 4);
-      packed.offset[i] = packed.fallback_length;
-      packed.fallback_length += view.byte_length;
-    } else {
-      packed.offset[i] = padTo4(packed.bin);
-      packed.bin.insert(packed.bin.end(), bytes.begin(), bytes.end());
-    }
-  }
-  return packed;
-}
-
-// buffers and bufferViews of a file with EXT_meshopt_compression views, replacing the fresh document's.
-void writePackedViews(gltf_detail::JsonTree& document, const Asset& asset, const PackedViews& packed) {
-  JsonWriter json;
-  json.beginObject();
-  json.key("buffers").beginArray();
-  json.beginObject().field("byteLength", uint64_t(packed.bin.size())).endObject();
-  json.beginObject().field("byteLength", uint64_t(packed.fallback_length));
-  json.key("extensions").beginObject().key("EXT_meshopt_compression").beginObject().field("fallback", true);
-  json.endObject().endObject().endObject();
-  json.endArray();
-  json.key("bufferViews").beginArray();
-  for (size_t i = 0; i < asset.buffer_views.size(); ++i) {
-    const BufferView& view = asset.buffer_views[i];
-    const MeshoptViewEncoding* encoding = packed.encoding[i];
-    json.beginObject();
-    optionalName(json, view.name);
-    json.field("buffer", encoding ? 1 : 0);
-    if (packed.offset[i] != 0) json.field("byteOffset", uint64_t(packed.offset[i]));
-    json.field("byteLength", uint64_t(view.byte_length));
-    if (view.byte_stride != 0) json.field("byteStride", view.byte_stride);
-    if (view.target != 0) json.field("target", view.target);
-    if (encoding) {
-      json.key("extensions").beginObject().key("EXT_meshopt_compression").beginObject();
-      json.field("buffer", 0);
-      if (packed.encoded_offset[i] != 0) json.field("byteOffset", uint64_t(packed.encoded_offset[i]));
-      json.field("byteLength", uint64_t(packed.encoded_length[i]));
-      json.field("byteStride", encoding->stride);
-      json.field("count", uint64_t(view.byte_length / encoding->stride));
-      json.field("mode", encoding->mode == MeshoptMode::kAttributes ? "ATTRIBUTES" : "TRIANGLES");
-      json.endObject().endObject();
-    }
-    json.endObject();
-  }
-  json.endArray();
-  json.endObject();
-  Expected<gltf_detail::JsonTree> parts = gltf_detail::parseJsonTree(json.str());
-  if (!parts) return;  // the writer's own JSON always parses
-  for (size_t i = 0; i < parts->keys.size(); ++i) document.set(parts->keys[i], parts->values[i]);
-}
-
 // The document written from the Asset alone: every object the data model holds.
 std::string freshJson(const Asset& asset, const BinLayout& bin, Status& status) {
   JsonWriter json;
@@ -615,208 +482,12 @@ std::string freshJson(const Asset& asset, const BinLayout& bin, Status& status) 
   return json.str();
 }
 
+}  // namespace
+
+namespace {
+
 using gltf_detail::JsonTree;
-
-// Each field the Asset owns comes from the fresh object (or goes, when the fresh one lacks it); the rest of `kept`
-// (names, extras, extensions the data model does not hold) stays as the input had it.
-void takeFields(JsonTree& kept, const JsonTree& fresh, std::initializer_list<std::string_view> fields) {
-  for (std::string_view field : fields) {
-    if (const JsonTree* value = fresh.find(field)) {
-      kept.set(field, *value);
-    } else {
-      kept.erase(field);
-    }
-  }
-}
-
-// Element-wise merge of an array of objects: the first min(n, m) merged, objects the Asset added written fresh,
-// objects it removed dropped.
-template <typename Merge>
-void mergeArray(JsonTree& kept, const JsonTree& fresh, std::string_view key, Merge merge) {
-  const JsonTree* fresh_array = fresh.find(key);
-  JsonTree* kept_array = kept.find(key);
-  if (!fresh_array) {
-    kept.erase(key);
-    return;
-  }
-  if (!kept_array || !kept_array->isArray()) {
-    kept.set(key, *fresh_array);
-    return;
-  }
-  std::vector<JsonTree>& items = kept_array->items;
-  items.resize(std::min(items.size(), fresh_array->items.size()));
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (items[i].isObject()) {
-      merge(items[i], fresh_array->items[i]);
-    } else {
-      items[i] = fresh_array->items[i];
-    }
-  }
-  for (size_t i = items.size(); i < fresh_array->items.size(); ++i) items.push_back(fresh_array->items[i]);
-}
-
-// The loader decoded KHR_draco_mesh_compression; the written primitive holds plain accessors.
-void mergePrimitive(JsonTree& kept, const JsonTree& fresh) {
-  takeFields(kept, fresh, {"attributes", "indices", "material", "mode", "targets"});
-  if (JsonTree* extensions = kept.find("extensions")) {
-    extensions->erase("KHR_draco_mesh_compression");
-    if (extensions->keys.empty()) kept.erase("extensions");
-  }
-}
-
-void mergeMesh(JsonTree& kept, const JsonTree& fresh) {
-  mergeArray(kept, fresh, "primitives", mergePrimitive);
-}
-
-void mergeAnimation(JsonTree& kept, const JsonTree& fresh) {
-  mergeArray(kept, fresh, "channels", [](JsonTree& channel, const JsonTree& f) {
-    takeFields(channel, f, {"sampler", "target"});
-  });
-  mergeArray(kept, fresh, "samplers", [](JsonTree& sampler, const JsonTree& f) {
-    takeFields(sampler, f, {"input", "interpolation", "output"});
-  });
-}
-
-// The input document with the Asset's data written into it: the Asset owns the binary data and every field that
-// points into it (buffers, bufferViews, accessors, primitives' accessors, skins, animation channels and samplers,
-// images' storage); objects it appended are written whole; everything else is the input's JSON as it was.
-JsonTree mergeIntoSource(JsonTree source, const JsonTree& fresh) {
-  for (std::string_view whole : {"buffers", "bufferViews", "accessors"}) {
-    if (const JsonTree* value = fresh.find(whole)) {
-      source.set(whole, *value);
-    } else {
-      source.erase(whole);
-    }
-  }
-  mergeArray(source, fresh, "meshes", mergeMesh);
-  mergeArray(source, fresh, "skins", [](JsonTree& skin, const JsonTree& f) {
-    takeFields(skin, f, {"inverseBindMatrices", "skeleton", "joints"});
-  });
-  mergeArray(source, fresh, "animations", mergeAnimation);
-  mergeArray(source, fresh, "images", [](JsonTree& image, const JsonTree& f) {
-    takeFields(image, f, {"uri", "mimeType", "bufferView"});
-  });
-  for (size_t i = 0; i < fresh.keys.size(); ++i) {  // what the source document lacks comes from the Asset
-    if (!source.find(fresh.keys[i])) source.set(fresh.keys[i], fresh.values[i]);
-  }
-  return source;
-}
-
-// Every extension object in the document (extras are user data, not extensions), in document order.
-void collectExtensionNames(const JsonTree& tree, std::vector<std::string>& names) {
-  if (tree.isArray()) {
-    for (const JsonTree& item : tree.items) collectExtensionNames(item, names);
-    return;
-  }
-  if (!tree.isObject()) return;
-  for (size_t i = 0; i < tree.keys.size(); ++i) {
-    const std::string& key = tree.keys[i];
-    const JsonTree& value = tree.values[i];
-    if (key == "extras") continue;
-    if (key == "extensions" && value.isObject()) {
-      for (const std::string& name : value.keys) {
-        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-      }
-    }
-    collectExtensionNames(value, names);
-  }
-}
-
-}  // namespace
-
-bool attributeNeedsQuantization(std::string_view name, const Accessor& accessor, bool morph_target) {
-  const ComponentType type = accessor.component_type;
-  if (type == ComponentType::kFloat) return false;
-  const bool normalized = accessor.normalized;
-  auto starts = [&](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; };
-  if (name == "POSITION" || name == "NORMAL" || name == "TANGENT") return true;
-  if (starts("TEXCOORD_") || starts("COLOR_")) {  // §3.7.2.1 and §3.7.2.2
-    if (!normalized) return true;
-    if (type == ComponentType::kUnsignedByte || type == ComponentType::kUnsignedShort) return false;
-    return !(morph_target && (type == ComponentType::kByte || type == ComponentType::kShort));
-  }
-  if (starts("JOINTS_")) return type != ComponentType::kUnsignedByte && type != ComponentType::kUnsignedShort;
-  if (starts("WEIGHTS_")) {
-    return !(normalized && (type == ComponentType::kUnsignedByte || type == ComponentType::kUnsignedShort));
-  }
-  return false;  // application-specific attributes (_NAME) have no rule
-}
-
-namespace {
-
-bool needsQuantization(const Asset& asset) {
-  for (const Animation& animation : asset.animations) {  // integer translation / scale keys (core allows none)
-    for (const AnimationChannel& channel : animation.channels) {
-      if (channel.path != TargetPath::kTranslation && channel.path != TargetPath::kScale) continue;
-      if (channel.sampler >= animation.samplers.size()) continue;
-      const uint32_t output = animation.samplers[channel.sampler].output;
-      if (output < asset.accessors.size() && asset.accessors[output].component_type != ComponentType::kFloat)
-        return true;
-    }
-  }
-  for (const Mesh& mesh : asset.meshes) {
-    for (const Primitive& primitive : mesh.primitives) {
-      for (const Attribute& a : primitive.attributes) {
-        if (a.accessor < asset.accessors.size() &&
-            attributeNeedsQuantization(a.name, asset.accessors[a.accessor], false))
-          return true;
-      }
-      for (const MorphTarget& target : primitive.targets) {
-        for (const Attribute& a : target.attributes) {
-          if (a.accessor < asset.accessors.size() &&
-              attributeNeedsQuantization(a.name, asset.accessors[a.accessor], true))
-            return true;
-        }
-      }
-    }
-  }
-  return false;
-}
-
-// The writer declares exactly what it wrote: every extension object present, plus KHR_mesh_quantization when an
-// attribute's encoding needs it (that extension has no object of its own). Required: what the input required of
-// those, and KHR_mesh_quantization whenever it is used (an engine without it would misread the attributes).
-void declareExtensions(JsonTree& document, const Asset& asset) {
-  std::vector<std::string> present;
-  collectExtensionNames(document, present);
-  const bool quantized = needsQuantization(asset);
-  std::vector<std::string> used;
-  auto add = [](std::vector<std::string>& list, const std::string& name) {
-    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-  };
-  for (const std::string& name : asset.extensions_used) {  // the input's order first
-    if (std::find(present.begin(), present.end(), name) != present.end()) add(used, name);
-  }
-  for (const std::string& name : present) add(used, name);
-  if (quantized) add(used, "KHR_mesh_quantization");
-  std::vector<std::string> required;
-  for (const std::string& name : asset.extensions_required) {
-    if (std::find(used.begin(), used.end(), name) != used.end()) add(required, name);
-  }
-  if (quantized) add(required, "KHR_mesh_quantization");
-  // A fallback buffer without data: only a decoder can read the file.
-  if (std::find(used.begin(), used.end(), "EXT_meshopt_compression") != used.end())
-    add(required, "EXT_meshopt_compression");
-  auto list = [](const std::vector<std::string>& names) {
-    JsonTree array = JsonTree::array();
-    for (const std::string& name : names) array.items.push_back(JsonTree::string(name));
-    return array;
-  };
-  if (used.empty()) {
-    document.erase("extensionsUsed");
-  } else {
-    document.set("extensionsUsed", list(used));
-  }
-  if (required.empty()) {
-    document.erase("extensionsRequired");
-  } else {
-    document.set("extensionsRequired", list(required));
-  }
-}
-
-}  // namespace
-
-namespace {
+using gltf_detail::PackedViews;
 
 Expected<std::string> documentJson(const Asset& asset, const PackedViews* packed) {
   Expected<BinLayout> bin = layoutBin(asset);
@@ -827,21 +498,23 @@ Expected<std::string> documentJson(const Asset& asset, const PackedViews* packed
   Expected<JsonTree> fresh = gltf_detail::parseJsonTree(fresh_text);
   if (!fresh) return fresh.error();
   JsonTree document = std::move(fresh).value();
-  if (packed) writePackedViews(document, asset, *packed);
+  if (packed) gltf_detail::writePackedViews(document, asset, *packed);
   if (!asset.source_json.empty()) {
     Expected<JsonTree> source = gltf_detail::parseJsonTree(asset.source_json);
-    if (source && source->isObject()) document = mergeIntoSource(std::move(source).value(), document);
+    if (source && source->isObject()) document = gltf_detail::mergeIntoSource(std::move(source).value(), document);
   }
-  declareExtensions(document, asset);
+  gltf_detail::declareExtensions(document, asset);
   JsonWriter json;
   gltf_detail::writeJsonTree(json, document);
   return json.str();
 }
 
-// The GLB container (§4.4.3): the JSON chunk padded with spaces, the BIN chunk (when there is one) with zeros.
-Expected<std::vector<uint8_t>> assembleGlb(const std::string& json, std::span<const uint8_t> bin, bool has_bin) {
+// The GLB container (§4.4.3): the JSON chunk padded with spaces, then (when there is one) the BIN chunk of
+// `bin_length` bytes, which `fill_bin` writes in place, padded with zeros. The BIN bytes are copied once.
+template <typename FillBin>
+Expected<std::vector<uint8_t>> assembleGlb(const std::string& json, size_t bin_length, bool has_bin, FillBin fill_bin) {
   size_t json_chunk = alignUp(json.size(), 4);
-  size_t bin_chunk = alignUp(bin.size(), 4);
+  size_t bin_chunk = alignUp(bin_length, 4);
   size_t total = 12 + 8 + json_chunk + (has_bin ? 8 + bin_chunk : 0);
   if (total > std::numeric_limits<uint32_t>::max()) {
     return fail(Error::kTooLarge,
@@ -862,8 +535,9 @@ Expected<std::vector<uint8_t>> assembleGlb(const std::string& json, std::span<co
   if (has_bin) {
     put32(uint32_t(bin_chunk));
     put32(0x004E4942u);  // "BIN\0"
-    out.insert(out.end(), bin.begin(), bin.end());
-    out.resize(out.size() + (bin_chunk - bin.size()), 0);
+    const size_t start = out.size();
+    out.resize(start + bin_chunk, 0);
+    fill_bin(out.data() + start);
   }
   return out;
 }
@@ -876,24 +550,12 @@ Expected<std::string> writeGltfJson(const Asset& asset) {
 
 Expected<std::vector<uint8_t>> writeGlb(const Asset& asset, const GlbWriteOptions& options) {
   if (options.meshopt.empty()) return writeGlb(asset);
-  Expected<PackedViews> packed = packViews(asset, options);
+  Expected<PackedViews> packed = gltf_detail::packViews(asset, options);
   if (!packed) return packed.error();
   Expected<std::string> json = documentJson(asset, &packed.value());
   if (!json) return json.error();
-  return assembleGlb(*json, packed->bin, true);
-}
-
-std::string documentParts(const Asset& source, std::span<const std::string_view> keys) {
-  if (source.source_json.empty()) return {};
-  Expected<JsonTree> document = gltf_detail::parseJsonTree(source.source_json);
-  if (!document || !document->isObject()) return {};
-  JsonTree parts = JsonTree::object();
-  for (std::string_view key : keys) {
-    if (const JsonTree* value = document->find(key)) parts.set(key, *value);
-  }
-  JsonWriter json;
-  gltf_detail::writeJsonTree(json, parts);
-  return json.str();
+  return assembleGlb(*json, packed->bin.size(), true,
+                     [&](uint8_t* bin) { std::memcpy(bin, packed->bin.data(), packed->bin.size()); });
 }
 
 Expected<std::vector<uint8_t>> writeGlb(const Asset& asset) {
@@ -901,12 +563,12 @@ Expected<std::vector<uint8_t>> writeGlb(const Asset& asset) {
   if (!json) return json.error();
   Expected<BinLayout> bin = layoutBin(asset);  // the same check writeGltfJson passed
   if (!bin) return bin.error();
-  std::vector<uint8_t> bytes(bin->length, 0);
-  for (size_t i = 0; i < asset.buffers.size(); ++i) {
-    const Buffer& buffer = asset.buffers[i];
-    if (buffer.byte_length > 0) std::memcpy(bytes.data() + bin->base[i], buffer.data.data(), buffer.byte_length);
-  }
-  return assembleGlb(*json, bytes, !asset.buffers.empty());
+  return assembleGlb(*json, bin->length, !asset.buffers.empty(), [&](uint8_t* out) {
+    for (size_t i = 0; i < asset.buffers.size(); ++i) {
+      const Buffer& buffer = asset.buffers[i];
+      if (buffer.byte_length > 0) std::memcpy(out + bin->base[i], buffer.data.data(), buffer.byte_length);
+    }
+  });
 }
 
 }  // namespace morphkit

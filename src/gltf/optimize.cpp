@@ -8,7 +8,6 @@
 #include <cstring>
 #include <string>
 
-#include "json_tree.h"
 #include "morphkit/gltf.h"
 #include "morphkit/json_writer.h"
 #include "optimize_internal.h"
@@ -42,38 +41,6 @@ gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& 
 }
 
 }  // namespace
-
-namespace gltf_detail {
-
-OptimizeParts outputParts(const EncodedAsset& encoded, std::span<const uint8_t> glb) {
-  OptimizeParts parts;
-  if (glb.size() < 20) return parts;
-  uint32_t json_length = 0;
-  std::memcpy(&json_length, glb.data() + 12, 4);
-  if (20 + size_t(json_length) > glb.size()) return parts;
-  Expected<JsonTree> document =
-      parseJsonTree(std::string_view(reinterpret_cast<const char*>(glb.data() + 20), json_length));
-  if (!document) return parts;
-  const JsonTree* views = document->find("bufferViews");
-  if (!views || !views->isArray()) return parts;
-  uint64_t* slots[] = {&parts.targets, &parts.base, &parts.animation, &parts.images, &parts.other};
-  auto number = [](const JsonTree* value) -> uint64_t {
-    if (!value) return 0;
-    return value->kind == JsonTree::Kind::kUint ? value->uint_value : uint64_t(std::max<int64_t>(0, value->int_value));
-  };
-  for (size_t i = 0; i < views->items.size() && i < encoded.parts.size(); ++i) {
-    const JsonTree& view = views->items[i];
-    uint64_t stored = number(view.find("byteLength"));
-    if (const JsonTree* extensions = view.find("extensions")) {
-      if (const JsonTree* meshopt = extensions->find("EXT_meshopt_compression"))
-        stored = number(meshopt->find("byteLength"));
-    }
-    *slots[int(encoded.parts[i])] += stored;
-  }
-  return parts;
-}
-
-}  // namespace gltf_detail
 
 Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeOptions& options,
                                              OptimizeReport& report) {

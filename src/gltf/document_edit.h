@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// The glTF writer's document edit (document_edit.cpp): what glb_writer.cpp calls. Private to morphkit::gltf.
+#pragma once
+#include "json_tree.h"
+#include "morphkit/asset.h"
+#include "morphkit/glb_writer.h"
+
+namespace morphkit::gltf_detail {
+
+// The input document with the Asset's data written into it: the Asset owns the binary data and every field that
+// points into it (buffers, bufferViews, accessors, primitives' accessors, skins, animation channels and samplers,
+// images' storage); objects it appended are written whole; what the source lacks comes from `fresh`; everything
+// else is the input's JSON as it was.
+JsonTree mergeIntoSource(JsonTree source, const JsonTree& fresh);
+
+// extensionsUsed / extensionsRequired of `document`: exactly the extensions it holds (morphkit/glb_writer.h).
+void declareExtensions(JsonTree& document, const Asset& asset);
+
+}  // namespace morphkit::gltf_detail
