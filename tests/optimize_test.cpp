@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -190,6 +191,25 @@ TEST(Optimize, ABoundNoEncodingMeetsFailsNamingThePoseAndVertex) {
     EXPECT_FALSE(optimizeAsset(*input, {.max_error_mm = bad}, report).ok());
     EXPECT_FALSE(optimizeAsset(*input, {.max_error_rel = bad}, report).ok());
   }
+}
+
+// An extension whose objects point at accessors optimize renumbers is refused, not written broken.
+TEST(Optimize, RefusesExtensionsThatPointIntoItsBuffers) {
+  std::vector<uint8_t> bin(36, 0);
+  const float triangle[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  std::memcpy(bin.data(), triangle, sizeof triangle);
+  Expected<Asset> input = test::loadJson(test::gltfJson(
+      R"("extensionsUsed":["EXT_mesh_gpu_instancing"],"buffers":[)" + test::bufferJson(bin) +
+      R"(],"bufferViews":[{"buffer":0,"byteLength":36}],)"
+      R"("accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}],)"
+      R"("meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}])"));
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  OptimizeReport report;
+  Expected<std::vector<uint8_t>> glb = optimizeAsset(*input, {}, report);
+  ASSERT_FALSE(glb.ok());
+  EXPECT_EQ(glb.error().code, Error::kInvalidGltf);
+  EXPECT_NE(glb.error().message.find("extensionsUsed 'EXT_mesh_gpu_instancing'"), std::string::npos)
+      << glb.error().message;
 }
 
 TEST(OptimizeCommand, WritesAValidFileAndRefusesBadOptions) {

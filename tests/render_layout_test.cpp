@@ -7,9 +7,15 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "morphkit/render.h"
 #include "test_support.h"
+
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb/stb_image_write.h>  // a real baseline JPEG for the decoder's check (test-only, static)
 
 namespace morphkit {
 namespace {
@@ -112,6 +118,42 @@ TEST(RenderCamera, AutoFramingCentresTheSphereAtEightyFivePercentAndPrintsItself
   b.sphere_radius = 10.0f;
   EXPECT_NEAR(frameBounds(b, 1.0f).target.x, 1.0f, 1e-6f);
   EXPECT_NEAR(frameBounds(b, 1.0f).target.y, 0.0f, 1e-6f);
+}
+
+// decodeImage walks a JPEG's segments before stb_image 2.27 reads it (fuzz_image findings F1, F2,
+// tests/fuzz/crashers/fuzz_image/README.md): too many Huffman codes and a scan with an undefined table are one
+// error each; a real JPEG still decodes.
+TEST(RenderImages, JpegWithBadHuffmanTablesIsRefusedAndAGoodOneDecodes) {
+  const auto crashers = test::sourceDir() / "tests/fuzz/crashers/fuzz_image";
+  auto bytes = [&](const char* name) {
+    const std::string text = test::slurp(crashers / name);
+    return std::vector<uint8_t>(text.begin(), text.end());
+  };
+  // F1 as found declares a segment longer than its 10 bytes (refused as such); the same table whole: 263 codes.
+  EXPECT_FALSE(decodeImage(bytes("jpeg-dht-counts-over-256.jpg")).ok());
+  std::vector<uint8_t> f1_whole = {0xFF, 0xD8, 0xFF, 0xC4, 0x01, 0x1A, 0x00, 23, 217, 23};
+  f1_whole.resize(f1_whole.size() + 13, 0);   // the other 13 code counts
+  f1_whole.resize(f1_whole.size() + 263, 1);  // the 263 values
+  auto f1 = decodeImage(f1_whole);
+  ASSERT_FALSE(f1.ok());
+  EXPECT_NE(f1.error().message.find("a Huffman table declares 263 codes (at most 256)"), std::string::npos)
+      << f1.error().message;
+  auto f2 = decodeImage(bytes("crash-0d59f4c1fc43e9361f5cbb5681d5736d84fad3fe"));
+  ASSERT_FALSE(f2.ok());
+  EXPECT_NE(f2.error().message.find("which no DHT defined"), std::string::npos) << f2.error().message;
+
+  std::vector<uint8_t> rgb(8 * 8 * 3);
+  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = uint8_t(i * 7);
+  std::vector<uint8_t> jpeg;
+  auto sink = [](void* context, void* data, int size) {
+    auto* out = static_cast<std::vector<uint8_t>*>(context);
+    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+  };
+  ASSERT_NE(stbi_write_jpg_to_func(sink, &jpeg, 8, 8, 3, rgb.data(), 90), 0);
+  auto good = decodeImage(jpeg);
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ(good->width, 8u);
+  EXPECT_EQ(good->height, 8u);
 }
 
 TEST(RenderImages, PngRoundTripAndDiff) {

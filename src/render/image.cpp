@@ -124,7 +124,10 @@ Status checkJpegTables(std::span<const uint8_t> b) {
   bool defined[2][4] = {};  // [DC, AC][table id]
   size_t i = 2;             // after SOI
   while (i + 1 < b.size()) {
-    if (b[i] != 0xFF) return badJpeg("a marker was expected", i);
+    if (b[i] != 0xFF) {  // stray bytes between segments: stb_image skips to the next marker, and so does this walk
+      ++i;
+      continue;
+    }
     const uint8_t marker = b[i + 1];
     if (marker == 0xFF) {  // fill byte
       ++i;
