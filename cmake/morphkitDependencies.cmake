@@ -31,7 +31,10 @@ function(morphkit_find_layer_dependencies layer out)
     if(PKG_CONFIG_FOUND AND NOT TARGET PkgConfig::morphkit_spng)
       pkg_check_modules(morphkit_spng QUIET IMPORTED_TARGET GLOBAL spng)  # Debian libspng-dev ships spng.pc
     endif()
-    set(targets Vulkan::Vulkan PkgConfig::morphkit_spng)
+    if(PKG_CONFIG_FOUND AND NOT TARGET PkgConfig::morphkit_jpeg)
+      pkg_check_modules(morphkit_jpeg QUIET IMPORTED_TARGET GLOBAL libjpeg)  # Debian libjpeg62-turbo-dev
+    endif()
+    set(targets Vulkan::Vulkan PkgConfig::morphkit_spng PkgConfig::morphkit_jpeg)
   endif()
   set(missing)
   foreach(target ${targets})

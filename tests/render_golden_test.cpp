@@ -185,7 +185,7 @@ TEST_F(RenderTest, GoldenMorphPrimitivesTest) {
   auto asset = sharedAsset("MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb");
   ASSERT_TRUE(asset.ok()) << asset.error().message;
   RenderedImage image = render(*asset, vertexPath(), {});
-  EXPECT_TRUE(info_.warnings.empty()) << info_.warnings[0];  // the embedded JPEG decodes (stb_image)
+  EXPECT_TRUE(info_.warnings.empty()) << info_.warnings[0];  // the embedded JPEG decodes (libjpeg-turbo)
   expectGolden("MorphPrimitivesTest", image);
 }
 

@@ -4,18 +4,22 @@
 // camera parsing, PNG round trips, contact sheets and the image metric the goldens use.
 #include <gtest/gtest.h>
 
+// clang-format off
+#include <cstdio>  // jpeglib.h uses FILE and size_t without including their headers
+#include <jpeglib.h>
+// clang-format on
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "morphkit/render.h"
 #include "test_support.h"
-
-#define STB_IMAGE_WRITE_STATIC
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb/stb_image_write.h>  // a real baseline JPEG for the decoder's check (test-only, static)
 
 namespace morphkit {
 namespace {
@@ -120,40 +124,73 @@ TEST(RenderCamera, AutoFramingCentresTheSphereAtEightyFivePercentAndPrintsItself
   EXPECT_NEAR(frameBounds(b, 1.0f).target.y, 0.0f, 1e-6f);
 }
 
-// decodeImage walks a JPEG's segments before stb_image 2.27 reads it (fuzz_image findings F1, F2,
-// tests/fuzz/crashers/fuzz_image/README.md): too many Huffman codes and a scan with an undefined table are one
-// error each; a real JPEG still decodes.
-TEST(RenderImages, JpegWithBadHuffmanTablesIsRefusedAndAGoodOneDecodes) {
-  const auto crashers = test::sourceDir() / "tests/fuzz/crashers/fuzz_image";
-  auto bytes = [&](const char* name) {
-    const std::string text = test::slurp(crashers / name);
-    return std::vector<uint8_t>(text.begin(), text.end());
-  };
-  // F1 as found declares a segment longer than its 10 bytes (refused as such); the same table whole: 263 codes.
-  EXPECT_FALSE(decodeImage(bytes("jpeg-dht-counts-over-256.jpg")).ok());
-  std::vector<uint8_t> f1_whole = {0xFF, 0xD8, 0xFF, 0xC4, 0x01, 0x1A, 0x00, 23, 217, 23};
-  f1_whole.resize(f1_whole.size() + 13, 0);   // the other 13 code counts
-  f1_whole.resize(f1_whole.size() + 263, 1);  // the 263 values
-  auto f1 = decodeImage(f1_whole);
-  ASSERT_FALSE(f1.ok());
-  EXPECT_NE(f1.error().message.find("a Huffman table declares 263 codes (at most 256)"), std::string::npos)
-      << f1.error().message;
-  auto f2 = decodeImage(bytes("crash-0d59f4c1fc43e9361f5cbb5681d5736d84fad3fe"));
-  ASSERT_FALSE(f2.ok());
-  EXPECT_NE(f2.error().message.find("which no DHT defined"), std::string::npos) << f2.error().message;
+namespace {
 
-  std::vector<uint8_t> rgb(8 * 8 * 3);
-  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = uint8_t(i * 7);
-  std::vector<uint8_t> jpeg;
-  auto sink = [](void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<uint8_t>*>(context);
-    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-  };
-  ASSERT_NE(stbi_write_jpg_to_func(sink, &jpeg, 8, 8, 3, rgb.data(), 90), 0);
+// A real baseline JPEG from libjpeg-turbo's encoder, the library decodeImage decodes with.
+std::vector<uint8_t> encodeTestJpeg(const std::vector<uint8_t>& rgb, uint32_t width, uint32_t height) {
+  jpeg_compress_struct cinfo{};
+  jpeg_error_mgr errors{};
+  cinfo.err = jpeg_std_error(&errors);
+  jpeg_create_compress(&cinfo);
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&cinfo, &out, &size);
+  cinfo.image_width = width;
+  cinfo.image_height = height;
+  cinfo.input_components = 3;
+  cinfo.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&cinfo);
+  jpeg_set_quality(&cinfo, 98, TRUE);
+  jpeg_start_compress(&cinfo, TRUE);
+  for (uint32_t y = 0; y < height; ++y) {
+    JSAMPROW row = const_cast<uint8_t*>(rgb.data()) + size_t(y) * width * 3;
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  std::vector<uint8_t> bytes(out, out + size);
+  jpeg_destroy_compress(&cinfo);
+  free(out);
+  return bytes;
+}
+
+}  // namespace
+
+// Every JPEG that crashed stb_image 2.27 (fuzz_image findings F1-F3, tests/fuzz/crashers/fuzz_image/README.md) is
+// one error line from libjpeg-turbo; a truncated file is an error, not filler; a real JPEG decodes to its colours.
+TEST(RenderImages, BrokenJpegsAreOneErrorAndAGoodOneDecodes) {
+  const auto crashers = test::sourceDir() / "tests/fuzz/crashers/fuzz_image";
+  for (const auto& entry : std::filesystem::directory_iterator(crashers)) {
+    if (entry.path().extension() == ".md") continue;
+    const std::string text = test::slurp(entry.path());
+    auto decoded = decodeImage(std::vector<uint8_t>(text.begin(), text.end()));
+    ASSERT_FALSE(decoded.ok()) << entry.path();
+    EXPECT_EQ(decoded.error().message.rfind("decodeImage: JPEG: ", 0), 0u) << decoded.error().message;
+    EXPECT_EQ(decoded.error().message.find('\n'), std::string::npos) << decoded.error().message;
+  }
+
+  const uint32_t w = 16, h = 8;
+  std::vector<uint8_t> rgb(size_t(w) * h * 3);
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x) {
+      uint8_t* p = &rgb[(size_t(y) * w + x) * 3];
+      p[0] = uint8_t(x * 16), p[1] = uint8_t(y * 32), p[2] = 128;
+    }
+  const std::vector<uint8_t> jpeg = encodeTestJpeg(rgb, w, h);
   auto good = decodeImage(jpeg);
   ASSERT_TRUE(good.ok()) << good.error().message;
-  EXPECT_EQ(good->width, 8u);
-  EXPECT_EQ(good->height, 8u);
+  ASSERT_EQ(good->width, w);
+  ASSERT_EQ(good->height, h);
+  int worst = 0;
+  for (size_t i = 0; i < size_t(w) * h; ++i) {
+    for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(good->rgba[i * 4 + c]) - int(rgb[i * 3 + c])));
+    EXPECT_EQ(good->rgba[i * 4 + 3], 255);
+  }
+  EXPECT_LE(worst, 20);  // 4:2:0 chroma on a 16-step ramp (14 measured); swapped channels would be off by 100+
+
+  const std::vector<uint8_t> truncated(jpeg.begin(), jpeg.begin() + jpeg.size() / 2);
+  auto cut = decodeImage(truncated);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("decodeImage: JPEG: "), std::string::npos) << cut.error().message;
 }
 
 TEST(RenderImages, PngRoundTripAndDiff) {

@@ -1,31 +1,20 @@
 // SPDX-License-Identifier: MIT
-// PNG through libspng, JPEG through stb_image (header-only, Debian libstb-dev), contact sheets, image diffs.
+// PNG through libspng, JPEG through libjpeg-turbo (Debian libjpeg62-turbo-dev), contact sheets, image diffs.
+// clang-format off
+#include <cstdio>  // jpeglib.h uses FILE and size_t without including their headers
+#include <jpeglib.h>
+#include <jerror.h>
+// clang-format on
 #include <spng.h>
 
 #include <algorithm>
+#include <csetjmp>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "morphkit/render.h"
-
-#define STB_IMAGE_IMPLEMENTATION
-#define STB_IMAGE_STATIC
-#define STBI_ONLY_JPEG
-#define STBI_NO_STDIO
-#define STBI_NO_HDR
-#define STBI_NO_LINEAR
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wshadow"
-#endif
-#include <stb/stb_image.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 namespace morphkit {
 namespace {
@@ -112,70 +101,65 @@ Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes) {
 
 namespace {
 
-Status badJpeg(const std::string& what, size_t at) {
-  return fail(Error::kUnsupportedExtension, "decodeImage: JPEG: " + what + " (byte " + std::to_string(at) + ")");
+// libjpeg reports errors through a callback that must not return; it jumps back into decodeJpeg. Nothing with a
+// destructor lives in the frames it skips (they are libjpeg's own C frames).
+struct JpegErrors {
+  jpeg_error_mgr base;  // first member: libjpeg hands back a jpeg_error_mgr*
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+};
+
+[[noreturn]] void jpegErrorExit(j_common_ptr cinfo) {
+  auto* errors = reinterpret_cast<JpegErrors*>(cinfo->err);
+  errors->base.format_message(cinfo, errors->message);
+  std::longjmp(errors->jump, 1);
 }
 
-// Debian's stb_image (2.27) trusts two things a JPEG can lie about; fuzzing found both (tests/fuzz/crashers/
-// fuzz_image/README.md): a DHT table's code counts (more than 256 codes are written past its arrays, F1) and a
-// scan's table selectors (a table no DHT defined is read from uninitialized memory, F2). stb_image 2.28 checks
-// both; this walk of the segments refuses them before stb_image sees the file.
-Status checkJpegTables(std::span<const uint8_t> b) {
-  bool defined[2][4] = {};  // [DC, AC][table id]
-  size_t i = 2;             // after SOI
-  while (i + 1 < b.size()) {
-    if (b[i] != 0xFF) {  // stray bytes between segments: stb_image skips to the next marker, and so does this walk
-      ++i;
-      continue;
-    }
-    const uint8_t marker = b[i + 1];
-    if (marker == 0xFF) {  // fill byte
-      ++i;
-      continue;
-    }
-    if (marker == 0xD9) return Ok{};                             // EOI
-    if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) {  // RSTn, TEM: no length
-      i += 2;
-      continue;
-    }
-    if (i + 4 > b.size()) return badJpeg("a segment is cut short", i);
-    const size_t length = size_t(b[i + 2]) << 8 | b[i + 3];
-    if (length < 2 || i + 2 + length > b.size()) return badJpeg("a segment is longer than the file", i);
-    const uint8_t* segment = b.data() + i + 4;
-    const size_t n = length - 2;
-    if (marker == 0xC4) {  // DHT: one or more tables
-      for (size_t p = 0; p < n;) {
-        if (p + 17 > n) return badJpeg("a Huffman table is cut short", i);
-        const uint8_t table_class = segment[p] >> 4, id = segment[p] & 15;
-        if (table_class > 1 || id > 3) return badJpeg("a Huffman table has a bad class or id", i);
-        size_t codes = 0;
-        for (size_t k = 1; k <= 16; ++k) codes += segment[p + k];
-        if (codes > 256)
-          return badJpeg("a Huffman table declares " + std::to_string(codes) + " codes (at most 256)", i);
-        p += 17 + codes;
-        if (p > n) return badJpeg("a Huffman table is cut short", i);
-        defined[table_class][id] = true;
-      }
-    } else if (marker == 0xDA) {  // SOS: every table the scan decodes with must be defined by now
-      const size_t components = n >= 1 ? segment[0] : 0;
-      if (n < 1 + 2 * components + 3) return badJpeg("a scan header is cut short", i);
-      const uint8_t spectral_start = segment[1 + 2 * components], spectral_end = segment[2 + 2 * components];
-      for (size_t c = 0; c < components; ++c) {
-        const uint8_t dc = segment[2 + 2 * c] >> 4, ac = segment[2 + 2 * c] & 15;
-        if (spectral_start == 0 && (dc > 3 || !defined[0][dc])) {
-          return badJpeg("a scan uses DC Huffman table " + std::to_string(dc) + ", which no DHT defined", i);
-        }
-        if (spectral_end > 0 && (ac > 3 || !defined[1][ac])) {
-          return badJpeg("a scan uses AC Huffman table " + std::to_string(ac) + ", which no DHT defined", i);
-        }
-      }
-      i += 2 + length;  // then the entropy-coded data, up to the next marker (not a stuffed 0x00 or RSTn)
-      while (i + 1 < b.size() && !(b[i] == 0xFF && b[i + 1] != 0 && !(b[i + 1] >= 0xD0 && b[i + 1] <= 0xD7))) ++i;
-      continue;
-    }
-    i += 2 + length;
+// Warnings (corrupt or truncated entropy data) are errors too: libjpeg would go on decoding filler, which for a
+// truncated 16384 x 16384 header is a gigabyte of nothing. The renderer then draws without the texture and says so.
+// Extraneous bytes between segments are the one warning that loses nothing; cameras write them.
+void jpegWarningIsError(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA) jpegErrorExit(cinfo);
+}
+
+constexpr uint32_t kMaxImageSide = 16384;
+constexpr long kJpegWorkingMemory = 1L << 30;  // a progressive 16384^2 4:2:0 file's coefficients (805 MB) fit
+
+// libjpeg-turbo rather than stb_image: Debian's stb_image 2.27 writes and reads out of bounds on malformed
+// tables (fuzz findings F1, F2, F3 in docs/SECURITY.md); libjpeg-turbo is fuzzed continuously upstream.
+Expected<DecodedImage> decodeJpeg(std::span<const uint8_t> bytes) {
+  auto image = std::make_unique<DecodedImage>();  // heap: its state stays defined across the longjmp
+  jpeg_decompress_struct cinfo{};
+  JpegErrors errors{};
+  cinfo.err = jpeg_std_error(&errors.base);
+  errors.base.error_exit = jpegErrorExit;
+  errors.base.emit_message = jpegWarningIsError;
+  if (setjmp(errors.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return fail(Error::kUnsupportedExtension, std::string("decodeImage: JPEG: ") + errors.message);
   }
-  return Ok{};
+  jpeg_create_decompress(&cinfo);
+  cinfo.mem->max_memory_to_use = kJpegWorkingMemory;
+  jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  if (cinfo.image_width > kMaxImageSide || cinfo.image_height > kMaxImageSide) {
+    const std::string size = std::to_string(cinfo.image_width) + " x " + std::to_string(cinfo.image_height);
+    jpeg_destroy_decompress(&cinfo);
+    return fail(Error::kTooLarge, "decodeImage: JPEG of " + size + " pixels (at most 16384 on a side)");
+  }
+  cinfo.out_color_space = JCS_EXT_RGBA;  // libjpeg-turbo converts grayscale and YCbCr to RGBA itself
+  jpeg_start_decompress(&cinfo);
+  image->width = cinfo.output_width;
+  image->height = cinfo.output_height;
+  const size_t stride = size_t(cinfo.output_width) * 4;
+  image->rgba.resize(stride * cinfo.output_height);
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = image->rgba.data() + stride * cinfo.output_scanline;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return std::move(*image);
 }
 
 }  // namespace
@@ -185,22 +169,7 @@ Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes) {
   if (bytes.size() >= 8 && std::memcmp(bytes.data(), kPng, 8) == 0) return decodePng(bytes);
   if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) {
     if (bytes.size() > size_t(INT32_MAX)) return fail(Error::kTooLarge, "decodeImage: JPEG larger than 2 GiB");
-    if (Status tables = checkJpegTables(bytes); !tables) return tables.error();
-    int w = 0, h = 0, channels = 0;
-    if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels) || w <= 0 || h <= 0 || w > 16384 ||
-        h > 16384) {
-      return fail(Error::kUnsupportedExtension, "decodeImage: JPEG header not understood");
-    }
-    stbi_uc* pixels = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, 4);
-    if (!pixels) {
-      return fail(Error::kUnsupportedExtension, std::string("decodeImage: JPEG: ") + stbi_failure_reason());
-    }
-    DecodedImage image;
-    image.width = uint32_t(w);
-    image.height = uint32_t(h);
-    image.rgba.assign(pixels, pixels + size_t(w) * h * 4);
-    stbi_image_free(pixels);
-    return image;
+    return decodeJpeg(bytes);
   }
   return fail(Error::kUnsupportedExtension, "decodeImage: neither PNG nor JPEG");
 }

@@ -253,7 +253,7 @@ struct DecodedImage {
   std::vector<uint8_t> rgba;
 };
 Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes);
-// PNG or JPEG by signature (JPEG through stb_image); fails with kUnsupportedExtension for other formats.
+// PNG or JPEG by signature (JPEG through libjpeg-turbo); fails with kUnsupportedExtension for other formats.
 Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
 // Frames laid out in rows of `columns`, each scaled (downscaleImage) to fit `cell_width`; frames must share a size.
 // Frames already downscaled to the cell size give the same sheet as the originals, so a long render keeps only
