@@ -184,7 +184,7 @@ int run(const AnimateOptions& o) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kAnimateCommand(
     {45, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<AnimateOptions>();
        CLI::App* sub =

@@ -96,7 +96,7 @@ int run(const BatchCommandOptions& o) {
   return failed ? kExitFailure : 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kBatchCommand(
     {45, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<BatchCommandOptions>();
        CLI::App* sub = app.add_subcommand(

@@ -127,7 +127,7 @@ constexpr const char* kFileOnly[] = {"--anim",       "--frames",        "--threa
                                      "--paths",      "--size",          "--allow-external-paths",
                                      "--read-files", "--positions-only"};
 
-const CommandRegistration kRegistration(
+const CommandRegistration kBenchCommand(
     {80, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<BenchOptions>();
        auto file_options = std::make_shared<FileBenchOptions>();

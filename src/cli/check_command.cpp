@@ -111,7 +111,7 @@ int run(const CheckCommandOptions& options) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kCheckCommand(
     {35, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<CheckCommandOptions>();
        CLI::App* sub = app.add_subcommand(

@@ -267,7 +267,7 @@ int inspectFiles(const InspectOptions& options) {
   return code;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kInspectCommand(
     {10, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<InspectOptions>();
        CLI::App* sub = app.add_subcommand("inspect", "Show meshes, morph targets, skins and animations of a glTF file");

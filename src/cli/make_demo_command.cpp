@@ -144,7 +144,7 @@ int run(const MakeDemoOptions& options) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kMakeDemoCommand(
     {30, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<MakeDemoOptions>();
        CLI::App* sub =

@@ -65,7 +65,7 @@ int runMaterial(const MaterialCommandOptions& o) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kMaterialCommand(
     {45, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<MaterialCommandOptions>();
        CLI::App* sub = app.add_subcommand("material", "Check a node material graph: compile it and list its bindings");

@@ -112,7 +112,7 @@ int run(const OptimizeCommandOptions& o) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kOptimizeCommand(
     {46, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<OptimizeCommandOptions>();
        CLI::App* sub = app.add_subcommand(

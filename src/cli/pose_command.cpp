@@ -380,7 +380,7 @@ int run(const PoseCommandOptions& options, const PoseOutput& output) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kPoseCommand(
     {30, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<PoseCommandOptions>();
        CLI::App* sub =

@@ -443,7 +443,7 @@ int run(const RenderCommandOptions& o) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kRenderCommand(
     {40, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<RenderCommandOptions>();
        CLI::App* sub = app.add_subcommand(

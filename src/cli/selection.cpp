@@ -1,26 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "selection.h"
 
-#include <charconv>
 #include <utility>
 
 #include "morphkit/names.h"
+#include "morphkit/text.h"
 
 namespace morphkit::cli {
-namespace {
-
-bool parseIndex(std::string_view text, uint32_t& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
-}
-
-}  // namespace
 
 std::optional<DeviceChoice> parseDevice(std::string_view text) {
   if (text == "cpu") return DeviceChoice{false, -1};
   if (text == "gpu") return DeviceChoice{true, -1};
   uint32_t index = 0;
-  if (parseIndex(text, index) && index < 4096) return DeviceChoice{true, int(index)};
+  if (parseUint32(text, index) && index < 4096) return DeviceChoice{true, int(index)};
   return std::nullopt;
 }
 

@@ -19,12 +19,6 @@
 namespace morphkit::cli {
 namespace {
 
-bool parseIndex(std::string_view text, uint32_t& out) {
-  if (text.empty() || text.size() > 9) return false;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
 // NAME=VALUE: NAME is a target (or VRM expression) name; when neither carries it, "N" is target N of every mesh and
 // "M:N" target N of mesh M. Returns false (malformed) with `why` set.
 bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match, WeightOverride& out,
@@ -48,8 +42,8 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
     const size_t colon = key.find(':');
     uint32_t mesh = kNone, target = kNone;
     if (colon == std::string_view::npos
-            ? parseIndex(key, target)
-            : parseIndex(key.substr(0, colon), mesh) && parseIndex(key.substr(colon + 1), target)) {
+            ? parseUint32(key, target)
+            : parseUint32(key.substr(0, colon), mesh) && parseUint32(key.substr(colon + 1), target)) {
       out.mesh = mesh;
       out.target = target;
       return true;

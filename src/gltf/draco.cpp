@@ -28,7 +28,7 @@ namespace {
 
 constexpr const char* kSection = "KHR_draco_mesh_compression";
 
-Failure invalid(const std::string& where, const std::string& what) {
+Failure invalidDraco(const std::string& where, const std::string& what) {
   return fail(Error::kInvalidGltf, where + ": " + what + " (" + kSection + ")");
 }
 
@@ -159,12 +159,14 @@ Status checkDracoCounts(const Asset& asset, const DracoPrimitive& d, const Primi
   const uint64_t vertex_limit = counts->edgebreaker || point_limit == 0 ? index_count : point_limit;
   const std::string stream = "bufferView " + std::to_string(d.buffer_view) + ": the Draco stream declares ";
   if (uint64_t(counts->faces) * 3 > index_count) {
-    return invalid(where, stream + std::to_string(counts->faces) + " faces but indices accessor " +
-                              std::to_string(primitive.indices) + " holds " + std::to_string(index_count) + " indices");
+    return invalidDraco(where, stream + std::to_string(counts->faces) + " faces but indices accessor " +
+                                   std::to_string(primitive.indices) + " holds " + std::to_string(index_count) +
+                                   " indices");
   }
   if (counts->vertices > vertex_limit) {
-    return invalid(where, stream + std::to_string(counts->vertices) + (counts->edgebreaker ? " vertices" : " points") +
-                              " but the primitive's accessors hold " + std::to_string(vertex_limit));
+    return invalidDraco(where, stream + std::to_string(counts->vertices) +
+                                   (counts->edgebreaker ? " vertices" : " points") +
+                                   " but the primitive's accessors hold " + std::to_string(vertex_limit));
   }
   return Ok{};
 }
@@ -172,18 +174,18 @@ Status checkDracoCounts(const Asset& asset, const DracoPrimitive& d, const Primi
 Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const DracoPrimitive& d,
                                                   const Primitive& primitive, const std::string& where) {
   if (d.buffer_view >= asset.buffer_views.size()) {
-    return invalid(where + ".bufferView", std::to_string(d.buffer_view) + " is out of range (" +
-                                              std::to_string(asset.buffer_views.size()) + " bufferViews exist)");
+    return invalidDraco(where + ".bufferView", std::to_string(d.buffer_view) + " is out of range (" +
+                                                   std::to_string(asset.buffer_views.size()) + " bufferViews exist)");
   }
   const BufferView& view = asset.buffer_views[d.buffer_view];
   if (view.buffer >= asset.buffers.size()) {
-    return invalid(where + ".bufferView",
-                   "bufferView " + std::to_string(d.buffer_view) + " refers to a missing buffer");
+    return invalidDraco(where + ".bufferView",
+                        "bufferView " + std::to_string(d.buffer_view) + " refers to a missing buffer");
   }
   const Buffer& buffer = asset.buffers[view.buffer];
   if (view.byte_offset > buffer.data.size() || view.byte_length > buffer.data.size() - view.byte_offset) {
-    return invalid(where + ".bufferView", "bufferView " + std::to_string(d.buffer_view) + " exceeds buffer " +
-                                              std::to_string(view.buffer) + " (glTF 2.0 §3.6.1)");
+    return invalidDraco(where + ".bufferView", "bufferView " + std::to_string(d.buffer_view) + " exceeds buffer " +
+                                                   std::to_string(view.buffer) + " (glTF 2.0 §3.6.1)");
   }
   const uint8_t* stream = buffer.data.data() + view.byte_offset;
   MORPHKIT_TRY(checkDracoCounts(asset, d, primitive, stream, view.byte_length, where));
@@ -195,18 +197,19 @@ Expected<std::unique_ptr<draco::Mesh>> decodeMesh(const Asset& asset, const Drac
   try {
     auto decoded = decoder.DecodeMeshFromBuffer(&input);
     if (!decoded.ok()) {
-      return invalid(where, "bufferView " + std::to_string(d.buffer_view) +
-                                ": Draco stream is corrupt or unsupported (" + decoded.status().error_msg_string() +
-                                ")");
+      return invalidDraco(where, "bufferView " + std::to_string(d.buffer_view) +
+                                     ": Draco stream is corrupt or unsupported (" +
+                                     decoded.status().error_msg_string() + ")");
     }
     std::unique_ptr<draco::Mesh> mesh = std::move(decoded).value();
-    if (!mesh) return invalid(where, "bufferView " + std::to_string(d.buffer_view) + ": Draco stream holds no mesh");
+    if (!mesh)
+      return invalidDraco(where, "bufferView " + std::to_string(d.buffer_view) + ": Draco stream holds no mesh");
     return mesh;
   } catch (const std::bad_alloc&) {
     return fail(Error::kOutOfMemory, where + ": bufferView " + std::to_string(d.buffer_view) +
                                          ": Draco ran out of memory decoding the stream (corrupt?)");
   } catch (const std::exception& e) {
-    return invalid(where, "bufferView " + std::to_string(d.buffer_view) + ": Draco failed (" + e.what() + ")");
+    return invalidDraco(where, "bufferView " + std::to_string(d.buffer_view) + ": Draco failed (" + e.what() + ")");
   }
 }
 
@@ -215,7 +218,8 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
   const std::string prim = "meshes[" + std::to_string(d.mesh) + "].primitives[" + std::to_string(d.primitive) + "]";
   const std::string where = prim + ".extensions.KHR_draco_mesh_compression";
   const Primitive& primitive = asset.meshes[d.mesh].primitives[d.primitive];
-  if (primitive.indices == kNone) return invalid(prim + ".indices", "a Draco-compressed primitive must have indices");
+  if (primitive.indices == kNone)
+    return invalidDraco(prim + ".indices", "a Draco-compressed primitive must have indices");
   if (primitive.indices >= asset.accessors.size()) return Ok{};  // the validation pass reports the bad index
   Expected<std::unique_ptr<draco::Mesh>> decoded = decodeMesh(asset, d, primitive, where);
   if (!decoded) return decoded.error();
@@ -227,35 +231,35 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
   for (const Attribute& mapped : d.attributes) {
     const uint32_t accessor_index = findAttribute(primitive.attributes, mapped.name);
     const std::string here = where + ".attributes." + mapped.name;
-    if (accessor_index == kNone) return invalid(here, "names an attribute the primitive does not have");
+    if (accessor_index == kNone) return invalidDraco(here, "names an attribute the primitive does not have");
     if (accessor_index >= asset.accessors.size()) return Ok{};  // the validation pass reports the bad index
     if (claimed[accessor_index]) {
-      return invalid(here,
-                     "accessor " + std::to_string(accessor_index) + " is already filled by another Draco primitive");
+      return invalidDraco(
+          here, "accessor " + std::to_string(accessor_index) + " is already filled by another Draco primitive");
     }
     const draco::PointAttribute* attribute = mesh.GetAttributeByUniqueId(mapped.accessor);
     if (!attribute)
-      return invalid(here, "Draco attribute id " + std::to_string(mapped.accessor) + " is not in the stream");
+      return invalidDraco(here, "Draco attribute id " + std::to_string(mapped.accessor) + " is not in the stream");
     const Accessor& accessor = asset.accessors[accessor_index];
     const std::string what = "accessor " + std::to_string(accessor_index) + " (" + accessorTypeName(accessor.type) +
                              " " + componentTypeName(accessor.component_type) + ", count " +
                              std::to_string(accessor.count) + ")";
     if (accessor.count != points) {
-      return invalid(here, what + " disagrees with the " + std::to_string(points) + " decoded points");
+      return invalidDraco(here, what + " disagrees with the " + std::to_string(points) + " decoded points");
     }
     if (componentCount(accessor.type) != attribute->num_components() || componentCount(accessor.type) > 16) {
-      return invalid(here, what + " disagrees with the decoded attribute's " +
-                               std::to_string(attribute->num_components()) + " components");
+      return invalidDraco(here, what + " disagrees with the decoded attribute's " +
+                                    std::to_string(attribute->num_components()) + " components");
     }
     const bool float_source =
         attribute->data_type() == draco::DT_FLOAT32 || attribute->data_type() == draco::DT_FLOAT64;
     if (float_source && accessor.component_type != ComponentType::kFloat) {
-      return invalid(here, what + " is an integer type but the decoded attribute is floating point");
+      return invalidDraco(here, what + " is an integer type but the decoded attribute is floating point");
     }
     bytes.resize((bytes.size() + 3) & ~size_t(3), 0);
     const size_t offset = bytes.size();
     if (!appendAttribute(*attribute, accessor, points, bytes)) {
-      return invalid(here, "decoded values do not fit " + what + " (or the stream's point map is corrupt)");
+      return invalidDraco(here, "decoded values do not fit " + what + " (or the stream's point map is corrupt)");
     }
     const size_t stride = decodedStride(accessor);
     const bool padded = stride != elementSize(accessor.component_type, accessor.type);
@@ -269,15 +273,15 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
     const std::string here = prim + ".indices";
     const size_t count = size_t(mesh.num_faces()) * 3;
     if (accessor.count != count || accessor.type != AccessorType::kScalar) {
-      return invalid(here, "accessor " + std::to_string(primitive.indices) + " (" + accessorTypeName(accessor.type) +
-                               ", count " + std::to_string(accessor.count) + ") disagrees with the " +
-                               std::to_string(count) + " decoded indices");
+      return invalidDraco(here, "accessor " + std::to_string(primitive.indices) + " (" +
+                                    accessorTypeName(accessor.type) + ", count " + std::to_string(accessor.count) +
+                                    ") disagrees with the " + std::to_string(count) + " decoded indices");
     }
     const uint32_t size = componentSize(accessor.component_type);
     if (accessor.component_type != ComponentType::kUnsignedByte &&
         accessor.component_type != ComponentType::kUnsignedShort &&
         accessor.component_type != ComponentType::kUnsignedInt) {
-      return invalid(here, "indices must be unsigned byte, short or int (glTF 2.0 §3.7.2.1)");
+      return invalidDraco(here, "indices must be unsigned byte, short or int (glTF 2.0 §3.7.2.1)");
     }
     const uint64_t limit = size == 1 ? 0xFFu : size == 2 ? 0xFFFFu : 0xFFFFFFFFu;
     bytes.resize((bytes.size() + 3) & ~size_t(3), 0);
@@ -288,9 +292,9 @@ Status decodePrimitive(Asset& asset, const DracoPrimitive& d, std::vector<uint8_
       for (int k = 0; k < 3; ++k) {
         const uint32_t index = face[k].value();
         if (index >= points || index >= limit) {
-          return invalid(here, "decoded index " + std::to_string(index) + " does not fit " +
-                                   componentTypeName(accessor.component_type) + " or the " + std::to_string(points) +
-                                   " points (corrupt stream?)");
+          return invalidDraco(here, "decoded index " + std::to_string(index) + " does not fit " +
+                                        componentTypeName(accessor.component_type) + " or the " +
+                                        std::to_string(points) + " points (corrupt stream?)");
         }
         std::memcpy(bytes.data() + offset + (size_t(f) * 3 + size_t(k)) * size, &index, size);  // little-endian host
       }
@@ -318,12 +322,12 @@ Status parseDracoPrimitive(object primitive, const std::string& where, uint32_t 
   d.primitive = index;
   MORPHKIT_TRY(readIndex(ext, "bufferView", d.buffer_view, here, true));
   if (ext.at_key("attributes").get(e) != simdjson::SUCCESS || e.get_object().get(attributes) != simdjson::SUCCESS) {
-    return invalid(here + ".attributes", "is required and must be an object");
+    return invalidDraco(here + ".attributes", "is required and must be an object");
   }
   for (auto field : attributes) {
     uint64_t id;
     if (field.value.get_uint64().get(id) != simdjson::SUCCESS || id >= 0xFFFFFFFFull) {
-      return invalid(here + ".attributes." + std::string(field.key), "must be a Draco attribute id");
+      return invalidDraco(here + ".attributes." + std::string(field.key), "must be a Draco attribute id");
     }
     d.attributes.push_back({std::string(field.key), uint32_t(id)});
   }

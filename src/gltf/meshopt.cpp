@@ -30,7 +30,7 @@ std::string viewWhere(size_t i) {
   return "bufferViews[" + std::to_string(i) + "].extensions.EXT_meshopt_compression";
 }
 
-Failure invalid(const std::string& where, const std::string& what, const char* section = kSchema) {
+Failure invalidMeshopt(const std::string& where, const std::string& what, const char* section = kSchema) {
   return fail(Error::kInvalidGltf, where + ": " + what + " (" + section + ")");
 }
 
@@ -66,60 +66,61 @@ Status checkView(const Asset& asset, const CompressedData& data, const std::vect
   const BufferView& parent = asset.buffer_views[i];
   const std::string where = viewWhere(i);
   if (m.buffer >= asset.buffers.size()) {
-    return invalid(where + ".buffer", std::to_string(m.buffer) + " is out of range (" +
-                                          std::to_string(asset.buffers.size()) + " buffers exist)");
+    return invalidMeshopt(where + ".buffer", std::to_string(m.buffer) + " is out of range (" +
+                                                 std::to_string(asset.buffers.size()) + " buffers exist)");
   }
   if (data.meshopt_fallback[m.buffer]) {
-    return invalid(
+    return invalidMeshopt(
         where + ".buffer",
         "buffer " + std::to_string(m.buffer) + " is a fallback buffer; compressed data MUST NOT come from one",
         kFallback);
   }
   if (placeholders[m.buffer]) {
-    return invalid(where + ".buffer", "buffer " + std::to_string(m.buffer) + " holds no bytes (no uri)", kFallback);
+    return invalidMeshopt(where + ".buffer", "buffer " + std::to_string(m.buffer) + " holds no bytes (no uri)",
+                          kFallback);
   }
   const size_t source_size = asset.buffers[m.buffer].data.size();
   if (m.byte_offset > source_size || m.byte_length > source_size - m.byte_offset) {
-    return invalid(where, "byteOffset " + std::to_string(m.byte_offset) + " + byteLength " +
-                              std::to_string(m.byte_length) + " exceeds buffer " + std::to_string(m.buffer) + " (" +
-                              std::to_string(source_size) + " bytes)");
+    return invalidMeshopt(where, "byteOffset " + std::to_string(m.byte_offset) + " + byteLength " +
+                                     std::to_string(m.byte_length) + " exceeds buffer " + std::to_string(m.buffer) +
+                                     " (" + std::to_string(source_size) + " bytes)");
   }
   const uint32_t stride = m.byte_stride;
   if (m.mode == MeshoptView::Mode::kAttributes) {
     if (stride == 0 || stride % 4 != 0 || stride > 256) {
-      return invalid(where + ".byteStride",
-                     std::to_string(stride) + " must be a multiple of 4 in [4, 256] for ATTRIBUTES");
+      return invalidMeshopt(where + ".byteStride",
+                            std::to_string(stride) + " must be a multiple of 4 in [4, 256] for ATTRIBUTES");
     }
   } else {
     if (stride != 2 && stride != 4) {
-      return invalid(where + ".byteStride", std::to_string(stride) + " must be 2 or 4 for " + modeName(m.mode));
+      return invalidMeshopt(where + ".byteStride", std::to_string(stride) + " must be 2 or 4 for " + modeName(m.mode));
     }
     if (m.filter != MeshoptView::Filter::kNone) {
-      return invalid(where + ".filter",
-                     std::string(filterName(m.filter)) + " is not allowed with " + modeName(m.mode) + " (only NONE)");
+      return invalidMeshopt(where + ".filter", std::string(filterName(m.filter)) + " is not allowed with " +
+                                                   modeName(m.mode) + " (only NONE)");
     }
   }
   if (m.mode == MeshoptView::Mode::kTriangles && m.count % 3 != 0) {
-    return invalid(where + ".count", std::to_string(m.count) + " is not a multiple of 3 for TRIANGLES");
+    return invalidMeshopt(where + ".count", std::to_string(m.count) + " is not a multiple of 3 for TRIANGLES");
   }
   if (m.filter == MeshoptView::Filter::kOctahedral && stride != 4 && stride != 8) {
-    return invalid(where + ".byteStride", std::to_string(stride) + " must be 4 or 8 for the OCTAHEDRAL filter");
+    return invalidMeshopt(where + ".byteStride", std::to_string(stride) + " must be 4 or 8 for the OCTAHEDRAL filter");
   }
   if (m.filter == MeshoptView::Filter::kQuaternion && stride != 8) {
-    return invalid(where + ".byteStride", std::to_string(stride) + " must be 8 for the QUATERNION filter");
+    return invalidMeshopt(where + ".byteStride", std::to_string(stride) + " must be 8 for the QUATERNION filter");
   }
   if (m.filter == MeshoptView::Filter::kExponential && stride % 4 != 0) {
-    return invalid(where + ".byteStride",
-                   std::to_string(stride) + " must be a multiple of 4 for the EXPONENTIAL filter");
+    return invalidMeshopt(where + ".byteStride",
+                          std::to_string(stride) + " must be a multiple of 4 for the EXPONENTIAL filter");
   }
   if (parent.byte_stride != 0 && parent.byte_stride != stride) {
-    return invalid(where + ".byteStride", std::to_string(stride) + " differs from the bufferView's byteStride " +
-                                              std::to_string(parent.byte_stride));
+    return invalidMeshopt(where + ".byteStride", std::to_string(stride) + " differs from the bufferView's byteStride " +
+                                                     std::to_string(parent.byte_stride));
   }
   if (size_t(m.count) * stride != parent.byte_length) {
-    return invalid(where, "count " + std::to_string(m.count) + " x byteStride " + std::to_string(stride) + " = " +
-                              std::to_string(size_t(m.count) * stride) + " differs from the bufferView's byteLength " +
-                              std::to_string(parent.byte_length));
+    return invalidMeshopt(where, "count " + std::to_string(m.count) + " x byteStride " + std::to_string(stride) +
+                                     " = " + std::to_string(size_t(m.count) * stride) +
+                                     " differs from the bufferView's byteLength " + std::to_string(parent.byte_length));
   }
   if (parent.byte_length / kMaxExpansion > m.byte_length) {
     return fail(Error::kTooLarge, where + ": " + std::to_string(parent.byte_length) +
@@ -129,15 +130,15 @@ Status checkView(const Asset& asset, const CompressedData& data, const std::vect
   }
   // Decoding writes into the parent's buffer before the validation pass runs: its reference is checked here.
   if (parent.buffer >= asset.buffers.size()) {
-    return invalid(
+    return invalidMeshopt(
         "bufferViews[" + std::to_string(i) + "].buffer",
         std::to_string(parent.buffer) + " is out of range (" + std::to_string(asset.buffers.size()) + " buffers exist)",
         "glTF 2.0 §3.6.1");
   }
   const size_t target_size = placeholders[parent.buffer] ? SIZE_MAX : asset.buffers[parent.buffer].data.size();
   if (parent.byte_offset > target_size || parent.byte_length > target_size - parent.byte_offset) {
-    return invalid("bufferViews[" + std::to_string(i) + "]",
-                   "byteOffset + byteLength exceeds buffer " + std::to_string(parent.buffer), "glTF 2.0 §3.6.1");
+    return invalidMeshopt("bufferViews[" + std::to_string(i) + "]",
+                          "byteOffset + byteLength exceeds buffer " + std::to_string(parent.buffer), "glTF 2.0 §3.6.1");
   }
   return Ok{};
 }
@@ -253,7 +254,7 @@ Status parseMeshoptView(object view, const std::string& where, MeshoptView& out)
   else if (mode == "INDICES")
     out.mode = MeshoptView::Mode::kIndices;
   else
-    return invalid(here + ".mode", "'" + mode + "' is not ATTRIBUTES, TRIANGLES or INDICES");
+    return invalidMeshopt(here + ".mode", "'" + mode + "' is not ATTRIBUTES, TRIANGLES or INDICES");
   if (filter == "NONE")
     out.filter = MeshoptView::Filter::kNone;
   else if (filter == "OCTAHEDRAL")
@@ -263,7 +264,7 @@ Status parseMeshoptView(object view, const std::string& where, MeshoptView& out)
   else if (filter == "EXPONENTIAL")
     out.filter = MeshoptView::Filter::kExponential;
   else
-    return invalid(here + ".filter", "'" + filter + "' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL");
+    return invalidMeshopt(here + ".filter", "'" + filter + "' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL");
   return Ok{};
 }
 
@@ -311,9 +312,10 @@ Status decodeMeshopt(Asset& asset, const CompressedData& data, const std::vector
   for (size_t v = 0; v < asset.buffer_views.size(); ++v) {
     const uint32_t b = asset.buffer_views[v].buffer;
     if (b < asset.buffers.size() && data.meshopt_fallback[b] && !data.meshopt_views[v].present) {
-      return invalid("bufferViews[" + std::to_string(v) + "]",
-                     "refers to buffers[" + std::to_string(b) + "], a fallback buffer, without EXT_meshopt_compression",
-                     kFallback);
+      return invalidMeshopt(
+          "bufferViews[" + std::to_string(v) + "]",
+          "refers to buffers[" + std::to_string(b) + "], a fallback buffer, without EXT_meshopt_compression",
+          kFallback);
     }
   }
   // Validate every view first: nothing is allocated or decoded for a file that breaks a rule.
@@ -336,10 +338,11 @@ Status decodeMeshopt(Asset& asset, const CompressedData& data, const std::vector
     Buffer& buffer = asset.buffers[b];
     const std::string where = "buffers[" + std::to_string(b) + "]";
     if (needed[b] > buffer.byte_length) {
-      return invalid(where + ".byteLength",
-                     std::to_string(buffer.byte_length) + " is too small for the bufferViews that refer to it (" +
-                         std::to_string(needed[b]) + " bytes); it MUST hold them all",
-                     kFallback);
+      return invalidMeshopt(where + ".byteLength",
+                            std::to_string(buffer.byte_length) +
+                                " is too small for the bufferViews that refer to it (" + std::to_string(needed[b]) +
+                                " bytes); it MUST hold them all",
+                            kFallback);
     }
     if (needed[b] > options.max_buffer_bytes) {
       return fail(Error::kTooLarge, where + ": " + std::to_string(needed[b]) + " decoded bytes exceed the limit of " +

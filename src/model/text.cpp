@@ -2,9 +2,16 @@
 #include "morphkit/text.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace morphkit {
+
+bool parseUint32(std::string_view text, uint32_t& out) {
+  const char* end = text.data() + text.size();
+  auto [stop, ec] = std::from_chars(text.data(), end, out);
+  return !text.empty() && ec == std::errc() && stop == end;
+}
 
 Utf8Char decodeUtf8(std::string_view text) {
   if (text.empty()) return {};

@@ -21,8 +21,6 @@
 namespace morphkit {
 namespace {
 
-constexpr uint64_t kOutputAlignment = 256;
-
 uint32_t ceilDiv(uint64_t a, uint64_t b) {
   return uint32_t((a + b - 1) / b);
 }

@@ -15,6 +15,10 @@
 
 namespace morphkit {
 
+// Where each instance's or batch member's output starts in a shared output buffer: 256 bytes, the largest
+// minStorageBufferOffsetAlignment the Vulkan spec allows, so any offset can be bound as a storage range.
+constexpr VkDeviceSize kOutputAlignment = 256;
+
 struct GpuPrimitive {
   GpuPrimitiveInfo info;
   GpuBuffer vertices;         // base vertices (VertexFormat)

@@ -56,8 +56,6 @@ struct GpuBatch {
 
 namespace {
 
-constexpr VkDeviceSize kOutputAlignment = 256;
-
 size_t alignUp(size_t value, size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }

@@ -87,7 +87,8 @@ elseif(STEP STREQUAL "cpu_only")
   file(WRITE "${WORK}/layers.cmake" "set(MORPHKIT_LAYERS \"core;gltf;cli\" CACHE STRING \"\")\n")
   run(${CMAKE_COMMAND} --no-warn-unused-cli -S "${SOURCE_DIR}" -B "${WORK}/build" -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}" ${launcher}
       -C "${WORK}/layers.cmake" -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON "-DCMAKE_INSTALL_PREFIX=${prefix}"
-      -DCMAKE_BUILD_TYPE=Release -DMORPHKIT_WERROR=ON -DMORPHKIT_BUILD_TESTS=ON -DMORPHKIT_UNOPTIMIZED_GLUE=ON)
+      -DCMAKE_BUILD_TYPE=Release -DMORPHKIT_WERROR=ON -DMORPHKIT_BUILD_TESTS=ON -DMORPHKIT_UNOPTIMIZED_GLUE=ON
+      -DCMAKE_UNITY_BUILD=ON)
   # Every library and the CLI, and of the CPU tests (tests/CMakeLists.txt, MORPHKIT_CPU_TESTS) the ones that drive
   # the CLI's surface: the sanitized tree runs them all already, and building the other 30 in Release here was
   # most of this step's 440 s in CI.

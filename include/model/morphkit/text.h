@@ -39,4 +39,7 @@ Utf8Char decodeUtf8(std::string_view text);
 // True for the code points printable() escapes: C0, DEL, C1, U+2028/2029 and the bidi controls.
 bool isUnsafeCodePoint(uint32_t code_point);
 
+// The whole of `text` as a decimal uint32 (no sign, no spaces, no overflow); false leaves `out` unspecified.
+bool parseUint32(std::string_view text, uint32_t& out);
+
 }  // namespace morphkit
