@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `morphkit view` (docs/VIEW.md): the WGSL module in Chromium against the CPU reference, the server's security and a
 // screenshot against `morphkit render`, driven by tests/view/check.mjs (headless Chromium, WebGPU on SwiftShader,
-// puppeteer-core: scripts/install-fidelity; CI=true: missing fails). One browser for every model.
+// puppeteer-core: scripts/install-fidelity; CI=true: missing fails). One browser for every model; about 40 s on the
+// 2-core development machine.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <sys/wait.h>
@@ -62,10 +63,12 @@ TEST(View, WebGpuPathsMatchTheCpuReferenceInChromium) {
   const std::vector<std::filesystem::path> models = morphAndSkinModels();
   std::string list;
   for (const auto& m : models) list += " '" + m.string() + "'";
+  const std::string blob = (test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb").string();
+  const std::string capture = (test::sharedDir() / "assets/capture/sample_capture.csv").string();
   const std::string command = "node '" + (test::sourceDir() / "tests/view/check.mjs").string() + "' --morphkit '" +
-                              test::cliPath().string() + "' --out '" + dir.string() + "' --screenshot '" +
-                              (test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb").string() + "'" + list +
-                              " > '" + (dir / "table.md").string() + "' 2> '" + (dir / "log.txt").string() + "'";
+                              test::cliPath().string() + "' --out '" + dir.string() + "' --screenshot '" + blob +
+                              "' --capture '" + blob + ":" + capture + "'" + list + " > '" +
+                              (dir / "table.md").string() + "' 2> '" + (dir / "log.txt").string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << test::slurp(dir / "log.txt");
   std::printf("%s", test::slurp(dir / "table.md").c_str());
 
@@ -105,6 +108,17 @@ TEST(View, WebGpuPathsMatchTheCpuReferenceInChromium) {
   simdjson::dom::element shot = root["screenshot"];
   EXPECT_GE(double(shot["iou"]), 0.98);
   EXPECT_GT(int64_t(shot["morphkitPixels"]), 1000);
+  // A slider's input event: the next frame drawn after it shows the new weight.
+  EXPECT_GT(int64_t(shot["slider"]["changedPixels"]), 0);
+
+  // --capture: the Live Link Face CSV on the timeline, at its start, middle and end.
+  size_t capture_times = 0;
+  for (simdjson::dom::element r : root["capture"]["results"].get_array()) {
+    for (const char* path : {"vertex", "dense_f32", "sparse"}) EXPECT_LE(double(r[path]), 1e-5) << path;
+    EXPECT_LE(double(r["dense_f16"]), 1e-5 + double(r["f16Bound"]));
+    ++capture_times;
+  }
+  EXPECT_EQ(capture_times, 3u);
 }
 
 // Bad input is one error line and a non-zero exit, before any server starts.

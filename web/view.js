@@ -197,6 +197,7 @@ async function present(encoder) {
 }
 
 async function draw() {
+  const started = performance.now();
   resize();
   const vp = viewProj(), device = state.device;
   const frame = withOverrides(state.frame);
@@ -214,6 +215,8 @@ async function draw() {
   state.deformers.forEach((d, i) => { if (state.meta.primitives[state.meta.instances[i].data].triangles) d.draw(pass, state.path); });
   pass.end();
   await present(encoder);
+  window.morphkit.frames++;
+  window.morphkit.lastFrame = {started, shown: performance.now()};
 }
 
 async function refreshFrame() {
@@ -465,6 +468,8 @@ window.morphkit = {
   check,
   ready: null,
   firstFrameMs: null,
+  frames: 0,        // frames drawn (and, in 'copy' display, put on the canvas)
+  lastFrame: null,  // {started, shown}: performance.now() when the last draw began and when it was on the canvas
   // A fixed camera and canvas size (pixels) for screenshots: {eye, target, fov, size: [w, h], background}.
   async setCamera(camera) {
     state.camera.fixed = camera;

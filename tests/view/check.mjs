@@ -6,7 +6,9 @@
 // interfaces); with --screenshot, the page's frame is compared with `morphkit render` of the same pose and camera.
 // Writes OUT/view.json and prints a Markdown table.
 //
-// node tests/view/check.mjs --morphkit BIN --out DIR [--screenshot MODEL] [--times N] MODEL...
+// node tests/view/check.mjs --morphkit BIN --out DIR [--screenshot MODEL] [--capture MODEL:CSV] [--times N] MODEL...
+// node tests/view/check.mjs --morphkit BIN --out DIR --first-frame MODEL   (docs/PERFORMANCE.md: `morphkit view`
+//   started, then a fresh Chromium opens the URL; prints the milliseconds until the first frame is on the canvas)
 // Dependencies: scripts/install-fidelity (chromium, puppeteer-core in tools/fidelity/node_modules).
 import {execFileSync, spawn} from 'node:child_process';
 import fs from 'node:fs';
@@ -31,10 +33,12 @@ function parseArgs(argv) {
     else if (a === '--out') args.out = path.resolve(next());
     else if (a === '--screenshot') args.screenshot = path.resolve(next());
     else if (a === '--times') args.times = Number(next());
+    else if (a === '--capture') args.capture = next();
+    else if (a === '--first-frame') args.firstFrame = path.resolve(next());
     else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else args.models.push(path.resolve(a));
   }
-  if (!args.morphkit || !args.out || args.models.length === 0)
+  if (!args.morphkit || !args.out || (args.models.length === 0 && !args.firstFrame))
     throw new Error('usage: check.mjs --morphkit BIN --out DIR [--screenshot MODEL] MODEL...');
   return args;
 }
@@ -169,7 +173,82 @@ async function screenshotCheck(args, browser, page) {
       const morphkit = read(img);
       return {webgpu: Array.from(webgpu), morphkit: Array.from(morphkit)};
     }, camera, fs.readFileSync(png).toString('base64'), background);
-    return {camera: summary.camera, ...silhouettes(result.morphkit, result.webgpu, background)};
+    const slider = await sliderCheck(page);
+    return {camera: summary.camera, ...silhouettes(result.morphkit, result.webgpu, background), slider};
+  } finally {
+    await stop(view.child);
+  }
+}
+
+async function launch() {
+  const {default: puppeteer} =
+      await import(path.join(modules, 'puppeteer-core', 'lib', 'puppeteer', 'puppeteer-core.js'));
+  return puppeteer.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    userDataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'morphkit-view-')),
+    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+           '--disable-quic'],
+  });
+}
+
+// `morphkit view` first, then a fresh browser, as a user starts it: milliseconds from the spawn to the first frame
+// on the canvas (the page's window.morphkit.ready).
+async function firstFrame(args) {
+  const view = await startView(args.morphkit, args.firstFrame);
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    await page.goto(view.url);
+    await page.evaluate('window.morphkit.ready');
+    const ms = performance.now() - view.started;
+    console.log(JSON.stringify({model: args.firstFrame, firstFrameMs: Math.round(ms),
+                                pageFirstFrameMs: Math.round(await page.evaluate('window.morphkit.firstFrameMs'))}));
+  } finally {
+    await browser.close();
+    await stop(view.child);
+  }
+}
+
+// A slider change: the next drawn frame has the new weight (the canvas changes), and how long that took.
+async function sliderCheck(page) {
+  return page.evaluate(async () => {
+    const pixels = () => {
+      const c = document.getElementById('canvas'), copy = Object.assign(document.createElement('canvas'), {width: c.width, height: c.height});
+      copy.getContext('2d').drawImage(c, 0, 0);
+      return copy.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    };
+    const slider = document.querySelector('#sliders input[type=range]');
+    const before = pixels(), frames = window.morphkit.frames, input = performance.now();
+    slider.value = '1';
+    slider.dispatchEvent(new Event('input'));
+    while (window.morphkit.frames === frames || window.morphkit.lastFrame.started < input)
+      await new Promise((r) => requestAnimationFrame(r));
+    const after = pixels();
+    let changed = 0;
+    for (let i = 0; i < before.length; i += 4) changed += before[i] !== after[i] || before[i + 1] !== after[i + 1];
+    return {target: slider.parentElement.dataset.name, changedPixels: changed,
+            drawStartMs: window.morphkit.lastFrame.started - input, shownMs: window.morphkit.lastFrame.shown - input};
+  });
+}
+
+// --capture MODEL:CSV: the capture on the timeline, checked at 3 times against the CPU reference of the same capture.
+async function captureCheck(args, page) {
+  const colon = args.capture.lastIndexOf(':');
+  const model = path.resolve(args.capture.slice(0, colon)), csv = path.resolve(args.capture.slice(colon + 1));
+  const view = await startView(args.morphkit, model, ['--capture', csv]);
+  try {
+    await page.goto(view.url);
+    await page.evaluate('window.morphkit.ready');
+    const duration = await page.evaluate(() => fetch('meta').then((r) => r.json()).then((m) => m.capture.duration));
+    const results = [];
+    for (const time of [0, duration / 2, duration]) {
+      const r = await page.evaluate((p) => window.morphkit.check(p), {capture: true, time});
+      results.push({time, vertex: r.vertex / r.diag, ...Object.fromEntries(Object.entries(r.layouts).map(([k, v]) => [k, v / r.diag])),
+                    f16Bound: r.f16Bound / r.diag});
+    }
+    return {model: path.basename(model), csv: path.basename(csv), duration, results};
   } finally {
     await stop(view.child);
   }
@@ -178,16 +257,8 @@ async function screenshotCheck(args, browser, page) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   fs.mkdirSync(args.out, {recursive: true});
-  const {default: puppeteer} =
-      await import(path.join(modules, 'puppeteer-core', 'lib', 'puppeteer', 'puppeteer-core.js'));
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    userDataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'morphkit-view-')),
-    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-           '--disable-quic'],
-  });
+  if (args.firstFrame) return firstFrame(args);
+  const browser = await launch();
   const report = {models: [], security: null, screenshot: null};
   try {
     const page = await browser.newPage();
@@ -232,6 +303,7 @@ async function main() {
       }
     }
     if (args.screenshot) report.screenshot = await screenshotCheck(args, browser, page);
+    if (args.capture) report.capture = await captureCheck(args, page);
   } finally {
     await browser.close();
   }
@@ -244,6 +316,9 @@ async function main() {
     console.log(`| ${m.model} | ${m.poses} | ${m.vertices} | ${cells.join(' | ')} | ${m.firstFrameWallMs.toFixed(0)} |`);
   }
   if (report.screenshot) console.log(`screenshot: IoU ${report.screenshot.iou.toFixed(4)}`);
+  const slider = report.screenshot?.slider;
+  if (slider) console.log(`slider ${slider.target}: ${slider.changedPixels} pixels changed, on the canvas ${slider.shownMs.toFixed(1)} ms after the input`);
+  if (report.capture) console.log(`capture ${report.capture.csv}: ${report.capture.results.map((r) => `t=${r.time.toFixed(2)} vertex ${r.vertex.toExponential(1)} f32 ${r.dense_f32.toExponential(1)}`).join(', ')}`);
 }
 
 main().catch((e) => {
