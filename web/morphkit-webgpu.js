@@ -86,8 +86,12 @@ export function createMorphDeformer(device, wgsl, primitive, options = {}) {
 }
 
 export class MorphDeformer {
-  constructor(device, wgsl, p, {colorFormat = 'bgra8unorm', depthFormat = 'depth24plus', skinned = !!p.skin,
-               joints = p.skin ? p.skin.joints : 0} = {}) {
+  constructor(device, wgsl, p, {
+    colorFormat = 'bgra8unorm',
+    depthFormat = 'depth24plus',
+    skinned = !!p.skin,
+    joints = p.skin ? p.skin.joints : 0
+  } = {}) {
     this.device = device;
     this.p = p;
     this.wgsl = wgsl;
@@ -98,21 +102,26 @@ export class MorphDeformer {
     this.seed = hasTargets && p.targetCount <= 4 && p.texture.bandsPerTarget === 2;
     const place = skinned ? 'skin' : 'rigid';
     const morph = !hasTargets ? 'vertex_none' : this.seed ? 'vertex_seed' : 'vertex_list';
+    this.variant = morph.slice('vertex_'.length);  // the vertex path's variant: none, seed or list
     const U = GPUBufferUsage;
     this.object = device.createBuffer({size: OBJECT_BYTES, usage: U.UNIFORM | U.COPY_DST});
     this.objectData = new ArrayBuffer(OBJECT_BYTES);
     this.base = buffer(device, U.VERTEX | U.STORAGE, p.base);
     this.indexCount = p.indices ? p.indices.length : p.vertexCount;
     this.indices = p.indices ? buffer(device, U.INDEX, p.indices) : null;
-    this.output = device.createBuffer({size: Math.max(16, p.base.byteLength), usage: U.VERTEX | U.STORAGE | U.COPY_SRC});
+    this.output =
+        device.createBuffer({size: Math.max(16, p.base.byteLength), usage: U.VERTEX | U.STORAGE | U.COPY_SRC});
     if (skinned) {
       this.skinWords = buffer(device, U.STORAGE, p.skin.words);
       this.joints = device.createBuffer({size: Math.max(64, joints * 64), usage: U.STORAGE | U.COPY_DST});
     }
     if (hasTargets) {
       const t = p.texture;
-      this.texture = device.createTexture({size: [t.width, t.height], format: 'rgba32float',
-                                           usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST});
+      this.texture = device.createTexture({
+        size: [t.width, t.height],
+        format: 'rgba32float',
+        usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST
+      });
       device.queue.writeTexture({texture: this.texture}, t.data, {bytesPerRow: t.width * 16}, [t.width, t.height]);
       this.seedUniform = device.createBuffer({size: 32, usage: U.UNIFORM | U.COPY_DST});
       this.active = device.createBuffer({size: Math.max(16, p.targetCount * 8), usage: U.STORAGE | U.COPY_DST});
@@ -121,7 +130,8 @@ export class MorphDeformer {
     this.activeCount = 0;
     this.deltaBuffers = new Map();  // layout -> {deltas, rows}, made on first use
 
-    const vertexModule = device.createShaderModule({code: shaderSource(wgsl, ['common', place, morph, 'vertex', 'shade'])});
+    const vertexModule =
+        device.createShaderModule({code: shaderSource(wgsl, ['common', place, morph, 'vertex', 'shade'])});
     const attrs = this.baseAttributes();
     const depthStencil = {format: depthFormat, depthWriteEnabled: true, depthCompare: 'less'};
     this.vertexPipeline = device.createRenderPipeline({
@@ -141,16 +151,24 @@ export class MorphDeformer {
     const nrm = off(p.vertexFormat.normal) === ABSENT ? 0 : p.vertexFormat.normal * 4;
     this.drawPipeline = device.createRenderPipeline({
       layout: 'auto',
-      vertex: {module: drawModule, entryPoint: 'vs_draw', buffers: [{arrayStride: p.vertexFormat.stride * 4, attributes: [
-        {shaderLocation: 0, offset: 0, format: 'float32x3'}, {shaderLocation: 1, offset: nrm, format: 'float32x3'}]}]},
+      vertex: {
+        module: drawModule,
+        entryPoint: 'vs_draw',
+        buffers: [{
+          arrayStride: p.vertexFormat.stride * 4,
+          attributes: [
+            {shaderLocation: 0, offset: 0, format: 'float32x3'}, {shaderLocation: 1, offset: nrm, format: 'float32x3'}
+          ]
+        }]
+      },
       fragment: {module: drawModule, entryPoint: 'fs_main', targets: [{format: colorFormat}]},
       primitive: {topology: 'triangle-list', cullMode: 'none'},
       depthStencil,
     });
     this.vertexGroup = this.renderGroup(this.vertexPipeline);
     this.readbackGroup = this.renderGroup(this.readbackPipeline);
-    this.drawGroup = device.createBindGroup({layout: this.drawPipeline.getBindGroupLayout(0),
-                                             entries: [{binding: 0, resource: {buffer: this.object}}]});
+    this.drawGroup = device.createBindGroup(
+        {layout: this.drawPipeline.getBindGroupLayout(0), entries: [{binding: 0, resource: {buffer: this.object}}]});
     this.computePipelines = new Map();
   }
 
@@ -158,12 +176,18 @@ export class MorphDeformer {
   baseAttributes() {
     const f = this.p.vertexFormat;
     const normal = off(f.normal), tangent = off(f.tangent);
-    return {arrayStride: f.stride * 4, attributes: [
-      {shaderLocation: 0, offset: 0, format: 'float32x3'},
-      {shaderLocation: 1, offset: normal === ABSENT ? 0 : normal * 4, format: 'float32x3'},
-      {shaderLocation: 2, offset: tangent === ABSENT ? 0 : tangent * 4,
-       format: tangent === ABSENT ? 'float32x3' : 'float32x4'},
-    ]};
+    return {
+      arrayStride: f.stride * 4,
+      attributes: [
+        {shaderLocation: 0, offset: 0, format: 'float32x3'},
+        {shaderLocation: 1, offset: normal === ABSENT ? 0 : normal * 4, format: 'float32x3'},
+        {
+          shaderLocation: 2,
+          offset: tangent === ABSENT ? 0 : tangent * 4,
+          format: tangent === ABSENT ? 'float32x3' : 'float32x4'
+        },
+      ]
+    };
   }
 
   renderGroup(pipeline) {
@@ -172,8 +196,9 @@ export class MorphDeformer {
       entries.push({binding: 4, resource: {buffer: this.skinWords}}, {binding: 5, resource: {buffer: this.joints}});
     }
     if (this.p.targetCount > 0) {
-      entries.push({binding: 2, resource: this.texture.createView()},
-                   {binding: 3, resource: {buffer: this.seed ? this.seedUniform : this.active}});
+      entries.push(
+          {binding: 2, resource: this.texture.createView()},
+          {binding: 3, resource: {buffer: this.seed ? this.seedUniform : this.active}});
     }
     return this.device.createBindGroup({layout: pipeline.getBindGroupLayout(0), entries});
   }
@@ -196,13 +221,17 @@ export class MorphDeformer {
       deltas = buffer(device, U.STORAGE, f16 ? p.denseF16 : p.dense);
       list = this.active;
     }
-    const code = shaderSource(this.wgsl, ['common', this.skinned ? 'skin' : 'rigid', 'compute_common', ...morph],
-                              {f16: this.f16 && layout === 'dense_f16'});
-    const pipeline = device.createComputePipeline({layout: 'auto',
-                                                   compute: {module: device.createShaderModule({code}), entryPoint: 'cs_main'}});
-    const entries = [{binding: 0, resource: {buffer: this.object}}, {binding: 1, resource: {buffer: this.base}},
-                     {binding: 7, resource: {buffer: this.output}}];
-    if (this.skinned) entries.push({binding: 4, resource: {buffer: this.skinWords}}, {binding: 5, resource: {buffer: this.joints}});
+    const code = shaderSource(
+        this.wgsl, ['common', this.skinned ? 'skin' : 'rigid', 'compute_common', ...morph],
+        {f16: this.f16 && layout === 'dense_f16'});
+    const pipeline = device.createComputePipeline(
+        {layout: 'auto', compute: {module: device.createShaderModule({code}), entryPoint: 'cs_main'}});
+    const entries = [
+      {binding: 0, resource: {buffer: this.object}}, {binding: 1, resource: {buffer: this.base}},
+      {binding: 7, resource: {buffer: this.output}}
+    ];
+    if (this.skinned)
+      entries.push({binding: 4, resource: {buffer: this.skinWords}}, {binding: 5, resource: {buffer: this.joints}});
     if (deltas) entries.push({binding: 2, resource: {buffer: deltas}}, {binding: 6, resource: {buffer: list}});
     if (rows) entries.push({binding: 3, resource: {buffer: rows}});
     const entry = {pipeline, group: device.createBindGroup({layout: pipeline.getBindGroupLayout(0), entries})};
@@ -247,11 +276,15 @@ export class MorphDeformer {
       }
     }
     const fmt = p.vertexFormat, dfmt = p.deltaFormat ?? {};
-    u.set([p.vertexCount, this.skinned ? p.skin.sets : 0, this.activeCount,
-           (off(fmt.normal) !== ABSENT ? 1 : 0) | (off(fmt.tangent) !== ABSENT ? 2 : 0), fmt.stride, off(fmt.normal),
-           off(fmt.tangent), p.targetCount, dfmt.stride ?? 0, off(dfmt.position), off(dfmt.normal), off(dfmt.tangent),
-           READBACK_WIDTH, p.texture ? p.texture.width : 1, p.texture ? p.texture.rowsPerBand : 1,
-           p.texture ? p.texture.bandsPerTarget : 2], 48);
+    u.set(
+        [
+          p.vertexCount, this.skinned ? p.skin.sets : 0, this.activeCount,
+          (off(fmt.normal) !== ABSENT ? 1 : 0) | (off(fmt.tangent) !== ABSENT ? 2 : 0), fmt.stride, off(fmt.normal),
+          off(fmt.tangent), p.targetCount, dfmt.stride ?? 0, off(dfmt.position), off(dfmt.normal), off(dfmt.tangent),
+          READBACK_WIDTH, p.texture ? p.texture.width : 1, p.texture ? p.texture.rowsPerBand : 1,
+          p.texture ? p.texture.bandsPerTarget : 2
+        ],
+        48);
     device.queue.writeBuffer(this.object, 0, this.objectData);
   }
 
@@ -286,19 +319,23 @@ export class MorphDeformer {
   // The vertex path's deformed positions: a point list into an rgba32float target, one texel per vertex.
   async readVertexPath() {
     const n = this.p.vertexCount, rows = Math.ceil(n / READBACK_WIDTH), device = this.device;
-    const target = device.createTexture({size: [READBACK_WIDTH, rows], format: 'rgba32float',
-                                         usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC});
+    const target = device.createTexture({
+      size: [READBACK_WIDTH, rows],
+      format: 'rgba32float',
+      usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC
+    });
     const bytes = READBACK_WIDTH * 16 * rows;
     const copy = device.createBuffer({size: bytes, usage: GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST});
     const encoder = device.createCommandEncoder();
-    const pass = encoder.beginRenderPass({colorAttachments: [{view: target.createView(), loadOp: 'clear',
-                                                              clearValue: [0, 0, 0, 0], storeOp: 'store'}]});
+    const pass = encoder.beginRenderPass(
+        {colorAttachments: [{view: target.createView(), loadOp: 'clear', clearValue: [0, 0, 0, 0], storeOp: 'store'}]});
     pass.setPipeline(this.readbackPipeline);
     pass.setBindGroup(0, this.readbackGroup);
     pass.setVertexBuffer(0, this.base);
     pass.draw(n);
     pass.end();
-    encoder.copyTextureToBuffer({texture: target}, {buffer: copy, bytesPerRow: READBACK_WIDTH * 16}, [READBACK_WIDTH, rows]);
+    encoder.copyTextureToBuffer(
+        {texture: target}, {buffer: copy, bytesPerRow: READBACK_WIDTH * 16}, [READBACK_WIDTH, rows]);
     device.queue.submit([encoder.finish()]);
     const texels = new Float32Array(await readBuffer(device, copy, bytes));
     target.destroy();

@@ -8,12 +8,28 @@ import {createMorphDeformer, loadMorphWgsl} from './morphkit-webgpu.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
-  meta: null, device: null, context: null, format: null, deformers: [], depth: null,
-  source: 'rest', time: 0, playing: false, overrides: new Map(), path: 'vertex', layout: 'dense_f32',
-  frame: null,          // the server's inputs for (source, time): per instance {weights, matrices}
-  computeReady: null,   // resolves once blob 1 (the compute layouts) is in
+  meta: null,
+  device: null,
+  context: null,
+  format: null,
+  deformers: [],
+  depth: null,
+  source: 'rest',
+  time: 0,
+  playing: false,
+  overrides: new Map(),
+  path: 'vertex',
+  layout: 'dense_f32',
+  frame: null,         // the server's inputs for (source, time): per instance {weights, matrices}
+  computeReady: null,  // resolves once blob 1 (the compute layouts) is in
   camera: {yaw: 0.6, pitch: 0.25, distance: 1, target: [0, 0, 0], fov: 45, fixed: null},
-  display: 'canvas', offscreen: null, dirty: true, busy: Promise.resolve(), lastCheck: 0, readoutDue: 0, inFlight: false,
+  display: 'canvas',
+  offscreen: null,
+  dirty: true,
+  busy: Promise.resolve(),
+  lastCheck: 0,
+  readoutDue: 0,
+  inFlight: false,
 };
 
 // ---- small matrix helpers (column-major, WebGPU clip depth 0..1) ----
@@ -29,23 +45,32 @@ function mul(a, b) {
 }
 function perspective(fovDeg, aspect, near, far) {
   const f = 1 / Math.tan((fovDeg * Math.PI) / 360), r = new Float32Array(16);
-  r[0] = f / aspect; r[5] = f; r[10] = far / (near - far); r[11] = -1; r[14] = (near * far) / (near - far);
+  r[0] = f / aspect;
+  r[5] = f;
+  r[10] = far / (near - far);
+  r[11] = -1;
+  r[14] = (near * far) / (near - far);
   return r;
 }
 function lookAt(eye, target, up = [0, 1, 0]) {
   const sub = (a, b) => a.map((v, i) => v - b[i]);
-  const norm = (v) => { const l = Math.hypot(...v) || 1; return v.map((x) => x / l); };
+  const norm = (v) => {
+    const l = Math.hypot(...v) || 1;
+    return v.map((x) => x / l);
+  };
   const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
   const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const z = norm(sub(eye, target)), x = norm(cross(up, z)), y = cross(z, x);
-  return new Float32Array([x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0,
-                           -dot(x, eye), -dot(y, eye), -dot(z, eye), 1]);
+  return new Float32Array(
+      [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0, -dot(x, eye), -dot(y, eye), -dot(z, eye), 1]);
 }
 function cameraEye(c) {
   if (c.fixed) return c.fixed.eye;
   const d = c.distance;
-  return [c.target[0] + d * Math.cos(c.pitch) * Math.sin(c.yaw), c.target[1] + d * Math.sin(c.pitch),
-          c.target[2] + d * Math.cos(c.pitch) * Math.cos(c.yaw)];
+  return [
+    c.target[0] + d * Math.cos(c.pitch) * Math.sin(c.yaw), c.target[1] + d * Math.sin(c.pitch),
+    c.target[2] + d * Math.cos(c.pitch) * Math.cos(c.yaw)
+  ];
 }
 function viewProj() {
   const c = state.camera, canvas = $('canvas');
@@ -65,18 +90,25 @@ const view = (blobs, b, Type) => (b ? new Type(blobs[b.blob], b.offset, b.bytes 
 
 function primitiveData(p, blobs) {
   return {
-    vertexCount: p.vertexCount, targetCount: p.targetCount, vertexFormat: p.vertexFormat,
-    base: view(blobs, p.base, Float32Array), indices: p.triangles ? view(blobs, p.indices, Uint32Array) : null,
-    triangles: p.triangles, deltaFormat: p.deltaFormat ?? null,
+    vertexCount: p.vertexCount,
+    targetCount: p.targetCount,
+    vertexFormat: p.vertexFormat,
+    base: view(blobs, p.base, Float32Array),
+    indices: p.triangles ? view(blobs, p.indices, Uint32Array) : null,
+    triangles: p.triangles,
+    deltaFormat: p.deltaFormat ?? null,
     texture: p.texture ? {...p.texture, data: view(blobs, p.texture.data, Float32Array)} : null,
     skin: p.skin ? {sets: p.skin.sets, joints: p.skin.joints, words: view(blobs, p.skin.words, Uint32Array)} : null,
-    dense: null, denseF16: null, sparse: null,  // filled when blob 1 arrives (fillCompute)
+    dense: null,
+    denseF16: null,
+    sparse: null,  // filled when blob 1 arrives (fillCompute)
   };
 }
 function fillCompute(data, p, blobs) {
   data.dense = view(blobs, p.dense, Float32Array);
   data.denseF16 = view(blobs, p.denseF16, Uint16Array);
-  if (p.sparse) data.sparse = {records: view(blobs, p.sparse.records, Uint32Array), rows: view(blobs, p.sparse.rows, Uint32Array)};
+  if (p.sparse)
+    data.sparse = {records: view(blobs, p.sparse.records, Uint32Array), rows: view(blobs, p.sparse.rows, Uint32Array)};
 }
 
 // The query of a pose: {anim: name|index|'rest', time, capture, weights: {name: value}, targets: {index: value}}
@@ -84,7 +116,8 @@ function fillCompute(data, p, blobs) {
 function frameQuery(pose, reference) {
   const q = new URLSearchParams();
   if (pose.anim !== undefined && pose.anim !== null && pose.anim !== 'rest') {
-    const index = typeof pose.anim === 'number' ? pose.anim : state.meta.animations.findIndex((a) => a.name === pose.anim);
+    const index =
+        typeof pose.anim === 'number' ? pose.anim : state.meta.animations.findIndex((a) => a.name === pose.anim);
     if (index < 0) throw new Error(`no animation named ${pose.anim}`);
     q.set('anim', String(index));
   }
@@ -121,8 +154,10 @@ async function fetchFrame(pose, reference) {
 
 function currentPose() {
   const pose = {time: state.time};
-  if (state.source === 'capture') pose.capture = true;
-  else if (state.source !== 'rest') pose.anim = Number(state.source);
+  if (state.source === 'capture')
+    pose.capture = true;
+  else if (state.source !== 'rest')
+    pose.anim = Number(state.source);
   return pose;
 }
 
@@ -131,7 +166,9 @@ function withOverrides(frame) {
   return frame.map((f, i) => {
     const names = state.meta.instances[i].targetNames;
     const weights = f.weights.slice();
-    names.forEach((name, t) => { if (state.overrides.has(name)) weights[t] = state.overrides.get(name); });
+    names.forEach((name, t) => {
+      if (state.overrides.has(name)) weights[t] = state.overrides.get(name);
+    });
     return {weights, matrices: f.matrices};
   });
 }
@@ -141,7 +178,8 @@ function withOverrides(frame) {
 // queue.onSubmittedWorkDone() rejects with "A valid external Instance reference no longer exists" on SwiftShader).
 async function gpuDone(device) {
   const U = GPUBufferUsage;
-  const src = device.createBuffer({size: 4, usage: U.COPY_SRC}), dst = device.createBuffer({size: 4, usage: U.COPY_DST | U.MAP_READ});
+  const src = device.createBuffer({size: 4, usage: U.COPY_SRC}),
+        dst = device.createBuffer({size: 4, usage: U.COPY_DST | U.MAP_READ});
   const encoder = device.createCommandEncoder();
   encoder.copyBufferToBuffer(src, 0, dst, 0, 4);
   device.queue.submit([encoder.finish()]);
@@ -161,8 +199,8 @@ function resize() {
   }
   if (!state.depth || state.depth.width !== canvas.width || state.depth.height !== canvas.height) {
     state.depth?.destroy();
-    state.depth = state.device.createTexture({size: [canvas.width, canvas.height], format: 'depth24plus',
-                                              usage: GPUTextureUsage.RENDER_ATTACHMENT});
+    state.depth = state.device.createTexture(
+        {size: [canvas.width, canvas.height], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT});
   }
 }
 
@@ -174,8 +212,11 @@ function colorTarget() {
   const canvas = $('canvas');
   if (!state.offscreen || state.offscreen.width !== canvas.width || state.offscreen.height !== canvas.height) {
     state.offscreen?.destroy();
-    state.offscreen = state.device.createTexture({size: [canvas.width, canvas.height], format: state.format,
-                                                  usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC});
+    state.offscreen = state.device.createTexture({
+      size: [canvas.width, canvas.height],
+      format: state.format,
+      usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC
+    });
   }
   return state.offscreen;
 }
@@ -186,7 +227,8 @@ async function present(encoder) {
     return;
   }
   const {width, height} = state.offscreen, row = Math.ceil((width * 4) / 256) * 256;
-  const staging = state.device.createBuffer({size: row * height, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ});
+  const staging =
+      state.device.createBuffer({size: row * height, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ});
   encoder.copyTextureToBuffer({texture: state.offscreen}, {buffer: staging, bytesPerRow: row}, [width, height]);
   state.device.queue.submit([encoder.finish()]);
   await staging.mapAsync(GPUMapMode.READ);
@@ -207,12 +249,13 @@ async function draw() {
   if (compute) state.deformers.forEach((d) => d.encodeCompute(encoder, state.layout));
   const background = state.camera.fixed?.background ?? [0.13, 0.14, 0.16, 1];
   const pass = encoder.beginRenderPass({
-    colorAttachments: [{view: colorTarget().createView(), loadOp: 'clear', clearValue: background,
-                        storeOp: 'store'}],
-    depthStencilAttachment: {view: state.depth.createView(), depthLoadOp: 'clear', depthClearValue: 1,
-                             depthStoreOp: 'store'},
+    colorAttachments: [{view: colorTarget().createView(), loadOp: 'clear', clearValue: background, storeOp: 'store'}],
+    depthStencilAttachment:
+        {view: state.depth.createView(), depthLoadOp: 'clear', depthClearValue: 1, depthStoreOp: 'store'},
   });
-  state.deformers.forEach((d, i) => { if (state.meta.primitives[state.meta.instances[i].data].triangles) d.draw(pass, state.path); });
+  state.deformers.forEach((d, i) => {
+    if (state.meta.primitives[state.meta.instances[i].data].triangles) d.draw(pass, state.path);
+  });
   pass.end();
   await present(encoder);
   window.morphkit.frames++;
@@ -233,18 +276,21 @@ function exclusive(job) {
 
 function maxDistance(a, b) {
   let m = 0;
-  for (let i = 0; i < a.length; i += 3) m = Math.max(m, Math.hypot(a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2]));
+  for (let i = 0; i < a.length; i += 3)
+    m = Math.max(m, Math.hypot(a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2]));
   return m;
 }
 
 // Frobenius norm of a matrix's 3×3: a bound on how far it stretches a delta error.
 function matrixScale(m, at) {
   let s = 0;
-  for (let c = 0; c < 3; ++c) for (let r = 0; r < 3; ++r) s += m[at + c * 4 + r] ** 2;
+  for (let c = 0; c < 3; ++c)
+    for (let r = 0; r < 3; ++r) s += m[at + c * 4 + r] ** 2;
   return Math.sqrt(s);
 }
 
-// The test hook: both paths (and every compute layout) against the CPU reference for one pose.
+// The test hook: both paths (and every compute layout) against the CPU reference for one pose. Also says which
+// vertex-path variants drew it (none: no targets; seed: the 32-byte uniform; list: the active list).
 async function check(pose = {}) {
   await state.computeReady;
   return exclusive(async () => {
@@ -257,11 +303,17 @@ async function check(pose = {}) {
     for (const [i, d] of state.deformers.entries()) {
       const f = frame[i], ref = f.reference;
       for (let v = 0; v < ref.length; v += 3)
-        for (let k = 0; k < 3; ++k) { lo[k] = Math.min(lo[k], ref[v + k]); hi[k] = Math.max(hi[k], ref[v + k]); }
+        for (let k = 0; k < 3; ++k) {
+          lo[k] = Math.min(lo[k], ref[v + k]);
+          hi[k] = Math.max(hi[k], ref[v + k]);
+        }
       d.setFrame({weights: f.weights, matrices: f.matrices});
-      reads.push(d.readVertexPath().then((pos) => { result.vertex = Math.max(result.vertex, maxDistance(pos, ref)); }));
+      reads.push(d.readVertexPath().then((pos) => {
+        result.vertex = Math.max(result.vertex, maxDistance(pos, ref));
+      }));
       const p = state.meta.primitives[state.meta.instances[i].data];
-      const layouts = p.targetCount === 0 ? ['dense_f32'] : ['dense_f32', 'sparse'].concat(p.denseF16 ? ['dense_f16'] : []);
+      const layouts =
+          p.targetCount === 0 ? ['dense_f32'] : ['dense_f32', 'sparse'].concat(p.denseF16 ? ['dense_f16'] : []);
       for (const layout of layouts) {
         reads.push(d.readCompute(layout).then((pos) => {
           result.layouts[layout] = Math.max(result.layouts[layout] ?? 0, maxDistance(pos, ref));
@@ -279,6 +331,7 @@ async function check(pose = {}) {
     }
     await Promise.all(reads);
     result.compute = result.layouts.dense_f32;
+    result.variants = [...new Set(state.deformers.map((d) => d.variant))];
     result.diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
     state.dirty = true;  // the display's own frame goes back on the next draw
     return result;
@@ -298,13 +351,16 @@ async function updateReadout() {
 // ---- the panel ----
 function buildPanel() {
   const meta = state.meta;
-  $('file').textContent = `${meta.file}: ${meta.instances.length} primitive(s), ${meta.targetNames.length} target name(s)`;
+  $('file').textContent =
+      `${meta.file}: ${meta.instances.length} primitive(s), ${meta.targetNames.length} target name(s)`;
   const source = $('source');
   source.add(new Option('rest pose', 'rest'));
   meta.animations.forEach((a, i) => source.add(new Option(`${i}: ${a.name || '(unnamed)'}`, String(i))));
   if (meta.capture) source.add(new Option('capture', 'capture'));
-  if (meta.start.animation !== null) state.source = String(meta.start.animation);
-  else if (meta.capture) state.source = 'capture';
+  if (meta.start.animation !== null)
+    state.source = String(meta.start.animation);
+  else if (meta.capture)
+    state.source = 'capture';
   source.value = state.source;
   setDuration();
   for (const [name, value] of Object.entries(meta.start.weights)) state.overrides.set(name, value);
@@ -334,13 +390,27 @@ function buildPanel() {
   });
   $('reset').addEventListener('click', () => {
     state.overrides.clear();
-    for (const row of sliders.children) { row.querySelector('input').value = 0; row.querySelector('output').textContent = '–'; }
+    for (const row of sliders.children) {
+      row.querySelector('input').value = 0;
+      row.querySelector('output').textContent = '–';
+    }
     state.dirty = true;
     state.readoutDue = performance.now() + 300;
   });
-  source.addEventListener('change', () => { state.source = source.value; state.time = 0; setDuration(); poseChanged(); });
-  $('time').addEventListener('input', (e) => { state.time = Number(e.target.value); poseChanged(); });
-  $('play').addEventListener('click', () => { state.playing = !state.playing; $('play').textContent = state.playing ? 'pause' : 'play'; });
+  source.addEventListener('change', () => {
+    state.source = source.value;
+    state.time = 0;
+    setDuration();
+    poseChanged();
+  });
+  $('time').addEventListener('input', (e) => {
+    state.time = Number(e.target.value);
+    poseChanged();
+  });
+  $('play').addEventListener('click', () => {
+    state.playing = !state.playing;
+    $('play').textContent = state.playing ? 'pause' : 'play';
+  });
   $('path').addEventListener('change', async (e) => {
     const [path, layout] = e.target.value.split(':');
     if (path === 'compute') await state.computeReady;
@@ -352,7 +422,8 @@ function buildPanel() {
 }
 function duration() {
   if (state.source === 'rest') return 0;
-  return state.source === 'capture' ? state.meta.capture.duration : state.meta.animations[Number(state.source)].duration;
+  return state.source === 'capture' ? state.meta.capture.duration :
+                                      state.meta.animations[Number(state.source)].duration;
 }
 function setDuration() {
   const t = $('time');
@@ -365,15 +436,22 @@ function poseChanged() {
   state.readoutDue = performance.now() + 300;
   if (!state.inFlight) {
     state.inFlight = true;
-    refreshFrame().finally(() => { state.inFlight = false; });
+    refreshFrame().finally(() => {
+      state.inFlight = false;
+    });
   }
 }
 
 function orbitControls() {
   const canvas = $('canvas');
   let drag = null;
-  canvas.addEventListener('pointerdown', (e) => { drag = [e.clientX, e.clientY]; canvas.setPointerCapture(e.pointerId); });
-  canvas.addEventListener('pointerup', () => { drag = null; });
+  canvas.addEventListener('pointerdown', (e) => {
+    drag = [e.clientX, e.clientY];
+    canvas.setPointerCapture(e.pointerId);
+  });
+  canvas.addEventListener('pointerup', () => {
+    drag = null;
+  });
   canvas.addEventListener('pointermove', (e) => {
     if (!drag) return;
     const c = state.camera;
@@ -387,7 +465,9 @@ function orbitControls() {
     state.camera.distance *= Math.exp(e.deltaY * 0.001);
     state.dirty = true;
   }, {passive: false});
-  new ResizeObserver(() => { state.dirty = true; }).observe(canvas);
+  new ResizeObserver(() => {
+    state.dirty = true;
+  }).observe(canvas);
 }
 
 // ---- start ----
@@ -398,11 +478,13 @@ async function start() {
   const features = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
   const [device, meta, drawBlob, wgsl] = await Promise.all([
     adapter.requestDevice({requiredFeatures: features}), fetchOk('meta').then((r) => r.json()),
-    fetchOk('blob/0').then((r) => r.arrayBuffer()), loadMorphWgsl()]);
+    fetchOk('blob/0').then((r) => r.arrayBuffer()), loadMorphWgsl()
+  ]);
   device.addEventListener('uncapturederror', (e) => console.error(`WebGPU: ${e.error.message}`));
   Object.assign(state, {device, meta});
   const display = new URLSearchParams(location.search).get('display');
-  state.display = display ?? (adapter.info?.isFallbackAdapter || adapter.info?.architecture === 'swiftshader' ? 'copy' : 'canvas');
+  state.display =
+      display ?? (adapter.info?.isFallbackAdapter || adapter.info?.architecture === 'swiftshader' ? 'copy' : 'canvas');
   if (state.display === 'canvas') {
     state.format = navigator.gpu.getPreferredCanvasFormat();
     state.context = $('canvas').getContext('webgpu');
@@ -414,8 +496,8 @@ async function start() {
   const blobs = [drawBlob, null];
   const data = meta.primitives.map((p) => primitiveData(p, blobs));
   state.deformers = meta.instances.map((inst) => {
-    return createMorphDeformer(device, wgsl, data[inst.data], {colorFormat: state.format, skinned: inst.skinned,
-                                                         joints: inst.matrices});
+    return createMorphDeformer(
+        device, wgsl, data[inst.data], {colorFormat: state.format, skinned: inst.skinned, joints: inst.matrices});
   });
   buildPanel();
   orbitControls();
@@ -438,7 +520,10 @@ function frameCamera(frame) {
   let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   for (const f of frame)
     for (let v = 0; v < f.reference.length; v += 3)
-      for (let k = 0; k < 3; ++k) { lo[k] = Math.min(lo[k], f.reference[v + k]); hi[k] = Math.max(hi[k], f.reference[v + k]); }
+      for (let k = 0; k < 3; ++k) {
+        lo[k] = Math.min(lo[k], f.reference[v + k]);
+        hi[k] = Math.max(hi[k], f.reference[v + k]);
+      }
   const diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) || 1;
   state.camera.target = lo.map((l, k) => (l + hi[k]) / 2);
   state.camera.distance = (0.6 * diag) / Math.tan((state.camera.fov * Math.PI) / 360);
@@ -458,7 +543,9 @@ function tick(now) {
   }
   if (state.readoutDue && now >= state.readoutDue) {
     state.readoutDue = state.playing ? now + 1000 : 0;
-    updateReadout().catch((e) => { $('readout').textContent = String(e.message ?? e); });
+    updateReadout().catch((e) => {
+      $('readout').textContent = String(e.message ?? e);
+    });
   }
   requestAnimationFrame(tick);
 }
@@ -482,7 +569,8 @@ window.morphkit = {
     await gpuDone(state.device);
   },
   async setPose(pose) {
-    const anim = typeof pose.anim === 'string' ? state.meta.animations.findIndex((a) => a.name === pose.anim) : pose.anim;
+    const anim =
+        typeof pose.anim === 'string' ? state.meta.animations.findIndex((a) => a.name === pose.anim) : pose.anim;
     state.source = pose.capture ? 'capture' : anim === undefined || anim < 0 ? 'rest' : String(anim);
     state.time = pose.time ?? 0;
     state.overrides = new Map(Object.entries(pose.weights ?? {}));

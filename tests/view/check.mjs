@@ -29,14 +29,22 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) throw new Error(`${a}: missing value`);
       return argv[++i];
     };
-    if (a === '--morphkit') args.morphkit = next();
-    else if (a === '--out') args.out = path.resolve(next());
-    else if (a === '--screenshot') args.screenshot = path.resolve(next());
-    else if (a === '--times') args.times = Number(next());
-    else if (a === '--capture') args.capture = next();
-    else if (a === '--first-frame') args.firstFrame = path.resolve(next());
-    else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
-    else args.models.push(path.resolve(a));
+    if (a === '--morphkit')
+      args.morphkit = next();
+    else if (a === '--out')
+      args.out = path.resolve(next());
+    else if (a === '--screenshot')
+      args.screenshot = path.resolve(next());
+    else if (a === '--times')
+      args.times = Number(next());
+    else if (a === '--capture')
+      args.capture = next();
+    else if (a === '--first-frame')
+      args.firstFrame = path.resolve(next());
+    else if (a.startsWith('--'))
+      throw new Error(`unknown option ${a}`);
+    else
+      args.models.push(path.resolve(a));
   }
   if (!args.morphkit || !args.out || (args.models.length === 0 && !args.firstFrame))
     throw new Error('usage: check.mjs --morphkit BIN --out DIR [--screenshot MODEL] MODEL...');
@@ -48,7 +56,9 @@ function startView(bin, model, extra = []) {
   const started = performance.now();
   const child = spawn(bin, ['view', model, '--port', '0', '--no-open', ...extra], {stdio: ['ignore', 'pipe', 'pipe']});
   let out = '', err = '';
-  child.stderr.on('data', (d) => { err += d; });
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (d) => {
       out += d;
@@ -73,7 +83,9 @@ function rawGet(port, pathText, host = `127.0.0.1:${port}`, method = 'GET', addr
   return new Promise((resolve) => {
     const req = http.request({host: address, port, path: pathText, method, headers: {Host: host}}, (res) => {
       let bytes = 0;
-      res.on('data', (d) => { bytes += d.length; });
+      res.on('data', (d) => {
+        bytes += d.length;
+      });
       res.on('end', () => resolve({status: res.statusCode, bytes}));
     });
     req.on('error', (e) => resolve({status: e.code}));
@@ -104,7 +116,8 @@ async function probeSecurity(url) {
       if (i.internal) continue;
       const address = i.family === 'IPv6' || i.family === 6 ? `${i.address}%${''}` : i.address;
       if (i.family !== 'IPv4' && i.family !== 4) continue;  // IPv6 link-local needs a scope; IPv4 suffices
-      probes.interfaces.push({address, ...(await rawGet(port, `/${token}/meta`, `${address}:${port}`, 'GET', address))});
+      probes.interfaces.push(
+          {address, ...(await rawGet(port, `/${token}/meta`, `${address}:${port}`, 'GET', address))});
     }
   }
   return probes;
@@ -130,11 +143,15 @@ function poses(meta, times) {
 
 // Model pixels (not the background) of two RGBA images: intersection over union and the pixels of each.
 function silhouettes(a, b, background) {
-  const isModel = (d, i) => Math.abs(d[i] - background[0]) + Math.abs(d[i + 1] - background[1]) + Math.abs(d[i + 2] - background[2]) > 6;
+  const isModel = (d, i) =>
+      Math.abs(d[i] - background[0]) + Math.abs(d[i + 1] - background[1]) + Math.abs(d[i + 2] - background[2]) > 6;
   let both = 0, either = 0, na = 0, nb = 0;
   for (let i = 0; i < a.length; i += 4) {
     const x = isModel(a, i), y = isModel(b, i);
-    na += x; nb += y; both += x && y; either += x || y;
+    na += x;
+    nb += y;
+    both += x && y;
+    either += x || y;
   }
   return {iou: either ? both / either : 1, morphkitPixels: na, webgpuPixels: nb};
 }
@@ -144,9 +161,13 @@ async function screenshotCheck(args, browser, page) {
   const dir = path.join(args.out, 'screenshot');
   fs.mkdirSync(dir, {recursive: true});
   // Frame 0 of the first animation (morph and skin both at work where the model has them), else the rest pose.
-  const summary = JSON.parse(execFileSync(args.morphkit, ['render', args.screenshot, '--frames', '0:1',
-    '--size', `${size}x${size}`, '--msaa', '1', '--background', background.join(','), '--no-video', '--no-contact-sheet',
-    '--force', '--out', dir, '--json'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']}));
+  const summary = JSON.parse(execFileSync(
+      args.morphkit,
+      [
+        'render', args.screenshot, '--frames', '0:1', '--size', `${size}x${size}`, '--msaa', '1', '--background',
+        background.join(','), '--no-video', '--no-contact-sheet', '--force', '--out', dir, '--json'
+      ],
+      {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']}));
   const png = path.join(dir, 'frame_0000.png');
   const [eye, target, fov] = summary.camera.split(':');
   const view = await startView(args.morphkit, args.screenshot);
@@ -154,9 +175,15 @@ async function screenshotCheck(args, browser, page) {
     await page.goto(view.url);
     await page.evaluate('window.morphkit.ready');
     const anim = summary.animation ?? undefined;
-    await page.evaluate((pose) => window.morphkit.setPose(pose), anim === undefined ? {} : {anim, time: summary.time ?? 0});
-    const camera = {eye: eye.split(',').map(Number), target: target.split(',').map(Number), fov: Number(fov),
-                    size: [size, size], background: [...background.map((c) => c / 255), 1]};
+    await page.evaluate(
+        (pose) => window.morphkit.setPose(pose), anim === undefined ? {} : {anim, time: summary.time ?? 0});
+    const camera = {
+      eye: eye.split(',').map(Number),
+      target: target.split(',').map(Number),
+      fov: Number(fov),
+      size: [size, size],
+      background: [...background.map((c) => c / 255), 1]
+    };
     const result = await page.evaluate(async (camera, pngBase64, background) => {
       await window.morphkit.setCamera(camera);
       const read = (source) => {
@@ -187,9 +214,10 @@ async function launch() {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     userDataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'morphkit-view-')),
-    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-           '--disable-quic'],
+    args: [
+      '--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'
+    ],
   });
 }
 
@@ -203,8 +231,11 @@ async function firstFrame(args) {
     await page.goto(view.url);
     await page.evaluate('window.morphkit.ready');
     const ms = performance.now() - view.started;
-    console.log(JSON.stringify({model: args.firstFrame, firstFrameMs: Math.round(ms),
-                                pageFirstFrameMs: Math.round(await page.evaluate('window.morphkit.firstFrameMs'))}));
+    console.log(JSON.stringify({
+      model: args.firstFrame,
+      firstFrameMs: Math.round(ms),
+      pageFirstFrameMs: Math.round(await page.evaluate('window.morphkit.firstFrameMs'))
+    }));
   } finally {
     await browser.close();
     await stop(view.child);
@@ -215,7 +246,8 @@ async function firstFrame(args) {
 async function sliderCheck(page) {
   return page.evaluate(async () => {
     const pixels = () => {
-      const c = document.getElementById('canvas'), copy = Object.assign(document.createElement('canvas'), {width: c.width, height: c.height});
+      const c = document.getElementById('canvas'),
+            copy = Object.assign(document.createElement('canvas'), {width: c.width, height: c.height});
       copy.getContext('2d').drawImage(c, 0, 0);
       return copy.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     };
@@ -228,8 +260,12 @@ async function sliderCheck(page) {
     const after = pixels();
     let changed = 0;
     for (let i = 0; i < before.length; i += 4) changed += before[i] !== after[i] || before[i + 1] !== after[i + 1];
-    return {target: slider.parentElement.dataset.name, changedPixels: changed,
-            drawStartMs: window.morphkit.lastFrame.started - input, shownMs: window.morphkit.lastFrame.shown - input};
+    return {
+      target: slider.parentElement.dataset.name,
+      changedPixels: changed,
+      drawStartMs: window.morphkit.lastFrame.started - input,
+      shownMs: window.morphkit.lastFrame.shown - input
+    };
   });
 }
 
@@ -245,8 +281,12 @@ async function captureCheck(args, page) {
     const results = [];
     for (const time of [0, duration / 2, duration]) {
       const r = await page.evaluate((p) => window.morphkit.check(p), {capture: true, time});
-      results.push({time, vertex: r.vertex / r.diag, ...Object.fromEntries(Object.entries(r.layouts).map(([k, v]) => [k, v / r.diag])),
-                    f16Bound: r.f16Bound / r.diag});
+      results.push({
+        time,
+        vertex: r.vertex / r.diag,
+        ...Object.fromEntries(Object.entries(r.layouts).map(([k, v]) => [k, v / r.diag])),
+        f16Bound: r.f16Bound / r.diag
+      });
     }
     return {model: path.basename(model), csv: path.basename(csv), duration, results};
   } finally {
@@ -264,7 +304,9 @@ async function main() {
     const page = await browser.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     for (const model of args.models) {
       const view = await startView(args.morphkit, model);
       let entry = null;
@@ -275,14 +317,22 @@ async function main() {
         if (process.env.VIEW_VERBOSE) console.error(`${model}: first frame ${firstFrameWallMs.toFixed(0)} ms`);
         if (!report.security) report.security = await probeSecurity(view.url);
         const meta = await page.evaluate(() => fetch('meta').then((r) => r.json()));
-        entry = {model: path.relative(path.resolve(here, '../../..'), model), poses: 0, worst: {},
-                       firstFrameWallMs, firstFrameNavMs: await page.evaluate('window.morphkit.firstFrameMs'),
-                       vertices: 0, diag: 0, failures: []};
+        entry = {
+          model: path.relative(path.resolve(here, '../../..'), model),
+          poses: 0,
+          worst: {},
+          firstFrameWallMs,
+          firstFrameNavMs: await page.evaluate('window.morphkit.firstFrameMs'),
+          vertices: 0,
+          diag: 0,
+          failures: []
+        };
         for (const {label, pose} of poses(meta, args.times)) {
           if (process.env.VIEW_VERBOSE) console.error(`${entry.model}: ${label}`);
           const r = await page.evaluate((p) => window.morphkit.check(p), pose);
           entry.poses++;
           entry.vertices = r.vertices;
+          entry.variants = r.variants;
           entry.diag = Math.max(entry.diag, r.diag);
           const rel = (e) => e / (r.diag || 1);
           const measures = {vertex: r.vertex, ...r.layouts};
@@ -309,16 +359,24 @@ async function main() {
   }
   fs.writeFileSync(path.join(args.out, 'view.json'), JSON.stringify(report, null, 1));
   const layouts = ['vertex', 'dense_f32', 'dense_f16', 'sparse'];
-  console.log(`| model | poses | vertices | ${layouts.join(' | ')} | first frame (ms) |`);
-  console.log(`|---|---:|---:|${layouts.map(() => '---:').join('|')}|---:|`);
+  console.log(`| model | poses | vertices | vertex variant | ${layouts.join(' | ')} | first frame (ms) |`);
+  console.log(`|---|---:|---:|---|${layouts.map(() => '---:').join('|')}|---:|`);
   for (const m of report.models) {
     const cells = layouts.map((l) => (m.worst[l] ? m.worst[l].rel.toExponential(1) : '–'));
-    console.log(`| ${m.model} | ${m.poses} | ${m.vertices} | ${cells.join(' | ')} | ${m.firstFrameWallMs.toFixed(0)} |`);
+    console.log(`| ${m.model} | ${m.poses} | ${m.vertices} | ${m.variants.join(', ')} | ${cells.join(' | ')} | ${
+        m.firstFrameWallMs.toFixed(0)} |`);
   }
   if (report.screenshot) console.log(`screenshot: IoU ${report.screenshot.iou.toFixed(4)}`);
   const slider = report.screenshot?.slider;
-  if (slider) console.log(`slider ${slider.target}: ${slider.changedPixels} pixels changed, on the canvas ${slider.shownMs.toFixed(1)} ms after the input`);
-  if (report.capture) console.log(`capture ${report.capture.csv}: ${report.capture.results.map((r) => `t=${r.time.toFixed(2)} vertex ${r.vertex.toExponential(1)} f32 ${r.dense_f32.toExponential(1)}`).join(', ')}`);
+  if (slider)
+    console.log(`slider ${slider.target}: ${slider.changedPixels} pixels changed, on the canvas ${
+        slider.shownMs.toFixed(1)} ms after the input`);
+  if (report.capture)
+    console.log(`capture ${report.capture.csv}: ${
+        report.capture.results
+            .map(
+                (r) => `t=${r.time.toFixed(2)} vertex ${r.vertex.toExponential(1)} f32 ${r.dense_f32.toExponential(1)}`)
+            .join(', ')}`);
 }
 
 main().catch((e) => {
