@@ -208,6 +208,10 @@ export class MorphDeformer {
     if (this.computePipelines.has(layout)) return this.computePipelines.get(layout);
     const p = this.p, U = GPUBufferUsage, device = this.device;
     if (!LAYOUTS.includes(layout)) throw new Error(`unknown delta layout ${layout}`);
+    // A layout the data lacks (f16 where a delta overflows it) draws as dense f32.
+    if (p.targetCount > 0 && ((layout === 'dense_f16' && !p.denseF16) || (layout === 'sparse' && !p.sparse))) {
+      return this.compute('dense_f32');
+    }
     const hasTargets = p.targetCount > 0;
     let morph = ['compute_none'], deltas = null, rows = null, list = null;
     if (hasTargets && layout === 'sparse') {

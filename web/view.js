@@ -342,9 +342,13 @@ async function check(pose = {}) {
 async function updateReadout() {
   const pose = {...currentPose(), weights: Object.fromEntries(state.overrides)};
   const r = await check(pose);
-  const e = state.path === 'vertex' ? r.vertex : r.layouts[state.layout];
-  $('readout').textContent =
-      `distance from the CPU reference (${state.path === 'vertex' ? 'vertex' : state.layout}):\n` +
+  // A model without targets draws every compute layout the same way (dense_f32 is the one checked); a model whose
+  // deltas overflow f16 has no f16 layout (view_payload.cpp), and the compute path then draws dense f32.
+  const layout = state.path === 'vertex'    ? 'vertex' :
+      r.layouts[state.layout] !== undefined ? state.layout :
+                                              'dense_f32';
+  const e = state.path === 'vertex' ? r.vertex : r.layouts[layout];
+  $('readout').textContent = `distance from the CPU reference (${layout}):\n` +
       `${e.toExponential(2)} = ${(e / (r.diag || 1)).toExponential(2)} of the diagonal ${r.diag.toPrecision(4)}`;
 }
 
