@@ -437,7 +437,8 @@ function setDuration() {
 function poseChanged() {
   $('time').value = String(state.time);
   $('time-label').textContent = state.time.toFixed(2);
-  state.readoutDue = performance.now() + 300;
+  // Scrubbing waits for 0.3 s of calm; playback keeps the once-a-second schedule tick() set.
+  if (!state.playing || !state.readoutDue) state.readoutDue = performance.now() + 300;
   if (!state.inFlight) {
     state.inFlight = true;
     refreshFrame().finally(() => {
