@@ -4,8 +4,11 @@
 // puppeteer-core: scripts/install-fidelity; CI=true: missing fails). One browser for every model; about 40 s on the
 // 2-core development machine.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <simdjson.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -132,6 +135,31 @@ TEST(View, RefusesBadInput) {
   EXPECT_EQ(run("'" + (test::scratchDir() / "missing.glb").string() + "'"), 1);
   EXPECT_NE(test::slurp(err).find("missing.glb"), std::string::npos) << test::slurp(err);
   EXPECT_EQ(run("x.glb --port 70000"), 2);
+}
+
+// A port already taken is one error line naming it, exit 1, after the file loaded and before anything is served.
+TEST(View, APortInUseIsOneErrorLine) {
+  MORPHKIT_REQUIRE_SHARED();
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const int port = ntohs(address.sin_port);
+  const std::filesystem::path err = test::scratchDir() / "view_port.txt";
+  const std::string command = "'" + test::cliPath().string() + "' view '" +
+                              (test::assetsDir() / "SimpleMorph/glTF/SimpleMorph.gltf").string() +
+                              "' --no-open --port " + std::to_string(port) + " > /dev/null 2> '" + err.string() + "'";
+  const int rc = std::system(command.c_str());
+  close(fd);
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 1) << rc;
+  const std::string text = test::slurp(err);
+  EXPECT_NE(text.find("cannot bind 127.0.0.1:" + std::to_string(port)), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
 }
 
 }  // namespace
