@@ -207,18 +207,26 @@ async function screenshotCheck(args, browser, page) {
   }
 }
 
+// A fresh profile each time (removed by close()), so nothing of an earlier run is reused.
 async function launch() {
   const {default: puppeteer} =
       await import(path.join(modules, 'puppeteer-core', 'lib', 'puppeteer', 'puppeteer-core.js'));
-  return puppeteer.launch({
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'morphkit-view-'));
+  const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    userDataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'morphkit-view-')),
+    userDataDir: profile,
     args: [
       '--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'
     ],
   });
+  const close = browser.close.bind(browser);
+  browser.close = async () => {
+    await close();
+    fs.rmSync(profile, {recursive: true, force: true});
+  };
+  return browser;
 }
 
 // `morphkit view` first, then a fresh browser, as a user starts it: milliseconds from the spawn to the first frame
