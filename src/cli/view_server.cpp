@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "morphkit_web/web_files.h"
@@ -182,8 +184,18 @@ Status serveView(const ViewContent& content, const std::string& token, int port,
   } else if (!server.bind_to_port(kLoopback, port)) {
     return fail(Error::kIo, fmt::format("view: cannot bind 127.0.0.1:{} (in use? --port 0 takes any free port)", port));
   }
+  std::atomic<bool> ended = false;
+  std::thread serving([&server, &ended] {
+    server.listen_after_bind();
+    ended = true;
+  });
+  // stop() does nothing before the loop runs: a signal right after the URL would otherwise be lost.
+  while (!server.is_running() && !ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (ended) {
+    serving.join();
+    return fail(Error::kIo, "view: the server on 127.0.0.1 did not start");
+  }
   listening(bound_port);
-  std::thread serving([&server] { server.listen_after_bind(); });
   int signal = 0;
   sigwait(&stop_signals, &signal);
   server.stop();
