@@ -77,7 +77,7 @@ int run(const ViewOptions& options) {
     if (!w.name.empty()) {
       start.weights.push_back(w);
     } else {
-      reportWarning(fmt::format("view: --weights by target index ({}) is not shown on the sliders; name it", w.target));
+      reportWarning(fmt::format("view: --weights by target index ({}) is ignored: the sliders go by name", w.target));
     }
   }
   if (weights.capture) start.capture_duration = weightTrackDuration(weights.capture->track);
