@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// `morphkit view` (docs/VIEW.md): the WGSL module in Chromium against the CPU reference, the server's security and a
+// screenshot against `morphkit render`, driven by tests/view/check.mjs (headless Chromium, WebGPU on SwiftShader,
+// puppeteer-core: scripts/install-fidelity; CI=true: missing fails). One browser for every model; about 40 s on the
+// 2-core development machine.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <simdjson.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+bool harnessInstalled() {
+  const std::filesystem::path modules = test::sourceDir() / "tools/fidelity/node_modules";
+  return std::filesystem::exists("/usr/bin/chromium") &&
+         std::filesystem::exists(modules / "puppeteer-core/package.json") &&
+         std::system("command -v node >/dev/null 2>&1") == 0;
+}
+
+// Every shared model with morph targets or a skin (../shared/assets/gltf/MANIFEST.md).
+std::vector<std::filesystem::path> morphAndSkinModels() {
+  const auto a = test::assetsDir();
+  return {a / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf",
+          a / "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf",
+          a / "BlenderIO_01_cs_morph/01_cs_morph.gltf",
+          a / "BlenderIO_01_morphed_triangle/01_morphed_triangle.gltf",
+          a / "BlenderIO_03_skinned_cylinder/03_skinned_cylinder.gltf",
+          a / "Fox/glTF-Binary/Fox.glb",
+          a / "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb",
+          a / "MorphSkinBlob52/MorphSkinBlob52.glb",
+          a / "MorphSkinBlob52/MorphSkinBlob52_quantized.glb",
+          a / "MorphSkinBlob52/MorphSkinBlob52_sparse.glb",
+          a / "RiggedFigure/glTF/RiggedFigure.gltf",
+          a / "RiggedSimple/glTF-Binary/RiggedSimple.glb",
+          a / "SimpleMorph/glTF/SimpleMorph.gltf",
+          a / "SimpleSkin/glTF/SimpleSkin.gltf",
+          a / "SkinMorphEdgeCases/skin_morph.glb"};
+}
+
+int64_t status(simdjson::dom::element probe) {
+  int64_t code = 0;
+  return probe["status"].get_int64().get(code) == simdjson::SUCCESS ? code : -1;  // a socket error is a string
+}
+
+// Rest, every target alone and 4 times per animation: the vertex path and the compute path's dense f32 and sparse
+// layouts within 1e-5 of the diagonal of the CPU reference, dense f16 within that plus f16's own resolution (check.mjs
+// fails a pose past its bound; the worst of each is printed).
+TEST(View, WebGpuPathsMatchTheCpuReferenceInChromium) {
+  MORPHKIT_REQUIRE_SHARED();
+  if (!harnessInstalled()) {
+    if (test::runningInCi()) FAIL() << "CI=true but chromium, node or tools/fidelity/node_modules is missing";
+    GTEST_SKIP() << "run scripts/install-fidelity (chromium, puppeteer-core)";
+  }
+  const std::filesystem::path dir = test::scratchDir() / "view";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::filesystem::path> models = morphAndSkinModels();
+  std::string list;
+  for (const auto& m : models) list += " '" + m.string() + "'";
+  const std::string blob = (test::assetsDir() / "MorphSkinBlob52/MorphSkinBlob52.glb").string();
+  const std::string capture = (test::sharedDir() / "assets/capture/sample_capture.csv").string();
+  const std::string command = "node '" + (test::sourceDir() / "tests/view/check.mjs").string() + "' --morphkit '" +
+                              test::cliPath().string() + "' --out '" + dir.string() + "' --screenshot '" + blob +
+                              "' --capture '" + blob + ":" + capture + "'" + list + " > '" +
+                              (dir / "table.md").string() + "' 2> '" + (dir / "log.txt").string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << test::slurp(dir / "log.txt");
+  std::printf("%s", test::slurp(dir / "table.md").c_str());
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.load((dir / "view.json").string()).get(root), simdjson::SUCCESS);
+  size_t seen = 0;
+  for (simdjson::dom::element model : root["models"].get_array()) {
+    const std::string name(std::string_view(model["model"].get_string()));
+    EXPECT_EQ(simdjson::dom::array(model["failures"]).size(), 0u)
+        << name << ": " << simdjson::to_string(model["failures"]);
+    EXPECT_EQ(simdjson::dom::array(model["errors"]).size(), 0u) << name << ": " << simdjson::to_string(model["errors"]);
+    EXPECT_GE(int64_t(model["poses"]), 1) << name;
+    EXPECT_EQ(int64_t(model["exit"]), 0) << name << ": SIGTERM stops the server cleanly";
+    simdjson::dom::object worst = model["worst"];
+    EXPECT_TRUE(worst["vertex"].error() == simdjson::SUCCESS) << name;
+    EXPECT_TRUE(worst["dense_f32"].error() == simdjson::SUCCESS) << name;
+    ++seen;
+  }
+  EXPECT_EQ(seen, models.size());
+
+  // Security (docs/VIEW.md): only the token's fixed routes answer, only on the loopback.
+  simdjson::dom::element security = root["security"];
+  EXPECT_EQ(status(security["ok"]), 200);
+  for (const char* probe :
+       {"wrongToken", "noToken", "root", "dotDot", "encodedDotDot", "sourceFile", "otherFile", "foreignHost", "post"}) {
+    EXPECT_EQ(status(security[probe]), 403) << probe;
+    EXPECT_EQ(int64_t(security[probe]["bytes"]), 0) << probe;
+  }
+  for (simdjson::dom::element other : security["interfaces"].get_array()) {
+    EXPECT_EQ(status(other), -1) << "the server answered on " << std::string_view(other["address"].get_string());
+  }
+
+  // The page's frame against `morphkit render` (lavapipe) of the same pose and camera at 128²: model-pixel masks.
+  // Measured 2026-12-06: IoU 0.9941 on MorphSkinBlob52 (animation 0, t = 0), 0.9991 on Fox (rest); the two
+  // rasterizers differ only along the silhouette.
+  simdjson::dom::element shot = root["screenshot"];
+  EXPECT_GE(double(shot["iou"]), 0.98);
+  EXPECT_GT(int64_t(shot["morphkitPixels"]), 1000);
+  // A slider's input event: the next frame drawn after it shows the new weight.
+  EXPECT_GT(int64_t(shot["slider"]["changedPixels"]), 0);
+
+  // --capture: the Live Link Face CSV on the timeline, at its start, middle and end.
+  size_t capture_times = 0;
+  for (simdjson::dom::element r : root["capture"]["results"].get_array()) {
+    for (const char* path : {"vertex", "dense_f32", "sparse"}) EXPECT_LE(double(r[path]), 1e-5) << path;
+    EXPECT_LE(double(r["dense_f16"]), 1e-5 + double(r["f16Bound"]));
+    ++capture_times;
+  }
+  EXPECT_EQ(capture_times, 3u);
+}
+
+// Bad input is one error line and a non-zero exit, before any server starts.
+TEST(View, RefusesBadInput) {
+  const std::string cli = "'" + test::cliPath().string() + "' view ";
+  const std::filesystem::path err = test::scratchDir() / "view_err.txt";
+  auto run = [&](const std::string& args) {
+    const int rc = std::system((cli + args + " --no-open > /dev/null 2> '" + err.string() + "'").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  EXPECT_EQ(run("'" + (test::scratchDir() / "missing.glb").string() + "'"), 1);
+  EXPECT_NE(test::slurp(err).find("missing.glb"), std::string::npos) << test::slurp(err);
+  EXPECT_EQ(run("x.glb --port 70000"), 2);
+}
+
+// A port already taken is one error line naming it, exit 1, after the file loaded and before anything is served.
+TEST(View, APortInUseIsOneErrorLine) {
+  MORPHKIT_REQUIRE_SHARED();
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const int port = ntohs(address.sin_port);
+  const std::filesystem::path err = test::scratchDir() / "view_port.txt";
+  const std::string command = "'" + test::cliPath().string() + "' view '" +
+                              (test::assetsDir() / "SimpleMorph/glTF/SimpleMorph.gltf").string() +
+                              "' --no-open --port " + std::to_string(port) + " > /dev/null 2> '" + err.string() + "'";
+  const int rc = std::system(command.c_str());
+  close(fd);
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 1) << rc;
+  const std::string text = test::slurp(err);
+  EXPECT_NE(text.find("cannot bind 127.0.0.1:" + std::to_string(port)), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+}
+
+}  // namespace
+}  // namespace morphkit
