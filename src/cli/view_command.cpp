@@ -102,7 +102,7 @@ int run(const ViewOptions& options) {
   return 0;
 }
 
-const CommandRegistration kRegistration(
+const CommandRegistration kViewCommand(
     {42, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<ViewOptions>();
        CLI::App* sub = app.add_subcommand(
