@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // deform_bench.cpp — CPU morph + skin throughput: the scalar reference vs the fast path, 1 vs 2 threads,
-// on make-demo data (morphkit/demo.h) at 52 and 256 targets × 20k and 200k vertices, next to a STREAM-like
+// on make-demo data (morphkit/demo/demo.h) at 52 and 256 targets × 20k and 200k vertices, next to a STREAM-like
 // copy measured in the same binary (the memory-bandwidth ceiling the delta streaming is up against).
 //
 // Counters: items = vertices × active targets per second; bytes = morph-delta bytes read per second
@@ -24,11 +24,11 @@
 #include <utility>
 #include <vector>
 
-#include "morphkit/deform.h"
-#include "morphkit/demo.h"
-#include "morphkit/primitive.h"
-#include "morphkit/scene.h"
-#include "morphkit/thread_pool.h"
+#include "morphkit/core/deform.h"
+#include "morphkit/core/scene.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/model/primitive.h"
+#include "morphkit/model/thread_pool.h"
 
 namespace morphkit {
 namespace {

@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/files.h"
 
 #if MORPHKIT_HAVE_TINYGLTF
 #include <tiny_gltf.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Frame time of the renderer's two morph paths (morphkit/render.h), one binary, every variant:
+// Frame time of the renderer's two morph paths (morphkit/render/render.h), one binary, every variant:
 //   path      vertex (seed 000 texture; active-list storage buffer past 4 targets) | compute (GpuBatch output bound
 //             as the vertex buffer)
 //   passes    1 (color only) | 3 (shadow + depth prepass + color: the vertex path morphs in each, compute once)
@@ -18,9 +18,9 @@
 #include <memory>
 #include <string>
 
-#include "morphkit/demo.h"
-#include "morphkit/gpu.h"
-#include "morphkit/render.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
 #include "morphkit_bench/gpu_bench.h"
 
 namespace morphkit {

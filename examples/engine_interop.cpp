@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/demo.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu_crowd.h"
-#include "morphkit/gpu_interop.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/vk/gpu_crowd.h"
+#include "morphkit/vk/gpu_interop.h"
 
 static int messages = 0;  // validation warnings and errors
 static VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,

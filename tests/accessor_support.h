@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/gltf.h"
-#include "morphkit/primitive.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/primitive.h"
 #include "test_support.h"
 
 namespace morphkit {

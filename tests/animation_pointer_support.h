@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "gltf_test_util.h"
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
 
 namespace morphkit::test {
 

@@ -9,8 +9,8 @@
 
 #include "animation_pointer_support.h"
 #include "bad_input_support.h"
-#include "morphkit/animation.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/core/pose.h"
 
 namespace morphkit {
 namespace {

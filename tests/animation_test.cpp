@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // animation_test.cpp — keyframe sampling (glTF 2.0 §3.11, Appendix C) on hand-made channels whose expected
 // values are computed by hand in the comments, plus decodeAnimation on an asset built in code.
-#include "morphkit/animation.h"
+#include "morphkit/core/animation.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/scene.h"
+#include "morphkit/core/scene.h"
+#include "morphkit/gltf/glb_writer.h"
 
 namespace morphkit {
 namespace {
@@ -275,7 +275,7 @@ TEST(DecodeAnimation, SamplesTranslationAndWeights) {
 
 // An output count that does not fit the keys is refused by the one gate, validateAsset (§3.11; bad_input_test's
 // "output count 1 != input count 2 x 1" cases). decodeAnimation states it as a precondition
-// (morphkit/contract.h), which a debug build enforces; a caller's animation index is an argument, still checked.
+// (morphkit/model/contract.h), which a debug build enforces; a caller's animation index is an argument, still checked.
 // The edited asset is deliberately invalid: it does not go through test::validated.
 TEST(DecodeAnimation, RejectsOutputCountMismatch) {
   Asset asset = makeAnimatedAsset();

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/gltf.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
 #include "test_support.h"
 
 // Tracks the largest single heap allocation (malloc or new, any library) through the sanitizer allocator's

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-// batch_test.cpp — morphkit/batch.h: job parsing (each key broken in turn), planning into chunks and keys,
+// batch_test.cpp — morphkit/batch/batch.h: job parsing (each key broken in turn), planning into chunks and keys,
 // task/result JSON round trips, `morphkit batch` end to end on the CPU (poses only: no device needed).
-#include "morphkit/batch.h"
+#include "morphkit/batch/batch.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "morphkit/io.h"
-#include "morphkit/npy.h"
+#include "morphkit/io/npy.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 #include "vk_test_support.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// One worker, many tasks (morphkit/batch.h): a worker keeps its Vulkan context and the asset's renderer between
+// One worker, many tasks (morphkit/batch/batch.h): a worker keeps its Vulkan context and the asset's renderer between
 // tasks, so the pipelines are compiled by the first rendering task only — counted on the context, which every
 // compute and graphics pipeline creation goes through. A task of another size makes a new renderer (more
 // pipelines).
@@ -9,15 +9,15 @@
 #include <filesystem>
 #include <string>
 
-#include "morphkit/batch.h"
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gpu.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/io.h"
-#include "morphkit/npy.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_arrays.h"
+#include "morphkit/batch/batch.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/pose_arrays.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/io/npy.h"
+#include "morphkit/model/files.h"
+#include "morphkit/vk/gpu.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "test_support.h"
 #include "vk_test_support.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "morphkit/gpu.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "capture_formats_util.h"
-#include "morphkit/capture_file.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// One capture written in every format morphkit reads (morphkit/capture.h, morphkit/capture_file.h), for the
+// One capture written in every format morphkit reads (morphkit/io/capture.h, morphkit/gltf/capture_file.h), for the
 // format tests: the writers below are how each tool lays its output out (docs/FACE_CAPTURE.md).
 #pragma once
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "morphkit/capture.h"
+#include "morphkit/io/capture.h"
 
 namespace morphkit::test {
 

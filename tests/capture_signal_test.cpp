@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests for morphkit/capture_signal.h (scale detection, neutral calibration, the One-Euro filter, time offset,
+// Tests for morphkit/io/capture_signal.h (scale detection, neutral calibration, the One-Euro filter, time offset,
 // resampling) and the CLI options that run them (--capture-scale, --neutral, --smooth, --capture-offset, animate
 // --fps, --verbose).
-#include "morphkit/capture_signal.h"
+#include "morphkit/io/capture_signal.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/capture_file.h"
-#include "morphkit/io.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {

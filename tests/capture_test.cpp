@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests for morphkit/capture.h (Live Link Face CSV → weight track) and morphkit/weight_files.h (weights files,
+// Tests for morphkit/io/capture.h (Live Link Face CSV → weight track) and morphkit/gltf/weight_files.h (weights files,
 // capture maps): the app's exact column order driving MorphSkinBlob52's ARKit-named targets on the CPU, names
 // shared by several meshes, the mapping file, and every bad-input case with the line and column it names.
-#include "morphkit/capture.h"
+#include "morphkit/io/capture.h"
 
 #include <gtest/gtest.h>
 
@@ -13,11 +13,11 @@
 
 #include "capture_test_util.h"
 #include "gltf_test_util.h"
-#include "morphkit/demo.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/pose.h"
-#include "morphkit/weight_files.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/gltf/weight_files.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "morphkit/capture.h"
+#include "morphkit/io/capture.h"
 
 namespace morphkit::test {
 

@@ -18,9 +18,9 @@
 
 #include "engine_pose_support.h"
 #include "gltf_test_util.h"
-#include "morphkit/check.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/pose.h"
+#include "morphkit/check/check.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/glb_writer.h"
 
 namespace morphkit {
 namespace {

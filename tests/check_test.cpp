@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // morphkit check (src/check): every engine rule on a crafted file, against a result computed by hand; rules that
 // cannot apply reported as such; the core's EngineRules off is the glTF pose.
-#include "morphkit/check.h"
+#include "morphkit/check/check.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/demo.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
 
 namespace morphkit {
 namespace {

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <string>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
-#include "morphkit/json_syntax.h"
-#include "morphkit/names.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/json_syntax.h"
+#include "morphkit/model/names.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 namespace morphkit {

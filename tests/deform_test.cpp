@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // deform_test.cpp — MorphSkinJob (scalar reference) and FastMorphSkinJob on hand-built primitives:
 // the morph-then-skin order, fast == reference on random data, poisoned outputs, one validity test per input.
-#include "morphkit/deform.h"
+#include "morphkit/core/deform.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "morphkit/thread_pool.h"
+#include "morphkit/model/thread_pool.h"
 
 namespace morphkit {
 namespace {

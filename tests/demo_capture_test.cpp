@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for makeDemoCapture (morphkit/demo.h): the sample face capture make-demo writes beside its asset is in the
+// Tests for makeDemoCapture (morphkit/demo/demo.h): the sample face capture make-demo writes beside its asset is in the
 // Live Link Face layout, drives every ARKit-named target of the demo asset, and looks like a performance.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/capture.h"
-#include "morphkit/demo.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/io/capture.h"
 
 namespace morphkit {
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tests for morphkit/demo.h (the make-demo asset): geometry, targets, skin and animation properties
+// Tests for morphkit/demo/demo.h (the make-demo asset): geometry, targets, skin and animation properties
 // checked on the decoded data, plus the Khronos glTF validator on the written .glb (scripts/validate-gltf).
-#include "morphkit/demo.h"
+#include "morphkit/demo/demo.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {

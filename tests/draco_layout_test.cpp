@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/accessor.h"
 
 namespace morphkit {
 namespace {

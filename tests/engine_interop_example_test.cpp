@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "morphkit/gpu.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 namespace morphkit::test {

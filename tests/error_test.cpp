@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// morphkit/error.h: Expected<T> misuse terminates with the message in every build type, never throws.
-#include "morphkit/error.h"
+// morphkit/model/error.h: Expected<T> misuse terminates with the message in every build type, never throws.
+#include "morphkit/model/error.h"
 
 #include <gtest/gtest.h>
 

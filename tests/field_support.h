@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/pose.h"
-#include "morphkit/primitive.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/primitive.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "reference_json.h"
 #include "test_support.h"
 #include "vk_test_support.h"

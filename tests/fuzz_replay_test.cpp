@@ -65,8 +65,9 @@ TEST(FuzzReplay, EveryCrasherRunsCleanlyThroughItsHarness) {
   EXPECT_GT(replayed, 0u);
 }
 
-// The capture harness poses a face built in code; like every fixture it passes the one gate (morphkit/contract.h).
-// No committed crasher may reach it, so it is built here (arkitFace stops the binary, too, if it does not pass).
+// The capture harness poses a face built in code; like every fixture it passes the one gate
+// (morphkit/model/contract.h). No committed crasher may reach it, so it is built here (arkitFace stops the binary, too,
+// if it does not pass).
 TEST(FuzzReplay, TheCaptureHarnessFaceIsValid) {
   const Status valid = validateAsset(fuzz::arkitFace());
   EXPECT_TRUE(valid.ok()) << valid.error().message;

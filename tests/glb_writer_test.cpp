@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests for morphkit/glb_writer.h: the GLB container bytes (glTF 2.0 §4.4) and the builder helpers.
-#include "morphkit/glb_writer.h"
+// Tests for morphkit/gltf/glb_writer.h: the GLB container bytes (glTF 2.0 §4.4) and the builder helpers.
+#include "morphkit/gltf/glb_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/demo.h"
-#include "morphkit/gltf.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
 #include "test_support.h"
 
 namespace morphkit {

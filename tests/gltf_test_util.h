@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "morphkit/error.h"
-#include "morphkit/gltf.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/error.h"
 #include "test_support.h"
 
 namespace morphkit::test {
@@ -123,8 +123,8 @@ inline Expected<Asset> loadJson(std::string_view json, const std::filesystem::pa
   return loadAssetFromMemory(asBytes(json), base_dir, options);
 }
 
-// The one trust gate for fixtures (morphkit/contract.h): every Asset a test builds or edits by hand passes through
-// here before it reaches morphkit code other than validateAsset itself, as the loader's and make-demo's do. A
+// The one trust gate for fixtures (morphkit/model/contract.h): every Asset a test builds or edits by hand passes
+// through here before it reaches morphkit code other than validateAsset itself, as the loader's and make-demo's do. A
 // fixture that does not validate fails the test at the caller's line with validateAsset's message (downstream
 // MORPHKIT_EXPECTS would otherwise stop the binary on it). Tests whose point is an invalid asset do not use it.
 inline Asset validated(Asset asset, std::source_location where = std::source_location::current()) {

@@ -16,9 +16,9 @@
 
 #include "fuzz/harnesses.h"
 #include "gltf_test_util.h"
-#include "morphkit/animation.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 #include "vk_test_support.h"
 

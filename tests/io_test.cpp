@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 // writeFileAtomic in a folder an attacker can write to (issue 9, class 3): planted symlinks and files under the
 // temporary names are never written through, permissions are those of a plain write, and nothing is left behind.
-#include "morphkit/io.h"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +12,7 @@
 
 #include "gltf_test_util.h"
 #include "io_internal.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 #include <gtest/gtest.h>
 

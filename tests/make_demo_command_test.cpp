@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {

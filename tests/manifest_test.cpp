@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/gltf.h"
+#include "morphkit/gltf/gltf.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/buffer_bytes.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/buffer_bytes.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit {
 namespace {

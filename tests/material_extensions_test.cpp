@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The material extensions (src/gltf/material_extensions.cpp, morphkit/material_features.h): KHR_materials_unlit,
+// The material extensions (src/gltf/material_extensions.cpp, morphkit/model/material_features.h): KHR_materials_unlit,
 // emissive_strength, ior, specular, clearcoat and sheen parsed into Material's fields, their defaults, their schema
 // ranges (a value outside is one error naming the field), the texture references they hold (checked by the
 // validator), the round trip through the GLB writer, the feature list inspect prints, and make-demo's variants.
@@ -10,11 +10,11 @@
 #include <string>
 
 #include "gltf_test_util.h"
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/inspect.h"
-#include "morphkit/material_features.h"
-#include "morphkit/primitive.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/io/inspect.h"
+#include "morphkit/model/material_features.h"
+#include "morphkit/model/primitive.h"
 
 namespace morphkit {
 namespace {

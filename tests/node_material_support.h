@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "gltf_test_util.h"
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
 #include "node_feature.h"
 #include "test_support.h"
 

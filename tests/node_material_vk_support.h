@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "gltf_test_util.h"
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
 #include "node_material_vk.h"
 #include "render_shared.h"
 #include "vk_context.h"

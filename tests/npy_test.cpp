@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// npy_test.cpp — morphkit/npy.h: .npy headers as NumPy writes them, stored .npz archives, CRC-32.
-#include "morphkit/npy.h"
+// npy_test.cpp — morphkit/io/npy.h: .npy headers as NumPy writes them, stored .npz archives, CRC-32.
+#include "morphkit/io/npy.h"
 
 #include <gtest/gtest.h>
 

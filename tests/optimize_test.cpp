@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// morphkit/optimize.h and `morphkit optimize`: the bound holds at poses the guarantee did not pick, animations
+// morphkit/gltf/optimize.h and `morphkit optimize`: the bound holds at poses the guarantee did not pick, animations
 // survive exactly (weights outside [0, 1], CUBICSPLINE, STEP at the clip end), pre-quantized and sparse inputs
 // optimize, names and extras stay, the output passes the Khronos validator, and bad input or options leave no file.
-#include "morphkit/optimize.h"
+#include "morphkit/gltf/optimize.h"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 
 #include "engine_pose_support.h"
 #include "gltf_test_util.h"
-#include "morphkit/accessor.h"
-#include "morphkit/asset_builder.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/asset_builder.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "gltf_test_util.h"
-#include "morphkit/gltf.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
 
 namespace {
 std::atomic<size_t> g_fail_above{SIZE_MAX};

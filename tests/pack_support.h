@@ -9,12 +9,12 @@
 #include <random>
 #include <span>
 
-#include "morphkit/active_targets.h"
-#include "morphkit/band_texture.h"
-#include "morphkit/node_morph_buffers.h"
-#include "morphkit/packed_deltas.h"
-#include "morphkit/packed_targets.h"
-#include "morphkit/sliced_sparse.h"
+#include "morphkit/pack/active_targets.h"
+#include "morphkit/pack/band_texture.h"
+#include "morphkit/pack/node_morph_buffers.h"
+#include "morphkit/pack/packed_deltas.h"
+#include "morphkit/pack/packed_targets.h"
+#include "morphkit/pack/sliced_sparse.h"
 #include "vk_synthetic.h"
 
 namespace morphkit {

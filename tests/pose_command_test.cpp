@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/npy.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_writers.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/npy.h"
+#include "morphkit/io/pose_writers.h"
+#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
+#include "morphkit/model/files.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 namespace morphkit {

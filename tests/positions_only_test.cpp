@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "morphkit/deform.h"
-#include "morphkit/demo.h"
-#include "morphkit/packed_targets.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/deform.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/pack/packed_targets.h"
 
 namespace morphkit {
 namespace {

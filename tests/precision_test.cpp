@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

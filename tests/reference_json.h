@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/io.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit::test {
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_writers.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/pose_writers.h"
+#include "morphkit/model/files.h"
 #include "reference_json.h"
 #include "test_support.h"
 

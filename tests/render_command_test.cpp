@@ -13,11 +13,11 @@
 #include <sstream>
 #include <string>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
-#include "morphkit/render.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 extern char** environ;

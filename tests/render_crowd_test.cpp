@@ -9,11 +9,11 @@
 #include <string>
 
 #include "gltf_test_util.h"
-#include "morphkit/animation.h"
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/io.h"
-#include "morphkit/render.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/render.h"
 #include "test_support.h"
 #include "vk_test_support.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The image-based light (morphkit/environment.h) and the look options:
+// The image-based light (morphkit/render/environment.h) and the look options:
 //   hdr        Radiance RGBE decoding: flat and run-length round trips, every truncated prefix refused, the caps,
 //              the orientation rule, e = 255 clamped to the half-float maximum (no device)
 //   parse      tone curves and background colours (no device)
@@ -19,10 +19,10 @@
 #include <string>
 
 #include "gltf_test_util.h"
-#include "morphkit/environment.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/render.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/environment.h"
+#include "morphkit/render/render.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

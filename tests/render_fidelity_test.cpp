@@ -12,8 +12,8 @@
 #include <map>
 #include <string>
 
-#include "morphkit/environment.h"
-#include "morphkit/io.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/environment.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Golden images of the headless renderer (morphkit/render.h) on lavapipe or any Vulkan device, validation on:
+// Golden images of the headless renderer (morphkit/render/render.h) on lavapipe or any Vulkan device, validation on:
 //   goldens    tests/golden/<case>.png; metric: mean |Δ| ≤ 1/255 over all channels AND ≤ 0.5 % of pixels with a
 //              channel off by > 16/255. On failure <case>_actual.png and <case>_diff.png are written beside the
 //              test binary. MORPHKIT_BLESS=1 (scripts/bless-goldens) rewrites the goldens instead of comparing.
@@ -19,10 +19,10 @@
 #include <string>
 
 #include "gltf_test_util.h"
-#include "morphkit/demo.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/render.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/render.h"
 #include "vk_context.h"
 #include "vk_test_support.h"
 

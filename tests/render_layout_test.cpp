@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/render.h"
+#include "morphkit/render/render.h"
 #include "test_support.h"
 
 namespace morphkit {

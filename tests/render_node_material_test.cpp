@@ -21,12 +21,12 @@
 #include <sstream>
 #include <string>
 
-#include "morphkit/demo.h"
-#include "morphkit/environment.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/node_material.h"
-#include "morphkit/render.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/material/node_material.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/environment.h"
+#include "morphkit/render/render.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

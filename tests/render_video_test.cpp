@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <string>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/files.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -13,9 +13,9 @@
 #include <limits>
 #include <string>
 
-#include "morphkit/gltf.h"
-#include "morphkit/packed_deltas.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/pack/packed_deltas.h"
 #include "test_support.h"
 #include "vk_synthetic.h"
 

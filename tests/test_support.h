@@ -121,7 +121,7 @@ inline bool validatorAvailable() {
     }                                                                                                  \
   } while (0)
 
-// Skips without a Vulkan device on a user's machine; fails under CI=true (the test includes morphkit/gpu.h).
+// Skips without a Vulkan device on a user's machine; fails under CI=true (the test includes morphkit/vk/gpu.h).
 #define MORPHKIT_REQUIRE_GPU_DEVICE()                                                            \
   do {                                                                                           \
     auto probe = ::morphkit::createVulkanContext();                                              \

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // printable()/quote(): untrusted text made safe for one terminal line (issue 9, class 2), and the JSON writer's
 // escaping of the same characters.
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit {
 namespace {

@@ -21,9 +21,9 @@
 
 #include "engine_pose_support.h"
 #include "gltf_test_util.h"
-#include "morphkit/animation.h"
-#include "morphkit/check.h"
-#include "morphkit/pose.h"
+#include "morphkit/check/check.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/core/pose.h"
 
 namespace morphkit {
 namespace {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Tests for morphkit/track_reduce.h and `animate --max-error`: the fewest LINEAR keys within a vertex-space bound,
+// Tests for morphkit/core/track_reduce.h and `animate --max-error`: the fewest LINEAR keys within a vertex-space bound,
 // checked here independently of the reduction — both tracks posed by the core's reference pose at every row time
 // of the capture — on tracks whose answer is known (a ramp needs 2 keys, a tent 3), on the make-demo face's own
 // 240-row capture, and through the CLI (keys before/after, the achieved error, --max-error 0 keeps every key).
-#include "morphkit/track_reduce.h"
+#include "morphkit/core/track_reduce.h"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/capture.h"
-#include "morphkit/demo.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/thread_pool.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/thread_pool.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "animation_pointer_support.h"
-#include "morphkit/gpu_pose.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

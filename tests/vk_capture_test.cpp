@@ -11,12 +11,12 @@
 
 #include "capture_test_util.h"
 #include "gltf_test_util.h"
-#include "morphkit/capture.h"
-#include "morphkit/demo.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/pose.h"
-#include "morphkit/render.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "vk_test_support.h"
 
 namespace morphkit {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Crowds (morphkit/gpu_crowd.h, shaders/crowd.comp) against the per-instance paths, on lavapipe with validation on.
+// Crowds (morphkit/vk/gpu_crowd.h, shaders/crowd.comp) against the per-instance paths, on lavapipe with validation on.
 //
 // What each comparison claims:
 //   - crowd vs crowd with other group sizes, rows and shared-memory budgets, and vs a crowd of one instance:
@@ -27,10 +27,10 @@
 #include <vector>
 
 #include "gpu_crowd_internal.h"
-#include "morphkit/deform.h"
-#include "morphkit/gpu_crowd.h"
-#include "morphkit/gpu_interop.h"
-#include "morphkit/thread_pool.h"
+#include "morphkit/core/deform.h"
+#include "morphkit/model/thread_pool.h"
+#include "morphkit/vk/gpu_crowd.h"
+#include "morphkit/vk/gpu_interop.h"
 #include "morphkit_bench/gpu_bench.h"
 #include "vk_interop_support.h"
 #include "vk_synthetic.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// morphkit/gpu_interop.h's output used as what it is for: a vertex buffer. A graphics pipeline built from the
+// morphkit/vk/gpu_interop.h's output used as what it is for: a vertex buffer. A graphics pipeline built from the
 // GpuOutputBuffer description alone draws the deformed vertices (tests/shaders/interop_draw.*) on the suite's
 // validated device, lent to an external context as in tests/vk_interop_test.cpp.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
 #include "morphkit_test_spirv/interop_draw_frag.h"
 #include "morphkit_test_spirv/interop_draw_vert.h"
 #include "vk_interop_support.h"

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "gltf_test_util.h"
-#include "morphkit/demo.h"
-#include "morphkit/gpu_interop.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/vk/gpu_interop.h"
 #include "vk_context.h"
 
 namespace morphkit::test {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// morphkit/gpu_interop.h: a context on a device morphkit does not own, the output description and barrier, and
+// morphkit/vk/gpu_interop.h: a context on a device morphkit does not own, the output description and barrier, and
 // dispatches recorded into the caller's command buffer. The "caller's" device here is the suite's validated
 // context (synchronization validation on): an external context borrows its handles, so every command the
 // record path emits is validated, and objects the external context leaves alive are reported at the owner's
@@ -10,10 +10,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "morphkit/demo.h"
-#include "morphkit/gpu_interop.h"
-#include "morphkit/pose.h"
-#include "morphkit/scene.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/scene.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/vk/gpu_interop.h"
 #include "morphkit_bench/gpu_bench.h"
 #include "vk_context.h"
 #include "vk_interop_support.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// GPU morph + skin (shaders/morph.comp) against the CPU reference MorphSkinJob (morphkit/deform.h) and
-// poseAsset (morphkit/pose.h). Tolerances (from shared/reference/README.md):
+// GPU morph + skin (shaders/morph.comp) against the CPU reference MorphSkinJob (morphkit/core/deform.h) and
+// poseAsset (morphkit/core/pose.h). Tolerances (from shared/reference/README.md):
 //   positions ≤ 1e-5 × the primitive's bounding-box diagonal, normals/tangents ≤ 1e-4 absolute;
 //   f16 deltas add what f16 loses: Σ|wᵢ| × f16DeltaError().max_abs_* × √3 (× 2 for unit vectors, whose
 //   renormalization can double an error) — the bound is computed per case, not hard-coded.
@@ -14,10 +14,10 @@
 #include <string>
 
 #include "gpu_internal.h"
-#include "morphkit/deform.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/deform.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "vk_synthetic.h"
 #include "vk_test_support.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// evaluateGpuPoseFrames (morphkit/gpu_pose.h) against evaluateGpuPose frame by frame, on lavapipe with validation on:
-// the same bits for every frame, whatever the chunk size — one frame per chunk, chunks that leave a partial last
+// evaluateGpuPoseFrames (morphkit/vk/gpu_pose.h) against evaluateGpuPose frame by frame, on lavapipe with validation
+// on: the same bits for every frame, whatever the chunk size — one frame per chunk, chunks that leave a partial last
 // chunk, one chunk for every frame, and the budget's own choice — on the demo face (skinned, morphed, every
 // attribute).
 #include <gtest/gtest.h>
@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/demo.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/packed_deltas.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_arrays.h"
-#include "morphkit/thread_pool.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/pose_arrays.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/model/thread_pool.h"
+#include "morphkit/pack/packed_deltas.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "vk_interop_support.h"
 #include "vk_test_support.h"
 
@@ -107,7 +107,7 @@ TEST_F(VulkanTest, StreamedFramesEqualOneFrameAtATime) {
   checkStream(*context_, *demo, "demo");
 }
 
-// The host's share on a pool (morphkit/thread_pool.h): frame steps with their own cursors and unpacking on 3
+// The host's share on a pool (morphkit/model/thread_pool.h): frame steps with their own cursors and unpacking on 3
 // threads give the same bits, with the ordered sink (frame order kept) and with a concurrent one (every frame once),
 // for chunks of one frame, partial chunks and one chunk; a concurrent sink's error stops the stream.
 TEST_F(VulkanTest, StreamedFramesOnAPoolEqualOneFrameAtATime) {

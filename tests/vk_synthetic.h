@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "morphkit/math.h"
-#include "morphkit/primitive.h"
+#include "morphkit/model/math.h"
+#include "morphkit/model/primitive.h"
 
 namespace morphkit::test {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/gpu.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 // Skips when no Vulkan device exists on a user's machine; with CI=true a missing device FAILS the test

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "bad_input_support.h"
-#include "morphkit/capture.h"
-#include "morphkit/demo.h"
-#include "morphkit/expressions.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/expressions.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/io/capture.h"
 
 namespace morphkit {
 namespace {

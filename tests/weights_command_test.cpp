@@ -13,12 +13,12 @@
 
 #include "capture_test_util.h"
 #include "gltf_test_util.h"
-#include "morphkit/capture.h"
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/model/files.h"
+#include "morphkit/vk/gpu.h"
 #include "test_support.h"
 
 namespace morphkit {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests for morphkit/weights.h: the target-name lookup, weight overrides and weight tracks in PoseOptions
+// Tests for morphkit/core/weights.h: the target-name lookup, weight overrides and weight tracks in PoseOptions
 // (CPU reference and fast paths), and baking a track into a glTF animation. The GPU path and the renderer are
 // checked against these CPU results in tests/vk_capture_test.cpp.
-#include "morphkit/weights.h"
+#include "morphkit/core/weights.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "gltf_test_util.h"
-#include "morphkit/demo.h"
-#include "morphkit/gltf.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
 
 namespace morphkit {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "gpu_internal.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit {
 

@@ -8,7 +8,7 @@
 
 #include "gpu_internal.h"
 #include "morph_shared.h"
-#include "morphkit/gpu.h"
+#include "morphkit/vk/gpu.h"
 #include "morphkit_bench/gpu_bench.h"
 #include "morphkit_spirv/copy.h"
 #include "vk_context.h"

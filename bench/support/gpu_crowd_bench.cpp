@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The crowd benchmark (morphkit/gpu_crowd.h): N skinned instances of one synthetic face-like primitive, each with
+// The crowd benchmark (morphkit/vk/gpu_crowd.h): N skinned instances of one synthetic face-like primitive, each with
 // its own active targets and palette, timed as one crowd dispatch, beside the per-instance batch kernel (morph.comp,
 // one GpuBatch over the same instances: each instance re-reads its deltas) and the copy kernel.
 #include <algorithm>
@@ -10,9 +10,9 @@
 
 #include "gpu_crowd_internal.h"
 #include "gpu_internal.h"
-#include "morphkit/gpu_crowd.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/thread_pool.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/thread_pool.h"
+#include "morphkit/vk/gpu_crowd.h"
 #include "morphkit_bench/gpu_bench.h"
 
 namespace morphkit {

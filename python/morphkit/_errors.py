@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""morphkit.Error and its subclasses, one per morphkit::Error code (include/core/morphkit/error.h).
+"""morphkit.Error and its subclasses, one per morphkit::Error code (include/core/morphkit/model/error.h).
 
 Every error the extension raises is one of these; ``str(e)`` is the one-line message, the same text the CLI
 prints after ``morphkit: error:`` (``FILE: <where>: <what>``), and ``e.code`` the stable code name.

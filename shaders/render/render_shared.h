@@ -139,7 +139,7 @@ struct FrameUniforms {
   vec4 light_direction;  // xyz: unit vector from the surface toward the light
   vec4 light_color;      // rgb radiance (linear), w unused
   vec4 shadow_params;    // x: 1 / shadow-map size, y: enabled (0/1), z: normal offset (world units), w unused
-  // Image-based light (morphkit/environment.h): x intensity (0: none), y the prefiltered chain's last level,
+  // Image-based light (morphkit/render/environment.h): x intensity (0: none), y the prefiltered chain's last level,
   // z cos and w sin of the rotation about +Y.
   vec4 environment;
   // x: exposure scale 2^EV, y: tone curve (MSH_TONE_*), z: 1 when the background shows the environment, w unused.
@@ -149,7 +149,7 @@ struct FrameUniforms {
 
 struct ObjectUniforms {
   mat4 model;          // object → world (identity for skinned meshes and the compute path's output)
-  mat4 normal_matrix;  // inverse-transpose of model's 3×3 (morphkit/math.h normalMatrix)
+  mat4 normal_matrix;  // inverse-transpose of model's 3×3 (morphkit/model/math.h normalMatrix)
   uint features;       // MSH_* flags of this draw
   uint skin_sets;      // JOINTS_n/WEIGHTS_n sets (MSH_HAS_SKIN)
   uint pad0;
@@ -171,14 +171,14 @@ struct MaterialUniforms {
   vec4 clearcoat;  // KHR_materials_clearcoat: x clearcoatFactor, y clearcoatRoughnessFactor, z normal scale, w unused
   vec4 sheen;      // KHR_materials_sheen: rgb sheenColorFactor, w sheenRoughnessFactor
   // KHR_texture_transform per texture (binding order): rows 2i and 2i+1 hold (a, b, c, 0) and (d, e, f, 0) with
-  // u' = a·u + b·v + c, v' = d·u + e·v + f (textureTransformMatrix in morphkit/asset.h); identity without one.
+  // u' = a·u + b·v + c, v' = d·u + e·v + f (textureTransformMatrix in morphkit/model/asset.h); identity without one.
   vec4 uv_transform[2 * MAT_TEXTURE_COUNT];
 };
 
 // ---- Node materials (src/material): the generated GLSL #includes this header (shaderc's include callback) ----
 // The fixed head of the generated `uniform NodeUniforms { MSH_NODE_OBJECT_MEMBERS <graph uniforms> } node;` block
 // (std140). A member list rather than a struct, so generated code and custom blocks keep writing `node.model`.
-// C++ fills it as morphkit::NodeObjectHeader (morphkit/node_material.h; static_asserts in node_layout.cpp).
+// C++ fills it as morphkit::NodeObjectHeader (morphkit/material/node_material.h; static_asserts in node_layout.cpp).
 #define MSH_NODE_OBJECT_MEMBERS                                                            \
   mat4 model;         /* object → world (identity for skinned draws) */                  \
   mat4 normal_matrix; /* inverse-transpose of model's 3×3 */                              \

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
-// batch_json.cpp — job, task and result JSON (morphkit/batch.h): read with simdjson, written with JsonWriter.
+// batch_json.cpp — job, task and result JSON (morphkit/batch/batch.h): read with simdjson, written with JsonWriter.
 #include <simdjson.h>
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "morphkit/batch.h"
-#include "morphkit/json_syntax.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/render.h"
+#include "morphkit/batch/batch.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/json_syntax.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // batch_run.cpp — planning a batch job into tasks, running one task (posed arrays, rendered frames, the
-// done-marker), and the manifest (morphkit/batch.h).
+// done-marker), and the manifest (morphkit/batch/batch.h).
 #include <fmt/core.h>
 #include <glob.h>
 
@@ -13,21 +13,21 @@
 #include <set>
 #include <thread>
 
-#include "morphkit/animation.h"
-#include "morphkit/batch.h"
-#include "morphkit/environment.h"
-#include "morphkit/frame_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/io.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/npy.h"
-#include "morphkit/output_buffer.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_arrays.h"
-#include "morphkit/render.h"
-#include "morphkit/text.h"
+#include "morphkit/batch/batch.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/pose_arrays.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/io/npy.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/output_buffer.h"
+#include "morphkit/model/text.h"
+#include "morphkit/render/environment.h"
+#include "morphkit/render/frame_writer.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -448,7 +448,7 @@ Status writeFrames(BatchWorker& w, const BatchJob& job, const BatchTask& task, c
   if (missing.empty()) return Ok{};
   if (Status s = w.useRenderer(job, task.animation); !s) return s;
   // Frames in flight, and the PNG encodes on `encoder_threads` threads: frame i is encoded and written while the
-  // frames after it render (files in frame order, memory bounded: morphkit/frame_writer.h).
+  // frames after it render (files in frame order, memory bounded: morphkit/render/frame_writer.h).
   PngFrameWriter pngs(std::max(encoder_threads, 1u));
   Status status = renderFrameSequence(
       *w.renderer, uint32_t(missing.size()),

@@ -4,7 +4,7 @@
 // Cost: one reference pose per frame, plus one pose per distinct set of switches: an engine whose applicable rules
 // are all of one kind, or none geometric, costs one pose or nothing, and a rule is posed alone only when several
 // of its engine's rules apply (so that each reports its own deviation).
-#include "morphkit/check.h"
+#include "morphkit/check/check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "check_internal.h"
-#include "morphkit/animation.h"
+#include "morphkit/core/animation.h"
 
 namespace morphkit {
 

@@ -4,8 +4,8 @@
 #pragma once
 #include <string>
 
-#include "morphkit/check.h"
-#include "morphkit/pose.h"
+#include "morphkit/check/check.h"
+#include "morphkit/core/pose.h"
 
 namespace morphkit::check_detail {
 

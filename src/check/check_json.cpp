@@ -2,8 +2,8 @@
 // check_json.cpp — the check report as JSON (docs/CHECK.md, "JSON").
 #include <algorithm>
 
-#include "morphkit/check.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/check/check.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "check_internal.h"
-#include "morphkit/deform.h"
+#include "morphkit/core/deform.h"
 
 namespace morphkit::check_detail {
 

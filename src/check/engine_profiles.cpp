@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <array>
 
-#include "morphkit/engine_profile.h"
-#include "morphkit/text.h"
+#include "morphkit/check/engine_profile.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit animate IN --weights-csv CAPTURE.csv --out OUT.glb [--name capture] [--map MAP.json] [--csv-fps 60]
 //  [--ignore-unknown] [--verbose] [--json] [--allow-external-paths]`: bakes a face capture into a new glTF
-// animation (one LINEAR weights channel per node whose mesh has matched targets, morphkit/weights.h
+// animation (one LINEAR weights channel per node whose mesh has matched targets, morphkit/core/weights.h
 // bakeWeightTrack), keeps the file's animations, validates and writes OUT.glb atomically.
 #include <fmt/core.h>
 
@@ -14,14 +14,14 @@
 
 #include "capture_options.h"
 #include "command.h"
-#include "morphkit/accessor.h"
-#include "morphkit/animation_pointer.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/primitive.h"
-#include "morphkit/text.h"
+#include "morphkit/gltf/animation_pointer.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/primitive.h"
+#include "morphkit/model/text.h"
 #include "output_folder.h"
 #include "weight_options.h"
 
@@ -37,7 +37,7 @@ struct AnimateOptions {
   WeightOptions weights;
 };
 
-// The writer keeps every extension object of IN and declares exactly what it writes (morphkit/glb_writer.h);
+// The writer keeps every extension object of IN and declares exactly what it writes (morphkit/gltf/glb_writer.h);
 // the compressions the loader decoded are not written back, which the user is told.
 void reportDecodedCompression(const Asset& asset, const std::string& file) {
   for (const std::string& name : asset.extensions_used) {

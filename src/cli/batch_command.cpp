@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `morphkit batch JOB.json [--workers N] [--resume] [--json]`: runs a batch job (morphkit/batch.h, docs/BATCH.md)
+// `morphkit batch JOB.json [--workers N] [--resume] [--json]`: runs a batch job (morphkit/batch/batch.h, docs/BATCH.md)
 // in this process on N worker threads, each with its own BatchWorker (Vulkan context, renderer, GPU pose) as each
 // Dask worker process has, taking the tasks in plan order, and writes its manifest. The Python package's morphkit.batch
 // runs the same tasks on Dask distributed; both give the same files. A failing asset is reported in the manifest and on
@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/batch.h"
-#include "morphkit/io.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/batch/batch.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit::cli {
 namespace {

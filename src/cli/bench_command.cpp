@@ -16,7 +16,7 @@
 
 #include "bench_file.h"
 #include "command.h"
-#include "morphkit/thread_pool.h"
+#include "morphkit/model/thread_pool.h"
 #include "morphkit_bench/gpu_bench.h"
 #include "selection.h"
 

@@ -3,9 +3,9 @@
 // deformation path, ms per frame. Frame i of N samples t = i · d / N (d = the clip's duration), so one pass
 // plays the clip once; the rows play their frames for kRowWarmUpMs untimed, then `repetitions` passes, and each
 // reports its best pass (the CPU rows side by side, pass by pass: timeRows).
-//   reference       evaluatePose into a reused PoseResult, scalar reference path (morphkit/pose.h), 1 thread
+//   reference       evaluatePose into a reused PoseResult, scalar reference path (morphkit/core/pose.h), 1 thread
 //   fast            the same, fast path, on a ThreadPool of 1..N threads
-//   gpu             evaluateGpuPose (morphkit/gpu_pose.h) with the delta layout forced to each layout in turn:
+//   gpu             evaluateGpuPose (morphkit/vk/gpu_pose.h) with the delta layout forced to each layout in turn:
 //                   wall ms (CPU sampling + upload + dispatch + readback) and the dispatch's GPU ms (timestamps)
 //   gpu_frames      evaluateGpuPoseFrames: every frame of a pass through the frames-in-flight stream (the layout
 //                   `pose --device gpu` picks), into memory; beside its floors, measured in the same run: the GPU
@@ -40,13 +40,13 @@
 
 #include "bench_rows.h"
 #include "command.h"
-#include "morphkit/animation.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/io.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/files.h"
+#include "morphkit/vk/gpu.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "morphkit_bench/gpu_bench.h"
 #include "pose_output.h"
 #include "selection.h"

@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "morphkit/frame_writer.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
-#include "morphkit/render.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/frame_writer.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
 #include "morphkit_bench/gpu_bench.h"
 
 namespace morphkit::cli {

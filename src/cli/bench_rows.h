@@ -10,7 +10,7 @@
 
 #include "bench_file.h"
 #include "command.h"
-#include "morphkit/error.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit {
 struct Asset;

@@ -10,13 +10,13 @@
 #include <thread>
 
 #include "command.h"
-#include "morphkit/capture_file.h"
-#include "morphkit/capture_signal.h"
-#include "morphkit/io.h"
-#include "morphkit/text.h"
-#include "morphkit/thread_pool.h"
-#include "morphkit/track_reduce.h"
-#include "morphkit/weight_files.h"
+#include "morphkit/core/track_reduce.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/capture_signal.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/text.h"
+#include "morphkit/model/thread_pool.h"
 
 namespace morphkit::cli {
 namespace {
@@ -100,7 +100,7 @@ std::string largestChannel(const Capture& capture, std::span<const float> values
   return values.empty() ? std::string("-") : fmt::format("{:.4g} ({})", values[best], printable(capture.columns[best]));
 }
 
-// Scale → neutral → smooth → offset → resample (morphkit/capture_signal.h), each step a line for --verbose.
+// Scale → neutral → smooth → offset → resample (morphkit/io/capture_signal.h), each step a line for --verbose.
 int cleanCapture(const WeightOptions& options, Capture& capture, std::vector<std::string>& steps) {
   // CLI11's ranges let NaN through (every comparison with it is false).
   for (auto [name, value] : {std::pair<const char*, double>{"--capture-offset", options.capture_offset},

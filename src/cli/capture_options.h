@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The capture options of pose, render and animate (--capture / --weights-csv, --capture-format, --face,
 // --capture-fps, --csv-fps, --map, --capture-scale, --neutral, --smooth, --capture-offset, animate's --fps,
-// --verbose): registered once, and a capture file loaded, cleaned (morphkit/capture_signal.h), mapped and matched
+// --verbose): registered once, and a capture file loaded, cleaned (morphkit/io/capture_signal.h), mapped and matched
 // against one asset with its one-line report and, under --verbose, a line per step (docs/FACE_CAPTURE.md).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "morphkit/asset.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/asset.h"
 #include "weight_options.h"
 
 namespace morphkit::cli {
@@ -31,7 +31,7 @@ struct BakeReduction {
 };
 
 // With options.max_error_mm > 0: replaces out.capture's track by the fewest LINEAR keys that keep every vertex of
-// every posed mesh within the bound at every capture row (morphkit/track_reduce.h, the rest pose posed by the
+// every posed mesh within the bound at every capture row (morphkit/core/track_reduce.h, the rest pose posed by the
 // core). Returns 0, or the exit code after one error line.
 int reduceForBake(const Asset& asset, const std::string& asset_file, const WeightOptions& options, LoadedWeights& out,
                   BakeReduction& reduction);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morphkit check FILE [--engines three,babylon,filament,godot,bevy|all] [--times N] [--json] [--fail-above MM]`
-// How each engine will show the file: the glTF pose against each engine profile's pose (morphkit/check.h,
+// How each engine will show the file: the glTF pose against each engine profile's pose (morphkit/check/check.h,
 // docs/CHECK.md), per engine the rules that apply, their deviation in millimetres, % of the bounding box and
 // degrees, and the hazards (load refusals, dropped targets, extensions) apart.
 #include <fmt/core.h>
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/check.h"
-#include "morphkit/gltf.h"
-#include "morphkit/text.h"
+#include "morphkit/check/check.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit::cli {
 namespace {

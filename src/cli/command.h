@@ -6,10 +6,10 @@
 #include <functional>
 #include <string>
 
-#include "morphkit/budget.h"
-#include "morphkit/error.h"
-#include "morphkit/gltf.h"
-#include "morphkit/text.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/budget.h"
+#include "morphkit/model/error.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit::cli {
 
@@ -29,7 +29,7 @@ struct CommandRegistration {
 };
 
 // Every line the CLI prints about an input holds text from outside (file names, names and URIs from the file,
-// messages quoting them): it goes through shown() (morphkit/text.h: controls escaped, one line, cut to a sane
+// messages quoting them): it goes through shown() (morphkit/model/text.h: controls escaped, one line, cut to a sane
 // length with the total size). The sinks below apply it to the whole line, so no caller can forget.
 inline constexpr size_t kLineMaxBytes = 4096;
 std::string shown(std::string_view text, size_t max_bytes = kLineMaxBytes);
@@ -44,7 +44,7 @@ void reportWarning(const std::string& message);
 void reportNote(const std::string& message);
 void reportMessage(const std::string& message);
 
-// --max-decoded-mb / --max-posed-mb on every command that loads a glTF file (morphkit/budget.h).
+// --max-decoded-mb / --max-posed-mb on every command that loads a glTF file (morphkit/model/budget.h).
 struct BudgetFlags {
   uint64_t decoded_mb = Budget{}.max_decoded_bytes >> 20;
   uint64_t posed_mb = Budget{}.max_posed_bytes >> 20;

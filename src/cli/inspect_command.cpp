@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morphkit inspect FILE... [--json]`: what glTF files hold, as far as morphing and skinning care. The data comes
-// from morphkit/inspect.h (the same builder as the Python package's Asset.info()).
+// from morphkit/io/inspect.h (the same builder as the Python package's Asset.info()).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/animation.h"
-#include "morphkit/gltf.h"
-#include "morphkit/inspect.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/material_features.h"
-#include "morphkit/text.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/inspect.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/material_features.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit::cli {
 namespace {
@@ -69,7 +69,7 @@ void printTargetNames(const Mesh& mesh) {
   fmt::print("{}\n", line);
 }
 
-// "material features:" what the materials and primitives use (morphkit/material_features.h), and the ones render
+// "material features:" what the materials and primitives use (morphkit/model/material_features.h), and the ones render
 // does not shade.
 void printMaterialFeatures(const Asset& asset) {
   const MaterialFeatures features = materialFeatures(asset);

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/names.h"
-#include "morphkit/text.h"
+#include "morphkit/model/names.h"
+#include "morphkit/model/text.h"
 #include "morphkit/version.h"
 
 namespace morphkit::cli {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--material NAME]
 //  [--capture-seconds S] [--no-capture] [--animation-pointer] [--vrm|--vrm0] [--json]`: writes the built-in demo
-//  asset (morphkit/demo.h, docs/DEMO.md) as a .glb and, beside
+//  asset (morphkit/demo/demo.h, docs/DEMO.md) as a .glb and, beside
 // it, a sample face capture OUT_capture.csv that drives its ARKit-named targets (docs/FACE_CAPTURE.md).
 #include <fmt/core.h>
 
@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/files.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "command.h"
-#include "morphkit/io.h"
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit::cli {
 namespace {

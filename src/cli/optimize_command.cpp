@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--json] [--force]`
-// A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize.h, docs/OPTIMIZE.md).
+// A smaller .glb within a verified world-space bound of IN at every pose (morphkit/gltf/optimize.h, docs/OPTIMIZE.md).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "command.h"
-#include "morphkit/gltf.h"
-#include "morphkit/optimize.h"
-#include "morphkit/text.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/gltf/optimize.h"
+#include "morphkit/model/text.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {

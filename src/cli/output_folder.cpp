@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/io.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "morphkit/error.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit::cli {
 

@@ -3,10 +3,10 @@
 //                     [--cpu-path reference|fast] [--threads N] [--json] [--allow-external-paths]
 //                     [--weights NAME=V,...] [--weights-file W.json] [--weights-csv C.csv [--csv-fps F] [--map
 //                     M.json]]`
-// Poses every (node, primitive) of a scene on the CPU (morph, then skin; morphkit/pose.h) at one or more times
+// Poses every (node, primitive) of a scene on the CPU (morph, then skin; morphkit/core/pose.h) at one or more times
 // and prints a summary (with the non-zero weights by name), or writes JSON (the shared/reference schema), OBJ, a static
 // .glb of the posed meshes, or (frames, vertices, 3) float32 arrays (.npy: one posed primitive; .npz: every one,
-// morphkit/npy.h).
+// morphkit/io/npy.h).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -21,23 +21,23 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/animation_pointer.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/names.h"
-#include "morphkit/npy.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_arrays.h"
-#include "morphkit/pose_writers.h"
-#include "morphkit/text.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/pose_arrays.h"
+#include "morphkit/gltf/animation_pointer.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/io/npy.h"
+#include "morphkit/io/pose_writers.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/names.h"
+#include "morphkit/model/text.h"
 #include "output_folder.h"
 #include "pose_output.h"
 #include "selection.h"
 #include "weight_options.h"
 #if HAVE_morphkit_vk
-#include "morphkit/gpu_pose.h"
+#include "morphkit/vk/gpu_pose.h"
 #endif
 
 namespace morphkit::cli {

@@ -12,11 +12,11 @@
 #include <utility>
 
 #include "command.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/io.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/npy.h"
-#include "morphkit/pose_writers.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/io/npy.h"
+#include "morphkit/io/pose_writers.h"
+#include "morphkit/model/files.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {

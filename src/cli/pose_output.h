@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "morphkit/gltf.h"
-#include "morphkit/output_buffer.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_arrays.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/pose_arrays.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/output_buffer.h"
 
 namespace morphkit::cli {
 
@@ -26,7 +26,7 @@ inline constexpr const char* kPoseFormats = "json, obj, glb, npy or npz";
 // that contradicts --format, or `--out -` without --format.
 int resolvePoseOutput(const std::string& out, const std::string& format, PoseOutput& output);
 
-// Per posed primitive, (frames, vertices, 3) float32 arrays filled frame by frame (morphkit/pose_arrays.h).
+// Per posed primitive, (frames, vertices, 3) float32 arrays filled frame by frame (morphkit/core/pose_arrays.h).
 struct PoseArrays {
   std::vector<PoseArrayShape> shapes;
   std::vector<OutputBuffer> positions, normals;  // every frame is written before the arrays are read

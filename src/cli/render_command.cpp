@@ -3,12 +3,12 @@
 //  [--force | --resume] [--morph-path vertex|compute|auto] [--camera auto|file|N|EX,EY,EZ:TX,TY,TZ[:FOV]]
 //  [--material GRAPH.json] [--json] [--weights NAME=V,...] [--weights-file W.json]
 //  [--weights-csv C.csv [--csv-fps F] [--map M.json]]`:
-// renders an animation headlessly (morphkit/render.h) to PNG frames, a contact sheet and — when ffmpeg is on
-// PATH — an MP4. --material draws every primitive with a node material (morphkit/node_material.h). --weights-csv
-// plays a face capture (on the rest pose unless --anim is given too), its duration at --fps.
-// Safe to split across workers: frames are named by their real index, written as they finish (nothing but
-// small contact-sheet cells stays in memory), and the auto camera frames the whole clip, so `--frames 0:30`
-// and `--frames 30:60` into one folder (the second with --resume) equal one `--frames 0:60`.
+// renders an animation headlessly (morphkit/render/render.h) to PNG frames, a contact sheet and — when ffmpeg is on
+// PATH — an MP4. --material draws every primitive with a node material (morphkit/material/node_material.h).
+// --weights-csv plays a face capture (on the rest pose unless --anim is given too), its duration at --fps. Safe to
+// split across workers: frames are named by their real index, written as they finish (nothing but small contact-sheet
+// cells stays in memory), and the auto camera frames the whole clip, so `--frames 0:30` and `--frames 30:60` into one
+// folder (the second with --resume) equal one `--frames 0:60`.
 #ifdef HAVE_morphkit_render
 #include <fmt/core.h>
 
@@ -26,13 +26,13 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/animation.h"
-#include "morphkit/animation_pointer.h"
-#include "morphkit/frame_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
-#include "morphkit/render.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/gltf/animation_pointer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/frame_writer.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
 #include "output_folder.h"
 #include "render_look.h"
 #include "render_output.h"
@@ -40,7 +40,7 @@
 #include "selection.h"
 #include "weight_options.h"
 #if HAVE_morphkit_material
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
 #endif
 
 namespace morphkit::cli {

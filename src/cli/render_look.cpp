@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "command.h"
-#include "morphkit/io.h"
+#include "morphkit/model/files.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {

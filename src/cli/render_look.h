@@ -6,8 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "morphkit/environment.h"
-#include "morphkit/render.h"
+#include "morphkit/render/environment.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit::cli {
 

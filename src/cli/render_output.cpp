@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "command.h"
-#include "morphkit/io.h"
+#include "morphkit/model/files.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {

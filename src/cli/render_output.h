@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/render.h"
+#include "morphkit/render/render.h"
 #include "video_pipe.h"
 
 namespace morphkit::cli {

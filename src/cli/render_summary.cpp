@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "command.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit::cli {
 

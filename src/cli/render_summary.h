@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "morphkit/render.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit::cli {
 

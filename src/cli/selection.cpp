@@ -3,8 +3,8 @@
 
 #include <utility>
 
-#include "morphkit/names.h"
-#include "morphkit/text.h"
+#include "morphkit/model/names.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit::cli {
 

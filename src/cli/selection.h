@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "morphkit/error.h"
-#include "morphkit/gltf.h"
-#include "morphkit/packed_deltas.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/error.h"
+#include "morphkit/pack/packed_deltas.h"
 
 namespace morphkit::cli {
 
@@ -24,7 +24,7 @@ std::optional<DeviceChoice> parseDevice(std::string_view text);
 // Adds --device with its validator (a malformed value is a CLI11 parse error: exit 2).
 CLI::Option* addDeviceOption(CLI::App* sub, std::string& device, const std::string& help);
 
-// --anim N|NAME|rest on `asset`: findAnimationNamed (morphkit/names.h), the rules Python's anim= shares.
+// --anim N|NAME|rest on `asset`: findAnimationNamed (morphkit/model/names.h), the rules Python's anim= shares.
 // Empty `text`: the one default every command shares (docs/CLI.md, "The device, and the animation"): the first
 // animation, or the rest pose when the file has none or a capture (`capture_plays`) replaces the clip.
 Expected<uint32_t> findAnimation(const Asset& asset, std::string_view text, bool capture_plays = false);

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "command.h"
-#include "morphkit/gltf.h"
-#include "morphkit/names.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/names.h"
 #include "selection.h"
 #include "view_payload.h"
 #include "view_server.h"

@@ -5,11 +5,11 @@
 #include <cstring>
 #include <span>
 
-#include "morphkit/active_targets.h"
-#include "morphkit/band_texture.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/math.h"
-#include "morphkit/packed_deltas.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/math.h"
+#include "morphkit/pack/active_targets.h"
+#include "morphkit/pack/band_texture.h"
+#include "morphkit/pack/packed_deltas.h"
 
 namespace morphkit::cli {
 namespace {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/asset.h"
-#include "morphkit/error.h"
-#include "morphkit/pose.h"
-#include "morphkit/weights.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/weights.h"
+#include "morphkit/model/asset.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit::cli {
 

@@ -8,9 +8,9 @@
 #include <functional>
 #include <string>
 
-#include "morphkit/error.h"
-#include "morphkit/pose.h"
-#include "morphkit/weights.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/weights.h"
+#include "morphkit/model/error.h"
 #include "view_payload.h"
 
 namespace morphkit::cli {

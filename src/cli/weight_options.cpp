@@ -11,10 +11,10 @@
 
 #include "capture_options.h"
 #include "command.h"
-#include "morphkit/expressions.h"
-#include "morphkit/io.h"
-#include "morphkit/text.h"
-#include "morphkit/weight_files.h"
+#include "morphkit/core/expressions.h"
+#include "morphkit/gltf/weight_files.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit::cli {
 namespace {
@@ -72,7 +72,7 @@ int resolveOverrides(const Asset& asset, const std::string& asset_file, const We
   return 0;
 }
 
-// A VRM avatar's expressions by name (morphkit/expressions.h): the names that are expressions, evaluated together
+// A VRM avatar's expressions by name (morphkit/core/expressions.h): the names that are expressions, evaluated together
 // (isBinary, overrides), become the weights of the targets they bind, ahead of the other overrides (so a target
 // named directly wins over an expression's share of it). An expression's name wins over a target's of the same.
 int applyExpressions(const Asset& asset, const std::string& asset_file, std::vector<WeightOverride>& overrides,

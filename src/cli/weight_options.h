@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/asset.h"
-#include "morphkit/capture.h"
-#include "morphkit/weights.h"
+#include "morphkit/core/weights.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/model/asset.h"
 
 namespace morphkit::cli {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // animation.cpp — keyframe decoding and sampling (glTF 2.0 §3.11, Appendix C).
-#include "morphkit/animation.h"
+#include "morphkit/core/animation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "morphkit/accessor.h"
-#include "morphkit/contract.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/contract.h"
 
 namespace morphkit {
 

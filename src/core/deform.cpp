@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // deform.cpp — the scalar reference of morph + skin (glTF 2.0 §3.7.2.2, §3.7.3.3). Clarity over speed:
 // double accumulation, one vertex at a time, the steps in the order of docs/POSE.md.
-#include "morphkit/deform.h"
+#include "morphkit/core/deform.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "morphkit/active_targets.h"
-#include "morphkit/deform.h"
+#include "morphkit/core/deform.h"
+#include "morphkit/pack/active_targets.h"
 
 namespace morphkit {
 

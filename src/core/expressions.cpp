@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expressions.cpp — VRM expression values → morph target weights (morphkit/expressions.h states the rules, from
+// expressions.cpp — VRM expression values → morph target weights (morphkit/core/expressions.h states the rules, from
 // the VRM 1.0 specification, VRMC_vrm-1.0/expressions.md).
-#include "morphkit/expressions.h"
+#include "morphkit/core/expressions.h"
 
 #include <algorithm>
 #include <array>

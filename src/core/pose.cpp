@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // pose.cpp — sampling → scene → morph+skin for every (node, primitive) of a scene (the writers: io/pose_writers.cpp).
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
 
 #include <algorithm>
 #include <array>
@@ -11,8 +11,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "morphkit/contract.h"
-#include "morphkit/finite.h"
+#include "morphkit/model/contract.h"
+#include "morphkit/model/finite.h"
 
 namespace morphkit {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // pose_arrays.cpp — PoseResult frames copied into caller-owned (frames, vertices, 3) arrays.
-#include "morphkit/pose_arrays.h"
+#include "morphkit/core/pose_arrays.h"
 
 #include <algorithm>
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // scene.cpp — transforms, weights and joint matrices of one scene (glTF 2.0 §3.5, §3.7.2.1, §3.7.3).
-#include "morphkit/scene.h"
+#include "morphkit/core/scene.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "morphkit/accessor.h"
-#include "morphkit/contract.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/contract.h"
 
 namespace morphkit {
 

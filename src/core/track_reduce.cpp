@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// track_reduce.cpp — fewest LINEAR keys within a vertex-space bound (morphkit/track_reduce.h).
-#include "morphkit/track_reduce.h"
+// track_reduce.cpp — fewest LINEAR keys within a vertex-space bound (morphkit/core/track_reduce.h).
+#include "morphkit/core/track_reduce.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // weights.cpp — target names → (mesh, target), overrides and weight tracks on top of the file's weights, and
 // baking a track into a glTF animation.
-#include "morphkit/weights.h"
+#include "morphkit/core/weights.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "morphkit/asset_builder.h"
-#include "morphkit/names.h"
-#include "morphkit/text.h"
+#include "morphkit/model/asset_builder.h"
+#include "morphkit/model/names.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The built-in demo asset (morphkit/demo.h, docs/DEMO.md). Everything is computed from the options and a
+// The built-in demo asset (morphkit/demo/demo.h, docs/DEMO.md). Everything is computed from the options and a
 // seeded splitmix64 generator with our own uniform mapping, so the bytes are identical on every platform.
-#include "morphkit/demo.h"
+#include "morphkit/demo/demo.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "demo_internal.h"
-#include "morphkit/glb_writer.h"
+#include "morphkit/gltf/glb_writer.h"
 
 namespace morphkit {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "demo_internal.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/math.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/math.h"
 
 namespace morphkit::demo_detail {
 

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include "morphkit/capture.h"
-#include "morphkit/demo.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/io/capture.h"
 
 namespace morphkit {
 

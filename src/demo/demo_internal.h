@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/asset.h"
-#include "morphkit/demo.h"
-#include "morphkit/math.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/model/asset.h"
+#include "morphkit/model/math.h"
 
 namespace morphkit::demo_detail {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The demo head's material variants (morphkit/demo.h DemoMaterial): one glTF material per shading feature, and the
+// The demo head's material variants (morphkit/demo/demo.h DemoMaterial): one glTF material per shading feature, and the
 // data some of them need (a PNG texture, vertex colours), so that each feature has a small file to render.
 #include <algorithm>
 #include <array>
 #include <cmath>
 
 #include "demo_internal.h"
-#include "morphkit/asset_builder.h"
-#include "morphkit/npy.h"
+#include "morphkit/io/npy.h"
+#include "morphkit/model/asset_builder.h"
 
 namespace morphkit {
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // demo_pointer.cpp — the demo asset's morph-weight channels rewritten as KHR_animation_pointer channels
-// (morphkit/demo.h, useAnimationPointers): the same clips through each pointer form, for make-demo
+// (morphkit/demo/demo.h, useAnimationPointers): the same clips through each pointer form, for make-demo
 // --animation-pointer and the tests that pose both files.
 #include <cmath>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "morphkit/accessor.h"
-#include "morphkit/asset_builder.h"
-#include "morphkit/demo.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/asset_builder.h"
 
 namespace morphkit {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "demo_internal.h"
-#include "morphkit/asset_builder.h"
+#include "morphkit/model/asset_builder.h"
 
 namespace morphkit::demo_detail {
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// demo_vrm.cpp — VRM expressions for the demo face (morphkit/demo.h, addDemoExpressions): every VRM 1.0 preset and
+// demo_vrm.cpp — VRM expressions for the demo face (morphkit/demo/demo.h, addDemoExpressions): every VRM 1.0 preset and
 // one custom expression, each bound to the demo's ARKit-named targets, as VRM 1.0 (VRMC_vrm) or VRM 0.x (VRM).
 #include <string_view>
 #include <vector>
 
-#include "morphkit/demo.h"
+#include "morphkit/demo/demo.h"
 
 namespace morphkit {
 

@@ -6,7 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "morphkit/animation_pointer.h"
+#include "morphkit/gltf/animation_pointer.h"
 #include "validate_internal.h"
 
 namespace morphkit {

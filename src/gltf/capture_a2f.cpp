@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// capture_a2f.cpp — NVIDIA Audio2Face's blend-shape export → Capture (morphkit/capture_file.h), and
+// capture_a2f.cpp — NVIDIA Audio2Face's blend-shape export → Capture (morphkit/gltf/capture_file.h), and
 // parseCapture, the one entry for every capture format.
 #include <string>
 
 #include "capture_json.h"
-#include "morphkit/capture_file.h"
-#include "morphkit/text.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

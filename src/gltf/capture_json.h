@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "json_fields.h"
-#include "morphkit/error.h"
-#include "morphkit/json_syntax.h"
+#include "morphkit/model/error.h"
+#include "morphkit/model/json_syntax.h"
 
 namespace morphkit::capture_json {
 

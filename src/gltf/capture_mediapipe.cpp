@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // capture_mediapipe.cpp — MediaPipe FaceLandmarker blend-shape results (a JSON array or JSON Lines of frames)
-// → Capture (morphkit/capture_file.h).
+// → Capture (morphkit/gltf/capture_file.h).
 #include <string>
 #include <vector>
 
 #include "capture_json.h"
-#include "morphkit/capture_file.h"
-#include "morphkit/text.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "json_fields.h"
-#include "morphkit/asset.h"
-#include "morphkit/error.h"
-#include "morphkit/gltf.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/asset.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit::gltf_detail {
 

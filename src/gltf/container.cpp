@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "morphkit/io.h"
-#include "morphkit/text.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/text.h"
 #include "uri.h"
 
 namespace morphkit::gltf_detail {

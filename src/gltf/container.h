@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "morphkit/gltf.h"
+#include "morphkit/gltf/gltf.h"
 
 namespace morphkit::gltf_detail {
 
@@ -16,12 +16,12 @@ struct GlbParts {
   std::span<const uint8_t> json;
   std::span<const uint8_t> bin;
   bool has_bin = false;
-  // The whole file when it is a view (a mapped .glb, morphkit/io.h mapFile): buffers[0] then becomes a slice of
-  // it, sharing the mapping, instead of a copy of `bin`. Empty for bytes the caller lends (loadAssetFromMemory).
+  // The whole file when it is a view (a mapped .glb, morphkit/model/files.h mapFile): buffers[0] then becomes a slice
+  // of it, sharing the mapping, instead of a copy of `bin`. Empty for bytes the caller lends (loadAssetFromMemory).
   BufferBytes file;
 };
 
-// A file's bytes: mapped (morphkit/io.h mapFile) unless !options.map_files, then read.
+// A file's bytes: mapped (morphkit/model/files.h mapFile) unless !options.map_files, then read.
 Expected<BufferBytes> fileBytes(const std::filesystem::path& path, const LoadOptions& options);
 
 bool isGlb(std::span<const uint8_t> bytes);  // starts with the 'glTF' magic

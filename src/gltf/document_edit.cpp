@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The glTF writer's edit of a loaded file's document: the Asset's fresh objects merged into the input's JSON, and
-// the extensions the result holds declared (morphkit/glb_writer.h).
+// the extensions the result holds declared (morphkit/gltf/glb_writer.h).
 #include "document_edit.h"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit {
 namespace gltf_detail {

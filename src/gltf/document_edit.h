@@ -2,8 +2,8 @@
 // The glTF writer's document edit (document_edit.cpp): what glb_writer.cpp calls. Private to morphkit::gltf.
 #pragma once
 #include "json_tree.h"
-#include "morphkit/asset.h"
-#include "morphkit/glb_writer.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/asset.h"
 
 namespace morphkit::gltf_detail {
 
@@ -13,7 +13,7 @@ namespace morphkit::gltf_detail {
 // else is the input's JSON as it was.
 JsonTree mergeIntoSource(JsonTree source, const JsonTree& fresh);
 
-// extensionsUsed / extensionsRequired of `document`: exactly the extensions it holds (morphkit/glb_writer.h).
+// extensionsUsed / extensionsRequired of `document`: exactly the extensions it holds (morphkit/gltf/glb_writer.h).
 void declareExtensions(JsonTree& document, const Asset& asset);
 
 }  // namespace morphkit::gltf_detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/glb_writer.h"
+#include "morphkit/gltf/glb_writer.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +11,7 @@
 #include "json_tree.h"
 #include "material_extensions.h"
 #include "meshopt_writer.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 #include "vrm_expressions.h"
 
 namespace morphkit {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/asset.h"
-#include "morphkit/error.h"
-#include "morphkit/text.h"
+#include "morphkit/model/asset.h"
+#include "morphkit/model/error.h"
+#include "morphkit/model/text.h"
 
 #define MORPHKIT_TRY(expr)                                  \
   do {                                                      \

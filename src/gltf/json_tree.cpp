@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit::gltf_detail {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "morphkit/error.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit {
 class JsonWriter;

@@ -9,9 +9,9 @@
 #include "compression.h"
 #include "container.h"
 #include "json_fields.h"
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/json_syntax.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/json_syntax.h"
 #include "parse_document.h"
 #include "validate_internal.h"
 
@@ -24,9 +24,9 @@ namespace {
 // `owner`, when given, holds `bytes` followed by at least SIMDJSON_PADDING readable bytes (loadAsset reads a
 // .gltf that way): the JSON is then parsed in place instead of copied, and a .gltf file's bytes are released as
 // soon as the DOM holds what it needs. A file of one huge data: URI peaks at about twice its size, not five times.
-// `file`, when given, is `bytes` as loadAsset got them (morphkit/io.h mapFile): when it is a view of the mapped
-// .glb, buffers[0] becomes a slice of it instead of a copy of the BIN chunk. A GLB's JSON chunk is parsed in place
-// when at least SIMDJSON_PADDING bytes of the file follow it (the BIN chunk's), else copied.
+// `file`, when given, is `bytes` as loadAsset got them (morphkit/model/files.h mapFile): when it is a view of the
+// mapped .glb, buffers[0] becomes a slice of it instead of a copy of the BIN chunk. A GLB's JSON chunk is parsed in
+// place when at least SIMDJSON_PADDING bytes of the file follow it (the BIN chunk's), else copied.
 Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesystem::path& base_dir,
                                const LoadOptions& options, std::vector<uint8_t>* owner = nullptr,
                                const BufferBytes* file = nullptr) {
@@ -78,7 +78,7 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
   const std::vector<uint8_t> placeholders = meshoptPlaceholders(asset, compressed, is_glb && glb.has_bin);
   MORPHKIT_TRY(resolveBuffers(asset, is_glb ? &glb : nullptr, data_uris, options, placeholders));
   MORPHKIT_TRY(resolveImages(asset, options));
-  // The budget (morphkit/budget.h) before decompression too: what the accessors will decode to is known from
+  // The budget (morphkit/model/budget.h) before decompression too: what the accessors will decode to is known from
   // the JSON, so an over-budget file is refused before its compressed streams are expanded. (Uncompressed files
   // meet it inside validateAsset, after the structural rules, whose messages are more precise.)
   const bool compressed_geometry =

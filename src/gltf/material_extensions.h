@@ -5,7 +5,7 @@
 #include <string>
 
 #include "json_fields.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit::gltf_detail {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// EXT_meshopt_compression on write (morphkit/glb_writer.h, GlbWriteOptions): the named views encoded by
+// EXT_meshopt_compression on write (morphkit/gltf/glb_writer.h, GlbWriteOptions): the named views encoded by
 // meshoptimizer into the BIN chunk, decoding into a data-less fallback buffer.
 #include "meshopt_writer.h"
 
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit::gltf_detail {
 namespace {

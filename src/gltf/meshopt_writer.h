@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "json_tree.h"
-#include "morphkit/asset.h"
-#include "morphkit/error.h"
-#include "morphkit/glb_writer.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/model/asset.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit::gltf_detail {
 

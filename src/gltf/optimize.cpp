@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
-// morphkit::optimizeAsset (morphkit/optimize.h): encode on grids chosen from the bound, write, reload, verify every
-// pose; a finer grid when a pose misses the bound, nothing when the finest still does.
-#include "morphkit/optimize.h"
+// morphkit::optimizeAsset (morphkit/gltf/optimize.h): encode on grids chosen from the bound, write, reload, verify
+// every pose; a finer grid when a pose misses the bound, nothing when the finest still does.
+#include "morphkit/gltf/optimize.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 
-#include "morphkit/gltf.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/json_writer.h"
 #include "optimize_internal.h"
 
 namespace morphkit {

@@ -13,8 +13,8 @@
 #include <string>
 #include <utility>
 
-#include "morphkit/accessor.h"
-#include "morphkit/asset_builder.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/asset_builder.h"
 #include "optimize_grids.h"
 #include "optimize_internal.h"
 

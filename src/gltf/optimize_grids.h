@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "meshopt_writer.h"  // alignUp
-#include "morphkit/asset.h"
+#include "morphkit/model/asset.h"
 
 namespace morphkit::gltf_detail {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The two halves of morphkit::optimizeAsset (morphkit/optimize.h): encoding an asset on grids chosen from a bound
+// The two halves of morphkit::optimizeAsset (morphkit/gltf/optimize.h): encoding an asset on grids chosen from a bound
 // (optimize_encode.cpp) and comparing two assets pose by pose (optimize_verify.cpp). Private to morphkit::gltf.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "morphkit/asset.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/optimize.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/optimize.h"
+#include "morphkit/model/asset.h"
 
 namespace morphkit::gltf_detail {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// optimize's byte report (morphkit/optimize.h, OptimizeParts): each bufferView's bytes by what uses it, in the
+// optimize's byte report (morphkit/gltf/optimize.h, OptimizeParts): each bufferView's bytes by what uses it, in the
 // input as loaded and in the written file.
 #include <cstring>
 #include <string_view>

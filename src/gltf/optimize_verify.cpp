@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/animation.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/core/pose.h"
 #include "optimize_internal.h"
 
 namespace morphkit::gltf_detail {

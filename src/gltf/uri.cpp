@@ -3,7 +3,7 @@
 
 #include <system_error>
 
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit::gltf_detail {
 

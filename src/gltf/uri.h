@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "morphkit/error.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit::gltf_detail {
 

@@ -9,9 +9,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "morphkit/accessor.h"
-#include "morphkit/gltf.h"
-#include "morphkit/text.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/text.h"
 #include "validate_internal.h"
 
 namespace morphkit {
@@ -489,7 +489,7 @@ Status validateAsset(const Asset& asset, const Budget& budget) {
   // Order matters: each step may rely on the references the steps before it checked.
   if (Status status = validateBufferViews(asset); !status) return status;
   if (Status status = validateAccessors(asset); !status) return status;
-  // What decoding and posing will cost, from the structure alone (morphkit/budget.h): before any rule below
+  // What decoding and posing will cost, from the structure alone (morphkit/model/budget.h): before any rule below
   // reads accessor data, so that nothing large is read or decoded for a file over budget.
   if (Status status = checkBudget(estimateCost(asset), budget); !status) return status;
   if (Status status = validateAccessorData(asset); !status) return status;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/accessor.h"
-#include "morphkit/finite.h"
-#include "morphkit/text.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/finite.h"
+#include "morphkit/model/text.h"
 #include "validate_internal.h"
 
 namespace morphkit::validate_detail {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "morphkit/gltf.h"
+#include "morphkit/gltf/gltf.h"
 
 #define VALIDATE_TRY(expr)                \
   do {                                    \

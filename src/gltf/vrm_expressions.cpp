@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "morphkit/expressions.h"
+#include "morphkit/core/expressions.h"
 #include "validate_internal.h"
 
 namespace morphkit {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// VRM avatars' expressions in the glTF JSON (Asset::vrm, morphkit/asset.h): VRMC_vrm 1.0 `expressions` and VRM 0.x
-// `blendShapeMaster`, read (parser.cpp calls it) and written back (glb_writer.cpp calls it); their rules are
+// VRM avatars' expressions in the glTF JSON (Asset::vrm, morphkit/model/asset.h): VRMC_vrm 1.0 `expressions` and VRM
+// 0.x `blendShapeMaster`, read (parser.cpp calls it) and written back (glb_writer.cpp calls it); their rules are
 // validateVrmExpressions (validate_internal.h). Private to morphkit::gltf.
 #pragma once
 #include "json_fields.h"
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit::gltf_detail {
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // weight_files.cpp — weights files and capture maps (JSON) on simdjson's DOM.
-#include "morphkit/weight_files.h"
+#include "morphkit/gltf/weight_files.h"
 
 #include <simdjson.h>
 
 #include <cmath>
 #include <string>
 
-#include "morphkit/json_syntax.h"
-#include "morphkit/text.h"
+#include "morphkit/model/json_syntax.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

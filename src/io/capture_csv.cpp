@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "morphkit/capture.h"
-#include "morphkit/text.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

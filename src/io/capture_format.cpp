@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 
-#include "morphkit/capture.h"
-#include "morphkit/text.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "morphkit/capture.h"
-#include "morphkit/text.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <array>
 
-#include "morphkit/capture.h"
-#include "morphkit/expressions.h"
+#include "morphkit/core/expressions.h"
+#include "morphkit/io/capture.h"
 
 namespace morphkit {
 

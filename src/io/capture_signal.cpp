@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // capture_signal.cpp — scale, neutral calibration, One-Euro smoothing, time offset and resampling of a Capture.
-#include "morphkit/capture_signal.h"
+#include "morphkit/io/capture_signal.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 // inspect.cpp — the report behind `morphkit inspect` and Asset.info() (moved out of the CLI so both use it).
-#include "morphkit/inspect.h"
+#include "morphkit/io/inspect.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "morphkit/accessor.h"
-#include "morphkit/animation.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/material_features.h"
-#include "morphkit/packed_deltas.h"
-#include "morphkit/pose.h"
-#include "morphkit/primitive.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/material_features.h"
+#include "morphkit/model/primitive.h"
+#include "morphkit/pack/packed_deltas.h"
 
 namespace morphkit {
 namespace {
@@ -291,7 +291,7 @@ void writeMaterials(JsonWriter& json, const Asset& asset) {
     json.key("extensions").array(std::span<const std::string>(material.extensions)).endObject();
   }
   json.endArray();
-  // What render shades and what it does not (morphkit/material_features.h).
+  // What render shades and what it does not (morphkit/model/material_features.h).
   const MaterialFeatures features = materialFeatures(asset);
   json.key("materialFeatures").beginObject();
   json.key("used").array(std::span<const std::string>(features.used));

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-// inspect_expressions.cpp — a VRM avatar's expressions in `inspect`'s report (morphkit/inspect.h).
+// inspect_expressions.cpp — a VRM avatar's expressions in `inspect`'s report (morphkit/io/inspect.h).
 #include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "morphkit/expressions.h"
-#include "morphkit/inspect.h"
-#include "morphkit/json_writer.h"
-#include "morphkit/text.h"
+#include "morphkit/core/expressions.h"
+#include "morphkit/io/inspect.h"
+#include "morphkit/io/json_writer.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

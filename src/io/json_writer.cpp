@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// npy.cpp — .npy headers and a stored-only ZIP writer for .npz (see morphkit/npy.h for the formats).
-#include "morphkit/npy.h"
+// npy.cpp — .npy headers and a stored-only ZIP writer for .npz (see morphkit/io/npy.h for the formats).
+#include "morphkit/io/npy.h"
 
 #include <algorithm>
 #include <array>

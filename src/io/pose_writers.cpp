@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // pose_writers.cpp — a PoseResult as reference-schema JSON and as Wavefront OBJ.
-#include "morphkit/pose_writers.h"
+#include "morphkit/io/pose_writers.h"
 
 #include <array>
 #include <cstdio>
 #include <string>
 
-#include "morphkit/json_writer.h"
+#include "morphkit/io/json_writer.h"
 
 namespace morphkit {
 

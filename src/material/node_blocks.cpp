@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 #include "node_feature.h"
 #include "node_internal.h"
 

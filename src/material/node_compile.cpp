@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 #include "morphkit_glsl/shader_text.h"
 #include "node_feature.h"
 #include "node_internal.h"
@@ -67,8 +67,8 @@ struct Layout {
   uint32_t frame = 0, shadow = 0, environment = 0, brdf_table = 0;
 };
 
-// The fixed binding order (morphkit/node_material.h): node block and textures, then the features (morph first),
-// then the frame's: its uniform block, the shadow map and the environment's two maps.
+// The fixed binding order (morphkit/material/node_material.h): node block and textures, then the features (morph
+// first), then the frame's: its uniform block, the shadow map and the environment's two maps.
 Layout bindingLayout(const NodeMaterial& m) {
   Layout l;
   uint32_t next = 0;

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 #include "node_feature.h"
 #include "node_material_vk.h"
 

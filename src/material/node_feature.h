@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/error.h"
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit {
 

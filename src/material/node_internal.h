@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "morphkit/error.h"
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit {
 

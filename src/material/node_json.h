@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
 
 namespace morphkit::node_json {
 

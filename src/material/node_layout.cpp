@@ -3,7 +3,7 @@
 // buffers themselves are packed in src/pack/node_morph_buffers.cpp).
 #include <cstddef>
 
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
 #include "render_shared.h"
 
 namespace morphkit {

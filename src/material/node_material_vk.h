@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // node_material_vk.h — internal: the Vulkan side of node materials, for the renderer (src/render) and tests.
-// The public handles of morphkit/node_material.h (NodeMaterialDevice, NodeDrawResources) are these structs.
+// The public handles of morphkit/material/node_material.h (NodeMaterialDevice, NodeDrawResources) are these structs.
 #pragma once
 #include <vulkan/vulkan.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
 #include "vk_context.h"
 
 namespace morphkit {

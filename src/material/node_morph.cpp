@@ -4,7 +4,7 @@
 // custom blocks) calls; static graphs never reach it.
 //
 // Data: two storage buffers that both start with NodeMorphHeader (GLSL: shaders/render/render_shared.h; C++:
-// morphkit/node_material.h). The sum itself is shaders/morph.glsl, the renderer's own. The fallback for a
+// morphkit/material/node_material.h). The sum itself is shaders/morph.glsl, the renderer's own. The fallback for a
 // mesh without morph data is one 24-byte header {count 0, vertexCount 1, rest 0} bound to both bindings: the
 // loop below runs `count` times, so no delta is ever read, and vertexCount 1 keeps every index expression finite.
 #include <atomic>

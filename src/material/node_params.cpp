@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 #include "node_internal.h"
 #include "node_json.h"
 

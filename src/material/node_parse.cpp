@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "morphkit/io.h"
-#include "morphkit/text.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/text.h"
 #include "node_feature.h"
 #include "node_internal.h"
 #include "node_json.h"

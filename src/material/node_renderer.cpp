@@ -2,8 +2,8 @@
 // node_renderer.cpp — pure helpers a renderer uses to feed a node material: texture sources and the uniform block.
 #include <cstring>
 
-#include "morphkit/contract.h"
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
+#include "morphkit/model/contract.h"
 
 namespace morphkit {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/accessor.h"
+#include "morphkit/model/accessor.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/asset.h"
+#include "morphkit/model/asset.h"
 
 #include <cmath>
 
-#include "morphkit/error.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/asset_builder.h"
+#include "morphkit/model/asset_builder.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "morphkit/accessor.h"
+#include "morphkit/model/accessor.h"
 
 namespace morphkit {
 namespace {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
-// budget.cpp — the cost of loading and posing an asset, from its structure alone (see morphkit/budget.h).
+// budget.cpp — the cost of loading and posing an asset, from its structure alone (see morphkit/model/budget.h).
 // Each figure mirrors an allocation of the code it predicts; keep them in step with accessor.cpp, primitive.cpp,
 // pose.cpp and scene.cpp.
-#include "morphkit/budget.h"
+#include "morphkit/model/budget.h"
 
 #include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
-#include "morphkit/accessor.h"
-#include "morphkit/primitive.h"
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/primitive.h"
 
 namespace morphkit {
 

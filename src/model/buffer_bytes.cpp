@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// BufferBytes (morphkit/buffer_bytes.h): owned or a shared read-only view, copied on write.
-#include "morphkit/buffer_bytes.h"
+// BufferBytes (morphkit/model/buffer_bytes.h): owned or a shared read-only view, copied on write.
+#include "morphkit/model/buffer_bytes.h"
 
 #include <algorithm>
 #include <cstring>

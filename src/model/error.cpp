@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/error.h"
+#include "morphkit/model/error.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "morphkit/contract.h"
+#include "morphkit/model/contract.h"
 
 namespace morphkit {
 

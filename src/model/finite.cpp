@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// NaN / infinity scan over runs of floats (morphkit/finite.h).
-#include "morphkit/finite.h"
+// NaN / infinity scan over runs of floats (morphkit/model/finite.h).
+#include "morphkit/model/finite.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/io.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +11,7 @@
 #include <system_error>
 
 #include "io_internal.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "morphkit/error.h"
+#include "morphkit/model/error.h"
 
 namespace morphkit::io_detail {
 

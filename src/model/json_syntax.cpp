@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// json_syntax.cpp — a grammar-only JSON scanner (RFC 8259) that finds where a text breaks (morphkit/json_syntax.h).
-#include "morphkit/json_syntax.h"
+// json_syntax.cpp — a grammar-only JSON scanner (RFC 8259) that finds where a text breaks
+// (morphkit/model/json_syntax.h).
+#include "morphkit/model/json_syntax.h"
 
 #include <cstring>
 

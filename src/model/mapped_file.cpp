@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// mapFile (morphkit/io.h): a file's bytes as a read-only mapping held by shared ownership.
+// mapFile (morphkit/model/files.h): a file's bytes as a read-only mapping held by shared ownership.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "morphkit/io.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit {
 

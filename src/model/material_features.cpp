@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // materialFeatures: the shading features in use, from the parsed materials and the primitives' attributes.
-#include "morphkit/material_features.h"
+#include "morphkit/model/material_features.h"
 
 #include <algorithm>
 

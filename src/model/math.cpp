@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// math.cpp — the linear algebra of morphkit/math.h. Column-major matrices, (x, y, z, w) quaternions (glTF 2.0 §3.5.3).
-#include "morphkit/math.h"
+// math.cpp — the linear algebra of morphkit/model/math.h. Column-major matrices, (x, y, z, w) quaternions (glTF 2.0
+// §3.5.3).
+#include "morphkit/model/math.h"
 
 #include <cmath>
 #include <type_traits>

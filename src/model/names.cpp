@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// names.cpp — matching the names a user types against the names a file or the CLI has (morphkit/names.h).
-#include "morphkit/names.h"
+// names.cpp — matching the names a user types against the names a file or the CLI has (morphkit/model/names.h).
+#include "morphkit/model/names.h"
 
 #include <algorithm>
 #include <charconv>
 #include <numeric>
 
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 
 namespace morphkit {
 namespace {

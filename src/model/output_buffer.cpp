@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// OutputBuffer (morphkit/output_buffer.h).
-#include "morphkit/output_buffer.h"
+// OutputBuffer (morphkit/model/output_buffer.h).
+#include "morphkit/model/output_buffer.h"
 
 #include <cstdlib>
 #include <new>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/primitive.h"
+#include "morphkit/model/primitive.h"
 
 #include <cmath>
 #include <string>
 
-#include "morphkit/accessor.h"
+#include "morphkit/model/accessor.h"
 
 namespace morphkit {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/text.h"
+#include "morphkit/model/text.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // thread_pool.cpp — fork-join over index ranges; owned by the application, never by the library.
-#include "morphkit/thread_pool.h"
+#include "morphkit/model/thread_pool.h"
 
 #include <algorithm>
 #include <chrono>

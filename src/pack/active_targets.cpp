@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The one active-target list builder (docs/LAYOUTS.md §11).
-#include "morphkit/active_targets.h"
+#include "morphkit/pack/active_targets.h"
 
 namespace morphkit {
 

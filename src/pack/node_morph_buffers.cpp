@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The node material's morph storage buffers (docs/LAYOUTS.md §10): deltas band by band, weights after the same
 // header, the zero-target fallback. Pure functions with decoders, no Vulkan.
-#include "morphkit/node_morph_buffers.h"
+#include "morphkit/pack/node_morph_buffers.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "morphkit/active_targets.h"
-#include "morphkit/band_texture.h"
+#include "morphkit/pack/active_targets.h"
+#include "morphkit/pack/band_texture.h"
 
 namespace morphkit {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Packing layouts of the Vulkan compute path (docs/LAYOUTS.md). Pure functions, no Vulkan.
-#include "morphkit/packed_deltas.h"
+#include "morphkit/pack/packed_deltas.h"
 
 #include <algorithm>
 #include <bit>

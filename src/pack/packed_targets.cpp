@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The CPU fast path's packed streams (docs/LAYOUTS.md §8): target-major, one stream per (target, attribute)
 // trimmed to its non-zero vertex span. Pure function, no Vulkan; read by deform_fast.cpp.
-#include "morphkit/packed_targets.h"
+#include "morphkit/pack/packed_targets.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "morphkit/sliced_sparse.h"
+#include "morphkit/pack/sliced_sparse.h"
 
 #include <algorithm>
 #include <cstring>

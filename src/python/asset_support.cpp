@@ -7,14 +7,14 @@
 #include <optional>
 #include <string>
 
-#include "morphkit/capture_file.h"
-#include "morphkit/capture_signal.h"
-#include "morphkit/expressions.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
-#include "morphkit/names.h"
-#include "morphkit/text.h"
-#include "morphkit/weight_files.h"
+#include "morphkit/core/expressions.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/capture_signal.h"
+#include "morphkit/model/files.h"
+#include "morphkit/model/names.h"
+#include "morphkit/model/text.h"
+#include "morphkit/vk/gpu.h"
 #include "python_module.h"
 
 namespace py = pybind11;
@@ -50,7 +50,7 @@ uint32_t resolveAnimation(const PyAsset& a, const py::object& anim) {
 
 std::vector<WeightOverride> weightOverrides(const PyAsset& a, const py::object& weights, NameMatch match) {
   std::vector<WeightOverride> out;
-  std::vector<ExpressionValue> expressions;  // a VRM avatar's expressions by name (morphkit/expressions.h)
+  std::vector<ExpressionValue> expressions;  // a VRM avatar's expressions by name (morphkit/core/expressions.h)
   if (weights.is_none()) return out;
   if (!py::isinstance<py::dict>(weights))
     raise(fail(Error::kInvalidArgument, "weights: expected None or a dict {name: value}"), a.path);
@@ -106,7 +106,8 @@ std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const py::object& c
   CaptureOptions options;
   options.timecode_fps = csv_fps;
   auto out = std::make_unique<LoadedCapture>();
-  // Any format, by content (morphkit/capture_file.h), scaled to 0-1 as the CLI does (morphkit/capture_signal.h).
+  // Any format, by content (morphkit/gltf/capture_file.h), scaled to 0-1 as the CLI does
+  // (morphkit/io/capture_signal.h).
   out->csv = take(parseCapture(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), options),
                   csv_file);
   if (const float scale = detectCaptureScale(out->csv); scale != 1.0f) scaleCapture(out->csv, scale);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // batch_bindings.cpp — the extension's side of morphkit.batch: planning, running one task on a worker, the
-// manifest. Everything crosses as JSON text (morphkit/batch.h), so that Dask ships plain strings and the CLI's
+// manifest. Everything crosses as JSON text (morphkit/batch/batch.h), so that Dask ships plain strings and the CLI's
 // `morphkit batch` and the Dask front end run the very same task code.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <mutex>
 
-#include "morphkit/batch.h"
+#include "morphkit/batch/batch.h"
 #include "python_module.h"
 
 namespace py = pybind11;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // capture_bindings.cpp — morphkit.load_capture: a face capture of any format as NumPy arrays (times, weights),
-// its channel names and its report (morphkit/capture_file.h, morphkit/capture_signal.h).
+// its channel names and its report (morphkit/gltf/capture_file.h, morphkit/io/capture_signal.h).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,10 +9,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "morphkit/capture_file.h"
-#include "morphkit/capture_signal.h"
-#include "morphkit/io.h"
-#include "morphkit/weight_files.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/capture_signal.h"
+#include "morphkit/model/files.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // check_bindings.cpp — morphkit.check(path, engines=...): `morphkit check --json`'s report as a dict
-// (morphkit/check.h, docs/CHECK.md), the same library call and the same JSON text the CLI prints.
+// (morphkit/check/check.h, docs/CHECK.md), the same library call and the same JSON text the CLI prints.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "morphkit/check.h"
+#include "morphkit/check/check.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // optimize_bindings.cpp — morphkit.optimize(path, out, ...): `morphkit optimize --json`'s work and report
-// (morphkit/optimize.h, docs/OPTIMIZE.md): the same library call, the same refusals, the same JSON text.
+// (morphkit/gltf/optimize.h, docs/OPTIMIZE.md): the same library call, the same refusals, the same JSON text.
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "morphkit/gltf.h"
-#include "morphkit/io.h"
-#include "morphkit/optimize.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/gltf/optimize.h"
+#include "morphkit/model/files.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
 

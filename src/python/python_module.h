@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "morphkit/capture.h"
-#include "morphkit/error.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu_pose.h"
-#include "morphkit/pose.h"
-#include "morphkit/weights.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/weights.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/model/error.h"
+#include "morphkit/vk/gpu_pose.h"
 
 namespace morphkit::python {
 
@@ -47,7 +47,7 @@ struct PyAsset {
 };
 using AssetPtr = std::shared_ptr<PyAsset>;
 
-// anim: None (the rest pose), an index or a name, by the CLI's rules (findAnimationNamed, morphkit/names.h).
+// anim: None (the rest pose), an index or a name, by the CLI's rules (findAnimationNamed, morphkit/model/names.h).
 uint32_t resolveAnimation(const PyAsset& a, const pybind11::object& anim);
 
 // weights={name: value}: every mesh target carrying the name takes the value (WeightInputs::overrides); an

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/animation.h"
-#include "morphkit/environment.h"
-#include "morphkit/gpu.h"
-#include "morphkit/io.h"
-#include "morphkit/render.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/model/files.h"
+#include "morphkit/render/environment.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
 

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "morphkit/pose.h"
-#include "morphkit/render.h"
-#include "morphkit/scene.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/scene.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit {
 

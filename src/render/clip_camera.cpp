@@ -2,8 +2,8 @@
 // clipBounds: the one auto-framing rule of clip renders (CLI render, Python Renderer.render, batch tasks).
 #include <algorithm>
 
-#include "morphkit/animation.h"
-#include "morphkit/render.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit {
 

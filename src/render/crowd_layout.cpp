@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// layoutCrowd (morphkit/render.h): where the copies of a crowd stand and when each plays.
+// layoutCrowd (morphkit/render/render.h): where the copies of a crowd stand and when each plays.
 #include <algorithm>
 #include <cmath>
 
-#include "morphkit/render.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit {
 

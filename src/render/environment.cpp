@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The environment's GPU maps (morphkit/environment.h), made once at start-up in one submission:
+// The environment's GPU maps (morphkit/render/environment.h), made once at start-up in one submission:
 //   1. the equirect resampled on the CPU to a power of two (width × width/2, at most kMaxPrefilterWidth),
 //      uploaded as rgba16f, its mip chain blitted (box filter);
 //   2. one dispatch per level of the prefiltered chain (GGX, level k ↔ roughness 1 − sqrt(1 − k / (levels − 1)),

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// environment_internal.h — internal: the GPU maps behind morphkit/environment.h's EnvironmentMaps handle, read by
-// the mesh program's frame set (pipelines.cpp) and node materials' set (path_node.cpp), written once by
+// environment_internal.h — internal: the GPU maps behind morphkit/render/environment.h's EnvironmentMaps handle, read
+// by the mesh program's frame set (pipelines.cpp) and node materials' set (path_node.cpp), written once by
 // environment.cpp.
 #pragma once
 #include <vulkan/vulkan.h>
 
-#include "morphkit/environment.h"
+#include "morphkit/render/environment.h"
 #include "vk_context.h"
 
 namespace morphkit {

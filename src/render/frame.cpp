@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "morphkit/scene.h"
+#include "morphkit/core/scene.h"
 #include "renderer_state.h"
 
 namespace morphkit {

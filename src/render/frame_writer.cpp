@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// PngFrameWriter (morphkit/frame_writer.h).
-#include "morphkit/frame_writer.h"
+// PngFrameWriter (morphkit/render/frame_writer.h).
+#include "morphkit/render/frame_writer.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "morphkit/io.h"
+#include "morphkit/model/files.h"
 
 namespace morphkit {
 

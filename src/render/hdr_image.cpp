@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Radiance RGBE (.hdr) decoding and encoding, and the built-in procedural studio environment
-// (morphkit/environment.h). Everything here is CPU-only and pure.
+// (morphkit/render/environment.h). Everything here is CPU-only and pure.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
 
-#include "morphkit/environment.h"
+#include "morphkit/render/environment.h"
 
 namespace morphkit {
 namespace {

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "morphkit/render.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit {
 namespace {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "morphkit/render.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit {
 

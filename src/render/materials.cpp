@@ -6,8 +6,8 @@
 #include <array>
 #include <cstring>
 
-#include "morphkit/material_features.h"
-#include "morphkit/text.h"
+#include "morphkit/model/material_features.h"
+#include "morphkit/model/text.h"
 #include "renderer_state.h"
 
 namespace morphkit {
@@ -151,7 +151,7 @@ rs::MaterialUniforms materialUniforms(const Material& mat) {
   return u;
 }
 
-// One warning per material extension the renderer does not shade (morphkit/material_features.h).
+// One warning per material extension the renderer does not shade (morphkit/model/material_features.h).
 void warnUnshadedFeatures(Renderer& r) {
   for (const std::string& name : materialFeatures(*r.asset).unshaded)
     r.info.warnings.push_back(printable(name, 64) +

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "morphkit/active_targets.h"
-#include "morphkit/render.h"
+#include "morphkit/pack/active_targets.h"
+#include "morphkit/render/render.h"
 #include "render_shared.h"
 
 namespace morphkit {

@@ -5,7 +5,7 @@
 // plain mesh.vert variant. The batch has a copy per frame slot (frameCopies: its weights, matrices, active lists and
 // output; the later copies run the first one's pipeline), so frame n + 1 is written and submitted while frame n runs.
 #include "gpu_internal.h"
-#include "morphkit/gpu_interop.h"
+#include "morphkit/vk/gpu_interop.h"
 #include "renderer_state.h"
 
 namespace morphkit {

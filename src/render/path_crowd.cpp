@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "morphkit/gpu_crowd.h"
-#include "morphkit/gpu_interop.h"
+#include "morphkit/vk/gpu_crowd.h"
+#include "morphkit/vk/gpu_interop.h"
 #include "renderer_state.h"
 
 namespace morphkit {

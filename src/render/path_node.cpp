@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The node-material path (RenderOptions::node_material): one compiled node program for every draw, with its own
 // set 0 and no push constants; morphing and skinning happen in the program's vertex shader, reading the feature
-// buffers of morphkit/node_material.h (createNodeDrawResources) and the primitive's skin stream. Its fragment shader
-// lights with the built-in path's lighting.glsl, so the set also holds the frame block, the shadow map and the
+// buffers of morphkit/material/node_material.h (createNodeDrawResources) and the primitive's skin stream. Its fragment
+// shader lights with the built-in path's lighting.glsl, so the set also holds the frame block, the shadow map and the
 // environment's two maps, the descriptors of the built-in frame set.
 #include <algorithm>
 #include <cstring>
@@ -79,7 +79,7 @@ Status NodePath::addPrimitive(Renderer& r, uint32_t index) {
 }
 
 // A node-material draw: its feature resources, node uniform block and the one set, written by binding name
-// (the binding contract of morphkit/node_material.h).
+// (the binding contract of morphkit/material/node_material.h).
 Status NodePath::addDraw(Renderer& r, uint32_t index) {
   const Draw& d = r.draws[index];
   DrawState& state = draws_.emplace_back();

@@ -4,14 +4,14 @@
 // uniform (≤ 4 targets, 2 bands) or from an active list in a storage buffer (MSH_MORPH_ACTIVE_LIST).
 #include <cstring>
 
-#include "morphkit/active_targets.h"
+#include "morphkit/pack/active_targets.h"
 #include "renderer_state.h"
 
 namespace morphkit {
 
 namespace rs = render;
 
-// The active list is written straight from the pack module's ActiveTarget list (morphkit/active_targets.h).
+// The active list is written straight from the pack module's ActiveTarget list (morphkit/pack/active_targets.h).
 static_assert(sizeof(ActiveTarget) == sizeof(rs::MorphActiveEntry) &&
               offsetof(ActiveTarget, target) == offsetof(rs::MorphActiveEntry, target) &&
               offsetof(ActiveTarget, weight) == offsetof(rs::MorphActiveEntry, weight));

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "environment_internal.h"
-#include "morphkit/contract.h"
-#include "morphkit/gpu_crowd.h"
-#include "morphkit/node_material.h"
-#include "morphkit/scene.h"
+#include "morphkit/core/scene.h"
+#include "morphkit/material/node_material.h"
+#include "morphkit/model/contract.h"
+#include "morphkit/vk/gpu_crowd.h"
 #include "renderer_state.h"
 
 namespace morphkit {

@@ -18,10 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "morphkit/gpu.h"
-#include "morphkit/packed_deltas.h"
-#include "morphkit/pose.h"
-#include "morphkit/render.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/pack/packed_deltas.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
 #include "render_shared.h"
 #include "vk_context.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Crowds: one primitive × many instances, a vertex tile's records staged once per group of instances
-// (morphkit/gpu_crowd.h, shaders/crowd.comp).
-#include "morphkit/gpu_crowd.h"
+// (morphkit/vk/gpu_crowd.h, shaders/crowd.comp).
+#include "morphkit/vk/gpu_crowd.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,7 +14,7 @@
 #include "crowd_shared.h"
 #include "gpu_crowd_internal.h"
 #include "gpu_internal.h"
-#include "morphkit/gpu_interop.h"
+#include "morphkit/vk/gpu_interop.h"
 #include "morphkit_spirv/crowd.h"
 #include "vk_context.h"
 
@@ -340,7 +340,7 @@ Expected<PrimitiveData> readGpuCrowdVertices(VulkanContext& context, const GpuCr
   return out;
 }
 
-// ---- Engine interop (morphkit/gpu_interop.h) ----
+// ---- Engine interop (morphkit/vk/gpu_interop.h) ----
 Status recordGpuCrowdJob(const GpuCrowdJob& job, VkCommandBuffer cmd) {
   if (Status s = checkGpuCrowdJob(job); !s) return s;
   if (cmd == VK_NULL_HANDLE) return fail(Error::kInvalidArgument, "recordGpuCrowdJob: no command buffer");

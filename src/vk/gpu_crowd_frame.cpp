@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The CPU's part of a crowd frame (morphkit/gpu_crowd.h): per group the targets to walk or stage, per instance its
+// The CPU's part of a crowd frame (morphkit/vk/gpu_crowd.h): per group the targets to walk or stage, per instance its
 // active list and its relative matrices, written into the crowd's host-visible buffers before each dispatch.
 #include <algorithm>
 #include <cstring>
@@ -9,8 +9,8 @@
 #include "crowd_shared.h"
 #include "gpu_crowd_internal.h"
 #include "gpu_internal.h"
-#include "morphkit/active_targets.h"
-#include "morphkit/thread_pool.h"
+#include "morphkit/model/thread_pool.h"
+#include "morphkit/pack/active_targets.h"
 
 namespace morphkit {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "morphkit/gpu_crowd.h"
+#include "morphkit/vk/gpu_crowd.h"
 #include "vk_context.h"
 
 namespace morphkit {

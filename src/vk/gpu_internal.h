@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "morph_shared.h"
-#include "morphkit/gpu.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/vk/gpu.h"
 #include "vk_context.h"
 
 namespace morphkit {
@@ -68,7 +68,7 @@ Expected<GpuBatch*> createGpuBatchSharingPipeline(VulkanContext& context, std::s
 const GpuBuffer& gpuBatchBuffer(const GpuBatch& batch);
 VkDeviceSize gpuBatchOutputBytes(const GpuBatch& batch);
 
-// One pose on the device (morphkit/gpu_pose.h): the prepared pose it belongs to, its uploaded primitives, and one
+// One pose on the device (morphkit/vk/gpu_pose.h): the prepared pose it belongs to, its uploaded primitives, and one
 // batch with an instance per (node, primitive).
 struct GpuPose {
   const PosePrepared* prepared = nullptr;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// morphkit on the caller's Vulkan device (morphkit/gpu_interop.h): the checks, and the output's barriers.
+// morphkit on the caller's Vulkan device (morphkit/vk/gpu_interop.h): the checks, and the output's barriers.
 // The output description and the recording live beside the batch (gpu_morph.cpp) and the pose (gpu_pose.cpp).
-#include "morphkit/gpu_interop.h"
+#include "morphkit/vk/gpu_interop.h"
 
 #include <algorithm>
 #include <string>
@@ -23,7 +23,7 @@ Failure unusable(const std::string& what) {
   return fail(Error::kNoDevice, std::string(kWhere) + what);
 }
 
-// Fails on the first requirement `device` misses (morphkit/gpu_interop.h). `index` receives the physical
+// Fails on the first requirement `device` misses (morphkit/vk/gpu_interop.h). `index` receives the physical
 // device's place in its instance's enumeration.
 Status checkDevice(const GpuExternalDevice& device, uint32_t& index) {
   if (device.api_version < VK_API_VERSION_1_2) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// GPU primitives, batches and the morph job (morphkit/gpu.h).
+// GPU primitives, batches and the morph job (morphkit/vk/gpu.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -7,11 +7,11 @@
 
 #include "gpu_internal.h"
 #include "morph_shared.h"
-#include "morphkit/active_targets.h"
-#include "morphkit/deform.h"
-#include "morphkit/gpu.h"
-#include "morphkit/gpu_interop.h"
-#include "morphkit/sliced_sparse.h"
+#include "morphkit/core/deform.h"
+#include "morphkit/pack/active_targets.h"
+#include "morphkit/pack/sliced_sparse.h"
+#include "morphkit/vk/gpu.h"
+#include "morphkit/vk/gpu_interop.h"
 #include "morphkit_spirv/morph.h"
 #include "morphkit_spirv/morph_storage16.h"
 #include "vk_context.h"
@@ -404,7 +404,7 @@ void writeInstanceData(const GpuMorphJob& job) {
       inst.weights.assign(targets, 0.0f);
       inst.active.assign(targets, ActiveTarget{});
     }
-    // The one rule (morphkit/active_targets.h): an inactive weight is 0 in the weights array (the sparse layout
+    // The one rule (morphkit/pack/active_targets.h): an inactive weight is 0 in the weights array (the sparse layout
     // reads it) and absent from the list (the dense layouts read it); only what changed is written.
     auto* weights = reinterpret_cast<float*>(dynamic + inst.weights_offset);
     for (uint32_t t = 0; t < targets; ++t) {

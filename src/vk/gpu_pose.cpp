@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // poseAssetGpu: CPU animation + scene evaluation (as in src/core/pose.cpp), GPU deformation.
-#include "morphkit/gpu_pose.h"
+#include "morphkit/vk/gpu_pose.h"
 
 #include <string>
 #include <utility>
 
 #include "gpu_internal.h"
 #include "gpu_pose_internal.h"
-#include "morphkit/gpu_interop.h"
-#include "morphkit/scene.h"
+#include "morphkit/core/scene.h"
+#include "morphkit/vk/gpu_interop.h"
 
 namespace morphkit {
 

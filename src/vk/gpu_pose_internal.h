@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "gpu_internal.h"
-#include "morphkit/gpu_pose.h"
+#include "morphkit/vk/gpu_pose.h"
 
 namespace morphkit {
 
-// One frame's inputs for a batch: the core frame step (the same as evaluatePose, morphkit/pose.h), then each
+// One frame's inputs for a batch: the core frame step (the same as evaluatePose, morphkit/core/pose.h), then each
 // instance's GpuInstanceState, whose spans point into `core`.
 struct PoseFrame {
   FrameState core;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// evaluateGpuPoseFrames and evaluateGpuPoseFrameViews (morphkit/gpu_pose.h): many frames through the GPU without a
+// evaluateGpuPoseFrames and evaluateGpuPoseFrameViews (morphkit/vk/gpu_pose.h): many frames through the GPU without a
 // round trip per frame; the first unpacks each frame into a PoseResult, the second hands over views of the chunk's
 // host memory (copyGpuPoseFrame copies them into arrays).
 //
@@ -18,9 +18,9 @@
 
 #include "gpu_internal.h"
 #include "gpu_pose_internal.h"
-#include "morphkit/finite.h"
-#include "morphkit/gpu_interop.h"
-#include "morphkit/gpu_pose.h"
+#include "morphkit/model/finite.h"
+#include "morphkit/vk/gpu_interop.h"
+#include "morphkit/vk/gpu_pose.h"
 #include "vk_context.h"
 
 namespace morphkit {

@@ -464,7 +464,7 @@ void destroyVulkanContext(VulkanContext* context, std::vector<std::string>* fina
   if (!context) return;
   if (context->device) {
     // A caller's device may be busy on other queues (and vkDeviceWaitIdle would need all of them externally
-    // synchronized): the caller waits for morphkit's work itself (morphkit/gpu_interop.h).
+    // synchronized): the caller waits for morphkit's work itself (morphkit/vk/gpu_interop.h).
     if (context->owns_device) vkDeviceWaitIdle(context->device);
     vkDestroyQueryPool(context->device, context->timestamps, nullptr);
     vkDestroyFence(context->device, context->fence, nullptr);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// vk_context.h — internal: the Vulkan objects behind morphkit/gpu.h's typed handles. Plain structs with
+// vk_context.h — internal: the Vulkan objects behind morphkit/vk/gpu.h's typed handles. Plain structs with
 // createX/destroyX free functions and one owner (the VulkanContext owns the instance, device, queue,
 // command pool; buffers, images and compute pipelines, all created in vk_resources.cpp, are owned by whoever
 // created them: the morph pipeline by a GpuBatch, the render targets by a renderer).
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/error.h"
-#include "morphkit/gpu.h"
+#include "morphkit/model/error.h"
+#include "morphkit/vk/gpu.h"
 
 namespace morphkit {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The `check` harness body (contract: harnesses.h), apart because morphkit/check.h belongs to the check layer,
+// The `check` harness body (contract: harnesses.h), apart because morphkit/check/check.h belongs to the check layer,
 // which the glTF harnesses do not link.
 #pragma once
 #include <cstdint>
 
 #include "harnesses.h"
-#include "morphkit/check.h"
+#include "morphkit/check/check.h"
 
 namespace morphkit::fuzz {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The node-material harness body (contract: harnesses.h), apart because morphkit/node_material.h belongs to the
-// material layer: only fuzz_node_material and the g++ replay test link it.
+// The node-material harness body (contract: harnesses.h), apart because morphkit/material/node_material.h belongs to
+// the material layer: only fuzz_node_material and the g++ replay test link it.
 #pragma once
 #include <cstdint>
 #include <string_view>
 
-#include "morphkit/node_material.h"
+#include "morphkit/material/node_material.h"
 
 namespace morphkit::fuzz {
 

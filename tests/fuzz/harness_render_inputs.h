@@ -10,9 +10,9 @@
 #include <span>
 #include <string_view>
 
-#include "morphkit/batch.h"
-#include "morphkit/environment.h"
-#include "morphkit/render.h"
+#include "morphkit/batch/batch.h"
+#include "morphkit/render/environment.h"
+#include "morphkit/render/render.h"
 
 namespace morphkit::fuzz {
 

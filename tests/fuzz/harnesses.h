@@ -19,16 +19,16 @@
 #include <string_view>
 #include <vector>
 
-#include "morphkit/animation.h"
-#include "morphkit/animation_pointer.h"
-#include "morphkit/capture.h"
-#include "morphkit/capture_file.h"
-#include "morphkit/expressions.h"
-#include "morphkit/gltf.h"
-#include "morphkit/pose.h"
-#include "morphkit/pose_writers.h"
-#include "morphkit/weight_files.h"
-#include "morphkit/weights.h"
+#include "morphkit/core/animation.h"
+#include "morphkit/core/expressions.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/core/weights.h"
+#include "morphkit/gltf/animation_pointer.h"
+#include "morphkit/gltf/capture_file.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/capture.h"
+#include "morphkit/io/pose_writers.h"
 
 namespace morphkit::fuzz {
 
@@ -107,7 +107,7 @@ inline const Asset& arkitFace() {
   static const Asset face = [] {
     Asset asset;
     // One triangle of zeros, an accessor without a bufferView (glTF 2.0 §3.6.2.3), as POSITION and as every
-    // target's delta: the fixture is valid glTF, as every Asset handed to morphkit must be (morphkit/contract.h).
+    // target's delta: the fixture is valid glTF, as every Asset handed to morphkit must be (morphkit/model/contract.h).
     Accessor zeros;
     zeros.count = 3;
     zeros.type = AccessorType::kVec3;
@@ -157,7 +157,7 @@ inline int captureCsv(const uint8_t* data, size_t size) {
   (void)parseWeightsJson(text);
   Expected<CaptureMap> map = parseCaptureMapJson(text);
   Expected<Capture> capture = parseCaptureCsv(text);
-  (void)parseCapture(text);  // every format, by content (morphkit/capture_file.h)
+  (void)parseCapture(text);  // every format, by content (morphkit/gltf/capture_file.h)
   for (CaptureFormat format :
        {CaptureFormat::kCsv, CaptureFormat::kIFacialMocap, CaptureFormat::kMediaPipe, CaptureFormat::kA2f})
     (void)parseCapture(text, {.format = format, .fps = 30.0});
@@ -165,7 +165,7 @@ inline int captureCsv(const uint8_t* data, size_t size) {
   return 0;
 }
 
-// ---- One harness per capture format (morphkit/capture.h, morphkit/capture_file.h) ----
+// ---- One harness per capture format (morphkit/io/capture.h, morphkit/gltf/capture_file.h) ----
 // Each parser alone, with the options that change its path (a face index, a frame rate replacing the file's), then
 // the result sampled against the face. fuzz_capture_csv sends every input through every parser by content; these
 // start from seeds of their own format (scripts/fuzz-corpus), so mutations stay inside one grammar.

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/error.h"
-#include "morphkit/gpu.h"
+#include "morphkit/model/error.h"
+#include "morphkit/vk/gpu.h"
 
 namespace morphkit {
 

@@ -3,13 +3,14 @@
 #include <cstdio>
 #include <cstring>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/pose.h"
+#include "morphkit/core/pose.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
 #include "morphkit/version.h"
 
-#if __has_include("morphkit/gpu.h") || __has_include("morphkit/render.h") || __has_include("morphkit/node_material.h")
+#if __has_include("morphkit/vk/gpu.h") || __has_include("morphkit/render/render.h") || \
+                                                        __has_include("morphkit/material/node_material.h")
 #error "a core + gltf install must not carry the GPU layers' headers"
 #endif
 

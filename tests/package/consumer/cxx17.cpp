@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <span>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
 
 int main() {
   morphkit::DemoOptions options;

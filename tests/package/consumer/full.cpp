@@ -6,13 +6,13 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "morphkit/demo.h"
-#include "morphkit/glb_writer.h"
-#include "morphkit/gltf.h"
-#include "morphkit/gpu.h"
-#include "morphkit/gpu_interop.h"  // the one public header with <vulkan/vulkan.h>: Vulkan::Vulkan comes with morphkit::vk
-#include "morphkit/node_material.h"
-#include "morphkit/render.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/glb_writer.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/material/node_material.h"
+#include "morphkit/render/render.h"
+#include "morphkit/vk/gpu.h"
+#include "morphkit/vk/gpu_interop.h"  // the one public header with <vulkan/vulkan.h>: Vulkan::Vulkan comes with morphkit::vk
 
 int main(int argc, char** argv) {
   if (argc != 2) return std::fprintf(stderr, "usage: consumer MATERIAL.json\n"), 2;

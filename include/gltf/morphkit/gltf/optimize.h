@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// morphkit/gltf/optimize.h — morph-aware compression of a glTF with a verified error bound (docs/OPTIMIZE.md).
+// Part of morphkit::gltf, beside the reader and the writer it is built on.
+//
+// optimizeAsset writes a smaller .glb of a loaded asset: every attribute and every morph target quantized
+// (KHR_mesh_quantization) on a grid of its own chosen from the bound, then EXT_meshopt_compression; animations,
+// node hierarchy, names, materials, images, extras and every other extension kept as the input has them (the
+// writer edits the input's document, morphkit/gltf/glb_writer.h). It then loads its own output and poses both files on
+// the CPU reference path in world space — the rest pose, every target alone at weight 1, the default weights, every
+// animation at every key time, every midpoint between keys and the clip end — and fails, returning no bytes, when a
+// vertex of any pose is further than the bound from the input's.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "morphkit/model/asset.h"
+#include "morphkit/model/error.h"
+#include "morphkit/model/thread_pool.h"
+
+namespace morphkit {
+
+// The default bound: 2e-4 of the rest pose's bounding-box diagonal (0.2 mm per metre: 0.05 mm on a 25 cm face,
+// far below a pixel at any distance a face fills the screen from).
+inline constexpr double kDefaultMaxErrorRel = 2e-4;
+
+struct OptimizeOptions {
+  double max_error_mm = 0.0;   // world-space bound in millimetres (glTF is in metres); 0: use max_error_rel
+  double max_error_rel = 0.0;  // bound as a fraction of the rest pose's diagonal; both 0: kDefaultMaxErrorRel
+  bool meshopt = true;         // false: quantization alone (KHR_mesh_quantization, no EXT_meshopt_compression)
+  ThreadPool* pool = nullptr;  // optional, owned by the caller: the verification's poses split across it
+  // Called between steps with a short description and the fraction done (0..1); may be empty.
+  std::function<void(std::string_view step, double done)> progress;
+};
+
+// The largest difference between input and output over one category of poses.
+struct OptimizeError {
+  std::string category;         // "rest", "targets", "default weights", "animations"
+  uint32_t poses = 0;           // poses compared
+  double max_distance = 0.0;    // metres, world space
+  double max_normal_deg = 0.0;  // largest angle between input and output normals (degrees)
+  std::string worst;            // where max_distance is: the pose and the vertex
+};
+
+// Stored bytes of the parts of a file: bufferView bytes by what uses them (a compressed view counts its encoded
+// bytes; the input counts what its views hold after loading, i.e. decoded).
+struct OptimizeParts {
+  uint64_t targets = 0;    // morph target deltas (dense, or sparse indices and values)
+  uint64_t base = 0;       // base vertex attributes and indices
+  uint64_t animation = 0;  // animation key times and values
+  uint64_t images = 0;     // images stored in bufferViews
+  uint64_t other = 0;      // inverse bind matrices and anything else
+};
+
+struct OptimizeReport {
+  double bound = 0.0;                 // metres
+  double diagonal = 0.0;              // metres, the rest pose's world-space bounding box
+  std::vector<OptimizeError> errors;  // one per category that has poses
+  double max_distance = 0.0;          // over every category
+  std::string worst;                  // its pose and vertex
+  OptimizeParts before, after;
+  uint64_t output_bytes = 0;
+  uint32_t attempts = 0;           // encodings tried: a finer grid follows one that misses the bound
+  std::vector<std::string> notes;  // what was kept as it was and why (one line each)
+};
+
+// Fails (kInvalidArgument) for a bound <= 0 or NaN; (kInvalidGltf) for an asset whose document holds extensions
+// that point into buffers morphkit cannot rewrite (EXT_mesh_gpu_instancing, ...); (kInvalidArgument) naming the
+// pose and the vertex when no encoding stays within the bound. `report` is filled as far as the work went.
+Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeOptions& options,
+                                             OptimizeReport& report);
+
+// The report as one JSON object (`morphkit optimize --json`, Python's morphkit.optimize; docs/OPTIMIZE.md):
+// file, out, boundMm, diagonalM, maxDistanceMm, maxDistanceMmPerM, worst, errors[{category, poses, maxDistanceMm,
+// maxDistanceMmPerM, maxNormalDeg, worst}], before/after {targets, base, animation, images, other, total},
+// inputBytes, outputBytes, attempts, notes.
+std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,
+                               uint64_t input_bytes);
+
+}  // namespace morphkit
