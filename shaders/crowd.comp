@@ -17,7 +17,7 @@
 //
 // Determinism: each instance's sum is one `precise` chain of morphAdd over its own active targets in ascending
 // order, on the same floats (a staged record is the loaded record, copied). So an instance's output is
-// bit-identical whatever G, the rows and the slots (tests/vk_crowd_test.cpp checks with memcmp on lavapipe).
+// bit-identical whatever G, the rows and the slots (tests/vk/vk_crowd_test.cpp checks with memcmp on lavapipe).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_control_flow_attributes : require

@@ -18,7 +18,7 @@ inline constexpr uint32_t kCrowdDefaultGroup = 128;           // instances per w
 inline constexpr uint32_t kCrowdDefaultRows = 16;             // warps per workgroup (512 invocations)
 inline constexpr uint64_t kCrowdDefaultSharedBudget = 12288;  // bytes of staged records per workgroup
 
-// 0 everywhere: the defaults above. Any group size gives the same bits (tests/vk_crowd_test.cpp).
+// 0 everywhere: the defaults above. Any group size gives the same bits (tests/vk/vk_crowd_test.cpp).
 struct GpuCrowdTuning {
   uint32_t group_size = 0;     // instances per workgroup (capped at instance_count)
   uint32_t rows = 0;           // rows of CROWD_TILE invocations per workgroup

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The bodies of the libFuzzer harnesses, one function per harness, shared by the harness mains (fuzz_<name>.cpp,
-// clang + libFuzzer) and by tests/fuzz_replay_test.cpp (the g++ suite replays every crasher through the same code).
-// Each returns 0, or -1 for an input that belongs to another harness (libFuzzer then keeps it out of the corpus).
-// The node-material harness is in harness_node_material.h: its header belongs to the material layer, which the
+// clang + libFuzzer) and by tests/fuzz/fuzz_replay_test.cpp (the g++ suite replays every crasher through the same
+// code). Each returns 0, or -1 for an input that belongs to another harness (libFuzzer then keeps it out of the
+// corpus). The node-material harness is in harness_node_material.h: its header belongs to the material layer, which the
 // glTF harnesses do not link.
 // EXTENSION POINT: a new harness is a function here (or in its own header when it needs another layer), a
 // fuzz_<name>.cpp main, an entry in tests/fuzz/CMakeLists.txt (MORPHKIT_FUZZ_HARNESSES), in kHarnesses of
-// tests/fuzz_replay_test.cpp and, for its seeds, in scripts/fuzz-corpus.
+// tests/fuzz/fuzz_replay_test.cpp and, for its seeds, in scripts/fuzz-corpus.
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -72,7 +72,7 @@ def gpu() -> None:
 
 @pytest.fixture
 def demo_glb(tmp_path: pathlib.Path, cli: str) -> pathlib.Path:
-    """The built-in demo asset, small: 1500 vertices, 12 targets (as tests/render_command_test.cpp)."""
+    """The built-in demo asset, small: 1500 vertices, 12 targets (as tests/render/render_command_test.cpp)."""
     path = tmp_path / "demo.glb"
     done = run_cli(cli, "make-demo", path, "--vertices", "1500", "--targets", "12")
     assert done.returncode == 0, done.stderr

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// tests/vk_interop_draw_test.cpp: writes the vertex's attributes, unchanged, into two float attachments.
+// tests/vk/vk_interop_draw_test.cpp: writes the vertex's attributes, unchanged, into two float attachments.
 #version 450
 layout(location = 0) flat in vec3 in_position;
 layout(location = 1) flat in vec3 in_normal;

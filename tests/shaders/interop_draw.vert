@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// tests/vk_interop_draw_test.cpp: reads morphkit's deformed output as a vertex buffer (position and normal at the
+// tests/vk/vk_interop_draw_test.cpp: reads morphkit's deformed output as a vertex buffer (position and normal at the
 // offsets gpuBatchOutput reports) and draws vertex i as one point on pixel (i % width, i / width).
 #version 450
 layout(location = 0) in vec3 position;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The real engines' pose of a file, for `morphkit check`'s proof (tests/check_engines_test.cpp, docs/CHECK.md).
+// The real engines' pose of a file, for `morphkit check`'s proof (tests/check/check_engines_test.cpp, docs/CHECK.md).
 //
 //   node tools/engines/engine_pose.mjs three|babylon FILE.glb [--frames rest|A:T[,...]]
 //

@@ -6,7 +6,7 @@
 // with an explicit row pitch; the library returns pixels (RGBA8, sRGB-encoded, rows top to bottom), the caller
 // writes files (encodePng). Nothing throws; failures are Expected/Status with "<where>: <what>".
 //
-// Two morph paths draw the same image (tests/render_golden_test.cpp states the tolerance):
+// Two morph paths draw the same image (tests/render/render_golden_test.cpp states the tolerance):
 //   kVertex  seed 000: all deltas in one rgba32float 2D texture (morphTextureLayout below), weights in a 32-byte
 //            uniform (≤ 4 targets) or — past the seed — weights + active list in a storage buffer (any count,
 //            tangent bands); the vertex shader morphs, then skins (joint palette in a storage buffer). The same

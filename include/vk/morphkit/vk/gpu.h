@@ -13,7 +13,7 @@
 //
 // The kernel (shaders/morph.comp) follows the order of morphkit/core/deform.h exactly: morph (glTF 2.0 §3.7.2.2),
 // then skin (§3.7.3) or the node's rigid transform, then renormalize normals and tangents. Results match the
-// CPU reference MorphSkinJob to float precision (tests/vk_morph_test.cpp states the tolerances).
+// CPU reference MorphSkinJob to float precision (tests/vk/vk_morph_test.cpp states the tolerances).
 #pragma once
 #include <cstdint>
 #include <optional>

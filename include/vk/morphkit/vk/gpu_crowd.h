@@ -10,7 +10,7 @@
 //
 // Results: each instance's output is bit-identical whatever the group it shares (so to a crowd of one instance),
 // and matches GpuMorphJob and the CPU reference MorphSkinJob within float tolerance, not bit for bit (the
-// per-instance kernel sums its targets in two interleaved partial sums; tests/vk_crowd_test.cpp states the bounds).
+// per-instance kernel sums its targets in two interleaved partial sums; tests/vk/vk_crowd_test.cpp states the bounds).
 //
 // Like the rest of the vk layer: typed handles, no Vulkan in this header, Expected/Status errors, synchronous run().
 #pragma once

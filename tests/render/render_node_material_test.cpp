@@ -4,8 +4,8 @@
 //   equal    examples/morph_skin_pbr.json on AnimatedMorphCube mid-animation, examples/static_pbr.json on a model
 //            without morph targets, and morph_skin_pbr.json on a skinned model render the same image as the
 //            built-in PBR path in the default look (studio environment, Neutral): the path metric of
-//            tests/render_golden_test.cpp, mean |Δ| ≤ 0.5/255 per channel and ≤ 0.1 % of pixels with a channel off
-//            by > 8/255.
+//            tests/render/render_golden_test.cpp, mean |Δ| ≤ 0.5/255 per channel and ≤ 0.1 % of pixels with a channel
+//            off by > 8/255.
 //   differs  a graph with a constant emissive color does not (the metric can fail).
 //   light    examples/morph_skin_pbr.json on a morphed + skinned make-demo head, three frames of its "talk" clip,
 //            under three looks (the studio environment with Neutral; a .hdr made here, rotated, with exposure, ACES

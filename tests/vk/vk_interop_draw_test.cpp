@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // morphkit/vk/gpu_interop.h's output used as what it is for: a vertex buffer. A graphics pipeline built from the
 // GpuOutputBuffer description alone draws the deformed vertices (tests/shaders/interop_draw.*) on the suite's
-// validated device, lent to an external context as in tests/vk_interop_test.cpp.
+// validated device, lent to an external context as in tests/vk/vk_interop_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

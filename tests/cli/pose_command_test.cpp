@@ -95,7 +95,7 @@ TEST(PoseCommand, ErrorsAndUsage) {
   EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "x.json/under/a/file.json").string()), 0);
   EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "x.json/under/a/file.json/y.json").string()),
             1);  // a file in the way
-  // Output folders are created (tests/cli_conventions_test.cpp).
+  // Output folders are created (tests/cli/cli_conventions_test.cpp).
   EXPECT_EQ(runCli("pose " + model.string() + " --out " + (dir / "no/such/dir/x.json").string()), 0);
   EXPECT_FALSE(std::filesystem::exists(dir / "two.obj"));
   EXPECT_FALSE(std::filesystem::exists(dir / "x.txt"));

@@ -144,7 +144,7 @@ TEST_F(VulkanTest, NodePipelinesBuildForEveryExampleWithValidationClean) {
   Harness h(*context_);
   ASSERT_TRUE(h.init());
   ParseNodeMaterialOptions options;
-  // examples/custom_rim.json's blocks, minimal versions (tests/node_material_test.cpp has the full ones).
+  // examples/custom_rim.json's blocks, minimal versions (tests/material/node_material_test.cpp has the full ones).
   struct Legacy final : NodeBlockEmitter {
     std::vector<NodePortDecl> inputs() const override {
       return {{"position", NodeValueType::kVec3, true, {}, "nodePosition"},

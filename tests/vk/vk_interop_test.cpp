@@ -165,7 +165,7 @@ TEST_F(VulkanTest, RecordedPoseMatchesTheCpuPose) {
               std::max(tangent_error, std::fabs(vertex[out.tangent_offset / 4 + k] - c.tangents[4 * v + k]));
         }
       }
-      // The GPU tolerances of tests/vk_morph_test.cpp (positions relative to the primitive's size).
+      // The GPU tolerances of tests/vk/vk_morph_test.cpp (positions relative to the primitive's size).
       EXPECT_LE(position_error, 1e-5f * size) << "instance " << i;
       EXPECT_LE(normal_error, 1e-4f) << "instance " << i;
       EXPECT_LE(tangent_error, 1e-4f) << "instance " << i;

@@ -208,7 +208,7 @@ TEST(BenchFileCommand, ModeOptionsAndBadInput) {
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(run.err.rfind("morphkit: error: " + model() + ": --anim 7: no animation of that index (the file has 0 ", 0),
             0u)
-      << run.err;  // the shared --anim lookup (tests/cli_conventions_test.cpp) lists the animations
+      << run.err;  // the shared --anim lookup (tests/cli/cli_conventions_test.cpp) lists the animations
   run = test::runMorphkit(dir, "bench missing.glb --paths reference");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(run.err.rfind("morphkit: error: missing.glb: ", 0), 0u) << run.err;

@@ -73,7 +73,7 @@ TEST(MakeDemoCommand, JsonSummary) {
 }
 
 // --material: each variant is written, named in the summary and the JSON, and its file carries the material
-// (tests/material_extensions_test.cpp checks the fields); an unknown name is a usage error with no file.
+// (tests/gltf/material_extensions_test.cpp checks the fields); an unknown name is a usage error with no file.
 TEST(MakeDemoCommand, MaterialVariants) {
   auto dir = test::scratchDir();
   CliRun run = makeDemo(dir, "c.glb --targets 0 --vertices 100 --no-capture --material clearcoat");

@@ -11,7 +11,7 @@
 //     the crowd sums one fma chain. Bound: positions 1e-6 × the bounding-box diagonal (10× tighter than vs the
 //     CPU), normals/tangents 2e-6 (a few ulps of unit vectors, after renormalization), texcoords/colors 1e-6.
 //     f16 deltas are the same halves in both kernels, so the bound does not grow with the f16 error.
-//   - crowd vs the CPU reference MorphSkinJob: the bounds of tests/vk_morph_test.cpp (positions 1e-5 × diagonal,
+//   - crowd vs the CPU reference MorphSkinJob: the bounds of tests/vk/vk_morph_test.cpp (positions 1e-5 × diagonal,
 //     unit vectors 1e-4; f16 adds Σ|w|·f16DeltaError·√3).
 #include <gtest/gtest.h>
 #include <simdjson.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests for morphkit/core/weights.h: the target-name lookup, weight overrides and weight tracks in PoseOptions
 // (CPU reference and fast paths), and baking a track into a glTF animation. The GPU path and the renderer are
-// checked against these CPU results in tests/vk_capture_test.cpp.
+// checked against these CPU results in tests/vk/vk_capture_test.cpp.
 #include "morphkit/core/weights.h"
 
 #include <gtest/gtest.h>
