@@ -214,11 +214,11 @@ void main() {
     precise float sum_e[MORPH_MAX_EXTRA];
     [[unroll]] for (uint c = 0u; c < MORPH_MAX_EXTRA; ++c) sum_e[c] = 0.0;
     for (uint a = begin; a < end; a += 4u) {
-      uvec4 batch[4];  // the list has 3 entries of slack after its end, so these loads stay in the buffer
-      [[unroll]] for (uint k = 0u; k < 4u; ++k) batch[k] = entries.e[a + k];
+      uvec4 group[4];  // the list has 3 entries of slack after its end, so these loads stay in the buffer
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) group[k] = entries.e[a + k];
       [[unroll]] for (uint k = 0u; k < 4u; ++k) {
         if (a + k >= end) break;
-        uvec4 entry = batch[k];  // uniform per row: the row's instance
+        uvec4 entry = group[k];  // uniform per row: the row's instance
         float w = uintBitsToFloat(entry.z);
         if (entry.y != CROWD_NOT_STAGED) {
           uint at = entry.y * kWords * CROWD_TILE + x;

@@ -49,7 +49,7 @@ layout(push_constant) uniform PushBlock { MorphPush pc; };
 // (each invocation keeps more loads in flight: 20k × 52 on an H200 12.9 → 11.3 µs), 2 for larger ones (fewer
 // registers, more resident invocations: 1M × 64 with 16 active 133 → 123 µs). The host picks it (gpu_morph.cpp).
 layout(constant_id = MORPH_SC_F32_TARGETS_PER_STEP) const uint kF32TargetsPerStep = 2u;
-// Targets per iteration of the dense f16 position + normal loop: 8 when every entry of the batch is f16 (1M × 64 on
+// Targets per iteration of the dense f16 position + normal loop: 8 when every entry of the group is f16 (1M × 64 on
 // an H200: 236 → 220 µs), else 4 — its eight sums raise the whole pipeline's registers, which costs the f32 loop
 // 4 % at 1M × 64 when both share a pipeline (docs/PERFORMANCE.md, run 29).
 layout(constant_id = MORPH_SC_F16_TARGETS_PER_STEP) const uint kF16TargetsPerStep = 4u;

@@ -108,7 +108,7 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
         }
         const GpuPrimitiveInfo info = gpuPrimitiveInfo(**gp);  // a copy: the primitive is destroyed below
         GpuInstanceDesc desc{*gp, options.skinned, options.skinned ? kBenchJoints : 0};
-        Expected<GpuBatch*> batch = createGpuBatch(context, std::span(&desc, 1));
+        Expected<GpuMorphGroup*> batch = createGpuMorphGroup(context, std::span(&desc, 1));
         if (!batch) {
           destroyGpuPrimitive(context, *gp);
           if (batch.error().code != Error::kOutOfMemory) return batch.error();
@@ -128,8 +128,8 @@ Expected<GpuBenchReport> runGpuBench(VulkanContext& context, const GpuBenchOptio
           const double us = lastDispatchMicroseconds(**batch);
           if (r > 0 && !std::isnan(us) && (std::isnan(best) || us < best)) best = us;
         }
-        row.registers = batchPipelineRegisters(context, **batch);
-        destroyGpuBatch(context, *batch);
+        row.registers = groupPipelineRegisters(context, **batch);
+        destroyGpuMorphGroup(context, *batch);
         destroyGpuPrimitive(context, *gp);
         if (!s) return s.error();
         const uint64_t vertex_bytes = uint64_t(vertices) * info.vertex.stride * 4 * 2 + uint64_t(vertices) * 8 * 4;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The crowd benchmark (morphkit/vk/gpu_crowd.h): N skinned instances of one synthetic face-like primitive, each with
 // its own active targets and palette, timed as one crowd dispatch, beside the per-instance batch kernel (morph.comp,
-// one GpuBatch over the same instances: each instance re-reads its deltas) and the copy kernel.
+// one GpuMorphGroup over the same instances: each instance re-reads its deltas) and the copy kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -116,14 +116,14 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
   // after a free can run slower in one process).
   const std::vector<uint32_t> compared = comparedInstances(options.instances);
   Status status = Ok{};
-  GpuBatch* batch = nullptr;
+  GpuMorphGroup* batch = nullptr;
   Expected<GpuCrowd*> created_crowd =
       createGpuCrowd(context, GpuCrowdDesc{*gp, options.instances, true, options.joints});
   if (!created_crowd) status = created_crowd.error();
   GpuCrowd* crowd = created_crowd ? *created_crowd : nullptr;
   if (status && options.batch) {
     std::vector<GpuInstanceDesc> descs(options.instances, GpuInstanceDesc{*gp, true, options.joints});
-    Expected<GpuBatch*> created = createGpuBatch(context, descs);
+    Expected<GpuMorphGroup*> created = createGpuMorphGroup(context, descs);
     if (!created) status = created.error();
     if (created) batch = *created;
   }
@@ -166,7 +166,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
         context, report.ceiling.warmup_ms, options.repetitions, [&] { return job.run(); },
         [&] { return lastDispatchMicroseconds(*batch); });
     for (size_t c = 0; c < compared.size() && us; ++c) {
-      Expected<std::vector<float>> out = readGpuBatchOutput(context, *batch, compared[c]);
+      Expected<std::vector<float>> out = readGpuMorphGroupOutput(context, *batch, compared[c]);
       if (!out) {
         us = out.error();
         break;
@@ -186,7 +186,7 @@ Expected<GpuCrowdBenchReport> runGpuCrowdBench(VulkanContext& context, const Gpu
     }
   }
   destroyGpuCrowd(context, crowd);
-  if (batch) destroyGpuBatch(context, batch);
+  if (batch) destroyGpuMorphGroup(context, batch);
   destroyGpuPrimitive(context, *gp);
   if (!status) return status.error();
   return report;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The compute path: one GpuBatch (src/vk) holds every draw as an instance; each frame one dispatch morphs and skins
-// them all, and the batch's output buffer (STORAGE | VERTEX) is bound directly as each draw's vertex buffer after
+// The compute path: one GpuMorphGroup (src/vk) holds every draw as an instance; each frame one dispatch morphs and
+// skins them all, and the batch's output buffer (STORAGE | VERTEX) is bound directly as each draw's vertex buffer after
 // the dispatch's barrier (seed 003 §3: no copy, no readback). Every pass then draws the deformed vertices with the
 // plain mesh.vert variant. The batch has a copy per frame slot (frameCopies: its weights, matrices, active lists and
 // output; the later copies run the first one's pipeline), so frame n + 1 is written and submitted while frame n runs.
@@ -41,8 +41,8 @@ class ComputePath final : public DeformPath {
   };
   std::vector<GpuPrimitive*> primitives_;  // static data, one per shared primitive
   std::vector<DrawState> draws_;
-  std::vector<GpuInstanceState> states_;                    // the job's input, one per draw
-  std::array<GpuBatch*, kRenderFramesInFlight> batches_{};  // per frame slot; [0] owns the pipeline
+  std::vector<GpuInstanceState> states_;                         // the job's input, one per draw
+  std::array<GpuMorphGroup*, kRenderFramesInFlight> batches_{};  // per frame slot; [0] owns the pipeline
 };
 
 Status ComputePath::addPrimitive(Renderer& r, uint32_t index) {
@@ -73,11 +73,11 @@ Status ComputePath::finishDraws(Renderer& r) {
   std::vector<GpuInstanceDesc> descs;
   for (const DrawState& d : draws_) descs.push_back(d.desc);
   for (uint32_t slot = 0; slot < kRenderFramesInFlight; ++slot) {
-    Expected<GpuBatch*> batch =
-        slot == 0 ? createGpuBatch(*r.ctx, descs) : createGpuBatchSharingPipeline(*r.ctx, descs, *batches_[0]);
+    Expected<GpuMorphGroup*> batch = slot == 0 ? createGpuMorphGroup(*r.ctx, descs)
+                                               : createGpuMorphGroupSharingPipeline(*r.ctx, descs, *batches_[0]);
     if (!batch) return batch.error();
     batches_[slot] = *batch;
-    for (uint32_t i = 0; i < draws_.size(); ++i) draws_[i].outputs[slot] = gpuBatchOutputRange(**batch, i);
+    for (uint32_t i = 0; i < draws_.size(); ++i) draws_[i].outputs[slot] = gpuMorphGroupOutputRange(**batch, i);
   }
   return Ok{};
 }
@@ -98,7 +98,7 @@ Status ComputePath::recordDispatch(Renderer& r, VkCommandBuffer cmd) {
   if (!batches_[0]) return Ok{};
   GpuMorphJob job;
   job.context = r.ctx;
-  job.batch = batches_[r.data_slot];
+  job.group = batches_[r.data_slot];
   job.instances = states_;
   if (Status s = recordGpuMorphJob(job, cmd); !s) return s;
   computeWriteBarrier(*r.ctx, cmd);
@@ -107,7 +107,7 @@ Status ComputePath::recordDispatch(Renderer& r, VkCommandBuffer cmd) {
 
 void ComputePath::destroy(VulkanContext& ctx) {
   for (DrawState& d : draws_) destroyMeshDraw(ctx, d.mesh);
-  for (uint32_t slot = kRenderFramesInFlight; slot-- > 0;) destroyGpuBatch(ctx, batches_[slot]);  // lender last
+  for (uint32_t slot = kRenderFramesInFlight; slot-- > 0;) destroyGpuMorphGroup(ctx, batches_[slot]);  // lender last
   for (GpuPrimitive*& p : primitives_) destroyGpuPrimitive(ctx, p);
   batches_ = {};
   draws_.clear();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // gpu_internal.h — internal: what the kernels of src/vk share beyond vk_context.h. A GpuPrimitive's device
-// buffers (uploaded once, read by the batch kernel morph.comp and the crowd kernel crowd.comp) and the origin
+// buffers (uploaded once, read by the group kernel morph.comp and the crowd kernel crowd.comp) and the origin
 // split of an instance's matrices (docs/LAYOUTS.md §5), so both kernels place vertices with the same floats.
 #pragma once
 #include <algorithm>
@@ -15,7 +15,7 @@
 
 namespace morphkit {
 
-// Where each instance's or batch member's output starts in a shared output buffer: 256 bytes, the largest
+// Where each instance's or group member's output starts in a shared output buffer: 256 bytes, the largest
 // minStorageBufferOffsetAlignment the Vulkan spec allows, so any offset can be bound as a storage range.
 constexpr VkDeviceSize kOutputAlignment = 256;
 
@@ -54,29 +54,30 @@ inline DispatchGrid dispatchGrid(uint64_t groups) {
   return {uint32_t((groups + y - 1) / y), uint32_t(y)};
 }
 
-// createGpuBatch with morph.comp's dense f32 loop fixed at `f32_targets_per_step` targets per iteration (2 or 4;
-// 0: automatic, as createGpuBatch: 4 below MORPH_WIDE_STEP_MAX_GROUPS workgroups, else 2) and its dense f16 loop at
-// `f16_targets_per_step` (4 or 8; 0: automatic, 8 when every entry is dense f16, else 4). Tests run each.
-Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                           uint32_t f32_targets_per_step, uint32_t f16_targets_per_step = 0);
+// createGpuMorphGroup with morph.comp's dense f32 loop fixed at `f32_targets_per_step` targets per iteration (2 or 4;
+// 0: automatic, as createGpuMorphGroup: 4 below MORPH_WIDE_STEP_MAX_GROUPS workgroups, else 2) and its dense f16 loop
+// at `f16_targets_per_step` (4 or 8; 0: automatic, 8 when every entry is dense f16, else 4). Tests run each.
+Expected<GpuMorphGroup*> createGpuMorphGroupWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                                     uint32_t f32_targets_per_step, uint32_t f16_targets_per_step = 0);
 
-// A batch over `descs` that runs `lender`'s pipeline (not compiled again; the lender must outlive it): a batch of
-// many frames' copies of a pose's instances computes each copy with the very code of the pose's own batch.
-Expected<GpuBatch*> createGpuBatchSharingPipeline(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                                  const GpuBatch& lender);
-// The batch's output buffer (every instance, aligned: gpuBatchOutput gives each one's range) and its size.
-const GpuBuffer& gpuBatchBuffer(const GpuBatch& batch);
-VkDeviceSize gpuBatchOutputBytes(const GpuBatch& batch);
+// A group over `descs` that runs `lender`'s pipeline (not compiled again; the lender must outlive it): a group of
+// many frames' copies of a pose's instances computes each copy with the very code of the pose's own group.
+Expected<GpuMorphGroup*> createGpuMorphGroupSharingPipeline(VulkanContext& context,
+                                                            std::span<const GpuInstanceDesc> descs,
+                                                            const GpuMorphGroup& lender);
+// The group's output buffer (every instance, aligned: gpuMorphGroupOutput gives each one's range) and its size.
+const GpuBuffer& gpuMorphGroupBuffer(const GpuMorphGroup& group);
+VkDeviceSize gpuMorphGroupOutputBytes(const GpuMorphGroup& group);
 
 // One pose on the device (morphkit/vk/gpu_pose.h): the prepared pose it belongs to, its uploaded primitives, and one
-// batch with an instance per (node, primitive).
+// group with an instance per (node, primitive).
 struct GpuPose {
   const PosePrepared* prepared = nullptr;
   std::vector<GpuPrimitive*> primitives;  // per prepared.primitives
-  GpuBatch* batch = nullptr;
+  GpuMorphGroup* group = nullptr;
 };
 
-// Registers per invocation of a batch's pipeline as the driver reports them, or -1 (pipelineRegisters).
-int64_t batchPipelineRegisters(VulkanContext& context, const GpuBatch& batch);
+// Registers per invocation of a group's pipeline as the driver reports them, or -1 (pipelineRegisters).
+int64_t groupPipelineRegisters(VulkanContext& context, const GpuMorphGroup& group);
 
 }  // namespace morphkit

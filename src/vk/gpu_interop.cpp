@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // morphkit on the caller's Vulkan device (morphkit/vk/gpu_interop.h): the checks, and the output's barriers.
-// The output description and the recording live beside the batch (gpu_morph.cpp) and the pose (gpu_pose.cpp).
+// The output description and the recording live beside the group (gpu_morph.cpp) and the pose (gpu_pose.cpp).
 #include "morphkit/vk/gpu_interop.h"
 
 #include <algorithm>

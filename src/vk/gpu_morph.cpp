@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// GPU primitives, batches and the morph job (morphkit/vk/gpu.h).
+// GPU primitives, groups and the morph job (morphkit/vk/gpu.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -29,7 +29,7 @@ constexpr uint64_t kMaxDeltaBufferBytes = uint64_t(2) << 32;
 static_assert(kDeltaTileVertices == MORPH_GROUP_SIZE, "a dense delta tile is one workgroup's vertices");
 static_assert(kSlicedAbsentTarget == MORPH_ABSENT, "a sliced sparse lane without a record reads as absent");
 
-struct GpuBatch {
+struct GpuMorphGroup {
   struct Instance {
     const GpuPrimitive* primitive = nullptr;
     bool skinned = false;
@@ -47,8 +47,8 @@ struct GpuBatch {
   GpuBuffer table;                       // MorphEntry[], host-visible (active_count changes per frame)
   GpuBuffer dynamic;                     // weights, active lists, matrices, host-visible
   GpuBuffer output;                      // deformed vertices, device-local, STORAGE | VERTEX
-  ComputePipeline morph;      // morph.comp (16-bit storage variant where the device has it): only batches carry it
-  bool owns_pipeline = true;  // false: borrowed from another batch (createGpuBatchSharingPipeline)
+  ComputePipeline morph;      // morph.comp (16-bit storage variant where the device has it): only groups carry it
+  bool owns_pipeline = true;  // false: borrowed from another group (createGpuMorphGroupSharingPipeline)
   uint32_t total_groups = 0;
   uint32_t steps[2] = {2, 4};  // morph.comp's MORPH_SC_F32_TARGETS_PER_STEP, MORPH_SC_F16_TARGETS_PER_STEP
   double last_us = std::nan("");
@@ -158,23 +158,24 @@ const GpuPrimitiveInfo& gpuPrimitiveInfo(const GpuPrimitive& primitive) {
   return primitive.info;
 }
 
-Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuInstanceDesc> descs) {
-  return createGpuBatchWithStep(context, descs, 0, 0);
+Expected<GpuMorphGroup*> createGpuMorphGroup(VulkanContext& context, std::span<const GpuInstanceDesc> descs) {
+  return createGpuMorphGroupWithStep(context, descs, 0, 0);
 }
 
 namespace {
 
-Expected<GpuBatch*> createBatch(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                uint32_t f32_targets_per_step, uint32_t f16_targets_per_step, const GpuBatch* lender) {
+Expected<GpuMorphGroup*> createGroup(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                     uint32_t f32_targets_per_step, uint32_t f16_targets_per_step,
+                                     const GpuMorphGroup* lender) {
   if (f32_targets_per_step != 0 && f32_targets_per_step != 2 && f32_targets_per_step != 4) {
-    return fail(Error::kInvalidArgument, "createGpuBatch: f32 targets per step must be 2 or 4 (0: automatic)");
+    return fail(Error::kInvalidArgument, "createGpuMorphGroup: f32 targets per step must be 2 or 4 (0: automatic)");
   }
   if (f16_targets_per_step != 0 && f16_targets_per_step != 4 && f16_targets_per_step != 8) {
-    return fail(Error::kInvalidArgument, "createGpuBatch: f16 targets per step must be 4 or 8 (0: automatic)");
+    return fail(Error::kInvalidArgument, "createGpuMorphGroup: f16 targets per step must be 4 or 8 (0: automatic)");
   }
-  auto* batch = new GpuBatch();
-  auto failWith = [&](const Failure& f) -> Expected<GpuBatch*> {
-    destroyGpuBatch(context, batch);
+  auto* group = new GpuMorphGroup();
+  auto failWith = [&](const Failure& f) -> Expected<GpuMorphGroup*> {
+    destroyGpuMorphGroup(context, group);
     return f;
   };
   size_t dynamic_bytes = 0;
@@ -182,7 +183,7 @@ Expected<GpuBatch*> createBatch(VulkanContext& context, std::span<const GpuInsta
   uint64_t groups = 0;
   for (size_t i = 0; i < descs.size(); ++i) {
     const GpuInstanceDesc& d = descs[i];
-    const std::string where = "createGpuBatch: instances[" + std::to_string(i) + "]";
+    const std::string where = "createGpuMorphGroup: instances[" + std::to_string(i) + "]";
     if (!d.primitive) return failWith(fail(Error::kInvalidArgument, where + ": no primitive"));
     const GpuPrimitiveInfo& info = d.primitive->info;
     if (d.skinned && info.influence_sets == 0) {
@@ -193,7 +194,7 @@ Expected<GpuBatch*> createBatch(VulkanContext& context, std::span<const GpuInsta
                                                         " joints, but the primitive references joint " +
                                                         std::to_string(info.joints_needed - 1)));
     }
-    GpuBatch::Instance inst;
+    GpuMorphGroup::Instance inst;
     inst.primitive = d.primitive;
     inst.skinned = d.skinned;
     inst.matrix_count = relativeMatrixCount(d.skinned, d.joint_count);
@@ -211,7 +212,7 @@ Expected<GpuBatch*> createBatch(VulkanContext& context, std::span<const GpuInsta
     e.first_group = uint32_t(groups);
     groups += (info.vertex_count + MORPH_GROUP_SIZE - 1) / MORPH_GROUP_SIZE;
     if (groups > uint64_t(MORPH_MAX_GROUPS_X) * MORPH_MAX_GROUPS_X) {
-      return failWith(fail(Error::kTooLarge, "createGpuBatch: too many vertices for one dispatch"));
+      return failWith(fail(Error::kTooLarge, "createGpuMorphGroup: too many vertices for one dispatch"));
     }
     e.vertex_count = info.vertex_count;
     e.target_count = info.target_count;
@@ -238,90 +239,91 @@ Expected<GpuBatch*> createBatch(VulkanContext& context, std::span<const GpuInsta
     e.rows_address = d.primitive->rows.address;
     e.skin_address = d.primitive->skin.address;
     e.target_bytes = d.primitive->target_bytes;
-    batch->entries.push_back(e);
-    batch->instances.push_back(std::move(inst));
+    group->entries.push_back(e);
+    group->instances.push_back(std::move(inst));
   }
-  batch->total_groups = uint32_t(groups);
+  group->total_groups = uint32_t(groups);
 
   Expected<GpuBuffer> table =
-      createBuffer(context, sizeof(gpu::MorphEntry) * batch->entries.size(), MemoryUse::kUpload);
+      createBuffer(context, sizeof(gpu::MorphEntry) * group->entries.size(), MemoryUse::kUpload);
   if (!table) return failWith(table.error());
-  batch->table = *table;
+  group->table = *table;
   Expected<GpuBuffer> dynamic = createBuffer(context, dynamic_bytes, MemoryUse::kUpload);
   if (!dynamic) return failWith(dynamic.error());
-  batch->dynamic = *dynamic;
-  std::memset(batch->dynamic.mapped, 0, size_t(batch->dynamic.size));
+  group->dynamic = *dynamic;
+  std::memset(group->dynamic.mapped, 0, size_t(group->dynamic.size));
   Expected<GpuBuffer> output =
       createBuffer(context, output_bytes, MemoryUse::kDevice, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
   if (!output) return failWith(output.error());
-  batch->output = *output;
+  group->output = *output;
 
-  for (size_t i = 0; i < batch->entries.size(); ++i) {
-    gpu::MorphEntry& e = batch->entries[i];
-    const GpuBatch::Instance& inst = batch->instances[i];
-    e.weights_address = batch->dynamic.address + inst.weights_offset;
-    e.active_address = batch->dynamic.address + inst.active_offset;
-    e.matrices_address = batch->dynamic.address + inst.matrices_offset;
-    e.output_address = batch->output.address + inst.output_offset;
+  for (size_t i = 0; i < group->entries.size(); ++i) {
+    gpu::MorphEntry& e = group->entries[i];
+    const GpuMorphGroup::Instance& inst = group->instances[i];
+    e.weights_address = group->dynamic.address + inst.weights_offset;
+    e.active_address = group->dynamic.address + inst.active_offset;
+    e.matrices_address = group->dynamic.address + inst.matrices_offset;
+    e.output_address = group->output.address + inst.output_offset;
   }
-  std::memcpy(batch->table.mapped, batch->entries.data(), sizeof(gpu::MorphEntry) * batch->entries.size());
+  std::memcpy(group->table.mapped, group->entries.data(), sizeof(gpu::MorphEntry) * group->entries.size());
   if (lender) {  // the lender's pipeline and its specialization: the same code, so the same bits
-    batch->morph = lender->morph;
-    batch->owns_pipeline = false;
-    std::copy(std::begin(lender->steps), std::end(lender->steps), batch->steps);
-    return batch;
+    group->morph = lender->morph;
+    group->owns_pipeline = false;
+    std::copy(std::begin(lender->steps), std::end(lender->steps), group->steps);
+    return group;
   }
-  batch->steps[0] = f32_targets_per_step != 0                          ? f32_targets_per_step
-                    : batch->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u
+  group->steps[0] = f32_targets_per_step != 0                          ? f32_targets_per_step
+                    : group->total_groups < MORPH_WIDE_STEP_MAX_GROUPS ? 4u
                                                                        : 2u;
   const bool only_f16 = !descs.empty() && std::all_of(descs.begin(), descs.end(), [](const GpuInstanceDesc& d) {
     return d.primitive && d.primitive->info.layout == DeltaLayout::kDenseF16;
   });
-  batch->steps[1] = f16_targets_per_step != 0 ? f16_targets_per_step : only_f16 ? 8u : 4u;
+  group->steps[1] = f16_targets_per_step != 0 ? f16_targets_per_step : only_f16 ? 8u : 4u;
   const VkSpecializationMapEntry step_entries[2] = {
       {MORPH_SC_F32_TARGETS_PER_STEP, 0, sizeof(uint32_t)},
       {MORPH_SC_F16_TARGETS_PER_STEP, sizeof(uint32_t), sizeof(uint32_t)}};
-  const VkSpecializationInfo specialization{2, step_entries, sizeof batch->steps, batch->steps};
+  const VkSpecializationInfo specialization{2, step_entries, sizeof group->steps, group->steps};
   const Status pipeline =
       context.info.storage_16bit
           ? createComputePipeline(context, gpu::spirv::kMorphStorage16, sizeof(gpu::spirv::kMorphStorage16),
-                                  sizeof(gpu::MorphPush), batch->morph, &specialization)
+                                  sizeof(gpu::MorphPush), group->morph, &specialization)
           : createComputePipeline(context, gpu::spirv::kMorph, sizeof(gpu::spirv::kMorph), sizeof(gpu::MorphPush),
-                                  batch->morph, &specialization);
+                                  group->morph, &specialization);
   if (!pipeline) return failWith(pipeline.error());
-  return batch;
+  return group;
 }
 
 }  // namespace
 
-Expected<GpuBatch*> createGpuBatchWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                           uint32_t f32_targets_per_step, uint32_t f16_targets_per_step) {
-  return createBatch(context, descs, f32_targets_per_step, f16_targets_per_step, nullptr);
+Expected<GpuMorphGroup*> createGpuMorphGroupWithStep(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
+                                                     uint32_t f32_targets_per_step, uint32_t f16_targets_per_step) {
+  return createGroup(context, descs, f32_targets_per_step, f16_targets_per_step, nullptr);
 }
 
-Expected<GpuBatch*> createGpuBatchSharingPipeline(VulkanContext& context, std::span<const GpuInstanceDesc> descs,
-                                                  const GpuBatch& lender) {
-  return createBatch(context, descs, 0, 0, &lender);
+Expected<GpuMorphGroup*> createGpuMorphGroupSharingPipeline(VulkanContext& context,
+                                                            std::span<const GpuInstanceDesc> descs,
+                                                            const GpuMorphGroup& lender) {
+  return createGroup(context, descs, 0, 0, &lender);
 }
 
-const GpuBuffer& gpuBatchBuffer(const GpuBatch& batch) {
-  return batch.output;
+const GpuBuffer& gpuMorphGroupBuffer(const GpuMorphGroup& group) {
+  return group.output;
 }
-VkDeviceSize gpuBatchOutputBytes(const GpuBatch& batch) {
-  return batch.output.size;
-}
-
-int64_t batchPipelineRegisters(VulkanContext& context, const GpuBatch& batch) {
-  return pipelineRegisters(context, batch.morph.pipeline);
+VkDeviceSize gpuMorphGroupOutputBytes(const GpuMorphGroup& group) {
+  return group.output.size;
 }
 
-void destroyGpuBatch(VulkanContext& context, GpuBatch* batch) {
-  if (!batch) return;
-  destroyBuffer(context, batch->table);
-  destroyBuffer(context, batch->dynamic);
-  destroyBuffer(context, batch->output);
-  if (batch->owns_pipeline) destroyComputePipeline(context, batch->morph);
-  delete batch;
+int64_t groupPipelineRegisters(VulkanContext& context, const GpuMorphGroup& group) {
+  return pipelineRegisters(context, group.morph.pipeline);
+}
+
+void destroyGpuMorphGroup(VulkanContext& context, GpuMorphGroup* group) {
+  if (!group) return;
+  destroyBuffer(context, group->table);
+  destroyBuffer(context, group->dynamic);
+  destroyBuffer(context, group->output);
+  if (group->owns_pipeline) destroyComputePipeline(context, group->morph);
+  delete group;
 }
 
 // The matrices block of one instance (docs/LAYOUTS.md §5). Far from the origin a float matrix cannot place a
@@ -372,10 +374,10 @@ void relativeMatrices(const float pivot[3], bool skinned, std::span<const DMat4>
 }
 
 bool GpuMorphJob::validate() const {
-  if (!context || !batch || !(epsilon >= 0.0f)) return false;
-  if (instances.size() != batch->instances.size()) return false;
+  if (!context || !group || !(epsilon >= 0.0f)) return false;
+  if (instances.size() != group->instances.size()) return false;
   for (size_t i = 0; i < instances.size(); ++i) {
-    const GpuBatch::Instance& inst = batch->instances[i];
+    const GpuMorphGroup::Instance& inst = group->instances[i];
     if (instances[i].weights.size() != inst.primitive->info.target_count) return false;
     if (inst.skinned ? instances[i].joint_matrices.size() + 1 != inst.matrix_count
                      : !instances[i].joint_matrices.empty())
@@ -386,18 +388,18 @@ bool GpuMorphJob::validate() const {
 
 namespace {
 
-// Writes the job's weights, active lists and matrices into the batch's host-visible memory (only what changed).
+// Writes the job's weights, active lists and matrices into the group's host-visible memory (only what changed).
 // The job is valid.
 void writeInstanceData(const GpuMorphJob& job) {
-  GpuBatch* batch = job.batch;
+  GpuMorphGroup* group = job.group;
   const std::span<const GpuInstanceState> instances = job.instances;
   const float epsilon = job.epsilon;
-  auto* dynamic = static_cast<uint8_t*>(batch->dynamic.mapped);
-  auto* table = static_cast<gpu::MorphEntry*>(batch->table.mapped);
+  auto* dynamic = static_cast<uint8_t*>(group->dynamic.mapped);
+  auto* table = static_cast<gpu::MorphEntry*>(group->table.mapped);
   std::vector<ActiveTarget> active;
   std::vector<Mat4> matrices;  // one instance's relative matrices; its capacity is reused across the instances
   for (size_t i = 0; i < instances.size(); ++i) {
-    GpuBatch::Instance& inst = batch->instances[i];
+    GpuMorphGroup::Instance& inst = group->instances[i];
     const GpuInstanceState& state = instances[i];
     const uint32_t targets = inst.primitive->info.target_count;
     if (!inst.written) {
@@ -423,8 +425,8 @@ void writeInstanceData(const GpuMorphJob& job) {
         inst.active[k] = active[k];
       }
     }
-    if (!inst.written || batch->entries[i].active_count != active.size()) {
-      batch->entries[i].active_count = uint32_t(active.size());
+    if (!inst.written || group->entries[i].active_count != active.size()) {
+      group->entries[i].active_count = uint32_t(active.size());
       table[i].active_count = uint32_t(active.size());
     }
     matrices.resize(inst.matrix_count);  // validate() checked the job's joints against it
@@ -441,17 +443,17 @@ void writeInstanceData(const GpuMorphJob& job) {
   }
 }
 
-// The dispatch over every instance of the batch: bind, push constants, vkCmdDispatch (nothing when empty).
-void recordDispatch(const GpuBatch& batch, VkCommandBuffer cmd) {
-  if (batch.total_groups == 0) return;
-  const DispatchGrid grid = dispatchGrid(batch.total_groups);
+// The dispatch over every instance of the group: bind, push constants, vkCmdDispatch (nothing when empty).
+void recordDispatch(const GpuMorphGroup& group, VkCommandBuffer cmd) {
+  if (group.total_groups == 0) return;
+  const DispatchGrid grid = dispatchGrid(group.total_groups);
   gpu::MorphPush push{};
-  push.table_address = batch.table.address;
-  push.entry_count = uint32_t(batch.entries.size());
-  push.total_groups = batch.total_groups;
+  push.table_address = group.table.address;
+  push.entry_count = uint32_t(group.entries.size());
+  push.total_groups = group.total_groups;
   push.groups_x = grid.x;
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, batch.morph.pipeline);
-  vkCmdPushConstants(cmd, batch.morph.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, group.morph.pipeline);
+  vkCmdPushConstants(cmd, group.morph.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
   vkCmdDispatch(cmd, grid.x, grid.y, 1);
 }
 
@@ -459,38 +461,41 @@ void recordDispatch(const GpuBatch& batch, VkCommandBuffer cmd) {
 
 Status GpuMorphJob::run() const {
   if (!validate())
-    return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the batch)");
+    return fail(Error::kInvalidArgument, "GpuMorphJob: invalid job (weights/matrices do not match the group)");
   writeInstanceData(*this);
   Expected<double> us = submitTimedCompute(
-      *context, [&](VkCommandBuffer cmd) { recordDispatch(*batch, cmd); }, "GpuMorphJob");
+      *context, [&](VkCommandBuffer cmd) { recordDispatch(*group, cmd); }, "GpuMorphJob");
   if (!us) return us.error();
-  batch->last_us = *us;
+  group->last_us = *us;
   return Ok{};
 }
 
-double lastDispatchMicroseconds(const GpuBatch& batch) {
-  return batch.last_us;
+double lastDispatchMicroseconds(const GpuMorphGroup& group) {
+  return group.last_us;
 }
 
-uint32_t lastActiveCount(const GpuBatch& batch, uint32_t instance) {
-  return instance < batch.entries.size() ? batch.entries[instance].active_count : 0;
+uint32_t lastActiveCount(const GpuMorphGroup& group, uint32_t instance) {
+  return instance < group.entries.size() ? group.entries[instance].active_count : 0;
 }
 
-Expected<std::vector<float>> readGpuBatchOutput(VulkanContext& context, const GpuBatch& batch, uint32_t instance) {
-  if (instance >= batch.instances.size()) {
-    return fail(Error::kInvalidArgument, "readGpuBatchOutput: instance " + std::to_string(instance) + " out of range");
+Expected<std::vector<float>> readGpuMorphGroupOutput(VulkanContext& context, const GpuMorphGroup& group,
+                                                     uint32_t instance) {
+  if (instance >= group.instances.size()) {
+    return fail(Error::kInvalidArgument,
+                "readGpuMorphGroupOutput: instance " + std::to_string(instance) + " out of range");
   }
-  const GpuBatch::Instance& inst = batch.instances[instance];
+  const GpuMorphGroup::Instance& inst = group.instances[instance];
   std::vector<float> out(size_t(inst.output_bytes / 4));
-  Status s = downloadFromBuffer(context, batch.output, inst.output_offset, out.data(), inst.output_bytes);
+  Status s = downloadFromBuffer(context, group.output, inst.output_offset, out.data(), inst.output_bytes);
   if (!s) return s.error();
   return out;
 }
 
-Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBatch& batch, uint32_t instance) {
-  Expected<std::vector<float>> raw = readGpuBatchOutput(context, batch, instance);
+Expected<PrimitiveData> readGpuMorphGroupVertices(VulkanContext& context, const GpuMorphGroup& group,
+                                                  uint32_t instance) {
+  Expected<std::vector<float>> raw = readGpuMorphGroupOutput(context, group, instance);
   if (!raw) return raw.error();
-  const GpuPrimitiveInfo& info = batch.instances[instance].primitive->info;
+  const GpuPrimitiveInfo& info = group.instances[instance].primitive->info;
   PrimitiveData out;
   unpackVertices(info.vertex, info.vertex_count, raw->data(), out);
   return out;
@@ -502,23 +507,24 @@ namespace morphkit {
 
 Status recordGpuMorphJob(const GpuMorphJob& job, VkCommandBuffer cmd) {
   if (!job.validate())
-    return fail(Error::kInvalidArgument, "recordGpuMorphJob: invalid job (weights/matrices do not match the batch)");
+    return fail(Error::kInvalidArgument, "recordGpuMorphJob: invalid job (weights/matrices do not match the group)");
   if (cmd == VK_NULL_HANDLE) return fail(Error::kInvalidArgument, "recordGpuMorphJob: no command buffer");
   writeInstanceData(job);
-  recordDispatch(*job.batch, cmd);
+  recordDispatch(*job.group, cmd);
   return Ok{};
 }
 
-Expected<GpuOutputBuffer> gpuBatchOutput(const GpuBatch& batch, uint32_t instance) {
-  if (instance >= batch.instances.size()) {
-    return fail(Error::kInvalidArgument, "gpuBatchOutput: instance " + std::to_string(instance) + " out of range (" +
-                                             std::to_string(batch.instances.size()) + " instances)");
+Expected<GpuOutputBuffer> gpuMorphGroupOutput(const GpuMorphGroup& group, uint32_t instance) {
+  if (instance >= group.instances.size()) {
+    return fail(Error::kInvalidArgument, "gpuMorphGroupOutput: instance " + std::to_string(instance) +
+                                             " out of range (" + std::to_string(group.instances.size()) +
+                                             " instances)");
   }
-  const GpuBatch::Instance& inst = batch.instances[instance];
+  const GpuMorphGroup::Instance& inst = group.instances[instance];
   const GpuPrimitiveInfo& info = inst.primitive->info;
   auto bytes = [](uint32_t floats) { return floats == kLayoutAbsent ? kLayoutAbsent : floats * 4; };
   GpuOutputBuffer out;
-  out.buffer = batch.output.buffer;
+  out.buffer = group.output.buffer;
   out.offset = inst.output_offset;
   out.size = inst.output_bytes;
   out.vertex_count = info.vertex_count;
@@ -532,10 +538,10 @@ Expected<GpuOutputBuffer> gpuBatchOutput(const GpuBatch& batch, uint32_t instanc
   return out;
 }
 
-GpuBufferRange gpuBatchOutputRange(const GpuBatch& batch, uint32_t instance) {
-  if (instance >= batch.instances.size()) return {};
-  const GpuBatch::Instance& entry = batch.instances[instance];
-  return {batch.output.buffer, entry.output_offset, entry.output_bytes};
+GpuBufferRange gpuMorphGroupOutputRange(const GpuMorphGroup& group, uint32_t instance) {
+  if (instance >= group.instances.size()) return {};
+  const GpuMorphGroup::Instance& entry = group.instances[instance];
+  return {group.output.buffer, entry.output_offset, entry.output_bytes};
 }
 
 }  // namespace morphkit

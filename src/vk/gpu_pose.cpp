@@ -34,24 +34,24 @@ Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& pr
     d.joint_count = d.skinned ? uint32_t(asset.skins[asset.nodes[inst.node].skin].joints.size()) : 0;
     descs.push_back(d);
   }
-  Expected<GpuBatch*> batch = createGpuBatch(context, descs);
-  if (!batch) {
+  Expected<GpuMorphGroup*> group = createGpuMorphGroup(context, descs);
+  if (!group) {
     destroyGpuPose(context, pose);
-    return batch.error();
+    return group.error();
   }
-  pose->batch = *batch;
+  pose->group = *group;
   return pose;
 }
 
 void destroyGpuPose(VulkanContext& context, GpuPose* pose) {
   if (!pose) return;
-  destroyGpuBatch(context, pose->batch);
+  destroyGpuMorphGroup(context, pose->group);
   for (GpuPrimitive* p : pose->primitives) destroyGpuPrimitive(context, p);
   delete pose;
 }
 
 double lastGpuPoseMicroseconds(const GpuPose& pose) {
-  return pose.batch ? lastDispatchMicroseconds(*pose.batch) : 0.0;
+  return pose.group ? lastDispatchMicroseconds(*pose.group) : 0.0;
 }
 
 Status evaluatePoseFrame(const GpuPose& pose, const GpuPoseOptions& options, PoseFrame& frame) {
@@ -106,17 +106,17 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
   if (Status s = evaluatePoseFrame(pose, options, frame); !s) return s.error();
   GpuMorphJob job;
   job.context = &context;
-  job.batch = pose.batch;
+  job.group = pose.group;
   job.instances = frame.states;
   job.epsilon = options.epsilon;
   if (Status s = job.run(); !s) return s.error();
-  std::vector<float> raw(size_t(gpuBatchOutputBytes(*pose.batch) / 4));  // one download for every instance
-  if (Status s = downloadFromBuffer(context, gpuBatchBuffer(*pose.batch), 0, raw.data(), raw.size() * 4); !s)
+  std::vector<float> raw(size_t(gpuMorphGroupOutputBytes(*pose.group) / 4));  // one download for every instance
+  if (Status s = downloadFromBuffer(context, gpuMorphGroupBuffer(*pose.group), 0, raw.data(), raw.size() * 4); !s)
     return s.error();
   PoseResult result;
   const Status assembled = assembleGpuPose(
-      pose, options, frame, [&](size_t i) { return raw.data() + gpuBatchOutput(*pose.batch, uint32_t(i))->offset / 4; },
-      result);
+      pose, options, frame,
+      [&](size_t i) { return raw.data() + gpuMorphGroupOutput(*pose.group, uint32_t(i))->offset / 4; }, result);
   if (!assembled) return assembled.error();
   return result;
 }
@@ -137,7 +137,7 @@ Status recordGpuPose(VulkanContext& context, GpuPose& pose, const GpuPoseOptions
   if (Status s = evaluatePoseFrame(pose, options, frame); !s) return s;
   GpuMorphJob job;
   job.context = &context;
-  job.batch = pose.batch;
+  job.group = pose.group;
   job.instances = frame.states;
   job.epsilon = options.epsilon;
   return recordGpuMorphJob(job, cmd);  // the job's spans are read before it returns
@@ -148,7 +148,7 @@ uint32_t gpuPoseInstanceCount(const GpuPose& pose) {
 }
 
 Expected<GpuOutputBuffer> gpuPoseOutput(const GpuPose& pose, uint32_t instance) {
-  return gpuBatchOutput(*pose.batch, instance);
+  return gpuMorphGroupOutput(*pose.group, instance);
 }
 
 }  // namespace morphkit

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // gpu_pose_internal.h — what the one-frame GPU pose (gpu_pose.cpp) and the many-frame stream (gpu_pose_stream.cpp)
-// share: the frame step into a batch's instance states, and the PoseResult built from deformed vertices. Not
+// share: the frame step into a group's instance states, and the PoseResult built from deformed vertices. Not
 // installed.
 #pragma once
 #include <functional>
@@ -11,7 +11,7 @@
 
 namespace morphkit {
 
-// One frame's inputs for a batch: the core frame step (the same as evaluatePose, morphkit/core/pose.h), then each
+// One frame's inputs for a group: the core frame step (the same as evaluatePose, morphkit/core/pose.h), then each
 // instance's GpuInstanceState, whose spans point into `core`.
 struct PoseFrame {
   FrameState core;

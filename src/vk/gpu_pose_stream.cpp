@@ -3,7 +3,7 @@
 // round trip per frame; the first unpacks each frame into a PoseResult, the second hands over views of the chunk's
 // host memory (copyGpuPoseFrame copies them into arrays).
 //
-// A chunk of K frames is one batch of K × I instances (I: the pose's instances, frame k's at k·I … k·I + I − 1), run
+// A chunk of K frames is one group of K × I instances (I: the pose's instances, frame k's at k·I … k·I + I − 1), run
 // by the pose's own pipeline, so each instance is computed by exactly the code and specialization that
 // evaluateGpuPose uses: the same bits. Its output is copied into a host-visible buffer in the same submission. Two
 // chunk slots alternate; the host waits for a slot only when it comes round again.
@@ -28,10 +28,10 @@ namespace {
 
 constexpr uint32_t kSlots = 2;
 
-// One chunk in flight: its batch (K copies of the pose's instances), its readback buffer, its submission, and the
+// One chunk in flight: its group (K copies of the pose's instances), its readback buffer, its submission, and the
 // frames it holds.
 struct ChunkSlot {
-  GpuBatch* batch = nullptr;
+  GpuMorphGroup* group = nullptr;
   GpuBuffer readback;
   InFlightSubmission submission;
   size_t first_frame = 0, frame_count = 0;
@@ -42,7 +42,7 @@ struct ChunkSlot {
 void destroySlot(VulkanContext& context, ChunkSlot& slot) {
   destroyInFlightSubmission(context, slot.submission);  // waits first
   destroyBuffer(context, slot.readback);
-  destroyGpuBatch(context, slot.batch);
+  destroyGpuMorphGroup(context, slot.group);
   slot = ChunkSlot{};
 }
 
@@ -66,10 +66,10 @@ std::vector<GpuInstanceDesc> chunkDescs(const GpuPose& pose, uint32_t frames) {
 
 Status createSlot(VulkanContext& context, const GpuPose& pose, uint32_t frames, ChunkSlot& slot) {
   const std::vector<GpuInstanceDesc> descs = chunkDescs(pose, frames);
-  Expected<GpuBatch*> batch = createGpuBatchSharingPipeline(context, descs, *pose.batch);
-  if (!batch) return batch.error();
-  slot.batch = *batch;
-  Expected<GpuBuffer> readback = createBuffer(context, gpuBatchOutputBytes(*slot.batch), MemoryUse::kReadback);
+  Expected<GpuMorphGroup*> group = createGpuMorphGroupSharingPipeline(context, descs, *pose.group);
+  if (!group) return group.error();
+  slot.group = *group;
+  Expected<GpuBuffer> readback = createBuffer(context, gpuMorphGroupOutputBytes(*slot.group), MemoryUse::kReadback);
   if (!readback) return readback.error();
   slot.readback = *readback;
   return createInFlightSubmission(context, slot.submission);
@@ -104,12 +104,12 @@ void forFrameRuns(ThreadPool* pool, size_t count, const std::function<void(size_
 }
 
 // Steps the chunk's frames on the CPU (on the pool when there is one: each run of frames with its own sampling
-// cursors, which only speed up the key search), writes their states into the slot's batch and submits its
+// cursors, which only speed up the key search), writes their states into the slot's group and submits its
 // dispatch and the copy of its output into the readback buffer.
 Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const GpuPoseOptions> requests,
                    ThreadPool* pool, ChunkSlot& slot) {
   const size_t instances = pose.prepared->instances.size();
-  const size_t capacity = gpuBatchOutputBytes(*slot.batch) / std::max<uint64_t>(gpuPoseFrameBytes(pose), 1);
+  const size_t capacity = gpuMorphGroupOutputBytes(*slot.group) / std::max<uint64_t>(gpuPoseFrameBytes(pose), 1);
   slot.frames.resize(slot.frame_count);
   slot.states.resize(capacity * instances);
   FirstFailure failure;
@@ -131,7 +131,7 @@ Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const 
   if (Status s = beginInFlight(context, slot.submission, "evaluateGpuPoseFrames"); !s) return s;
   GpuMorphJob job;
   job.context = &context;
-  job.batch = slot.batch;
+  job.group = slot.group;
   job.instances = slot.states;
   job.epsilon = requests[slot.first_frame].epsilon;
   VkCommandBuffer cmd = slot.submission.cmd;
@@ -142,7 +142,7 @@ Status submitChunk(VulkanContext& context, const GpuPose& pose, std::span<const 
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &to_copy, 0,
                        nullptr, 0, nullptr);
   const VkBufferCopy region{0, 0, slot.frame_count * gpuPoseFrameBytes(pose)};
-  vkCmdCopyBuffer(cmd, gpuBatchBuffer(*slot.batch).buffer, slot.readback.buffer, 1, &region);
+  vkCmdCopyBuffer(cmd, gpuMorphGroupBuffer(*slot.group).buffer, slot.readback.buffer, 1, &region);
   VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -185,7 +185,7 @@ Status forChunkFrames(ThreadPool* pool, size_t count, bool concurrent,
 // Instance i of frame k of the slot's chunk, where the copy left it in host memory.
 const float* chunkVertices(const ChunkSlot& slot, size_t instances, size_t k, size_t i) {
   const auto* bytes = static_cast<const uint8_t*>(slot.readback.mapped);
-  return reinterpret_cast<const float*>(bytes + gpuBatchOutput(*slot.batch, uint32_t(k * instances + i))->offset);
+  return reinterpret_cast<const float*>(bytes + gpuMorphGroupOutput(*slot.group, uint32_t(k * instances + i))->offset);
 }
 
 // Frame k of the slot's chunk where the copy left it, every float checked finite; a bad value is named as
@@ -325,7 +325,7 @@ Status streamChunks(VulkanContext& context, GpuPose& pose, std::span<const GpuPo
 }  // namespace
 
 uint64_t gpuPoseFrameBytes(const GpuPose& pose) {
-  return gpuBatchOutputBytes(*pose.batch);
+  return gpuMorphGroupOutputBytes(*pose.group);
 }
 
 Status evaluateGpuPoseFrames(VulkanContext& context, GpuPose& pose, std::span<const GpuPoseOptions> frames,

@@ -2,7 +2,7 @@
 // vk_context.h — internal: the Vulkan objects behind morphkit/vk/gpu.h's typed handles. Plain structs with
 // createX/destroyX free functions and one owner (the VulkanContext owns the instance, device, queue,
 // command pool; buffers, images and compute pipelines, all created in vk_resources.cpp, are owned by whoever
-// created them: the morph pipeline by a GpuBatch, the render targets by a renderer).
+// created them: the morph pipeline by a GpuMorphGroup, the render targets by a renderer).
 #pragma once
 #include <vulkan/vulkan.h>
 
@@ -40,7 +40,7 @@ struct VulkanContext {
   VkQueryPool timestamps = VK_NULL_HANDLE;  // 2 queries: before and after a dispatch
   GpuDeviceInfo info;
   // Compute and graphics pipelines created on this context so far: the cost a worker that reuses its context pays
-  // once (the batch's tests count them).
+  // once (the group's tests count them).
   uint64_t pipelines_created = 0;
 
   std::mutex messages_mutex;  // the messenger may be called from driver threads
@@ -158,19 +158,19 @@ Status downloadFromBuffer(VulkanContext& context, const GpuBuffer& src, VkDevice
 // The two timestamps of the last submission that wrote them, as µs (NaN without timestamp support).
 double readTimestampMicroseconds(VulkanContext& context);
 
-// One timed compute submission, the shape every kernel run shares (batch, crowd, copy): `record` between a top
+// One timed compute submission, the shape every kernel run shares (group, crowd, copy): `record` between a top
 // and a bottom timestamp (when the context has them), then computeWriteBarrier; submits, waits and returns the
 // GPU µs between the timestamps (NaN without timestamp support).
 Expected<double> submitTimedCompute(VulkanContext& context, const std::function<void(VkCommandBuffer)>& record,
                                     const char* where);
 
-// Where instance `instance` of a batch writes its deformed vertices: a render pass binds this range directly
+// Where instance `instance` of a group writes its deformed vertices: a render pass binds this range directly
 // as a vertex buffer (the buffer has VERTEX usage) after computeWriteBarrier — no copy, no readback.
 struct GpuBufferRange {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0, size = 0;
 };
-GpuBufferRange gpuBatchOutputRange(const GpuBatch& batch, uint32_t instance);
+GpuBufferRange gpuMorphGroupOutputRange(const GpuMorphGroup& group, uint32_t instance);
 
 // Global memory barrier: compute writes → vertex attribute reads, transfer reads and later compute reads.
 // Vertex-input is named only when the queue supports graphics (else the stage is invalid there).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Crowds (RenderOptions::crowd, `render --crowd N`): the copies deformed by the crowd kernel in one dispatch and
-// drawn from its output render the image the per-instance batch path (one GpuBatch instance per copy) renders of the
-// same copies at the same places and times, within the render tests' path metric (mean |Δ| ≤ 0.5/255, ≤ 0.1 % of
+// drawn from its output render the image the per-instance batch path (one GpuMorphGroup instance per copy) renders of
+// the same copies at the same places and times, within the render tests' path metric (mean |Δ| ≤ 0.5/255, ≤ 0.1 % of
 // pixels off by > 8/255). layoutCrowd's grid, time offsets and bounds; the CLI's options and refusals.
 #include <gtest/gtest.h>
 
@@ -100,7 +100,7 @@ TEST_F(CrowdRenderTest, CrowdKernelRenderEqualsTheCopiesPosedOneByOne) {
   EXPECT_EQ(info_.crowd, 4u);
   EXPECT_EQ(info_.path, MorphPath::kCompute);
   EXPECT_EQ(info_.draws, 4u);
-  options.crowd = false;  // the same copies, one GpuBatch instance each
+  options.crowd = false;  // the same copies, one GpuMorphGroup instance each
   const RenderedImage batch = render(asset, options, layout.bounds, 0.3);
   EXPECT_EQ(info_.crowd, 0u);
   auto diff = diffImages({crowd.width, crowd.height, crowd.rgba}, {batch.width, batch.height, batch.rgba}, 8);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // tests/vk/vk_interop_draw_test.cpp: reads morphkit's deformed output as a vertex buffer (position and normal at the
-// offsets gpuBatchOutput reports) and draws vertex i as one point on pixel (i % width, i / width).
+// offsets gpuMorphGroupOutput reports) and draws vertex i as one point on pixel (i % width, i / width).
 #version 450
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec3 normal;

@@ -199,7 +199,7 @@ TEST_P(VkCrowdTest, MatchesBatchAndCpuReference) {
   ASSERT_EQ(crowd.size(), instances);
   // The per-instance kernel over the same instances, in one batch.
   std::vector<GpuInstanceDesc> descs(instances, GpuInstanceDesc{*gp, skinned, skinned ? joints : 0});
-  Expected<GpuBatch*> batch = createGpuBatch(*context_, descs);
+  Expected<GpuMorphGroup*> batch = createGpuMorphGroup(*context_, descs);
   ASSERT_TRUE(batch) << batch.error().message;
   GpuMorphJob job{context_, *batch, c.states};
   ASSERT_TRUE(job.run());
@@ -209,7 +209,7 @@ TEST_P(VkCrowdTest, MatchesBatchAndCpuReference) {
     const std::string what = std::string(deltaLayoutName(layout)) + " instance " + std::to_string(i);
     PrimitiveData got;
     unpackVertices(info.vertex, info.vertex_count, crowd[i].data(), got);
-    Expected<PrimitiveData> per_instance = readGpuBatchVertices(*context_, **batch, i);
+    Expected<PrimitiveData> per_instance = readGpuMorphGroupVertices(*context_, **batch, i);
     ASSERT_TRUE(per_instance);
     const PrimitiveData cpu = cpuReference(p, c.weights[i], c.palettes[i], c.states[i].world);
     const float diagonal = std::max(bboxDiagonal(cpu.position), 1e-6f);
@@ -224,7 +224,7 @@ TEST_P(VkCrowdTest, MatchesBatchAndCpuReference) {
     }
     expectClose(got, cpu, vs_cpu, what + " vs CPU");
   }
-  destroyGpuBatch(*context_, *batch);
+  destroyGpuMorphGroup(*context_, *batch);
   destroyGpuPrimitive(*context_, *gp);
 }
 

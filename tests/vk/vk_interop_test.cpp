@@ -178,7 +178,8 @@ TEST_F(VulkanTest, RecordedPoseMatchesTheCpuPose) {
 }
 
 // recordGpuMorphJob in the caller's command buffer and GpuMorphJob::run write the same bits, for a skinned and a
-// rigid instance; gpuBatchOutput describes the range the renderer binds as its vertex buffer (gpuBatchOutputRange).
+// rigid instance; gpuMorphGroupOutput describes the range the renderer binds as its vertex buffer
+// (gpuMorphGroupOutputRange).
 TEST_F(VulkanTest, RecordedJobEqualsRunBitForBit) {
   MORPHKIT_REQUIRE_GPU(context_);
   Expected<Asset> asset = smallDemo();
@@ -204,9 +205,9 @@ TEST_F(VulkanTest, RecordedJobEqualsRunBitForBit) {
   Expected<GpuPrimitive*> primitive = uploadGpuPrimitive(**external, data);
   ASSERT_TRUE(primitive) << primitive.error().message;
   const GpuInstanceDesc descs[] = {{*primitive, true, uint32_t(joints.size())}, {*primitive, false, 0}};
-  Expected<GpuBatch*> ran = createGpuBatch(**external, descs);
+  Expected<GpuMorphGroup*> ran = createGpuMorphGroup(**external, descs);
   ASSERT_TRUE(ran) << ran.error().message;
-  Expected<GpuBatch*> recorded = createGpuBatch(**external, descs);
+  Expected<GpuMorphGroup*> recorded = createGpuMorphGroup(**external, descs);
   ASSERT_TRUE(recorded) << recorded.error().message;
   GpuInstanceState states[2];
   states[0].weights = weights;
@@ -216,7 +217,7 @@ TEST_F(VulkanTest, RecordedJobEqualsRunBitForBit) {
 
   GpuMorphJob job;
   job.context = *external;
-  job.batch = *ran;
+  job.group = *ran;
   job.instances = states;
   Status run = job.run();
   ASSERT_TRUE(run) << run.error().message;
@@ -224,12 +225,12 @@ TEST_F(VulkanTest, RecordedJobEqualsRunBitForBit) {
   CallerFrame frame(*context_);
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   ASSERT_EQ(vkBeginCommandBuffer(frame.cmd, &begin), VK_SUCCESS);
-  job.batch = *recorded;
+  job.group = *recorded;
   Status record = recordGpuMorphJob(job, frame.cmd);
   ASSERT_TRUE(record) << record.error().message;
   const GpuOutputSync sync = gpuOutputSync(kReadByTransfer);
   for (uint32_t i = 0; i < 2; ++i) {
-    const VkBufferMemoryBarrier barrier = gpuOutputBarrier(*gpuBatchOutput(**recorded, i), kReadByTransfer);
+    const VkBufferMemoryBarrier barrier = gpuOutputBarrier(*gpuMorphGroupOutput(**recorded, i), kReadByTransfer);
     vkCmdPipelineBarrier(frame.cmd, sync.src_stage, sync.dst_stage, 0, 0, nullptr, 1, &barrier, 0, nullptr);
   }
   ASSERT_EQ(vkEndCommandBuffer(frame.cmd), VK_SUCCESS);
@@ -242,13 +243,13 @@ TEST_F(VulkanTest, RecordedJobEqualsRunBitForBit) {
   const VertexFormat format = vertexFormat(data);
   for (uint32_t i = 0; i < 2; ++i) {
     SCOPED_TRACE(i == 0 ? "skinned" : "rigid");
-    Expected<std::vector<float>> expected = readGpuBatchOutput(**external, **ran, i);
-    Expected<std::vector<float>> actual = readGpuBatchOutput(**external, **recorded, i);
+    Expected<std::vector<float>> expected = readGpuMorphGroupOutput(**external, **ran, i);
+    Expected<std::vector<float>> actual = readGpuMorphGroupOutput(**external, **recorded, i);
     ASSERT_TRUE(expected && actual);
     ASSERT_EQ(expected->size(), actual->size());
     EXPECT_EQ(std::memcmp(expected->data(), actual->data(), expected->size() * sizeof(float)), 0);
-    const GpuOutputBuffer out = *gpuBatchOutput(**recorded, i);
-    const GpuBufferRange range = gpuBatchOutputRange(**recorded, i);
+    const GpuOutputBuffer out = *gpuMorphGroupOutput(**recorded, i);
+    const GpuBufferRange range = gpuMorphGroupOutputRange(**recorded, i);
     EXPECT_EQ(out.buffer, range.buffer);
     EXPECT_EQ(out.offset, range.offset);
     EXPECT_EQ(out.size, range.size);
@@ -258,8 +259,8 @@ TEST_F(VulkanTest, RecordedJobEqualsRunBitForBit) {
     EXPECT_EQ(out.tangent_offset, format.tangent * 4);
     EXPECT_EQ(out.extra_offset, format.extra * 4);
   }
-  destroyGpuBatch(**external, *ran);
-  destroyGpuBatch(**external, *recorded);
+  destroyGpuMorphGroup(**external, *ran);
+  destroyGpuMorphGroup(**external, *recorded);
   destroyGpuPrimitive(**external, *primitive);
   destroyVulkanContext(*external);
 }

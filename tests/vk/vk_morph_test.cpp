@@ -114,7 +114,7 @@ void expectMatches(const PrimitiveData& p, DeltaLayout layout, std::span<const f
 
 // Deforms `instances` copies of `p` (own weights and joints each) in one batch and checks each. `every_target`: the
 // inactive targets get a weight too small to move a vertex, so the active list holds every target.
-// `f32_step`: the dense f32 loop's targets per iteration (2 or 4; 0: createGpuBatch's automatic choice, which is
+// `f32_step`: the dense f32 loop's targets per iteration (2 or 4; 0: createGpuMorphGroup's automatic choice, which is
 // 4 for every mesh this small); `f16_step` the dense f16 loop's (4 or 8; 0: automatic, 8 for these one-layout
 // batches).
 void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layout, bool skinned, uint32_t instances,
@@ -126,7 +126,7 @@ void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layo
   EXPECT_EQ(gpuPrimitiveInfo(**gp).layout, layout);
   const uint32_t joints = 6;
   std::vector<GpuInstanceDesc> descs(instances, GpuInstanceDesc{*gp, skinned, skinned ? joints : 0});
-  Expected<GpuBatch*> batch = createGpuBatchWithStep(context, descs, f32_step, f16_step);
+  Expected<GpuMorphGroup*> batch = createGpuMorphGroupWithStep(context, descs, f32_step, f16_step);
   ASSERT_TRUE(batch) << batch.error().message;
   std::vector<std::vector<float>> weights(instances);
   std::vector<std::vector<DMat4>> palettes(instances);
@@ -146,18 +146,18 @@ void checkBatch(VulkanContext& context, const PrimitiveData& p, DeltaLayout layo
   }
   GpuMorphJob job;
   job.context = &context;
-  job.batch = *batch;
+  job.group = *batch;
   job.instances = states;
   Status s = job.run();
   ASSERT_TRUE(s) << s.error().message;
   for (uint32_t i = 0; i < instances; ++i) {
-    Expected<PrimitiveData> out = readGpuBatchVertices(context, **batch, i);
+    Expected<PrimitiveData> out = readGpuMorphGroupVertices(context, **batch, i);
     ASSERT_TRUE(out) << out.error().message;
     Deformed cpu = cpuReference(p, weights[i], palettes[i], states[i].world);
     expectMatches(p, layout, weights[i], cpu, *out,
                   std::string(deltaLayoutName(layout)) + " instance " + std::to_string(i));
   }
-  destroyGpuBatch(context, *batch);
+  destroyGpuMorphGroup(context, *batch);
   destroyGpuPrimitive(context, *gp);
 }
 
@@ -248,11 +248,11 @@ TEST(DispatchGrid, CoversEveryGroupWithFewIdleOnes) {
 
 TEST_F(VulkanTest, F32TargetsPerStepIsTwoOrFour) {
   MORPHKIT_REQUIRE_GPU(context_);
-  Expected<GpuBatch*> batch = createGpuBatchWithStep(*context_, {}, 3);
+  Expected<GpuMorphGroup*> batch = createGpuMorphGroupWithStep(*context_, {}, 3);
   ASSERT_FALSE(batch);
   EXPECT_EQ(batch.error().code, Error::kInvalidArgument);
   EXPECT_NE(batch.error().message.find("2 or 4"), std::string::npos) << batch.error().message;
-  batch = createGpuBatchWithStep(*context_, {}, 0, 5);
+  batch = createGpuMorphGroupWithStep(*context_, {}, 0, 5);
   ASSERT_FALSE(batch);
   EXPECT_NE(batch.error().message.find("f16 targets per step must be 4 or 8"), std::string::npos)
       << batch.error().message;
@@ -292,7 +292,7 @@ TEST_F(VulkanTest, BatchOfHundredInstancesOfMixedPrimitives) {
   const uint32_t count = 100;
   std::vector<GpuInstanceDesc> descs;
   for (uint32_t i = 0; i < count; ++i) descs.push_back({gpu[i % 3], i % 3 != 1, i % 3 != 1 ? 6u : 0u});
-  Expected<GpuBatch*> batch = createGpuBatch(*context_, descs);
+  Expected<GpuMorphGroup*> batch = createGpuMorphGroup(*context_, descs);
   ASSERT_TRUE(batch) << batch.error().message;
   std::vector<std::vector<float>> weights(count);
   std::vector<std::vector<DMat4>> palettes(count);
@@ -311,13 +311,13 @@ TEST_F(VulkanTest, BatchOfHundredInstancesOfMixedPrimitives) {
   Status s = job.run();
   ASSERT_TRUE(s) << s.error().message;
   for (uint32_t i = 0; i < count; ++i) {
-    Expected<PrimitiveData> out = readGpuBatchVertices(*context_, **batch, i);
+    Expected<PrimitiveData> out = readGpuMorphGroupVertices(*context_, **batch, i);
     ASSERT_TRUE(out);
     const PrimitiveData& p = prims[i % 3];
     expectMatches(p, layouts[i % 3], weights[i], cpuReference(p, weights[i], palettes[i], states[i].world), *out,
                   "instance " + std::to_string(i));
   }
-  destroyGpuBatch(*context_, *batch);
+  destroyGpuMorphGroup(*context_, *batch);
   for (GpuPrimitive* g : gpu) destroyGpuPrimitive(*context_, g);
 }
 
@@ -330,7 +330,7 @@ TEST_F(VulkanTest, ZeroActiveTargetsAndIncrementalUpdates) {
   Expected<GpuPrimitive*> gp = uploadGpuPrimitive(*context_, p, {});
   ASSERT_TRUE(gp);
   GpuInstanceDesc desc{*gp, true, 6};
-  Expected<GpuBatch*> batch = createGpuBatch(*context_, std::span(&desc, 1));
+  Expected<GpuMorphGroup*> batch = createGpuMorphGroup(*context_, std::span(&desc, 1));
   ASSERT_TRUE(batch);
   const std::vector<DMat4> palette = test::syntheticJoints(6, 5);
   // Frame sequence: zero weights; weights under epsilon; many active; fewer active; back to zero.
@@ -350,12 +350,12 @@ TEST_F(VulkanTest, ZeroActiveTargetsAndIncrementalUpdates) {
     // The reference sees the weights the epsilon keeps.
     std::vector<float> kept = frames[f];
     for (float& w : kept) w = std::fabs(w) > 0.01f ? w : 0.0f;
-    Expected<PrimitiveData> out = readGpuBatchVertices(*context_, **batch, 0);
+    Expected<PrimitiveData> out = readGpuMorphGroupVertices(*context_, **batch, 0);
     ASSERT_TRUE(out);
     expectMatches(p, gpuPrimitiveInfo(**gp).layout, kept, cpuReference(p, kept, palette, Mat4{}), *out,
                   "frame " + std::to_string(f));
   }
-  destroyGpuBatch(*context_, *batch);
+  destroyGpuMorphGroup(*context_, *batch);
   destroyGpuPrimitive(*context_, *gp);
 }
 
@@ -369,11 +369,11 @@ TEST_F(VulkanTest, InvalidJobsAreRefused) {
   ASSERT_TRUE(gp);
   // Too few joints for the primitive's joint indices.
   GpuInstanceDesc few{*gp, true, 1};
-  Expected<GpuBatch*> bad = createGpuBatch(*context_, std::span(&few, 1));
+  Expected<GpuMorphGroup*> bad = createGpuMorphGroup(*context_, std::span(&few, 1));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code, Error::kInvalidArgument);
   GpuInstanceDesc desc{*gp, true, 6};
-  Expected<GpuBatch*> batch = createGpuBatch(*context_, std::span(&desc, 1));
+  Expected<GpuMorphGroup*> batch = createGpuMorphGroup(*context_, std::span(&desc, 1));
   ASSERT_TRUE(batch);
   const std::vector<float> weights(2, 0.5f), wrong_weights(3, 0.5f);
   const std::vector<DMat4> palette(6), short_palette(5);
@@ -392,7 +392,7 @@ TEST_F(VulkanTest, InvalidJobsAreRefused) {
   job.epsilon = -1.0f;
   state.joint_matrices = palette;
   EXPECT_FALSE(job.validate());
-  destroyGpuBatch(*context_, *batch);
+  destroyGpuMorphGroup(*context_, *batch);
   destroyGpuPrimitive(*context_, *gp);
 }
 

@@ -137,7 +137,7 @@ struct GpuCrowdBenchOptions {
   uint32_t targets = 52;
   uint32_t active = 10;  // active targets per instance, a different set each (deterministic)
   uint32_t joints = 32;  // per instance, 4 influences per vertex
-  bool batch = true;     // also time morph.comp over the same instances (one GpuBatch, one dispatch)
+  bool batch = true;     // also time morph.comp over the same instances (one GpuMorphGroup, one dispatch)
   DeltaLayout layout = DeltaLayout::kDenseF32;
   ThreadPool* pool = nullptr;  // lent to the GpuCrowdJob: the frame preparation timed in `host_microseconds`
   uint32_t repetitions = 5;    // best of N dispatches

@@ -11,7 +11,7 @@
 //            uniform (≤ 4 targets) or — past the seed — weights + active list in a storage buffer (any count,
 //            tangent bands); the vertex shader morphs, then skins (joint palette in a storage buffer). The same
 //            vertex shader runs in every pass (shadow, depth prepass, color).
-//   kCompute the Vulkan compute path (morphkit/vk/gpu.h GpuBatch) deforms once per frame; its output buffer is
+//   kCompute the Vulkan compute path (morphkit/vk/gpu.h GpuMorphGroup) deforms once per frame; its output buffer is
 //            bound directly as the vertex buffer of every pass.
 //   kAuto    chooseMorphPath() below (rule derived from bench/render_bench.cpp, see docs/RENDER.md).
 #pragma once

@@ -2,7 +2,7 @@
 // morphkit/vk/gpu.h — the Vulkan compute path: morph targets + skinning on the GPU, many instances per dispatch.
 //
 // Vulkan stays out of this header: the library hands out typed handles (VulkanContext, GpuPrimitive,
-// GpuBatch), each created by a createX/uploadX function and destroyed by its destroyX; the caller owns them
+// GpuMorphGroup), each created by a createX/uploadX function and destroyed by its destroyX; the caller owns them
 // and destroys children before the context. An engine that owns its Vulkan device, records into its own command
 // buffers and draws the output: morphkit/vk/gpu_interop.h (docs/ENGINE_INTEROP.md).
 // Nothing here throws; failures come back as Expected/Status:
@@ -30,7 +30,7 @@ namespace morphkit {
 
 struct VulkanContext;  // instance, device, compute queue, pipelines (src/vk/vk_context.h)
 struct GpuPrimitive;   // one primitive's static data on the device (vertices, deltas, skin stream)
-struct GpuBatch;       // instances of primitives deformed by one dispatch, with their outputs
+struct GpuMorphGroup;  // instances of primitives deformed by one dispatch, with their outputs
 
 // ---- Context ----
 enum class GpuDeviceType : uint8_t { kOther, kIntegrated, kDiscrete, kVirtual, kCpu };
@@ -97,16 +97,16 @@ Expected<GpuPrimitive*> uploadGpuPrimitive(VulkanContext& context, const Primiti
 void destroyGpuPrimitive(VulkanContext& context, GpuPrimitive* primitive);  // null is fine
 const GpuPrimitiveInfo& gpuPrimitiveInfo(const GpuPrimitive& primitive);
 
-// ---- Batches ----
-// One instance: a primitive and its skinning. All instances of a batch run in one vkCmdDispatch.
+// ---- Groups ----
+// One instance: a primitive and its skinning. All instances of a group run in one vkCmdDispatch.
 struct GpuInstanceDesc {
   const GpuPrimitive* primitive = nullptr;
   bool skinned = false;      // joint matrices drive it (needs JOINTS/WEIGHTS); else rigid by `world`
   uint32_t joint_count = 0;  // skinned: matrices per frame (>= gpuPrimitiveInfo().joints_needed)
 };
 
-Expected<GpuBatch*> createGpuBatch(VulkanContext& context, std::span<const GpuInstanceDesc> instances);
-void destroyGpuBatch(VulkanContext& context, GpuBatch* batch);  // null is fine
+Expected<GpuMorphGroup*> createGpuMorphGroup(VulkanContext& context, std::span<const GpuInstanceDesc> instances);
+void destroyGpuMorphGroup(VulkanContext& context, GpuMorphGroup* group);  // null is fine
 
 // One instance's state for a frame.
 // Matrices in double (scene.h composes them so): run() splits each into a float part relative to an origin and
@@ -117,13 +117,13 @@ struct GpuInstanceState {
   DMat4 world;                            // rigid instances: the node's world matrix
 };
 
-// Deforms every instance of `batch` (ozz-style job: validate() then run()). The CPU builds each
+// Deforms every instance of `group` (ozz-style job: validate() then run()). The CPU builds each
 // instance's active-target list (|w| > epsilon) and writes only the weights, list entries and matrices
 // that changed since the previous run. Synchronous: run() returns after the GPU finished.
 struct GpuMorphJob {
   VulkanContext* context = nullptr;
-  GpuBatch* batch = nullptr;
-  std::span<const GpuInstanceState> instances;  // one per batch instance, in createGpuBatch order
+  GpuMorphGroup* group = nullptr;
+  std::span<const GpuInstanceState> instances;  // one per group instance, in createGpuMorphGroup order
   float epsilon = 0.0f;                         // targets with |w| <= epsilon are skipped
 
   bool validate() const;  // sizes, spans, matrices count, epsilon >= 0
@@ -131,13 +131,15 @@ struct GpuMorphJob {
 };
 
 // GPU time of the last run's dispatch, from timestamp queries (NaN without timestamp support).
-double lastDispatchMicroseconds(const GpuBatch& batch);
+double lastDispatchMicroseconds(const GpuMorphGroup& group);
 // Active targets of an instance in the last run (the list length the kernel walked).
-uint32_t lastActiveCount(const GpuBatch& batch, uint32_t instance);
+uint32_t lastActiveCount(const GpuMorphGroup& group, uint32_t instance);
 
 // Reads one instance's deformed vertices back: interleaved, gpuPrimitiveInfo().vertex format.
-Expected<std::vector<float>> readGpuBatchOutput(VulkanContext& context, const GpuBatch& batch, uint32_t instance);
+Expected<std::vector<float>> readGpuMorphGroupOutput(VulkanContext& context, const GpuMorphGroup& group,
+                                                     uint32_t instance);
 // Same, unpacked into the position/normal/tangent/texcoords/colors fields of a PrimitiveData.
-Expected<PrimitiveData> readGpuBatchVertices(VulkanContext& context, const GpuBatch& batch, uint32_t instance);
+Expected<PrimitiveData> readGpuMorphGroupVertices(VulkanContext& context, const GpuMorphGroup& group,
+                                                  uint32_t instance);
 
 }  // namespace morphkit

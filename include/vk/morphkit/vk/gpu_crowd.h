@@ -3,7 +3,7 @@
 // joint palette (or world matrix), deformed in one dispatch (shaders/crowd.comp; kernel history:
 // docs/PERFORMANCE.md).
 //
-// Where GpuBatch (morphkit/vk/gpu.h) gives every instance its own workgroups, which re-read that instance's active
+// Where GpuMorphGroup (morphkit/vk/gpu.h) gives every instance its own workgroups, which re-read that instance's active
 // deltas, a crowd stages a vertex tile's records of a group of instances' most used targets in shared memory once,
 // then each instance walks its own active targets, reading the staged records from there and the others from
 // memory.
@@ -81,7 +81,7 @@ Status checkGpuCrowdJob(const GpuCrowdJob& job);
 
 // GPU time of the last run's dispatch, from timestamp queries (NaN without timestamp support).
 double lastCrowdDispatchMicroseconds(const GpuCrowd& crowd);
-// One instance's deformed vertices: interleaved, gpuPrimitiveInfo().vertex format (as readGpuBatchOutput).
+// One instance's deformed vertices: interleaved, gpuPrimitiveInfo().vertex format (as readGpuMorphGroupOutput).
 Expected<std::vector<float>> readGpuCrowdOutput(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance);
 Expected<PrimitiveData> readGpuCrowdVertices(VulkanContext& context, const GpuCrowd& crowd, uint32_t instance);
 

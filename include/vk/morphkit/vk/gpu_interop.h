@@ -5,8 +5,8 @@
 //   1. createVulkanContextFromDevice: a context on the caller's VkInstance / VkPhysicalDevice / VkDevice /
 //      VkQueue. morphkit never destroys them; it creates (and destroyVulkanContext destroys) only its own objects:
 //      a command pool + buffer + fence for uploads and readbacks, a timestamp query pool, and the buffers of its
-//      primitives and batches (each batch with its morph compute pipeline, destroyed with the batch).
-//   2. gpuBatchOutput / gpuPoseOutput / gpuCrowdOutput: the deformed vertices as a VkBuffer range with its vertex
+//      primitives and groups (each group with its morph compute pipeline, destroyed with the group).
+//   2. gpuMorphGroupOutput / gpuPoseOutput / gpuCrowdOutput: the deformed vertices as a VkBuffer range with its vertex
 //   layout, and the
 //      barrier to issue between the dispatch and the first read (gpuOutputBarrier / gpuOutputBarrier2).
 //   3. recordGpuMorphJob / recordGpuPose / recordGpuCrowdJob: write the frame's weights and matrices, then record the
@@ -14,15 +14,16 @@
 //      dispatch into the caller's command buffer without submitting.
 //
 // Synchronization contract (the caller's side):
-//   - uploadGpuPrimitive, createGpuBatch, prepareGpuPose, GpuMorphJob::run, evaluateGpuPose and the readGpuBatch*
+//   - uploadGpuPrimitive, createGpuMorphGroup, prepareGpuPose, GpuMorphJob::run, evaluateGpuPose and the
+//   readGpuMorphGroup*
 //     functions submit to `queue` and wait for their own fence: the caller must not use the queue from another
 //     thread meanwhile (Vulkan: vkQueueSubmit needs external synchronization of the queue).
-//   - A batch has one copy of its weights, active lists and matrices, in host-visible memory that record*() writes
-//     at record time. Record a batch again only once the GPU finished the previous submission that holds its
-//     dispatch (your frame fence); with several frames in flight, make one batch (or GpuPose) per frame.
-//   - Between a dispatch and the next one on the same batch, the previous frame's reads of the output must be
+//   - A group has one copy of its weights, active lists and matrices, in host-visible memory that record*() writes
+//     at record time. Record a group again only once the GPU finished the previous submission that holds its
+//     dispatch (your frame fence); with several frames in flight, make one group (or GpuPose) per frame.
+//   - Between a dispatch and the next one on the same group, the previous frame's reads of the output must be
 //     finished or ordered: record gpuOutputReuseBarrier (a read → compute-write execution dependency) first.
-//   - Destroy morphkit's objects (batches, primitives, poses, then the context) only when the GPU no longer runs
+//   - Destroy morphkit's objects (groups, primitives, poses, then the context) only when the GPU no longer runs
 //     any command buffer that uses them; morphkit does not vkDeviceWaitIdle a device it does not own.
 #pragma once
 #include <vulkan/vulkan.h>
@@ -67,7 +68,7 @@ Expected<VulkanContext*> createVulkanContextFromDevice(const GpuExternalDevice& 
 // here): position xyz at +0 (VK_FORMAT_R32G32B32_SFLOAT), normal xyz (R32G32B32_SFLOAT), tangent xyzw
 // (R32G32B32A32_SFLOAT, w = handedness), then texcoords and colors copied from the base vertices.
 // The buffer has VERTEX_BUFFER | STORAGE_BUFFER | TRANSFER_SRC usage: bind it with
-// vkCmdBindVertexBuffers(cmd, binding, 1, &buffer, &offset) and stride `stride`. Valid until the batch is destroyed.
+// vkCmdBindVertexBuffers(cmd, binding, 1, &buffer, &offset) and stride `stride`. Valid until the group is destroyed.
 struct GpuOutputBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;  // bytes; a multiple of 256
@@ -82,7 +83,7 @@ struct GpuOutputBuffer {
 };
 
 // kInvalidArgument when `instance` is out of range.
-Expected<GpuOutputBuffer> gpuBatchOutput(const GpuBatch& batch, uint32_t instance);
+Expected<GpuOutputBuffer> gpuMorphGroupOutput(const GpuMorphGroup& group, uint32_t instance);
 // The GpuPose's instances are one per (node, primitive), sorted by node, mesh, primitive — the order of
 // PoseResult::meshes. The positions, normals and tangents are in world space, as in PoseResult.
 uint32_t gpuPoseInstanceCount(const GpuPose& pose);
@@ -116,12 +117,12 @@ GpuOutputSync gpuOutputSync(uint32_t readers = kReadAsVertexBuffer);
 VkBufferMemoryBarrier gpuOutputBarrier(const GpuOutputBuffer& output, uint32_t readers = kReadAsVertexBuffer);
 // The same as a VkBufferMemoryBarrier2 (stages included) for vkCmdPipelineBarrier2 / VkDependencyInfo.
 VkBufferMemoryBarrier2 gpuOutputBarrier2(const GpuOutputBuffer& output, uint32_t readers = kReadAsVertexBuffer);
-// Before re-recording a batch whose output an earlier command in the same queue read: an execution dependency
+// Before re-recording a group whose output an earlier command in the same queue read: an execution dependency
 // readers' stages → compute shader (write-after-read needs no memory barrier). Records vkCmdPipelineBarrier.
 void recordGpuOutputReuseBarrier(VkCommandBuffer cmd, uint32_t readers = kReadAsVertexBuffer);
 
 // ---- 3. Recording into the caller's command buffer ----
-// Validates `job` (GpuMorphJob::validate), writes its weights, active lists and matrices into the batch's host-
+// Validates `job` (GpuMorphJob::validate), writes its weights, active lists and matrices into the group's host-
 // visible memory, and records into `cmd` (recording state, allocated from a pool of job.context's queue family):
 // vkCmdBindPipeline(COMPUTE, morphkit's pipeline), vkCmdPushConstants, vkCmdDispatch. No barrier and no submit:
 // issue gpuOutputBarrier before reading the output. Rebind your own compute pipeline and push constants after.

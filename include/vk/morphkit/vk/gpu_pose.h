@@ -16,10 +16,10 @@
 
 namespace morphkit {
 
-struct GpuPose;  // GPU primitives for a PosePrepared and one batch with an instance per (node, primitive)
+struct GpuPose;  // GPU primitives for a PosePrepared and one group with an instance per (node, primitive)
 
-// Uploads every primitive of `prepared` and builds the batch. `prepared` (and its asset) must outlive the
-// GpuPose. Fails like uploadGpuPrimitive / createGpuBatch (e.g. a joint index beyond its skin's joints).
+// Uploads every primitive of `prepared` and builds the group. `prepared` (and its asset) must outlive the
+// GpuPose. Fails like uploadGpuPrimitive / createGpuMorphGroup (e.g. a joint index beyond its skin's joints).
 Expected<GpuPose*> prepareGpuPose(VulkanContext& context, const PosePrepared& prepared,
                                   const GpuUploadOptions& upload = {});
 void destroyGpuPose(VulkanContext& context, GpuPose* pose);  // null is fine
@@ -36,7 +36,7 @@ Expected<PoseResult> evaluateGpuPose(VulkanContext& context, GpuPose& pose, cons
 double lastGpuPoseMicroseconds(const GpuPose& pose);
 
 // ---- Many frames, pipelined ----
-// Frames are posed in chunks: a chunk's frames share one dispatch (one batch of the pose's instances per frame, run
+// Frames are posed in chunks: a chunk's frames share one dispatch (one group of the pose's instances per frame, run
 // by the pose's own pipeline) and one copy into host memory, under one fence. Two chunks are in flight: while the
 // GPU deforms one, the CPU steps the next chunk's frames and hands the previous chunk's results to the sink.
 struct GpuPoseStreamOptions {
