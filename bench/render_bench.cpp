@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Frame time of the renderer's two morph paths (morphkit/render/render.h), one binary, every variant:
-//   path      vertex (seed 000 texture; active-list storage buffer past 4 targets) | compute (GpuMorphGroup output
-//   bound
+//   path      vertex (band-texture path texture; active-list storage buffer past 4 targets) | compute (GpuMorphGroup
+//   output bound
 //             as the vertex buffer)
 //   passes    1 (color only) | 3 (shadow + depth prepass + color: the vertex path morphs in each, compute once)
 //   instances 1 | 100 (each its own animation time, weights and joints; compute: one dispatch for all)

@@ -93,7 +93,7 @@ fn morphVertex(vertex: u32, m: Deformed) -> Deformed {
 }
 
 // @section vertex_seed
-// Seed 000: at most 4 targets; binding 2 the band texture (rgba32float, read with textureLoad), binding 3 the
+// Band-texture path: at most 4 targets; binding 2 the band texture (rgba32float, read with textureLoad), binding 3 the
 // 32-byte weights uniform (weights, then count, texWidth, rowsPerBand; render_shared.h MorphUniforms).
 struct MorphUniforms {
   weights: vec4f,
@@ -202,7 +202,7 @@ fn fs_readback(p: PointOut) -> @location(0) vec4f {
 }
 
 // @section compute_common
-// The compute path (seed 003): one thread per vertex. Binding 1 the base vertices (interleaved f32, VertexFormat),
+// The compute path (compute-path design): one thread per vertex. Binding 1 the base vertices (interleaved f32, VertexFormat),
 // binding 7 the output in the same format: it is bound as the vertex buffer of the draw.
 @group(0) @binding(1) var<storage, read> base_vertices: array<f32>;
 @group(0) @binding(7) var<storage, read_write> out_vertices: array<f32>;

@@ -98,7 +98,7 @@ export class MorphDeformer {
     this.f16 = device.features.has('shader-f16');
     this.skinned = skinned;
     const hasTargets = p.targetCount > 0;
-    // Seed 000: <= 4 targets with position + normal bands fit the 32-byte uniform; more take the active list.
+    // Band-texture path: <= 4 targets with position + normal bands fit the 32-byte uniform; more take the active list.
     this.seed = hasTargets && p.targetCount <= 4 && p.texture.bandsPerTarget === 2;
     const place = skinned ? 'skin' : 'rigid';
     const morph = !hasTargets ? 'vertex_none' : this.seed ? 'vertex_seed' : 'vertex_list';

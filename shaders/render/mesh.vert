@@ -34,7 +34,7 @@ layout(set = MSH_SET_MESH, binding = MSH_BINDING_JOINT_MATRICES, std430) restric
 #endif
 
 #if (MSH_LAYOUT & MSH_HAS_MORPH_TARGETS) != 0
-// All deltas in one rgba32float 2D texture (seed 000 tiled layout): band b of a target holds one attribute's
+// All deltas in one rgba32float 2D texture (band-texture path tiled layout): band b of a target holds one attribute's
 // deltas; texel (vid % texWidth, b·rowsPerBand + vid / texWidth).
 layout(set = MSH_SET_MESH, binding = MSH_BINDING_MORPH_TEXTURE) uniform texture2D morphTargets;
 #if (MSH_LAYOUT & MSH_MORPH_ACTIVE_LIST) != 0
@@ -97,7 +97,7 @@ void main() {
   morphAccumulate(morphList.header.count, morphList.header.bandsPerTarget, vid, false, morphedPos, morphedNorm,
                   morphedTan);
 #else
-  // Seed 000: at most 4 targets, weights in a vec4, position and normal bands only.
+  // Band-texture path: at most 4 targets, weights in a vec4, position and normal bands only.
   morphAccumulate(morph.count, 2u, vid, true, morphedPos, morphedNorm, morphedTan);
 #endif
 #endif

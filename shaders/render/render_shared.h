@@ -25,7 +25,7 @@ struct alignas(16) mat4 {
 #define MSH_HAS_NORMALS (1 << 0)        // NORMAL present (else: flat normals from screen-space derivatives)
 #define MSH_HAS_TANGENTS (1 << 1)       // TANGENT present (else: tangent frame from derivatives for normal maps)
 #define MSH_HAS_UV0 (1 << 2)            // TEXCOORD_0 present
-#define MSH_HAS_MORPH_TARGETS (1 << 3)  // seed 000: morph texture + weights in the per-mesh set, morph code in the VS
+#define MSH_HAS_MORPH_TARGETS (1 << 3)  // band-texture path: morph texture + weights in the per-mesh set, morph code in the VS
 #define MSH_HAS_SKIN (1 << 4)           // skin stream + joint matrices (storage buffers) in the per-mesh set
 #define MSH_MORPH_ACTIVE_LIST (1 << 5)  // past the seed: weights + active list in a storage buffer (> 4 targets)
 #define MSH_HAS_UV1 (1 << 6)            // TEXCOORD_1 present
@@ -35,9 +35,9 @@ struct alignas(16) mat4 {
 // (MSH_LAYOUT define). The others are a specialization constant (constant_id = 0).
 #define MSH_LAYOUT_MASK (MSH_HAS_MORPH_TARGETS | MSH_HAS_SKIN | MSH_MORPH_ACTIVE_LIST)
 
-// Seed 000: the 32-byte weights uniform holds at most 4 weights.
+// Band-texture path: the 32-byte weights uniform holds at most 4 weights.
 #define MSH_SEED_MAX_TARGETS 4
-// Bands of the morph texture per target: position, normal (seed 000), then tangent (past the seed).
+// Bands of the morph texture per target: position, normal (band-texture path), then tangent (past the seed).
 #define MSH_BAND_POSITION 0
 #define MSH_BAND_NORMAL 1
 #define MSH_BAND_TANGENT 2
@@ -109,7 +109,7 @@ struct alignas(16) mat4 {
 #define MAT_CLEARCOAT (1 << 19)  // KHR_materials_clearcoat with a non-zero factor
 #define MAT_SHEEN (1 << 20)      // KHR_materials_sheen with a non-black colour or a colour texture
 
-// Seed 000 "Weights UBO Layout — 32 bytes": per-frame updates write only the first 16 bytes (weights);
+// Band-texture path "Weights UBO Layout — 32 bytes": per-frame updates write only the first 16 bytes (weights);
 // count, texWidth and rowsPerBand are immutable after creation.
 struct MorphUniforms {
   vec4 weights;
@@ -207,7 +207,7 @@ struct NodeMorphHeader {
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(MorphUniforms) == 32, "seed 000: the weights UBO is 32 bytes");
+static_assert(sizeof(MorphUniforms) == 32, "band-texture path: the weights UBO is 32 bytes");
 static_assert(offsetof(MorphUniforms, weights) == 0 && offsetof(MorphUniforms, count) == 16 &&
               offsetof(MorphUniforms, texWidth) == 20 && offsetof(MorphUniforms, rowsPerBand) == 24 &&
               offsetof(MorphUniforms, pad) == 28);
@@ -227,7 +227,7 @@ static_assert(sizeof(NodeObjectUniforms) == 160 && offsetof(NodeObjectUniforms, 
 static_assert(sizeof(NodeMorphHeader) == 24 && offsetof(NodeMorphHeader, bands_per_target) == 8);
 static_assert(MSH_BAND_POSITION == 0 && MSH_BAND_NORMAL == 1 && MSH_BAND_TANGENT == 2,
               "morph.glsl and the node-material delta buffer put position, normal, tangent in this band order");
-static_assert(MSH_HAS_MORPH_TARGETS == 8, "seed 000: MSH_HAS_MORPH_TARGETS = 1 << 3");
+static_assert(MSH_HAS_MORPH_TARGETS == 8, "band-texture path: MSH_HAS_MORPH_TARGETS = 1 << 3");
 }  // namespace morphkit::render
 #endif
 

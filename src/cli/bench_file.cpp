@@ -14,7 +14,7 @@
 //                   the chunk's host memory (evaluateGpuPoseFrameViews): Python's pose(device="gpu"), the batch
 //   gpu_frames_npy  the same into the posed arrays, then encoded and written as `pose --out F.npy` does (.npz for a
 //                   scene of several primitives), beside the same floors and the write of as many bytes in one write
-//   render_vertex   renderFrame, vertex-shader morph (seed 000 texture), 1 pass (no shadow, no prepass), no
+//   render_vertex   renderFrame, vertex-shader morph (band-texture path texture), 1 pass (no shadow, no prepass), no
 //   render_compute  readback; GPU ms = render pass (+ the compute dispatch); compute: the GpuMorphGroup output drawn
 //   render_png      `render`'s whole frame (bench_render.cpp): its default look, readback, PNG encoding on --threads
 //                   encoders, files written in order; beside its GPU, readback, encode and write floors

@@ -113,7 +113,7 @@ Expected<NodeDrawResources*> createNodeDrawResources(NodeMaterialDevice& device,
     if (feature->name == "morph") {
       r->info.morph = true;
       if (primitive.targets.empty()) {
-        // Seed 000: one shared read-only 24-byte buffer (count 0, vertexCount 1) serves both morph bindings.
+        // Band-texture path: one shared read-only 24-byte buffer (count 0, vertexCount 1) serves both morph bindings.
         Expected<const GpuBuffer*> fallback = acquireNodeFallback(device, *feature);
         if (!fallback) return failWith(fallback.error());
         r->fallback_features.push_back(feature->name);

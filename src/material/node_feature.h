@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// node_feature.h — internal: the typed compiler/binding seam of node materials (seed 000 "NodeMaterial Opt-In
+// node_feature.h — internal: the typed compiler/binding seam of node materials (band-texture path "NodeMaterial Opt-In
 // Path"). A feature module (morph: node_morph.cpp, skinning: node_skin.cpp) contributes GLSL snippets, binding
 // declarations and a per-device fallback allocation. It is reached only through its install function, which the
 // built-in block's emitter calls (or parseNodeMaterial for flag-only custom blocks): a graph that never asks for

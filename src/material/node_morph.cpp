@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// node_morph.cpp — the morph feature module of node materials (seed 000 "NodeMaterial Opt-In Path"). Reached
+// node_morph.cpp — the morph feature module of node materials (band-texture path "NodeMaterial Opt-In Path"). Reached
 // only through nodeMorphFeature(), which the MorphTargets block's emitter (or parseNodeMaterial, for flag-only
 // custom blocks) calls; static graphs never reach it.
 //
@@ -42,7 +42,7 @@ vec3 morphBandDelta(uint band, uint vertex) {
 }
 )";
 
-// Seed 000 "Vertex Shader Morph Blending", applied before skeletal deformation (glTF 2.0 §3.7.2.2: the morphed
+// Band-texture path "Vertex Shader Morph Blending", applied before skeletal deformation (glTF 2.0 §3.7.2.2: the morphed
 // attribute is the base plus the weighted sum of the target deltas).
 constexpr const char* kPrologue =
     R"(  // Morph targets (glTF 2.0 §3.7.2.2), before skinning. count 0 (the shared fallback) reads no delta.

@@ -379,7 +379,7 @@ Status installFeatures(NodeMaterial& material) {
       return fail(s.error().code, blockWhere(b) + ": " + s.error().message);
     }
   }
-  // Seed 000: a custom emitter that only set the flag gets the same feature module as the built-in block.
+  // Band-texture path: a custom emitter that only set the flag gets the same feature module as the built-in block.
   if (material.state.uses_morph_targets && !nodeFeatureInstalled(material.state, "morph")) {
     installNodeFeature(material.state, nodeMorphFeature());
   }

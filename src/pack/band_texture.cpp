@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Seed 000's tiled morph texture (docs/LAYOUTS.md §9): layout, texel address, packer and decoder. Pure, no Vulkan.
+// Band-texture path's tiled morph texture (docs/LAYOUTS.md §9): layout, texel address, packer and decoder. Pure, no
+// Vulkan.
 #include "morphkit/pack/band_texture.h"
 
 #include <algorithm>

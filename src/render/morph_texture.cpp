@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Seed 000's weights uniform as pure functions, plus the morph-path rule (the band texture is in src/pack/).
+// Band-texture path's weights uniform as pure functions, plus the morph-path rule (the band texture is in src/pack/).
 #include <cstring>
 #include <string>
 
@@ -28,7 +28,7 @@ bool writeMorphWeights(std::span<uint8_t> bytes, std::span<const float> weights)
   float w[4] = {0, 0, 0, 0};
   for (size_t t = 0; t < weights.size(); ++t) w[t] = activeWeight(weights[t]);  // the one rule (active_targets.h)
   static_assert(offsetof(render::MorphUniforms, weights) == 0 && sizeof(w) == 16);
-  std::memcpy(bytes.data(), w, sizeof w);  // the first 16 bytes only (seed 000)
+  std::memcpy(bytes.data(), w, sizeof w);  // the first 16 bytes only (band-texture path)
   return true;
 }
 

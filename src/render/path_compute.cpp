@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The compute path: one GpuMorphGroup (src/vk) holds every draw as an instance; each frame one dispatch morphs and
 // skins them all, and the batch's output buffer (STORAGE | VERTEX) is bound directly as each draw's vertex buffer after
-// the dispatch's barrier (seed 003 §3: no copy, no readback). Every pass then draws the deformed vertices with the
-// plain mesh.vert variant. The batch has a copy per frame slot (frameCopies: its weights, matrices, active lists and
-// output; the later copies run the first one's pipeline), so frame n + 1 is written and submitted while frame n runs.
+// the dispatch's barrier (compute-path design §3: no copy, no readback). Every pass then draws the deformed vertices
+// with the plain mesh.vert variant. The batch has a copy per frame slot (frameCopies: its weights, matrices, active
+// lists and output; the later copies run the first one's pipeline), so frame n + 1 is written and submitted while frame
+// n runs.
 #include "gpu_internal.h"
 #include "morphkit/vk/gpu_interop.h"
 #include "renderer_state.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The crowd path (RenderOptions::crowd): the copies of each (node, primitive) are one GpuCrowd (src/vk,
 // shaders/crowd.comp), so each frame one dispatch per primitive morphs and skins every copy, and each copy's draw
-// reads the crowd's output as its vertex buffer (seed 003 §3: no copy, no readback), as the compute path does for its
-// batch. The output is in world space with the copy's placement applied: plain mesh.vert, and every copy's object
-// uniforms are the same, so the copies of an opaque or masked primitive are one indirect draw (one command per copy,
-// each at its copy's vertex offset into one binding of the output); BLEND copies are drawn one by one, sorted.
+// reads the crowd's output as its vertex buffer (compute-path design §3: no copy, no readback), as the compute path
+// does for its batch. The output is in world space with the copy's placement applied: plain mesh.vert, and every copy's
+// object uniforms are the same, so the copies of an opaque or masked primitive are one indirect draw (one command per
+// copy, each at its copy's vertex offset into one binding of the output); BLEND copies are drawn one by one, sorted.
 #include <algorithm>
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The vertex path (seed 000): every pass's vertex shader morphs from a per-primitive rgba32float band texture
+// The vertex path (band-texture path): every pass's vertex shader morphs from a per-primitive rgba32float band texture
 // (morph_texture.cpp) and skins from the skin stream. A draw reads its weights either from the seed's 32-byte
 // uniform (≤ 4 targets, 2 bands) or from an active list in a storage buffer (MSH_MORPH_ACTIVE_LIST).
 #include <cstring>
@@ -115,7 +115,7 @@ Status VertexPath::addDraw(Renderer& r, uint32_t index) {
       rs::MorphActiveHeader h{0, pstate.layout.tex_width, pstate.layout.rows_per_band, pstate.layout.bands_per_target};
       std::memcpy(bytes_ptr, &h, sizeof h);
     } else {
-      // Seed 000 initialization step 6: initial weights + immutable layout params, all 32 bytes once.
+      // Band-texture path initialization step 6: initial weights + immutable layout params, all 32 bytes once.
       const std::vector<float>& initial = r.asset->meshes[r.prepared.instances[d.instance].mesh].weights;
       std::vector<float> w(prim.target_count, 0.0f);
       for (size_t k = 0; k < w.size() && k < initial.size(); ++k) w[k] = initial[k];
@@ -145,7 +145,7 @@ Status VertexPath::updateDraw(Renderer& r, uint32_t index, const DrawFrame& fram
         buildActiveTargets(frame.weights, 0.0f, std::span<ActiveTarget>(entries, frame.weights.size()));
     std::memcpy(bytes, &count, sizeof count);  // header.count; the layout fields never change
   } else if (d.features & MSH_HAS_MORPH_TARGETS) {
-    // Seed 000 per-frame update: the first 16 bytes (vec4 weights) only.
+    // Band-texture path per-frame update: the first 16 bytes (vec4 weights) only.
     writeMorphWeights(std::span<uint8_t>(static_cast<uint8_t*>(state.morph.mapped), sizeof(rs::MorphUniforms)),
                       frame.weights);
   }

@@ -3,7 +3,8 @@
 //   goldens    tests/golden/<case>.png; metric: mean |Δ| ≤ 1/255 over all channels AND ≤ 0.5 % of pixels with a
 //              channel off by > 16/255. On failure <case>_actual.png and <case>_diff.png are written beside the
 //              test binary. MORPHKIT_BLESS=1 (scripts/bless-goldens) rewrites the goldens instead of comparing.
-//   paths      the vertex path (seed 000 texture) and the compute path (GpuMorphGroup output as vertex buffer) give
+//   paths      the vertex path (band-texture path texture) and the compute path (GpuMorphGroup output as vertex buffer)
+//   give
 //              the same image: mean |Δ| ≤ 0.5/255 per channel and ≤ 0.1 % of pixels off by > 8/255.
 //   seed       the seed's 32-byte uniform variant and the storage-buffer active-list variant give the same image.
 //   zero       all-zero weights render the same as no morph data at all (same metric as the paths).

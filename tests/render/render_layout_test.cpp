@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Seed 000's weights uniform as a pure function (no device needed; the band texture's tests are in pack_test.cpp),
-// the morph-path rule,
-// camera parsing, PNG round trips, contact sheets and the image metric the goldens use.
+// Band-texture path's weights uniform as a pure function (no device needed; the band texture's tests are in
+// pack_test.cpp), the morph-path rule, camera parsing, PNG round trips, contact sheets and the image metric the goldens
+// use.
 #include <gtest/gtest.h>
 
 // clang-format off

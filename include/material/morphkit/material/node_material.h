@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // morphkit/material/node_material.h — node materials (morphkit::material): a material as a graph of blocks in JSON,
 // compiled to GLSL and SPIR-V for the renderer's depth, shadow and color pipelines. Morph targets and skinning
-// are opt-in feature modules (seed 000 "NodeMaterial Opt-In Path"): only a graph that asks for morph targets
+// are opt-in feature modules (band-texture path "NodeMaterial Opt-In Path"): only a graph that asks for morph targets
 // compiles morph GLSL, declares morph bindings and allocates the per-device zero-target fallback.
 //
 // The format is documented in docs/NODE_MATERIALS.md; examples/*.json hold sample graphs. Vulkan stays out of this

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // morphkit/pack/band_texture.h — part of the pack module (src/pack/, docs/LAYOUTS.md §9): the vertex path's morph
-// texture (seed 000 "Tiled Texture Layout"), a pure function with a decoder. No Vulkan.
+// texture (band-texture path "Tiled Texture Layout"), a pure function with a decoder. No Vulkan.
 #pragma once
 #include <cstdint>
 #include <span>

@@ -7,7 +7,8 @@
 // writes files (encodePng). Nothing throws; failures are Expected/Status with "<where>: <what>".
 //
 // Two morph paths draw the same image (tests/render/render_golden_test.cpp states the tolerance):
-//   kVertex  seed 000: all deltas in one rgba32float 2D texture (morphTextureLayout below), weights in a 32-byte
+//   kVertex  band-texture path: all deltas in one rgba32float 2D texture (morphTextureLayout below), weights in a
+//   32-byte
 //            uniform (≤ 4 targets) or — past the seed — weights + active list in a storage buffer (any count,
 //            tangent bands); the vertex shader morphs, then skins (joint palette in a storage buffer). The same
 //            vertex shader runs in every pass (shadow, depth prepass, color).
@@ -40,9 +41,9 @@ struct Renderer;       // pipelines, the scene's GPU resources, offscreen target
 
 // The seed's band texture (MorphTextureLayout, packMorphTexture, ...) is in morphkit/pack/band_texture.h.
 
-// Seed 000 "Weights UBO Layout — 32 bytes": {vec4 weights; uint count; uint texWidth; uint rowsPerBand; uint pad}.
-// initMorphUniform writes all 32 bytes once; writeMorphWeights is the per-frame update and writes only the
-// first 16 bytes (weights beyond `count` are 0). Both need `bytes.size() >= 32` and weights.size() <= 4.
+// Band-texture path "Weights UBO Layout — 32 bytes": {vec4 weights; uint count; uint texWidth; uint rowsPerBand; uint
+// pad}. initMorphUniform writes all 32 bytes once; writeMorphWeights is the per-frame update and writes only the first
+// 16 bytes (weights beyond `count` are 0). Both need `bytes.size() >= 32` and weights.size() <= 4.
 bool initMorphUniform(std::span<uint8_t> bytes, const MorphTextureLayout& layout, std::span<const float> weights);
 bool writeMorphWeights(std::span<uint8_t> bytes, std::span<const float> weights);
 
