@@ -25,7 +25,7 @@ struct alignas(16) mat4 {
 #define MSH_HAS_NORMALS (1 << 0)        // NORMAL present (else: flat normals from screen-space derivatives)
 #define MSH_HAS_TANGENTS (1 << 1)       // TANGENT present (else: tangent frame from derivatives for normal maps)
 #define MSH_HAS_UV0 (1 << 2)            // TEXCOORD_0 present
-#define MSH_HAS_MORPH_TARGETS (1 << 3)  // band-texture path: morph texture + weights in the per-mesh set, morph code in the VS
+#define MSH_HAS_MORPH_TARGETS (1 << 3)  // band-texture path: morph texture + weights in the per-mesh set; VS morphs
 #define MSH_HAS_SKIN (1 << 4)           // skin stream + joint matrices (storage buffers) in the per-mesh set
 #define MSH_MORPH_ACTIVE_LIST (1 << 5)  // past the seed: weights + active list in a storage buffer (> 4 targets)
 #define MSH_HAS_UV1 (1 << 6)            // TEXCOORD_1 present
