@@ -41,9 +41,12 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
   if (findTargetsByName(asset, key, match).empty() && findExpression(asset, key, match) == kNone) {
     const size_t colon = key.find(':');
     uint32_t mesh = kNone, target = kNone;
-    if (colon == std::string_view::npos
-            ? parseUint32(key, target)
-            : parseUint32(key.substr(0, colon), mesh) && parseUint32(key.substr(colon + 1), target)) {
+    // At most 9 digits: kNone (every mesh) must not be spellable as an index.
+    const auto index = [](std::string_view text, uint32_t& parsed) {
+      return text.size() <= 9 && parseUint32(text, parsed);
+    };
+    if (colon == std::string_view::npos ? index(key, target)
+                                        : index(key.substr(0, colon), mesh) && index(key.substr(colon + 1), target)) {
       out.mesh = mesh;
       out.target = target;
       return true;

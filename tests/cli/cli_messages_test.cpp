@@ -98,6 +98,11 @@ TEST(CliMessages, NamesGetTheClosestAnimationAndSceneAndEmptyValuesAreRefused) {
               "pose: --anim: expected an index, a name or 'rest', not '' (`morphkit pose --help` for usage)");
   expectError(dir, "render demo.glb --anim ''", 2,
               "render: --anim: expected an index, a name or 'rest', not '' (`morphkit render --help` for usage)");
+  // 4294967295 is kNone ("every mesh") inside: as a mesh index it is a name nobody has, never every mesh.
+  expectError(
+      dir, "pose demo.glb --weights 4294967295:0=1", 1,
+      "demo.glb: weights: no target named '4294967295:0' (closest: eyeBlinkLeft, eyeLookInLeft, eyeLookOutLeft) "
+      "(--ignore-unknown to skip it)");
   expectError(dir, "pose demo.glb --scene 99999999999999", 1,
               "demo.glb: --scene 99999999999999: no scene of that index (the file has 0 'Scene')");
   expectError(dir, "pose demo.glb --scene Scnee", 1,
