@@ -9,7 +9,7 @@
 
 #include "morphkit/model/error.h"
 
-namespace morphkit::io_detail {
+namespace morphkit::files_detail {
 
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::span<const uint8_t>> parts,
                        const std::function<std::string()>& next_suffix);
@@ -18,4 +18,4 @@ inline Status writeFileAtomic(const std::filesystem::path& path, std::span<const
   return writeFileAtomic(path, std::span<const std::span<const uint8_t>>(&bytes, 1), next_suffix);
 }
 
-}  // namespace morphkit::io_detail
+}  // namespace morphkit::files_detail

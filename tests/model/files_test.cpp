@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // writeFileAtomic in a folder an attacker can write to (issue 9, class 3): planted symlinks and files under the
 // temporary names are never written through, permissions are those of a plain write, and nothing is left behind.
+#include "morphkit/model/files.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,9 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "files_internal.h"
 #include "gltf_test_util.h"
-#include "io_internal.h"
-#include "morphkit/model/files.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -47,7 +48,7 @@ TEST(WriteFileAtomic, NeverWritesThroughAPlantedSymlink) {
   fs::create_symlink(victim, dir / "out.json.tmp-aaaa");
   fs::create_symlink(victim, dir / "out.json.tmp-bbbb");
   size_t next = 0;
-  Status written = io_detail::writeFileAtomic(out, bytesOf("{\"ok\":1}"), [&] { return suffixes.at(next++); });
+  Status written = files_detail::writeFileAtomic(out, bytesOf("{\"ok\":1}"), [&] { return suffixes.at(next++); });
   ASSERT_TRUE(written.ok()) << written.error().message;
   EXPECT_EQ(test::slurp(victim), "precious");
   EXPECT_EQ(test::slurp(out), "{\"ok\":1}");
@@ -61,7 +62,7 @@ TEST(WriteFileAtomic, NeverWritesThroughAPlantedSymlink) {
 TEST(WriteFileAtomic, GivesUpCleanlyWhenEveryNameIsTaken) {
   fs::path dir = test::scratchDir();
   test::writeText(dir / "out.bin.tmp-x", "planted");
-  Status written = io_detail::writeFileAtomic(dir / "out.bin", bytesOf("data"), [] { return std::string("x"); });
+  Status written = files_detail::writeFileAtomic(dir / "out.bin", bytesOf("data"), [] { return std::string("x"); });
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().code, Error::kIo);
   EXPECT_EQ(test::slurp(dir / "out.bin.tmp-x"), "planted");

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// readFile and writeFileAtomic (morphkit/model/files.h).
+#include "morphkit/model/files.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,8 +13,7 @@
 #include <string>
 #include <system_error>
 
-#include "io_internal.h"
-#include "morphkit/model/files.h"
+#include "files_internal.h"
 
 namespace morphkit {
 
@@ -69,7 +71,7 @@ bool writeAll(int fd, std::span<const uint8_t> bytes) {
 
 }  // namespace
 
-namespace io_detail {
+namespace files_detail {
 
 // The temporary sits in the destination's own folder (so rename(2) is atomic) and is created with
 // O_CREAT|O_EXCL|O_NOFOLLOW: an existing name, a planted symlink included, is never opened, only skipped.
@@ -107,14 +109,14 @@ Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::s
   return Ok{};
 }
 
-}  // namespace io_detail
+}  // namespace files_detail
 
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-  return io_detail::writeFileAtomic(path, bytes, randomSuffix);
+  return files_detail::writeFileAtomic(path, bytes, randomSuffix);
 }
 
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::span<const uint8_t>> parts) {
-  return io_detail::writeFileAtomic(path, parts, randomSuffix);
+  return files_detail::writeFileAtomic(path, parts, randomSuffix);
 }
 
 Status writeFileAtomic(const std::filesystem::path& path, std::string_view text) {
