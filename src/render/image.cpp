@@ -19,6 +19,9 @@
 namespace morphkit {
 namespace {
 
+// Both decoders refuse larger images before they allocate the pixels (docs/SECURITY.md).
+constexpr uint32_t kMaxImageSide = 16384;
+
 struct SpngContext {
   spng_ctx* ctx;
   explicit SpngContext(int flags) : ctx(spng_ctx_new(flags)) {}
@@ -80,7 +83,7 @@ Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes) {
   SpngContext png(0);
   if (!png.ctx) return fail(Error::kOutOfMemory, "decodePng: spng_ctx_new failed");
   // Guard against absurd sizes in a hostile file: 16k × 16k is plenty for textures.
-  spng_set_image_limits(png.ctx, 16384, 16384);
+  spng_set_image_limits(png.ctx, kMaxImageSide, kMaxImageSide);
   spng_set_chunk_limits(png.ctx, 64u << 20, 64u << 20);
   int r = spng_set_png_buffer(png.ctx, bytes.data(), bytes.size());
   if (r) return spngFailure("decodePng: spng_set_png_buffer", r);
@@ -122,7 +125,6 @@ void jpegWarningIsError(j_common_ptr cinfo, int level) {
   if (level < 0 && cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA) jpegErrorExit(cinfo);
 }
 
-constexpr uint32_t kMaxImageSide = 16384;
 constexpr long kJpegWorkingMemory = 1L << 30;  // a progressive 16384^2 4:2:0 file's coefficients (805 MB) fit
 
 // libjpeg-turbo rather than stb_image: Debian's stb_image 2.27 writes and reads out of bounds on malformed
@@ -145,7 +147,8 @@ Expected<DecodedImage> decodeJpeg(std::span<const uint8_t> bytes) {
   if (cinfo.image_width > kMaxImageSide || cinfo.image_height > kMaxImageSide) {
     const std::string size = std::to_string(cinfo.image_width) + " x " + std::to_string(cinfo.image_height);
     jpeg_destroy_decompress(&cinfo);
-    return fail(Error::kTooLarge, "decodeImage: JPEG of " + size + " pixels (at most 16384 on a side)");
+    return fail(Error::kTooLarge,
+                "decodeImage: JPEG of " + size + " pixels (at most " + std::to_string(kMaxImageSide) + " on a side)");
   }
   cinfo.out_color_space = JCS_EXT_RGBA;  // libjpeg-turbo converts grayscale and YCbCr to RGBA itself
   jpeg_start_decompress(&cinfo);

@@ -187,6 +187,16 @@ TEST(RenderImages, BrokenJpegsAreOneErrorAndAGoodOneDecodes) {
   }
   EXPECT_LE(worst, 20);  // 4:2:0 chroma on a 16-step ramp (14 measured); swapped channels would be off by 100+
 
+  // A header wider than 16384 is refused before any pixel is allocated: SOF0's width is bytes 7-8 after its marker.
+  std::vector<uint8_t> wide = jpeg;
+  const uint8_t sof0[2] = {0xFF, 0xC0};
+  const auto sof = std::search(wide.begin(), wide.end(), std::begin(sof0), std::end(sof0));
+  ASSERT_NE(sof, wide.end());
+  sof[7] = uint8_t(20000 >> 8), sof[8] = uint8_t(20000 & 0xFF);
+  auto too_wide = decodeImage(wide);
+  ASSERT_FALSE(too_wide.ok());
+  EXPECT_EQ(too_wide.error().message, "decodeImage: JPEG of 20000 x 8 pixels (at most 16384 on a side)");
+
   const std::vector<uint8_t> truncated(jpeg.begin(), jpeg.begin() + jpeg.size() / 2);
   auto cut = decodeImage(truncated);
   ASSERT_FALSE(cut.ok());
