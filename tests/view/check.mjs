@@ -200,6 +200,8 @@ async function screenshotCheck(args, browser, page) {
       const morphkit = read(img);
       return {webgpu: Array.from(webgpu), morphkit: Array.from(morphkit)};
     }, camera, fs.readFileSync(png).toString('base64'), background);
+    // The page's frame beside morphkit's (frame_0000.png), for a person to look at; the check is the IoU below.
+    await (await page.$('#canvas')).screenshot({path: path.join(dir, 'webgpu.png')});
     const slider = await sliderCheck(page);
     return {camera: summary.camera, ...silhouettes(result.morphkit, result.webgpu, background), slider};
   } finally {
