@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// One capture written in every format morphkit reads (morphkit/io/capture.h, morphkit/gltf/capture_file.h), for the
+// One capture written in every format morphkit reads (morphkit/io/capture.h, morphkit/io/capture_file.h), for the
 // format tests: the writers below are how each tool lays its output out (docs/FACE_CAPTURE.md).
 #pragma once
 #include <cmath>

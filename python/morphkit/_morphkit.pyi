@@ -187,15 +187,23 @@ def load_capture(
     capture_fps: float = 0.0,
     face: int = 0,
     scale: float | None = None,
+    neutral: float | str | os.PathLike[str] | None = None,
+    smooth: str | None = None,
+    offset: float = 0.0,
+    fps: float = 0.0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float32], list[str], dict[str, Any]]:
-    """Read a face capture of any format (the CLI's --capture): (times, weights, names, report).
+    """Read a face capture of any format and clean it as the CLI's --capture does: (times, weights, names, report).
 
     times: (frames,) seconds after the first frame; weights: (frames, channels) float32, scaled to 0-1 (the
     format's scale, or 100 when a value exceeds 1.5; scale= sets it; rotation channels are left alone); names: the
-    channels as the file writes them; report: {format, rows, channels, duration, scale, largest_value,
-    skipped_frames, first_timecode}. format="auto" tells the formats apart by content; csv_fps is the rate of
-    HH:MM:SS:FF timecodes, capture_fps that of a capture without times (iFacialMocap), face the MediaPipe face.
-    Bad input raises a morphkit.Error subclass naming the file, frame and field (docs/FACE_CAPTURE.md)."""
+    channels as the file writes them; report: {format, rows, channels, duration (rows and duration as read), scale,
+    largest_value, skipped_frames, first_timecode, steps (one line per cleaning step)}. format="auto" tells the
+    formats apart by content; csv_fps is the rate of HH:MM:SS:FF timecodes, capture_fps that of a capture without
+    times (iFacialMocap), face the MediaPipe face. Then, in this order (the CLI's --neutral, --smooth,
+    --capture-offset, --fps): neutral subtracts the neutral face (seconds: the mean of the rows up to then; a path:
+    a capture of the neutral face), clamped at 0; smooth="one-euro[:MINCUTOFF,BETA]" runs the One-Euro filter;
+    offset shifts the times (seconds); fps > 0 resamples (LINEAR). Bad input raises a morphkit.Error subclass
+    naming the file, frame and field (docs/FACE_CAPTURE.md)."""
 
 class Renderer:
     """A headless Vulkan renderer (PBR, one shadowed light) of one image size on one device."""

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 // batch_json.cpp — job, task and result JSON (morphkit/batch/batch.h): read with simdjson, written with JsonWriter.
-#include <simdjson.h>
-
 #include <cmath>
 #include <cstdio>
 #include <string>
 
+#include "json_fields.h"
 #include "morphkit/batch/batch.h"
 #include "morphkit/io/json_writer.h"
-#include "morphkit/model/json_syntax.h"
 #include "morphkit/render/render.h"
 
 namespace morphkit {
@@ -18,23 +16,11 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-Failure bad(std::string_view key, std::string_view what) {
-  return fail(Error::kInvalidArgument, std::string(key) + ": " + std::string(what));
-}
+// Every batch JSON error is kInvalidArgument, "<key>: <what>" (the one JSON field reader, src/model/json_fields.h).
+constexpr Error kJobError = Error::kInvalidArgument;
 
-Status readString(element e, std::string_view key, std::string& out) {
-  std::string_view text;
-  if (e.get_string().get(text) != simdjson::SUCCESS) return bad(key, "expected a string");
-  out = std::string(text);
-  return Ok{};
-}
-Status readUint(element e, std::string_view key, uint32_t& out, uint64_t lo, uint64_t hi) {
-  uint64_t v = 0;
-  if (e.get_uint64().get(v) != simdjson::SUCCESS || v < lo || v > hi) {
-    return bad(key, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
-  }
-  out = uint32_t(v);
-  return Ok{};
+Failure bad(std::string_view key, std::string_view what) {
+  return json::failAt(kJobError, std::string(key), what);
 }
 Status readPair(element e, std::string_view key, uint32_t& a, uint32_t& b, uint64_t lo, uint64_t hi) {
   array list;
@@ -42,57 +28,38 @@ Status readPair(element e, std::string_view key, uint32_t& a, uint32_t& b, uint6
   element first, second;
   if (list.at(0).get(first) != simdjson::SUCCESS || list.at(1).get(second) != simdjson::SUCCESS)
     return bad(key, "expected [A, B]");
-  if (Status s = readUint(first, key, a, lo, hi); !s) return s;
-  return readUint(second, key, b, lo, hi);
-}
-Status readStrings(element e, std::string_view key, std::vector<std::string>& out) {
-  array list;
-  if (e.get_array().get(list) != simdjson::SUCCESS) return bad(key, "expected an array of strings");
-  for (element item : list) {
-    std::string text;
-    if (Status s = readString(item, key, text); !s) return s;
-    out.push_back(std::move(text));
-  }
-  return Ok{};
-}
-
-Status readNumber(element e, std::string_view key, double& out, double lo, double hi) {
-  if (e.get_double().get(out) != simdjson::SUCCESS || !(out >= lo && out <= hi)) {
-    char range[64];
-    std::snprintf(range, sizeof range, "%g..%g", lo, hi);
-    return bad(key, std::string("expected a number in ") + range);
-  }
-  return Ok{};
+  if (Status s = json::readUintIn(kJobError, first, key, a, lo, hi); !s) return s;
+  return json::readUintIn(kJobError, second, key, b, lo, hi);
 }
 
 // The look keys (the render command's options of the same names); `handled` false for any other key.
 Status readLookKey(std::string_view key, element value, BatchJob& job, bool& handled) {
   handled = true;
   if (key == "environment") {
-    if (Status s = readString(value, key, job.environment); !s) return s;
+    if (Status s = json::readStringValue(kJobError, value, key, job.environment); !s) return s;
     const bool file = job.environment.size() > 4 && job.environment.ends_with(".hdr");
     if (job.environment != "studio" && job.environment != "none" && !file)
       return bad(key, "expected \"studio\", \"none\" or a .hdr file");
   } else if (key == "environment_intensity") {
-    return readNumber(value, key, job.environment_intensity, 0.0, 1e4);
+    return json::readNumberIn(kJobError, value, key, job.environment_intensity, 0.0, 1e4);
   } else if (key == "environment_rotation") {
-    return readNumber(value, key, job.environment_rotation, -1e6, 1e6);
+    return json::readNumberIn(kJobError, value, key, job.environment_rotation, -1e6, 1e6);
   } else if (key == "exposure") {
-    return readNumber(value, key, job.exposure, -32.0, 32.0);
+    return json::readNumberIn(kJobError, value, key, job.exposure, -32.0, 32.0);
   } else if (key == "tone_mapping") {
-    if (Status s = readString(value, key, job.tone_mapping); !s) return s;
+    if (Status s = json::readStringValue(kJobError, value, key, job.tone_mapping); !s) return s;
     if (!parseToneMapping(job.tone_mapping)) return bad(key, "expected neutral, aces or none");
   } else if (key == "light") {
-    if (Status s = readString(value, key, job.light); !s) return s;
+    if (Status s = json::readStringValue(kJobError, value, key, job.light); !s) return s;
     if (job.light != "default" && job.light != "none") return bad(key, "expected default or none");
   } else if (key == "background") {
-    if (Status s = readString(value, key, job.background); !s) return s;
+    if (Status s = json::readStringValue(kJobError, value, key, job.background); !s) return s;
     float rgba[4];
     if (job.background != "opaque" && job.background != "transparent" && job.background != "environment" &&
         !parseBackgroundColor(job.background, rgba))
       return bad(key, "expected opaque, transparent, environment or \"R,G,B\" (sRGB 0..255)");
   } else if (key == "msaa") {
-    if (Status s = readUint(value, key, job.msaa, 1, 8); !s) return s;
+    if (Status s = json::readUintIn(kJobError, value, key, job.msaa, 1, 8); !s) return s;
     if (job.msaa != 1 && job.msaa != 4 && job.msaa != 8) return bad(key, "expected 1, 4 or 8");
   } else {
     handled = false;
@@ -105,10 +72,10 @@ Status readJobObject(object o, BatchJob& job) {
   for (auto [key, value] : o) {
     if (key == "assets") {
       has_assets = true;
-      if (Status s = readStrings(value, key, job.assets); !s) return s;
+      if (Status s = json::readStringsValue(kJobError, value, key, job.assets); !s) return s;
       if (job.assets.empty()) return bad(key, "lists no asset");
     } else if (key == "out") {
-      if (Status s = readString(value, key, job.out); !s) return s;
+      if (Status s = json::readStringValue(kJobError, value, key, job.out); !s) return s;
       if (job.out.empty()) return bad(key, "is empty");
     } else if (key == "animations") {
       array list;
@@ -134,10 +101,10 @@ Status readJobObject(object o, BatchJob& job) {
         return bad(key, "expected 0 < fps <= 1000");
       job.fps = fps;
     } else if (key == "chunk") {
-      if (Status s = readUint(value, key, job.chunk, 1, 100000); !s) return s;
+      if (Status s = json::readUintIn(kJobError, value, key, job.chunk, 1, 100000); !s) return s;
     } else if (key == "outputs") {
       std::vector<std::string> outputs;
-      if (Status s = readStrings(value, key, outputs); !s) return s;
+      if (Status s = json::readStringsValue(kJobError, value, key, outputs); !s) return s;
       job.frames = job.poses = false;
       for (const std::string& output : outputs) {
         if (output == "frames")
@@ -151,12 +118,12 @@ Status readJobObject(object o, BatchJob& job) {
     } else if (key == "size") {
       if (Status s = readPair(value, key, job.width, job.height, 1, 8192); !s) return s;
     } else if (key == "morph_path") {
-      if (Status s = readString(value, key, job.morph_path); !s) return s;
+      if (Status s = json::readStringValue(kJobError, value, key, job.morph_path); !s) return s;
       if (job.morph_path != "vertex" && job.morph_path != "compute" && job.morph_path != "auto") {
         return bad(key, "expected vertex, compute or auto");
       }
     } else if (key == "pose_device") {
-      if (Status s = readString(value, key, job.pose_device); !s) return s;
+      if (Status s = json::readStringValue(kJobError, value, key, job.pose_device); !s) return s;
       if (job.pose_device != "cpu" && job.pose_device != "gpu") return bad(key, "expected cpu or gpu");
     } else if (key == "device") {
       int64_t device = 0;
@@ -170,17 +137,17 @@ Status readJobObject(object o, BatchJob& job) {
     } else if (key == "read_files") {
       if (value.get_bool().get(job.read_files) != simdjson::SUCCESS) return bad(key, "expected true or false");
     } else if (key == "manifest") {
-      if (Status s = readString(value, key, job.manifest); !s) return s;
+      if (Status s = json::readStringValue(kJobError, value, key, job.manifest); !s) return s;
       const std::filesystem::path manifest(job.manifest);
       if (job.manifest.empty() || manifest.is_absolute() || job.manifest.find("..") != std::string::npos) {
         return bad(key, "expected a file name inside out");
       }
     } else if (key == "base_dir") {
       std::string dir;
-      if (Status s = readString(value, key, dir); !s) return s;
+      if (Status s = json::readStringValue(kJobError, value, key, dir); !s) return s;
       job.base_dir = dir;
     } else if (key == "workers") {
-      if (Status s = readUint(value, key, job.workers, 1, 1024); !s) return s;
+      if (Status s = json::readUintIn(kJobError, value, key, job.workers, 1, 1024); !s) return s;
     } else if (key == "scheduler") {
       // Read by the Python front end (morphkit.batch) only.
     } else {
@@ -228,9 +195,7 @@ void writeJobFields(JsonWriter& json, const BatchJob& job) {
 
 Expected<element> parseText(simdjson::dom::parser& parser, std::string_view json) {
   element root;
-  if (auto error = parser.parse(json.data(), json.size()).get(root); error != simdjson::SUCCESS) {
-    return fail(Error::kInvalidJson, jsonErrorWhere(json) + "not JSON: " + simdjson::error_message(error));
-  }
+  MORPHKIT_TRY(json::parse(parser, json, root));
   return root;
 }
 

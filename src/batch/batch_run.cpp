@@ -18,13 +18,13 @@
 #include "morphkit/core/pose.h"
 #include "morphkit/core/pose_arrays.h"
 #include "morphkit/gltf/gltf.h"
+#include "morphkit/image/frame_writer.h"
 #include "morphkit/io/json_writer.h"
 #include "morphkit/io/npy.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/output_buffer.h"
 #include "morphkit/model/text.h"
 #include "morphkit/render/environment.h"
-#include "morphkit/render/frame_writer.h"
 #include "morphkit/render/render.h"
 #include "morphkit/vk/gpu.h"
 #include "morphkit/vk/gpu_pose.h"
@@ -448,7 +448,7 @@ Status writeFrames(BatchWorker& w, const BatchJob& job, const BatchTask& task, c
   if (missing.empty()) return Ok{};
   if (Status s = w.useRenderer(job, task.animation); !s) return s;
   // Frames in flight, and the PNG encodes on `encoder_threads` threads: frame i is encoded and written while the
-  // frames after it render (files in frame order, memory bounded: morphkit/render/frame_writer.h).
+  // frames after it render (files in frame order, memory bounded: morphkit/image/frame_writer.h).
   PngFrameWriter pngs(std::max(encoder_threads, 1u));
   Status status = renderFrameSequence(
       *w.renderer, uint32_t(missing.size()),

@@ -19,6 +19,7 @@
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/io/json_writer.h"
 #include "morphkit/model/accessor.h"
+#include "morphkit/model/extensions.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/primitive.h"
 #include "morphkit/model/text.h"
@@ -41,7 +42,7 @@ struct AnimateOptions {
 // the compressions the loader decoded are not written back, which the user is told.
 void reportDecodedCompression(const Asset& asset, const std::string& file) {
   for (const std::string& name : asset.extensions_used) {
-    if (name == "EXT_meshopt_compression" || name == "KHR_draco_mesh_compression") {
+    if (const GltfExtension* row = findGltfExtension(name); row && row->decoded) {
       reportWarning(fmt::format("{}: extensionsUsed '{}': decoded at load, the output is written uncompressed", file,
                                 printable(name)));
     }
@@ -126,8 +127,8 @@ int run(const AnimateOptions& o) {
   if (int code = reduceForBake(*asset, o.file, o.weights, weights, reduction); code != 0) return code;
   const WeightTrack& track = weights.capture->track;
 
-  const bool draco = std::find(asset->extensions_used.begin(), asset->extensions_used.end(),
-                               "KHR_draco_mesh_compression") != asset->extensions_used.end();
+  const bool draco = std::find(asset->extensions_used.begin(), asset->extensions_used.end(), kDracoExtension) !=
+                     asset->extensions_used.end();
   reportDecodedCompression(*asset, o.file);
   if (draco) settleDecodedDraco(*asset);
   for (size_t i = 0; i < asset->images.size(); ++i) {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "morphkit/image/frame_writer.h"
 #include "morphkit/model/files.h"
-#include "morphkit/render/frame_writer.h"
 #include "morphkit/render/render.h"
 #include "morphkit/vk/gpu.h"
 #include "morphkit_bench/gpu_bench.h"

@@ -11,9 +11,9 @@
 
 #include "command.h"
 #include "morphkit/core/track_reduce.h"
-#include "morphkit/gltf/capture_file.h"
-#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/capture_file.h"
 #include "morphkit/io/capture_signal.h"
+#include "morphkit/io/weight_files.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/text.h"
 #include "morphkit/model/thread_pool.h"
@@ -65,17 +65,6 @@ bool parseDouble(std::string_view text, double& out) {
   return !text.empty() && ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
 }
 
-// --smooth one-euro[:MINCUTOFF,BETA]; false (a usage error) for anything else.
-bool parseSmooth(std::string_view text, OneEuroParams& params) {
-  if (text == "one-euro") return true;
-  if (!text.starts_with("one-euro:")) return false;
-  text.remove_prefix(9);
-  const size_t comma = text.find(',');
-  if (comma == std::string_view::npos) return false;
-  return parseDouble(text.substr(0, comma), params.min_cutoff) && parseDouble(text.substr(comma + 1), params.beta) &&
-         params.min_cutoff > 0.0 && params.beta >= 0.0;
-}
-
 CaptureOptions captureOptions(const WeightOptions& options) {
   CaptureOptions capture_options;
   parseCaptureFormatName(options.capture_format, capture_options.format);  // checked by CLI11
@@ -85,23 +74,9 @@ CaptureOptions captureOptions(const WeightOptions& options) {
   return capture_options;
 }
 
-Expected<Capture> readCapture(const std::string& file, const CaptureOptions& options) {
-  Expected<std::vector<uint8_t>> bytes = readFile(file, kMaxCaptureBytes);
-  if (!bytes) return bytes.error();
-  return parseCapture(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), options);
-}
-
-// The channel holding the largest of `values` (one per channel), for the step lines.
-std::string largestChannel(const Capture& capture, std::span<const float> values) {
-  size_t best = 0;
-  for (size_t c = 1; c < values.size(); ++c) {
-    if (values[c] > values[best]) best = c;
-  }
-  return values.empty() ? std::string("-") : fmt::format("{:.4g} ({})", values[best], printable(capture.columns[best]));
-}
-
-// Scale → neutral → smooth → offset → resample (morphkit/io/capture_signal.h), each step a line for --verbose.
-int cleanCapture(const WeightOptions& options, Capture& capture, std::vector<std::string>& steps) {
+// The options' usage errors (exit 2), the neutral face's file read, then io's cleanCapture (morphkit/io/
+// capture_signal.h), whose step lines --verbose prints.
+int cleanCaptureFromOptions(const WeightOptions& options, Capture& capture, std::vector<std::string>& steps) {
   // CLI11's ranges let NaN through (every comparison with it is false).
   for (auto [name, value] : {std::pair<const char*, double>{"--capture-offset", options.capture_offset},
                              {"--capture-scale", options.capture_scale},
@@ -113,66 +88,36 @@ int cleanCapture(const WeightOptions& options, Capture& capture, std::vector<std
   if (!std::isfinite(options.max_error_mm)) {
     return reportUsage("--max-error: must be a finite number");
   }
-  OneEuroParams smooth;
-  if (!options.smooth.empty() && !parseSmooth(options.smooth, smooth)) {
-    return reportUsage("--smooth '" + options.smooth +
-                       "': expected one-euro or one-euro:MINCUTOFF,BETA (MINCUTOFF > 0, "
-                       "BETA >= 0)");
-  }
-  double neutral_seconds = -1.0;
-  if (options.neutral.starts_with("first:") &&
-      (!parseDouble(std::string_view(options.neutral).substr(6), neutral_seconds) || neutral_seconds < 0.0)) {
-    return reportUsage("--neutral '" + options.neutral + "': expected first:SECONDS (SECONDS >= 0) or a capture file");
-  }
-  float largest = 0.0f;
-  const float detected = detectCaptureScale(capture, &largest);
-  const float scale = options.capture_scale > 0.0 ? float(options.capture_scale) : detected;
-  steps.push_back(fmt::format("scale: values / {:g} ({}; largest shape value {:.4g})", scale,
-                              options.capture_scale > 0.0  ? "--capture-scale"
-                              : capture.full_scale != 1.0f ? "the format's 0-" + fmt::format("{:g}", detected)
-                              : detected != 1.0f           ? "detected: a value above 1.5"
-                                                           : "detected: every value within 0-1.5",
-                              largest));
-  if (scale != 1.0f) scaleCapture(capture, scale);
-  if (!options.neutral.empty()) {
-    std::vector<float> neutral;
-    if (neutral_seconds >= 0.0) {
-      size_t rows = 0;
-      neutral = neutralFromFirst(capture, neutral_seconds, &rows);
-      steps.push_back(
-          fmt::format("neutral: the mean of the first {} rows (to {:g} s) subtracted, clamped at 0; largest {}", rows,
-                      neutral_seconds, largestChannel(capture, neutral)));
-    } else {
-      Expected<Capture> face = readCapture(options.neutral, captureOptions(options));
-      if (!face) return reportFailure(options.neutral, face.error());
-      const float face_scale = options.capture_scale > 0.0 ? float(options.capture_scale) : detectCaptureScale(*face);
-      if (face_scale != 1.0f) scaleCapture(*face, face_scale);
-      std::vector<std::string> missing;
-      neutral = neutralFromCapture(capture, *face, &missing);
-      steps.push_back(fmt::format(
-          "neutral: the mean of {}'s {} rows subtracted, clamped at 0; largest {}; {} channels "
-          "it lacks: {}",
-          options.neutral, face->rows(), largestChannel(capture, neutral), missing.size(), joined(missing)));
-    }
-    subtractNeutral(capture, neutral);
-  }
+  CaptureCleanup cleanup;
+  cleanup.scale = float(options.capture_scale);
+  cleanup.offset_seconds = options.capture_offset;
+  cleanup.resample_fps = options.resample_fps;
   if (!options.smooth.empty()) {
-    const float change = smoothOneEuro(capture, smooth);
-    steps.push_back(
-        fmt::format("smooth: One-Euro, min cutoff {:g} Hz, beta {:g}, speed cutoff {:g} Hz; largest change {:.4g}",
-                    smooth.min_cutoff, smooth.beta, smooth.d_cutoff, change));
+    OneEuroParams smooth;
+    if (!parseOneEuro(options.smooth, smooth)) {
+      return reportUsage("--smooth '" + options.smooth +
+                         "': expected one-euro or one-euro:MINCUTOFF,BETA (MINCUTOFF > 0, "
+                         "BETA >= 0)");
+    }
+    cleanup.smooth = smooth;
   }
-  if (options.capture_offset != 0.0) {
-    Expected<size_t> dropped = offsetCapture(capture, options.capture_offset);
-    if (!dropped) return reportFailure(options.csv, dropped.error());
-    steps.push_back(fmt::format("offset: {:+g} s ({} rows before 0 dropped)", options.capture_offset, *dropped));
+  Capture neutral_face;
+  if (options.neutral.starts_with("first:")) {
+    if (!parseDouble(std::string_view(options.neutral).substr(6), cleanup.neutral_seconds) ||
+        cleanup.neutral_seconds < 0.0) {
+      return reportUsage("--neutral '" + options.neutral +
+                         "': expected first:SECONDS (SECONDS >= 0) or a capture file");
+    }
+  } else if (!options.neutral.empty()) {
+    Expected<Capture> face = readCaptureFile(options.neutral, captureOptions(options));
+    if (!face) return reportFailure(options.neutral, face.error());
+    neutral_face = std::move(*face);
+    cleanup.neutral_face = &neutral_face;
+    cleanup.neutral_name = options.neutral;
   }
-  if (options.resample_fps > 0.0) {
-    const size_t before = capture.rows();
-    resampleCapture(capture, options.resample_fps);
-    steps.push_back(
-        fmt::format("resample: {} rows -> {} at {:g} fps (LINEAR)", before, capture.rows(), options.resample_fps));
-  }
+  Expected<CaptureCleanupReport> report = cleanCapture(capture, cleanup);
+  if (!report) return reportFailure(options.csv, report.error());
+  steps = std::move(report->steps);
   return 0;
 }
 
@@ -252,12 +197,12 @@ int loadCapture(const Asset& asset, const std::string& asset_file, const WeightO
   CaptureMap map;
   std::string map_file;
   if (int code = loadMaps(options, map, map_file); code != 0) return code;
-  Expected<Capture> capture = readCapture(options.csv, captureOptions(options));
+  Expected<Capture> capture = readCaptureFile(options.csv, captureOptions(options));
   if (!capture) return reportFailure(options.csv, capture.error());
   const size_t rows = capture->rows();
   const double duration = capture->times.back();
   std::vector<std::string> steps;
-  if (int code = cleanCapture(options, *capture, steps); code != 0) return code;
+  if (int code = cleanCaptureFromOptions(options, *capture, steps); code != 0) return code;
   CaptureMatch match = matchCapture(asset, *capture, options.maps.empty() ? nullptr : &map);
 
   for (const std::string& entry : match.unknown_map_targets) {

@@ -15,6 +15,7 @@
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/io/inspect.h"
 #include "morphkit/io/json_writer.h"
+#include "morphkit/model/extensions.h"
 #include "morphkit/model/material_features.h"
 #include "morphkit/model/text.h"
 
@@ -127,7 +128,9 @@ void writeTable(const Asset& asset, const std::filesystem::path& file) {
              asset.generator.empty() ? "-" : shown(asset.generator, kPrintableMaxBytes));
   if (!asset.extensions_used.empty()) {
     std::string list;
-    for (const auto& e : asset.extensions_used) list += (list.empty() ? "" : ", ") + printable(e);
+    for (const auto& e : asset.extensions_used) {
+      list += (list.empty() ? "" : ", ") + printable(e) + " (" + std::string(extensionHandling(e)) + ")";
+    }
     fmt::print("extensions: {}\n", list);
   }
   for (const auto& note : asset.notes) fmt::print("note: {}\n", shown(note));
@@ -275,7 +278,9 @@ const CommandRegistration kInspectCommand(
        sub->add_flag("--json", options->json, "machine-readable output (schema in docs/CLI.md)");
        addFileAccessOptions(sub, options->file_access);
        std::string extensions;
-       for (const char* name : supportedExtensions()) extensions += std::string(extensions.empty() ? "" : ", ") + name;
+       for (const GltfExtension& e : gltfExtensions()) {
+         extensions += (extensions.empty() ? "" : ", ") + std::string(e.name);
+       }
        sub->footer(
            "Supported glTF extensions (docs/CLI.md says what each does): " + extensions +
            ". Other extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and ignored.");

@@ -12,7 +12,7 @@
 #include "capture_options.h"
 #include "command.h"
 #include "morphkit/core/expressions.h"
-#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/weight_files.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/text.h"
 

@@ -77,13 +77,14 @@ Status parseAnimationPointer(object target, const std::string& where, AnimationC
   element e;
   object extensions, extension;
   if (target.at_key("extensions").get(e) != simdjson::SUCCESS) return Ok{};
-  if (e.get_object().get(extensions) != simdjson::SUCCESS) return schemaError(where, "extensions", "must be an object");
+  if (e.get_object().get(extensions) != simdjson::SUCCESS)
+    return fieldError(kGltfError, where, "extensions", "must be an object");
   if (extensions.at_key(kExtension).get(e) != simdjson::SUCCESS) return Ok{};
   const std::string here = where + ".extensions." + kExtension;
   if (e.get_object().get(extension) != simdjson::SUCCESS)
     return fail(Error::kInvalidGltf, here + ": must be an object");
   std::string text;
-  MORPHKIT_TRY(readString(extension, "pointer", text, here, true));
+  MORPHKIT_TRY(readString(kGltfError, extension, "pointer", text, here, true));
   channel.pointer = classifyPointer(std::move(text));
   if (channelPlays(channel)) channel.path = TargetPath::kWeights;
   return Ok{};

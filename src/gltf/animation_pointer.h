@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "json_fields.h"
+#include "gltf_fields.h"
 
 namespace morphkit::gltf_detail {
 

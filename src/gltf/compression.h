@@ -8,15 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "json_fields.h"
+#include "gltf_fields.h"
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/model/asset.h"
 #include "morphkit/model/error.h"
+#include "morphkit/model/extensions.h"
 
 namespace morphkit::gltf_detail {
-
-inline constexpr const char* kMeshoptExtension = "EXT_meshopt_compression";
-inline constexpr const char* kDracoExtension = "KHR_draco_mesh_compression";
 
 // bufferView.extensions.EXT_meshopt_compression (EXT_meshopt_compression, "JSON schema updates").
 struct MeshoptView {

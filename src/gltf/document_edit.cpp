@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "morphkit/io/json_writer.h"
+#include "morphkit/model/extensions.h"
 
 namespace morphkit {
 namespace gltf_detail {
@@ -56,7 +57,7 @@ void mergeArray(JsonTree& kept, const JsonTree& fresh, std::string_view key, Mer
 void mergePrimitive(JsonTree& kept, const JsonTree& fresh) {
   takeFields(kept, fresh, {"attributes", "indices", "material", "mode", "targets"});
   if (JsonTree* extensions = kept.find("extensions")) {
-    extensions->erase("KHR_draco_mesh_compression");
+    extensions->erase(std::string(kDracoExtension));
     if (extensions->keys.empty()) kept.erase("extensions");
   }
 }
@@ -152,7 +153,8 @@ JsonTree mergeIntoSource(JsonTree source, const JsonTree& fresh) {
 
 // The writer declares exactly what it wrote: every extension object present, plus KHR_mesh_quantization when an
 // attribute's encoding needs it (that extension has no object of its own). Required: what the input required of
-// those, and KHR_mesh_quantization whenever it is used (an engine without it would misread the attributes).
+// those, and every registry row that is required when written (morphkit/model/extensions.h): KHR_mesh_quantization
+// (an engine without it would misread the attributes), EXT_meshopt_compression (the fallback buffer has no data).
 void declareExtensions(JsonTree& document, const Asset& asset) {
   std::vector<std::string> present;
   collectExtensionNames(document, present);
@@ -165,15 +167,15 @@ void declareExtensions(JsonTree& document, const Asset& asset) {
     if (std::find(present.begin(), present.end(), name) != present.end()) add(used, name);
   }
   for (const std::string& name : present) add(used, name);
-  if (quantized) add(used, "KHR_mesh_quantization");
+  if (quantized) add(used, std::string(kMeshQuantizationExtension));
   std::vector<std::string> required;
   for (const std::string& name : asset.extensions_required) {
     if (std::find(used.begin(), used.end(), name) != used.end()) add(required, name);
   }
-  if (quantized) add(required, "KHR_mesh_quantization");
-  // A fallback buffer without data: only a decoder can read the file.
-  if (std::find(used.begin(), used.end(), "EXT_meshopt_compression") != used.end())
-    add(required, "EXT_meshopt_compression");
+  for (const GltfExtension& row : gltfExtensions()) {  // in the registry's order
+    const std::string name(row.name);
+    if (row.required_when_written && std::find(used.begin(), used.end(), name) != used.end()) add(required, name);
+  }
   auto list = [](const std::vector<std::string>& names) {
     JsonTree array = JsonTree::array();
     for (const std::string& name : names) array.items.push_back(JsonTree::string(name));

@@ -320,7 +320,7 @@ Status parseDracoPrimitive(object primitive, const std::string& where, uint32_t 
   DracoPrimitive d;
   d.mesh = mesh;
   d.primitive = index;
-  MORPHKIT_TRY(readIndex(ext, "bufferView", d.buffer_view, here, true));
+  MORPHKIT_TRY(readIndex(kGltfError, ext, "bufferView", d.buffer_view, here, true));
   if (ext.at_key("attributes").get(e) != simdjson::SUCCESS || e.get_object().get(attributes) != simdjson::SUCCESS) {
     return invalidDraco(here + ".attributes", "is required and must be an object");
   }

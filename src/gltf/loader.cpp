@@ -8,7 +8,7 @@
 
 #include "compression.h"
 #include "container.h"
-#include "json_fields.h"
+#include "gltf_fields.h"
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/json_syntax.h"

@@ -22,24 +22,24 @@ std::string formatNumber(float value) {
 
 // A number field within [lo, hi] (the schema's minimum and maximum); absent keeps `out`.
 Status readFactor(object o, std::string_view key, float& out, const std::string& where, float lo, float hi) {
-  MORPHKIT_TRY(readFloat(o, key, out, where));
+  MORPHKIT_TRY(readFloat(kGltfError, o, key, out, where));
   if (out >= lo && out <= hi) return Ok{};
   const std::string range =
       hi == kUnbounded ? "at least " + formatNumber(lo) : "within " + formatNumber(lo) + ".." + formatNumber(hi);
-  return schemaError(where, key, formatNumber(out) + " is not " + range + " (the extension's schema)");
+  return fieldError(kGltfError, where, key, formatNumber(out) + " is not " + range + " (the extension's schema)");
 }
 
 // A colour of three numbers, each within [lo, hi].
 Status readColor(object o, std::string_view key, float (&out)[3], const std::string& where, float hi) {
   std::vector<float> color;
-  MORPHKIT_TRY(readNumbers(o, key, color, where, 3));
+  MORPHKIT_TRY(readNumbers(kGltfError, o, key, color, where, 3));
   if (color.empty()) return Ok{};
   for (float c : color) {
     if (!(c >= 0.0f && c <= hi)) {
-      return schemaError(where, key,
-                         "component " + formatNumber(c) + " is not " +
-                             (hi == kUnbounded ? std::string("at least 0") : "within 0.." + formatNumber(hi)) +
-                             " (the extension's schema)");
+      return fieldError(kGltfError, where, key,
+                        "component " + formatNumber(c) + " is not " +
+                            (hi == kUnbounded ? std::string("at least 0") : "within 0.." + formatNumber(hi)) +
+                            " (the extension's schema)");
     }
   }
   std::copy(color.begin(), color.end(), out);
@@ -76,10 +76,11 @@ Status parseOne(std::string_view name, object ext, Material& m, const std::strin
   if (name == "KHR_materials_emissive_strength")
     return readFactor(ext, "emissiveStrength", m.emissive_strength, here, 0.0f, kUnbounded);
   if (name == "KHR_materials_ior") {
-    MORPHKIT_TRY(readFloat(ext, "ior", m.ior, here));
+    MORPHKIT_TRY(readFloat(kGltfError, ext, "ior", m.ior, here));
     // Schema: minimum 1, or exactly 0 (the extension's "no refraction" value).
     if (m.ior == 0.0f || m.ior >= 1.0f) return Ok{};
-    return schemaError(here, "ior", formatNumber(m.ior) + " is neither 0 nor at least 1 (the extension's schema)");
+    return fieldError(kGltfError, here, "ior",
+                      formatNumber(m.ior) + " is neither 0 nor at least 1 (the extension's schema)");
   }
   if (name == "KHR_materials_specular") return parseSpecular(ext, m, here, transform);
   if (name == "KHR_materials_clearcoat") return parseClearcoat(ext, m, here, transform);
@@ -97,7 +98,8 @@ Status parseMaterialExtensions(object material, Material& out, const std::string
   element e;
   if (material.at_key("extensions").get(e) != simdjson::SUCCESS) return Ok{};
   object extensions;
-  if (e.get_object().get(extensions) != simdjson::SUCCESS) return schemaError(where, "extensions", "must be an object");
+  if (e.get_object().get(extensions) != simdjson::SUCCESS)
+    return fieldError(kGltfError, where, "extensions", "must be an object");
   for (auto field : extensions) {
     const std::string name(field.key);
     const std::string here = where + ".extensions." + printable(name);

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "json_fields.h"
+#include "gltf_fields.h"
 #include "morphkit/io/json_writer.h"
 
 namespace morphkit::gltf_detail {

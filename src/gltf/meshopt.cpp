@@ -17,7 +17,7 @@ namespace morphkit::gltf_detail {
 namespace {
 
 // The extension's section names, cited by every message.
-constexpr const char* kSchema = "EXT_meshopt_compression, JSON schema updates";
+constexpr const char* kMeshoptSchemaSection = "EXT_meshopt_compression, JSON schema updates";
 constexpr const char* kFallback = "EXT_meshopt_compression, Fallback buffers";
 constexpr const char* kBitstream = "EXT_meshopt_compression, Appendix A";
 
@@ -30,7 +30,7 @@ std::string viewWhere(size_t i) {
   return "bufferViews[" + std::to_string(i) + "].extensions.EXT_meshopt_compression";
 }
 
-Failure invalidMeshopt(const std::string& where, const std::string& what, const char* section = kSchema) {
+Failure invalidMeshopt(const std::string& where, const std::string& what, const char* section = kMeshoptSchemaSection) {
   return fail(Error::kInvalidGltf, where + ": " + what + " (" + section + ")");
 }
 
@@ -239,14 +239,14 @@ Status parseMeshoptView(object view, const std::string& where, MeshoptView& out)
   const std::string here = where + ".extensions.EXT_meshopt_compression";
   if (e.get_object().get(ext) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
   out.present = true;
-  MORPHKIT_TRY(readIndex(ext, "buffer", out.buffer, here, true));
-  MORPHKIT_TRY(readSize(ext, "byteOffset", out.byte_offset, here));
-  MORPHKIT_TRY(readSize(ext, "byteLength", out.byte_length, here, true));
-  MORPHKIT_TRY(readIndex(ext, "byteStride", out.byte_stride, here, true));
-  MORPHKIT_TRY(readIndex(ext, "count", out.count, here, true));
+  MORPHKIT_TRY(readIndex(kGltfError, ext, "buffer", out.buffer, here, true));
+  MORPHKIT_TRY(readSize(kGltfError, ext, "byteOffset", out.byte_offset, here));
+  MORPHKIT_TRY(readSize(kGltfError, ext, "byteLength", out.byte_length, here, true));
+  MORPHKIT_TRY(readIndex(kGltfError, ext, "byteStride", out.byte_stride, here, true));
+  MORPHKIT_TRY(readIndex(kGltfError, ext, "count", out.count, here, true));
   std::string mode, filter = "NONE";
-  MORPHKIT_TRY(readString(ext, "mode", mode, here, true));
-  MORPHKIT_TRY(readString(ext, "filter", filter, here));
+  MORPHKIT_TRY(readString(kGltfError, ext, "mode", mode, here, true));
+  MORPHKIT_TRY(readString(kGltfError, ext, "filter", filter, here));
   if (mode == "ATTRIBUTES")
     out.mode = MeshoptView::Mode::kAttributes;
   else if (mode == "TRIANGLES")
@@ -279,7 +279,7 @@ Status parseMeshoptBuffer(object buffer, const std::string& where, uint8_t& fall
   const std::string here = where + ".extensions.EXT_meshopt_compression";
   if (e.get_object().get(ext) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
   bool flag = false;
-  MORPHKIT_TRY(readBool(ext, "fallback", flag, here));
+  MORPHKIT_TRY(readBool(kGltfError, ext, "fallback", flag, here));
   fallback = flag ? 1 : 0;
   return Ok{};
 }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compression.h"
-#include "json_fields.h"
+#include "gltf_fields.h"
 
 namespace morphkit::gltf_detail {
 

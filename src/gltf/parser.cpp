@@ -11,9 +11,10 @@
 #pragma GCC diagnostic ignored "-Wshadow"
 #include "animation_pointer.h"
 #include "compression.h"
-#include "json_fields.h"
+#include "gltf_fields.h"
 #include "material_extensions.h"
 #include "morphkit/gltf/gltf.h"
+#include "morphkit/model/extensions.h"
 #include "morphkit/model/text.h"
 #include "parse_document.h"
 #include "uri.h"
@@ -25,23 +26,24 @@ using namespace gltf_detail;
 
 namespace {
 
-// Every extension the loader implements (docs/CLI.md lists them with what each does).
-constexpr const char* kSupportedExtensions[] = {"KHR_mesh_quantization", kMeshoptExtension, kDracoExtension,
-                                                "KHR_texture_transform", "KHR_texture_basisu", "KHR_animation_pointer",
-                                                // shaded by the renderer (material_extensions.cpp, docs/RENDER.md)
-                                                "KHR_materials_unlit", "KHR_materials_emissive_strength",
-                                                "KHR_materials_ior", "KHR_materials_specular",
-                                                "KHR_materials_clearcoat", "KHR_materials_sheen"};
+// Every extension the loader implements: the registry's rows (morphkit/model/extensions.h; docs/CLI.md says what
+// each does).
+std::string supportedExtensionList() {
+  std::string supported;
+  for (const GltfExtension& e : gltfExtensions()) supported += (supported.empty() ? "" : ", ") + std::string(e.name);
+  return supported;
+}
 
 Status parseAttributes(object o, std::string_view key, std::vector<Attribute>& out, const std::string& where) {
   element e;
   if (o.at_key(key).get(e) != simdjson::SUCCESS) return Ok{};
   object attributes;
-  if (e.get_object().get(attributes) != simdjson::SUCCESS) return schemaError(where, key, "must be an object");
+  if (e.get_object().get(attributes) != simdjson::SUCCESS)
+    return fieldError(kGltfError, where, key, "must be an object");
   for (auto field : attributes) {
     uint64_t index;
     if (field.value.get_uint64().get(index) != simdjson::SUCCESS || index >= 0xFFFFFFFFull) {
-      return schemaError(where, std::string(key) + "." + printable(field.key), "must be an accessor index");
+      return fieldError(kGltfError, where, std::string(key) + "." + printable(field.key), "must be an accessor index");
     }
     out.push_back({std::string(field.key), uint32_t(index)});
   }
@@ -62,12 +64,12 @@ static Status parseTextureTransform(object info, TextureRef& ref, const std::str
   if (e.get_object().get(ext) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
   ref.has_transform = true;
   std::vector<float> pair;
-  MORPHKIT_TRY(readNumbers(ext, "offset", pair, here, 2));
+  MORPHKIT_TRY(readNumbers(kGltfError, ext, "offset", pair, here, 2));
   if (!pair.empty()) ref.transform.offset[0] = pair[0], ref.transform.offset[1] = pair[1];
-  MORPHKIT_TRY(readNumbers(ext, "scale", pair, here, 2));
+  MORPHKIT_TRY(readNumbers(kGltfError, ext, "scale", pair, here, 2));
   if (!pair.empty()) ref.transform.scale[0] = pair[0], ref.transform.scale[1] = pair[1];
-  MORPHKIT_TRY(readFloat(ext, "rotation", ref.transform.rotation, here));
-  return readIndex(ext, "texCoord", ref.transform.texcoord, here);
+  MORPHKIT_TRY(readFloat(kGltfError, ext, "rotation", ref.transform.rotation, here));
+  return readIndex(kGltfError, ext, "texCoord", ref.transform.texcoord, here);
 }
 
 Status gltf_detail::parseTextureRef(object material, std::string_view key, TextureRef& ref, const std::string& where,
@@ -77,9 +79,9 @@ Status gltf_detail::parseTextureRef(object material, std::string_view key, Textu
   object info;
   std::string here = where + "." + std::string(key);
   if (e.get_object().get(info) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
-  MORPHKIT_TRY(readIndex(info, "index", ref.texture, here, true));
-  MORPHKIT_TRY(readIndex(info, "texCoord", ref.texcoord, here));
-  if (!scale_key.empty()) MORPHKIT_TRY(readFloat(info, scale_key, ref.scale, here));
+  MORPHKIT_TRY(readIndex(kGltfError, info, "index", ref.texture, here, true));
+  MORPHKIT_TRY(readIndex(kGltfError, info, "texCoord", ref.texcoord, here));
+  if (!scale_key.empty()) MORPHKIT_TRY(readFloat(kGltfError, info, scale_key, ref.scale, here));
   if (texture_transform) MORPHKIT_TRY(parseTextureTransform(info, ref, here));
   return Ok{};
 }
@@ -96,32 +98,32 @@ class Parser {
 
   Status parse(object root) {
     MORPHKIT_TRY(parseHeader(root));
-    MORPHKIT_TRY(forEachObject(root, "buffers", "",
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "buffers", "",
                                [&](object o, const std::string& w) -> Status { return parseBuffer(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "bufferViews", "",
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "bufferViews", "",
                                [&](object o, const std::string& w) -> Status { return parseBufferView(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "accessors", "",
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "accessors", "",
                                [&](object o, const std::string& w) -> Status { return parseAccessor(o, w); }));
-    MORPHKIT_TRY(
-        forEachObject(root, "meshes", "", [&](object o, const std::string& w) -> Status { return parseMesh(o, w); }));
-    MORPHKIT_TRY(
-        forEachObject(root, "nodes", "", [&](object o, const std::string& w) -> Status { return parseNode(o, w); }));
-    MORPHKIT_TRY(
-        forEachObject(root, "skins", "", [&](object o, const std::string& w) -> Status { return parseSkin(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "animations", "",
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "meshes", "",
+                               [&](object o, const std::string& w) -> Status { return parseMesh(o, w); }));
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "nodes", "",
+                               [&](object o, const std::string& w) -> Status { return parseNode(o, w); }));
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "skins", "",
+                               [&](object o, const std::string& w) -> Status { return parseSkin(o, w); }));
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "animations", "",
                                [&](object o, const std::string& w) -> Status { return parseAnimation(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "scenes", "", [&](object o, const std::string& w) -> Status {
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "scenes", "", [&](object o, const std::string& w) -> Status {
       Scene& scene = asset_.scenes.emplace_back();
-      MORPHKIT_TRY(readString(o, "name", scene.name, w));
-      return readIndices(o, "nodes", scene.nodes, w);
+      MORPHKIT_TRY(readString(kGltfError, o, "name", scene.name, w));
+      return readIndices(kGltfError, o, "nodes", scene.nodes, w);
     }));
-    MORPHKIT_TRY(readIndex(root, "scene", asset_.scene, "glTF"));
-    MORPHKIT_TRY(forEachObject(root, "materials", "",
+    MORPHKIT_TRY(readIndex(kGltfError, root, "scene", asset_.scene, "glTF"));
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "materials", "",
                                [&](object o, const std::string& w) -> Status { return parseMaterial(o, w); }));
-    MORPHKIT_TRY(forEachObject(root, "textures", "", [&](object o, const std::string& w) -> Status {
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "textures", "", [&](object o, const std::string& w) -> Status {
       Texture& texture = asset_.textures.emplace_back();
-      MORPHKIT_TRY(readIndex(o, "sampler", texture.sampler, w));
-      MORPHKIT_TRY(readIndex(o, "source", texture.source, w));
+      MORPHKIT_TRY(readIndex(kGltfError, o, "sampler", texture.sampler, w));
+      MORPHKIT_TRY(readIndex(kGltfError, o, "source", texture.source, w));
       element ext;
       object extensions, basisu;
       if (uses("KHR_texture_basisu") && o.at_key("extensions").get(ext) == simdjson::SUCCESS &&
@@ -130,25 +132,25 @@ class Parser {
         const std::string here = w + ".extensions.KHR_texture_basisu";
         if (ext.get_object().get(basisu) != simdjson::SUCCESS)
           return fail(Error::kInvalidGltf, here + ": must be an object");
-        MORPHKIT_TRY(readIndex(basisu, "source", texture.basisu_source, here, true));
+        MORPHKIT_TRY(readIndex(kGltfError, basisu, "source", texture.basisu_source, here, true));
       }
       return Status(Ok{});
     }));
-    MORPHKIT_TRY(forEachObject(root, "images", "", [&](object o, const std::string& w) -> Status {
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "images", "", [&](object o, const std::string& w) -> Status {
       Image& image = asset_.images.emplace_back();
-      MORPHKIT_TRY(readString(o, "name", image.name, w));
-      MORPHKIT_TRY(readString(o, "uri", image.uri, w));
-      MORPHKIT_TRY(readString(o, "mimeType", image.mime_type, w));
-      return readIndex(o, "bufferView", image.buffer_view, w);
+      MORPHKIT_TRY(readString(kGltfError, o, "name", image.name, w));
+      MORPHKIT_TRY(readString(kGltfError, o, "uri", image.uri, w));
+      MORPHKIT_TRY(readString(kGltfError, o, "mimeType", image.mime_type, w));
+      return readIndex(kGltfError, o, "bufferView", image.buffer_view, w);
     }));
-    MORPHKIT_TRY(forEachObject(root, "samplers", "", [&](object o, const std::string& w) -> Status {
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "samplers", "", [&](object o, const std::string& w) -> Status {
       Sampler& sampler = asset_.samplers.emplace_back();
-      MORPHKIT_TRY(readIndex(o, "magFilter", sampler.mag_filter, w));
-      MORPHKIT_TRY(readIndex(o, "minFilter", sampler.min_filter, w));
-      MORPHKIT_TRY(readIndex(o, "wrapS", sampler.wrap_s, w));
-      return readIndex(o, "wrapT", sampler.wrap_t, w);
+      MORPHKIT_TRY(readIndex(kGltfError, o, "magFilter", sampler.mag_filter, w));
+      MORPHKIT_TRY(readIndex(kGltfError, o, "minFilter", sampler.min_filter, w));
+      MORPHKIT_TRY(readIndex(kGltfError, o, "wrapS", sampler.wrap_s, w));
+      return readIndex(kGltfError, o, "wrapT", sampler.wrap_t, w);
     }));
-    MORPHKIT_TRY(forEachObject(root, "cameras", "",
+    MORPHKIT_TRY(forEachObject(kGltfError, root, "cameras", "",
                                [&](object o, const std::string& w) -> Status { return parseCamera(o, w); }));
     MORPHKIT_TRY(parseVrmExpressions(root, asset_));
     return Ok{};
@@ -162,9 +164,9 @@ class Parser {
       return fail(Error::kInvalidGltf, "asset: the 'asset' object is required (glTF 2.0 §5.17)");
     }
     std::string version, min_version;
-    MORPHKIT_TRY(readString(header, "version", version, "asset", true));
-    MORPHKIT_TRY(readString(header, "minVersion", min_version, "asset"));
-    MORPHKIT_TRY(readString(header, "generator", asset_.generator, "asset"));
+    MORPHKIT_TRY(readString(kGltfError, header, "version", version, "asset", true));
+    MORPHKIT_TRY(readString(kGltfError, header, "minVersion", min_version, "asset"));
+    MORPHKIT_TRY(readString(kGltfError, header, "generator", asset_.generator, "asset"));
     std::string major = version.substr(0, version.find('.'));
     if (major != "2")
       return fail(Error::kInvalidGltf,
@@ -176,20 +178,14 @@ class Parser {
     MORPHKIT_TRY(readStrings(root, "extensionsUsed", asset_.extensions_used));
     MORPHKIT_TRY(readStrings(root, "extensionsRequired", asset_.extensions_required));
     for (const auto& name : asset_.extensions_required) {
-      bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
-                               [&](const char* s) { return name == s; });
-      if (!known) {
-        std::string supported;
-        for (const char* s : kSupportedExtensions) supported += std::string(supported.empty() ? "" : ", ") + s;
+      if (!findGltfExtension(name)) {
         return fail(Error::kUnsupportedExtension,
                     "extensionsRequired: " + quote(name) +
-                        " is not supported by morphkit (glTF 2.0 §3.12; supported: " + supported + ")");
+                        " is not supported by morphkit (glTF 2.0 §3.12; supported: " + supportedExtensionList() + ")");
       }
     }
     for (const auto& name : asset_.extensions_used) {
-      bool known = std::any_of(std::begin(kSupportedExtensions), std::end(kSupportedExtensions),
-                               [&](const char* s) { return name == s; });
-      if (!known)
+      if (!findGltfExtension(name))
         asset_.notes.push_back("extensionsUsed: " + quote(name) +
                                " is not supported by morphkit; ignored (used, not required)");
     }
@@ -213,16 +209,17 @@ class Parser {
 
   Status parseBuffer(object o, const std::string& where) {
     Buffer& buffer = asset_.buffers.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", buffer.name, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "name", buffer.name, where));
     std::string_view uri;
     element e;
     if (o.at_key("uri").get(e) == simdjson::SUCCESS && e.get_string().get(uri) != simdjson::SUCCESS) {
-      return schemaError(where, "uri", "must be a string");
+      return fieldError(kGltfError, where, "uri", "must be a string");
     }
     data_uris.emplace_back(isDataUri(uri) ? uri : std::string_view());
     buffer.uri = isDataUri(uri) ? std::string(uri.substr(0, uri.find(',') + 1)) : std::string(uri);
-    MORPHKIT_TRY(readSize(o, "byteLength", buffer.byte_length, where, true));
-    if (buffer.byte_length == 0) return schemaError(where, "byteLength", "must be at least 1 (glTF 2.0 §5.10)");
+    MORPHKIT_TRY(readSize(kGltfError, o, "byteLength", buffer.byte_length, where, true));
+    if (buffer.byte_length == 0)
+      return fieldError(kGltfError, where, "byteLength", "must be at least 1 (glTF 2.0 §5.10)");
     uint8_t& fallback = compressed_.meshopt_fallback.emplace_back(0);
     if (uses(kMeshoptExtension)) MORPHKIT_TRY(parseMeshoptBuffer(o, where, fallback));
     return Ok{};
@@ -230,12 +227,12 @@ class Parser {
 
   Status parseBufferView(object o, const std::string& where) {
     BufferView& view = asset_.buffer_views.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", view.name, where));
-    MORPHKIT_TRY(readIndex(o, "buffer", view.buffer, where, true));
-    MORPHKIT_TRY(readSize(o, "byteOffset", view.byte_offset, where));
-    MORPHKIT_TRY(readSize(o, "byteLength", view.byte_length, where, true));
-    MORPHKIT_TRY(readIndex(o, "byteStride", view.byte_stride, where));
-    MORPHKIT_TRY(readIndex(o, "target", view.target, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "name", view.name, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "buffer", view.buffer, where, true));
+    MORPHKIT_TRY(readSize(kGltfError, o, "byteOffset", view.byte_offset, where));
+    MORPHKIT_TRY(readSize(kGltfError, o, "byteLength", view.byte_length, where, true));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "byteStride", view.byte_stride, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "target", view.target, where));
     MeshoptView& meshopt = compressed_.meshopt_views.emplace_back();
     if (uses(kMeshoptExtension)) MORPHKIT_TRY(parseMeshoptView(o, where, meshopt));
     return Ok{};
@@ -243,23 +240,23 @@ class Parser {
 
   Status parseAccessor(object o, const std::string& where) {
     Accessor& accessor = asset_.accessors.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", accessor.name, where));
-    MORPHKIT_TRY(readIndex(o, "bufferView", accessor.buffer_view, where));
-    MORPHKIT_TRY(readSize(o, "byteOffset", accessor.byte_offset, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "name", accessor.name, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "bufferView", accessor.buffer_view, where));
+    MORPHKIT_TRY(readSize(kGltfError, o, "byteOffset", accessor.byte_offset, where));
     uint32_t component = 0;
-    MORPHKIT_TRY(readIndex(o, "componentType", component, where, true));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "componentType", component, where, true));
     auto component_type = parseComponentType(component, where);
     if (!component_type) return component_type.error();
     accessor.component_type = *component_type;
-    MORPHKIT_TRY(readBool(o, "normalized", accessor.normalized, where));
-    MORPHKIT_TRY(readIndex(o, "count", accessor.count, where, true));
+    MORPHKIT_TRY(readBool(kGltfError, o, "normalized", accessor.normalized, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "count", accessor.count, where, true));
     std::string type;
-    MORPHKIT_TRY(readString(o, "type", type, where, true));
+    MORPHKIT_TRY(readString(kGltfError, o, "type", type, where, true));
     auto accessor_type = parseAccessorType(type, where);
     if (!accessor_type) return accessor_type.error();
     accessor.type = *accessor_type;
-    MORPHKIT_TRY(readNumbers(o, "min", accessor.min, where));
-    MORPHKIT_TRY(readNumbers(o, "max", accessor.max, where));
+    MORPHKIT_TRY(readNumbers(kGltfError, o, "min", accessor.min, where));
+    MORPHKIT_TRY(readNumbers(kGltfError, o, "max", accessor.max, where));
     element e;
     if (o.at_key("sparse").get(e) == simdjson::SUCCESS) {
       std::string here = where + ".sparse";
@@ -267,14 +264,15 @@ class Parser {
       if (e.get_object().get(sparse) != simdjson::SUCCESS)
         return fail(Error::kInvalidGltf, here + ": must be an object");
       accessor.has_sparse = true;
-      MORPHKIT_TRY(readIndex(sparse, "count", accessor.sparse.count, here, true));
+      MORPHKIT_TRY(readIndex(kGltfError, sparse, "count", accessor.sparse.count, here, true));
       if (sparse.at_key("indices").get(e) != simdjson::SUCCESS || e.get_object().get(indices) != simdjson::SUCCESS) {
         return fail(Error::kInvalidGltf, here + ".indices: is required (glTF 2.0 §5.2)");
       }
-      MORPHKIT_TRY(readIndex(indices, "bufferView", accessor.sparse.indices_buffer_view, here + ".indices", true));
-      MORPHKIT_TRY(readSize(indices, "byteOffset", accessor.sparse.indices_byte_offset, here + ".indices"));
+      MORPHKIT_TRY(
+          readIndex(kGltfError, indices, "bufferView", accessor.sparse.indices_buffer_view, here + ".indices", true));
+      MORPHKIT_TRY(readSize(kGltfError, indices, "byteOffset", accessor.sparse.indices_byte_offset, here + ".indices"));
       uint32_t index_type = 0;
-      MORPHKIT_TRY(readIndex(indices, "componentType", index_type, here + ".indices", true));
+      MORPHKIT_TRY(readIndex(kGltfError, indices, "componentType", index_type, here + ".indices", true));
       if (index_type != 5121 && index_type != 5123 && index_type != 5125) {
         return fail(
             Error::kInvalidGltf,
@@ -284,27 +282,28 @@ class Parser {
       if (sparse.at_key("values").get(e) != simdjson::SUCCESS || e.get_object().get(values) != simdjson::SUCCESS) {
         return fail(Error::kInvalidGltf, here + ".values: is required (glTF 2.0 §5.2)");
       }
-      MORPHKIT_TRY(readIndex(values, "bufferView", accessor.sparse.values_buffer_view, here + ".values", true));
-      MORPHKIT_TRY(readSize(values, "byteOffset", accessor.sparse.values_byte_offset, here + ".values"));
+      MORPHKIT_TRY(
+          readIndex(kGltfError, values, "bufferView", accessor.sparse.values_buffer_view, here + ".values", true));
+      MORPHKIT_TRY(readSize(kGltfError, values, "byteOffset", accessor.sparse.values_byte_offset, here + ".values"));
     }
     return Ok{};
   }
 
   Status parseMesh(object o, const std::string& where) {
     Mesh& mesh = asset_.meshes.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", mesh.name, where));
-    MORPHKIT_TRY(readNumbers(o, "weights", mesh.weights, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "name", mesh.name, where));
+    MORPHKIT_TRY(readNumbers(kGltfError, o, "weights", mesh.weights, where));
     if (has(o, "weights") && mesh.weights.empty())
-      return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.23)");
-    if (!has(o, "primitives")) return schemaError(where, "primitives", "is required (glTF 2.0 §5.23)");
-    MORPHKIT_TRY(forEachObject(o, "primitives", where, [&](object p, const std::string& w) -> Status {
+      return fieldError(kGltfError, where, "weights", "must not be empty (glTF 2.0 §5.23)");
+    if (!has(o, "primitives")) return fieldError(kGltfError, where, "primitives", "is required (glTF 2.0 §5.23)");
+    MORPHKIT_TRY(forEachObject(kGltfError, o, "primitives", where, [&](object p, const std::string& w) -> Status {
       Primitive& primitive = mesh.primitives.emplace_back();
       MORPHKIT_TRY(parseAttributes(p, "attributes", primitive.attributes, w));
-      MORPHKIT_TRY(readIndex(p, "indices", primitive.indices, w));
-      MORPHKIT_TRY(readIndex(p, "material", primitive.material, w));
+      MORPHKIT_TRY(readIndex(kGltfError, p, "indices", primitive.indices, w));
+      MORPHKIT_TRY(readIndex(kGltfError, p, "material", primitive.material, w));
       uint32_t mode = 4;
-      MORPHKIT_TRY(readIndex(p, "mode", mode, w));
-      if (mode > 6) return schemaError(w, "mode", "must be 0..6 (glTF 2.0 §5.24)");
+      MORPHKIT_TRY(readIndex(kGltfError, p, "mode", mode, w));
+      if (mode > 6) return fieldError(kGltfError, w, "mode", "must be 0..6 (glTF 2.0 §5.24)");
       primitive.mode = PrimitiveMode(mode);
       if (uses(kDracoExtension)) {
         MORPHKIT_TRY(parseDracoPrimitive(p, w, uint32_t(asset_.meshes.size() - 1), uint32_t(mesh.primitives.size() - 1),
@@ -313,7 +312,8 @@ class Parser {
       element targets;
       if (p.at_key("targets").get(targets) == simdjson::SUCCESS) {
         array list;
-        if (targets.get_array().get(list) != simdjson::SUCCESS) return schemaError(w, "targets", "must be an array");
+        if (targets.get_array().get(list) != simdjson::SUCCESS)
+          return fieldError(kGltfError, w, "targets", "must be an array");
         size_t t = 0;
         for (element item : list) {
           object target;
@@ -349,22 +349,22 @@ class Parser {
 
   Status parseNode(object o, const std::string& where) {
     Node& node = asset_.nodes.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", node.name, where));
-    MORPHKIT_TRY(readIndices(o, "children", node.children, where));
-    MORPHKIT_TRY(readIndex(o, "mesh", node.mesh, where));
-    MORPHKIT_TRY(readIndex(o, "skin", node.skin, where));
-    MORPHKIT_TRY(readIndex(o, "camera", node.camera, where));
-    MORPHKIT_TRY(readNumbers(o, "weights", node.weights, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "name", node.name, where));
+    MORPHKIT_TRY(readIndices(kGltfError, o, "children", node.children, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "mesh", node.mesh, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "skin", node.skin, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "camera", node.camera, where));
+    MORPHKIT_TRY(readNumbers(kGltfError, o, "weights", node.weights, where));
     if (has(o, "weights") && node.weights.empty())
-      return schemaError(where, "weights", "must not be empty (glTF 2.0 §5.25)");
+      return fieldError(kGltfError, where, "weights", "must not be empty (glTF 2.0 §5.25)");
     // Kept in double (scene composition is double); still within float range, as every float consumer (the
     // renderer's uniforms) rounds them once and a larger value would not convert.
     std::vector<double> numbers;
     auto readTransform = [&](std::string_view key, size_t count) -> Status {
-      MORPHKIT_TRY(readNumbers(o, key, numbers, where, count));
+      MORPHKIT_TRY(readNumbers(kGltfError, o, key, numbers, where, count));
       for (double v : numbers) {
         if (std::fabs(v) > double(std::numeric_limits<float>::max()))
-          return schemaError(where, key, "contains a number out of float range");
+          return fieldError(kGltfError, where, key, "contains a number out of float range");
       }
       return Ok{};
     };
@@ -394,23 +394,23 @@ class Parser {
 
   Status parseSkin(object o, const std::string& where) {
     Skin& skin = asset_.skins.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", skin.name, where));
-    MORPHKIT_TRY(readIndex(o, "inverseBindMatrices", skin.inverse_bind_matrices, where));
-    MORPHKIT_TRY(readIndex(o, "skeleton", skin.skeleton, where));
-    if (!has(o, "joints")) return schemaError(where, "joints", "is required (glTF 2.0 §5.28)");
-    MORPHKIT_TRY(readIndices(o, "joints", skin.joints, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "name", skin.name, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "inverseBindMatrices", skin.inverse_bind_matrices, where));
+    MORPHKIT_TRY(readIndex(kGltfError, o, "skeleton", skin.skeleton, where));
+    if (!has(o, "joints")) return fieldError(kGltfError, where, "joints", "is required (glTF 2.0 §5.28)");
+    MORPHKIT_TRY(readIndices(kGltfError, o, "joints", skin.joints, where));
     return Ok{};
   }
 
   Status parseAnimation(object o, const std::string& where) {
     Animation& animation = asset_.animations.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", animation.name, where));
-    MORPHKIT_TRY(forEachObject(o, "samplers", where, [&](object s, const std::string& w) -> Status {
+    MORPHKIT_TRY(readString(kGltfError, o, "name", animation.name, where));
+    MORPHKIT_TRY(forEachObject(kGltfError, o, "samplers", where, [&](object s, const std::string& w) -> Status {
       AnimationSampler& sampler = animation.samplers.emplace_back();
-      MORPHKIT_TRY(readIndex(s, "input", sampler.input, w, true));
-      MORPHKIT_TRY(readIndex(s, "output", sampler.output, w, true));
+      MORPHKIT_TRY(readIndex(kGltfError, s, "input", sampler.input, w, true));
+      MORPHKIT_TRY(readIndex(kGltfError, s, "output", sampler.output, w, true));
       std::string interpolation = "LINEAR";
-      MORPHKIT_TRY(readString(s, "interpolation", interpolation, w));
+      MORPHKIT_TRY(readString(kGltfError, s, "interpolation", interpolation, w));
       if (interpolation == "LINEAR")
         sampler.interpolation = Interpolation::kLinear;
       else if (interpolation == "STEP")
@@ -418,21 +418,21 @@ class Parser {
       else if (interpolation == "CUBICSPLINE")
         sampler.interpolation = Interpolation::kCubicSpline;
       else
-        return schemaError(w, "interpolation",
-                           quote(interpolation) + " is not LINEAR, STEP or CUBICSPLINE (glTF 2.0 §5.8)");
+        return fieldError(kGltfError, w, "interpolation",
+                          quote(interpolation) + " is not LINEAR, STEP or CUBICSPLINE (glTF 2.0 §5.8)");
       return Status(Ok{});
     }));
-    MORPHKIT_TRY(forEachObject(o, "channels", where, [&](object c, const std::string& w) -> Status {
+    MORPHKIT_TRY(forEachObject(kGltfError, o, "channels", where, [&](object c, const std::string& w) -> Status {
       AnimationChannel& channel = animation.channels.emplace_back();
-      MORPHKIT_TRY(readIndex(c, "sampler", channel.sampler, w, true));
+      MORPHKIT_TRY(readIndex(kGltfError, c, "sampler", channel.sampler, w, true));
       element e;
       object target;
       if (c.at_key("target").get(e) != simdjson::SUCCESS || e.get_object().get(target) != simdjson::SUCCESS) {
         return fail(Error::kInvalidGltf, w + ".target: is required (glTF 2.0 §5.6)");
       }
-      MORPHKIT_TRY(readIndex(target, "node", channel.node, w + ".target"));
+      MORPHKIT_TRY(readIndex(kGltfError, target, "node", channel.node, w + ".target"));
       std::string path;
-      MORPHKIT_TRY(readString(target, "path", path, w + ".target", true));
+      MORPHKIT_TRY(readString(kGltfError, target, "path", path, w + ".target", true));
       if (path == "translation")
         channel.path = TargetPath::kTranslation;
       else if (path == "rotation")
@@ -456,7 +456,7 @@ class Parser {
 
   Status parseMaterial(object o, const std::string& where) {
     Material& material = asset_.materials.emplace_back();
-    MORPHKIT_TRY(readString(o, "name", material.name, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "name", material.name, where));
     const bool transform = uses("KHR_texture_transform");
     element e;
     object pbr;
@@ -464,10 +464,10 @@ class Parser {
       std::string here = where + ".pbrMetallicRoughness";
       if (e.get_object().get(pbr) != simdjson::SUCCESS) return fail(Error::kInvalidGltf, here + ": must be an object");
       std::vector<float> color;
-      MORPHKIT_TRY(readNumbers(pbr, "baseColorFactor", color, here, 4));
+      MORPHKIT_TRY(readNumbers(kGltfError, pbr, "baseColorFactor", color, here, 4));
       if (!color.empty()) std::copy(color.begin(), color.end(), material.base_color_factor);
-      MORPHKIT_TRY(readFloat(pbr, "metallicFactor", material.metallic_factor, here));
-      MORPHKIT_TRY(readFloat(pbr, "roughnessFactor", material.roughness_factor, here));
+      MORPHKIT_TRY(readFloat(kGltfError, pbr, "metallicFactor", material.metallic_factor, here));
+      MORPHKIT_TRY(readFloat(kGltfError, pbr, "roughnessFactor", material.roughness_factor, here));
       MORPHKIT_TRY(parseTextureRef(pbr, "baseColorTexture", material.base_color_texture, here, "", transform));
       MORPHKIT_TRY(
           parseTextureRef(pbr, "metallicRoughnessTexture", material.metallic_roughness_texture, here, "", transform));
@@ -476,10 +476,10 @@ class Parser {
     MORPHKIT_TRY(parseTextureRef(o, "occlusionTexture", material.occlusion_texture, where, "strength", transform));
     MORPHKIT_TRY(parseTextureRef(o, "emissiveTexture", material.emissive_texture, where, "", transform));
     std::vector<float> emissive;
-    MORPHKIT_TRY(readNumbers(o, "emissiveFactor", emissive, where, 3));
+    MORPHKIT_TRY(readNumbers(kGltfError, o, "emissiveFactor", emissive, where, 3));
     if (!emissive.empty()) std::copy(emissive.begin(), emissive.end(), material.emissive_factor);
     std::string alpha_mode = "OPAQUE";
-    MORPHKIT_TRY(readString(o, "alphaMode", alpha_mode, where));
+    MORPHKIT_TRY(readString(kGltfError, o, "alphaMode", alpha_mode, where));
     if (alpha_mode == "OPAQUE")
       material.alpha_mode = AlphaMode::kOpaque;
     else if (alpha_mode == "MASK")
@@ -487,16 +487,17 @@ class Parser {
     else if (alpha_mode == "BLEND")
       material.alpha_mode = AlphaMode::kBlend;
     else
-      return schemaError(where, "alphaMode", quote(alpha_mode) + " is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
-    MORPHKIT_TRY(readFloat(o, "alphaCutoff", material.alpha_cutoff, where));
-    MORPHKIT_TRY(readBool(o, "doubleSided", material.double_sided, where));
+      return fieldError(kGltfError, where, "alphaMode",
+                        quote(alpha_mode) + " is not OPAQUE, MASK or BLEND (glTF 2.0 §5.19)");
+    MORPHKIT_TRY(readFloat(kGltfError, o, "alphaCutoff", material.alpha_cutoff, where));
+    MORPHKIT_TRY(readBool(kGltfError, o, "doubleSided", material.double_sided, where));
     return parseMaterialExtensions(o, material, where, transform);
   }
 
   Status parseCamera(object o, const std::string& where) {
     Camera& camera = asset_.cameras.emplace_back();
     std::string type;
-    MORPHKIT_TRY(readString(o, "type", type, where, true));
+    MORPHKIT_TRY(readString(kGltfError, o, "type", type, where, true));
     element e;
     object params;
     // The object named after the camera's type, required for it.
@@ -510,25 +511,26 @@ class Parser {
       camera.perspective = true;
       MORPHKIT_TRY(typeParams("perspective", "a perspective"));
       std::string here = where + ".perspective";
-      MORPHKIT_TRY(readFloat(params, "yfov", camera.yfov, here));
-      MORPHKIT_TRY(readFloat(params, "aspectRatio", camera.aspect_ratio, here));
-      MORPHKIT_TRY(readFloat(params, "znear", camera.znear, here));
-      MORPHKIT_TRY(readFloat(params, "zfar", camera.zfar, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "yfov", camera.yfov, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "aspectRatio", camera.aspect_ratio, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "znear", camera.znear, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "zfar", camera.zfar, here));
     } else if (type == "orthographic") {
       camera.perspective = false;
       MORPHKIT_TRY(typeParams("orthographic", "an orthographic"));
       std::string here = where + ".orthographic";
-      MORPHKIT_TRY(readFloat(params, "xmag", camera.xmag, here));
-      MORPHKIT_TRY(readFloat(params, "ymag", camera.ymag, here));
-      MORPHKIT_TRY(readFloat(params, "znear", camera.znear, here));
-      MORPHKIT_TRY(readFloat(params, "zfar", camera.zfar, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "xmag", camera.xmag, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "ymag", camera.ymag, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "znear", camera.znear, here));
+      MORPHKIT_TRY(readFloat(kGltfError, params, "zfar", camera.zfar, here));
     } else {
-      return schemaError(where, "type", quote(type) + " is not perspective or orthographic (glTF 2.0 §5.12)");
+      return fieldError(kGltfError, where, "type",
+                        quote(type) + " is not perspective or orthographic (glTF 2.0 §5.12)");
     }
     return Ok{};
   }
 
-  bool uses(const char* extension) const {
+  bool uses(std::string_view extension) const {
     return std::find(asset_.extensions_used.begin(), asset_.extensions_used.end(), extension) !=
            asset_.extensions_used.end();
   }
@@ -545,10 +547,6 @@ Status gltf_detail::parseDocument(object root, Asset& asset, CompressedData& com
   MORPHKIT_TRY(parser.parse(root));
   data_uris = std::move(parser.data_uris);
   return Ok{};
-}
-
-std::span<const char* const> supportedExtensions() {
-  return kSupportedExtensions;
 }
 
 }  // namespace morphkit

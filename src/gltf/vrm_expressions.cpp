@@ -56,7 +56,7 @@ bool objectAt(object o, std::string_view key, object& out) {
 
 Status readOverride(object o, std::string_view key, ExpressionOverride& out, const std::string& where) {
   std::string text = "none";
-  MORPHKIT_TRY(readString(o, key, text, where));
+  MORPHKIT_TRY(readString(kGltfError, o, key, text, where));
   if (text == "none")
     out = ExpressionOverride::kNoOverride;
   else if (text == "block")
@@ -64,24 +64,25 @@ Status readOverride(object o, std::string_view key, ExpressionOverride& out, con
   else if (text == "blend")
     out = ExpressionOverride::kBlend;
   else
-    return schemaError(where, key, quote(text) + " is not none, block or blend (VRMC_vrm expression schema)");
+    return fieldError(kGltfError, where, key,
+                      quote(text) + " is not none, block or blend (VRMC_vrm expression schema)");
   return Ok{};
 }
 
 // One VRM 1.0 expression object (VRMC_vrm.expressions.expression.schema.json); materialColorBinds and
 // textureTransformBinds are not morph targets and are not read.
 Status parseVrm1Expression(object o, const std::string& where, Expression& e) {
-  MORPHKIT_TRY(readBool(o, "isBinary", e.is_binary, where));
+  MORPHKIT_TRY(readBool(kGltfError, o, "isBinary", e.is_binary, where));
   MORPHKIT_TRY(readOverride(o, "overrideBlink", e.override_blink, where));
   MORPHKIT_TRY(readOverride(o, "overrideLookAt", e.override_look_at, where));
   MORPHKIT_TRY(readOverride(o, "overrideMouth", e.override_mouth, where));
-  return forEachObject(o, "morphTargetBinds", where, [&](object b, const std::string& w) -> Status {
+  return forEachObject(kGltfError, o, "morphTargetBinds", where, [&](object b, const std::string& w) -> Status {
     MorphTargetBind& bind = e.binds.emplace_back();
-    MORPHKIT_TRY(readIndex(b, "node", bind.node, w, true));
-    MORPHKIT_TRY(readIndex(b, "index", bind.index, w, true));
-    MORPHKIT_TRY(readFloat(b, "weight", bind.weight, w));
+    MORPHKIT_TRY(readIndex(kGltfError, b, "node", bind.node, w, true));
+    MORPHKIT_TRY(readIndex(kGltfError, b, "index", bind.index, w, true));
+    MORPHKIT_TRY(readFloat(kGltfError, b, "weight", bind.weight, w));
     if (!(bind.weight >= 0.0f && bind.weight <= 1.0f))
-      return schemaError(w, "weight", "must be in [0, 1] (VRMC_vrm morphTargetBind schema)");
+      return fieldError(kGltfError, w, "weight", "must be in [0, 1] (VRMC_vrm morphTargetBind schema)");
     return Status(Ok{});
   });
 }
@@ -119,32 +120,33 @@ Status parseVrm0(object vrm, Asset& asset) {
   asset.vrm.version = "0.x";
   object master;
   if (!objectAt(vrm, "blendShapeMaster", master)) return Ok{};
-  return forEachObject(master, "blendShapeGroups", "extensions.VRM.blendShapeMaster",
-                       [&](object g, const std::string& where) -> Status {
-                         Expression& e = asset.vrm.expressions.emplace_back();
-                         std::string preset = "unknown";
-                         MORPHKIT_TRY(readString(g, "name", e.name, where));
-                         MORPHKIT_TRY(readString(g, "presetName", preset, where));
-                         MORPHKIT_TRY(readBool(g, "isBinary", e.is_binary, where));
-                         for (const auto& [old_name, new_name] : kVrm0Presets) {
-                           if (preset == old_name) {
-                             e.name = std::string(new_name);
-                             e.preset = true;
-                           }
-                         }
-                         if (e.name.empty()) return schemaError(where, "name", "is required for presetName unknown");
-                         return forEachObject(g, "binds", where, [&](object b, const std::string& w) -> Status {
-                           MorphTargetBind& bind = e.binds.emplace_back();
-                           MORPHKIT_TRY(readIndex(b, "mesh", bind.mesh, w, true));
-                           MORPHKIT_TRY(readIndex(b, "index", bind.index, w, true));
-                           float percent = 100.0f;
-                           MORPHKIT_TRY(readFloat(b, "weight", percent, w));
-                           if (!(percent >= 0.0f && percent <= 100.0f))
-                             return schemaError(w, "weight", "must be in [0, 100] (VRM 0.x blendShapeBind)");
-                           bind.weight = percent / 100.0f;
-                           return Status(Ok{});
-                         });
-                       });
+  return forEachObject(
+      kGltfError, master, "blendShapeGroups", "extensions.VRM.blendShapeMaster",
+      [&](object g, const std::string& where) -> Status {
+        Expression& e = asset.vrm.expressions.emplace_back();
+        std::string preset = "unknown";
+        MORPHKIT_TRY(readString(kGltfError, g, "name", e.name, where));
+        MORPHKIT_TRY(readString(kGltfError, g, "presetName", preset, where));
+        MORPHKIT_TRY(readBool(kGltfError, g, "isBinary", e.is_binary, where));
+        for (const auto& [old_name, new_name] : kVrm0Presets) {
+          if (preset == old_name) {
+            e.name = std::string(new_name);
+            e.preset = true;
+          }
+        }
+        if (e.name.empty()) return fieldError(kGltfError, where, "name", "is required for presetName unknown");
+        return forEachObject(kGltfError, g, "binds", where, [&](object b, const std::string& w) -> Status {
+          MorphTargetBind& bind = e.binds.emplace_back();
+          MORPHKIT_TRY(readIndex(kGltfError, b, "mesh", bind.mesh, w, true));
+          MORPHKIT_TRY(readIndex(kGltfError, b, "index", bind.index, w, true));
+          float percent = 100.0f;
+          MORPHKIT_TRY(readFloat(kGltfError, b, "weight", percent, w));
+          if (!(percent >= 0.0f && percent <= 100.0f))
+            return fieldError(kGltfError, w, "weight", "must be in [0, 100] (VRM 0.x blendShapeBind)");
+          bind.weight = percent / 100.0f;
+          return Status(Ok{});
+        });
+      });
 }
 
 }  // namespace

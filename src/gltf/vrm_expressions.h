@@ -3,7 +3,7 @@
 // 0.x `blendShapeMaster`, read (parser.cpp calls it) and written back (glb_writer.cpp calls it); their rules are
 // validateVrmExpressions (validate_internal.h). Private to morphkit::gltf.
 #pragma once
-#include "json_fields.h"
+#include "gltf_fields.h"
 #include "morphkit/io/json_writer.h"
 
 namespace morphkit::gltf_detail {

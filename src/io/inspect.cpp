@@ -10,6 +10,7 @@
 #include "morphkit/core/pose.h"
 #include "morphkit/io/json_writer.h"
 #include "morphkit/model/accessor.h"
+#include "morphkit/model/extensions.h"
 #include "morphkit/model/material_features.h"
 #include "morphkit/model/primitive.h"
 #include "morphkit/pack/packed_deltas.h"
@@ -371,6 +372,13 @@ std::string inspectJson(const Asset& asset, std::string_view file) {
   json.field("generator", asset.generator);
   json.key("extensionsUsed").array(std::span<const std::string>(asset.extensions_used));
   json.key("extensionsRequired").array(std::span<const std::string>(asset.extensions_required));
+  json.key("extensionHandling").beginObject();  // what morphkit does with each used one (morphkit/model/extensions.h)
+  for (size_t i = 0; i < asset.extensions_used.size(); ++i) {
+    const std::string& name = asset.extensions_used[i];
+    const auto first = asset.extensions_used.begin() + std::ptrdiff_t(i);
+    if (std::find(asset.extensions_used.begin(), first, name) == first) json.field(name, extensionHandling(name));
+  }
+  json.endObject();
   json.key("notes").array(std::span<const std::string>(asset.notes));
   json.field("scenes", uint32_t(asset.scenes.size()));
   json.field("nodes", uint32_t(asset.nodes.size()));

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // node_json.h — what the node-material JSON readers share (node_parse.cpp: the document and its blocks;
-// node_params.cpp: each built-in block type's parameters). simdjson stays private to the material layer.
+// node_params.cpp: each built-in block type's parameters), on the one JSON field reader (src/model/json_fields.h).
+// simdjson stays private to the material layer.
 #pragma once
-#include <simdjson.h>
-
 #include <array>
 #include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "json_fields.h"
 #include "morphkit/material/node_material.h"
 
 namespace morphkit::node_json {
@@ -18,7 +18,9 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-Failure bad(const std::string& where, const std::string& what);  // kInvalidArgument, "where: what"
+// Every node-material error is kInvalidArgument, "<where>: <what>".
+inline constexpr Error kNodeError = Error::kInvalidArgument;
+using json::failAt;
 bool isIdentifier(std::string_view s);
 // A number or an array of 1..4 numbers (finite).
 Expected<std::pair<NodeValueType, std::array<float, 4>>> readValue(element e, const std::string& where);

@@ -58,20 +58,21 @@ namespace {
 // A Constant: its value, and a declared valueType (a scalar broadcasts to it).
 Status readConstantParams(object o, NodeBlock& block, const std::string& where) {
   element e;
-  if (o.at_key("value").get(e) != simdjson::SUCCESS) return bad(where + ".value", "required");
+  if (o.at_key("value").get(e) != simdjson::SUCCESS) return failAt(kNodeError, where + ".value", "required");
   auto v = readValue(e, where + ".value");
   if (!v) return v.error();
   block.value_type = v->first;
   block.value = v->second;
   std::string_view t;
   if (o.at_key("valueType").get(e) == simdjson::SUCCESS) {
-    if (e.get_string().get(t) != simdjson::SUCCESS) return bad(where + ".valueType", "must be a string");
+    if (e.get_string().get(t) != simdjson::SUCCESS) return failAt(kNodeError, where + ".valueType", "must be a string");
     auto declared = readValueType(t, where + ".valueType");
     if (!declared) return declared.error();
     if (*declared != block.value_type) {
       if (block.value_type != NodeValueType::kFloat) {
-        return bad(where + ".value", std::string("has ") + std::to_string(nodeValueComponents(block.value_type)) +
-                                         " components, valueType is " + nodeValueTypeName(*declared));
+        return failAt(kNodeError, where + ".value",
+                      std::string("has ") + std::to_string(nodeValueComponents(block.value_type)) +
+                          " components, valueType is " + nodeValueTypeName(*declared));
       }
       block.value = {block.value[0], block.value[0], block.value[0], block.value[0]};  // a scalar broadcasts
       block.value_type = *declared;
@@ -85,23 +86,24 @@ Status readUniformParams(object o, NodeBlock& block, NodeMaterial& material, con
   element e;
   std::string_view name;
   if (o.at_key("name").get(e) != simdjson::SUCCESS || e.get_string().get(name) != simdjson::SUCCESS) {
-    return bad(where + ".name", "required string");
+    return failAt(kNodeError, where + ".name", "required string");
   }
-  if (!isIdentifier(name)) return bad(where + ".name", quote(name) + " is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  if (!isIdentifier(name))
+    return failAt(kNodeError, where + ".name", quote(name) + " is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
   for (const NodeUniformInfo& u : material.uniforms) {
-    if (u.name == name) return bad(where + ".name", "duplicate uniform " + quote(name));
+    if (u.name == name) return failAt(kNodeError, where + ".name", "duplicate uniform " + quote(name));
   }
   NodeUniformInfo info;
   info.name = std::string(name);
   bool typed = false;
   if (o.at_key("gltf").get(e) == simdjson::SUCCESS) {
     std::string_view g;
-    if (e.get_string().get(g) != simdjson::SUCCESS) return bad(where + ".gltf", "must be a string");
+    if (e.get_string().get(g) != simdjson::SUCCESS) return failAt(kNodeError, where + ".gltf", "must be a string");
     const GltfValueInfo* found = nullptr;
     for (const GltfValueInfo& gv : kGltfValues) {
       if (g == gv.name) found = &gv;
     }
-    if (!found) return bad(where + ".gltf", "unknown glTF material value " + quote(g));
+    if (!found) return failAt(kNodeError, where + ".gltf", "unknown glTF material value " + quote(g));
     info.gltf = found->value;
     info.type = found->type;
     info.value = found->fallback;
@@ -109,11 +111,12 @@ Status readUniformParams(object o, NodeBlock& block, NodeMaterial& material, con
   }
   if (o.at_key("valueType").get(e) == simdjson::SUCCESS) {
     std::string_view t;
-    if (e.get_string().get(t) != simdjson::SUCCESS) return bad(where + ".valueType", "must be a string");
+    if (e.get_string().get(t) != simdjson::SUCCESS) return failAt(kNodeError, where + ".valueType", "must be a string");
     auto declared = readValueType(t, where + ".valueType");
     if (!declared) return declared.error();
     if (typed && *declared != info.type) {
-      return bad(where + ".valueType", std::string("the glTF value is a ") + nodeValueTypeName(info.type));
+      return failAt(kNodeError, where + ".valueType",
+                    std::string("the glTF value is a ") + nodeValueTypeName(info.type));
     }
     info.type = *declared;
     typed = true;
@@ -122,14 +125,15 @@ Status readUniformParams(object o, NodeBlock& block, NodeMaterial& material, con
     auto v = readValue(e, where + ".value");
     if (!v) return v.error();
     if (typed && v->first != info.type) {
-      return bad(where + ".value", std::string("is a ") + nodeValueTypeName(v->first) + ", the uniform a " +
-                                       nodeValueTypeName(info.type));
+      return failAt(
+          kNodeError, where + ".value",
+          std::string("is a ") + nodeValueTypeName(v->first) + ", the uniform a " + nodeValueTypeName(info.type));
     }
     info.type = v->first;
     info.value = v->second;
     typed = true;
   }
-  if (!typed) return bad(where, "a Uniform needs valueType, value or gltf");
+  if (!typed) return failAt(kNodeError, where, "a Uniform needs valueType, value or gltf");
   info.offset = uint32_t(sizeof(NodeObjectHeader) + 16 * material.uniforms.size());
   block.uniform = info.name;
   block.value_type = info.type;
@@ -146,14 +150,14 @@ Status readTextureParams(object o, NodeBlock& block, NodeMaterial& material, con
   std::string_view slot;
   const bool has_slot = o.at_key("slot").get(e) == simdjson::SUCCESS;
   if (has_slot) {
-    if (e.get_string().get(slot) != simdjson::SUCCESS) return bad(where + ".slot", "must be a string");
+    if (e.get_string().get(slot) != simdjson::SUCCESS) return failAt(kNodeError, where + ".slot", "must be a string");
     const SlotInfo* found = nullptr;
     for (const SlotInfo& s : kSlots) {
       if (slot == s.name) found = &s;
     }
     if (!found) {
-      return bad(where + ".slot",
-                 "unknown slot " + quote(slot) + " (baseColor, metallicRoughness, normal, occlusion, emissive)");
+      return failAt(kNodeError, where + ".slot",
+                    "unknown slot " + quote(slot) + " (baseColor, metallicRoughness, normal, occlusion, emissive)");
     }
     info.slot = found->slot;
     info.srgb = found->srgb;
@@ -161,21 +165,21 @@ Status readTextureParams(object o, NodeBlock& block, NodeMaterial& material, con
   }
   const bool has_image = o.at_key("image").get(e) == simdjson::SUCCESS;
   if (has_image) {
-    if (has_slot) return bad(where, "a Texture has either slot or image, not both");
+    if (has_slot) return failAt(kNodeError, where, "a Texture has either slot or image, not both");
     uint64_t index = 0;
     if (e.get_uint64().get(index) != simdjson::SUCCESS || index >= kNone)
-      return bad(where + ".image", "must be an image index");
+      return failAt(kNodeError, where + ".image", "must be an image index");
     info.slot = NodeTextureSlot::kImage;
     info.image = uint32_t(index);
     bool srgb = false;
     if (o.at_key("srgb").get(e) == simdjson::SUCCESS && e.get_bool().get(srgb) != simdjson::SUCCESS) {
-      return bad(where + ".srgb", "must be a boolean");
+      return failAt(kNodeError, where + ".srgb", "must be a boolean");
     }
     info.srgb = srgb;
   } else if (o.at_key("srgb").get(e) == simdjson::SUCCESS) {
-    return bad(where + ".srgb", "only for image textures (slots have a fixed color space)");
+    return failAt(kNodeError, where + ".srgb", "only for image textures (slots have a fixed color space)");
   }
-  if (!has_slot && !has_image) return bad(where, "a Texture needs slot or image");
+  if (!has_slot && !has_image) return failAt(kNodeError, where, "a Texture needs slot or image");
   // One binding per distinct source.
   uint32_t index = kNone;
   for (uint32_t i = 0; i < material.textures.size(); ++i) {
@@ -203,7 +207,7 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
     if (o.at_key("set").get(e) == simdjson::SUCCESS) {
       uint64_t set = 0;
       if (e.get_uint64().get(set) != simdjson::SUCCESS || set > 1)
-        return bad(where + ".set", "must be 0 or 1 (TEXCOORD_0, TEXCOORD_1)");
+        return failAt(kNodeError, where + ".set", "must be 0 or 1 (TEXCOORD_0, TEXCOORD_1)");
       block.texcoord = uint32_t(set);
     }
     return Ok{};
@@ -211,7 +215,7 @@ Status readParams(object o, NodeBlock& block, NodeMaterial& material, const std:
   if (type == "Swizzle") {
     std::string_view c;
     if (o.at_key("components").get(e) != simdjson::SUCCESS || e.get_string().get(c) != simdjson::SUCCESS) {
-      return bad(where + ".components", "required string (e.g. \"xyz\")");
+      return failAt(kNodeError, where + ".components", "required string (e.g. \"xyz\")");
     }
     block.components = std::string(c);
     return Ok{};

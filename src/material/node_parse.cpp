@@ -83,10 +83,6 @@ bool nodeMaterialUsesSkinning(const NodeMaterial& material) {
 
 namespace node_json {
 
-Failure bad(const std::string& where, const std::string& what) {
-  return fail(Error::kInvalidArgument, where + ": " + what);
-}
-
 bool isIdentifier(std::string_view s) {
   if (s.empty() || s.size() > 64) return false;
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
@@ -101,22 +97,23 @@ Expected<std::pair<NodeValueType, std::array<float, 4>>> readValue(element e, co
   std::array<float, 4> v{0, 0, 0, 0};
   double d = 0;
   if (e.get_double().get(d) == simdjson::SUCCESS) {
-    if (!std::isfinite(d) || std::fabs(d) > 3.4e38) return bad(where, "must be a finite number");
+    if (!std::isfinite(d) || std::fabs(d) > 3.4e38) return failAt(kNodeError, where, "must be a finite number");
     v[0] = float(d);
     return std::make_pair(NodeValueType::kFloat, v);
   }
   array list;
-  if (e.get_array().get(list) != simdjson::SUCCESS) return bad(where, "must be a number or an array of 1 to 4 numbers");
+  if (e.get_array().get(list) != simdjson::SUCCESS)
+    return failAt(kNodeError, where, "must be a number or an array of 1 to 4 numbers");
   size_t n = 0;
   for (element item : list) {
-    if (n >= 4) return bad(where, "must have at most 4 components");
+    if (n >= 4) return failAt(kNodeError, where, "must have at most 4 components");
     if (item.get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d) || std::fabs(d) > 3.4e38) {
-      return bad(where + "[" + std::to_string(n) + "]", "must be a finite number");
+      return failAt(kNodeError, where + "[" + std::to_string(n) + "]", "must be a finite number");
     }
     v[n++] = float(d);
   }
   NodeValueType type;
-  if (!nodeTypeFromComponents(n, type)) return bad(where, "must have 1 to 4 components");
+  if (!nodeTypeFromComponents(n, type)) return failAt(kNodeError, where, "must have 1 to 4 components");
   return std::make_pair(type, v);
 }
 
@@ -125,7 +122,7 @@ Expected<NodeValueType> readValueType(std::string_view text, const std::string& 
   if (text == "vec2") return NodeValueType::kVec2;
   if (text == "vec3") return NodeValueType::kVec3;
   if (text == "vec4") return NodeValueType::kVec4;
-  return bad(where, "unknown value type " + quote(text) + " (float, vec2, vec3, vec4)");
+  return failAt(kNodeError, where, "unknown value type " + quote(text) + " (float, vec2, vec3, vec4)");
 }
 
 }  // namespace node_json
@@ -162,7 +159,8 @@ Status parseInputs(object o, RawBlock& raw, const std::string& where) {
   element e;
   if (o.at_key("inputs").get(e) != simdjson::SUCCESS) return Ok{};
   object inputs;
-  if (e.get_object().get(inputs) != simdjson::SUCCESS) return bad(where + ".inputs", "must be an object");
+  if (e.get_object().get(inputs) != simdjson::SUCCESS)
+    return failAt(kNodeError, where + ".inputs", "must be an object");
   for (auto field : inputs) {
     RawInput in;
     in.name = std::string(field.key);
@@ -172,10 +170,12 @@ Status parseInputs(object o, RawBlock& raw, const std::string& where) {
       const size_t dot = ref.find('.');
       in.block_id = std::string(ref.substr(0, dot));
       if (dot != std::string_view::npos) in.output = std::string(ref.substr(dot + 1));
-      if (in.block_id.empty()) return bad(here, "empty block reference");
+      if (in.block_id.empty()) return failAt(kNodeError, here, "empty block reference");
     } else {
       auto v = readValue(field.value, here);
-      if (!v) return bad(here, "must be \"blockId\", \"blockId.output\", a number or an array of 1 to 4 numbers");
+      if (!v)
+        return failAt(kNodeError, here,
+                      "must be \"blockId\", \"blockId.output\", a number or an array of 1 to 4 numbers");
       in.literal = true;
       in.type = v->first;
       in.value = v->second;
@@ -188,19 +188,20 @@ Status parseInputs(object o, RawBlock& raw, const std::string& where) {
 // The document's top level: an optional name, the required blocks array, nothing else (besides a description).
 Status readTopLevel(element root, NodeMaterial& material, array& blocks) {
   object top;
-  if (root.get_object().get(top) != simdjson::SUCCESS) return bad("node material", "the root must be an object");
+  if (root.get_object().get(top) != simdjson::SUCCESS)
+    return failAt(kNodeError, "node material", "the root must be an object");
   element e;
   if (top.at_key("name").get(e) == simdjson::SUCCESS) {
     std::string_view name;
-    if (e.get_string().get(name) != simdjson::SUCCESS) return bad("name", "must be a string");
+    if (e.get_string().get(name) != simdjson::SUCCESS) return failAt(kNodeError, "name", "must be a string");
     material.name = std::string(name);
   }
   if (top.at_key("blocks").get(e) != simdjson::SUCCESS || e.get_array().get(blocks) != simdjson::SUCCESS) {
-    return bad("blocks", "required array");
+    return failAt(kNodeError, "blocks", "required array");
   }
   for (auto field : top) {
     if (field.key != "name" && field.key != "blocks" && field.key != "description") {
-      return bad(std::string(field.key), "unknown field");
+      return failAt(kNodeError, std::string(field.key), "unknown field");
     }
   }
   return Ok{};
@@ -213,13 +214,15 @@ Status readBlockHeader(object o, const std::string& where, uint32_t index, const
   element e;
   std::string_view text;
   if (o.at_key("id").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS || text.empty()) {
-    return bad(where + ".id", "required non-empty string");
+    return failAt(kNodeError, where + ".id", "required non-empty string");
   }
   block.id = std::string(text);
-  if (block.id.find('.') != std::string::npos) return bad(where + ".id", quote(block.id) + " must not contain '.'");
-  if (!graph.ids.emplace(block.id, index).second) return bad(where + ".id", "duplicate id " + quote(block.id));
+  if (block.id.find('.') != std::string::npos)
+    return failAt(kNodeError, where + ".id", quote(block.id) + " must not contain '.'");
+  if (!graph.ids.emplace(block.id, index).second)
+    return failAt(kNodeError, where + ".id", "duplicate id " + quote(block.id));
   if (o.at_key("type").get(e) != simdjson::SUCCESS || e.get_string().get(text) != simdjson::SUCCESS) {
-    return bad(where + ".type", "required string");
+    return failAt(kNodeError, where + ".type", "required string");
   }
   block.type = std::string(text);
   if (isBuiltinNodeType(block.type)) {
@@ -227,13 +230,13 @@ Status readBlockHeader(object o, const std::string& where, uint32_t index, const
     for (auto field : o) {
       const std::string key(field.key);
       if (key != "id" && key != "type" && key != "inputs" && key != "comment" && !keys.count(key)) {
-        return bad(where + "." + key, "unknown field for " + block.type);
+        return failAt(kNodeError, where + "." + key, "unknown field for " + block.type);
       }
     }
     return readParams(o, block, material, where);
   }
   std::shared_ptr<const NodeBlockEmitter> custom = options.block_loader ? options.block_loader(block.type) : nullptr;
-  if (!custom) return bad(where + ".type", "unknown block type " + quote(block.type));
+  if (!custom) return failAt(kNodeError, where + ".type", "unknown block type " + quote(block.type));
   block.emitter = std::move(custom);
   return Ok{};
 }
@@ -244,7 +247,7 @@ Status readBlocks(array blocks, const ParseNodeMaterialOptions& options, NodeMat
   for (element item : blocks) {
     const std::string where = blockWhere(index);
     object o;
-    if (item.get_object().get(o) != simdjson::SUCCESS) return bad(where, "must be an object");
+    if (item.get_object().get(o) != simdjson::SUCCESS) return failAt(kNodeError, where, "must be an object");
     NodeBlock block;
     if (Status s = readBlockHeader(o, where, index, options, block, material, graph); !s) return s.error();
     RawBlock raw;
@@ -269,11 +272,11 @@ Status resolveReferences(const NodeMaterial& material, RawGraph& graph) {
     for (RawInput& in : graph.raws[b].inputs) {
       const std::string where = blockWhere(b) + ".inputs." + in.name;
       if (std::find(ports.begin(), ports.end(), in.name) == ports.end()) {
-        return bad(where, block.type + " has no input " + quote(in.name));
+        return failAt(kNodeError, where, block.type + " has no input " + quote(in.name));
       }
       if (in.literal) continue;
       auto it = graph.ids.find(in.block_id);
-      if (it == graph.ids.end()) return bad(where, "unknown block " + quote(in.block_id));
+      if (it == graph.ids.end()) return failAt(kNodeError, where, "unknown block " + quote(in.block_id));
       in.block = it->second;
     }
   }
@@ -290,8 +293,8 @@ Expected<std::vector<uint32_t>> topologicalOrder(const NodeMaterial& material, c
     for (const RawInput& in : graph.raws[b].inputs) {
       if (in.literal) continue;
       if (mark[in.block] == 1) {
-        return bad(blockWhere(b) + ".inputs." + printable(in.name),
-                   "cycle through " + quote(material.blocks[in.block].id));
+        return failAt(kNodeError, blockWhere(b) + ".inputs." + printable(in.name),
+                      "cycle through " + quote(material.blocks[in.block].id));
       }
       if (mark[in.block] == 0) {
         if (Status s = visit(in.block); !s) return s;
@@ -323,7 +326,8 @@ Status resolveInput(const NodeMaterial& material, const RawInput& in, const std:
   const NodeBlock& source = material.blocks[in.block];
   const std::vector<NodePortDecl> outs = source.emitter->outputs();
   const std::string here = where + ".inputs." + in.name;
-  if (outs.empty()) return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no outputs");
+  if (outs.empty())
+    return failAt(kNodeError, here, "block " + quote(source.id) + " (" + source.type + ") has no outputs");
   uint32_t k = 0;
   if (!in.output.empty()) {
     k = kNone;
@@ -331,7 +335,8 @@ Status resolveInput(const NodeMaterial& material, const RawInput& in, const std:
       if (outs[i].name == in.output) k = i;
     }
     if (k == kNone)
-      return bad(here, "block " + quote(source.id) + " (" + source.type + ") has no output " + quote(in.output));
+      return failAt(kNodeError, here,
+                    "block " + quote(source.id) + " (" + source.type + ") has no output " + quote(in.output));
   }
   n.block = in.block;
   n.output = k;
@@ -359,14 +364,14 @@ Status typeBlock(NodeMaterial& material, uint32_t b, const RawBlock& raw) {
   for (const NodePortDecl& p : block.emitter->inputs()) {
     auto it = resolved.find(p.name);
     if (it == resolved.end()) {
-      if (!p.optional) return bad(where + ".inputs." + p.name, "required input not connected");
+      if (!p.optional) return failAt(kNodeError, where + ".inputs." + p.name, "required input not connected");
       NodeInput n;
       n.name = p.name;
       block.inputs.push_back(n);
       continue;
     }
     auto converted = convertNodeValue("x", types[p.name], p.type);
-    if (!converted) return bad(where + ".inputs." + p.name, converted.error().message);
+    if (!converted) return failAt(kNodeError, where + ".inputs." + p.name, converted.error().message);
     block.inputs.push_back(it->second);
   }
   return Ok{};
@@ -396,16 +401,17 @@ Status findOutputs(NodeMaterial& material) {
     const std::string where = blockWhere(b);
     if (type == "PbrOutput") {
       if (material.pbr_output != kNone)
-        return bad(where, "a graph has exactly one PbrOutput (another is blocks[" +
-                              std::to_string(material.pbr_output) + "])");
+        return failAt(
+            kNodeError, where,
+            "a graph has exactly one PbrOutput (another is blocks[" + std::to_string(material.pbr_output) + "])");
       material.pbr_output = b;
     }
     if (type == "VertexOutput") {
-      if (material.vertex_output != kNone) return bad(where, "a graph has at most one VertexOutput");
+      if (material.vertex_output != kNone) return failAt(kNodeError, where, "a graph has at most one VertexOutput");
       material.vertex_output = b;
     }
   }
-  if (material.pbr_output == kNone) return bad("blocks", "a graph needs a PbrOutput block");
+  if (material.pbr_output == kNone) return failAt(kNodeError, "blocks", "a graph needs a PbrOutput block");
   return Ok{};
 }
 
@@ -425,9 +431,9 @@ Status checkMorphBeforeSkin(const NodeMaterial& material) {
         if (seen[s]) continue;
         seen[s] = 1;
         if (material.blocks[s].type == "Skinning") {
-          return bad(blockWhere(b) + ".inputs." + in.name,
-                     "MorphTargets reads the output of Skinning " + quote(material.blocks[s].id) +
-                         "; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
+          return failAt(kNodeError, blockWhere(b) + ".inputs." + in.name,
+                        "MorphTargets reads the output of Skinning " + quote(material.blocks[s].id) +
+                            "; morph targets apply before skinning (glTF 2.0 §3.7.3.3)");
         }
         for (const NodeInput& next : material.blocks[s].inputs) {
           if (next.block != kNone) stack.push_back(next.block);
@@ -456,8 +462,8 @@ Status checkStages(const NodeMaterial& material) {
         if (in.block == kNone) continue;
         const NodeBlock& source = material.blocks[in.block];
         if ((source.emitter->stages() & stage) == 0) {
-          return bad(blockWhere(s) + ".inputs." + in.name,
-                     quote(source.id) + " (" + source.type + ") is not available in the " + stage_name + " stage");
+          return failAt(kNodeError, blockWhere(s) + ".inputs." + in.name,
+                        quote(source.id) + " (" + source.type + ") is not available in the " + stage_name + " stage");
         }
         stack.push_back(in.block);
       }
@@ -471,10 +477,7 @@ Status checkStages(const NodeMaterial& material) {
 Expected<NodeMaterial> parseNodeMaterial(std::string_view json_text, const ParseNodeMaterialOptions& options) {
   simdjson::dom::parser parser;
   element root;
-  simdjson::padded_string padded(json_text);
-  if (auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS) {
-    return fail(Error::kInvalidJson, std::string("node material: ") + simdjson::error_message(error));
-  }
+  MORPHKIT_TRY(json::parse(parser, json_text, root, "node material: "));
   NodeMaterial material;
   array blocks;
   if (Status s = readTopLevel(root, material, blocks); !s) return s.error();

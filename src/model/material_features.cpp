@@ -4,12 +4,11 @@
 
 #include <algorithm>
 
+#include "morphkit/model/extensions.h"
+
 namespace morphkit {
 
 namespace {
-
-constexpr const char* kShaded[] = {"KHR_materials_unlit",    "KHR_materials_emissive_strength", "KHR_materials_ior",
-                                   "KHR_materials_specular", "KHR_materials_clearcoat",         "KHR_materials_sheen"};
 
 void sortUnique(std::vector<std::string>& names) {
   std::sort(names.begin(), names.end());
@@ -18,12 +17,9 @@ void sortUnique(std::vector<std::string>& names) {
 
 }  // namespace
 
-std::span<const char* const> shadedMaterialExtensions() {
-  return kShaded;
-}
-
 bool isShadedMaterialExtension(std::string_view name) {
-  return std::any_of(std::begin(kShaded), std::end(kShaded), [&](const char* s) { return name == s; });
+  const GltfExtension* row = findGltfExtension(name);
+  return row && row->kind == ExtensionKind::kMaterial && row->shaded;
 }
 
 MaterialFeatures materialFeatures(const Asset& asset) {

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "morphkit/core/expressions.h"
-#include "morphkit/gltf/capture_file.h"
-#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/capture_file.h"
 #include "morphkit/io/capture_signal.h"
+#include "morphkit/io/weight_files.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/names.h"
 #include "morphkit/model/text.h"
@@ -106,7 +106,7 @@ std::unique_ptr<LoadedCapture> loadCapture(const PyAsset& a, const py::object& c
   CaptureOptions options;
   options.timecode_fps = csv_fps;
   auto out = std::make_unique<LoadedCapture>();
-  // Any format, by content (morphkit/gltf/capture_file.h), scaled to 0-1 as the CLI does
+  // Any format, by content (morphkit/io/capture_file.h), scaled to 0-1 as the CLI does
   // (morphkit/io/capture_signal.h).
   out->csv = take(parseCapture(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), options),
                   csv_file);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // capture_bindings.cpp — morphkit.load_capture: a face capture of any format as NumPy arrays (times, weights),
-// its channel names and its report (morphkit/gltf/capture_file.h, morphkit/io/capture_signal.h).
+// cleaned like the CLI's --capture (io's cleanCapture), its channel names and its report (morphkit/io/capture_file.h,
+// morphkit/io/capture_signal.h).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -8,11 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 
-#include "morphkit/gltf/capture_file.h"
-#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/capture_file.h"
 #include "morphkit/io/capture_signal.h"
-#include "morphkit/model/files.h"
+#include "morphkit/model/text.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
 
@@ -21,8 +23,27 @@ namespace py = pybind11;
 namespace morphkit::python {
 namespace {
 
+// neutral=: seconds from the start (a number) or a capture file of the neutral face (a path).
+void readNeutral(const py::object& neutral, const CaptureOptions& options, CaptureCleanup& cleanup, Capture& face) {
+  if (neutral.is_none()) return;
+  if (py::isinstance<py::float_>(neutral) || py::isinstance<py::int_>(neutral)) {
+    cleanup.neutral_seconds = neutral.cast<double>();
+    if (!(cleanup.neutral_seconds >= 0.0) || !std::isfinite(cleanup.neutral_seconds)) {
+      raise(fail(Error::kInvalidArgument, "neutral: seconds must be a finite number >= 0"));
+    }
+    return;
+  }
+  const std::string path = py::module_::import("os").attr("fspath")(neutral).cast<std::string>();
+  Expected<Capture> parsed = readCaptureFile(path, options);
+  if (!parsed) raise(parsed.error(), path);
+  face = std::move(*parsed);
+  cleanup.neutral_face = &face;
+  cleanup.neutral_name = path;
+}
+
 py::tuple loadCaptureFile(const py::object& path_in, const std::string& format, double csv_fps, double capture_fps,
-                          uint32_t face, const py::object& scale) {
+                          uint32_t face, const py::object& scale, const py::object& neutral,
+                          const std::optional<std::string>& smooth, double offset, double fps) {
   const std::string path = py::module_::import("os").attr("fspath")(path_in).cast<std::string>();
   CaptureOptions options;
   if (!parseCaptureFormatName(format, options.format)) {
@@ -35,30 +56,49 @@ py::tuple loadCaptureFile(const py::object& path_in, const std::string& format, 
   options.timecode_fps = csv_fps;
   options.fps = capture_fps;
   options.face = face;
-  float full_scale = 0.0f;
+  CaptureCleanup cleanup;
   if (!scale.is_none()) {
-    full_scale = scale.cast<float>();
-    if (!(full_scale > 0.0f) || !std::isfinite(full_scale)) raise(fail(Error::kInvalidArgument, "scale: must be > 0"));
+    cleanup.scale = scale.cast<float>();
+    if (!(cleanup.scale > 0.0f) || !std::isfinite(cleanup.scale)) {
+      raise(fail(Error::kInvalidArgument, "scale: must be > 0"));
+    }
   }
+  if (smooth) {
+    OneEuroParams params;
+    if (!parseOneEuro(*smooth, params)) {
+      raise(fail(Error::kInvalidArgument,
+                 "smooth: expected one-euro or one-euro:MINCUTOFF,BETA (MINCUTOFF > 0, "
+                 "BETA >= 0), got " +
+                     quote(*smooth)));
+    }
+    cleanup.smooth = params;
+  }
+  if (!std::isfinite(offset)) raise(fail(Error::kInvalidArgument, "offset: must be a finite number"));
+  if (!(fps >= 0.0) || !std::isfinite(fps)) raise(fail(Error::kInvalidArgument, "fps: must be >= 0"));
+  cleanup.offset_seconds = offset;
+  cleanup.resample_fps = fps;
+  Capture neutral_face;
+  readNeutral(neutral, options, cleanup, neutral_face);
   Capture capture;
-  float detected = 1.0f, largest = 0.0f;
+  CaptureCleanupReport cleaned;
+  size_t rows_read = 0;
+  double duration_read = 0.0;
   {
     py::gil_scoped_release release;
-    Expected<std::vector<uint8_t>> bytes = readFile(path, kMaxCaptureBytes);
-    if (!bytes) {
-      py::gil_scoped_acquire acquire;
-      raise(bytes.error(), path);
-    }
-    Expected<Capture> parsed =
-        parseCapture(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), options);
+    Expected<Capture> parsed = readCaptureFile(path, options);
     if (!parsed) {
       py::gil_scoped_acquire acquire;
       raise(parsed.error(), path);
     }
     capture = std::move(*parsed);
-    detected = detectCaptureScale(capture, &largest);
-    if (full_scale == 0.0f) full_scale = detected;
-    if (full_scale != 1.0f) scaleCapture(capture, full_scale);
+    rows_read = capture.rows();
+    duration_read = double(capture.times.back());
+    Expected<CaptureCleanupReport> report = cleanCapture(capture, cleanup);
+    if (!report) {
+      py::gil_scoped_acquire acquire;
+      raise(report.error(), path);
+    }
+    cleaned = std::move(*report);
   }
   const size_t rows = capture.rows(), columns = capture.columns.size();
   py::array_t<double> times{py::ssize_t(rows)};
@@ -67,13 +107,14 @@ py::tuple loadCaptureFile(const py::object& path_in, const std::string& format, 
   std::memcpy(weights.mutable_data(), capture.values.data(), capture.values.size() * sizeof(float));
   py::dict report;
   report["format"] = std::string(captureFormatName(capture.format));
-  report["rows"] = rows;
+  report["rows"] = rows_read;
   report["channels"] = columns;
-  report["duration"] = double(capture.times.back());
-  report["scale"] = full_scale;
-  report["largest_value"] = largest;
+  report["duration"] = duration_read;
+  report["scale"] = cleaned.scale;
+  report["largest_value"] = cleaned.largest;
   report["skipped_frames"] = capture.skipped_frames;
   report["first_timecode"] = capture.first_timecode;
+  report["steps"] = cleaned.steps;
   return py::make_tuple(times, weights, capture.columns, report);
 }
 
@@ -82,6 +123,7 @@ py::tuple loadCaptureFile(const py::object& path_in, const std::string& format, 
 void addCaptureBindings(py::module_& m) {
   m.def("load_capture", &loadCaptureFile, py::arg("path"), py::arg("format") = "auto", py::kw_only(),
         py::arg("csv_fps") = 60.0, py::arg("capture_fps") = 0.0, py::arg("face") = 0u, py::arg("scale") = py::none(),
+        py::arg("neutral") = py::none(), py::arg("smooth") = py::none(), py::arg("offset") = 0.0, py::arg("fps") = 0.0,
         pyi::kload_capture);
 }
 

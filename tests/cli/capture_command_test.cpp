@@ -13,8 +13,8 @@
 
 #include "capture_formats_util.h"
 #include "morphkit/core/pose.h"
-#include "morphkit/gltf/capture_file.h"
 #include "morphkit/gltf/gltf.h"
+#include "morphkit/io/capture_file.h"
 #include "morphkit/model/files.h"
 #include "test_support.h"
 
@@ -170,7 +170,7 @@ TEST(CaptureCommand, OptionsAndTheirBadValues) {
   // Forced formats and bad values.
   run = test::runMorphkit(dir, "pose face.glb --capture ifm.txt --capture-format mediapipe");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_EQ(run.err.rfind("morphkit: error: ifm.txt: line 1, column 1: JSON: ", 0), 0u) << run.err;
+  EXPECT_EQ(run.err.rfind("morphkit: error: ifm.txt: line 1, column 1: not JSON: ", 0), 0u) << run.err;
   for (const char* bad : {"--capture-format bvh", "--face -1", "--capture-fps 0", "--map nosuch"}) {
     SCOPED_TRACE(bad);
     run = test::runMorphkit(dir, std::string("pose face.glb --capture ifm.txt --capture-fps 30 ") + bad);

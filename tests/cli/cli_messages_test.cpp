@@ -165,7 +165,7 @@ TEST(CliMessages, JsonParseErrorsNameTheLineAndColumn) {
   std::ofstream(dir / "w.json") << "{\"jawOpen\": 0.5,,}";
   CliRun weights = test::runMorphkit(dir, "pose demo.glb --weights-file w.json");
   EXPECT_EQ(weights.exit_code, 1);
-  EXPECT_TRUE(weights.err.starts_with("morphkit: error: w.json: line 1, column 17: JSON: ")) << weights.err;
+  EXPECT_TRUE(weights.err.starts_with("morphkit: error: w.json: line 1, column 17: not JSON: ")) << weights.err;
 }
 
 TEST(JsonSyntax, FindsTheFirstByteThatBreaksTheGrammar) {

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/harness_batch_job.h"
 #include "fuzz/harness_check.h"
+#include "fuzz/harness_images.h"
 #include "fuzz/harness_node_material.h"
-#include "fuzz/harness_render_inputs.h"
 #include "fuzz/harnesses.h"
 #include "test_support.h"
 

@@ -24,11 +24,11 @@
 #include "morphkit/core/pose.h"
 #include "morphkit/core/weights.h"
 #include "morphkit/gltf/animation_pointer.h"
-#include "morphkit/gltf/capture_file.h"
 #include "morphkit/gltf/gltf.h"
-#include "morphkit/gltf/weight_files.h"
 #include "morphkit/io/capture.h"
+#include "morphkit/io/capture_file.h"
 #include "morphkit/io/pose_writers.h"
+#include "morphkit/io/weight_files.h"
 
 namespace morphkit::fuzz {
 
@@ -157,7 +157,7 @@ inline int captureCsv(const uint8_t* data, size_t size) {
   (void)parseWeightsJson(text);
   Expected<CaptureMap> map = parseCaptureMapJson(text);
   Expected<Capture> capture = parseCaptureCsv(text);
-  (void)parseCapture(text);  // every format, by content (morphkit/gltf/capture_file.h)
+  (void)parseCapture(text);  // every format, by content (morphkit/io/capture_file.h)
   for (CaptureFormat format :
        {CaptureFormat::kCsv, CaptureFormat::kIFacialMocap, CaptureFormat::kMediaPipe, CaptureFormat::kA2f})
     (void)parseCapture(text, {.format = format, .fps = 30.0});
@@ -165,7 +165,7 @@ inline int captureCsv(const uint8_t* data, size_t size) {
   return 0;
 }
 
-// ---- One harness per capture format (morphkit/io/capture.h, morphkit/gltf/capture_file.h) ----
+// ---- One harness per capture format (morphkit/io/capture.h, morphkit/io/capture_file.h) ----
 // Each parser alone, with the options that change its path (a face index, a frame rate replacing the file's), then
 // the result sampled against the face. fuzz_capture_csv sends every input through every parser by content; these
 // start from seeds of their own format (scripts/fuzz-corpus), so mutations stay inside one grammar.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "field_support.h"
+#include "morphkit/model/extensions.h"
 
 namespace morphkit {
 namespace {
@@ -362,11 +363,11 @@ TEST(SupportedExtensions, InspectHelpListsEveryOne) {
   const std::filesystem::path dir = test::scratchDir();
   test::CliRun run = test::runMorphkit(dir, "inspect --help");
   ASSERT_EQ(run.exit_code, 0);
-  ASSERT_GE(supportedExtensions().size(), 5u);
-  for (const char* name : supportedExtensions()) EXPECT_NE(run.out.find(name), std::string::npos) << name;
+  ASSERT_GE(gltfExtensions().size(), 5u);
+  for (const GltfExtension& e : gltfExtensions()) EXPECT_NE(run.out.find(e.name), std::string::npos) << e.name;
   // docs/CLI.md lists them too.
   const std::string cli_md = test::slurp(test::sourceDir() / "docs" / "CLI.md");
-  for (const char* name : supportedExtensions()) EXPECT_NE(cli_md.find(name), std::string::npos) << name;
+  for (const GltfExtension& e : gltfExtensions()) EXPECT_NE(cli_md.find(e.name), std::string::npos) << e.name;
 }
 
 }  // namespace

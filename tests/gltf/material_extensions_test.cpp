@@ -13,6 +13,7 @@
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/io/inspect.h"
+#include "morphkit/model/extensions.h"
 #include "morphkit/model/material_features.h"
 #include "morphkit/model/primitive.h"
 
@@ -88,8 +89,15 @@ TEST(MaterialExtensions, ParsesEveryShadedExtension) {
   EXPECT_EQ(features.used.size(), 7u);
   ASSERT_EQ(features.unshaded.size(), 1u);
   EXPECT_EQ(features.unshaded[0], "KHR_materials_transmission");
-  for (const char* name : shadedMaterialExtensions()) EXPECT_TRUE(isShadedMaterialExtension(name)) << name;
+  // The registry's material rows are the shaded ones, the six the parser reads (material_extensions.cpp).
+  size_t shaded = 0;
+  for (const GltfExtension& e : gltfExtensions()) {
+    EXPECT_EQ(isShadedMaterialExtension(e.name), e.kind == ExtensionKind::kMaterial) << e.name;
+    shaded += isShadedMaterialExtension(e.name);
+  }
+  EXPECT_EQ(shaded, 6u);
   EXPECT_FALSE(isShadedMaterialExtension("KHR_materials_volume"));
+  EXPECT_FALSE(isShadedMaterialExtension("KHR_texture_transform"));  // shaded, but no material extension
 }
 
 TEST(MaterialExtensions, OutOfRangeValuesAreOneErrorNamingTheField) {
@@ -206,7 +214,8 @@ TEST(MaterialExtensions, DemoVariantsUseTheirFeature) {
 }
 
 TEST(MaterialExtensions, InspectJsonListsFeatures) {
-  Expected<Asset> asset = loadMaterial(R"("KHR_materials_clearcoat":{"clearcoatFactor":1},"KHR_materials_volume":{})");
+  Expected<Asset> asset = loadMaterial(R"("KHR_materials_clearcoat":{"clearcoatFactor":1},"KHR_materials_volume":{})",
+                                       R"("KHR_materials_clearcoat","KHR_materials_volume")");
   ASSERT_LOADED(asset);
   const std::string json = inspectJson(*asset, "m.gltf");
   simdjson::dom::parser parser;
@@ -219,6 +228,9 @@ TEST(MaterialExtensions, InspectJsonListsFeatures) {
   ASSERT_EQ(unshaded.size(), 1u);
   EXPECT_EQ(std::string_view(unshaded.at(0).get_string()), "KHR_materials_volume");
   EXPECT_EQ(root["materials"].at(0)["extensions"].get_array().size(), 2u);
+  // What morphkit does with each used extension, from the one registry (morphkit/model/extensions.h).
+  EXPECT_EQ(std::string_view(root["extensionHandling"]["KHR_materials_clearcoat"].get_string()), "shaded");
+  EXPECT_EQ(std::string_view(root["extensionHandling"]["KHR_materials_volume"].get_string()), "not implemented");
 }
 
 }  // namespace

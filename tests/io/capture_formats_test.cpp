@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for the capture formats (morphkit/io/capture.h, morphkit/gltf/capture_file.h): one capture written as MediaPipe
+// Tests for the capture formats (morphkit/io/capture.h, morphkit/io/capture_file.h): one capture written as MediaPipe
 // (Python and JS layouts), Audio2Face, iFacialMocap and a plain CSV reads back to the same channels and values;
 // detection by content; every truncated prefix of each format is a shorter capture or one error line; the bad
 // inputs each name their frame and field; the name normalizer and the built-in maps.
@@ -13,7 +13,7 @@
 #include "capture_test_util.h"
 #include "gltf_test_util.h"
 #include "morphkit/demo/demo.h"
-#include "morphkit/gltf/capture_file.h"
+#include "morphkit/io/capture_file.h"
 
 namespace morphkit {
 namespace {

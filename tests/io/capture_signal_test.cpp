@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "morphkit/gltf/capture_file.h"
+#include "morphkit/io/capture_file.h"
 #include "morphkit/model/files.h"
 #include "test_support.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for morphkit/io/capture.h (Live Link Face CSV → weight track) and morphkit/gltf/weight_files.h (weights files,
+// Tests for morphkit/io/capture.h (Live Link Face CSV → weight track) and morphkit/io/weight_files.h (weights files,
 // capture maps): the app's exact column order driving MorphSkinBlob52's ARKit-named targets on the CPU, names
 // shared by several meshes, the mapping file, and every bad-input case with the line and column it names.
 #include "morphkit/io/capture.h"
@@ -16,7 +16,7 @@
 #include "morphkit/core/pose.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/gltf.h"
-#include "morphkit/gltf/weight_files.h"
+#include "morphkit/io/weight_files.h"
 #include "morphkit/model/files.h"
 #include "test_support.h"
 

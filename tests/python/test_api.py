@@ -261,6 +261,22 @@ def test_load_capture_reads_every_format(tmp_path: pathlib.Path) -> None:
     bad.write_text('[{"timestamp_ms": 0, "blendshapes": [{"category_name": "jawOpen", "score": "x"}]}]')
     with pytest.raises(morphkit.InvalidArgumentError, match=r"frames\[0\]\.blendshapes\[0\]\.score"):
         morphkit.load_capture(bad)
+    # The CLI's clean-up (io's cleanCapture), step by step: neutral, smooth, offset, resample.
+    t, w, n, rep = morphkit.load_capture(CAPTURE, neutral=0.5, smooth="one-euro", offset=-0.1, fps=30)
+    assert [step.split(":")[0] for step in rep["steps"]] == ["scale", "neutral", "smooth", "offset", "resample"]
+    shapes = [i for i, name in enumerate(n) if not name.endswith(("Yaw", "Pitch", "Roll"))]  # rotations: radians
+    assert rep["rows"] == 120 and len(shapes) == 52 and np.all(w[:, shapes] >= 0.0)  # the neutral clamps at 0
+    np.testing.assert_allclose(np.diff(t)[:-1], 1 / 30, atol=1e-5)  # the capture's last time is kept as the last row
+    assert 0.0 < t[-1] - t[-2] <= 1 / 30 + 1e-6
+    assert t[0] == 0.0 and t[-1] <= times[-1] - 0.1 + 1e-6
+    _, w_face, _, rep_face = morphkit.load_capture(CAPTURE, neutral=CAPTURE)
+    assert rep_face["steps"][1].startswith("neutral: the mean of ") and np.all(w_face <= weights + 1e-6)
+    with pytest.raises(morphkit.InvalidArgumentError, match="smooth"):
+        morphkit.load_capture(CAPTURE, smooth="gauss")
+    with pytest.raises(morphkit.InvalidArgumentError, match="neutral"):
+        morphkit.load_capture(CAPTURE, neutral=-1.0)
+    with pytest.raises(morphkit.InvalidArgumentError, match="offset"):
+        morphkit.load_capture(CAPTURE, offset=-1000.0)
     # pose_csv takes any format: the MediaPipe file poses as its rows' values by name.
     model = ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb"
     blob = morphkit.load(model)

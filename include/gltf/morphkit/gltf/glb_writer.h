@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "morphkit/core/pose.h"
 #include "morphkit/model/asset.h"
 #include "morphkit/model/asset_builder.h"  // the builders, for the code that makes an asset and then writes it
 #include "morphkit/model/error.h"
@@ -39,6 +40,11 @@ namespace morphkit {
 // the 4 GiB GLB size limit); it does not run the validation pass — use validateAsset (morphkit/gltf/gltf.h).
 // Errors: kInvalidArgument "<object>[i]: <what>", kTooLarge when the GLB would exceed 2^32-1 bytes.
 Expected<std::vector<uint8_t>> writeGlb(const Asset& asset);
+
+// One posed frame (`pose --out x.glb`) as a static .glb: a mesh and node per posed primitive with world-space
+// attributes, no skin and no morph targets, and the source's materials, textures, samplers and images as its
+// document has them (every extension kept and declared; images in bufferViews copied).
+Expected<std::vector<uint8_t>> writePosedGlb(const PoseResult& pose, const Asset& source);
 
 // EXT_meshopt_compression on write (https://github.com/KhronosGroup/glTF/tree/main/extensions/2.0/Vendor/
 // EXT_meshopt_compression): the views named here are stored encoded by meshoptimizer in the BIN chunk and decode

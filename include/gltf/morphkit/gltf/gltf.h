@@ -46,7 +46,4 @@ Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::f
 // come first, then `budget` (morphkit/model/budget.h), then the rules that read accessor data.
 Status validateAsset(const Asset& asset, const Budget& budget = {});
 
-// Extensions loadAsset implements; anything else in extensionsRequired is an error.
-std::span<const char* const> supportedExtensions();
-
 }  // namespace morphkit

@@ -3,9 +3,9 @@
 // frames), and how a capture's channels meet one asset's target names (one name normalizer, built-in maps, a
 // map file), turned into a weight track (morphkit/core/weights.h).
 //
-// Formats (docs/FACE_CAPTURE.md has an example of each). The text formats are parsed here; the two JSON formats
-// (mediapipe, a2f) by morphkit::gltf, which owns the JSON parser (morphkit/gltf/capture_file.h: parseCapture picks
-// the parser by content for every format).
+// Formats (docs/FACE_CAPTURE.md has an example of each), every one parsed by morphkit::io; the two JSON formats
+// (mediapipe, a2f) are declared in morphkit/io/capture_file.h, whose parseCapture picks the parser by content for
+// every format.
 //   livelink      Epic's Live Link Face CSV: Timecode,BlendShapeCount,EyeBlinkLeft,...,TongueOut, then 9 head and
 //                 eye rotation columns (kLiveLinkRotations); timecodes HH:MM:SS:FF[.fff] at a frame rate the app
 //                 does not write (CaptureOptions::timecode_fps)

@@ -2,11 +2,13 @@
 // morphkit/io/capture_signal.h — cleaning a capture's signals before it drives targets, in this order (the CLI's
 // --capture-scale, --neutral, --smooth, --capture-offset, animate --fps): scale to 0–1, subtract a neutral pose,
 // smooth with the One-Euro filter, shift in time, resample to a frame rate. Each step works in place on a Capture
-// (morphkit/io/capture.h) and says what it did, for --verbose. Rotation channels (kLiveLinkRotations, radians) are
-// neither rescaled nor neutral-calibrated. Part of morphkit::io.
+// (morphkit/io/capture.h); cleanCapture runs them all and says what each did, for --verbose. Rotation channels
+// (kLiveLinkRotations, radians) are neither rescaled nor neutral-calibrated. Part of morphkit::io.
 #pragma once
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "morphkit/io/capture.h"
@@ -40,6 +42,9 @@ struct OneEuroParams {
   double d_cutoff = 1.0;    // Hz, > 0: the cutoff of the speed estimate (the paper's 1 Hz)
 };
 float smoothOneEuro(Capture& capture, const OneEuroParams& params);
+// "one-euro" (the defaults) or "one-euro:MINCUTOFF,BETA" (MINCUTOFF > 0, BETA >= 0): the CLI's --smooth and
+// Python's smooth=. False for anything else.
+bool parseOneEuro(std::string_view text, OneEuroParams& params);
 
 // Shifts every time by `seconds` (finite). A positive offset delays the capture (its first row holds from 0); a
 // negative one drops what falls before 0, with a row interpolated at 0 when 0 lies between two rows. Returns the
@@ -49,5 +54,24 @@ Expected<size_t> offsetCapture(Capture& capture, double seconds);
 // Replaces the rows by rows at times[0] + k / fps (LINEAR between the old rows), k = 0 .. while <= the last time;
 // the last time is kept as the final row when it falls between two grid times. fps > 0.
 void resampleCapture(Capture& capture, double fps);
+
+// The whole clean-up, the one every front end runs (the CLI's capture options, Python's load_capture), in the
+// order above; each step that runs adds its line to the report.
+struct CaptureCleanup {
+  float scale = 0.0f;                     // > 0: the value meaning fully on; 0: detectCaptureScale
+  double neutral_seconds = -1.0;          // >= 0: subtract the mean of the rows up to this time
+  const Capture* neutral_face = nullptr;  // else, when set: a capture of the neutral face as read (scaled here)
+  std::string neutral_name;               // that capture's file, for its step line
+  std::optional<OneEuroParams> smooth;
+  double offset_seconds = 0.0;  // finite
+  double resample_fps = 0.0;    // > 0: resample (LINEAR)
+};
+struct CaptureCleanupReport {
+  float scale = 1.0f;    // the full scale the values were divided by
+  float largest = 0.0f;  // the largest shape value before scaling
+  std::vector<std::string> steps;
+};
+// Fails (kInvalidArgument) on a non-finite or out-of-range setting, or when the offset leaves no row after 0.
+Expected<CaptureCleanupReport> cleanCapture(Capture& capture, const CaptureCleanup& cleanup);
 
 }  // namespace morphkit

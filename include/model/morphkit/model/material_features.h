@@ -12,8 +12,8 @@
 
 namespace morphkit {
 
-// The material extensions morphkit's renderer shades (docs/RENDER.md "Materials").
-std::span<const char* const> shadedMaterialExtensions();
+// A material extension morphkit's renderer shades: the registry's shaded material rows (morphkit/model/extensions.h,
+// docs/RENDER.md "Materials").
 bool isShadedMaterialExtension(std::string_view name);
 
 struct MaterialFeatures {

@@ -4,13 +4,13 @@
 // Vulkan stays out of this header: a Renderer is a typed handle created on a VulkanContext (morphkit/vk/gpu.h) and
 // destroyed before it. Rendering is offscreen (R8G8B8A8_SRGB color + D32 depth), copied to a host-visible buffer
 // with an explicit row pitch; the library returns pixels (RGBA8, sRGB-encoded, rows top to bottom), the caller
-// writes files (encodePng). Nothing throws; failures are Expected/Status with "<where>: <what>".
+// writes files (encodePng, morphkit/image/image.h). Nothing throws; failures are Expected/Status with "<where>:
+// <what>".
 //
 // Two morph paths draw the same image (tests/render/render_golden_test.cpp states the tolerance):
-//   kVertex  band-texture path: all deltas in one rgba32float 2D texture (morphTextureLayout below), weights in a
-//   32-byte
-//            uniform (≤ 4 targets) or — past the seed — weights + active list in a storage buffer (any count,
-//            tangent bands); the vertex shader morphs, then skins (joint palette in a storage buffer). The same
+//   kVertex  band-texture path: all deltas in one rgba32float 2D texture (morphTextureLayout below), weights in
+//            a 32-byte uniform (≤ 4 targets) or — past the seed — weights + active list in a storage buffer (any
+//            count, tangent bands); the vertex shader morphs, then skins (joint palette in a storage buffer). The same
 //            vertex shader runs in every pass (shadow, depth prepass, color).
 //   kCompute the Vulkan compute path (morphkit/vk/gpu.h GpuMorphGroup) deforms once per frame; its output buffer is
 //            bound directly as the vertex buffer of every pass.
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "morphkit/core/weights.h"
+#include "morphkit/image/image.h"
 #include "morphkit/model/asset.h"
 #include "morphkit/model/error.h"
 #include "morphkit/model/math.h"
@@ -200,10 +201,6 @@ struct RenderFrameInput {
   // Test hook: replaces every mesh's morph weights with these (each mesh takes the first target_count; missing = 0).
   std::optional<std::vector<float>> override_weights;
 };
-struct RenderedImage {
-  uint32_t width = 0, height = 0;
-  std::vector<uint8_t> rgba;  // width × height × 4, sRGB, top row first; empty when readback was false
-};
 struct RenderStats {
   double cpu_ms = 0;  // CPU: animation sampling, scene evaluation, uniform writes, command recording
   double gpu_ms = 0;  // GPU: the render passes (timestamps; NaN without timestamp support)
@@ -238,42 +235,5 @@ Status renderFrameSequence(Renderer& renderer, uint32_t count, const FrameInputF
 Expected<RenderedImage> renderFrame(Renderer& renderer, const RenderFrameInput& input, RenderStats* stats = nullptr);
 // Validation messages recorded on the renderer's context (morphkit/vk/gpu.h gpuValidationMessages).
 std::vector<std::string> rendererValidationMessages(const Renderer& renderer);
-
-// ---- Images ----
-// PNG (libspng): RGBA8, 8 bits per channel. decodePng returns RGBA8 whatever the file's color type.
-// kFast: zlib level 1, run-length matching, every row filtered by Up: a rendered 1024² frame encodes about 5×
-// faster than kSmall (libspng's defaults: level 6, adaptive filters) for a file about 1.3× larger
-// (docs/PERFORMANCE.md, "PNG encoding"). The pixels are the same either way.
-enum class PngCompression { kFast, kSmall };
-const char* pngCompressionName(PngCompression compression);  // "fast", "small"
-std::optional<PngCompression> parsePngCompression(std::string_view text);
-Expected<std::vector<uint8_t>> encodePng(std::span<const uint8_t> rgba, uint32_t width, uint32_t height,
-                                         PngCompression compression = PngCompression::kFast);
-struct DecodedImage {
-  uint32_t width = 0, height = 0;
-  std::vector<uint8_t> rgba;
-};
-Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes);
-// PNG or JPEG by signature (JPEG through libjpeg-turbo); fails with kUnsupportedExtension for other formats.
-Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
-// Frames laid out in rows of `columns`, each scaled (downscaleImage) to fit `cell_width`; frames must share a size.
-// Frames already downscaled to the cell size give the same sheet as the originals, so a long render keeps only
-// small copies of the frames it will show (memory flat in the number of frames).
-// Cells no frame fills (the last row's) take `fill` (RGBA8; the CLI passes the background colour).
-DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width,
-                              std::array<uint8_t, 4> fill = {0, 0, 0, 255});
-// A box-filtered copy min(cell_width, width) wide, the height scaled to keep the aspect (at least 1 row); an
-// empty image for an empty or inconsistent frame. A frame already that size comes back unchanged.
-RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width);
-
-// Image comparison for goldens: per-channel absolute differences (RGB and A), in units of 1/255.
-struct ImageDiff {
-  double mean_abs = 0;       // mean over every channel of every pixel
-  double fraction_over = 0;  // fraction of pixels whose largest channel difference exceeds `threshold`
-  uint32_t max_abs = 0;
-  DecodedImage diff;  // |a − b| × 4 per channel, alpha 255 (for the failure PNG)
-};
-// Fails (kInvalidArgument) when the sizes differ.
-Expected<ImageDiff> diffImages(const DecodedImage& a, const DecodedImage& b, uint32_t threshold);
 
 }  // namespace morphkit

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// morphkit/render/frame_writer.h — the output stage of `render` and of the batch's frames: frames encoded to PNG on
+// morphkit/image/frame_writer.h — the output stage of `render` and of the batch's frames: frames encoded to PNG on
 // worker threads while the render loop draws the next ones, each file written atomically in frame order, and at most
 // `max_in_flight` frames held in memory, so memory stays flat whatever the frame count. The writer starts its own
 // encoder threads: an application's choice, made where it constructs one (the library's functions start none).
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "morphkit/image/image.h"
 #include "morphkit/model/error.h"
-#include "morphkit/render/render.h"
 
 namespace morphkit {
 

@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: MIT
 // capture_mediapipe.cpp — MediaPipe FaceLandmarker blend-shape results (a JSON array or JSON Lines of frames)
-// → Capture (morphkit/gltf/capture_file.h).
+// → Capture (morphkit/io/capture_file.h).
 #include <string>
 #include <vector>
 
-#include "capture_json.h"
-#include "morphkit/gltf/capture_file.h"
+#include "json_fields.h"
+#include "morphkit/io/capture_file.h"
 #include "morphkit/model/text.h"
 
 namespace morphkit {
 
 namespace {
 
-using capture_json::fieldError;
 using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
@@ -45,7 +44,8 @@ struct Frames {
 Status faceCategories(element list, uint32_t face, const std::string& where, array& out, std::string& out_where,
                       bool& found) {
   array faces;
-  if (list.get_array().get(faces) != simdjson::SUCCESS) return fieldError(where, "must be an array");
+  if (list.get_array().get(faces) != simdjson::SUCCESS)
+    return json::failAt(Error::kInvalidArgument, where, "must be an array");
   found = false;
   if (faces.size() == 0) return Ok{};
   element first = faces.at(0).value_unsafe();
@@ -65,12 +65,12 @@ Status faceCategories(element list, uint32_t face, const std::string& where, arr
   object js;
   if (chosen.get_object().get(js) == simdjson::SUCCESS) {  // JS: {categories: [...], headIndex, headName}
     if (js.at_key("categories").get_array().get(out) != simdjson::SUCCESS)
-      return fieldError(face_where + ".categories", "must be an array of categories");
+      return json::failAt(Error::kInvalidArgument, face_where + ".categories", "must be an array of categories");
     out_where = face_where + ".categories";
   } else if (chosen.get_array().get(out) == simdjson::SUCCESS) {  // Python: a list of categories per face
     out_where = face_where;
   } else {
-    return fieldError(face_where, "must be a list of categories or {\"categories\": [...]}");
+    return json::failAt(Error::kInvalidArgument, face_where, "must be a list of categories or {\"categories\": [...]}");
   }
   found = true;
   return Ok{};
@@ -78,16 +78,18 @@ Status faceCategories(element list, uint32_t face, const std::string& where, arr
 
 Status readFrame(element frame, const std::string& where, Frames& frames) {
   object o;
-  if (frame.get_object().get(o) != simdjson::SUCCESS) return fieldError(where, "a frame must be an object");
+  if (frame.get_object().get(o) != simdjson::SUCCESS)
+    return json::failAt(Error::kInvalidArgument, where, "a frame must be an object");
   element value;
   std::string_view key;
-  if (!findKey(o, kTimestampKeys, value, key)) return fieldError(where, "no timestamp_ms (or timestampMs)");
+  if (!findKey(o, kTimestampKeys, value, key))
+    return json::failAt(Error::kInvalidArgument, where, "no timestamp_ms (or timestampMs)");
   double ms = 0.0;
-  if (!capture_json::readFinite(value, ms))
-    return fieldError(where + "." + std::string(key), "must be a finite number");
+  if (!json::readFinite(value, ms))
+    return json::failAt(Error::kInvalidArgument, where + "." + std::string(key), "must be a finite number");
   std::string_view list_key;
   if (!findKey(o, kListKeys, value, list_key))
-    return fieldError(where, "no blendshapes (or faceBlendshapes, face_blendshapes)");
+    return json::failAt(Error::kInvalidArgument, where, "no blendshapes (or faceBlendshapes, face_blendshapes)");
   array categories;
   std::string list_where;
   bool found = false;
@@ -101,41 +103,49 @@ Status readFrame(element frame, const std::string& where, Frames& frames) {
   if (first) {
     frames.start_ms = ms;
   } else if (!(ms > frames.previous_ms)) {
-    return fieldError(where + "." + std::string(key), printable(std::to_string(ms)) + " is not after " +
-                                                          frames.previous_where + "'s (timestamps must increase)");
+    return json::failAt(
+        Error::kInvalidArgument, where + "." + std::string(key),
+        printable(std::to_string(ms)) + " is not after " + frames.previous_where + "'s (timestamps must increase)");
   }
   const float seconds = float((ms - frames.start_ms) / 1000.0);
   if (!first && !(seconds > capture.times.back()))
-    return fieldError(where + "." + std::string(key), "too close to " + frames.previous_where + "'s for a float time");
+    return json::failAt(Error::kInvalidArgument, where + "." + std::string(key),
+                        "too close to " + frames.previous_where + "'s for a float time");
   std::vector<float> row(capture.columns.size(), 0.0f);
   std::vector<bool> seen(capture.columns.size(), false);
   size_t index = 0;
   for (element category : categories) {
     const std::string at = list_where + "[" + std::to_string(index++) + "]";
     object c;
-    if (category.get_object().get(c) != simdjson::SUCCESS) return fieldError(at, "a category must be an object");
+    if (category.get_object().get(c) != simdjson::SUCCESS)
+      return json::failAt(Error::kInvalidArgument, at, "a category must be an object");
     std::string_view name_key, name;
-    if (!findKey(c, kNameKeys, value, name_key)) return fieldError(at, "no category_name (or categoryName)");
+    if (!findKey(c, kNameKeys, value, name_key))
+      return json::failAt(Error::kInvalidArgument, at, "no category_name (or categoryName)");
     if (value.get_string().get(name) != simdjson::SUCCESS || name.empty())
-      return fieldError(at + "." + std::string(name_key), "must be a non-empty string");
+      return json::failAt(Error::kInvalidArgument, at + "." + std::string(name_key), "must be a non-empty string");
     double score = 0.0;
-    if (c.at_key("score").get(value) != simdjson::SUCCESS) return fieldError(at, "no score");
-    if (!capture_json::readFinite(value, score)) return fieldError(at + ".score", "must be a finite number");
+    if (c.at_key("score").get(value) != simdjson::SUCCESS) return json::failAt(Error::kInvalidArgument, at, "no score");
+    if (!json::readFinite(value, score))
+      return json::failAt(Error::kInvalidArgument, at + ".score", "must be a finite number");
     size_t column = 0;
     while (column < capture.columns.size() && capture.columns[column] != name) ++column;
     if (column == capture.columns.size()) {
-      if (!first) return fieldError(at, quote(name) + " is not a category of the first frame");
+      if (!first)
+        return json::failAt(Error::kInvalidArgument, at, quote(name) + " is not a category of the first frame");
       capture.columns.emplace_back(name);
       row.push_back(0.0f);
       seen.push_back(false);
     }
-    if (seen[column]) return fieldError(at, quote(name) + " is listed twice");
+    if (seen[column]) return json::failAt(Error::kInvalidArgument, at, quote(name) + " is listed twice");
     seen[column] = true;
     row[column] = float(score);
   }
-  if (capture.columns.empty()) return fieldError(list_where, "no categories");
+  if (capture.columns.empty()) return json::failAt(Error::kInvalidArgument, list_where, "no categories");
   for (size_t c = 0; c < seen.size(); ++c) {
-    if (!seen[c]) return fieldError(list_where, "no " + quote(capture.columns[c]) + " (the first frame has it)");
+    if (!seen[c])
+      return json::failAt(Error::kInvalidArgument, list_where,
+                          "no " + quote(capture.columns[c]) + " (the first frame has it)");
   }
   capture.times.push_back(seconds);
   capture.values.insert(capture.values.end(), row.begin(), row.end());
@@ -153,7 +163,7 @@ bool isJsonLines(std::string_view text) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     simdjson::dom::parser parser;
     element e;
-    return capture_json::parseJson(parser, line, e).ok() && e.is_object();
+    return json::parse(parser, line, e).ok() && e.is_object();
   }
   return false;
 }
@@ -177,13 +187,13 @@ Expected<Capture> parseMediaPipeCapture(std::string_view text, const CaptureOpti
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
       const std::string line_where = "line " + std::to_string(line_number) + ": ";
       element frame;
-      MORPHKIT_TRY(capture_json::parseJson(parser, line, frame, line_where));
+      MORPHKIT_TRY(json::parse(parser, line, frame, line_where));
       MORPHKIT_TRY(readFrame(frame, line_where + "frames[" + std::to_string(count) + "]", frames));
       ++count;
     }
   } else {
     element root;
-    MORPHKIT_TRY(capture_json::parseJson(parser, text, root));
+    MORPHKIT_TRY(json::parse(parser, text, root));
     array list;
     if (root.get_array().get(list) == simdjson::SUCCESS) {
       for (element frame : list) {

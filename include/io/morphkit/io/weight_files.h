@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// morphkit/gltf/weight_files.h — the two small JSON files that drive weights by name. Part of morphkit::gltf, which
-// owns the JSON parser (privately); the structs they fill are core's (morphkit/core/weights.h, morphkit/io/capture.h).
+// morphkit/io/weight_files.h — the two small JSON files that drive weights by name (simdjson, private to
+// morphkit::io); the structs they fill are core's and io's (morphkit/core/weights.h, morphkit/io/capture.h).
 //
 //   weights file   {"jawOpen": 0.8, "eyeBlinkLeft": 1}
 //                  one override per key, in file order; values are finite numbers (not clamped)

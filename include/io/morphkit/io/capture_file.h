@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-// morphkit/gltf/capture_file.h — a face capture of any format (morphkit/io/capture.h) from its text: the format by
-// content or by name, then its parser. The two JSON formats are parsed here because morphkit::gltf owns the JSON
-// parser (privately); the text formats are morphkit::io's.
+// morphkit/io/capture_file.h — a face capture of any format (morphkit/io/capture.h) from its text: the format by
+// content or by name, then its parser. The JSON formats are read with simdjson (private to morphkit::io).
 //
 //   mediapipe  a JSON array of frames, or JSON Lines (one frame object per line). A frame:
 //                {"timestamp_ms": 33, "blendshapes": [{"category_name": "jawOpen", "score": 0.4}, ...]}
@@ -17,6 +16,7 @@
 // frame and the field: "frames[3].blendshapes[5].score: must be a finite number", "line 4: no timestamp_ms",
 // "weightMat[12]: 45 values, numPoses is 46", "frames[7]: timestamp_ms 200 is not after frames[6]'s 233".
 #pragma once
+#include <filesystem>
 #include <string_view>
 
 #include "morphkit/io/capture.h"
@@ -29,5 +29,8 @@ Expected<Capture> parseA2fCapture(std::string_view text, const CaptureOptions& o
 
 // options.format, or (kAuto) detectCaptureFormat's, parsed by its parser with `options`.
 Expected<Capture> parseCapture(std::string_view text, const CaptureOptions& options = {});
+// The file at `path` (at most kMaxCaptureBytes, morphkit/io/weight_files.h) through parseCapture; the caller names the
+// file in its message.
+Expected<Capture> readCaptureFile(const std::filesystem::path& path, const CaptureOptions& options = {});
 
 }  // namespace morphkit

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 // weight_files.cpp — weights files and capture maps (JSON) on simdjson's DOM.
-#include "morphkit/gltf/weight_files.h"
-
-#include <simdjson.h>
+#include "morphkit/io/weight_files.h"
 
 #include <cmath>
 #include <string>
 
-#include "morphkit/model/json_syntax.h"
+#include "json_fields.h"
 #include "morphkit/model/text.h"
 
 namespace morphkit {
@@ -22,11 +20,8 @@ std::string shownKey(std::string_view text) {
 }
 
 Expected<object> parseObject(simdjson::dom::parser& parser, std::string_view text, const char* what) {
-  simdjson::padded_string padded(text.data(), text.size());
   element doc;
-  if (auto error = parser.parse(padded).get(doc); error != simdjson::SUCCESS) {
-    return fail(Error::kInvalidJson, jsonErrorWhere(text) + "JSON: " + simdjson::error_message(error));
-  }
+  MORPHKIT_TRY(json::parse(parser, text, doc));
   object root;
   if (doc.get_object().get(root) != simdjson::SUCCESS) {
     return fail(Error::kInvalidArgument, std::string("the top level must be an object: ") + what);
@@ -46,10 +41,6 @@ Status checkUniqueKeys(object root) {
   return Ok{};
 }
 
-bool readFinite(element e, double& out) {
-  return e.get_double().get(out) == simdjson::SUCCESS && std::isfinite(out);
-}
-
 }  // namespace
 
 Expected<std::vector<WeightOverride>> parseWeightsJson(std::string_view text) {
@@ -60,7 +51,7 @@ Expected<std::vector<WeightOverride>> parseWeightsJson(std::string_view text) {
   std::vector<WeightOverride> overrides;
   for (auto field : *root) {
     double value = 0.0;
-    if (!readFinite(field.value, value) || !std::isfinite(float(value))) {
+    if (!json::readFinite(field.value, value)) {
       return fail(Error::kInvalidArgument, shownKey(field.key) + ": must be a finite number");
     }
     if (field.key.empty()) return fail(Error::kInvalidArgument, "'': a target name must not be empty");
@@ -102,7 +93,7 @@ Expected<CaptureMap> parseCaptureMapJson(std::string_view text) {
           entry.target = std::string(target);
         } else if (member.key == "scale") {
           double scale = 0.0;
-          if (!readFinite(member.value, scale) || !std::isfinite(float(scale))) {
+          if (!json::readFinite(member.value, scale)) {
             return fail(Error::kInvalidArgument, key + ".scale: must be a finite number");
           }
           entry.scale = float(scale);

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "morphkit/render/render.h"
+#include "morphkit/image/image.h"
 
 namespace morphkit {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// PngFrameWriter (morphkit/render/frame_writer.h).
-#include "morphkit/render/frame_writer.h"
+// PngFrameWriter (morphkit/image/frame_writer.h).
+#include "morphkit/image/frame_writer.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// morphkit/image/image.h — images on the CPU (morphkit::image): the RGBA8 image type the renderer returns, PNG
+// (libspng) and JPEG (libjpeg-turbo) codecs, contact sheets and image diffs. No GPU: the batch, the CLI and Python use
+// these without one. Nothing throws; failures are Expected with "<where>: <what>".
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "morphkit/model/error.h"
+
+namespace morphkit {
+
+// A rendered frame: RGBA8, sRGB-encoded, rows top to bottom.
+struct RenderedImage {
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;  // width × height × 4, sRGB, top row first; empty when readback was false
+};
+
+// PNG (libspng): RGBA8, 8 bits per channel. decodePng returns RGBA8 whatever the file's color type.
+// kFast: zlib level 1, run-length matching, every row filtered by Up: a rendered 1024² frame encodes about 5×
+// faster than kSmall (libspng's defaults: level 6, adaptive filters) for a file about 1.3× larger
+// (docs/PERFORMANCE.md, "PNG encoding"). The pixels are the same either way.
+enum class PngCompression { kFast, kSmall };
+const char* pngCompressionName(PngCompression compression);  // "fast", "small"
+std::optional<PngCompression> parsePngCompression(std::string_view text);
+Expected<std::vector<uint8_t>> encodePng(std::span<const uint8_t> rgba, uint32_t width, uint32_t height,
+                                         PngCompression compression = PngCompression::kFast);
+struct DecodedImage {
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+};
+Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes);
+// PNG or JPEG by signature (JPEG through libjpeg-turbo); fails with kUnsupportedExtension for other formats.
+Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
+// Frames laid out in rows of `columns`, each scaled (downscaleImage) to fit `cell_width`; frames must share a size.
+// Frames already downscaled to the cell size give the same sheet as the originals, so a long render keeps only
+// small copies of the frames it will show (memory flat in the number of frames).
+// Cells no frame fills (the last row's) take `fill` (RGBA8; the CLI passes the background colour).
+DecodedImage makeContactSheet(std::span<const RenderedImage> frames, uint32_t columns, uint32_t cell_width,
+                              std::array<uint8_t, 4> fill = {0, 0, 0, 255});
+// A box-filtered copy min(cell_width, width) wide, the height scaled to keep the aspect (at least 1 row); an
+// empty image for an empty or inconsistent frame. A frame already that size comes back unchanged.
+RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width);
+
+// Image comparison for goldens: per-channel absolute differences (RGB and A), in units of 1/255.
+struct ImageDiff {
+  double mean_abs = 0;       // mean over every channel of every pixel
+  double fraction_over = 0;  // fraction of pixels whose largest channel difference exceeds `threshold`
+  uint32_t max_abs = 0;
+  DecodedImage diff;  // |a − b| × 4 per channel, alpha 255 (for the failure PNG)
+};
+// Fails (kInvalidArgument) when the sizes differ.
+Expected<ImageDiff> diffImages(const DecodedImage& a, const DecodedImage& b, uint32_t threshold);
+
+}  // namespace morphkit
