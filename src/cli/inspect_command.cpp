@@ -279,11 +279,11 @@ const CommandRegistration kInspectCommand(
        addFileAccessOptions(sub, options->file_access);
        std::string extensions;
        for (const GltfExtension& e : gltfExtensions()) {
-         extensions += (extensions.empty() ? "" : ", ") + std::string(e.name);
+         extensions += "\n  " + std::string(e.name) + ": " + std::string(e.summary);
        }
-       sub->footer(
-           "Supported glTF extensions (docs/CLI.md says what each does): " + extensions +
-           ". Other extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and ignored.");
+       sub->footer("Supported glTF extensions (docs/CLI.md says more):" + extensions +
+                   "\nOther extensions in extensionsRequired are refused; in extensionsUsed only, they are noted and "
+                   "ignored (the writers keep their objects).");
        addBudgetOptions(sub, options->budget);
        sub->callback([options, &exit_code] { exit_code = inspectFiles(*options); });
      }});

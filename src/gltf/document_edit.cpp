@@ -53,11 +53,14 @@ void mergeArray(JsonTree& kept, const JsonTree& fresh, std::string_view key, Mer
   for (size_t i = items.size(); i < fresh_array->items.size(); ++i) items.push_back(fresh_array->items[i]);
 }
 
-// The loader decoded KHR_draco_mesh_compression; the written primitive holds plain accessors.
+// The loader decoded KHR_draco_mesh_compression (the registry's rows that are not written); the written primitive
+// holds plain accessors.
 void mergePrimitive(JsonTree& kept, const JsonTree& fresh) {
   takeFields(kept, fresh, {"attributes", "indices", "material", "mode", "targets"});
   if (JsonTree* extensions = kept.find("extensions")) {
-    extensions->erase(std::string(kDracoExtension));
+    for (const GltfExtension& row : gltfExtensions()) {
+      if (!row.written) extensions->erase(std::string(row.name));
+    }
     if (extensions->keys.empty()) kept.erase("extensions");
   }
 }

@@ -9,24 +9,25 @@ namespace {
 
 using enum ExtensionKind;
 
-// name, kind, decoded, required when written, shaded, summary
+// name, kind, decoded, written, required when written, shaded, summary
 constexpr GltfExtension kExtensions[] = {
-    {kMeshQuantizationExtension, kGeometry, false, true, false,
+    {kMeshQuantizationExtension, kGeometry, false, true, true, false,
      "8/16-bit attributes, deltas and animation outputs read as the spec says; written by optimize"},
-    {kMeshoptExtension, kCompression, true, true, false,
+    {kMeshoptExtension, kCompression, true, true, true, false,
      "bufferViews decoded at load (meshoptimizer); written by optimize, whose output needs it"},
-    {kDracoExtension, kCompression, true, false, false, "primitives decoded at load (Draco); written uncompressed"},
-    {"KHR_texture_transform", kTexture, false, false, true, "offset, rotation, scale and texCoord per texture"},
-    {"KHR_texture_basisu", kTexture, false, false, false,
+    {kDracoExtension, kCompression, true, false, false, false,
+     "primitives decoded at load (Draco); written uncompressed"},
+    {"KHR_texture_transform", kTexture, false, true, false, true, "offset, rotation, scale and texCoord per texture"},
+    {"KHR_texture_basisu", kTexture, false, true, false, false,
      "KTX2 textures kept; render draws their fallback image (no Basis transcoder)"},
-    {"KHR_animation_pointer", kAnimation, false, false, false,
+    {"KHR_animation_pointer", kAnimation, false, true, false, false,
      "morph-weight pointers play like weights channels; other pointers are listed and ignored"},
-    {"KHR_materials_unlit", kMaterial, false, false, true, "shaded as three.js's MeshBasicMaterial"},
-    {"KHR_materials_emissive_strength", kMaterial, false, false, true, "shaded as three.js shades it"},
-    {"KHR_materials_ior", kMaterial, false, false, true, "shaded as three.js's MeshPhysicalMaterial"},
-    {"KHR_materials_specular", kMaterial, false, false, true, "shaded as three.js's MeshPhysicalMaterial"},
-    {"KHR_materials_clearcoat", kMaterial, false, false, true, "shaded as three.js's MeshPhysicalMaterial"},
-    {"KHR_materials_sheen", kMaterial, false, false, true, "shaded as three.js's MeshPhysicalMaterial"},
+    {"KHR_materials_unlit", kMaterial, false, true, false, true, "shaded as three.js's MeshBasicMaterial"},
+    {"KHR_materials_emissive_strength", kMaterial, false, true, false, true, "shaded as three.js shades it"},
+    {"KHR_materials_ior", kMaterial, false, true, false, true, "shaded as three.js's MeshPhysicalMaterial"},
+    {"KHR_materials_specular", kMaterial, false, true, false, true, "shaded as three.js's MeshPhysicalMaterial"},
+    {"KHR_materials_clearcoat", kMaterial, false, true, false, true, "shaded as three.js's MeshPhysicalMaterial"},
+    {"KHR_materials_sheen", kMaterial, false, true, false, true, "shaded as three.js's MeshPhysicalMaterial"},
 };
 
 }  // namespace

@@ -3,6 +3,9 @@
 // KHR_texture_basisu through inspect and pose, and inspect --help listing every supported extension.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string_view>
+
 #include "field_support.h"
 #include "morphkit/model/extensions.h"
 
@@ -364,10 +367,32 @@ TEST(SupportedExtensions, InspectHelpListsEveryOne) {
   test::CliRun run = test::runMorphkit(dir, "inspect --help");
   ASSERT_EQ(run.exit_code, 0);
   ASSERT_GE(gltfExtensions().size(), 5u);
-  for (const GltfExtension& e : gltfExtensions()) EXPECT_NE(run.out.find(e.name), std::string::npos) << e.name;
+  for (const GltfExtension& e : gltfExtensions()) {
+    EXPECT_NE(run.out.find(std::string(e.name) + ": " + std::string(e.summary)), std::string::npos) << e.name;
+  }
   // docs/CLI.md lists them too.
   const std::string cli_md = test::slurp(test::sourceDir() / "docs" / "CLI.md");
   for (const GltfExtension& e : gltfExtensions()) EXPECT_NE(cli_md.find(e.name), std::string::npos) << e.name;
+}
+
+// The one registry: a row per name, found by name; what inspect reports follows its columns; the writers drop only
+// the decoded extensions they do not write (Draco) and require what a reader needs (quantization, meshopt).
+TEST(SupportedExtensions, TheRegistryIsOneRowPerExtension) {
+  std::set<std::string_view> names;
+  for (const GltfExtension& e : gltfExtensions()) {
+    EXPECT_TRUE(names.insert(e.name).second) << e.name;
+    EXPECT_EQ(findGltfExtension(e.name), &e);
+    EXPECT_FALSE(e.summary.empty()) << e.name;
+    EXPECT_TRUE(e.written || e.decoded) << e.name;
+  }
+  EXPECT_EQ(findGltfExtension("EXT_mesh_gpu_instancing"), nullptr);
+  EXPECT_EQ(extensionHandling("EXT_mesh_gpu_instancing"), "not implemented");
+  EXPECT_EQ(extensionHandling(kDracoExtension), "decoded at load");
+  EXPECT_EQ(extensionHandling("KHR_materials_sheen"), "shaded");
+  EXPECT_EQ(extensionHandling(kMeshQuantizationExtension), "read");
+  EXPECT_FALSE(findGltfExtension(kDracoExtension)->written);
+  EXPECT_TRUE(findGltfExtension(kMeshQuantizationExtension)->required_when_written);
+  EXPECT_TRUE(findGltfExtension(kMeshoptExtension)->required_when_written);
 }
 
 }  // namespace

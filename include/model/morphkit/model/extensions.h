@@ -14,7 +14,9 @@ enum class ExtensionKind { kGeometry, kCompression, kTexture, kMaterial, kAnimat
 struct GltfExtension {
   std::string_view name;
   ExtensionKind kind;
-  bool decoded;                // the loader turns it into plain data; writers write that data, not the extension
+  bool decoded;                // the loader turns it into plain data (a compression)
+  bool written;                // the writers write it (kept from the source or made anew); false: a decoded
+                               // extension whose data they write plain, its objects dropped
   bool required_when_written;  // a file holding it cannot be read without it: the writers list it as required
   bool shaded;                 // a texture or material extension the renderer draws (docs/RENDER.md)
   std::string_view summary;    // what morphkit does with it, one line (inspect, docs/CLI.md)
