@@ -5,8 +5,8 @@
 //             as the vertex buffer)
 //   passes    1 (color only) | 3 (shadow + depth prepass + color: the vertex path morphs in each, compute once)
 //   instances 1 | 100 (each its own animation time, weights and joints; compute: one dispatch for all)
-//   assets    demo4 (asset:2): 4 targets, 20k vertices — the seed's own limit; demo52 (asset:0): makeDemoAsset(52
-//   targets, 20k vertices); demo256 (asset:1): 256 targets, 65k vertices (makeDemoAsset
+//   assets    demo4 (asset:2): 4 targets, 20k vertices — the band-texture uniform's limit; demo52 (asset:0):
+//   makeDemoAsset(52 targets, 20k vertices); demo256 (asset:1): 256 targets, 65k vertices (makeDemoAsset
 //             caps targets × vertices at 2^24, so 100k vertices at 256 targets cannot be generated; 65k is the largest)
 // Time is GPU time (timestamps: render passes + the compute dispatch) when the device has timestamps, else wall
 // time. Counters: gpu_ms, morph_ms (compute dispatch), cpu_ms per frame, and items = vertices × targets × instances.

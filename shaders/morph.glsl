@@ -45,7 +45,7 @@ float morphListWeight(uint k);                // its weight
 vec3 morphBandDelta(uint band, uint vertex);  // the xyz delta of `vertex` in `band`
 
 // Adds Σ w·Δ over the `count` listed targets to the vertex's attributes (object space, before skinning).
-// `skip_zero`: the list may hold zero weights (every target in order: the seed's uniform, node materials), so a
+// `skip_zero`: the list may hold zero weights (every target in order: the band-texture design's uniform, node materials), so a
 // zero skips the target's delta reads; an active list (pack/active_targets.h: |w| > ε only) passes false and the
 // loop has no branch. A constant at every call site, so the driver folds it.
 void morphAccumulate(uint count, uint bands, uint vertex, bool skip_zero, inout vec3 position, inout vec3 normal,

@@ -124,7 +124,7 @@ fn morphVertex(vertex: u32, m: Deformed) -> Deformed {
 }
 
 // @section vertex_list
-// Past the seed: any number of targets. Binding 2 the band texture, binding 3 the active list (pack/
+// Beyond the band-texture design: any number of targets. Binding 2 the band texture, binding 3 the active list (pack/
 // active_targets.h: target, weight; |w| > 0 only, ascending), object.active_count entries.
 struct ActiveTarget {
   index: u32,  // the target

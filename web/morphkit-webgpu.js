@@ -3,7 +3,7 @@
 // that creates the pipelines, bind groups and buffers of morph.wgsl for a given GPUDevice and one primitive's packed
 // data (the layouts src/pack builds: docs/LAYOUTS.md). Two paths draw the same pose:
 //   vertex:  the base vertices as vertex buffers, deltas in a tiled rgba32float band texture read with textureLoad,
-//            weights in the seed's 32-byte uniform (<= 4 targets, position + normal bands) or an active list;
+//            weights in the band-texture design's 32-byte uniform (<= 4 targets, position + normal bands) or an active list;
 //   compute: storage buffers (dense f32, dense f16 via shader-f16 or unpack2x16float, or sparse CSR), one thread per
 //            vertex, the output buffer bound as the vertex buffer of the draw.
 // A primitive without targets takes the zero-target fallback (no texture, no delta buffers).

@@ -92,7 +92,7 @@ void main() {
 
 #if (MSH_LAYOUT & MSH_HAS_MORPH_TARGETS) != 0
 #if (MSH_LAYOUT & MSH_MORPH_ACTIVE_LIST) != 0
-  // Past the seed: any number of targets; only the active ones (|w| > 0) are listed, so no zero test; tangent bands
+  // Beyond the band-texture design: any number of targets; only the active ones (|w| > 0) are listed, so no zero test; tangent bands
   // when present.
   morphAccumulate(morphList.header.count, morphList.header.bandsPerTarget, vid, false, morphedPos, morphedNorm,
                   morphedTan);

@@ -21,13 +21,13 @@ struct alignas(16) mat4 {
 };
 #endif
 
-// ---- Per-mesh feature flags (the seed's mesh-features) ----
+// ---- Per-mesh feature flags (the band-texture design's mesh-features) ----
 #define MSH_HAS_NORMALS (1 << 0)        // NORMAL present (else: flat normals from screen-space derivatives)
 #define MSH_HAS_TANGENTS (1 << 1)       // TANGENT present (else: tangent frame from derivatives for normal maps)
 #define MSH_HAS_UV0 (1 << 2)            // TEXCOORD_0 present
 #define MSH_HAS_MORPH_TARGETS (1 << 3)  // band-texture path: morph texture + weights in the per-mesh set; VS morphs
 #define MSH_HAS_SKIN (1 << 4)           // skin stream + joint matrices (storage buffers) in the per-mesh set
-#define MSH_MORPH_ACTIVE_LIST (1 << 5)  // past the seed: weights + active list in a storage buffer (> 4 targets)
+#define MSH_MORPH_ACTIVE_LIST (1 << 5)  // > 4 targets: weights + active list in a storage buffer
 #define MSH_HAS_UV1 (1 << 6)            // TEXCOORD_1 present
 #define MSH_HAS_COLOR0 (1 << 7)         // COLOR_0 present (vertex input location 5, RGBA; multiplies the base colour)
 
@@ -37,7 +37,7 @@ struct alignas(16) mat4 {
 
 // Band-texture path: the 32-byte weights uniform holds at most 4 weights.
 #define MSH_SEED_MAX_TARGETS 4
-// Bands of the morph texture per target: position, normal (band-texture path), then tangent (past the seed).
+// Bands of the morph texture per target: position, normal (band-texture path), then tangent (beyond its design).
 #define MSH_BAND_POSITION 0
 #define MSH_BAND_NORMAL 1
 #define MSH_BAND_TANGENT 2
@@ -56,7 +56,7 @@ struct alignas(16) mat4 {
 #define MSH_TONE_NONE 0
 #define MSH_TONE_NEUTRAL 1  // Khronos PBR Neutral (three.js NeutralToneMapping)
 #define MSH_TONE_ACES 2     // ACES filmic, Hill's fit (three.js ACESFilmicToneMapping)
-// Per-mesh set: the slots of the optional entries shift with the entries present, as in the seed.
+// Per-mesh set: the slots of the optional entries shift with the entries present, as in the band-texture design.
 #define MSH_BINDING_OBJECT 0          // ObjectUniforms (uniform), always
 #define MSH_BINDING_SKIN_STREAM 1     // MSH_HAS_SKIN: per vertex 4·sets u32 joints then 4·sets f32 weights
 #define MSH_BINDING_JOINT_MATRICES 2  // MSH_HAS_SKIN: mat4 joint palette
@@ -119,8 +119,9 @@ struct MorphUniforms {
   uint pad;
 };
 
-// Past the seed (MSH_MORPH_ACTIVE_LIST): a storage buffer with this header, then `count` MorphActiveEntry.
-// Same texture layout as the seed, with bandsPerTarget bands per target (2, or 3 with tangent deltas).
+// Beyond the band-texture design (MSH_MORPH_ACTIVE_LIST): a storage buffer with this header, then `count`
+// MorphActiveEntry.
+// Same texture layout as the band-texture design, with bandsPerTarget bands per target (2, or 3 with tangent deltas).
 struct MorphActiveHeader {
   uint count;  // active targets this frame (|w| > 0)
   uint texWidth;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The vertex path (band-texture path): every pass's vertex shader morphs from a per-primitive rgba32float band texture
-// (morph_texture.cpp) and skins from the skin stream. A draw reads its weights either from the seed's 32-byte
-// uniform (≤ 4 targets, 2 bands) or from an active list in a storage buffer (MSH_MORPH_ACTIVE_LIST).
+// (morph_texture.cpp) and skins from the skin stream. A draw reads its weights either from the band-texture design's
+// 32-byte uniform (≤ 4 targets, 2 bands) or from an active list in a storage buffer (MSH_MORPH_ACTIVE_LIST).
 #include <cstring>
 
 #include "morphkit/pack/active_targets.h"
@@ -42,7 +42,7 @@ class VertexPath final : public DeformPath {
   struct DrawState {
     MeshDraw mesh;
     GpuBuffer joints;  // float joint matrices (MSH_HAS_SKIN)
-    GpuBuffer morph;   // the seed's MorphUniforms, or the active list (MSH_MORPH_ACTIVE_LIST)
+    GpuBuffer morph;   // the band-texture design's MorphUniforms, or the active list (MSH_MORPH_ACTIVE_LIST)
   };
   std::vector<PrimitiveState> primitives_;
   std::vector<DrawState> draws_;
@@ -60,8 +60,8 @@ Status VertexPath::addPrimitive(Renderer& r, uint32_t index) {
     if (Status s = uploadToBuffer(*r.ctx, state.skin, 0, skin.words.data(), skin.words.size() * 4); !s) return s;
   }
   if (gpu.target_count == 0) return Ok{};
-  // One texture serves both variants: the seed reads bands 2i and 2i+1, so the seed layout (2 bands) is used
-  // unless tangent bands are needed, in which case only the active-list variant can read it.
+  // One texture serves both variants: the design's shader reads bands 2i and 2i+1, so the design's layout (2 bands) is
+  // used unless tangent bands are needed, in which case only the active-list variant can read it.
   const uint32_t bands = gpu.tangent_deltas ? 3 : 2;
   Expected<MorphTextureLayout> layout =
       morphTextureLayout(gpu.vertex_count, gpu.target_count, bands, r.ctx->properties.limits.maxImageDimension2D);

@@ -90,8 +90,8 @@ Status createDescriptorLayouts(VkDevice device, MeshProgram& p) {
   return Ok{};
 }
 
-// The per-mesh set layout of a variant: the seed's "bind group layout" rule — entries present only with their
-// feature, slots shifting with what is present (render_shared.h states the same slots for GLSL).
+// The per-mesh set layout of a variant: the band-texture design's "bind group layout" rule — entries present only with
+// their feature, slots shifting with what is present (render_shared.h states the same slots for GLSL).
 std::vector<VkDescriptorSetLayoutBinding> meshBindings(uint32_t layout_bits) {
   std::vector<VkDescriptorSetLayoutBinding> b;
   b.push_back({MSH_BINDING_OBJECT, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr});

@@ -59,7 +59,7 @@ Status createPrimitives(Renderer& r) {
     gpu.joints_needed = skin.joints_needed;
     for (const MorphTargetData& t : data.targets) gpu.tangent_deltas |= !t.tangent.empty();
     // Tangent deltas matter only where a normal map uses the tangent frame (glTF 2.0 §3.9.3); elsewhere the
-    // seed's 2-band layout serves (it ignores TANGENT deltas, as the seed says).
+    // seed's 2-band layout serves (it ignores TANGENT deltas, as the band-texture design says).
     const uint32_t material = r.asset->meshes[data.mesh].primitives[data.primitive].material;
     const bool normal_mapped =
         material != kNone && material < r.asset->materials.size() && r.materials.materials[material].normal_texture;

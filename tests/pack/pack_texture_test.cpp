@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The pack module's GPU-side layouts (docs/LAYOUTS.md): the seed's band texture (band_texture.h), the node material's
-// buffers (node_morph_buffers.h) and the one active-target rule (active_targets.h). Every layout decodes back to the
-// PrimitiveData it came from. No device needed. The delta layouts: pack_test.cpp.
+// The pack module's GPU-side layouts (docs/LAYOUTS.md): the band-texture design's band texture (band_texture.h), the
+// node material's buffers (node_morph_buffers.h) and the one active-target rule (active_targets.h). Every layout
+// decodes back to the PrimitiveData it came from. No device needed. The delta layouts: pack_test.cpp.
 #include <gtest/gtest.h>
 
 #include "pack_support.h"

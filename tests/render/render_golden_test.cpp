@@ -6,10 +6,10 @@
 //   paths      the vertex path (band-texture path texture) and the compute path (GpuMorphGroup output as vertex buffer)
 //   give
 //              the same image: mean |Δ| ≤ 0.5/255 per channel and ≤ 0.1 % of pixels off by > 8/255.
-//   seed       the seed's 32-byte uniform variant and the storage-buffer active-list variant give the same image.
-//   zero       all-zero weights render the same as no morph data at all (same metric as the paths).
-//   in flight  frames through submitFrame / collectFrame equal renderFrame's, bit for bit.
-//   any message from the validation layer fails the test (VulkanTest's TearDown).
+//   seed       the band-texture design's 32-byte uniform variant and the storage-buffer active-list variant give the
+//   same image. zero       all-zero weights render the same as no morph data at all (same metric as the paths). in
+//   flight  frames through submitFrame / collectFrame equal renderFrame's, bit for bit. any message from the validation
+//   layer fails the test (VulkanTest's TearDown).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -176,7 +176,7 @@ TEST_F(RenderTest, GoldenAnimatedMorphCube) {
   auto asset = sharedAsset("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
   ASSERT_TRUE(asset.ok()) << asset.error().message;
   RenderedImage image = render(*asset, vertexPath(), {0, 1.0});
-  EXPECT_EQ(info_.morph_draws_seed, 1u) << "2 targets, no normal texture: the seed's uniform variant";
+  EXPECT_EQ(info_.morph_draws_seed, 1u) << "2 targets, no normal texture: the band-texture design's uniform variant";
   expectGolden("AnimatedMorphCube", image);
 }
 
@@ -212,7 +212,8 @@ TEST_F(RenderTest, GoldenDemo) {
   MORPHKIT_REQUIRE_GPU(context_);
   Asset asset = demoAsset();
   RenderedImage image = render(asset, vertexPath(), {0, 0.4});
-  EXPECT_EQ(info_.morph_draws_active_list, 1u) << "52 targets: past the seed, the storage-buffer variant";
+  EXPECT_EQ(info_.morph_draws_active_list, 1u)
+      << "52 targets: beyond the band-texture design, the storage-buffer variant";
   expectGolden("Demo", image);
 }
 
@@ -382,7 +383,7 @@ TEST_F(RenderTest, Ktx2TexturesWarnOnceAndUseTheFallback) {
 // ---- Seed uniform variant == active-list variant ----
 TEST_F(RenderTest, SeedAndActiveListVariantsAgree) {
   MORPHKIT_REQUIRE_GPU(context_);
-  Asset asset = demoAsset(4);  // 4 targets: the seed's limit
+  Asset asset = demoAsset(4);  // 4 targets: the band-texture design's limit
   Shot shot{kNone, 0, std::vector<float>{0.9f, -0.4f, 0.7f, 1.0f}};
   RenderedImage seed = render(asset, vertexPath(), shot);
   EXPECT_EQ(info_.morph_draws_seed, 1u);

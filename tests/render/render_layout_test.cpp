@@ -50,7 +50,7 @@ TEST(MorphUniform, PerFrameUpdateWritesOnlyTheFirst16Bytes) {
   for (size_t i = 16; i < 40; ++i) ASSERT_EQ(bytes[i], 0xAB) << "byte " << i << " written by the per-frame update";
 
   const float five[5] = {1, 2, 3, 4, 5};
-  EXPECT_FALSE(writeMorphWeights(bytes, five));  // the seed's vec4 holds 4 weights
+  EXPECT_FALSE(writeMorphWeights(bytes, five));  // the band-texture design's vec4 holds 4 weights
   EXPECT_FALSE(writeMorphWeights(std::span<uint8_t>(bytes, 16), next));
 }
 

@@ -105,7 +105,7 @@ class NodeBlockEmitter {
 using NodeBlockLoader = std::function<std::shared_ptr<const NodeBlockEmitter>(std::string_view type)>;
 
 struct ParseNodeMaterialOptions {
-  // Consulted for block types that are not built in (the seed's blockLoader).
+  // Consulted for block types that are not built in (the band-texture design's blockLoader).
   NodeBlockLoader block_loader;
 };
 

@@ -5,8 +5,8 @@
 // The rule: target t is active when |w_t| > epsilon. epsilon is 0 unless a caller asks for more (`pose --epsilon`,
 // GpuMorphJob::epsilon), so by default every non-zero weight counts and the result equals the full sum of
 // glTF 2.0 §3.7.2.2 exactly. An inactive weight is treated as 0 everywhere: left out of the lists, written as 0
-// where a path reads every weight (the seed's uniform, the node material's weights buffer, the sparse layout).
-// A NaN weight is never active (validation rejects NaN animation outputs and mesh weights before this point).
+// where a path reads every weight (the band-texture design's uniform, the node material's weights buffer, the sparse
+// layout). A NaN weight is never active (validation rejects NaN animation outputs and mesh weights before this point).
 #pragma once
 #include <cmath>
 #include <cstdint>

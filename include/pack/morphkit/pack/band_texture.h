@@ -16,7 +16,7 @@ namespace morphkit {
 // texel (vid % texWidth, b · rowsPerBand + vid / texWidth). Texels are RGBA32F: xyz = delta, w = 0.
 struct MorphTextureLayout {
   uint32_t vertex_count = 0, target_count = 0;
-  uint32_t bands_per_target = 2;  // 2: position, normal (the seed); 3: + tangent (past the seed)
+  uint32_t bands_per_target = 2;  // 2: position, normal (the band-texture design); 3: + tangent (beyond it)
   uint32_t tex_width = 0, rows_per_band = 0;
   uint32_t height = 0;  // target_count · bands_per_target · rows_per_band
 };
@@ -35,9 +35,9 @@ std::vector<float> packMorphTexture(const PrimitiveData& primitive, const MorphT
 std::vector<float> unpackMorphBand(const MorphTextureLayout& layout, std::span<const float> texels, uint32_t target,
                                    uint32_t band);
 
-// 3 when the primitive has tangents and any target moves them (the tangent band, past the seed), else 2: the
-// node material's delta buffer (morphkit/pack/node_morph_buffers.h). The vertex path also drops the tangent band when
-// the material has no normal map (render/renderer.cpp), since nothing would read it.
+// 3 when the primitive has tangents and any target moves them (the tangent band, beyond the band-texture design), else
+// 2: the node material's delta buffer (morphkit/pack/node_morph_buffers.h). The vertex path also drops the tangent band
+// when the material has no normal map (render/renderer.cpp), since nothing would read it.
 uint32_t morphBandsPerTarget(const PrimitiveData& primitive);
 
 }  // namespace morphkit

@@ -9,9 +9,9 @@
 //
 // Two morph paths draw the same image (tests/render/render_golden_test.cpp states the tolerance):
 //   kVertex  band-texture path: all deltas in one rgba32float 2D texture (morphTextureLayout below), weights in
-//            a 32-byte uniform (≤ 4 targets) or — past the seed — weights + active list in a storage buffer (any
-//            count, tangent bands); the vertex shader morphs, then skins (joint palette in a storage buffer). The same
-//            vertex shader runs in every pass (shadow, depth prepass, color).
+//            a 32-byte uniform (≤ 4 targets) or — beyond the band-texture design — weights + active list in a storage
+//            buffer (any count, tangent bands); the vertex shader morphs, then skins (joint palette in a storage
+//            buffer). The same vertex shader runs in every pass (shadow, depth prepass, color).
 //   kCompute the Vulkan compute path (morphkit/vk/gpu.h GpuMorphGroup) deforms once per frame; its output buffer is
 //            bound directly as the vertex buffer of every pass.
 //   kAuto    chooseMorphPath() below (rule derived from bench/render_bench.cpp, see docs/RENDER.md).
@@ -40,7 +40,7 @@ struct VulkanContext;  // morphkit/vk/gpu.h
 struct NodeMaterial;   // morphkit/material/node_material.h
 struct Renderer;       // pipelines, the scene's GPU resources, offscreen targets (src/render/renderer.cpp)
 
-// The seed's band texture (MorphTextureLayout, packMorphTexture, ...) is in morphkit/pack/band_texture.h.
+// The band texture (MorphTextureLayout, packMorphTexture, ...) is in morphkit/pack/band_texture.h.
 
 // Band-texture path "Weights UBO Layout — 32 bytes": {vec4 weights; uint count; uint texWidth; uint rowsPerBand; uint
 // pad}. initMorphUniform writes all 32 bytes once; writeMorphWeights is the per-frame update and writes only the first
@@ -54,7 +54,7 @@ const char* morphPathName(MorphPath path);  // "vertex", "compute", "auto"
 std::optional<MorphPath> parseMorphPath(std::string_view text);
 // The auto rule (docs/RENDER.md, from bench/render_bench.cpp): compute when the mesh is drawn in >= 2 passes
 // with morph work to share (shadow + color, or prepass + color), or when it has > 4 active targets; vertex
-// otherwise (one pass and a seed-sized mesh: the texture fetches cost less than a dispatch + barrier).
+// otherwise (one pass and a mesh of at most 4 targets: the texture fetches cost less than a dispatch + barrier).
 MorphPath chooseMorphPath(uint32_t passes, uint32_t max_active_targets);
 
 // ---- Camera ----
@@ -172,7 +172,7 @@ struct RenderOptions {
 struct RendererInfo {
   MorphPath path = MorphPath::kVertex;   // the resolved path (never kAuto)
   uint32_t draws = 0;                    // draw items (node, primitive, instance)
-  uint32_t morph_draws_seed = 0;         // draws using the seed uniform variant
+  uint32_t morph_draws_seed = 0;         // draws using the band-texture design's 32-byte uniform variant
   uint32_t morph_draws_active_list = 0;  // draws using the storage-buffer variant
   uint32_t passes = 1;                   // 1 (color) + shadow + prepass
   uint32_t max_targets = 0;
