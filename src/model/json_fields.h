@@ -65,31 +65,34 @@ inline bool readFinite(element e, double& out) {
 
 // ---- Fields of an object, by key: absent leaves `out` as it is (or fails "is required") ----
 
+// A JSON integer in [0, `max_value`] at `key` into `out`; absent leaves `out` (or fails "is required").
+inline Status readUnsigned(Error code, object o, std::string_view key, uint64_t& out, const std::string& where,
+                           bool required, uint64_t max_value, std::string_view what) {
+  element e;
+  if (o.at_key(key).get(e) != simdjson::SUCCESS) {
+    return required ? Status(fieldError(code, where, key, "is required")) : Status(Ok{});
+  }
+  uint64_t v;
+  if (e.get_uint64().get(v) != simdjson::SUCCESS || v > max_value) return fieldError(code, where, key, what);
+  out = v;
+  return Ok{};
+}
+
 // An index or count: a JSON integer in [0, 2^32 - 2] (kNone is reserved for "absent").
 inline Status readIndex(Error code, object o, std::string_view key, uint32_t& out, const std::string& where,
                         bool required = false) {
-  element e;
-  if (o.at_key(key).get(e) != simdjson::SUCCESS) {
-    if (required) return fieldError(code, where, key, "is required");
-    return Ok{};
-  }
-  uint64_t v;
-  if (e.get_uint64().get(v) != simdjson::SUCCESS || v >= 0xFFFFFFFFull) {
-    return fieldError(code, where, key, "must be a non-negative integer below 2^32-1");
-  }
+  uint64_t v = out;
+  MORPHKIT_TRY(
+      readUnsigned(code, o, key, v, where, required, 0xFFFFFFFEull, "must be a non-negative integer below 2^32-1"));
   out = uint32_t(v);
   return Ok{};
 }
 
 inline Status readSize(Error code, object o, std::string_view key, size_t& out, const std::string& where,
                        bool required = false) {
-  element e;
-  if (o.at_key(key).get(e) != simdjson::SUCCESS) {
-    if (required) return fieldError(code, where, key, "is required");
-    return Ok{};
-  }
-  uint64_t v;
-  if (e.get_uint64().get(v) != simdjson::SUCCESS) return fieldError(code, where, key, "must be a non-negative integer");
+  uint64_t v = out;
+  MORPHKIT_TRY(readUnsigned(code, o, key, v, where, required, std::numeric_limits<uint64_t>::max(),
+                            "must be a non-negative integer"));
   out = size_t(v);
   return Ok{};
 }
