@@ -20,6 +20,11 @@ namespace {
 constexpr const char* kPointsIntoBuffers[] = {"EXT_mesh_gpu_instancing", "EXT_structural_metadata", "EXT_mesh_features",
                                               "EXT_instance_features", "KHR_gaussian_splatting"};
 
+// The share of the bound 8-bit skin weights may take on their own (their largest error over the verified poses,
+// optimize_weights.cpp); beyond it the attempt is not written and 16-bit weights follow (docs/OPTIMIZE.md,
+// "Experiments": on MorphSkinBlob52 8-bit weights passing with finer grids made a larger file than 16-bit ones).
+constexpr double kSkinWeightShare = 0.25;
+
 std::string millimetres(double metres) {
   char text[48];
   std::snprintf(text, sizeof text, "%.4g mm", metres * 1000.0);
@@ -35,8 +40,11 @@ gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& 
   budget.base_position = 0.1 * local;
   budget.base_position_floor = 0.5 * local;
   // Independent roundings add in quadrature: Σ wᵢ·eᵢ grows with √(Σ wᵢ²), not Σ|wᵢ|; the verification, not this
-  // estimate, is the guarantee (a pose that misses sends the next attempt to a grid 4 times finer).
+  // estimate, is the guarantee (a pose that misses sends the next attempt to a finer grid).
   budget.target_delta = 0.9 * local / std::max(1.0, std::sqrt(scale.weight_square_sum));
+  // A skinned primitive's base and deltas share one grid: a pose's error is the base's rounding plus its weights
+  // times its targets', so √(1 + Σw²).
+  budget.shared_position = local / std::sqrt(1.0 + scale.weight_square_sum);
   return budget;
 }
 
@@ -73,24 +81,28 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
                 "optimize: the rest pose has no extent, so a relative bound is 0; give the bound in millimetres");
   }
   report.before = gltf_detail::inputParts(input);
+  Expected<std::vector<gltf_detail::SkinnedDraw>> draws = gltf_detail::skinnedDraws(input);
+  if (!draws) return draws.error();
   // 8-bit skin weights first, then 16-bit; then finer grids; the last attempt keeps every position and delta as
   // floats.
   struct Attempt {
     double factor;
     bool u8_skin_weights;
   };
-  constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.5, false}, {0.125, false}, {0.0, false}};
+  constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.7, false}, {0.35, false}, {0.1, false}, {0.0, false}};
   for (const Attempt& attempt : kAttempts) {
-    ++report.attempts;
     progress("encoding", 0.0);
     gltf_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
     budget.u8_skin_weights = attempt.u8_skin_weights;
-    Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt);
+    Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt, *draws);
     if (!encoded) return encoded.error();
+    // 8-bit weights whose own error takes more than a share of the bound leave too little to the grids.
+    if (attempt.u8_skin_weights && encoded->skin_weight_error > kSkinWeightShare * report.bound) continue;
     GlbWriteOptions write;
     write.meshopt = encoded->meshopt;
     Expected<std::vector<uint8_t>> glb = writeGlb(encoded->asset, write);
     if (!glb) return glb.error();
+    ++report.attempts;
     progress("reloading the output", 0.0);
     Expected<Asset> reloaded = loadAssetFromMemory(*glb, input.base_dir);
     if (!reloaded) {

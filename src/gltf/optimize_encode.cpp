@@ -21,19 +21,22 @@
 namespace morphkit::gltf_detail {
 namespace {
 
-// A skin's positions stored as q = (p - center) / half: the full 16-bit range over the skinned primitives' extent,
-// undone by the skin's inverse bind matrices (IBM · D, D = translate(center) · scale(half)), which every engine
-// applies to a skinned vertex and nothing else does (§3.7.3: a skinned mesh ignores its node's transform).
+// A skin's positions and their deltas stored as integers q = (p - center) / step on one grid over the skinned
+// primitives' extent, undone by the skin's inverse bind matrices (IBM · D, D = translate(center) · scale(step)),
+// which every engine applies to a skinned vertex and nothing else does (§3.7.3: a skinned mesh ignores its node's
+// transform). Integers, not multiples of a coarser step on the normalized range: meshoptimizer's byte-wise deltas
+// then carry only the bits the grid needs.
 struct Dequant {
   bool valid = false;
   double center[3] = {0, 0, 0};
-  double half = 1.0;
+  double half = 1.0;  // half the largest side of the extent
+  double step = 0.0;  // the grid step of the skin's positions and their deltas, object-space units (D's scale)
 };
 
 class Encoder {
  public:
-  Encoder(const Asset& input, const EncodeBudget& budget, bool meshopt)
-      : input_(input), budget_(budget), meshopt_(meshopt) {}
+  Encoder(const Asset& input, const EncodeBudget& budget, bool meshopt, std::span<const SkinnedDraw> draws)
+      : input_(input), budget_(budget), meshopt_(meshopt), draws_(draws) {}
 
   Expected<EncodedAsset> run();
 
@@ -46,9 +49,9 @@ class Encoder {
   void planDequants();
   const Dequant* dequantOf(uint32_t mesh, const Primitive& primitive) const;
   uint32_t baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant);
-  uint32_t skinWeights(const Primitive& primitive, uint32_t set);
+  uint32_t skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set);
   template <class Int>
-  uint32_t skinWeightSets(std::span<const float> weights, const std::vector<uint32_t>& sets, uint32_t set,
+  uint32_t skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets, uint32_t set,
                           ComponentType component);
   uint32_t positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant);
   uint32_t directionDelta(uint32_t accessor);
@@ -60,11 +63,17 @@ class Encoder {
   const Asset& input_;
   EncodeBudget budget_;
   bool meshopt_;
+  std::span<const SkinnedDraw> draws_;
   EncodedAsset out_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
   std::vector<Dequant> skin_dequant_;                          // per skin
   std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
 };
+
+// A skinned position's index on its skin's grid (within ±32767: the grid covers the skin's extent).
+int32_t onGrid(const Dequant& d, double p, size_t axis) {
+  return int32_t(std::clamp(std::round((p - d.center[axis]) / d.step), -32767.0, 32767.0));
+}
 
 std::string dequantRole(const std::string& role, const Dequant* dequant, const std::vector<Dequant>& all) {
   return dequant ? role + "@skin" + std::to_string(dequant - all.data()) : role;
@@ -119,7 +128,12 @@ void Encoder::planDequants() {
     Dequant& d = skin_dequant_[s];
     for (int c = 0; c < 3; ++c) d.center[c] = 0.5 * (b[c] + b[3 + c]);
     d.half = std::max({b[3] - b[0], b[4] - b[1], b[5] - b[2]}) * 0.5;
-    d.valid = d.half > 0 && std::isfinite(d.half);
+    // The coarsest step within the allowance, at least the finest 16 bits hold over the extent.
+    const double finest = d.half / 32767.0;
+    double step = 2.0 * budget_.shared_position / kSqrt3;
+    if (step < finest) step = finest * kSqrt3 / 2.0 <= budget_.base_position_floor ? finest : 0.0;
+    d.step = step;
+    d.valid = d.half > 0 && std::isfinite(d.half) && step > 0 && std::isfinite(step);
   }
 }
 
@@ -193,11 +207,16 @@ uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, cons
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const Accessor& a = input_.accessors[accessor];
   std::vector<float> values = readAccessorFloats(input_, accessor);
-  double allowance = budget_.base_position;
-  if (dequant) {
-    for (size_t i = 0; i < values.size(); ++i) values[i] = float((values[i] - dequant->center[i % 3]) / dequant->half);
-    allowance /= dequant->half;
+  if (dequant) {  // integers on the skin's grid, D = translate(center) · scale(step) in its inverse bind matrices
+    std::vector<int16_t> ints(values.size());
+    for (size_t i = 0; i < values.size(); ++i) ints[i] = int16_t(onGrid(*dequant, values[i], i % 3));
+    const uint32_t made =
+        addAccessor(packed(std::span<const int16_t>(ints), 3, ComponentType::kShort, false, AccessorType::kVec3, true),
+                    ViewPart::kBase, kArrayBuffer, true);
+    done_[key] = made;
+    return made;
   }
+  const double allowance = budget_.base_position;
   const std::span<const float> v(values);
   const uint32_t components = componentCount(a.type);
   uint32_t result = kNone;
@@ -206,8 +225,7 @@ uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, cons
     std::vector<int16_t> grid = snorm16OnGrid(v, allowance);
     // 16 bits are finer than a tenth of the bound allows, but within its floor: the full 16 bits (the base is a
     // fiftieth of the bytes a face's targets take; floats would double it).
-    if (grid.empty())
-      grid = snorm16OnGrid(v, std::max(allowance, budget_.base_position_floor * (dequant ? 1.0 / dequant->half : 1.0)));
+    if (grid.empty()) grid = snorm16OnGrid(v, std::max(allowance, budget_.base_position_floor));
     result = grid.empty() ? addAccessor(packed(v, 3, ComponentType::kFloat, false, AccessorType::kVec3, true),
                                         ViewPart::kBase, kArrayBuffer, true)
                           : addAccessor(packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, true,
@@ -245,7 +263,7 @@ uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, cons
 }
 
 // WEIGHTS_n of a primitive: all its sets together, so each vertex's integers keep its sum.
-uint32_t Encoder::skinWeights(const Primitive& primitive, uint32_t set) {
+uint32_t Encoder::skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set) {
   std::vector<uint32_t> sets;
   for (uint32_t s = 0;; ++s) {
     const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
@@ -261,21 +279,32 @@ uint32_t Encoder::skinWeights(const Primitive& primitive, uint32_t set) {
     const std::vector<float> one = readAccessorFloats(input_, sets[s]);
     for (size_t v = 0; v < vertices; ++v) std::copy_n(&one[4 * v], 4, &weights[v * influences + 4 * s]);
   }
-  return budget_.u8_skin_weights ? skinWeightSets<uint8_t>(weights, sets, set, ComponentType::kUnsignedByte)
-                                 : skinWeightSets<uint16_t>(weights, sets, set, ComponentType::kUnsignedShort);
+  // The input's primitive (this one is the output's copy, its accessors being rewritten): the draws name it.
+  const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
+  std::vector<const SkinnedDraw*> draws;
+  for (const SkinnedDraw& draw : draws_) {
+    if (draw.mesh == mesh && draw.primitive == index) draws.push_back(&draw);
+  }
+  const Primitive& original = input_.meshes[mesh].primitives[index];
+  const double scale = budget_.u8_skin_weights ? 255.0 : 65535.0;
+  const std::vector<uint32_t> ints = roundSkinWeights(input_, original, weights, influences, scale, draws,
+                                                      budget_.u8_skin_weights ? &out_.skin_weight_error : nullptr);
+  return budget_.u8_skin_weights ? skinWeightSets<uint8_t>(ints, sets, set, ComponentType::kUnsignedByte)
+                                 : skinWeightSets<uint16_t>(ints, sets, set, ComponentType::kUnsignedShort);
 }
 
 // Quantized jointly, then split back into one VEC4 accessor per set; returns set `set`'s.
 template <class Int>
-uint32_t Encoder::skinWeightSets(std::span<const float> weights, const std::vector<uint32_t>& sets, uint32_t set,
+uint32_t Encoder::skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets, uint32_t set,
                                  ComponentType component) {
   const uint32_t influences = uint32_t(4 * sets.size());
-  const size_t vertices = weights.size() / influences;
-  const std::vector<Int> ints = skinWeightInts<Int>(weights, influences, double(std::numeric_limits<Int>::max()));
+  const size_t vertices = ints.size() / influences;
   uint32_t result = kNone;
   for (size_t s = 0; s < sets.size(); ++s) {
     std::vector<Int> part(4 * vertices);
-    for (size_t v = 0; v < vertices; ++v) std::copy_n(&ints[v * influences + 4 * s], 4, &part[4 * v]);
+    for (size_t v = 0; v < vertices; ++v) {
+      for (size_t i = 0; i < 4; ++i) part[4 * v + i] = Int(ints[v * influences + 4 * s + i]);
+    }
     const uint32_t made =
         addAccessor(packed(std::span<const Int>(part), 4, component, true, AccessorType::kVec4, false), ViewPart::kBase,
                     kArrayBuffer, true);
@@ -291,12 +320,23 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
   const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   std::vector<float> values = readAccessorFloats(input_, accessor);
-  double allowance = budget_.target_delta;
+  std::vector<int16_t> grid;
   if (dequant) {
-    for (float& v : values) v = float(v / dequant->half);
-    allowance /= dequant->half;
+    // Rounded on their own, not as (base + delta) on the grid less the base's rounding: a delta small enough to
+    // round to zero stays zero, and the animated poses' error is smaller (docs/OPTIMIZE.md, "Experiments").
+    grid.resize(values.size());
+    for (size_t i = 0; i < values.size() && !grid.empty(); ++i) {
+      const double m = std::round(double(values[i]) / dequant->step);
+      if (m < -32767 || m > 32767)
+        grid.clear();  // a delta beyond the skin's extent: floats then
+      else
+        grid[i] = int16_t(m);
+    }
+    for (float& v : values) v = float(v / dequant->step);
+  } else {
+    grid = snorm16OnGrid(values, budget_.target_delta);
   }
-  std::vector<int16_t> grid = snorm16OnGrid(values, allowance);
+  const bool normalized = dequant == nullptr;
   uint32_t result = kNone;
   if (grid.empty()) {
     result =
@@ -309,7 +349,8 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
   for (uint32_t v = 0; v < vertices; ++v) {
     if (grid[3 * v] != 0 || grid[3 * v + 1] != 0 || grid[3 * v + 2] != 0) rows.push_back(v);
   }
-  Stream dense = packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, true, AccessorType::kVec3, true);
+  Stream dense =
+      packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, normalized, AccessorType::kVec3, true);
   const size_t index_size = vertices <= 65536 ? 2 : 4;
   const size_t sparse_bytes = rows.size() * (index_size + 6);
   size_t dense_bytes = dense.bytes.size();
@@ -324,7 +365,7 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
     // §3.6.2.3: zeros (no bufferView) with the non-zero rows substituted; min/max over the whole result.
     Accessor a;
     a.component_type = ComponentType::kShort;
-    a.normalized = true;
+    a.normalized = normalized;
     a.count = vertices;
     a.type = AccessorType::kVec3;
     a.min = dense.min;
@@ -409,7 +450,7 @@ void Encoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
   const uint32_t vertices = position != kNone ? input_.accessors[position].count : 0;
   for (Attribute& attribute : primitive.attributes) {
     if (attribute.name.rfind("WEIGHTS_", 0) == 0) {
-      attribute.accessor = skinWeights(primitive, uint32_t(std::stoul(attribute.name.substr(8))));
+      attribute.accessor = skinWeights(mesh, primitive, uint32_t(std::stoul(attribute.name.substr(8))));
     } else {
       attribute.accessor = baseAttribute(attribute.name, attribute.accessor, dequant);
     }
@@ -468,7 +509,7 @@ void Encoder::encodeSkinsAndImages() {
                                         ? std::vector<float>()
                                         : readAccessorFloats(input_, skin.inverse_bind_matrices);
       DMat4 dequant;
-      dequant.m = {d.half, 0, 0, 0, 0, d.half, 0, 0, 0, 0, d.half, 0, d.center[0], d.center[1], d.center[2], 1};
+      dequant.m = {d.step, 0, 0, 0, 0, d.step, 0, 0, 0, 0, d.step, 0, d.center[0], d.center[1], d.center[2], 1};
       for (size_t j = 0; j < skin.joints.size(); ++j) {
         DMat4 m;
         if (!original.empty()) std::copy_n(&original[16 * j], 16, m.m.begin());
@@ -523,8 +564,9 @@ Expected<EncodedAsset> Encoder::run() {
 
 }  // namespace
 
-Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt) {
-  return Encoder(input, budget, meshopt).run();
+Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt,
+                                   std::span<const SkinnedDraw> draws) {
+  return Encoder(input, budget, meshopt, draws).run();
 }
 
 }  // namespace morphkit::gltf_detail
