@@ -314,8 +314,10 @@ uint32_t Encoder::skinWeightSets(const std::vector<uint32_t>& ints, const std::v
   return result;
 }
 
-// A POSITION delta on its own grid. Rows that round to zero cost nothing in a sparse accessor, and almost nothing
-// dense once meshopt has encoded them; the smaller of the two is written (an all-zero target has no data at all).
+// A POSITION delta on its grid (a skinned primitive's: its skin's one grid). Rows that round to zero cost nothing in
+// a sparse accessor, and almost nothing dense once meshopt has encoded them: with meshopt the target is dense (the
+// gzipped file is smaller than with the sparse ones, even where meshopt's own stream is larger: docs/OPTIMIZE.md,
+// "Experiments"), without it the smaller of the two. An all-zero target has no data at all.
 uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
   const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
@@ -353,13 +355,7 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
       packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, normalized, AccessorType::kVec3, true);
   const size_t index_size = vertices <= 65536 ? 2 : 4;
   const size_t sparse_bytes = rows.size() * (index_size + 6);
-  size_t dense_bytes = dense.bytes.size();
-  if (meshopt_ && !rows.empty()) {
-    std::vector<uint8_t> encoded(meshopt_encodeVertexBufferBound(vertices, dense.stride));
-    dense_bytes =
-        meshopt_encodeVertexBuffer(encoded.data(), encoded.size(), dense.bytes.data(), vertices, dense.stride);
-  }
-  if (!rows.empty() && dense_bytes <= sparse_bytes) {
+  if (!rows.empty() && (meshopt_ || dense.bytes.size() <= sparse_bytes)) {
     result = addAccessor(dense, ViewPart::kTargets, kArrayBuffer, true);
   } else {
     // §3.6.2.3: zeros (no bufferView) with the non-zero rows substituted; min/max over the whole result.
