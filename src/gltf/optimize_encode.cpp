@@ -44,6 +44,8 @@ class Encoder {
   uint32_t addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
                    bool compress_attributes);
   uint32_t addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress);
+  uint32_t addShared(const Stream& stream, const std::string& group);
+  void writeShared();
   uint32_t floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max);
   uint32_t rawCopy(uint32_t accessor, ViewPart part);
   void planDequants();
@@ -68,6 +70,14 @@ class Encoder {
   std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
   std::vector<Dequant> skin_dequant_;                          // per skin
   std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
+  // Target streams of one kind and stride share a view (one meshoptimizer stream, one bufferView in the JSON):
+  // the bytes, then (accessor, offset) for each accessor in it.
+  struct SharedView {
+    std::vector<uint8_t> bytes;
+    uint32_t stride = 0;
+    std::vector<std::pair<uint32_t, size_t>> accessors;
+  };
+  std::map<std::string, SharedView> shared_;
 };
 
 // A skinned position's index on its skin's grid (within ±32767: the grid covers the skin's extent).
@@ -166,6 +176,34 @@ uint32_t Encoder::addAccessor(const Stream& stream, ViewPart part, uint32_t targ
   accessor.max = stream.max;
   out_.asset.accessors.push_back(std::move(accessor));
   return uint32_t(out_.asset.accessors.size() - 1);
+}
+
+// A target stream into the shared view of its group; its bufferView and byteOffset are set by writeShared.
+uint32_t Encoder::addShared(const Stream& stream, const std::string& group) {
+  SharedView& view = shared_[group + "/" + std::to_string(stream.stride)];
+  view.stride = stream.stride;
+  Accessor accessor;
+  accessor.component_type = stream.component;
+  accessor.normalized = stream.normalized;
+  accessor.count = stream.count;
+  accessor.type = stream.type;
+  accessor.min = stream.min;
+  accessor.max = stream.max;
+  out_.asset.accessors.push_back(std::move(accessor));
+  const uint32_t index = uint32_t(out_.asset.accessors.size() - 1);
+  view.accessors.push_back({index, view.bytes.size()});
+  view.bytes.insert(view.bytes.end(), stream.bytes.begin(), stream.bytes.end());
+  return index;
+}
+
+void Encoder::writeShared() {
+  for (auto& [group, view] : shared_) {
+    const uint32_t made = addView(view.bytes, view.stride, kArrayBuffer, ViewPart::kTargets, true);
+    for (const auto& [accessor, offset] : view.accessors) {
+      out_.asset.accessors[accessor].buffer_view = made;
+      out_.asset.accessors[accessor].byte_offset = offset;
+    }
+  }
 }
 
 uint32_t Encoder::floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max) {
@@ -356,7 +394,7 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
   const size_t index_size = vertices <= 65536 ? 2 : 4;
   const size_t sparse_bytes = rows.size() * (index_size + 6);
   if (!rows.empty() && (meshopt_ || dense.bytes.size() <= sparse_bytes)) {
-    result = addAccessor(dense, ViewPart::kTargets, kArrayBuffer, true);
+    result = addShared(dense, "POSITION");
   } else {
     // §3.6.2.3: zeros (no bufferView) with the non-zero rows substituted; min/max over the whole result.
     Accessor a;
@@ -400,9 +438,8 @@ uint32_t Encoder::directionDelta(uint32_t accessor) {
   uint32_t result;
   if (allWithin(values, -1.0f, 1.0f)) {
     std::vector<int8_t> ints = normalizedInts<int8_t>(values, 127.0);
-    result =
-        addAccessor(packed(std::span<const int8_t>(ints), 3, ComponentType::kByte, true, AccessorType::kVec3, false),
-                    ViewPart::kTargets, kArrayBuffer, true);
+    result = addShared(packed(std::span<const int8_t>(ints), 3, ComponentType::kByte, true, AccessorType::kVec3, false),
+                       "DIRECTION");
   } else {
     result = floatCopy(accessor, ViewPart::kTargets, kArrayBuffer, false);
   }
@@ -552,6 +589,7 @@ Expected<EncodedAsset> Encoder::run() {
   for (uint32_t m = 0; m < out_.asset.meshes.size(); ++m) {
     for (Primitive& primitive : out_.asset.meshes[m].primitives) encodePrimitive(m, primitive);
   }
+  writeShared();
   encodeAnimations();
   encodeSkinsAndImages();
   if (out_.asset.buffers.empty()) out_.asset.buffers.emplace_back();
