@@ -51,6 +51,8 @@ class Encoder {
   void planDequants();
   const Dequant* dequantOf(uint32_t mesh, const Primitive& primitive) const;
   uint32_t baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant);
+  uint32_t skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor, const Dequant& dequant);
+  std::vector<const SkinnedDraw*> drawsOf(uint32_t mesh, const Primitive& primitive) const;
   uint32_t skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set);
   template <class Int>
   uint32_t skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets, uint32_t set,
@@ -79,11 +81,6 @@ class Encoder {
   };
   std::map<std::string, SharedView> shared_;
 };
-
-// A skinned position's index on its skin's grid (within ±32767: the grid covers the skin's extent).
-int32_t onGrid(const Dequant& d, double p, size_t axis) {
-  return int32_t(std::clamp(std::round((p - d.center[axis]) / d.step), -32767.0, 32767.0));
-}
 
 std::string dequantRole(const std::string& role, const Dequant* dequant, const std::vector<Dequant>& all) {
   return dequant ? role + "@skin" + std::to_string(dequant - all.data()) : role;
@@ -239,21 +236,38 @@ uint32_t Encoder::rawCopy(uint32_t accessor, ViewPart part) {
   return addAccessor(s, part, kArrayBuffer, true);
 }
 
+// The skinned nodes that draw `primitive` (the output's copy, its accessors being rewritten: the draws name the
+// input's by index).
+std::vector<const SkinnedDraw*> Encoder::drawsOf(uint32_t mesh, const Primitive& primitive) const {
+  const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
+  std::vector<const SkinnedDraw*> draws;
+  for (const SkinnedDraw& draw : draws_) {
+    if (draw.mesh == mesh && draw.primitive == index) draws.push_back(&draw);
+  }
+  return draws;
+}
+
+// A skinned base POSITION: integers on the skin's grid, D = translate(center) · scale(step) in its inverse bind
+// matrices; each vertex rounded where its skinned error over the verified poses is least.
+uint32_t Encoder::skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor, const Dequant& dequant) {
+  const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant, skin_dequant_));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
+  const std::vector<int16_t> ints = roundSkinnedPositions(input_, input_.meshes[mesh].primitives[index], dequant.step,
+                                                          dequant.center, drawsOf(mesh, primitive));
+  const uint32_t made =
+      addAccessor(packed(std::span<const int16_t>(ints), 3, ComponentType::kShort, false, AccessorType::kVec3, true),
+                  ViewPart::kBase, kArrayBuffer, true);
+  done_[key] = made;
+  return made;
+}
+
 uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant) {
   if (name != "POSITION") dequant = nullptr;
   const auto key = std::make_pair(accessor, dequantRole(name, dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const Accessor& a = input_.accessors[accessor];
   std::vector<float> values = readAccessorFloats(input_, accessor);
-  if (dequant) {  // integers on the skin's grid, D = translate(center) · scale(step) in its inverse bind matrices
-    std::vector<int16_t> ints(values.size());
-    for (size_t i = 0; i < values.size(); ++i) ints[i] = int16_t(onGrid(*dequant, values[i], i % 3));
-    const uint32_t made =
-        addAccessor(packed(std::span<const int16_t>(ints), 3, ComponentType::kShort, false, AccessorType::kVec3, true),
-                    ViewPart::kBase, kArrayBuffer, true);
-    done_[key] = made;
-    return made;
-  }
   const double allowance = budget_.base_position;
   const std::span<const float> v(values);
   const uint32_t components = componentCount(a.type);
@@ -317,12 +331,8 @@ uint32_t Encoder::skinWeights(uint32_t mesh, const Primitive& primitive, uint32_
     const std::vector<float> one = readAccessorFloats(input_, sets[s]);
     for (size_t v = 0; v < vertices; ++v) std::copy_n(&one[4 * v], 4, &weights[v * influences + 4 * s]);
   }
-  // The input's primitive (this one is the output's copy, its accessors being rewritten): the draws name it.
   const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
-  std::vector<const SkinnedDraw*> draws;
-  for (const SkinnedDraw& draw : draws_) {
-    if (draw.mesh == mesh && draw.primitive == index) draws.push_back(&draw);
-  }
+  const std::vector<const SkinnedDraw*> draws = drawsOf(mesh, primitive);
   const Primitive& original = input_.meshes[mesh].primitives[index];
   const double scale = budget_.u8_skin_weights ? 255.0 : 65535.0;
   const std::vector<uint32_t> ints = roundSkinWeights(input_, original, weights, influences, scale, draws,
@@ -485,7 +495,9 @@ void Encoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
     if (attribute.name.rfind("WEIGHTS_", 0) == 0) {
       attribute.accessor = skinWeights(mesh, primitive, uint32_t(std::stoul(attribute.name.substr(8))));
     } else {
-      attribute.accessor = baseAttribute(attribute.name, attribute.accessor, dequant);
+      attribute.accessor = dequant && attribute.name == "POSITION"
+                               ? skinnedBase(mesh, primitive, attribute.accessor, *dequant)
+                               : baseAttribute(attribute.name, attribute.accessor, dequant);
     }
   }
   if (primitive.indices != kNone) primitive.indices = indices(primitive, vertices);

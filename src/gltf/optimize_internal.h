@@ -79,6 +79,12 @@ std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& prim
                                        uint32_t influences, double scale, std::span<const SkinnedDraw* const> draws,
                                        double* largest_error);
 
+// A skinned primitive's base POSITION as integers on its skin's grid (q = (p − center) / step), each vertex rounded
+// up or down per axis where its largest skinned error over `draws'` poses, its targets' nearest roundings included,
+// is least; the nearest grid point where no skinned node draws it or no target moves the vertex.
+std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
+                                           const double center[3], std::span<const SkinnedDraw* const> draws);
+
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).
 Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
