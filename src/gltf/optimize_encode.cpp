@@ -44,7 +44,8 @@ class Encoder {
   uint32_t addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
                    bool compress_attributes);
   uint32_t addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress);
-  uint32_t addShared(const Stream& stream, const std::string& group);
+  uint32_t addShared(const Stream& stream, const std::string& group, ViewPart part = ViewPart::kTargets,
+                     uint32_t target = kArrayBuffer);
   void writeShared();
   uint32_t floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max);
   uint32_t rawCopy(uint32_t accessor, ViewPart part);
@@ -72,11 +73,13 @@ class Encoder {
   std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
   std::vector<Dequant> skin_dequant_;                          // per skin
   std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
-  // Target streams of one kind and stride share a view (one meshoptimizer stream, one bufferView in the JSON):
-  // the bytes, then (accessor, offset) for each accessor in it.
+  // Target streams of one kind and stride share a view, and so do animation streams: one meshoptimizer stream,
+  // one bufferView in the JSON. The bytes, then (accessor, offset) for each accessor in it.
   struct SharedView {
     std::vector<uint8_t> bytes;
     uint32_t stride = 0;
+    ViewPart part = ViewPart::kTargets;
+    uint32_t target = kArrayBuffer;
     std::vector<std::pair<uint32_t, size_t>> accessors;
   };
   std::map<std::string, SharedView> shared_;
@@ -175,10 +178,12 @@ uint32_t Encoder::addAccessor(const Stream& stream, ViewPart part, uint32_t targ
   return uint32_t(out_.asset.accessors.size() - 1);
 }
 
-// A target stream into the shared view of its group; its bufferView and byteOffset are set by writeShared.
-uint32_t Encoder::addShared(const Stream& stream, const std::string& group) {
+// A stream into the shared view of its group; its bufferView and byteOffset are set by writeShared.
+uint32_t Encoder::addShared(const Stream& stream, const std::string& group, ViewPart part, uint32_t target) {
   SharedView& view = shared_[group + "/" + std::to_string(stream.stride)];
   view.stride = stream.stride;
+  view.part = part;
+  view.target = target;
   Accessor accessor;
   accessor.component_type = stream.component;
   accessor.normalized = stream.normalized;
@@ -195,7 +200,7 @@ uint32_t Encoder::addShared(const Stream& stream, const std::string& group) {
 
 void Encoder::writeShared() {
   for (auto& [group, view] : shared_) {
-    const uint32_t made = addView(view.bytes, view.stride, kArrayBuffer, ViewPart::kTargets, true);
+    const uint32_t made = addView(view.bytes, view.stride, view.target, view.part, true);
     for (const auto& [accessor, offset] : view.accessors) {
       out_.asset.accessors[accessor].buffer_view = made;
       out_.asset.accessors[accessor].byte_offset = offset;
@@ -536,7 +541,12 @@ void Encoder::encodeAnimations() {
           *accessor = it->second;
           continue;
         }
-        const uint32_t made = floatCopy(*accessor, ViewPart::kAnimation, 0, accessor == &sampler.input);
+        const Accessor& a = input_.accessors[*accessor];
+        const std::vector<float> values = readAccessorFloats(input_, *accessor);
+        const uint32_t made =
+            addShared(packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false,
+                             a.type, accessor == &sampler.input || !a.min.empty()),
+                      "ANIMATION", ViewPart::kAnimation, 0);
         done_[key] = made;
         *accessor = made;
       }
@@ -601,8 +611,8 @@ Expected<EncodedAsset> Encoder::run() {
   for (uint32_t m = 0; m < out_.asset.meshes.size(); ++m) {
     for (Primitive& primitive : out_.asset.meshes[m].primitives) encodePrimitive(m, primitive);
   }
-  writeShared();
   encodeAnimations();
+  writeShared();
   encodeSkinsAndImages();
   if (out_.asset.buffers.empty()) out_.asset.buffers.emplace_back();
   return std::move(out_);
