@@ -73,8 +73,8 @@ class Encoder {
   std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
   std::vector<Dequant> skin_dequant_;                          // per skin
   std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
-  // Target streams of one kind and stride share a view, and so do animation streams: one meshoptimizer stream,
-  // one bufferView in the JSON. The bytes, then (accessor, offset) for each accessor in it.
+  // Target streams of one kind and stride share a view, and so do base and animation streams: one meshoptimizer
+  // stream, one bufferView in the JSON. The bytes, then (accessor, offset) for each accessor in it.
   struct SharedView {
     std::vector<uint8_t> bytes;
     uint32_t stride = 0;
@@ -166,6 +166,8 @@ uint32_t Encoder::addView(std::span<const uint8_t> bytes, uint32_t stride, uint3
 }
 
 uint32_t Encoder::addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress) {
+  // Base vertex streams of a stride share a view, as targets' do (docs/OPTIMIZE.md, "Experiments").
+  if (part == ViewPart::kBase && target == kArrayBuffer && compress) return addShared(stream, "BASE", part, target);
   Accessor accessor;
   accessor.buffer_view = addView(stream.bytes, stream.stride, target, part, compress);
   accessor.component_type = stream.component;
