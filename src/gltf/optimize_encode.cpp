@@ -1,89 +1,23 @@
 // SPDX-License-Identifier: MIT
 // optimizeAsset's encoder: every accessor of the input rewritten into one new buffer, each vertex attribute and
-// each morph target on the coarsest grid its error allowance permits (docs/OPTIMIZE.md, "Grids").
-#include <meshoptimizer.h>
-
+// each morph target on the coarsest grid its error allowance permits (docs/OPTIMIZE.md, "Grids"). Its bufferViews,
+// animations, skins and images: optimize_encode_views.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <map>
-#include <numeric>
 #include <string>
 #include <utility>
 
 #include "morphkit/model/accessor.h"
 #include "morphkit/model/asset_builder.h"
+#include "optimize_encoder.h"
 #include "optimize_grids.h"
 #include "optimize_internal.h"
 
 namespace morphkit::gltf_detail {
 namespace {
-
-// A skin's positions and their deltas stored as integers q = (p - center) / step on one grid over the skinned
-// primitives' extent, undone by the skin's inverse bind matrices (IBM · D, D = translate(center) · scale(step)),
-// which every engine applies to a skinned vertex and nothing else does (§3.7.3: a skinned mesh ignores its node's
-// transform). Integers, not multiples of a coarser step on the normalized range: meshoptimizer's byte-wise deltas
-// then carry only the bits the grid needs.
-struct Dequant {
-  bool valid = false;
-  double center[3] = {0, 0, 0};
-  double half = 1.0;  // half the largest side of the extent
-  double step = 0.0;  // the grid step of the skin's positions and their deltas, object-space units (D's scale)
-};
-
-class Encoder {
- public:
-  Encoder(const Asset& input, const EncodeBudget& budget, bool meshopt, std::span<const SkinnedDraw> draws)
-      : input_(input), budget_(budget), meshopt_(meshopt), draws_(draws) {}
-
-  Expected<EncodedAsset> run();
-
- private:
-  uint32_t addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
-                   bool compress_attributes);
-  uint32_t addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress);
-  uint32_t addShared(const Stream& stream, const std::string& group, ViewPart part = ViewPart::kTargets,
-                     uint32_t target = kArrayBuffer);
-  void writeShared();
-  uint32_t floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max);
-  uint32_t rawCopy(uint32_t accessor, ViewPart part);
-  void planDequants();
-  const Dequant* dequantOf(uint32_t mesh, const Primitive& primitive) const;
-  uint32_t baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant);
-  uint32_t skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor, const Dequant& dequant);
-  std::vector<const SkinnedDraw*> drawsOf(uint32_t mesh, const Primitive& primitive) const;
-  uint32_t skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set);
-  template <class Int>
-  uint32_t skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets, uint32_t set,
-                          ComponentType component);
-  uint32_t positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant);
-  uint32_t directionDelta(uint32_t accessor);
-  uint32_t indices(const Primitive& primitive, uint32_t vertices);
-  void encodePrimitive(uint32_t mesh, Primitive& primitive);
-  void encodeAnimations();
-  void encodeSkinsAndImages();
-
-  const Asset& input_;
-  EncodeBudget budget_;
-  bool meshopt_;
-  std::span<const SkinnedDraw> draws_;
-  EncodedAsset out_;
-  std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
-  std::vector<Dequant> skin_dequant_;                          // per skin
-  std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
-  // Target streams of one kind and stride share a view, and so do base and animation streams: one meshoptimizer
-  // stream, one bufferView in the JSON. The bytes, then (accessor, offset) for each accessor in it.
-  struct SharedView {
-    std::vector<uint8_t> bytes;
-    uint32_t stride = 0;
-    ViewPart part = ViewPart::kTargets;
-    uint32_t target = kArrayBuffer;
-    std::vector<std::pair<uint32_t, size_t>> accessors;
-  };
-  std::map<std::string, SharedView> shared_;
-};
 
 std::string dequantRole(const std::string& role, const Dequant* dequant, const std::vector<Dequant>& all) {
   return dequant ? role + "@skin" + std::to_string(dequant - all.data()) : role;
@@ -94,8 +28,10 @@ bool skinnedPrimitive(const Primitive& primitive) {
          findAttribute(primitive.attributes, "WEIGHTS_0") != kNone;
 }
 
+}  // namespace
+
 // A skin can carry a dequantization when every primitive it skins is drawn by that skin alone.
-void Encoder::planDequants() {
+void OptimizeEncoder::planDequants() {
   const Asset& a = input_;
   mesh_skin_.assign(a.meshes.size(), kNone);
   std::vector<bool> mixed(a.meshes.size(), false);
@@ -147,105 +83,15 @@ void Encoder::planDequants() {
   }
 }
 
-const Dequant* Encoder::dequantOf(uint32_t mesh, const Primitive& primitive) const {
+const Dequant* OptimizeEncoder::dequantOf(uint32_t mesh, const Primitive& primitive) const {
   const uint32_t skin = mesh_skin_[mesh];
   if (skin == kNone || !skinnedPrimitive(primitive) || !skin_dequant_[skin].valid) return nullptr;
   return &skin_dequant_[skin];
 }
 
-uint32_t Encoder::addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
-                          bool compress_attributes) {
-  const uint32_t view = appendBufferView(out_.asset, bytes, target);
-  // §3.6.2.4: a vertex stream whose elements are not tightly 4-aligned states its stride.
-  if (target == kArrayBuffer && stride != 0) out_.asset.buffer_views[view].byte_stride = stride;
-  out_.parts.push_back(part);
-  if (meshopt_ && compress_attributes && stride % 4 == 0 && stride > 0 && stride <= 256 && !bytes.empty()) {
-    out_.meshopt.push_back({view, MeshoptMode::kAttributes, stride});
-  }
-  return view;
-}
-
-uint32_t Encoder::addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress) {
-  // Base vertex streams of a stride share a view, as targets' do (docs/OPTIMIZE.md, "Experiments").
-  if (part == ViewPart::kBase && target == kArrayBuffer && compress) return addShared(stream, "BASE", part, target);
-  Accessor accessor;
-  accessor.buffer_view = addView(stream.bytes, stream.stride, target, part, compress);
-  accessor.component_type = stream.component;
-  accessor.normalized = stream.normalized;
-  accessor.count = stream.count;
-  accessor.type = stream.type;
-  accessor.min = stream.min;
-  accessor.max = stream.max;
-  out_.asset.accessors.push_back(std::move(accessor));
-  return uint32_t(out_.asset.accessors.size() - 1);
-}
-
-// A stream into the shared view of its group; its bufferView and byteOffset are set by writeShared.
-uint32_t Encoder::addShared(const Stream& stream, const std::string& group, ViewPart part, uint32_t target) {
-  SharedView& view = shared_[group + "/" + std::to_string(stream.stride)];
-  view.stride = stream.stride;
-  view.part = part;
-  view.target = target;
-  Accessor accessor;
-  accessor.component_type = stream.component;
-  accessor.normalized = stream.normalized;
-  accessor.count = stream.count;
-  accessor.type = stream.type;
-  accessor.min = stream.min;
-  accessor.max = stream.max;
-  out_.asset.accessors.push_back(std::move(accessor));
-  const uint32_t index = uint32_t(out_.asset.accessors.size() - 1);
-  view.accessors.push_back({index, view.bytes.size()});
-  view.bytes.insert(view.bytes.end(), stream.bytes.begin(), stream.bytes.end());
-  return index;
-}
-
-void Encoder::writeShared() {
-  for (auto& [group, view] : shared_) {
-    const uint32_t made = addView(view.bytes, view.stride, view.target, view.part, true);
-    for (const auto& [accessor, offset] : view.accessors) {
-      out_.asset.accessors[accessor].buffer_view = made;
-      out_.asset.accessors[accessor].byte_offset = offset;
-    }
-  }
-}
-
-uint32_t Encoder::floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max) {
-  const Accessor& a = input_.accessors[accessor];
-  const std::vector<float> values = readAccessorFloats(input_, accessor);
-  Stream s = packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false, a.type,
-                    min_max || !a.min.empty());
-  return addAccessor(s, part, target, true);
-}
-
-// Integer data kept exactly as stored (JOINTS_n beyond 8 bits, application attributes): the elements copied
-// tightly (sparse substitutions applied through the float reader when the data has no other form).
-uint32_t Encoder::rawCopy(uint32_t accessor, ViewPart part) {
-  const Accessor& a = input_.accessors[accessor];
-  if (a.component_type == ComponentType::kFloat || a.has_sparse || a.buffer_view == kNone) {
-    return floatCopy(accessor, part, kArrayBuffer, false);
-  }
-  const BufferView& view = input_.buffer_views[a.buffer_view];
-  const uint32_t element = elementSize(a.component_type, a.type);
-  const uint32_t stride = view.byte_stride ? view.byte_stride : element;
-  Stream s;
-  s.component = a.component_type;
-  s.normalized = a.normalized;
-  s.type = a.type;
-  s.count = a.count;
-  s.stride = uint32_t(alignUp(element, 4));
-  s.min = a.min;
-  s.max = a.max;
-  s.bytes.assign(size_t(a.count) * s.stride, 0);
-  const uint8_t* base = input_.buffers[view.buffer].data.data() + view.byte_offset + a.byte_offset;
-  for (uint32_t i = 0; i < a.count; ++i)
-    std::memcpy(s.bytes.data() + size_t(i) * s.stride, base + size_t(i) * stride, element);
-  return addAccessor(s, part, kArrayBuffer, true);
-}
-
 // The skinned nodes that draw `primitive` (the output's copy, its accessors being rewritten: the draws name the
 // input's by index).
-std::vector<const SkinnedDraw*> Encoder::drawsOf(uint32_t mesh, const Primitive& primitive) const {
+std::vector<const SkinnedDraw*> OptimizeEncoder::drawsOf(uint32_t mesh, const Primitive& primitive) const {
   const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
   std::vector<const SkinnedDraw*> draws;
   for (const SkinnedDraw& draw : draws_) {
@@ -256,7 +102,8 @@ std::vector<const SkinnedDraw*> Encoder::drawsOf(uint32_t mesh, const Primitive&
 
 // A skinned base POSITION: integers on the skin's grid, D = translate(center) · scale(step) in its inverse bind
 // matrices; each vertex rounded where its skinned error over the verified poses is least.
-uint32_t Encoder::skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor, const Dequant& dequant) {
+uint32_t OptimizeEncoder::skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor,
+                                      const Dequant& dequant) {
   const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
@@ -269,7 +116,7 @@ uint32_t Encoder::skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_
   return made;
 }
 
-uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant) {
+uint32_t OptimizeEncoder::baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant) {
   if (name != "POSITION") dequant = nullptr;
   const auto key = std::make_pair(accessor, dequantRole(name, dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
@@ -322,7 +169,7 @@ uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, cons
 }
 
 // WEIGHTS_n of a primitive: all its sets together, so each vertex's integers keep its sum.
-uint32_t Encoder::skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set) {
+uint32_t OptimizeEncoder::skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set) {
   std::vector<uint32_t> sets;
   for (uint32_t s = 0;; ++s) {
     const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
@@ -350,8 +197,8 @@ uint32_t Encoder::skinWeights(uint32_t mesh, const Primitive& primitive, uint32_
 
 // Quantized jointly, then split back into one VEC4 accessor per set; returns set `set`'s.
 template <class Int>
-uint32_t Encoder::skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets, uint32_t set,
-                                 ComponentType component) {
+uint32_t OptimizeEncoder::skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets,
+                                         uint32_t set, ComponentType component) {
   const uint32_t influences = uint32_t(4 * sets.size());
   const size_t vertices = ints.size() / influences;
   uint32_t result = kNone;
@@ -373,7 +220,7 @@ uint32_t Encoder::skinWeightSets(const std::vector<uint32_t>& ints, const std::v
 // a sparse accessor, and almost nothing dense once meshopt has encoded them: with meshopt the target is dense (the
 // gzipped file is smaller than with the sparse ones, even where meshopt's own stream is larger: docs/OPTIMIZE.md,
 // "Experiments"), without it the smaller of the two. An all-zero target has no data at all.
-uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
+uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
   const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   std::vector<float> values = readAccessorFloats(input_, accessor);
@@ -448,7 +295,7 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
 }
 
 // NORMAL / TANGENT deltas: 8-bit like the base directions when they fit [-1, 1], else kept as floats.
-uint32_t Encoder::directionDelta(uint32_t accessor) {
+uint32_t OptimizeEncoder::directionDelta(uint32_t accessor) {
   const auto key = std::make_pair(accessor, std::string("DIRECTION_DELTA"));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const std::vector<float> values = readAccessorFloats(input_, accessor);
@@ -466,7 +313,7 @@ uint32_t Encoder::directionDelta(uint32_t accessor) {
 
 // Indices in the input's order: reordering triangles for the vertex cache, or vertices for fetch, made the meshopt
 // streams smaller but the gzipped file larger (docs/OPTIMIZE.md, "Experiments").
-uint32_t Encoder::indices(const Primitive& primitive, uint32_t vertices) {
+uint32_t OptimizeEncoder::indices(const Primitive& primitive, uint32_t vertices) {
   std::vector<uint32_t> list = readAccessorUints(input_, primitive.indices);
   const bool triangles = primitive.mode == PrimitiveMode::kTriangles && list.size() % 3 == 0;
   const bool small = vertices < 65535;
@@ -494,7 +341,7 @@ uint32_t Encoder::indices(const Primitive& primitive, uint32_t vertices) {
   return uint32_t(out_.asset.accessors.size() - 1);
 }
 
-void Encoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
+void OptimizeEncoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
   const Dequant* dequant = dequantOf(mesh, primitive);
   const uint32_t position = findAttribute(primitive.attributes, "POSITION");
   const uint32_t vertices = position != kNone ? input_.accessors[position].count : 0;
@@ -533,78 +380,7 @@ void Encoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
   }
 }
 
-// Key times and values stay exact: glTF puts no range on morph weights, and STEP and CUBICSPLINE keep their keys.
-void Encoder::encodeAnimations() {
-  for (Animation& animation : out_.asset.animations) {
-    for (AnimationSampler& sampler : animation.samplers) {
-      for (uint32_t* accessor : {&sampler.input, &sampler.output}) {
-        const auto key = std::make_pair(*accessor, std::string("ANIMATION"));
-        if (auto it = done_.find(key); it != done_.end()) {
-          *accessor = it->second;
-          continue;
-        }
-        const Accessor& a = input_.accessors[*accessor];
-        const std::vector<float> values = readAccessorFloats(input_, *accessor);
-        const uint32_t made =
-            addShared(packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false,
-                             a.type, accessor == &sampler.input || !a.min.empty()),
-                      "ANIMATION", ViewPart::kAnimation, 0);
-        done_[key] = made;
-        *accessor = made;
-      }
-    }
-  }
-}
-
-void Encoder::encodeSkinsAndImages() {
-  for (size_t s = 0; s < out_.asset.skins.size(); ++s) {
-    Skin& skin = out_.asset.skins[s];
-    const Dequant& d = skin_dequant_[s];
-    if (d.valid) {  // IBM · D, per joint, in double and rounded once
-      std::vector<float> ibm(16 * skin.joints.size());
-      std::vector<float> original = skin.inverse_bind_matrices == kNone
-                                        ? std::vector<float>()
-                                        : readAccessorFloats(input_, skin.inverse_bind_matrices);
-      DMat4 dequant;
-      dequant.m = {d.step, 0, 0, 0, 0, d.step, 0, 0, 0, 0, d.step, 0, d.center[0], d.center[1], d.center[2], 1};
-      for (size_t j = 0; j < skin.joints.size(); ++j) {
-        DMat4 m;
-        if (!original.empty()) std::copy_n(&original[16 * j], 16, m.m.begin());
-        const DMat4 folded = m * dequant;
-        for (size_t i = 0; i < 16; ++i) ibm[16 * j + i] = float(folded.m[i]);
-      }
-      skin.inverse_bind_matrices =
-          addAccessor(packed(std::span<const float>(ibm), 16, ComponentType::kFloat, false, AccessorType::kMat4, false),
-                      ViewPart::kOther, 0, true);
-      continue;
-    }
-    if (skin.inverse_bind_matrices == kNone) continue;
-    const auto key = std::make_pair(skin.inverse_bind_matrices, std::string("IBM"));
-    if (auto it = done_.find(key); it == done_.end()) {
-      done_[key] = floatCopy(skin.inverse_bind_matrices, ViewPart::kOther, 0, false);
-    }
-    skin.inverse_bind_matrices = done_[key];
-  }
-  // Images keep their bytes; a URI image is embedded so the .glb stands alone.
-  for (uint32_t i = 0; i < out_.asset.images.size(); ++i) {
-    Image& image = out_.asset.images[i];
-    Expected<std::span<const uint8_t>> bytes = imageBytes(input_, i);
-    if (!bytes) {
-      out_.notes.push_back("images[" + std::to_string(i) + "]: " + bytes.error().message + "; its URI is kept");
-      continue;
-    }
-    if (image.mime_type.empty()) {
-      const bool png = bytes->size() >= 4 && (*bytes)[0] == 0x89 && (*bytes)[1] == 'P';
-      const bool ktx2 = isKtx2Image(input_, i);
-      image.mime_type = png ? "image/png" : ktx2 ? "image/ktx2" : "image/jpeg";
-    }
-    image.buffer_view = addView(*bytes, 0, 0, ViewPart::kImages, false);
-    image.uri.clear();
-    image.data.clear();
-  }
-}
-
-Expected<EncodedAsset> Encoder::run() {
+Expected<EncodedAsset> OptimizeEncoder::run() {
   out_.asset = input_;
   out_.asset.buffers.clear();
   out_.asset.buffer_views.clear();
@@ -620,11 +396,9 @@ Expected<EncodedAsset> Encoder::run() {
   return std::move(out_);
 }
 
-}  // namespace
-
 Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt,
                                    std::span<const SkinnedDraw> draws) {
-  return Encoder(input, budget, meshopt, draws).run();
+  return OptimizeEncoder(input, budget, meshopt, draws).run();
 }
 
 }  // namespace morphkit::gltf_detail
