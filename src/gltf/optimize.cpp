@@ -24,6 +24,9 @@ constexpr const char* kPointsIntoBuffers[] = {"EXT_mesh_gpu_instancing", "EXT_st
 // optimize_weights.cpp); beyond it the attempt is not written and 16-bit weights follow (docs/OPTIMIZE.md,
 // "Experiments": on MorphSkinBlob52 8-bit weights passing with finer grids made a larger file than 16-bit ones).
 constexpr double kSkinWeightShare = 0.25;
+// A skinned base vertex whose own error (its targets' roundings included) is within this share of the bound keeps
+// its nearest grid point (optimize_positions.cpp; docs/OPTIMIZE.md, "Experiments").
+constexpr double kKeepNearestShare = 0.75;
 
 std::string millimetres(double metres) {
   char text[48];
@@ -95,6 +98,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     progress("encoding", 0.0);
     gltf_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
     budget.u8_skin_weights = attempt.u8_skin_weights;
+    budget.keep_nearest = kKeepNearestShare * report.bound;
     Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt, *draws);
     if (!encoded) return encoded.error();
     // 8-bit weights whose own error takes more than a share of the bound leave too little to the grids.

@@ -107,8 +107,9 @@ uint32_t OptimizeEncoder::skinnedBase(uint32_t mesh, const Primitive& primitive,
   const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
-  const std::vector<int16_t> ints = roundSkinnedPositions(input_, input_.meshes[mesh].primitives[index], dequant.step,
-                                                          dequant.center, drawsOf(mesh, primitive));
+  const std::vector<int16_t> ints =
+      roundSkinnedPositions(input_, input_.meshes[mesh].primitives[index], dequant.step, dequant.center,
+                            drawsOf(mesh, primitive), budget_.keep_nearest);
   const uint32_t made =
       addAccessor(packed(std::span<const int16_t>(ints), 3, ComponentType::kShort, false, AccessorType::kVec3, true),
                   ViewPart::kBase, kArrayBuffer, true);

@@ -22,6 +22,7 @@ struct EncodeBudget {
   double target_delta = 0.0;         // largest vector error of one POSITION delta
   double shared_position = 0.0;      // largest vector error of a skinned position on its skin's one grid
   bool u8_skin_weights = false;
+  double keep_nearest = 0.0;  // world space: a skinned base vertex whose error is within it keeps its nearest rounding
 };
 
 struct SkinnedDraw;
@@ -81,9 +82,11 @@ std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& prim
 
 // A skinned primitive's base POSITION as integers on its skin's grid (q = (p − center) / step), each vertex rounded
 // up or down per axis where its largest skinned error over `draws'` poses, its targets' nearest roundings included,
-// is least; the nearest grid point where no skinned node draws it or no target moves the vertex.
+// is least; the nearest grid point where no skinned node draws it, no target moves the vertex, or the nearest
+// point's error is within `keep_below` (world space).
 std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
-                                           const double center[3], std::span<const SkinnedDraw* const> draws);
+                                           const double center[3], std::span<const SkinnedDraw* const> draws,
+                                           double keep_below);
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).

@@ -3,7 +3,8 @@
 // per axis where its largest skinned error over the verified poses is least. A pose's error at a vertex is its
 // skinning's linear part applied to the base's rounding plus its targets' roundings at the pose's weights; the
 // nearest grid point minimizes the first alone, and a vertex whose targets' roundings line up with it sets the
-// file's largest error. The targets keep their own (nearest) roundings.
+// file's largest error. The targets keep their own (nearest) roundings, and so does a vertex well within the bound
+// (any other rounding is noise in the base stream).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,9 +15,23 @@
 #include "optimize_internal.h"
 
 namespace morphkit::gltf_detail {
+namespace {
+
+// |L·x|² for a pose's skinning linear part L (column-major, the first 9 of `pose`).
+double skinnedSquare(const std::array<double, 12>& pose, const double x[3]) {
+  double d2 = 0;
+  for (int r = 0; r < 3; ++r) {
+    const double o = pose[size_t(r)] * x[0] + pose[size_t(3 + r)] * x[1] + pose[size_t(6 + r)] * x[2];
+    d2 += o * o;
+  }
+  return d2;
+}
+
+}  // namespace
 
 std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
-                                           const double center[3], std::span<const SkinnedDraw* const> draws) {
+                                           const double center[3], std::span<const SkinnedDraw* const> draws,
+                                           double keep_below) {
   const uint32_t position = findAttribute(primitive.attributes, "POSITION");
   const std::vector<float> base = readAccessorFloats(input, position);
   const size_t vertices = base.size() / 3;
@@ -91,6 +106,15 @@ std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& 
       down[c] = std::floor(exact[c]);
     }
     double best = std::numeric_limits<double>::infinity();
+    // A vertex well within the bound keeps its nearest rounding: the others' noise costs bytes (docs/OPTIMIZE.md,
+    // "Experiments").
+    double nearest = 0;
+    for (const std::array<double, 12>& m : poses) {
+      double x[3];
+      for (int c = 0; c < 3; ++c) x[c] = (double(out[3 * v + size_t(c)]) - exact[c]) * step + m[size_t(9 + c)];
+      nearest = std::max(nearest, skinnedSquare(m, x));
+    }
+    if (nearest <= keep_below * keep_below) continue;
     for (int corner = 0; corner < 8; ++corner) {
       double q[3], e[3];
       for (int c = 0; c < 3; ++c) {
@@ -100,13 +124,8 @@ std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& 
       double worst = 0;
       for (size_t p = 0; p < poses.size() && worst < best; ++p) {
         const std::array<double, 12>& m = poses[p];
-        const double x = e[0] + m[9], y = e[1] + m[10], z = e[2] + m[11];
-        double d2 = 0;
-        for (int r = 0; r < 3; ++r) {
-          const double o = m[size_t(r)] * x + m[size_t(3 + r)] * y + m[size_t(6 + r)] * z;
-          d2 += o * o;
-        }
-        worst = std::max(worst, d2);
+        const double x[3] = {e[0] + m[9], e[1] + m[10], e[2] + m[11]};
+        worst = std::max(worst, skinnedSquare(m, x));
       }
       if (worst < best) {
         best = worst;
