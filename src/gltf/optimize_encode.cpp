@@ -101,15 +101,21 @@ std::vector<const SkinnedDraw*> OptimizeEncoder::drawsOf(uint32_t mesh, const Pr
 }
 
 // A skinned base POSITION: integers on the skin's grid, D = translate(center) · scale(step) in its inverse bind
-// matrices; each vertex rounded where its skinned error over the verified poses is least.
+// matrices; the vertices that set the largest error rounded where their skinned error over the verified poses is
+// least, their targets' roundings too (kept in delta_rounding_ for positionDelta).
 uint32_t OptimizeEncoder::skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor,
                                       const Dequant& dequant) {
   const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
+  std::vector<DeltaRounding> rounded;
   const std::vector<int16_t> ints =
       roundSkinnedPositions(input_, input_.meshes[mesh].primitives[index], dequant.step, dequant.center,
-                            drawsOf(mesh, primitive), budget_.keep_nearest);
+                            drawsOf(mesh, primitive), budget_.keep_nearest, &rounded);
+  for (const DeltaRounding& d : rounded) {
+    const uint32_t a = findAttribute(input_.meshes[mesh].primitives[index].targets[d.target].attributes, "POSITION");
+    delta_rounding_[a].push_back(d);
+  }
   const uint32_t made =
       addAccessor(packed(std::span<const int16_t>(ints), 3, ComponentType::kShort, false, AccessorType::kVec3, true),
                   ViewPart::kBase, kArrayBuffer, true);
@@ -228,7 +234,8 @@ uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, co
   std::vector<int16_t> grid;
   if (dequant) {
     // Rounded on their own, not as (base + delta) on the grid less the base's rounding: a delta small enough to
-    // round to zero stays zero, and the animated poses' error is smaller (docs/OPTIMIZE.md, "Experiments").
+    // round to zero stays zero, and the animated poses' error is smaller (docs/OPTIMIZE.md, "Experiments"); the
+    // vertices skinnedBase re-rounded take its choice.
     grid.resize(values.size());
     for (size_t i = 0; i < values.size() && !grid.empty(); ++i) {
       const double m = std::round(double(values[i]) / dequant->step);
@@ -236,6 +243,11 @@ uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, co
         grid.clear();  // a delta beyond the skin's extent: floats then
       else
         grid[i] = int16_t(m);
+    }
+    if (!grid.empty()) {
+      if (auto it = delta_rounding_.find(accessor); it != delta_rounding_.end()) {
+        for (const DeltaRounding& d : it->second) std::copy_n(d.q, 3, &grid[3 * size_t(d.vertex)]);
+      }
     }
     for (float& v : values) v = float(v / dequant->step);
   } else {

@@ -76,6 +76,8 @@ class OptimizeEncoder {
     std::vector<std::pair<uint32_t, size_t>> accessors;
   };
   std::map<std::string, SharedView> shared_;
+  // Per input POSITION-delta accessor: the vertices whose rounding roundSkinnedPositions chose.
+  std::map<uint32_t, std::vector<DeltaRounding>> delta_rounding_;
 };
 
 }  // namespace morphkit::gltf_detail

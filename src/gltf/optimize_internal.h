@@ -84,9 +84,15 @@ std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& prim
 // up or down per axis where its largest skinned error over `draws'` poses, its targets' nearest roundings included,
 // is least; the nearest grid point where no skinned node draws it, no target moves the vertex, or the nearest
 // point's error is within `keep_below` (world space).
+// With `deltas`, a vertex still above `keep_below` then tries each of its targets' roundings in turn, and the ones
+// that lower its error are listed: (target, vertex, the delta on the grid).
+struct DeltaRounding {
+  uint32_t target = 0, vertex = 0;
+  int16_t q[3] = {0, 0, 0};
+};
 std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
                                            const double center[3], std::span<const SkinnedDraw* const> draws,
-                                           double keep_below);
+                                           double keep_below, std::vector<DeltaRounding>* deltas);
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).

@@ -3,8 +3,8 @@
 // per axis where its largest skinned error over the verified poses is least. A pose's error at a vertex is its
 // skinning's linear part applied to the base's rounding plus its targets' roundings at the pose's weights; the
 // nearest grid point minimizes the first alone, and a vertex whose targets' roundings line up with it sets the
-// file's largest error. The targets keep their own (nearest) roundings, and so does a vertex well within the bound
-// (any other rounding is noise in the base stream).
+// file's largest error. A vertex well within the bound keeps its nearest rounding (any other is noise in the
+// stream); one still above it after the base's choice tries each of its targets' roundings in turn.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -31,7 +31,7 @@ double skinnedSquare(const std::array<double, 12>& pose, const double x[3]) {
 
 std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
                                            const double center[3], std::span<const SkinnedDraw* const> draws,
-                                           double keep_below) {
+                                           double keep_below, std::vector<DeltaRounding>* deltas) {
   const uint32_t position = findAttribute(primitive.attributes, "POSITION");
   const std::vector<float> base = readAccessorFloats(input, position);
   const size_t vertices = base.size() / 3;
@@ -63,16 +63,19 @@ std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& 
       std::copy_n(&j[4 * v], 4, &joints[v * influences + 4 * s]);
     }
   }
+  std::vector<std::vector<float>> exact_deltas(primitive.targets.size());
   std::vector<std::vector<float>> errors(primitive.targets.size());  // per target: rounded − exact, per component
   for (size_t t = 0; t < primitive.targets.size(); ++t) {
     const uint32_t a = findAttribute(primitive.targets[t].attributes, "POSITION");
     if (a == kNone) continue;
-    errors[t] = readAccessorFloats(input, a);
+    exact_deltas[t] = readAccessorFloats(input, a);
+    errors[t] = exact_deltas[t];
     for (float& d : errors[t]) d = float(std::round(double(d) / step) * step - double(d));
   }
 
   std::vector<uint32_t> near;
   std::vector<std::array<double, 12>> poses;  // per pose: the skinning's linear part (9) and the targets' error (3)
+  std::vector<float> near_weights;            // per pose, per near target
   for (size_t v = 0; v < vertices; ++v) {
     near.clear();
     for (uint32_t t = 0; t < errors.size(); ++t) {
@@ -81,6 +84,7 @@ std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& 
     }
     if (near.empty()) continue;  // the nearest grid point is the best a vertex alone can do
     poses.clear();
+    near_weights.clear();
     for (const SkinnedDraw* draw : draws) {
       for (size_t p = 0; p < draw->palettes.size(); ++p) {
         std::array<double, 12> pose{};
@@ -95,6 +99,7 @@ std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& 
         }
         for (uint32_t t : near) {
           const float tw = t < draw->weights[p].size() ? draw->weights[p][t] : 0.0f;
+          near_weights.push_back(tw);
           for (int c = 0; c < 3; ++c) pose[size_t(9 + c)] += double(tw) * errors[t][3 * v + size_t(c)];
         }
         poses.push_back(pose);
@@ -130,6 +135,54 @@ std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& 
       if (worst < best) {
         best = worst;
         for (int c = 0; c < 3; ++c) out[3 * v + size_t(c)] = int16_t(q[c]);
+      }
+    }
+    if (!deltas || best <= keep_below * keep_below) continue;
+    // Still above: each target's rounding of this vertex in turn, up or down per axis, the base's and the other
+    // targets' as they stand.
+    double e_base[3];
+    for (int c = 0; c < 3; ++c) e_base[c] = (double(out[3 * v + size_t(c)]) - exact[c]) * step;
+    const size_t n = near.size();
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t t = near[k];
+      double d_exact[3], d_down[3], chosen[3], now[3];
+      for (int c = 0; c < 3; ++c) {
+        d_exact[c] = double(exact_deltas[t][3 * v + size_t(c)]) / step;
+        d_down[c] = std::floor(d_exact[c]);
+        now[c] = double(errors[t][3 * v + size_t(c)]);  // (rounded − exact) · step
+        chosen[c] = std::round(d_exact[c]);
+      }
+      double best_t = best;
+      for (int corner = 0; corner < 8; ++corner) {
+        double m[3], change[3];
+        for (int c = 0; c < 3; ++c) {
+          m[c] = d_down[c] + ((corner >> c) & 1);
+          change[c] = (m[c] - d_exact[c]) * step - now[c];
+        }
+        double worst = 0;
+        for (size_t p = 0; p < poses.size() && worst < best_t; ++p) {
+          const std::array<double, 12>& pose = poses[p];
+          const double w = near_weights[p * n + k];
+          const double x[3] = {e_base[0] + pose[9] + w * change[0], e_base[1] + pose[10] + w * change[1],
+                               e_base[2] + pose[11] + w * change[2]};
+          worst = std::max(worst, skinnedSquare(pose, x));
+        }
+        if (worst < best_t) {
+          best_t = worst;
+          std::copy_n(m, 3, chosen);
+        }
+      }
+      if (best_t < best) {
+        best = best_t;
+        double change[3];
+        for (int c = 0; c < 3; ++c) {
+          change[c] = (chosen[c] - d_exact[c]) * step - now[c];
+          errors[t][3 * v + size_t(c)] = float((chosen[c] - d_exact[c]) * step);
+        }
+        for (size_t p = 0; p < poses.size(); ++p) {
+          for (int c = 0; c < 3; ++c) poses[p][size_t(9 + c)] += near_weights[p * n + k] * change[c];
+        }
+        deltas->push_back({t, uint32_t(v), {int16_t(chosen[0]), int16_t(chosen[1]), int16_t(chosen[2])}});
       }
     }
   }
