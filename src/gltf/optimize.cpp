@@ -94,15 +94,16 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     bool u8_skin_weights;
   };
   constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.7, false}, {0.35, false}, {0.1, false}, {0.0, false}};
+  // 8-bit weights whose own error takes more than a share of the bound leave too little to the grids: not tried.
+  const bool u8_fits = gltf_detail::skinWeightError(input, *draws, 255.0) <= kSkinWeightShare * report.bound;
   for (const Attempt& attempt : kAttempts) {
+    if (attempt.u8_skin_weights && !u8_fits) continue;
     progress("encoding", 0.0);
     gltf_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
     budget.u8_skin_weights = attempt.u8_skin_weights;
     budget.keep_nearest = kKeepNearestShare * report.bound;
     Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt, *draws);
     if (!encoded) return encoded.error();
-    // 8-bit weights whose own error takes more than a share of the bound leave too little to the grids.
-    if (attempt.u8_skin_weights && encoded->skin_weight_error > kSkinWeightShare * report.bound) continue;
     GlbWriteOptions write;
     write.meshopt = encoded->meshopt;
     Expected<std::vector<uint8_t>> glb = writeGlb(encoded->asset, write);

@@ -196,8 +196,9 @@ uint32_t OptimizeEncoder::skinWeights(uint32_t mesh, const Primitive& primitive,
   const std::vector<const SkinnedDraw*> draws = drawsOf(mesh, primitive);
   const Primitive& original = input_.meshes[mesh].primitives[index];
   const double scale = budget_.u8_skin_weights ? 255.0 : 65535.0;
+  double largest = 0.0;  // what skinWeightError measured before the attempt
   const std::vector<uint32_t> ints = roundSkinWeights(input_, original, weights, influences, scale, draws,
-                                                      budget_.u8_skin_weights ? &out_.skin_weight_error : nullptr);
+                                                      budget_.u8_skin_weights ? &largest : nullptr);
   return budget_.u8_skin_weights ? skinWeightSets<uint8_t>(ints, sets, set, ComponentType::kUnsignedByte)
                                  : skinWeightSets<uint16_t>(ints, sets, set, ComponentType::kUnsignedShort);
 }

@@ -32,7 +32,6 @@ struct EncodedAsset {
   std::vector<MeshoptViewEncoding> meshopt;  // the views to store compressed (empty without meshopt)
   std::vector<ViewPart> parts;               // per bufferView
   std::vector<std::string> notes;
-  double skin_weight_error = 0.0;  // 8-bit skin weights: their own largest error over the verified poses, metres
 };
 
 // `draws`: skinnedDraws(input), for the skin weights' rounding.
@@ -93,6 +92,10 @@ struct DeltaRounding {
 std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
                                            const double center[3], std::span<const SkinnedDraw* const> draws,
                                            double keep_below, std::vector<DeltaRounding>* deltas);
+
+// The largest error skin weights as integers of `scale` (roundSkinWeights with `largest_error`) move a vertex by
+// over `draws`' poses, every skinned primitive together: what decides whether 8-bit weights are tried.
+double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale);
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).

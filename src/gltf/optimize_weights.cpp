@@ -178,4 +178,34 @@ std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& prim
   return out;
 }
 
+double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale) {
+  double largest = 0.0;
+  std::vector<std::pair<uint32_t, uint32_t>> done;
+  for (const SkinnedDraw& draw : draws) {
+    const std::pair<uint32_t, uint32_t> id{draw.mesh, draw.primitive};
+    if (std::find(done.begin(), done.end(), id) != done.end()) continue;
+    done.push_back(id);
+    const Primitive& primitive = input.meshes[draw.mesh].primitives[draw.primitive];
+    std::vector<std::vector<float>> sets;
+    for (uint32_t s = 0;; ++s) {
+      const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
+      if (w == kNone) break;
+      sets.push_back(readAccessorFloats(input, w));
+    }
+    if (sets.empty()) continue;
+    const size_t influences = 4 * sets.size(), vertices = sets[0].size() / 4;
+    std::vector<float> weights(vertices * influences);  // every set of a vertex together, as the encoder has them
+    for (size_t s = 0; s < sets.size(); ++s) {
+      for (size_t v = 0; v < vertices && 4 * v + 3 < sets[s].size(); ++v)
+        std::copy_n(&sets[s][4 * v], 4, &weights[v * influences + 4 * s]);
+    }
+    std::vector<const SkinnedDraw*> same;
+    for (const SkinnedDraw& other : draws) {
+      if (other.mesh == draw.mesh && other.primitive == draw.primitive) same.push_back(&other);
+    }
+    roundSkinWeights(input, primitive, weights, uint32_t(influences), scale, same, &largest);
+  }
+  return largest;
+}
+
 }  // namespace morphkit::gltf_detail
