@@ -20,6 +20,14 @@ namespace {
 constexpr const char* kPointsIntoBuffers[] = {"EXT_mesh_gpu_instancing", "EXT_structural_metadata", "EXT_mesh_features",
                                               "EXT_instance_features", "KHR_gaussian_splatting"};
 
+// The share of the bound 8-bit skin weights may take on their own (their largest error over the verified poses,
+// optimize_weights.cpp); beyond it the attempt is not written and 16-bit weights follow (docs/OPTIMIZE.md,
+// "Experiments": on MorphSkinBlob52 8-bit weights passing with finer grids made a larger file than 16-bit ones).
+constexpr double kSkinWeightShare = 0.25;
+// A skinned base vertex whose own error (its targets' roundings included) is within this share of the bound keeps
+// its nearest grid point (optimize_positions.cpp; docs/OPTIMIZE.md, "Experiments").
+constexpr double kKeepNearestShare = 0.75;
+
 std::string millimetres(double metres) {
   char text[48];
   std::snprintf(text, sizeof text, "%.4g mm", metres * 1000.0);
@@ -35,8 +43,12 @@ gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& 
   budget.base_position = 0.1 * local;
   budget.base_position_floor = 0.5 * local;
   // Independent roundings add in quadrature: Σ wᵢ·eᵢ grows with √(Σ wᵢ²), not Σ|wᵢ|; the verification, not this
-  // estimate, is the guarantee (a pose that misses sends the next attempt to a grid 4 times finer).
+  // estimate, is the guarantee (a pose that misses sends the next attempt to a finer grid).
   budget.target_delta = 0.9 * local / std::max(1.0, std::sqrt(scale.weight_square_sum));
+  // A skinned primitive's base and deltas share one grid: a pose's error is the base's rounding plus its weights
+  // times its targets', so √(1 + Σw²); the vertices that set the largest error rounded against each other
+  // (optimize_positions.cpp) take a third more (docs/OPTIMIZE.md, "Experiments").
+  budget.shared_position = 1.35 * local / std::sqrt(1.0 + scale.weight_square_sum);
   return budget;
 }
 
@@ -73,24 +85,30 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
                 "optimize: the rest pose has no extent, so a relative bound is 0; give the bound in millimetres");
   }
   report.before = gltf_detail::inputParts(input);
+  Expected<std::vector<gltf_detail::SkinnedDraw>> draws = gltf_detail::skinnedDraws(input);
+  if (!draws) return draws.error();
   // 8-bit skin weights first, then 16-bit; then finer grids; the last attempt keeps every position and delta as
   // floats.
   struct Attempt {
     double factor;
     bool u8_skin_weights;
   };
-  constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.5, false}, {0.125, false}, {0.0, false}};
+  constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.7, false}, {0.35, false}, {0.1, false}, {0.0, false}};
+  // 8-bit weights whose own error takes more than a share of the bound leave too little to the grids: not tried.
+  const bool u8_fits = gltf_detail::skinWeightError(input, *draws, 255.0) <= kSkinWeightShare * report.bound;
   for (const Attempt& attempt : kAttempts) {
-    ++report.attempts;
+    if (attempt.u8_skin_weights && !u8_fits) continue;
     progress("encoding", 0.0);
     gltf_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
     budget.u8_skin_weights = attempt.u8_skin_weights;
-    Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt);
+    budget.keep_nearest = kKeepNearestShare * report.bound;
+    Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt, *draws);
     if (!encoded) return encoded.error();
     GlbWriteOptions write;
     write.meshopt = encoded->meshopt;
     Expected<std::vector<uint8_t>> glb = writeGlb(encoded->asset, write);
     if (!glb) return glb.error();
+    ++report.attempts;
     progress("reloading the output", 0.0);
     Expected<Asset> reloaded = loadAssetFromMemory(*glb, input.base_dir);
     if (!reloaded) {

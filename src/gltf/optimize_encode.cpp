@@ -1,70 +1,23 @@
 // SPDX-License-Identifier: MIT
 // optimizeAsset's encoder: every accessor of the input rewritten into one new buffer, each vertex attribute and
-// each morph target on the coarsest grid its error allowance permits (docs/OPTIMIZE.md, "Grids").
-#include <meshoptimizer.h>
-
+// each morph target on the coarsest grid its error allowance permits (docs/OPTIMIZE.md, "Grids"). Its bufferViews,
+// animations, skins and images: optimize_encode_views.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <map>
-#include <numeric>
 #include <string>
 #include <utility>
 
 #include "morphkit/model/accessor.h"
 #include "morphkit/model/asset_builder.h"
+#include "optimize_encoder.h"
 #include "optimize_grids.h"
 #include "optimize_internal.h"
 
 namespace morphkit::gltf_detail {
 namespace {
-
-// A skin's positions stored as q = (p - center) / half: the full 16-bit range over the skinned primitives' extent,
-// undone by the skin's inverse bind matrices (IBM · D, D = translate(center) · scale(half)), which every engine
-// applies to a skinned vertex and nothing else does (§3.7.3: a skinned mesh ignores its node's transform).
-struct Dequant {
-  bool valid = false;
-  double center[3] = {0, 0, 0};
-  double half = 1.0;
-};
-
-class Encoder {
- public:
-  Encoder(const Asset& input, const EncodeBudget& budget, bool meshopt)
-      : input_(input), budget_(budget), meshopt_(meshopt) {}
-
-  Expected<EncodedAsset> run();
-
- private:
-  uint32_t addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
-                   bool compress_attributes);
-  uint32_t addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress);
-  uint32_t floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max);
-  uint32_t rawCopy(uint32_t accessor, ViewPart part);
-  void planDequants();
-  const Dequant* dequantOf(uint32_t mesh, const Primitive& primitive) const;
-  uint32_t baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant);
-  uint32_t skinWeights(const Primitive& primitive, uint32_t set);
-  template <class Int>
-  uint32_t skinWeightSets(std::span<const float> weights, const std::vector<uint32_t>& sets, uint32_t set,
-                          ComponentType component);
-  uint32_t positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant);
-  uint32_t directionDelta(uint32_t accessor);
-  uint32_t indices(const Primitive& primitive, uint32_t vertices);
-  void encodePrimitive(uint32_t mesh, Primitive& primitive);
-  void encodeAnimations();
-  void encodeSkinsAndImages();
-
-  const Asset& input_;
-  EncodeBudget budget_;
-  bool meshopt_;
-  EncodedAsset out_;
-  std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
-  std::vector<Dequant> skin_dequant_;                          // per skin
-  std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
-};
 
 std::string dequantRole(const std::string& role, const Dequant* dequant, const std::vector<Dequant>& all) {
   return dequant ? role + "@skin" + std::to_string(dequant - all.data()) : role;
@@ -75,8 +28,10 @@ bool skinnedPrimitive(const Primitive& primitive) {
          findAttribute(primitive.attributes, "WEIGHTS_0") != kNone;
 }
 
+}  // namespace
+
 // A skin can carry a dequantization when every primitive it skins is drawn by that skin alone.
-void Encoder::planDequants() {
+void OptimizeEncoder::planDequants() {
   const Asset& a = input_;
   mesh_skin_.assign(a.meshes.size(), kNone);
   std::vector<bool> mixed(a.meshes.size(), false);
@@ -119,85 +74,62 @@ void Encoder::planDequants() {
     Dequant& d = skin_dequant_[s];
     for (int c = 0; c < 3; ++c) d.center[c] = 0.5 * (b[c] + b[3 + c]);
     d.half = std::max({b[3] - b[0], b[4] - b[1], b[5] - b[2]}) * 0.5;
-    d.valid = d.half > 0 && std::isfinite(d.half);
+    // The coarsest step within the allowance, at least the finest 16 bits hold over the extent.
+    const double finest = d.half / 32767.0;
+    double step = 2.0 * budget_.shared_position / kSqrt3;
+    if (step < finest) step = finest * kSqrt3 / 2.0 <= budget_.base_position_floor ? finest : 0.0;
+    d.step = step;
+    d.valid = d.half > 0 && std::isfinite(d.half) && step > 0 && std::isfinite(step);
   }
 }
 
-const Dequant* Encoder::dequantOf(uint32_t mesh, const Primitive& primitive) const {
+const Dequant* OptimizeEncoder::dequantOf(uint32_t mesh, const Primitive& primitive) const {
   const uint32_t skin = mesh_skin_[mesh];
   if (skin == kNone || !skinnedPrimitive(primitive) || !skin_dequant_[skin].valid) return nullptr;
   return &skin_dequant_[skin];
 }
 
-uint32_t Encoder::addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
-                          bool compress_attributes) {
-  const uint32_t view = appendBufferView(out_.asset, bytes, target);
-  // §3.6.2.4: a vertex stream whose elements are not tightly 4-aligned states its stride.
-  if (target == kArrayBuffer && stride != 0) out_.asset.buffer_views[view].byte_stride = stride;
-  out_.parts.push_back(part);
-  if (meshopt_ && compress_attributes && stride % 4 == 0 && stride > 0 && stride <= 256 && !bytes.empty()) {
-    out_.meshopt.push_back({view, MeshoptMode::kAttributes, stride});
+// The skinned nodes that draw `primitive` (the output's copy, its accessors being rewritten: the draws name the
+// input's by index).
+std::vector<const SkinnedDraw*> OptimizeEncoder::drawsOf(uint32_t mesh, const Primitive& primitive) const {
+  const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
+  std::vector<const SkinnedDraw*> draws;
+  for (const SkinnedDraw& draw : draws_) {
+    if (draw.mesh == mesh && draw.primitive == index) draws.push_back(&draw);
   }
-  return view;
+  return draws;
 }
 
-uint32_t Encoder::addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress) {
-  Accessor accessor;
-  accessor.buffer_view = addView(stream.bytes, stream.stride, target, part, compress);
-  accessor.component_type = stream.component;
-  accessor.normalized = stream.normalized;
-  accessor.count = stream.count;
-  accessor.type = stream.type;
-  accessor.min = stream.min;
-  accessor.max = stream.max;
-  out_.asset.accessors.push_back(std::move(accessor));
-  return uint32_t(out_.asset.accessors.size() - 1);
-}
-
-uint32_t Encoder::floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max) {
-  const Accessor& a = input_.accessors[accessor];
-  const std::vector<float> values = readAccessorFloats(input_, accessor);
-  Stream s = packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false, a.type,
-                    min_max || !a.min.empty());
-  return addAccessor(s, part, target, true);
-}
-
-// Integer data kept exactly as stored (JOINTS_n beyond 8 bits, application attributes): the elements copied
-// tightly (sparse substitutions applied through the float reader when the data has no other form).
-uint32_t Encoder::rawCopy(uint32_t accessor, ViewPart part) {
-  const Accessor& a = input_.accessors[accessor];
-  if (a.component_type == ComponentType::kFloat || a.has_sparse || a.buffer_view == kNone) {
-    return floatCopy(accessor, part, kArrayBuffer, false);
+// A skinned base POSITION: integers on the skin's grid, D = translate(center) · scale(step) in its inverse bind
+// matrices; the vertices that set the largest error rounded where their skinned error over the verified poses is
+// least, their targets' roundings too (kept in delta_rounding_ for positionDelta).
+uint32_t OptimizeEncoder::skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor,
+                                      const Dequant& dequant) {
+  const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant, skin_dequant_));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
+  std::vector<DeltaRounding> rounded;
+  const std::vector<int16_t> ints =
+      roundSkinnedPositions(input_, input_.meshes[mesh].primitives[index], dequant.step, dequant.center,
+                            drawsOf(mesh, primitive), budget_.keep_nearest, &rounded);
+  for (const DeltaRounding& d : rounded) {
+    const uint32_t a = findAttribute(input_.meshes[mesh].primitives[index].targets[d.target].attributes, "POSITION");
+    delta_rounding_[a].push_back(d);
   }
-  const BufferView& view = input_.buffer_views[a.buffer_view];
-  const uint32_t element = elementSize(a.component_type, a.type);
-  const uint32_t stride = view.byte_stride ? view.byte_stride : element;
-  Stream s;
-  s.component = a.component_type;
-  s.normalized = a.normalized;
-  s.type = a.type;
-  s.count = a.count;
-  s.stride = uint32_t(alignUp(element, 4));
-  s.min = a.min;
-  s.max = a.max;
-  s.bytes.assign(size_t(a.count) * s.stride, 0);
-  const uint8_t* base = input_.buffers[view.buffer].data.data() + view.byte_offset + a.byte_offset;
-  for (uint32_t i = 0; i < a.count; ++i)
-    std::memcpy(s.bytes.data() + size_t(i) * s.stride, base + size_t(i) * stride, element);
-  return addAccessor(s, part, kArrayBuffer, true);
+  const uint32_t made =
+      addAccessor(packed(std::span<const int16_t>(ints), 3, ComponentType::kShort, false, AccessorType::kVec3, true),
+                  ViewPart::kBase, kArrayBuffer, true);
+  done_[key] = made;
+  return made;
 }
 
-uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant) {
+uint32_t OptimizeEncoder::baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant) {
   if (name != "POSITION") dequant = nullptr;
   const auto key = std::make_pair(accessor, dequantRole(name, dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const Accessor& a = input_.accessors[accessor];
   std::vector<float> values = readAccessorFloats(input_, accessor);
-  double allowance = budget_.base_position;
-  if (dequant) {
-    for (size_t i = 0; i < values.size(); ++i) values[i] = float((values[i] - dequant->center[i % 3]) / dequant->half);
-    allowance /= dequant->half;
-  }
+  const double allowance = budget_.base_position;
   const std::span<const float> v(values);
   const uint32_t components = componentCount(a.type);
   uint32_t result = kNone;
@@ -206,8 +138,7 @@ uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, cons
     std::vector<int16_t> grid = snorm16OnGrid(v, allowance);
     // 16 bits are finer than a tenth of the bound allows, but within its floor: the full 16 bits (the base is a
     // fiftieth of the bytes a face's targets take; floats would double it).
-    if (grid.empty())
-      grid = snorm16OnGrid(v, std::max(allowance, budget_.base_position_floor * (dequant ? 1.0 / dequant->half : 1.0)));
+    if (grid.empty()) grid = snorm16OnGrid(v, std::max(allowance, budget_.base_position_floor));
     result = grid.empty() ? addAccessor(packed(v, 3, ComponentType::kFloat, false, AccessorType::kVec3, true),
                                         ViewPart::kBase, kArrayBuffer, true)
                           : addAccessor(packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, true,
@@ -245,7 +176,7 @@ uint32_t Encoder::baseAttribute(const std::string& name, uint32_t accessor, cons
 }
 
 // WEIGHTS_n of a primitive: all its sets together, so each vertex's integers keep its sum.
-uint32_t Encoder::skinWeights(const Primitive& primitive, uint32_t set) {
+uint32_t OptimizeEncoder::skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set) {
   std::vector<uint32_t> sets;
   for (uint32_t s = 0;; ++s) {
     const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
@@ -261,21 +192,29 @@ uint32_t Encoder::skinWeights(const Primitive& primitive, uint32_t set) {
     const std::vector<float> one = readAccessorFloats(input_, sets[s]);
     for (size_t v = 0; v < vertices; ++v) std::copy_n(&one[4 * v], 4, &weights[v * influences + 4 * s]);
   }
-  return budget_.u8_skin_weights ? skinWeightSets<uint8_t>(weights, sets, set, ComponentType::kUnsignedByte)
-                                 : skinWeightSets<uint16_t>(weights, sets, set, ComponentType::kUnsignedShort);
+  const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
+  const std::vector<const SkinnedDraw*> draws = drawsOf(mesh, primitive);
+  const Primitive& original = input_.meshes[mesh].primitives[index];
+  const double scale = budget_.u8_skin_weights ? 255.0 : 65535.0;
+  double largest = 0.0;  // what skinWeightError measured before the attempt
+  const std::vector<uint32_t> ints = roundSkinWeights(input_, original, weights, influences, scale, draws,
+                                                      budget_.u8_skin_weights ? &largest : nullptr);
+  return budget_.u8_skin_weights ? skinWeightSets<uint8_t>(ints, sets, set, ComponentType::kUnsignedByte)
+                                 : skinWeightSets<uint16_t>(ints, sets, set, ComponentType::kUnsignedShort);
 }
 
 // Quantized jointly, then split back into one VEC4 accessor per set; returns set `set`'s.
 template <class Int>
-uint32_t Encoder::skinWeightSets(std::span<const float> weights, const std::vector<uint32_t>& sets, uint32_t set,
-                                 ComponentType component) {
+uint32_t OptimizeEncoder::skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets,
+                                         uint32_t set, ComponentType component) {
   const uint32_t influences = uint32_t(4 * sets.size());
-  const size_t vertices = weights.size() / influences;
-  const std::vector<Int> ints = skinWeightInts<Int>(weights, influences, double(std::numeric_limits<Int>::max()));
+  const size_t vertices = ints.size() / influences;
   uint32_t result = kNone;
   for (size_t s = 0; s < sets.size(); ++s) {
     std::vector<Int> part(4 * vertices);
-    for (size_t v = 0; v < vertices; ++v) std::copy_n(&ints[v * influences + 4 * s], 4, &part[4 * v]);
+    for (size_t v = 0; v < vertices; ++v) {
+      for (size_t i = 0; i < 4; ++i) part[4 * v + i] = Int(ints[v * influences + 4 * s + i]);
+    }
     const uint32_t made =
         addAccessor(packed(std::span<const Int>(part), 4, component, true, AccessorType::kVec4, false), ViewPart::kBase,
                     kArrayBuffer, true);
@@ -285,18 +224,37 @@ uint32_t Encoder::skinWeightSets(std::span<const float> weights, const std::vect
   return result;
 }
 
-// A POSITION delta on its own grid. Rows that round to zero cost nothing in a sparse accessor, and almost nothing
-// dense once meshopt has encoded them; the smaller of the two is written (an all-zero target has no data at all).
-uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
+// A POSITION delta on its grid (a skinned primitive's: its skin's one grid). Rows that round to zero cost nothing in
+// a sparse accessor, and almost nothing dense once meshopt has encoded them: with meshopt the target is dense (the
+// gzipped file is smaller than with the sparse ones, even where meshopt's own stream is larger: docs/OPTIMIZE.md,
+// "Experiments"), without it the smaller of the two. An all-zero target has no data at all.
+uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
   const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant, skin_dequant_));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   std::vector<float> values = readAccessorFloats(input_, accessor);
-  double allowance = budget_.target_delta;
+  std::vector<int16_t> grid;
   if (dequant) {
-    for (float& v : values) v = float(v / dequant->half);
-    allowance /= dequant->half;
+    // Rounded on their own, not as (base + delta) on the grid less the base's rounding: a delta small enough to
+    // round to zero stays zero, and the animated poses' error is smaller (docs/OPTIMIZE.md, "Experiments"); the
+    // vertices skinnedBase re-rounded take its choice.
+    grid.resize(values.size());
+    for (size_t i = 0; i < values.size() && !grid.empty(); ++i) {
+      const double m = std::round(double(values[i]) / dequant->step);
+      if (m < -32767 || m > 32767)
+        grid.clear();  // a delta beyond the skin's extent: floats then
+      else
+        grid[i] = int16_t(m);
+    }
+    if (!grid.empty()) {
+      if (auto it = delta_rounding_.find(accessor); it != delta_rounding_.end()) {
+        for (const DeltaRounding& d : it->second) std::copy_n(d.q, 3, &grid[3 * size_t(d.vertex)]);
+      }
+    }
+    for (float& v : values) v = float(v / dequant->step);
+  } else {
+    grid = snorm16OnGrid(values, budget_.target_delta);
   }
-  std::vector<int16_t> grid = snorm16OnGrid(values, allowance);
+  const bool normalized = dequant == nullptr;
   uint32_t result = kNone;
   if (grid.empty()) {
     result =
@@ -309,22 +267,17 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
   for (uint32_t v = 0; v < vertices; ++v) {
     if (grid[3 * v] != 0 || grid[3 * v + 1] != 0 || grid[3 * v + 2] != 0) rows.push_back(v);
   }
-  Stream dense = packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, true, AccessorType::kVec3, true);
+  Stream dense =
+      packed(std::span<const int16_t>(grid), 3, ComponentType::kShort, normalized, AccessorType::kVec3, true);
   const size_t index_size = vertices <= 65536 ? 2 : 4;
   const size_t sparse_bytes = rows.size() * (index_size + 6);
-  size_t dense_bytes = dense.bytes.size();
-  if (meshopt_ && !rows.empty()) {
-    std::vector<uint8_t> encoded(meshopt_encodeVertexBufferBound(vertices, dense.stride));
-    dense_bytes =
-        meshopt_encodeVertexBuffer(encoded.data(), encoded.size(), dense.bytes.data(), vertices, dense.stride);
-  }
-  if (!rows.empty() && dense_bytes <= sparse_bytes) {
-    result = addAccessor(dense, ViewPart::kTargets, kArrayBuffer, true);
+  if (!rows.empty() && (meshopt_ || dense.bytes.size() <= sparse_bytes)) {
+    result = addShared(dense, "POSITION");
   } else {
     // §3.6.2.3: zeros (no bufferView) with the non-zero rows substituted; min/max over the whole result.
     Accessor a;
     a.component_type = ComponentType::kShort;
-    a.normalized = true;
+    a.normalized = normalized;
     a.count = vertices;
     a.type = AccessorType::kVec3;
     a.min = dense.min;
@@ -356,16 +309,15 @@ uint32_t Encoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequ
 }
 
 // NORMAL / TANGENT deltas: 8-bit like the base directions when they fit [-1, 1], else kept as floats.
-uint32_t Encoder::directionDelta(uint32_t accessor) {
+uint32_t OptimizeEncoder::directionDelta(uint32_t accessor) {
   const auto key = std::make_pair(accessor, std::string("DIRECTION_DELTA"));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const std::vector<float> values = readAccessorFloats(input_, accessor);
   uint32_t result;
   if (allWithin(values, -1.0f, 1.0f)) {
     std::vector<int8_t> ints = normalizedInts<int8_t>(values, 127.0);
-    result =
-        addAccessor(packed(std::span<const int8_t>(ints), 3, ComponentType::kByte, true, AccessorType::kVec3, false),
-                    ViewPart::kTargets, kArrayBuffer, true);
+    result = addShared(packed(std::span<const int8_t>(ints), 3, ComponentType::kByte, true, AccessorType::kVec3, false),
+                       "DIRECTION");
   } else {
     result = floatCopy(accessor, ViewPart::kTargets, kArrayBuffer, false);
   }
@@ -375,7 +327,7 @@ uint32_t Encoder::directionDelta(uint32_t accessor) {
 
 // Indices in the input's order: reordering triangles for the vertex cache, or vertices for fetch, made the meshopt
 // streams smaller but the gzipped file larger (docs/OPTIMIZE.md, "Experiments").
-uint32_t Encoder::indices(const Primitive& primitive, uint32_t vertices) {
+uint32_t OptimizeEncoder::indices(const Primitive& primitive, uint32_t vertices) {
   std::vector<uint32_t> list = readAccessorUints(input_, primitive.indices);
   const bool triangles = primitive.mode == PrimitiveMode::kTriangles && list.size() % 3 == 0;
   const bool small = vertices < 65535;
@@ -403,15 +355,17 @@ uint32_t Encoder::indices(const Primitive& primitive, uint32_t vertices) {
   return uint32_t(out_.asset.accessors.size() - 1);
 }
 
-void Encoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
+void OptimizeEncoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
   const Dequant* dequant = dequantOf(mesh, primitive);
   const uint32_t position = findAttribute(primitive.attributes, "POSITION");
   const uint32_t vertices = position != kNone ? input_.accessors[position].count : 0;
   for (Attribute& attribute : primitive.attributes) {
     if (attribute.name.rfind("WEIGHTS_", 0) == 0) {
-      attribute.accessor = skinWeights(primitive, uint32_t(std::stoul(attribute.name.substr(8))));
+      attribute.accessor = skinWeights(mesh, primitive, uint32_t(std::stoul(attribute.name.substr(8))));
     } else {
-      attribute.accessor = baseAttribute(attribute.name, attribute.accessor, dequant);
+      attribute.accessor = dequant && attribute.name == "POSITION"
+                               ? skinnedBase(mesh, primitive, attribute.accessor, *dequant)
+                               : baseAttribute(attribute.name, attribute.accessor, dequant);
     }
   }
   if (primitive.indices != kNone) primitive.indices = indices(primitive, vertices);
@@ -440,73 +394,7 @@ void Encoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
   }
 }
 
-// Key times and values stay exact: glTF puts no range on morph weights, and STEP and CUBICSPLINE keep their keys.
-void Encoder::encodeAnimations() {
-  for (Animation& animation : out_.asset.animations) {
-    for (AnimationSampler& sampler : animation.samplers) {
-      for (uint32_t* accessor : {&sampler.input, &sampler.output}) {
-        const auto key = std::make_pair(*accessor, std::string("ANIMATION"));
-        if (auto it = done_.find(key); it != done_.end()) {
-          *accessor = it->second;
-          continue;
-        }
-        const uint32_t made = floatCopy(*accessor, ViewPart::kAnimation, 0, accessor == &sampler.input);
-        done_[key] = made;
-        *accessor = made;
-      }
-    }
-  }
-}
-
-void Encoder::encodeSkinsAndImages() {
-  for (size_t s = 0; s < out_.asset.skins.size(); ++s) {
-    Skin& skin = out_.asset.skins[s];
-    const Dequant& d = skin_dequant_[s];
-    if (d.valid) {  // IBM · D, per joint, in double and rounded once
-      std::vector<float> ibm(16 * skin.joints.size());
-      std::vector<float> original = skin.inverse_bind_matrices == kNone
-                                        ? std::vector<float>()
-                                        : readAccessorFloats(input_, skin.inverse_bind_matrices);
-      DMat4 dequant;
-      dequant.m = {d.half, 0, 0, 0, 0, d.half, 0, 0, 0, 0, d.half, 0, d.center[0], d.center[1], d.center[2], 1};
-      for (size_t j = 0; j < skin.joints.size(); ++j) {
-        DMat4 m;
-        if (!original.empty()) std::copy_n(&original[16 * j], 16, m.m.begin());
-        const DMat4 folded = m * dequant;
-        for (size_t i = 0; i < 16; ++i) ibm[16 * j + i] = float(folded.m[i]);
-      }
-      skin.inverse_bind_matrices =
-          addAccessor(packed(std::span<const float>(ibm), 16, ComponentType::kFloat, false, AccessorType::kMat4, false),
-                      ViewPart::kOther, 0, true);
-      continue;
-    }
-    if (skin.inverse_bind_matrices == kNone) continue;
-    const auto key = std::make_pair(skin.inverse_bind_matrices, std::string("IBM"));
-    if (auto it = done_.find(key); it == done_.end()) {
-      done_[key] = floatCopy(skin.inverse_bind_matrices, ViewPart::kOther, 0, false);
-    }
-    skin.inverse_bind_matrices = done_[key];
-  }
-  // Images keep their bytes; a URI image is embedded so the .glb stands alone.
-  for (uint32_t i = 0; i < out_.asset.images.size(); ++i) {
-    Image& image = out_.asset.images[i];
-    Expected<std::span<const uint8_t>> bytes = imageBytes(input_, i);
-    if (!bytes) {
-      out_.notes.push_back("images[" + std::to_string(i) + "]: " + bytes.error().message + "; its URI is kept");
-      continue;
-    }
-    if (image.mime_type.empty()) {
-      const bool png = bytes->size() >= 4 && (*bytes)[0] == 0x89 && (*bytes)[1] == 'P';
-      const bool ktx2 = isKtx2Image(input_, i);
-      image.mime_type = png ? "image/png" : ktx2 ? "image/ktx2" : "image/jpeg";
-    }
-    image.buffer_view = addView(*bytes, 0, 0, ViewPart::kImages, false);
-    image.uri.clear();
-    image.data.clear();
-  }
-}
-
-Expected<EncodedAsset> Encoder::run() {
+Expected<EncodedAsset> OptimizeEncoder::run() {
   out_.asset = input_;
   out_.asset.buffers.clear();
   out_.asset.buffer_views.clear();
@@ -516,15 +404,15 @@ Expected<EncodedAsset> Encoder::run() {
     for (Primitive& primitive : out_.asset.meshes[m].primitives) encodePrimitive(m, primitive);
   }
   encodeAnimations();
+  writeShared();
   encodeSkinsAndImages();
   if (out_.asset.buffers.empty()) out_.asset.buffers.emplace_back();
   return std::move(out_);
 }
 
-}  // namespace
-
-Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt) {
-  return Encoder(input, budget, meshopt).run();
+Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt,
+                                   std::span<const SkinnedDraw> draws) {
+  return OptimizeEncoder(input, budget, meshopt, draws).run();
 }
 
 }  // namespace morphkit::gltf_detail

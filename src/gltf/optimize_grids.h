@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// optimize's grids and streams (optimize_encode.cpp): values onto normalized-integer grids, skin weights keeping
-// their sums, and the bytes of one accessor about to be written. Private to morphkit::gltf.
+// optimize's grids and streams (optimize_encode.cpp): values onto normalized-integer grids and the bytes of one
+// accessor about to be written. Private to morphkit::gltf.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -89,31 +89,6 @@ inline bool allWithin(std::span<const float> values, float lo, float hi) {
 
 inline bool allZero(std::span<const float> values) {
   return std::all_of(values.begin(), values.end(), [](float v) { return v == 0.0f; });
-}
-
-// One skin weight per influence, each vertex's stored integers summing to what its floats sum to (largest
-// remainder), so a vertex that summed to 1 still does exactly (§3.7.3.3).
-template <class Int>
-std::vector<Int> skinWeightInts(std::span<const float> weights, uint32_t influences, double scale) {
-  std::vector<Int> out(weights.size());
-  std::vector<std::pair<double, uint32_t>> remainders(influences);
-  for (size_t v = 0; v * influences < weights.size(); ++v) {
-    const float* w = weights.data() + v * influences;
-    double sum = 0;
-    int64_t floor_sum = 0;
-    for (uint32_t i = 0; i < influences; ++i) {
-      const double scaled = std::max(0.0, double(w[i])) * scale;
-      const double down = std::floor(scaled);
-      out[v * influences + i] = Int(std::min(down, scale));
-      floor_sum += int64_t(down);
-      remainders[i] = {scaled - down, i};
-      sum += std::max(0.0, double(w[i]));
-    }
-    int64_t missing = std::llround(std::min(sum, 1.0) * scale) - floor_sum;
-    std::sort(remainders.begin(), remainders.end(), std::greater<>());
-    for (uint32_t i = 0; i < influences && missing > 0; ++i, --missing) ++out[v * influences + remainders[i].second];
-  }
-  return out;
 }
 
 }  // namespace morphkit::gltf_detail

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "morphkit/core/pose.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/gltf/optimize.h"
 #include "morphkit/model/asset.h"
@@ -19,8 +20,12 @@ struct EncodeBudget {
   double base_position = 0.0;        // largest vector error of a base POSITION (object-space units)
   double base_position_floor = 0.0;  // what a base POSITION may take when 16 bits cannot meet base_position
   double target_delta = 0.0;         // largest vector error of one POSITION delta
+  double shared_position = 0.0;      // largest vector error of a skinned position on its skin's one grid
   bool u8_skin_weights = false;
+  double keep_nearest = 0.0;  // world space: a skinned base vertex whose error is within it keeps its nearest rounding
 };
+
+struct SkinnedDraw;
 
 struct EncodedAsset {
   Asset asset;                               // every accessor rewritten into one buffer
@@ -29,7 +34,9 @@ struct EncodedAsset {
   std::vector<std::string> notes;
 };
 
-Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt);
+// `draws`: skinnedDraws(input), for the skin weights' rounding.
+Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt,
+                                   std::span<const SkinnedDraw> draws);
 
 // The parts of an asset's views (as loaded) and of an encoded one (compressed views at their encoded size).
 OptimizeParts inputParts(const Asset& asset);
@@ -43,6 +50,52 @@ struct PoseScale {
   double weight_square_sum = 1.0;  // largest Σw² of the same
 };
 Expected<PoseScale> measurePoseScale(const Asset& asset);
+
+// One verified pose: a category of docs/OPTIMIZE.md's list, its label for messages, and the frame request.
+struct VerifyPose {
+  std::string category;
+  std::string label;
+  uint32_t animation = kNone;
+  double time = 0.0;
+  std::vector<WeightOverride> overrides;
+};
+std::vector<VerifyPose> verifyPoses(const Asset& asset, const PosePrepared& prepared);
+
+// The verified poses as skin-weight rounding needs them (optimize_weights.cpp): for each primitive a skinned node
+// draws, each such node's joint palette (world(joint)·IBM) and morph weights at every verified pose.
+struct SkinnedDraw {
+  uint32_t mesh = kNone, primitive = kNone;
+  std::vector<std::vector<DMat4>> palettes;  // per pose
+  std::vector<std::vector<float>> weights;   // per pose, one per target
+};
+Expected<std::vector<SkinnedDraw>> skinnedDraws(const Asset& asset);
+
+// Skin weights (`influences` per vertex, every WEIGHTS_n set of `primitive` together) as integers of `scale` (255 or
+// 65535), each vertex's summing exactly to round(scale × min(1, its sum)) (§3.7.3.3). Among the roundings up or
+// down that keep that sum, each vertex takes the one that moves its skinned position least, largest over `draws`'
+// poses of the primitive, and `largest_error` grows to the largest such distance (world space); without
+// `largest_error`, or where no skinned node draws the primitive, the largest remainders.
+std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& primitive, std::span<const float> weights,
+                                       uint32_t influences, double scale, std::span<const SkinnedDraw* const> draws,
+                                       double* largest_error);
+
+// A skinned primitive's base POSITION as integers on its skin's grid (q = (p − center) / step), each vertex rounded
+// up or down per axis where its largest skinned error over `draws'` poses, its targets' nearest roundings included,
+// is least; the nearest grid point where no skinned node draws it, no target moves the vertex, or the nearest
+// point's error is within `keep_below` (world space).
+// With `deltas`, a vertex still above `keep_below` then tries each of its targets' roundings in turn, and the ones
+// that lower its error are listed: (target, vertex, the delta on the grid).
+struct DeltaRounding {
+  uint32_t target = 0, vertex = 0;
+  int16_t q[3] = {0, 0, 0};
+};
+std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
+                                           const double center[3], std::span<const SkinnedDraw* const> draws,
+                                           double keep_below, std::vector<DeltaRounding>* deltas);
+
+// The largest error skin weights as integers of `scale` (roundSkinWeights with `largest_error`) move a vertex by
+// over `draws`' poses, every skinned primitive together: what decides whether 8-bit weights are tried.
+double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale);
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).

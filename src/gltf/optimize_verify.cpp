@@ -13,14 +13,6 @@
 namespace morphkit::gltf_detail {
 namespace {
 
-struct VerifyPose {
-  std::string category;
-  std::string label;
-  uint32_t animation = kNone;
-  double time = 0.0;
-  std::vector<WeightOverride> overrides;
-};
-
 std::vector<WeightOverride> allTargets(const Asset& asset, float value) {
   std::vector<WeightOverride> overrides;
   for (uint32_t m = 0; m < asset.meshes.size(); ++m) {
@@ -52,6 +44,8 @@ std::vector<double> animationTimes(const AnimationData& animation) {
   return times;
 }
 
+}  // namespace
+
 std::vector<VerifyPose> verifyPoses(const Asset& asset, const PosePrepared& prepared) {
   std::vector<VerifyPose> poses;
   poses.push_back({"rest", "the rest pose (every weight 0)", kNone, 0.0, allTargets(asset, 0.0f)});
@@ -77,6 +71,8 @@ std::vector<VerifyPose> verifyPoses(const Asset& asset, const PosePrepared& prep
   }
   return poses;
 }
+
+namespace {
 
 double columnScale(const DMat4& m) {
   double largest = 0;

@@ -110,6 +110,57 @@ TEST(Optimize, BoundHoldsAtPosesTheGuaranteeDidNotPick) {
   EXPECT_LE(poseDistance(*input, out.asset, options), r.bound);
 }
 
+// A skinned primitive's positions and deltas are integers on one grid (its scale folded into the inverse bind
+// matrices), and each vertex's skin weights keep their sum exactly: 16-bit on MorphSkinBlob52, whose 8-bit weights
+// alone take most of the bound, 8-bit on RiggedSimple.
+TEST(Optimize, SkinnedPositionsShareOneIntegerGridAndWeightsKeepTheirSums) {
+  MORPHKIT_REQUIRE_SHARED();
+  const std::pair<std::filesystem::path, ComponentType> cases[] = {
+      {blob(), ComponentType::kUnsignedShort},
+      {test::assetsDir() / "RiggedSimple/glTF-Binary/RiggedSimple.glb", ComponentType::kUnsignedByte}};
+  for (const auto& [file, weight_type] : cases) {
+    SCOPED_TRACE(file.string());
+    Expected<Asset> input = loadAsset(file);
+    ASSERT_TRUE(input.ok()) << input.error().message;
+    Optimized out = optimizeOrDie(*input);
+    ASSERT_FALSE(out.glb.empty());
+    EXPECT_LE(out.report.max_distance, out.report.bound);
+    for (size_t m = 0; m < out.asset.meshes.size(); ++m) {
+      for (size_t p = 0; p < out.asset.meshes[m].primitives.size(); ++p) {
+        const Primitive& primitive = out.asset.meshes[m].primitives[p];
+        const uint32_t weights = findAttribute(primitive.attributes, "WEIGHTS_0");
+        if (weights == kNone) continue;
+        const Accessor& position = out.asset.accessors[findAttribute(primitive.attributes, "POSITION")];
+        EXPECT_EQ(position.component_type, ComponentType::kShort);
+        EXPECT_FALSE(position.normalized);
+        for (const MorphTarget& target : primitive.targets) {
+          const uint32_t delta = findAttribute(target.attributes, "POSITION");
+          if (delta != kNone) {
+            EXPECT_FALSE(out.asset.accessors[delta].normalized);
+          }
+        }
+        ASSERT_EQ(out.asset.accessors[weights].component_type, weight_type);
+        const double scale = weight_type == ComponentType::kUnsignedByte ? 255.0 : 65535.0;
+        const std::vector<float> stored = readAccessorFloats(out.asset, weights);
+        const std::vector<float> original =
+            readAccessorFloats(*input, findAttribute(input->meshes[m].primitives[p].attributes, "WEIGHTS_0"));
+        ASSERT_EQ(stored.size(), original.size());
+        for (size_t v = 0; v < stored.size(); v += 4) {
+          double sum = 0, before = 0;
+          for (size_t i = v; i < v + 4; ++i) {
+            sum += std::round(double(stored[i]) * scale);
+            before += double(original[i]);
+            EXPECT_LE(std::fabs(double(stored[i]) - double(original[i])), 1.0 / scale) << "vertex " << v / 4;
+          }
+          if (std::fabs(before - 1.0) < 1e-5) {
+            EXPECT_EQ(sum, scale) << "vertex " << v / 4;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Optimize, AnimationsNamesAndExtrasSurviveExactly) {
   MORPHKIT_REQUIRE_SHARED();
   Expected<Asset> input = loadAsset(blob());
