@@ -24,11 +24,10 @@ uint32_t OptimizeEncoder::addView(std::span<const uint8_t> bytes, uint32_t strid
   return view;
 }
 
-uint32_t OptimizeEncoder::addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress) {
-  // Base vertex streams of a stride share a view, as targets' do (docs/OPTIMIZE.md, "Experiments").
-  if (part == ViewPart::kBase && target == kArrayBuffer && compress) return addShared(stream, "BASE", part, target);
+// The output accessor that reads `stream` from `view` (kNone: set later, by writeShared).
+uint32_t OptimizeEncoder::pushAccessor(const Stream& stream, uint32_t view) {
   Accessor accessor;
-  accessor.buffer_view = addView(stream.bytes, stream.stride, target, part, compress);
+  accessor.buffer_view = view;
   accessor.component_type = stream.component;
   accessor.normalized = stream.normalized;
   accessor.count = stream.count;
@@ -39,21 +38,19 @@ uint32_t OptimizeEncoder::addAccessor(const Stream& stream, ViewPart part, uint3
   return uint32_t(out_.asset.accessors.size() - 1);
 }
 
+uint32_t OptimizeEncoder::addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress) {
+  // Base vertex streams of a stride share a view, as targets' do (docs/OPTIMIZE.md, "Experiments").
+  if (part == ViewPart::kBase && target == kArrayBuffer && compress) return addShared(stream, "BASE", part, target);
+  return pushAccessor(stream, addView(stream.bytes, stream.stride, target, part, compress));
+}
+
 // A stream into the shared view of its group; its bufferView and byteOffset are set by writeShared.
 uint32_t OptimizeEncoder::addShared(const Stream& stream, const std::string& group, ViewPart part, uint32_t target) {
   SharedView& view = shared_[group + "/" + std::to_string(stream.stride)];
   view.stride = stream.stride;
   view.part = part;
   view.target = target;
-  Accessor accessor;
-  accessor.component_type = stream.component;
-  accessor.normalized = stream.normalized;
-  accessor.count = stream.count;
-  accessor.type = stream.type;
-  accessor.min = stream.min;
-  accessor.max = stream.max;
-  out_.asset.accessors.push_back(std::move(accessor));
-  const uint32_t index = uint32_t(out_.asset.accessors.size() - 1);
+  const uint32_t index = pushAccessor(stream, kNone);
   view.accessors.push_back({index, view.bytes.size()});
   view.bytes.insert(view.bytes.end(), stream.bytes.begin(), stream.bytes.end());
   return index;

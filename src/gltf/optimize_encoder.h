@@ -36,6 +36,7 @@ class OptimizeEncoder {
  private:
   uint32_t addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
                    bool compress_attributes);
+  uint32_t pushAccessor(const Stream& stream, uint32_t view);
   uint32_t addAccessor(const Stream& stream, ViewPart part, uint32_t target, bool compress);
   uint32_t addShared(const Stream& stream, const std::string& group, ViewPart part = ViewPart::kTargets,
                      uint32_t target = kArrayBuffer);
