@@ -41,43 +41,44 @@ using uint = uint32_t;
 #define MORPH_LAYOUT_DENSE_F32 0u  // target-major f32 deltas
 #define MORPH_LAYOUT_DENSE_F16 1u  // target-major f16 deltas (IEEE binary16, little endian)
 #define MORPH_LAYOUT_SPARSE 2u     // per-vertex CSR list of (target, f32 deltas)
-#define MORPH_LAYOUT_DENSE_SNORM16 3u  // f16's order, int16 q/32767 × a per-(target, attribute) scale; the scales
-                                       // (a vec4 per target) follow the slabs, at target_bytes × target_count
+// f16's order, int16 q/32767 × a per-(target, attribute) scale; the scales (a vec4 per target) follow the slabs, at
+// target_bytes × target_count
+#define MORPH_LAYOUT_DENSE_SNORM16 3u
 // `matrices` (docs/LAYOUTS.md §5) start with the origin block: column 0 the pivot, 1 the origin's high floats, 2
 // its low floats; the matrices after it place p − pivot relative to the origin.
-#define MORPH_FLAG_SKINNED (1u << 3)       // linear blend skinning: matrices[1 + j] = joint j
-#define MORPH_FLAG_TRANSFORM (1u << 4)     // unskinned: matrices[1] = model, matrices[2] = normal matrix
-#define MORPH_FLAG_HAS_TARGETS (1u << 5)   // delta buffers are bound (target_count > 0)
+#define MORPH_FLAG_SKINNED (1u << 3)      // linear blend skinning: matrices[1 + j] = joint j
+#define MORPH_FLAG_TRANSFORM (1u << 4)    // unskinned: matrices[1] = model, matrices[2] = normal matrix
+#define MORPH_FLAG_HAS_TARGETS (1u << 5)  // delta buffers are bound (target_count > 0)
 
 // One (instance, primitive) of a batched dispatch. The dispatch table is an array of these, sorted by
 // first_group; workgroup g belongs to the last entry whose first_group <= g.
 struct MorphEntry {
-  MORPH_U64 base_address;     // f32 vertices, vertex_stride floats each (VertexFormat)
-  MORPH_U64 delta_address;    // dense f32 / f16 / snorm16 target blocks (snorm16: then its scales), or sparse entries
-  MORPH_U64 rows_address;     // sparse only: vertex_count + 1 u32 entry offsets (CSR)
-  MORPH_U64 skin_address;     // per vertex: 4·influence_sets u32 joints, then 4·influence_sets f32 weights
-  MORPH_U64 weights_address;  // target_count f32 weights (zero where |w| <= epsilon); used by the sparse layout
-  MORPH_U64 active_address;   // active_count MorphActiveTarget; used by the dense layouts
-  MORPH_U64 matrices_address; // mat4 column-major: joint palette, or model + normal matrix
-  MORPH_U64 output_address;   // f32 vertices, same VertexFormat as the base
-  MORPH_U64 target_bytes;     // dense layouts: bytes one target occupies over all tiles (bench accounting; snorm16:
-                              // finds the scales)
-  uint first_group;           // first workgroup (flattened) of this entry
+  MORPH_U64 base_address;      // f32 vertices, vertex_stride floats each (VertexFormat)
+  MORPH_U64 delta_address;     // dense f32 / f16 / snorm16 target blocks (snorm16: then its scales), or sparse entries
+  MORPH_U64 rows_address;      // sparse only: vertex_count + 1 u32 entry offsets (CSR)
+  MORPH_U64 skin_address;      // per vertex: 4·influence_sets u32 joints, then 4·influence_sets f32 weights
+  MORPH_U64 weights_address;   // target_count f32 weights (zero where |w| <= epsilon); used by the sparse layout
+  MORPH_U64 active_address;    // active_count MorphActiveTarget; used by the dense layouts
+  MORPH_U64 matrices_address;  // mat4 column-major: joint palette, or model + normal matrix
+  MORPH_U64 output_address;    // f32 vertices, same VertexFormat as the base
+  MORPH_U64 target_bytes;      // dense layouts: bytes one target occupies over all tiles (bench accounting; snorm16:
+                               // finds the scales)
+  uint first_group;            // first workgroup (flattened) of this entry
   uint vertex_count;
   uint target_count;
   uint active_count;
-  uint flags;                 // MORPH_LAYOUT_* | MORPH_FLAG_*
-  uint vertex_stride;         // floats per vertex (base and output)
-  uint vertex_normal;         // float offset of the normal in a vertex, or MORPH_ABSENT
-  uint vertex_tangent;        // float offset of the tangent (xyzw), or MORPH_ABSENT
-  uint vertex_extra;          // float offset of the first texcoord/color component, or MORPH_ABSENT
-  uint delta_stride;          // components per (vertex, target) delta record
-  uint delta_position;        // component offsets in a delta record, or MORPH_ABSENT
+  uint flags;           // MORPH_LAYOUT_* | MORPH_FLAG_*
+  uint vertex_stride;   // floats per vertex (base and output)
+  uint vertex_normal;   // float offset of the normal in a vertex, or MORPH_ABSENT
+  uint vertex_tangent;  // float offset of the tangent (xyzw), or MORPH_ABSENT
+  uint vertex_extra;    // float offset of the first texcoord/color component, or MORPH_ABSENT
+  uint delta_stride;    // components per (vertex, target) delta record
+  uint delta_position;  // component offsets in a delta record, or MORPH_ABSENT
   uint delta_normal;
   uint delta_tangent;
-  uint delta_extra;           // morphed texcoords then colors, delta_extra_count components
+  uint delta_extra;  // morphed texcoords then colors, delta_extra_count components
   uint delta_extra_count;
-  uint influence_sets;        // JOINTS_n/WEIGHTS_n sets (skinned only)
+  uint influence_sets;  // JOINTS_n/WEIGHTS_n sets (skinned only)
 };
 
 // An active target of the dense layouts: its index and its weight.
@@ -90,8 +91,8 @@ struct MorphActiveTarget {
 struct MorphPush {
   MORPH_U64 table_address;  // MorphEntry[entry_count]
   uint entry_count;
-  uint total_groups;        // sum of the entries' groups
-  uint groups_x;            // dispatch width in x (group = y * groups_x + x)
+  uint total_groups;  // sum of the entries' groups
+  uint groups_x;      // dispatch width in x (group = y * groups_x + x)
   uint pad0;
 };
 
