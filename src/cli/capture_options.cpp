@@ -4,7 +4,6 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <thread>
@@ -60,11 +59,6 @@ int loadMaps(const WeightOptions& options, CaptureMap& map, std::string& file_na
   return 0;
 }
 
-bool parseDouble(std::string_view text, double& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return !text.empty() && ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
-}
-
 CaptureOptions captureOptions(const WeightOptions& options) {
   CaptureOptions capture_options;
   parseCaptureFormatName(options.capture_format, capture_options.format);  // checked by CLI11
@@ -103,7 +97,7 @@ int cleanCaptureFromOptions(const WeightOptions& options, Capture& capture, std:
   }
   Capture neutral_face;
   if (options.neutral.starts_with("first:")) {
-    if (!parseDouble(std::string_view(options.neutral).substr(6), cleanup.neutral_seconds) ||
+    if (!parseFiniteDouble(std::string_view(options.neutral).substr(6), cleanup.neutral_seconds) ||
         cleanup.neutral_seconds < 0.0) {
       return reportUsage("--neutral '" + options.neutral +
                          "': expected first:SECONDS (SECONDS >= 0) or a capture file");

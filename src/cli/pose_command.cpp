@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -73,10 +72,6 @@ struct PoseCommandOptions {
 Expected<std::vector<double>> parseTimes(const std::vector<std::string>& items) {
   constexpr size_t kMaxTimes = 1000000;
   std::vector<double> times;
-  auto number = [](std::string_view text, double& out) {
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
-  };
   std::vector<std::string> split;  // "1,,2" is a mistake, not 1 and 2: CLI11's delimiter would drop the gap
   for (const std::string& given : items) {
     for (size_t start = 0;;) {
@@ -91,15 +86,16 @@ Expected<std::vector<double>> parseTimes(const std::vector<std::string>& items) 
     const size_t c1 = item.find(':');
     if (c1 == std::string::npos) {
       double t = 0;
-      if (!number(item, t)) return fail(Error::kInvalidArgument, "--time " + item + ": not a number of seconds");
+      if (!parseFiniteDouble(item, t))
+        return fail(Error::kInvalidArgument, "--time " + item + ": not a number of seconds");
       times.push_back(t);
       continue;
     }
     const size_t c2 = item.find(':', c1 + 1);
     double a = 0, b = 0, step = 0;
-    if (c2 == std::string::npos || !number(std::string_view(item).substr(0, c1), a) ||
-        !number(std::string_view(item).substr(c1 + 1, c2 - c1 - 1), b) ||
-        !number(std::string_view(item).substr(c2 + 1), step) || !(step > 0) || !(b > a)) {
+    if (c2 == std::string::npos || !parseFiniteDouble(std::string_view(item).substr(0, c1), a) ||
+        !parseFiniteDouble(std::string_view(item).substr(c1 + 1, c2 - c1 - 1), b) ||
+        !parseFiniteDouble(std::string_view(item).substr(c2 + 1), step) || !(step > 0) || !(b > a)) {
       return fail(Error::kInvalidArgument,
                   "--time " + item + ": expected A:B:STEP with A < B and STEP > 0 (half-open)");
     }

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <deque>
@@ -31,6 +30,7 @@
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/image/frame_writer.h"
 #include "morphkit/model/files.h"
+#include "morphkit/model/text.h"
 #include "morphkit/render/render.h"
 #include "morphkit/vk/gpu.h"
 #include "output_folder.h"
@@ -80,11 +80,6 @@ struct RenderCommandOptions {
 
 constexpr uint32_t kMaxRenderFrames = 100000;  // one render's frames (frame_NNNN.png names, the summary's counts)
 
-bool parseUint(std::string_view text, uint32_t& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
 // run() in steps. Each step returns 0 to go on, or the exit code after printing its one error line.
 
 // The frames to render: [first, last) at --fps of `animation` (kNone: the rest pose, or a capture alone).
@@ -120,9 +115,9 @@ struct FrameTotals {
 // --size, --morph-path, --no-shadows, --no-prepass and --fps: usage errors come before any file is read.
 int readRenderOptions(const RenderCommandOptions& o, RenderOptions& options) {
   const size_t x = o.size.find('x');
-  if (x == std::string::npos || !parseUint(std::string_view(o.size).substr(0, x), options.width) ||
-      !parseUint(std::string_view(o.size).substr(x + 1), options.height) || options.width == 0 || options.height == 0 ||
-      options.width > 8192 || options.height > 8192) {
+  if (x == std::string::npos || !parseUint32(std::string_view(o.size).substr(0, x), options.width) ||
+      !parseUint32(std::string_view(o.size).substr(x + 1), options.height) || options.width == 0 ||
+      options.height == 0 || options.width > 8192 || options.height > 8192) {
     return reportUsage("--size " + o.size + ": expected WxH with 1..8192 each");
   }
   std::optional<MorphPath> path = parseMorphPath(o.morph_path);
@@ -160,8 +155,8 @@ int resolveFrames(const RenderCommandOptions& o, const Asset& asset, LoadedWeigh
   frames.clip_seconds = clip;
   if (!o.frames.empty()) {
     const size_t colon = o.frames.find(':');
-    if (colon == std::string::npos || !parseUint(std::string_view(o.frames).substr(0, colon), frames.first) ||
-        !parseUint(std::string_view(o.frames).substr(colon + 1), frames.last) || frames.last <= frames.first) {
+    if (colon == std::string::npos || !parseUint32(std::string_view(o.frames).substr(0, colon), frames.first) ||
+        !parseUint32(std::string_view(o.frames).substr(colon + 1), frames.last) || frames.last <= frames.first) {
       return reportUsage("--frames " + o.frames + ": expected A:B with A < B (half-open, at --fps)");
     }
     if (frames.last - frames.first > kMaxRenderFrames) {
@@ -193,7 +188,7 @@ int readCameraOption(const std::string& text, CameraRequest& camera) {
   camera.from_file = text == "file" || (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])) &&
                                         text.find(':') == std::string::npos && text.find(',') == std::string::npos);
   if (camera.from_file) {
-    if (text != "file" && !parseUint(text, camera.index))
+    if (text != "file" && !parseUint32(text, camera.index))
       return reportUsage("--camera " + text + ": not a camera index");
   } else if (text != "auto") {
     camera.explicit_camera = parseCamera(text);
@@ -456,9 +451,7 @@ const CommandRegistration kRenderCommand(
        static const CLI::Validator kSeconds(
            [](std::string& text) {
              double value = 0;
-             auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-             const bool ok =
-                 ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0;
+             const bool ok = parseFiniteDouble(text, value) && value >= 0;
              return ok ? std::string() : "expected a number of seconds >= 0, not '" + text + "'";
            },
            "SECONDS");
@@ -488,9 +481,7 @@ const CommandRegistration kRenderCommand(
            ->check(CLI::Validator(
                [](std::string& text) {
                  double value = 0;
-                 auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-                 const bool ok = ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) &&
-                                 value > 0 && value <= 1e6;
+                 const bool ok = parseFiniteDouble(text, value) && value > 0 && value <= 1e6;
                  return ok ? std::string() : "expected metres, 0 < S <= 1e6, not '" + text + "'";
                },
                "METRES"));

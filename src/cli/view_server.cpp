@@ -4,7 +4,6 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
 #include <cmath>
 #include <random>
 #include <string_view>
@@ -19,6 +18,7 @@
 #include <chrono>
 #include <thread>
 
+#include "morphkit/model/text.h"
 #include "morphkit_web/web_files.h"
 #endif
 
@@ -56,11 +56,6 @@ const char* webFile(std::string_view name, std::string& type) {
   return nullptr;
 }
 
-bool parseNumber(const std::string& text, double& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
-}
-
 // /frame?anim=N&time=S&capture=1&reference=1&w=NAME:VALUE...&t=TARGET:VALUE...: a 400 with one line for a malformed
 // parameter.
 void serveFrame(const ViewContent& content, const httplib::Request& req, httplib::Response& res) {
@@ -73,20 +68,20 @@ void serveFrame(const ViewContent& content, const httplib::Request& req, httplib
   if (req.has_param("anim")) {
     const std::string anim = req.get_param_value("anim");
     if (anim != "rest") {
-      if (!parseNumber(anim, number) || number < 0 || number != std::floor(number) ||
+      if (!parseFiniteDouble(anim, number) || number < 0 || number != std::floor(number) ||
           number >= double(content.prepared->animations.size()))
         return bad("anim=" + anim + ": not an animation index");
       request.animation = uint32_t(number);
     }
   }
   if (req.has_param("time")) {
-    if (!parseNumber(req.get_param_value("time"), request.time)) return bad("time: not a number of seconds");
+    if (!parseFiniteDouble(req.get_param_value("time"), request.time)) return bad("time: not a number of seconds");
   }
   std::vector<WeightOverride> overrides;
   for (size_t i = 0; i < req.get_param_value_count("w"); ++i) {
     const std::string item = req.get_param_value("w", i);
     const size_t eq = item.rfind(':');
-    if (eq == std::string::npos || eq == 0 || !parseNumber(item.substr(eq + 1), number))
+    if (eq == std::string::npos || eq == 0 || !parseFiniteDouble(item.substr(eq + 1), number))
       return bad("w=" + item + ": expected NAME:VALUE");
     overrides.push_back(WeightOverride{item.substr(0, eq), kNone, kNone, float(number)});
   }
@@ -94,8 +89,8 @@ void serveFrame(const ViewContent& content, const httplib::Request& req, httplib
     const std::string item = req.get_param_value("t", i);
     const size_t colon = item.find(':');
     double index = 0;
-    if (colon == std::string::npos || !parseNumber(item.substr(0, colon), index) || index < 0 || index > 1e9 ||
-        index != std::floor(index) || !parseNumber(item.substr(colon + 1), number))
+    if (colon == std::string::npos || !parseFiniteDouble(item.substr(0, colon), index) || index < 0 || index > 1e9 ||
+        index != std::floor(index) || !parseFiniteDouble(item.substr(colon + 1), number))
       return bad("t=" + item + ": expected TARGET:VALUE");
     overrides.push_back(WeightOverride{"", uint32_t(index), kNone, float(number)});
   }

@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "capture_options.h"
@@ -30,9 +29,7 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
   }
   const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
   double number = 0.0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || !std::isfinite(number) ||
-      !std::isfinite(float(number))) {
+  if (!parseFiniteDouble(value, number) || !std::isfinite(float(number))) {
     why = "the value is not a finite number";
     return false;
   }

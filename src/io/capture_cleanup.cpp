@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // cleanCapture (morphkit/io/capture_signal.h): scale → neutral → smooth → offset → resample, one report line a step.
-#include <charconv>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -20,11 +19,6 @@ std::string formatted(const char* format, ...) {
   std::vsnprintf(line, sizeof line, format, args);
   va_end(args);
   return line;
-}
-
-bool parseFiniteDouble(std::string_view text, double& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return !text.empty() && ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
 }
 
 // The channel holding the largest of `values` (one per channel), for the step lines.

@@ -3,7 +3,6 @@
 #include "morphkit/model/names.h"
 
 #include <algorithm>
-#include <charconv>
 #include <numeric>
 
 #include "morphkit/model/text.h"
@@ -13,11 +12,6 @@ namespace {
 
 char foldAscii(char c) {
   return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
-}
-
-bool parseIndex(std::string_view text, uint32_t& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
 // "the file has 0 'talk', 1 'blink', 2 (unnamed)": at most 20, then the count; `none` when there are none.
@@ -113,7 +107,7 @@ Expected<uint32_t> findAnimationNamed(const Asset& asset, std::string_view text,
   if (text.empty())
     return fail(Error::kInvalidArgument, what + ": expected an index, a name or 'rest' (" + animationList(asset) + ")");
   uint32_t index = 0;
-  if (parseIndex(text, index)) {
+  if (parseUint32(text, index)) {
     if (index < asset.animations.size()) return index;
     return fail(Error::kInvalidArgument, std::string(label) + " " + std::string(text) +
                                              ": no animation of that index (" + animationList(asset) + ")");
@@ -137,7 +131,7 @@ Expected<uint32_t> findSceneNamed(const Asset& asset, std::string_view text, std
   const std::string what = std::string(label) + " " + quote(text);
   if (text.empty()) return fail(Error::kInvalidArgument, what + ": expected an index or a name (" + list + ")");
   uint32_t index = 0;
-  if (parseIndex(text, index) && index < names.size()) return index;
+  if (parseUint32(text, index) && index < names.size()) return index;
   if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return fail(Error::kInvalidArgument,
                 std::string(label) + " " + printable(text) + ": no scene of that index (" + list + ")");

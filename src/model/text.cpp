@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace morphkit {
@@ -11,6 +12,12 @@ bool parseUint32(std::string_view text, uint32_t& out) {
   const char* end = text.data() + text.size();
   auto [stop, ec] = std::from_chars(text.data(), end, out);
   return !text.empty() && ec == std::errc() && stop == end;
+}
+
+bool parseFiniteDouble(std::string_view text, double& out) {
+  const char* end = text.data() + text.size();
+  auto [stop, ec] = std::from_chars(text.data(), end, out);
+  return !text.empty() && ec == std::errc() && stop == end && std::isfinite(out);
 }
 
 Utf8Char decodeUtf8(std::string_view text) {

@@ -41,5 +41,8 @@ bool isUnsafeCodePoint(uint32_t code_point);
 
 // The whole of `text` as a decimal uint32 (no sign, no spaces, no overflow); false leaves `out` unspecified.
 bool parseUint32(std::string_view text, uint32_t& out);
+// The whole of `text` as a finite double (no leading '+', no spaces, no NaN or infinity); false leaves `out`
+// unspecified.
+bool parseFiniteDouble(std::string_view text, double& out);
 
 }  // namespace morphkit
