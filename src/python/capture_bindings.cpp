@@ -73,9 +73,7 @@ py::tuple loadCaptureFile(const py::object& path_in, const std::string& format, 
     }
     cleanup.smooth = params;
   }
-  if (!std::isfinite(offset)) raise(fail(Error::kInvalidArgument, "offset: must be a finite number"));
-  if (!(fps >= 0.0) || !std::isfinite(fps)) raise(fail(Error::kInvalidArgument, "fps: must be >= 0"));
-  cleanup.offset_seconds = offset;
+  cleanup.offset_seconds = offset;  // offset and fps are checked by cleanCapture
   cleanup.resample_fps = fps;
   Capture neutral_face;
   readNeutral(neutral, options, cleanup, neutral_face);

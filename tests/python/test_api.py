@@ -277,6 +277,10 @@ def test_load_capture_reads_every_format(tmp_path: pathlib.Path) -> None:
         morphkit.load_capture(CAPTURE, neutral=-1.0)
     with pytest.raises(morphkit.InvalidArgumentError, match="offset"):
         morphkit.load_capture(CAPTURE, offset=-1000.0)
+    with pytest.raises(morphkit.InvalidArgumentError, match="capture offset: must be a finite number"):
+        morphkit.load_capture(CAPTURE, offset=float("nan"))
+    with pytest.raises(morphkit.InvalidArgumentError, match="resample fps: must be a finite number >= 0"):
+        morphkit.load_capture(CAPTURE, fps=-1.0)
     # pose_csv takes any format: the MediaPipe file poses as its rows' values by name.
     model = ASSETS / "MorphSkinBlob52/MorphSkinBlob52.glb"
     blob = morphkit.load(model)
