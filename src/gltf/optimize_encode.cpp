@@ -177,21 +177,11 @@ uint32_t OptimizeEncoder::baseAttribute(const std::string& name, uint32_t access
 
 // WEIGHTS_n of a primitive: all its sets together, so each vertex's integers keep its sum.
 uint32_t OptimizeEncoder::skinWeights(uint32_t mesh, const Primitive& primitive, uint32_t set) {
-  std::vector<uint32_t> sets;
-  for (uint32_t s = 0;; ++s) {
-    const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
-    if (w == kNone) break;
-    sets.push_back(w);
-  }
+  const std::vector<uint32_t> sets = weightSets(primitive);
   const auto key = std::make_pair(sets[set], std::string("WEIGHTS"));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const uint32_t influences = uint32_t(4 * sets.size());
-  const size_t vertices = input_.accessors[sets[0]].count;
-  std::vector<float> weights(vertices * influences);  // every set of a vertex together
-  for (size_t s = 0; s < sets.size(); ++s) {
-    const std::vector<float> one = readAccessorFloats(input_, sets[s]);
-    for (size_t v = 0; v < vertices; ++v) std::copy_n(&one[4 * v], 4, &weights[v * influences + 4 * s]);
-  }
+  const std::vector<float> weights = interleavedWeights(input_, sets);
   const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
   const std::vector<const SkinnedDraw*> draws = drawsOf(mesh, primitive);
   const Primitive& original = input_.meshes[mesh].primitives[index];

@@ -70,6 +70,11 @@ struct SkinnedDraw {
 };
 Expected<std::vector<SkinnedDraw>> skinnedDraws(const Asset& asset);
 
+// The WEIGHTS_n accessors of `primitive`, WEIGHTS_0 up to the first set that is absent.
+std::vector<uint32_t> weightSets(const Primitive& primitive);
+// Those sets' weights together per vertex (4 per set, set 0 first), as roundSkinWeights takes them.
+std::vector<float> interleavedWeights(const Asset& input, std::span<const uint32_t> sets);
+
 // Skin weights (`influences` per vertex, every WEIGHTS_n set of `primitive` together) as integers of `scale` (255 or
 // 65535), each vertex's summing exactly to round(scale × min(1, its sum)) (§3.7.3.3). Among the roundings up or
 // down that keep that sum, each vertex takes the one that moves its skinned position least, largest over `draws`'

@@ -178,6 +178,28 @@ std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& prim
   return out;
 }
 
+std::vector<uint32_t> weightSets(const Primitive& primitive) {
+  std::vector<uint32_t> sets;
+  for (uint32_t s = 0;; ++s) {
+    const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
+    if (w == kNone) return sets;
+    sets.push_back(w);
+  }
+}
+
+std::vector<float> interleavedWeights(const Asset& input, std::span<const uint32_t> sets) {
+  if (sets.empty()) return {};
+  const size_t influences = 4 * sets.size(), vertices = input.accessors[sets[0]].count;
+  std::vector<float> weights(vertices * influences);
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const std::vector<float> one = readAccessorFloats(input, sets[s]);
+    for (size_t v = 0; v < vertices && 4 * v + 3 < one.size(); ++v) {
+      std::copy_n(&one[4 * v], 4, &weights[v * influences + 4 * s]);
+    }
+  }
+  return weights;
+}
+
 double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale) {
   double largest = 0.0;
   std::vector<std::pair<uint32_t, uint32_t>> done;
@@ -186,19 +208,10 @@ double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, d
     if (std::find(done.begin(), done.end(), id) != done.end()) continue;
     done.push_back(id);
     const Primitive& primitive = input.meshes[draw.mesh].primitives[draw.primitive];
-    std::vector<std::vector<float>> sets;
-    for (uint32_t s = 0;; ++s) {
-      const uint32_t w = findAttribute(primitive.attributes, "WEIGHTS_" + std::to_string(s));
-      if (w == kNone) break;
-      sets.push_back(readAccessorFloats(input, w));
-    }
+    const std::vector<uint32_t> sets = weightSets(primitive);
     if (sets.empty()) continue;
-    const size_t influences = 4 * sets.size(), vertices = sets[0].size() / 4;
-    std::vector<float> weights(vertices * influences);  // every set of a vertex together, as the encoder has them
-    for (size_t s = 0; s < sets.size(); ++s) {
-      for (size_t v = 0; v < vertices && 4 * v + 3 < sets[s].size(); ++v)
-        std::copy_n(&sets[s][4 * v], 4, &weights[v * influences + 4 * s]);
-    }
+    const size_t influences = 4 * sets.size();
+    const std::vector<float> weights = interleavedWeights(input, sets);  // as the encoder has them
     std::vector<const SkinnedDraw*> same;
     for (const SkinnedDraw& other : draws) {
       if (other.mesh == draw.mesh && other.primitive == draw.primitive) same.push_back(&other);
