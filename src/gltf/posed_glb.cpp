@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "morphkit/core/pose_arrays.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/model/asset_builder.h"
 
@@ -82,8 +83,7 @@ Expected<std::vector<uint8_t>> writePosedGlb(const PoseResult& pose, const Asset
           appendAccessor(asset, std::span<const uint32_t>(m.indices), AccessorType::kScalar, index_options);
     }
     Mesh mesh;
-    mesh.name =
-        "node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" + std::to_string(m.primitive);
+    mesh.name = posedPrimitiveName(m.node, m.mesh, m.primitive);
     mesh.primitives.push_back(std::move(primitive));
     Node node;
     node.name = mesh.name;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "morphkit/core/pose_arrays.h"
 #include "morphkit/io/json_writer.h"
 
 namespace morphkit {
@@ -86,8 +87,7 @@ std::string writePoseObj(const PoseResult& pose, const Asset* asset, std::string
   if (!mtllib.empty()) out += "mtllib " + std::string(mtllib) + "\n";
   size_t v_base = 1, vt_base = 1, vn_base = 1;  // OBJ indices are global and 1-based
   for (const PosedPrimitive& m : pose.meshes) {
-    out += "o node" + std::to_string(m.node) + "_mesh" + std::to_string(m.mesh) + "_prim" +
-           std::to_string(m.primitive) + "\n";
+    out += "o " + posedPrimitiveName(m.node, m.mesh, m.primitive) + "\n";
     if (!mtllib.empty() && asset && m.mesh < asset->meshes.size() &&
         m.primitive < asset->meshes[m.mesh].primitives.size()) {
       const uint32_t material = asset->meshes[m.mesh].primitives[m.primitive].material;
