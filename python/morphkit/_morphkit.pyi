@@ -167,16 +167,15 @@ def optimize(
     max_error_mm: float | None = None,
     max_error_rel: float | None = None,
     meshopt: bool = True,
-    force: bool = False,
     allow_external_paths: bool = False,
 ) -> dict[str, Any]:
     """Write a smaller .glb of the file, verified within a bound at every pose: `morphkit optimize --json`'s report.
 
     max_error_mm: the largest world-space vertex distance from the input at any pose, in millimetres;
     max_error_rel: the bound as a fraction of the rest pose's bounding-box diagonal (default 2e-4); give one.
-    meshopt=False writes quantization alone. An existing out needs force=True; out equal to path, a bound <= 0 or
-    NaN raise InvalidArgumentError; a bound no encoding meets raises naming the pose and vertex, and writes nothing
-    (docs/OPTIMIZE.md).
+    meshopt=False writes quantization alone. An existing out is replaced whole, as every command replaces its output
+    file (docs/CLI.md, "The overwrite rule"); out equal to path, a bound <= 0 or NaN raise InvalidArgumentError; a
+    bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).
     """
 
 def load_capture(

@@ -144,11 +144,9 @@ int run(const AnimateOptions& o) {
   if (Status valid = validateAsset(*asset); !valid) return reportFailure(o.out, valid.error());
   Expected<std::vector<uint8_t>> glb = writeGlb(*asset);
   if (!glb) return reportFailure(o.out, glb.error());
-  std::error_code exists_ec;
-  const bool replaced = std::filesystem::exists(o.out, exists_ec);  // the overwrite rule: replaced atomically, said
-  if (Status written = writeOutputFile(o.out, std::span<const uint8_t>(*glb)); !written) {
-    return reportFailure(o.out, written.error());
-  }
+  Expected<bool> written = writeOutputFile(o.out, std::span<const uint8_t>(*glb));  // the overwrite rule
+  if (!written) return reportFailure(o.out, written.error());
+  const bool replaced = *written;
 
   const Animation& animation = asset->animations[*baked];
   const CaptureMatch& capture = *weights.capture;
@@ -186,7 +184,7 @@ int run(const AnimateOptions& o) {
 }
 
 const CommandRegistration kAnimateCommand(
-    {45, [](CLI::App& app, int& exit_code) {
+    {44, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<AnimateOptions>();
        CLI::App* sub =
            app.add_subcommand("animate", "Bake a face capture (Live Link Face CSV) into a glTF weights animation");

@@ -97,7 +97,7 @@ int run(const BatchCommandOptions& o) {
 }
 
 const CommandRegistration kBatchCommand(
-    {45, [](CLI::App& app, int& exit_code) {
+    {48, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<BatchCommandOptions>();
        CLI::App* sub = app.add_subcommand(
            "batch", "Run a batch job (JSON, docs/BATCH.md): posed arrays and frames for many assets");

@@ -21,7 +21,7 @@ inline constexpr int kExitUsage = 2;
 
 // Each command file registers itself with a static CommandRegistration; main() builds them in `order`.
 struct CommandSpec {
-  int order;                                               // position in --help
+  int order;                                               // position in --help, one per command (main.cpp)
   std::function<void(CLI::App& app, int& exit_code)> add;  // adds the subcommand; its callback sets exit_code
 };
 struct CommandRegistration {

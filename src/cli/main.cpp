@@ -234,6 +234,12 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   auto specs = registry();
   std::sort(specs.begin(), specs.end(), [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
+  // Two commands at one position would list in static-initialisation order, which no one chose: refused at once,
+  // so every test that runs the tool catches it.
+  const auto same = std::adjacent_find(specs.begin(), specs.end(),
+                                       [](const CommandSpec& a, const CommandSpec& b) { return a.order == b.order; });
+  if (same != specs.end())
+    return reportError(fmt::format("internal: two commands registered at order {}", same->order));
   for (const auto& spec : specs) spec.add(app, exit_code);
   addCommonOptions(app);
   // `morphkit help [COMMAND]` is `morphkit [COMMAND] --help`.

@@ -92,12 +92,11 @@ int run(const MakeDemoOptions& options) {
     }
     capture = std::move(*made);
   }
-  std::error_code exists_ec;
-  const bool replaced = std::filesystem::exists(options.file, exists_ec);  // replaced atomically, and said so
-  Status written = writeOutputFile(options.file, std::span<const uint8_t>(*glb));
+  Expected<bool> written = writeOutputFile(options.file, std::span<const uint8_t>(*glb));  // the overwrite rule
   if (!written) return reportFailure(options.file, written.error());
+  const bool replaced = *written;
   if (!options.no_capture) {
-    if (Status s = writeOutputFile(capture_path, capture); !s) {
+    if (Expected<bool> s = writeOutputFile(capture_path, capture); !s) {
       std::error_code ec;
       std::filesystem::remove(options.file, ec);
       return reportFailure(capture_path, s.error());
@@ -145,7 +144,7 @@ int run(const MakeDemoOptions& options) {
 }
 
 const CommandRegistration kMakeDemoCommand(
-    {30, [](CLI::App& app, int& exit_code) {
+    {20, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<MakeDemoOptions>();
        CLI::App* sub =
            app.add_subcommand("make-demo", "Write the built-in demo asset: a skinned head with facial morph targets");

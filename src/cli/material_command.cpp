@@ -66,7 +66,7 @@ int runMaterial(const MaterialCommandOptions& o) {
 }
 
 const CommandRegistration kMaterialCommand(
-    {45, [](CLI::App& app, int& exit_code) {
+    {47, [](CLI::App& app, int& exit_code) {
        auto options = std::make_shared<MaterialCommandOptions>();
        CLI::App* sub = app.add_subcommand("material", "Check a node material graph: compile it and list its bindings");
        sub->add_option("GRAPH", options->file, "a node material .json (docs/NODE_MATERIALS.md)")->required();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--json] [--force]`
+// `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--json]`
 // A smaller .glb within a verified world-space bound of IN at every pose (morphkit/gltf/optimize.h, docs/OPTIMIZE.md).
 #include <fmt/core.h>
 
@@ -26,7 +26,6 @@ struct OptimizeCommandOptions {
   double max_error_rel = 0.0;
   bool no_meshopt = false;
   bool json = false;
-  bool force = false;
   uint32_t threads = 0;
   FileAccessFlags file_access;
   BudgetFlags budget;
@@ -73,9 +72,6 @@ int run(const OptimizeCommandOptions& o) {
   std::error_code ec;
   if (std::filesystem::exists(o.out, ec) && std::filesystem::equivalent(o.file, o.out, ec)) {
     return reportUsage("--out " + o.out + ": is IN itself; write the optimized file beside it");
-  }
-  if (!o.force && std::filesystem::exists(o.out, ec)) {
-    return reportUsage("--out " + o.out + ": exists (--force replaces it)");
   }
   LoadOptions load;
   o.file_access.applyTo(load);
@@ -128,7 +124,6 @@ const CommandRegistration kOptimizeCommand(
        mm->excludes(rel);
        sub->add_flag("--no-meshopt", options->no_meshopt, "quantization alone (no EXT_meshopt_compression)");
        sub->add_flag("--json", options->json, "print the report as one JSON object");
-       sub->add_flag("--force", options->force, "replace OUT when it exists");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));
        addFileAccessOptions(sub, options->file_access);

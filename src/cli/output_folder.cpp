@@ -39,11 +39,13 @@ Expected<std::filesystem::path> createParentFolders(const std::filesystem::path&
 }
 
 template <typename Bytes>
-Status writeOutput(const std::filesystem::path& file, Bytes bytes) {
+Expected<bool> writeOutput(const std::filesystem::path& file, Bytes bytes) {
+  std::error_code exists_ec;
+  const bool existed = std::filesystem::exists(file, exists_ec);
   Expected<std::filesystem::path> created = createParentFolders(file);
   if (!created) return created.error();
   Status written = writeFileAtomic(file, bytes);
-  if (written) return written;
+  if (written) return existed;
   if (!created->empty()) {
     std::error_code ec;
     std::filesystem::remove_all(*created, ec);
@@ -57,13 +59,13 @@ Status writeOutput(const std::filesystem::path& file, Bytes bytes) {
 
 }  // namespace
 
-Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes) {
+Expected<bool> writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes) {
   return writeOutput(file, bytes);
 }
-Status writeOutputFile(const std::filesystem::path& file, std::string_view text) {
+Expected<bool> writeOutputFile(const std::filesystem::path& file, std::string_view text) {
   return writeOutput(file, text);
 }
-Status writeOutputFile(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts) {
+Expected<bool> writeOutputFile(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts) {
   return writeOutput(file, parts);
 }
 
@@ -81,10 +83,9 @@ int writeReportedOutput(const std::filesystem::path& file, std::span<const std::
     ok = ok && std::fflush(stdout) == 0;
     return ok ? 0 : reportFailure("-", fail(Error::kIo, "cannot write to stdout"));
   }
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(file, ec);
-  if (Status written = writeOutputFile(file, parts); !written) return reportFailure(file, written.error());
-  reportMessage(fmt::format("{} {} ({} bytes)", existed ? "replaced" : "wrote", file.string(), total));
+  Expected<bool> replaced = writeOutputFile(file, parts);
+  if (!replaced) return reportFailure(file, replaced.error());
+  reportMessage(fmt::format("{} {} ({} bytes)", *replaced ? "replaced" : "wrote", file.string(), total));
   return 0;
 }
 

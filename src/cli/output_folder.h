@@ -27,16 +27,18 @@ bool isRenderOutputName(std::string_view name);
 // created or listed, or (kInvalidArgument) for kRefuse and a non-empty folder, naming what it found.
 Status prepareOutputFolder(const std::filesystem::path& dir, ExistingOutput policy);
 
-// An output file (--out nodir/p.obj): writeFileAtomic after creating the folders it goes into. When the write
-// fails, the folders this call created are removed again, so a failure leaves nothing behind.
-Status writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes);
-Status writeOutputFile(const std::filesystem::path& file, std::string_view text);
-Status writeOutputFile(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts);
+// The overwrite rule for a single-file output (docs/CLI.md, "The overwrite rule"), the one place every command's
+// file goes through: writeFileAtomic after creating the folders it goes into, so an existing file is replaced
+// whole (a reader sees the old file or the new one). Returns whether a file was there before, which the caller
+// says ("replaced"). When the write fails, the folders this call created are removed again, so a failure leaves
+// nothing behind.
+Expected<bool> writeOutputFile(const std::filesystem::path& file, std::span<const uint8_t> bytes);
+Expected<bool> writeOutputFile(const std::filesystem::path& file, std::string_view text);
+Expected<bool> writeOutputFile(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts);
 
-// The overwrite rule for single-file outputs (docs/CLI.md, "Conventions"): writeOutputFile (an existing file is
-// replaced atomically), then the one summary line every command prints for it on stderr, "morphkit: wrote FILE
-// (N bytes)" or "morphkit: replaced FILE (N bytes)" (none with --quiet). "-" writes to stdout, with no line.
-// Returns 0, or the exit code after printing the error line.
+// writeOutputFile, then the one summary line for it on stderr, "morphkit: wrote FILE (N bytes)" or "morphkit:
+// replaced FILE (N bytes)" (none with --quiet). "-" writes to stdout, with no line. Returns 0, or the exit code
+// after printing the error line.
 int writeReportedOutput(const std::filesystem::path& file, std::span<const uint8_t> bytes);
 int writeReportedOutput(const std::filesystem::path& file, std::string_view text);
 int writeReportedOutput(const std::filesystem::path& file, std::span<const std::span<const uint8_t>> parts);

@@ -4,8 +4,10 @@
 #include "document_edit.h"
 
 #include <algorithm>
+#include <cstring>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "morphkit/io/json_writer.h"
@@ -127,7 +129,108 @@ bool needsQuantization(const Asset& asset) {
   return false;
 }
 
+// A cursor over JSON text that a parser has accepted: values are skipped by their first character, not checked.
+struct JsonCursor {
+  std::string_view text;
+  size_t at = 0;
+
+  bool more() const { return at < text.size(); }
+  char peek() {
+    while (more() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
+    return more() ? text[at] : '\0';
+  }
+  // At a '"': past its closing quote (one found by memchr, not escaped by an odd run of backslashes).
+  void skipString() {
+    ++at;
+    while (more()) {
+      const void* hit = std::memchr(text.data() + at, '"', text.size() - at);
+      if (!hit) {
+        at = text.size();
+        return;
+      }
+      const size_t quote = size_t(static_cast<const char*>(hit) - text.data());
+      size_t backslashes = 0;
+      while (quote - backslashes > at && text[quote - backslashes - 1] == '\\') ++backslashes;
+      at = quote + 1;
+      if (backslashes % 2 == 0) return;
+    }
+  }
+  void skipValue() {
+    const char first = peek();
+    if (first == '"') return skipString();
+    if (first != '{' && first != '[') {  // a number, true, false or null
+      while (more() && std::string_view(",}] \t\n\r").find(text[at]) == std::string_view::npos) ++at;
+      return;
+    }
+    int depth = 0;
+    do {
+      const char c = text[at];
+      if (c == '"') {
+        skipString();
+        continue;
+      }
+      if (c == '{' || c == '[') ++depth;
+      if (c == '}' || c == ']') --depth;
+      ++at;
+    } while (more() && depth > 0);
+  }
+  // The members of the object at the cursor: `member(key)` with the cursor at the value, which it must pass.
+  template <typename Member>
+  void members(Member member) {
+    if (peek() != '{') return skipValue();
+    ++at;
+    while (peek() == '"') {
+      const size_t start = at;
+      skipString();
+      const std::string_view key = text.substr(start + 1, at - start - 2);  // the raw key: enough for ASCII names
+      if (peek() == ':') ++at;
+      member(key);
+      if (peek() == ',') ++at;
+    }
+    if (peek() == '}') ++at;
+  }
+  template <typename Item>
+  void items(Item item) {
+    if (peek() != '[') return skipValue();
+    ++at;
+    while (more() && peek() != ']') {
+      const size_t before = at;
+      item();
+      if (peek() == ',' || at == before) ++at;
+    }
+    if (peek() == ']') ++at;
+  }
+};
+
 }  // namespace
+
+std::string writerSourceJson(std::string_view json) {
+  std::vector<std::pair<size_t, size_t>> cut;  // [begin, end) of each uri string, quotes included
+  JsonCursor cursor{json};
+  cursor.members([&](std::string_view key) {
+    if (key != "buffers" && key != "images") return cursor.skipValue();
+    cursor.items([&] {
+      cursor.members([&](std::string_view field) {
+        if (field != "uri" || cursor.peek() != '"') return cursor.skipValue();
+        const size_t begin = cursor.at;
+        cursor.skipString();
+        cut.emplace_back(begin, cursor.at);
+      });
+    });
+  });
+  std::string out;
+  size_t kept = json.size();
+  for (const auto& [begin, end] : cut) kept -= end - begin - 2;
+  out.reserve(kept);
+  size_t from = 0;
+  for (const auto& [begin, end] : cut) {
+    out.append(json.substr(from, begin - from));
+    out += "\"\"";
+    from = end;
+  }
+  out.append(json.substr(from));
+  return out;
+}
 
 // The input document with the Asset's data written into it: the Asset owns the binary data and every field that
 // points into it (buffers, bufferViews, accessors, primitives' accessors, skins, animation channels and samplers,

@@ -8,11 +8,13 @@
 
 #include "compression.h"
 #include "container.h"
+#include "document_edit.h"
 #include "gltf_fields.h"
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/json_syntax.h"
 #include "parse_document.h"
+#include "uri.h"
 #include "validate_internal.h"
 
 namespace morphkit {
@@ -70,7 +72,12 @@ Expected<Asset> loadFromMemory(std::span<const uint8_t> bytes, const std::filesy
   CompressedData compressed;
   std::vector<std::string_view> data_uris;
   MORPHKIT_TRY(parseDocument(root, asset, compressed, data_uris));
-  asset.source_json.assign(reinterpret_cast<const char*>(json.data()), json.size());
+  // The writer's copy of the document, without the data: URIs it never writes back (document_edit.h).
+  const std::string_view json_text(reinterpret_cast<const char*>(json.data()), json.size());
+  const bool data_uri =
+      std::any_of(data_uris.begin(), data_uris.end(), [](std::string_view u) { return !u.empty(); }) ||
+      std::any_of(asset.images.begin(), asset.images.end(), [](const Image& image) { return isDataUri(image.uri); });
+  asset.source_json = data_uri ? gltf_detail::writerSourceJson(json_text) : std::string(json_text);
   if (!is_glb) {  // the DOM holds every string now; a GLB still needs its BIN chunk
     copy = simdjson::padded_string();
     if (owner) std::vector<uint8_t>().swap(*owner);

@@ -2,9 +2,11 @@
 // pose_writers.cpp — a PoseResult as reference-schema JSON and as Wavefront OBJ.
 #include "morphkit/io/pose_writers.h"
 
+#include <algorithm>
 #include <array>
-#include <cstdio>
+#include <charconv>
 #include <string>
+#include <vector>
 
 #include "morphkit/core/pose_arrays.h"
 #include "morphkit/io/json_writer.h"
@@ -74,10 +76,68 @@ ObjUv objUv(const Asset* asset, const PosedPrimitive& posed) {
   return uv;
 }
 
-void appendf(std::string& out, const char* format, double a, double b, double c) {
-  char buffer[128];
-  int len = std::snprintf(buffer, sizeof(buffer), format, a, b, c);
-  if (len > 0) out.append(buffer, size_t(std::min(len, int(sizeof(buffer) - 1))));
+// OBJ text is built a line at a time in a stack buffer, numbers by std::to_chars (%.9g for floats: what
+// printf would write, without its per-call cost), and appended as one block per line: a large pose was spending
+// most of its time growing the string a character and a temporary std::string at a time (issue 56).
+class ObjLine {
+ public:
+  ObjLine& text(std::string_view s) {
+    std::copy(s.begin(), s.end(), end_);  // callers pass the few-byte keywords below
+    end_ += s.size();
+    return *this;
+  }
+  ObjLine& real(double v) {
+    *end_++ = ' ';
+    end_ = std::to_chars(end_, end_ + kNumberBytes, v, std::chars_format::general, 9).ptr;
+    return *this;
+  }
+  ObjLine& index(size_t v) {
+    end_ = std::to_chars(end_, end_ + kNumberBytes, v).ptr;
+    return *this;
+  }
+  // A vertex reference of a face: v, v/vt, v//vn or v/vt/vn, each 1-based.
+  ObjLine& ref(size_t v, bool has_vt, size_t vt, bool has_vn, size_t vn) {
+    *end_++ = ' ';
+    index(v);
+    if (has_vt || has_vn) *end_++ = '/';
+    if (has_vt) index(vt);
+    if (has_vn) {
+      *end_++ = '/';
+      index(vn);
+    }
+    return *this;
+  }
+  void flush(std::string& out) {
+    *end_++ = '\n';
+    out.append(buffer_, size_t(end_ - buffer_));
+    end_ = buffer_;
+  }
+  // Room left for one more number: a caller with many (an `l` or `p` line) flushes the line part when it is full.
+  bool full() const { return size_t(end_ - buffer_) + kNumberBytes + 2 > sizeof(buffer_); }
+  void spill(std::string& out) {
+    out.append(buffer_, size_t(end_ - buffer_));
+    end_ = buffer_;
+  }
+
+ private:
+  static constexpr size_t kNumberBytes = 32;  // %.9g of a double: at most 16 characters; a size_t: 20
+  char buffer_[256];
+  char* end_ = buffer_;
+};
+
+// A line of vertex indices (`l 1 2 3`, `p 4 5`), however many: the buffer is appended whenever it fills.
+void indexLine(std::string& out, std::string_view keyword, const std::vector<uint32_t>& idx, size_t n, size_t base,
+               bool close_loop) {
+  ObjLine line;
+  line.text(keyword);
+  auto put = [&](uint32_t i) {
+    if (i >= n) return;
+    if (line.full()) line.spill(out);
+    line.text(" ").index(base + i);
+  };
+  for (uint32_t i : idx) put(i);
+  if (close_loop && !idx.empty()) put(idx[0]);
+  line.flush(out);
 }
 
 }  // namespace
@@ -85,7 +145,12 @@ void appendf(std::string& out, const char* format, double a, double b, double c)
 std::string writePoseObj(const PoseResult& pose, const Asset* asset, std::string_view mtllib) {
   std::string out = "# morphkit pose\n";
   if (!mtllib.empty()) out += "mtllib " + std::string(mtllib) + "\n";
+  size_t bytes = 0;  // about what the lines below take, so the text grows once
+  for (const PosedPrimitive& m : pose.meshes)
+    bytes += size_t(m.vertex_count) * 96 + std::max<size_t>(m.indices.size(), m.vertex_count) * 12;
+  out.reserve(out.size() + bytes);
   size_t v_base = 1, vt_base = 1, vn_base = 1;  // OBJ indices are global and 1-based
+  ObjLine line;
   for (const PosedPrimitive& m : pose.meshes) {
     out += "o " + posedPrimitiveName(m.node, m.mesh, m.primitive) + "\n";
     if (!mtllib.empty() && asset && m.mesh < asset->meshes.size() &&
@@ -94,8 +159,9 @@ std::string writePoseObj(const PoseResult& pose, const Asset* asset, std::string
       if (material < asset->materials.size()) out += "usemtl material" + std::to_string(material) + "\n";
     }
     const size_t n = m.vertex_count;
-    for (size_t v = 0; v < n; ++v)
-      appendf(out, "v %.9g %.9g %.9g\n", m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);
+    for (size_t v = 0; v < n; ++v) {
+      line.text("v").real(m.positions[3 * v]).real(m.positions[3 * v + 1]).real(m.positions[3 * v + 2]).flush(out);
+    }
     const ObjUv uv = objUv(asset, m);
     const bool has_vt = uv.set < m.texcoords.size();
     const bool has_vn = !m.normals.empty();
@@ -105,27 +171,13 @@ std::string writePoseObj(const PoseResult& pose, const Asset* asset, std::string
         const double s = t[2 * v], r = t[2 * v + 1];
         const double u2 = double(uv.m[0]) * s + double(uv.m[1]) * r + double(uv.m[2]);
         const double v2 = double(uv.m[3]) * s + double(uv.m[4]) * r + double(uv.m[5]);
-        char buffer[96];
-        int len = std::snprintf(buffer, sizeof(buffer), "vt %.9g %.9g\n", u2, 1.0 - v2);
-        if (len > 0) out.append(buffer, size_t(len));
+        line.text("vt").real(u2).real(1.0 - v2).flush(out);
       }
     }
     if (has_vn) {
       for (size_t v = 0; v < n; ++v)
-        appendf(out, "vn %.9g %.9g %.9g\n", m.normals[3 * v], m.normals[3 * v + 1], m.normals[3 * v + 2]);
+        line.text("vn").real(m.normals[3 * v]).real(m.normals[3 * v + 1]).real(m.normals[3 * v + 2]).flush(out);
     }
-    auto ref = [&](uint32_t i) {
-      std::string s = std::to_string(v_base + i);
-      if (has_vt || has_vn) {
-        s += '/';
-        if (has_vt) s += std::to_string(vt_base + i);
-      }
-      if (has_vn) {
-        s += '/';
-        s += std::to_string(vn_base + i);
-      }
-      return s;
-    };
     std::vector<uint32_t> idx = m.indices;
     if (idx.empty()) {
       idx.resize(n);
@@ -133,7 +185,9 @@ std::string writePoseObj(const PoseResult& pose, const Asset* asset, std::string
     }
     auto tri = [&](uint32_t a, uint32_t b, uint32_t c) {
       if (a >= n || b >= n || c >= n) return;
-      out += "f " + ref(a) + " " + ref(b) + " " + ref(c) + "\n";
+      line.text("f");
+      for (uint32_t i : {a, b, c}) line.ref(v_base + i, has_vt, vt_base + i, has_vn, vn_base + i);
+      line.flush(out);
     };
     switch (m.mode) {
       case PrimitiveMode::kTriangles:
@@ -154,40 +208,16 @@ std::string writePoseObj(const PoseResult& pose, const Asset* asset, std::string
       case PrimitiveMode::kLines:
         for (size_t i = 0; i + 1 < idx.size(); i += 2) {
           if (idx[i] >= n || idx[i + 1] >= n) continue;
-          out += "l ";
-          out += std::to_string(v_base + idx[i]);
-          out += ' ';
-          out += std::to_string(v_base + idx[i + 1]);
-          out += '\n';
+          line.text("l ").index(v_base + idx[i]).text(" ").index(v_base + idx[i + 1]).flush(out);
         }
         break;
       case PrimitiveMode::kLineStrip:
-      case PrimitiveMode::kLineLoop: {
-        std::string line = "l";
-        for (uint32_t i : idx) {
-          if (i >= n) continue;
-          line += ' ';
-          line += std::to_string(v_base + i);
-        }
-        if (m.mode == PrimitiveMode::kLineLoop && !idx.empty() && idx[0] < n) {
-          line += ' ';
-          line += std::to_string(v_base + idx[0]);
-        }
-        out += line;
-        out += '\n';
+      case PrimitiveMode::kLineLoop:
+        indexLine(out, "l", idx, n, v_base, m.mode == PrimitiveMode::kLineLoop && !idx.empty() && idx[0] < n);
         break;
-      }
-      case PrimitiveMode::kPoints: {
-        std::string line = "p";
-        for (uint32_t i : idx) {
-          if (i >= n) continue;
-          line += ' ';
-          line += std::to_string(v_base + i);
-        }
-        out += line;
-        out += '\n';
+      case PrimitiveMode::kPoints:
+        indexLine(out, "p", idx, n, v_base, false);
         break;
-      }
     }
     v_base += n;
     if (has_vt) vt_base += n;

@@ -22,6 +22,11 @@ constexpr GltfExtension kExtensions[] = {
      "KTX2 textures kept; render draws their fallback image (no Basis transcoder)"},
     {"KHR_animation_pointer", kAnimation, false, true, false, false,
      "morph-weight pointers play like weights channels; other pointers are listed and ignored"},
+    // VRM avatars: of the extension object only the expressions are read (gltf/vrm_expressions.h).
+    {"VRMC_vrm", kAvatar, false, true, false, false,
+     "VRM 1.0 expressions read, posed by name (--weights happy=1) and written back"},
+    {"VRM", kAvatar, false, true, false, false,
+     "VRM 0.x blendShapeMaster read as expressions, posed by name and written back"},
     {"KHR_materials_unlit", kMaterial, false, true, false, true, "shaded as three.js's MeshBasicMaterial"},
     {"KHR_materials_emissive_strength", kMaterial, false, true, false, true, "shaded as three.js shades it"},
     {"KHR_materials_ior", kMaterial, false, true, false, true, "shaded as three.js's MeshPhysicalMaterial"},

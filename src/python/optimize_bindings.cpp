@@ -26,7 +26,7 @@ double bound(const py::object& value) {
 }
 
 py::object optimize(const py::object& path_like, const py::object& out_like, const py::object& max_error_mm,
-                    const py::object& max_error_rel, bool meshopt, bool force, bool allow_external_paths) {
+                    const py::object& max_error_rel, bool meshopt, bool allow_external_paths) {
   py::module_ os = py::module_::import("os");
   const std::string path = os.attr("fspath")(path_like).cast<std::string>();
   const std::string out = os.attr("fspath")(out_like).cast<std::string>();
@@ -43,7 +43,7 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
   if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(path, out, ec)) {
     refuse("out is the input itself; write the optimized file beside it");
   }
-  if (!force && std::filesystem::exists(out, ec)) refuse("exists (force=True replaces it)");
+  // An existing out is replaced atomically (writeFileAtomic), as the CLI replaces its files (docs/CLI.md).
   OptimizeReport report;
   Expected<std::vector<uint8_t>> glb = fail(Error::kIo, "");
   {
@@ -67,8 +67,8 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
 
 void addOptimizeBindings(py::module_& m) {
   m.def("optimize", &optimize, py::arg("path"), py::arg("out"), py::kw_only(), py::arg("max_error_mm") = py::none(),
-        py::arg("max_error_rel") = py::none(), py::arg("meshopt") = true, py::arg("force") = false,
-        py::arg("allow_external_paths") = false, pyi::koptimize);
+        py::arg("max_error_rel") = py::none(), py::arg("meshopt") = true, py::arg("allow_external_paths") = false,
+        pyi::koptimize);
 }
 
 }  // namespace morphkit::python

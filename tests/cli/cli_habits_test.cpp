@@ -61,6 +61,16 @@ TEST(CliHabits, SingleFilesAreWrittenThenReplacedAndSaySo) {
   EXPECT_EQ(demo.out.find("(replaced)"), std::string::npos) << demo.out;
   CliRun demo_again = morphkit(dir, "make-demo d.glb --vertices 600 --targets 4 --no-capture");
   EXPECT_NE(demo_again.out.find(" bytes (replaced)\n"), std::string::npos) << demo_again.out;
+
+  // optimize follows the same rule (it used to refuse an existing OUT without --force).
+  CliRun small = morphkit(dir, "optimize d.glb --out small.glb");
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_NE(small.err.find("morphkit: wrote small.glb ("), std::string::npos) << small.err;
+  CliRun small_again = morphkit(dir, "optimize d.glb --out small.glb");
+  ASSERT_EQ(small_again.exit_code, 0) << small_again.err;
+  EXPECT_NE(small_again.err.find("morphkit: replaced small.glb (" + sizeOf(dir / "small.glb") + " bytes)\n"),
+            std::string::npos)
+      << small_again.err;
 }
 
 TEST(CliHabits, OutDashWritesTheFormatToStdout) {

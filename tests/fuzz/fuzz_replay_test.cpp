@@ -13,6 +13,8 @@
 #include "fuzz/harness_images.h"
 #include "fuzz/harness_node_material.h"
 #include "fuzz/harnesses.h"
+#include "gltf_test_util.h"
+#include "morphkit/demo/demo.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -64,6 +66,30 @@ TEST(FuzzReplay, EveryCrasherRunsCleanlyThroughItsHarness) {
   }
   RecordProperty("replayed", int(replayed));
   EXPECT_GT(replayed, 0u);
+}
+
+// What one input may cost the posing harnesses is bounded (issue 56: 370 KB inputs took seconds each): a large
+// file is posed until kMaxPosedVertices and never written as text; a small one is still written (OBJ and JSON).
+TEST(FuzzReplay, PosingHarnessesBoundTheWorkOfOneInput) {
+  DemoOptions large;
+  large.vertices = 30000;
+  large.targets = 4;
+  Expected<Asset> asset = makeDemoAsset(large);
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  const fuzz::PoseWork work = fuzz::poseAsset(test::validated(std::move(asset).value()));
+  EXPECT_GT(work.poses, 1u);
+  EXPECT_LT(work.poses, 18u) << "the rest pose and two animations at four times, on two paths each: cut short";
+  EXPECT_LE(work.posed_vertices, fuzz::kMaxPosedVertices + large.vertices * 2);
+  EXPECT_EQ(work.written_bytes, 0u);
+
+  DemoOptions small;
+  small.vertices = 300;
+  small.targets = 4;
+  Expected<Asset> little = makeDemoAsset(small);
+  ASSERT_TRUE(little.ok()) << little.error().message;
+  const fuzz::PoseWork small_work = fuzz::poseAsset(test::validated(std::move(little).value()));
+  EXPECT_EQ(small_work.poses, 18u);  // the rest pose and 2 animations x 4 times, on two paths each
+  EXPECT_GT(small_work.written_bytes, 0u);
 }
 
 // The capture harness poses a face built in code; like every fixture it passes the one gate

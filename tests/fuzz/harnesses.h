@@ -65,12 +65,33 @@ inline int glb(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// What one input may cost the posing harnesses (issue 56: inputs of 370 KB took 3.6-7.1 s, most of it writing OBJ
+// text of every pose): the posed vertices of all poses together, and the text written (only poses up to
+// kMaxWrittenVertices are written; the writers are linear in the vertices, so larger ones reach no new code).
+inline constexpr size_t kMaxPosedVertices = size_t(1) << 18;
+inline constexpr size_t kMaxWrittenVertices = size_t(1) << 12;
+
+// The work poseAsset did, for the test that holds it to the bounds above (fuzz_replay_test.cpp).
+struct PoseWork {
+  size_t poses = 0;
+  size_t posed_vertices = 0;
+  size_t written_bytes = 0;
+};
+
+inline size_t posedVertices(const PoseResult& result) {
+  size_t vertices = 0;
+  for (const PosedPrimitive& m : result.meshes) vertices += m.vertex_count;
+  return vertices;
+}
+
 // Load (either container), then pose on the CPU as `morphkit pose` does: the rest pose and the first two
-// animations at a few times, on the reference and the fast path; then the OBJ and JSON writers.
-// `inputs`: weights from outside the file (VRM expressions), applied at every frame.
-inline void poseAsset(const Asset& asset, const WeightInputs& inputs = {}) {
+// animations at a few times, on the reference and the fast path, until kMaxPosedVertices; then the OBJ and JSON
+// writers on the reference path's small poses. `inputs`: weights from outside the file (VRM expressions), applied
+// at every frame.
+inline PoseWork poseAsset(const Asset& asset, const WeightInputs& inputs = {}) {
+  PoseWork work;
   Expected<PosePrepared> prepared = preparePose(asset);
-  if (!prepared) return;
+  if (!prepared) return work;
   const uint32_t animations = uint32_t(std::min<size_t>(prepared->animations.size(), 2));
   for (uint32_t a = 0; a <= animations; ++a) {
     const uint32_t animation = a == animations ? kNone : a;
@@ -78,6 +99,7 @@ inline void poseAsset(const Asset& asset, const WeightInputs& inputs = {}) {
     for (double time : {0.0, 0.37 * end, end, end + 1.0}) {
       SamplingContext sampling;
       for (CpuPath path : {CpuPath::kReference, CpuPath::kFast}) {
+        if (work.posed_vertices >= kMaxPosedVertices) return work;
         PoseOptions options;
         options.animation = animation;
         options.time = time;
@@ -86,17 +108,22 @@ inline void poseAsset(const Asset& asset, const WeightInputs& inputs = {}) {
         options.weights = inputs;
         Expected<PoseResult> result = evaluatePose(*prepared, options);
         if (!result) continue;
-        (void)writePoseObj(*result);
-        (void)writePoseJson(std::span<const PoseResult>(&*result, 1), "fuzz");
+        ++work.poses;
+        const size_t vertices = posedVertices(*result);
+        work.posed_vertices += std::max<size_t>(vertices, 1);
+        if (path != CpuPath::kReference || vertices > kMaxWrittenVertices) continue;
+        work.written_bytes += writePoseObj(*result).size();
+        work.written_bytes += writePoseJson(std::span<const PoseResult>(&*result, 1), "fuzz").size();
       }
       if (animation == kNone) break;
     }
   }
+  return work;
 }
 
 inline int pose(const uint8_t* data, size_t size) {
   Expected<Asset> asset = load(data, size);
-  if (asset) poseAsset(*asset);
+  if (asset) (void)poseAsset(*asset);
   return 0;
 }
 
@@ -239,7 +266,7 @@ inline int vrmExpressions(const uint8_t* data, size_t size) {
   WeightInputs inputs;
   if (expanded && checkWeightTrack(*expanded)) inputs.track = &*expanded;
   if (overrides) inputs.overrides = *overrides;
-  poseAsset(*asset, inputs);
+  (void)poseAsset(*asset, inputs);
   return 0;
 }
 
@@ -253,7 +280,7 @@ inline int animationPointer(const uint8_t* data, size_t size) {
     (void)decodeAnimation(*asset, a);
     (void)animationDuration(*asset, a);
   }
-  poseAsset(*asset);
+  (void)poseAsset(*asset);
   return 0;
 }
 

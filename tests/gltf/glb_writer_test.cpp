@@ -543,6 +543,28 @@ TEST(GlbWriterDocument, KeepsExtrasAndEveryExtensionOfTheInput) {
   expectSameAsset(*asset, *again);
 }
 
+// A loaded asset keeps only what the writer needs of its document (issue 56): not a .gltf's data: URIs, which
+// the writer replaces with its own buffers, so they are not held twice. What it writes is what the whole text gave;
+// a data: string anywhere else (here in extras) is the input's JSON and stays.
+TEST(GlbWriterDocument, KeepsTheInputDocumentWithoutItsDataUris) {
+  std::string text = documentWithExtensions();
+  const std::string extras = R"("extras":{"pipeline":"face-v3"})";
+  ASSERT_NE(text.find(extras), std::string::npos);
+  text.replace(text.find(extras), extras.size(), R"("extras":{"pipeline":"face-v3","uri":"data:text/plain,kept"})");
+  auto asset = test::loadJson(text);
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  EXPECT_EQ(asset->source_json.find(";base64,"), std::string::npos) << asset->source_json;
+  EXPECT_NE(asset->source_json.find(R"("uri":"data:text/plain,kept")"), std::string::npos) << asset->source_json;
+  EXPECT_NE(asset->source_json.find(R"("buffers":[{"byteLength":36,"uri":""}])"), std::string::npos)
+      << asset->source_json;
+  Asset whole = *asset;
+  whole.source_json = text;
+  EXPECT_EQ(writtenJson(*asset), writtenJson(whole));
+  auto glb = writeGlb(*asset), whole_glb = writeGlb(whole);
+  ASSERT_TRUE(glb.ok() && whole_glb.ok());
+  EXPECT_EQ(*glb, *whole_glb);
+}
+
 TEST(GlbWriterDocument, DeclaresWhatItWritesAndDropsWhatItDoesNot) {
   auto asset = test::loadJson(documentWithExtensions());
   ASSERT_TRUE(asset.ok()) << asset.error().message;

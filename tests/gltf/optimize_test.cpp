@@ -271,10 +271,9 @@ TEST(OptimizeCommand, WritesAValidFileAndRefusesBadOptions) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"maxDistanceMm\""), std::string::npos) << run.out;
   EXPECT_TRUE(std::filesystem::exists(dir / "small.glb"));
-  // An existing OUT needs --force; OUT equal to IN, a bound <= 0 or NaN, a non-.glb OUT: usage errors.
-  EXPECT_EQ(test::runMorphkit(dir, "optimize " + in + " --out small.glb").exit_code, 2);
-  EXPECT_EQ(test::runMorphkit(dir, "optimize " + in + " --out small.glb --force").exit_code, 0);
-  EXPECT_EQ(test::runMorphkit(dir, "optimize small.glb --out small.glb --force").exit_code, 2);
+  // An existing OUT is replaced (the overwrite rule, docs/CLI.md); OUT equal to IN, a bound <= 0 or NaN, a
+  // non-.glb OUT: usage errors.
+  EXPECT_EQ(test::runMorphkit(dir, "optimize small.glb --out small.glb").exit_code, 2);
   for (const char* bad : {"--max-error 0", "--max-error -1", "--max-error nan", "--max-error-rel 0",
                           "--max-error 1 --max-error-rel 0.001"}) {
     test::CliRun refused = test::runMorphkit(dir, "optimize " + in + " --out other.glb " + bad);

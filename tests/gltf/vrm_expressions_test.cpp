@@ -227,9 +227,12 @@ TEST(VrmExpressions, Cli) {
   EXPECT_NE(run.out.find("VRM 1.0 expressions:"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("happy        preset  blink:blend  4 binds (node 0 target "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("surprised    preset  binary  mouth:block"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("VRMC_vrm (read)"), std::string::npos)
+      << run.out;  // the registry's row, not "not implemented"
   run = test::runMorphkit(dir, "inspect --json old.vrm");
   EXPECT_NE(run.out.find("\"version\": \"0.x\""), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("\"mesh\": 0"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\"VRM\": \"read\""), std::string::npos) << run.out;
   for (const char* file : {"face.vrm", "old.vrm"}) {
     run = test::runMorphkit(
         dir, std::string("pose ") + file + " --anim rest --weights happy=1,aa=0.6 --out - --format json");

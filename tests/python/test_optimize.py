@@ -33,11 +33,17 @@ def test_optimize_refusals_write_nothing(demo_glb: pathlib.Path, tmp_path: pathl
         with pytest.raises(morphkit.InvalidArgumentError):
             morphkit.optimize(demo_glb, out, **bad)
     with pytest.raises(morphkit.InvalidArgumentError, match="itself"):
-        morphkit.optimize(demo_glb, demo_glb, force=True)
+        morphkit.optimize(demo_glb, demo_glb)
     with pytest.raises(morphkit.FileNotFoundError_):
         morphkit.optimize(tmp_path / "missing.glb", out)
     assert not out.exists()
-    out.write_bytes(b"keep")
-    with pytest.raises(morphkit.InvalidArgumentError, match="exists"):
-        morphkit.optimize(demo_glb, out)
-    assert out.read_bytes() == b"keep"
+
+
+
+def test_optimize_replaces_an_existing_out_as_the_cli_does(demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    # The overwrite rule (docs/CLI.md): a file output is replaced whole, by the CLI and Python alike.
+    out = tmp_path / "out.glb"
+    out.write_bytes(b"old")
+    report = morphkit.optimize(demo_glb, out)
+    assert out.read_bytes()[:4] == b"glTF"
+    assert out.stat().st_size == report["outputBytes"]

@@ -9,7 +9,7 @@
 
 namespace morphkit {
 
-enum class ExtensionKind { kGeometry, kCompression, kTexture, kMaterial, kAnimation };
+enum class ExtensionKind { kGeometry, kCompression, kTexture, kMaterial, kAnimation, kAvatar };
 
 struct GltfExtension {
   std::string_view name;
