@@ -4,7 +4,11 @@
 
     scripts/install-compressors
     PYTHONPATH=build/release/python /usr/bin/python3 bench/optimize_peers.py --cli build/release/src/cli/morphkit \
-        [--out DIR] [FILE ...]
+        [--out DIR] [--made] [FILE ...]
+
+--made adds the files the bench makes itself (issue 53's classes): the demo's captured face (`make-demo`, then
+`animate --weights-csv` with the capture make-demo writes) and AnimatedMorphCube with its positions and deltas
+scaled by 100 (coordinates in the hundreds, unskinned).
 
 For each file: gltfpack -cc and `gltf-transform meshopt` (its quantize + meshopt) write their outputs; each
 peer's error is measured by posing input and output with morphkit's CPU path at the same poses (every weight 0,
@@ -41,6 +45,37 @@ DEFAULT_FILES = [
     "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb",
     "SkinMorphEdgeCases/skin_morph.gltf",
 ]
+
+
+def scaled_cube(out: pathlib.Path) -> pathlib.Path:
+    """AnimatedMorphCube with every POSITION and POSITION delta times 100, written beside `out` (.gltf + .bin)."""
+    source = ROOT.parent / "shared/assets/gltf/AnimatedMorphCube/glTF"
+    document = json.loads((source / "AnimatedMorphCube.gltf").read_text())
+    data = bytearray((source / document["buffers"][0]["uri"]).read_bytes())
+    primitive = document["meshes"][0]["primitives"][0]
+    positions = [primitive["attributes"]["POSITION"]] + [t["POSITION"] for t in primitive.get("targets", [])]
+    for index in positions:
+        accessor = document["accessors"][index]
+        view = document["bufferViews"][accessor["bufferView"]]
+        start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+        values = np.frombuffer(data, dtype=np.float32, count=3 * accessor["count"], offset=start) * np.float32(100)
+        data[start:start + values.nbytes] = values.tobytes()
+        accessor["min"] = [float(v) for v in values.reshape(-1, 3).min(axis=0)]
+        accessor["max"] = [float(v) for v in values.reshape(-1, 3).max(axis=0)]
+    document["buffers"][0]["uri"] = "AnimatedMorphCube_x100.bin"
+    (out / "AnimatedMorphCube_x100.bin").write_bytes(bytes(data))
+    path = out / "AnimatedMorphCube_x100.gltf"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def captured_face(cli: str, out: pathlib.Path) -> pathlib.Path:
+    """The demo's face (20k vertices, 52 targets) with make-demo's capture baked into an animation, as scripts/demo."""
+    face, captured = out / "demo.glb", out / "demo_captured.glb"
+    subprocess.run([cli, "make-demo", face], capture_output=True, check=True)
+    subprocess.run([cli, "animate", face, "--weights-csv", out / "demo_capture.csv", "--out", captured],
+                   capture_output=True, check=True)
+    return captured
 
 
 def timed(command: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -114,12 +149,15 @@ def main() -> int:
     parser.add_argument("--cli", required=True)
     parser.add_argument("--out", default="out/optimize_peers")
     parser.add_argument("--no-gltf-transform", action="store_true", help="skip glTF-Transform (its column is -)")
+    parser.add_argument("--made", action="store_true", help="add the files the bench makes (see the docstring)")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     shared = ROOT.parent / "shared/assets/gltf"
     files = [pathlib.Path(f) for f in args.files] or [shared / f for f in DEFAULT_FILES]
+    if args.made:
+        files += [captured_face(args.cli, out), scaled_cube(out)]
     print("| file | input gz KB | gltfpack -cc gz KB (geometry; animation inside the clip; clip start and end mm/m) "
           "| glTF-Transform meshopt gz KB (geometry; inside; ends mm/m) | morphkit at gltfpack's geometry error: gz KB (largest, every pose, mm/m) "
           "| / gltfpack | morphkit at its default 0.2 mm/m: gz KB (mm/m) | / gltfpack "
@@ -138,20 +176,20 @@ def main() -> int:
         if not args.no_gltf_transform:
             t_gt, done = timed([BIN / "gltf-transform", "meshopt", path, gt])
             gt_ok = done.returncode == 0
-        diagonal = json.loads(subprocess.run([args.cli, "optimize", path, "--out", mk, "--force", "--json"],
+        diagonal = json.loads(subprocess.run([args.cli, "optimize", path, "--out", mk, "--json"],
                                              capture_output=True, text=True, check=True).stdout)["diagonalM"]
         g_gp, a_gp, e_gp = peer_error(path, gp)
         g_gt, a_gt, e_gt = peer_error(path, gt) if gt_ok else (math.inf, math.inf, math.inf)
         # The bound: gltfpack's geometry error (its animation error includes what it breaks, docs/OPTIMIZE.md).
         bound_mm = max(g_gp * 1000.0, 1e-6 * diagonal * 1000.0) if math.isfinite(g_gp) else 2e-4 * diagonal * 1000
-        t_mk, done = timed([args.cli, "optimize", path, "--out", mk, "--force", "--json",
+        t_mk, done = timed([args.cli, "optimize", path, "--out", mk, "--json",
                             "--max-error", f"{bound_mm:.9g}"])
         if done.returncode != 0:
             print(f"morphkit failed on {path}: {done.stderr}", file=sys.stderr)
             continue
         report = json.loads(done.stdout)
         default = out / f"{stem}.morphkit-default.glb"
-        t_default, done = timed([args.cli, "optimize", path, "--out", default, "--force", "--json"])
+        t_default, done = timed([args.cli, "optimize", path, "--out", default, "--json"])
         report_default = json.loads(done.stdout)
         per_m = 1000.0 / diagonal if diagonal > 0 else 0.0
         size = {k: gz(p) for k, p in (("in", path), ("gp", gp), ("mk", mk), ("default", default))}

@@ -167,13 +167,19 @@ def optimize(
     max_error_mm: float | None = None,
     max_error_rel: float | None = None,
     meshopt: bool = True,
+    keep_attributes: bool = False,
+    keep_nodes: bool = False,
+    skip_passes: Sequence[str] = (),
     allow_external_paths: bool = False,
 ) -> dict[str, Any]:
     """Write a smaller .glb of the file, verified within a bound at every pose: `morphkit optimize --json`'s report.
 
     max_error_mm: the largest world-space vertex distance from the input at any pose, in millimetres;
     max_error_rel: the bound as a fraction of the rest pose's bounding-box diagonal (default 2e-4); give one.
-    meshopt=False writes quantization alone. An existing out is replaced whole, as every command replaces its output
+    meshopt=False writes quantization alone. keep_attributes keeps a TEXCOORD_n or TANGENT no material reads;
+    keep_nodes adds no node for an unskinned mesh's dequantization; skip_passes names passes not to run
+    ("drop-attributes", "drop-direction-deltas", "node-dequantization"), an unknown one raises. The report's
+    "passes" says what each pass changed. An existing out is replaced whole, as every command replaces its output
     file (docs/CLI.md, "The overwrite rule"); out equal to path, a bound <= 0 or NaN raise InvalidArgumentError; a
     bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).
     """

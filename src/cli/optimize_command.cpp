@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--json]`
-// A smaller .glb within a verified world-space bound of IN at every pose (morphkit/gltf/optimize.h, docs/OPTIMIZE.md).
+// `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--keep-attributes]
+// [--keep-nodes] [--skip-pass NAME]... [--json]`
+// A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize/optimize.h,
+// docs/OPTIMIZE.md).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -12,8 +14,8 @@
 
 #include "command.h"
 #include "morphkit/gltf/gltf.h"
-#include "morphkit/gltf/optimize.h"
 #include "morphkit/model/text.h"
+#include "morphkit/optimize/optimize.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {
@@ -25,13 +27,17 @@ struct OptimizeCommandOptions {
   double max_error_mm = 0.0;
   double max_error_rel = 0.0;
   bool no_meshopt = false;
+  bool keep_attributes = false;
+  bool keep_nodes = false;
+  std::vector<std::string> skip_passes;
   bool json = false;
   uint32_t threads = 0;
   FileAccessFlags file_access;
   BudgetFlags budget;
 };
 
-void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r, uint64_t input_bytes) {
+void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r) {
+  const uint64_t input_bytes = r.input_bytes;
   const double per_metre = r.diagonal > 0 ? 1000.0 / r.diagonal : 0.0;
   fmt::print("{}: {} -> {} bytes ({:.1f} %), bound {:.4g} mm ({:.3g} mm/m of the {:.4g} m diagonal)\n", shown(o.out),
              input_bytes, r.output_bytes, input_bytes ? 100.0 * double(r.output_bytes) / double(input_bytes) : 0.0,
@@ -49,21 +55,16 @@ void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r, uint64
                                                                     {"images", &OptimizeParts::images},
                                                                     {"other", &OptimizeParts::other}};
   for (const auto& [name, field] : rows) fmt::print("  {:<16} {:>12} {:>12}\n", name, r.before.*field, r.after.*field);
+  for (const OptimizePassReport& pass : r.passes) {
+    if (!pass.ran) {
+      fmt::print("  pass {}: skipped\n", pass.name);
+      continue;
+    }
+    fmt::print("  pass {}: {} change{}, {} input bytes removed\n", pass.name, pass.changes.size(),
+               pass.changes.size() == 1 ? "" : "s", pass.bytes_removed);
+    for (const std::string& change : pass.changes) fmt::print("    {}\n", shown(change));
+  }
   for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
-}
-
-// IN's bytes with the .bin and image files a .gltf names (a data: URI is inside the .gltf already).
-uint64_t inputBytes(const Asset& asset, const std::string& file, std::error_code& ec) {
-  uint64_t bytes = std::filesystem::file_size(file, ec);
-  auto add = [&](const std::string& uri) {
-    if (uri.empty() || uri.starts_with("data:")) return;
-    std::error_code missing;
-    const uint64_t size = std::filesystem::file_size(asset.base_dir / uri, missing);
-    if (!missing) bytes += size;
-  };
-  for (const Buffer& buffer : asset.buffers) add(buffer.uri);
-  for (const Image& image : asset.images) add(image.uri);
-  return bytes;
 }
 
 int run(const OptimizeCommandOptions& o) {
@@ -82,6 +83,9 @@ int run(const OptimizeCommandOptions& o) {
   options.max_error_mm = o.max_error_mm;
   options.max_error_rel = o.max_error_rel;
   options.meshopt = !o.no_meshopt;
+  options.keep_attributes = o.keep_attributes;
+  options.keep_nodes = o.keep_nodes;
+  options.skip_passes = o.skip_passes;
   ThreadPool pool(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
   options.pool = &pool;
   ProgressBar bar("optimize", 100);
@@ -90,20 +94,20 @@ int run(const OptimizeCommandOptions& o) {
   Expected<std::vector<uint8_t>> glb = optimizeAsset(*asset, options, report);
   bar.finish();
   if (!glb) return reportFailure(o.file, glb.error());
-  const uint64_t input_bytes = inputBytes(*asset, o.file, ec);
+  const uint64_t input_bytes = report.input_bytes;
   if (int code = writeReportedOutput(o.out, std::span<const uint8_t>(*glb)); code != 0) return code;
   // A file another compressor already packed, or a tiny one (the extension's JSON outweighs its data), can come
   // out larger; the user is told rather than left to find out.
-  if (!ec && glb->size() > input_bytes) {
+  if (input_bytes > 0 && glb->size() > input_bytes) {
     reportWarning(
         fmt::format("{}: {} bytes, more than IN's {}: an already-compressed or tiny input gains nothing "
                     "at this bound (a looser --max-error may help)",
                     o.out, glb->size(), input_bytes));
   }
   if (o.json) {
-    fmt::print("{}\n", optimizeReportJson(report, o.file, o.out, input_bytes));
+    fmt::print("{}\n", optimizeReportJson(report, o.file, o.out));
   } else {
-    printTable(o, report, input_bytes);
+    printTable(o, report);
   }
   return 0;
 }
@@ -123,6 +127,16 @@ const CommandRegistration kOptimizeCommand(
        rel->check(CLI::PositiveNumber);
        mm->excludes(rel);
        sub->add_flag("--no-meshopt", options->no_meshopt, "quantization alone (no EXT_meshopt_compression)");
+       sub->add_flag("--keep-attributes", options->keep_attributes,
+                     "keep every vertex attribute, also a TEXCOORD_n or TANGENT no material reads");
+       sub->add_flag("--keep-nodes", options->keep_nodes,
+                     "add no node (an unskinned mesh whose node cannot carry its dequantization keeps floats)");
+       std::string pass_names;
+       for (const char* name : kOptimizePassNames) pass_names += std::string(pass_names.empty() ? "" : ", ") + name;
+       sub->add_option("--skip-pass", options->skip_passes,
+                       "do not run this pass (repeatable; for measuring each alone): " + pass_names)
+           ->check(
+               CLI::IsMember(std::vector<std::string>(std::begin(kOptimizePassNames), std::end(kOptimizePassNames))));
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

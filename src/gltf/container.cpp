@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "json_tree.h"
 #include "morphkit/model/files.h"
 #include "morphkit/model/text.h"
 #include "uri.h"
@@ -180,3 +181,33 @@ Status resolveImages(Asset& asset, const LoadOptions& options) {
 }
 
 }  // namespace morphkit::gltf_detail
+
+namespace morphkit {
+
+std::vector<uint64_t> glbStoredViewBytes(std::span<const uint8_t> glb) {
+  Expected<gltf_detail::GlbParts> parts = gltf_detail::splitGlb(glb);
+  if (!parts) return {};
+  Expected<gltf_detail::JsonTree> document = gltf_detail::parseJsonTree(
+      std::string_view(reinterpret_cast<const char*>(parts->json.data()), parts->json.size()));
+  if (!document) return {};
+  const gltf_detail::JsonTree* views = document->find("bufferViews");
+  if (!views || !views->isArray()) return {};
+  auto number = [](const gltf_detail::JsonTree* value) -> uint64_t {
+    if (!value) return 0;
+    if (value->kind == gltf_detail::JsonTree::Kind::kUint) return value->uint_value;
+    return uint64_t(std::max<int64_t>(0, value->int_value));
+  };
+  std::vector<uint64_t> stored;
+  for (const gltf_detail::JsonTree& view : views->items) {
+    uint64_t bytes = number(view.find("byteLength"));
+    if (const gltf_detail::JsonTree* extensions = view.find("extensions")) {
+      if (const gltf_detail::JsonTree* meshopt = extensions->find("EXT_meshopt_compression")) {
+        bytes = number(meshopt->find("byteLength"));
+      }
+    }
+    stored.push_back(bytes);
+  }
+  return stored;
+}
+
+}  // namespace morphkit

@@ -244,6 +244,11 @@ JsonTree mergeIntoSource(JsonTree source, const JsonTree& fresh) {
     }
   }
   mergeArray(source, fresh, "meshes", mergeMesh);
+  // The hierarchy and transforms are the Asset's (optimize moves a mesh into a new child node, or folds a
+  // dequantization into a node's transform); a node's name, camera, extras and extensions stay the source's.
+  mergeArray(source, fresh, "nodes", [](JsonTree& node, const JsonTree& f) {
+    takeFields(node, f, {"children", "mesh", "skin", "matrix", "translation", "rotation", "scale", "weights"});
+  });
   mergeArray(source, fresh, "skins", [](JsonTree& skin, const JsonTree& f) {
     takeFields(skin, f, {"inverseBindMatrices", "skeleton", "joints"});
   });

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // optimize_bindings.cpp — morphkit.optimize(path, out, ...): `morphkit optimize --json`'s work and report
-// (morphkit/gltf/optimize.h, docs/OPTIMIZE.md): the same library call, the same refusals, the same JSON text.
+// (morphkit/optimize/optimize.h, docs/OPTIMIZE.md): the same library call, the same refusals, the same JSON text.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +12,8 @@
 #include <vector>
 
 #include "morphkit/gltf/gltf.h"
-#include "morphkit/gltf/optimize.h"
 #include "morphkit/model/files.h"
+#include "morphkit/optimize/optimize.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
 
@@ -26,7 +27,8 @@ double bound(const py::object& value) {
 }
 
 py::object optimize(const py::object& path_like, const py::object& out_like, const py::object& max_error_mm,
-                    const py::object& max_error_rel, bool meshopt, bool allow_external_paths) {
+                    const py::object& max_error_rel, bool meshopt, bool keep_attributes, bool keep_nodes,
+                    const std::vector<std::string>& skip_passes, bool allow_external_paths) {
   py::module_ os = py::module_::import("os");
   const std::string path = os.attr("fspath")(path_like).cast<std::string>();
   const std::string out = os.attr("fspath")(out_like).cast<std::string>();
@@ -34,6 +36,9 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
   options.max_error_mm = bound(max_error_mm);
   options.max_error_rel = bound(max_error_rel);
   options.meshopt = meshopt;
+  options.keep_attributes = keep_attributes;
+  options.keep_nodes = keep_nodes;
+  options.skip_passes = skip_passes;
   auto refuse = [&](const std::string& what) { raise(fail(Error::kInvalidArgument, what), out); };
   for (const py::object* given : {&max_error_mm, &max_error_rel}) {
     if (!given->is_none() && !(given->cast<double>() > 0)) refuse("the error bound must be a positive number");
@@ -59,16 +64,16 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
     }
   }
   take(std::move(glb), path);
-  const uint64_t input_bytes = std::filesystem::file_size(path, ec);
-  return py::module_::import("json").attr("loads")(optimizeReportJson(report, path, out, input_bytes));
+  return py::module_::import("json").attr("loads")(optimizeReportJson(report, path, out));
 }
 
 }  // namespace
 
 void addOptimizeBindings(py::module_& m) {
   m.def("optimize", &optimize, py::arg("path"), py::arg("out"), py::kw_only(), py::arg("max_error_mm") = py::none(),
-        py::arg("max_error_rel") = py::none(), py::arg("meshopt") = true, py::arg("allow_external_paths") = false,
-        pyi::koptimize);
+        py::arg("max_error_rel") = py::none(), py::arg("meshopt") = true, py::arg("keep_attributes") = false,
+        py::arg("keep_nodes") = false, py::arg("skip_passes") = std::vector<std::string>(),
+        py::arg("allow_external_paths") = false, pyi::koptimize);
 }
 
 }  // namespace morphkit::python

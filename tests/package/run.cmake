@@ -94,7 +94,7 @@ elseif(STEP STREQUAL "cpu_only")
   # most of this step's 440 s in CI.
   set(smoke_tests bad_input_test doc_examples_test make_demo_command_test)
   run(${CMAKE_COMMAND} --build "${WORK}/build" --parallel 2 --target morphkit morphkit_core morphkit_io morphkit_gltf
-      morphkit_demo morphkit_check ${smoke_tests})
+      morphkit_optimize morphkit_demo morphkit_check ${smoke_tests})
   get_filename_component(cmake_bin "${CMAKE_COMMAND}" DIRECTORY)
   # The tests of the targets not built are placeholders named <target>_NOT_BUILT.
   run("${cmake_bin}/ctest" --test-dir "${WORK}/build" --output-on-failure -j2 --timeout 600 -E "_NOT_BUILT$")
@@ -116,8 +116,8 @@ elseif(STEP STREQUAL "cpu_only")
     endif()
   endforeach()
   file(READ "${config}" text)
-  if(NOT text MATCHES "set\\(_morphkit_installed core;io;gltf;demo;check;image\\)")
-    message(FATAL_ERROR "${config} does not list exactly core;io;gltf;demo;check;image as installed")
+  if(NOT text MATCHES "set\\(_morphkit_installed core;io;gltf;optimize;demo;check;image\\)")
+    message(FATAL_ERROR "${config} does not list exactly core;io;gltf;optimize;demo;check;image as installed")
   endif()
   consumer(cpu "${prefix}" "${WORK}/consumer" -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON -DMORPHKIT_CPU_ONLY_INSTALL=ON)
 

@@ -27,8 +27,9 @@ namespace morphkit {
 // **An asset loaded from a file is written back as an edit of that file's document** (`Asset::source_json`):
 // the Asset owns the binary data and every field that points into it (buffers, bufferViews, accessors, the
 // primitives' attributes/indices/targets/material/mode, skins, animation channels and samplers, images' uri /
-// mimeType / bufferView); objects appended after loading are written from the Asset; everything else — names,
-// extras, node hierarchy, materials with every extension, root extensions — is the input's JSON as it was.
+// mimeType / bufferView, nodes' children / mesh / skin / transform / weights); objects appended after loading are
+// written from the Asset; everything else — names, extras, materials with every extension, node and root
+// extensions — is the input's JSON as it was.
 // An asset built in code (no source_json) is written from its fields alone.
 // The writer declares exactly what it writes: extensionsUsed lists every extension object in the output plus
 // KHR_mesh_quantization when an attribute's encoding needs it (attributeNeedsQuantization); extensionsRequired

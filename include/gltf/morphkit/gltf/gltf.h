@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <vector>
 
 #include "morphkit/model/asset.h"
 #include "morphkit/model/budget.h"
@@ -45,5 +46,10 @@ Expected<Asset> loadAssetFromMemory(std::span<const uint8_t> bytes, const std::f
 // The validation pass alone, for assets built in code (make-demo) or edited after loading. The structural rules
 // come first, then `budget` (morphkit/model/budget.h), then the rules that read accessor data.
 Status validateAsset(const Asset& asset, const Budget& budget = {});
+
+// The bytes each bufferView of a .glb stores, in view order: its byteLength, or EXT_meshopt_compression's byteLength
+// where the view is compressed (what a download carries, as optimize's report counts it). Empty when `glb` is not a
+// GLB whose JSON chunk parses.
+std::vector<uint64_t> glbStoredViewBytes(std::span<const uint8_t> glb);
 
 }  // namespace morphkit

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// morphkit/gltf/optimize.h and `morphkit optimize`: the bound holds at poses the guarantee did not pick, animations
+// morphkit/optimize/optimize.h and `morphkit optimize`: the bound holds at poses the guarantee did not pick, animations
 // survive exactly (weights outside [0, 1], CUBICSPLINE, STEP at the clip end), pre-quantized and sparse inputs
 // optimize, names and extras stay, the output passes the Khronos validator, and bad input or options leave no file.
-#include "morphkit/gltf/optimize.h"
+#include "morphkit/optimize/optimize.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // optimize's grids and streams (optimize_encode.cpp): values onto normalized-integer grids and the bytes of one
-// accessor about to be written. Private to morphkit::gltf.
+// accessor about to be written. Private to morphkit::optimize.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -11,12 +11,16 @@
 #include <utility>
 #include <vector>
 
-#include "meshopt_writer.h"  // alignUp
 #include "morphkit/model/asset.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 
 inline constexpr double kSqrt3 = 1.7320508075688772;
+
+// Vertex streams are padded to 4-byte elements (meshoptimizer's attribute codec and glTF's vertex alignment).
+inline uint32_t paddedStride(uint32_t element) {
+  return (element + 3u) / 4u * 4u;
+}
 
 // The bytes of one accessor about to be written, with everything its JSON needs.
 struct Stream {
@@ -38,7 +42,7 @@ Stream packed(std::span<const T> values, uint32_t components, ComponentType comp
   s.type = type;
   s.count = uint32_t(values.size() / components);
   const uint32_t element = uint32_t(sizeof(T) * components);
-  s.stride = uint32_t(alignUp(element, 4));
+  s.stride = paddedStride(uint32_t(element));
   s.bytes.assign(size_t(s.count) * s.stride, 0);
   for (uint32_t i = 0; i < s.count; ++i) {
     std::memcpy(s.bytes.data() + size_t(i) * s.stride, values.data() + size_t(i) * components, element);
@@ -91,4 +95,4 @@ inline bool allZero(std::span<const float> values) {
   return std::all_of(values.begin(), values.end(), [](float v) { return v == 0.0f; });
 }
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

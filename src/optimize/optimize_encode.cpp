@@ -16,12 +16,38 @@
 #include "optimize_grids.h"
 #include "optimize_internal.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 namespace {
 
-std::string dequantRole(const std::string& role, const Dequant* dequant, const std::vector<Dequant>& all) {
-  return dequant ? role + "@skin" + std::to_string(dequant - all.data()) : role;
+std::string dequantRole(const std::string& role, const Dequant* dequant) {
+  return dequant ? role + dequant->role : role;
 }
+
+// The grid of an extent (lo, hi per axis): its center, half its largest side, and the coarsest step within
+// `allowance` (a vector error), at least the finest 16 bits hold over the extent, or invalid when that finest step
+// passes `floor`.
+Dequant gridOver(const std::array<double, 6>& box, double allowance, double floor, std::string role) {
+  Dequant d;
+  d.role = std::move(role);
+  if (!(box[0] <= box[3])) return d;
+  for (int c = 0; c < 3; ++c) d.center[c] = 0.5 * (box[c] + box[3 + c]);
+  d.half = std::max({box[3] - box[0], box[4] - box[1], box[5] - box[2]}) * 0.5;
+  const double finest = d.half / 32767.0;
+  double step = 2.0 * allowance / kSqrt3;
+  if (step < finest) step = finest * kSqrt3 / 2.0 <= floor ? finest : 0.0;
+  d.step = step;
+  d.valid = d.half > 0 && std::isfinite(d.half) && step > 0 && std::isfinite(step);
+  return d;
+}
+
+void growBox(std::array<double, 6>& box, std::span<const float> xyz) {
+  for (size_t i = 0; i < xyz.size(); ++i) {
+    box[i % 3] = std::min(box[i % 3], double(xyz[i]));
+    box[3 + i % 3] = std::max(box[3 + i % 3], double(xyz[i]));
+  }
+}
+
+constexpr std::array<double, 6> kEmptyBox = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
 
 bool skinnedPrimitive(const Primitive& primitive) {
   return findAttribute(primitive.attributes, "JOINTS_0") != kNone &&
@@ -48,8 +74,7 @@ void OptimizeEncoder::planDequants() {
   }
   skin_dequant_.assign(a.skins.size(), Dequant{});
   std::vector<bool> blocked(a.skins.size(), false);
-  std::vector<std::array<double, 6>> box(a.skins.size(),
-                                         {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY});
+  std::vector<std::array<double, 6>> box(a.skins.size(), kEmptyBox);
   for (const Node& node : a.nodes) {
     if (node.mesh == kNone || node.skin == kNone) continue;
     if (mesh_skin_[node.mesh] != node.skin) {
@@ -58,32 +83,57 @@ void OptimizeEncoder::planDequants() {
     }
     for (const Primitive& primitive : a.meshes[node.mesh].primitives) {
       if (!skinnedPrimitive(primitive)) continue;
+      if (positionDeltaMissingSomewhere(primitive)) blocked[node.skin] = true;
       const uint32_t position = findAttribute(primitive.attributes, "POSITION");
       if (position == kNone) continue;
-      const std::vector<float> p = readAccessorFloats(a, position);
-      std::array<double, 6>& b = box[node.skin];
-      for (size_t i = 0; i < p.size(); ++i) {
-        b[i % 3] = std::min(b[i % 3], double(p[i]));
-        b[3 + i % 3] = std::max(b[3 + i % 3], double(p[i]));
-      }
+      growBox(box[node.skin], readAccessorFloats(a, position));
     }
   }
   for (size_t s = 0; s < a.skins.size(); ++s) {
-    const std::array<double, 6>& b = box[s];
-    if (blocked[s] || !(b[0] <= b[3])) continue;
-    Dequant& d = skin_dequant_[s];
-    for (int c = 0; c < 3; ++c) d.center[c] = 0.5 * (b[c] + b[3 + c]);
-    d.half = std::max({b[3] - b[0], b[4] - b[1], b[5] - b[2]}) * 0.5;
-    // The coarsest step within the allowance, at least the finest 16 bits hold over the extent.
-    const double finest = d.half / 32767.0;
-    double step = 2.0 * budget_.shared_position / kSqrt3;
-    if (step < finest) step = finest * kSqrt3 / 2.0 <= budget_.base_position_floor ? finest : 0.0;
-    d.step = step;
-    d.valid = d.half > 0 && std::isfinite(d.half) && step > 0 && std::isfinite(step);
+    if (blocked[s]) continue;
+    skin_dequant_[s] =
+        gridOver(box[s], budget_.shared_position, budget_.base_position_floor, "@skin" + std::to_string(s));
+  }
+}
+
+// An unskinned mesh with carriers (the node-dequantization pass) gets one grid over its primitives' base positions.
+void OptimizeEncoder::planMeshDequants() {
+  mesh_dequant_.assign(input_.meshes.size(), Dequant{});
+  for (uint32_t m = 0; m < input_.meshes.size(); ++m) {
+    if (m >= carriers_.size() || carriers_[m].empty()) continue;
+    std::array<double, 6> box = kEmptyBox;
+    for (const Primitive& primitive : input_.meshes[m].primitives) {
+      growBox(box, readAccessorFloats(input_, findAttribute(primitive.attributes, "POSITION")));
+    }
+    mesh_dequant_[m] = gridOver(box, budget_.mesh_position, budget_.base_position_floor, "@mesh" + std::to_string(m));
+  }
+}
+
+// D = translate(center) · scale(step) after each carrier's local transform: L · D (TRS stays TRS, the scale uniform).
+void OptimizeEncoder::foldDequantIntoNodes() {
+  for (uint32_t m = 0; m < mesh_dequant_.size(); ++m) {
+    const Dequant& d = mesh_dequant_[m];
+    if (!d.valid) continue;
+    for (uint32_t n : carriers_[m]) {
+      Node& node = out_.asset.nodes[n];
+      DMat4 dequant;
+      dequant.m = {d.step, 0, 0, 0, 0, d.step, 0, 0, 0, 0, d.step, 0, d.center[0], d.center[1], d.center[2], 1};
+      if (node.has_matrix) {
+        node.matrix = node.matrix * dequant;
+        continue;
+      }
+      const DMat4 local = composeTRSDouble(node.translation, node.rotation, node.scale);
+      const DVec3 moved{local.m[0] * d.center[0] + local.m[4] * d.center[1] + local.m[8] * d.center[2] + local.m[12],
+                        local.m[1] * d.center[0] + local.m[5] * d.center[1] + local.m[9] * d.center[2] + local.m[13],
+                        local.m[2] * d.center[0] + local.m[6] * d.center[1] + local.m[10] * d.center[2] + local.m[14]};
+      node.translation = moved;
+      node.scale = DVec3{node.scale.x * d.step, node.scale.y * d.step, node.scale.z * d.step};
+    }
   }
 }
 
 const Dequant* OptimizeEncoder::dequantOf(uint32_t mesh, const Primitive& primitive) const {
+  if (mesh < mesh_dequant_.size() && mesh_dequant_[mesh].valid) return &mesh_dequant_[mesh];
   const uint32_t skin = mesh_skin_[mesh];
   if (skin == kNone || !skinnedPrimitive(primitive) || !skin_dequant_[skin].valid) return nullptr;
   return &skin_dequant_[skin];
@@ -105,7 +155,7 @@ std::vector<const SkinnedDraw*> OptimizeEncoder::drawsOf(uint32_t mesh, const Pr
 // least, their targets' roundings too (kept in delta_rounding_ for positionDelta).
 uint32_t OptimizeEncoder::skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor,
                                       const Dequant& dequant) {
-  const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant, skin_dequant_));
+  const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const uint32_t index = uint32_t(&primitive - out_.asset.meshes[mesh].primitives.data());
   std::vector<DeltaRounding> rounded;
@@ -123,9 +173,27 @@ uint32_t OptimizeEncoder::skinnedBase(uint32_t mesh, const Primitive& primitive,
   return made;
 }
 
+// An unskinned mesh's base POSITION: integers on its grid, each vertex at its nearest grid point (its carriers' D
+// undoes them).
+uint32_t OptimizeEncoder::meshBase(uint32_t accessor, const Dequant& dequant) {
+  const auto key = std::make_pair(accessor, dequantRole("POSITION", &dequant));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  const std::vector<float> values = readAccessorFloats(input_, accessor);
+  std::vector<int16_t> ints(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double q = std::round((double(values[i]) - dequant.center[i % 3]) / dequant.step);
+    ints[i] = int16_t(std::clamp(q, -32767.0, 32767.0));
+  }
+  const uint32_t made =
+      addAccessor(packed(std::span<const int16_t>(ints), 3, ComponentType::kShort, false, AccessorType::kVec3, true),
+                  ViewPart::kBase, kArrayBuffer, true);
+  done_[key] = made;
+  return made;
+}
+
 uint32_t OptimizeEncoder::baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant) {
   if (name != "POSITION") dequant = nullptr;
-  const auto key = std::make_pair(accessor, dequantRole(name, dequant, skin_dequant_));
+  const auto key = std::make_pair(accessor, dequantRole(name, dequant));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const Accessor& a = input_.accessors[accessor];
   std::vector<float> values = readAccessorFloats(input_, accessor);
@@ -219,7 +287,7 @@ uint32_t OptimizeEncoder::skinWeightSets(const std::vector<uint32_t>& ints, cons
 // gzipped file is smaller than with the sparse ones, even where meshopt's own stream is larger: docs/OPTIMIZE.md,
 // "Experiments"), without it the smaller of the two. An all-zero target has no data at all.
 uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
-  const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant, skin_dequant_));
+  const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   std::vector<float> values = readAccessorFloats(input_, accessor);
   std::vector<int16_t> grid;
@@ -353,24 +421,14 @@ void OptimizeEncoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
     if (attribute.name.rfind("WEIGHTS_", 0) == 0) {
       attribute.accessor = skinWeights(mesh, primitive, uint32_t(std::stoul(attribute.name.substr(8))));
     } else {
-      attribute.accessor = dequant && attribute.name == "POSITION"
-                               ? skinnedBase(mesh, primitive, attribute.accessor, *dequant)
-                               : baseAttribute(attribute.name, attribute.accessor, dequant);
+      const bool own_grid = dequant && attribute.name == "POSITION";
+      const bool unskinned = own_grid && dequant->role.rfind("@mesh", 0) == 0;
+      attribute.accessor = !own_grid   ? baseAttribute(attribute.name, attribute.accessor, dequant)
+                           : unskinned ? meshBase(attribute.accessor, *dequant)
+                                       : skinnedBase(mesh, primitive, attribute.accessor, *dequant);
     }
   }
   if (primitive.indices != kNone) primitive.indices = indices(primitive, vertices);
-  // NORMAL and TANGENT deltas that are zero in every target go (each engine then reads zero for all of them).
-  for (const char* direction : {"NORMAL", "TANGENT"}) {
-    bool any = false;
-    for (const MorphTarget& target : primitive.targets) {
-      const uint32_t a = findAttribute(target.attributes, direction);
-      if (a != kNone && !allZero(readAccessorFloats(input_, a))) any = true;
-    }
-    if (any) continue;
-    for (MorphTarget& target : primitive.targets) {
-      std::erase_if(target.attributes, [&](const Attribute& attribute) { return attribute.name == direction; });
-    }
-  }
   for (MorphTarget& target : primitive.targets) {
     for (Attribute& attribute : target.attributes) {
       if (attribute.name == "POSITION") {
@@ -390,9 +448,11 @@ Expected<EncodedAsset> OptimizeEncoder::run() {
   out_.asset.buffer_views.clear();
   out_.asset.accessors.clear();
   planDequants();
+  planMeshDequants();
   for (uint32_t m = 0; m < out_.asset.meshes.size(); ++m) {
     for (Primitive& primitive : out_.asset.meshes[m].primitives) encodePrimitive(m, primitive);
   }
+  foldDequantIntoNodes();
   encodeAnimations();
   writeShared();
   encodeSkinsAndImages();
@@ -400,9 +460,9 @@ Expected<EncodedAsset> OptimizeEncoder::run() {
   return std::move(out_);
 }
 
-Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt,
+Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
                                    std::span<const SkinnedDraw> draws) {
-  return OptimizeEncoder(input, budget, meshopt, draws).run();
+  return OptimizeEncoder(document, budget, meshopt, draws).run();
 }
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

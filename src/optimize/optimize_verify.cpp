@@ -10,7 +10,7 @@
 #include "morphkit/core/pose.h"
 #include "optimize_internal.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 namespace {
 
 std::vector<WeightOverride> allTargets(const Asset& asset, float value) {
@@ -211,4 +211,4 @@ Status comparePoses(const Asset& original, const Asset& optimized, double stop_a
   return Ok{};
 }
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

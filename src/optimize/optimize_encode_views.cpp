@@ -10,7 +10,7 @@
 #include "morphkit/model/asset_builder.h"
 #include "optimize_encoder.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 
 uint32_t OptimizeEncoder::addView(std::span<const uint8_t> bytes, uint32_t stride, uint32_t target, ViewPart part,
                                   bool compress_attributes) {
@@ -89,7 +89,7 @@ uint32_t OptimizeEncoder::rawCopy(uint32_t accessor, ViewPart part) {
   s.normalized = a.normalized;
   s.type = a.type;
   s.count = a.count;
-  s.stride = uint32_t(alignUp(element, 4));
+  s.stride = paddedStride(uint32_t(element));
   s.min = a.min;
   s.max = a.max;
   s.bytes.assign(size_t(a.count) * s.stride, 0);
@@ -170,4 +170,4 @@ void OptimizeEncoder::encodeSkinsAndImages() {
   }
 }
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The two halves of morphkit::optimizeAsset (morphkit/gltf/optimize.h): encoding an asset on grids chosen from a bound
-// (optimize_encode.cpp) and comparing two assets pose by pose (optimize_verify.cpp). Private to morphkit::gltf.
+// The two halves of morphkit::optimizeAsset (morphkit/optimize/optimize.h): encoding an asset on grids chosen from a
+// bound (optimize_encode.cpp) and comparing two assets pose by pose (optimize_verify.cpp). Private to
+// morphkit::optimize.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "morphkit/core/pose.h"
 #include "morphkit/gltf/glb_writer.h"
-#include "morphkit/gltf/optimize.h"
 #include "morphkit/model/asset.h"
+#include "morphkit/optimize/optimize.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 
 // What each bufferView holds, for the report's parts.
 enum class ViewPart : uint8_t { kTargets, kBase, kAnimation, kImages, kOther };
@@ -21,6 +22,7 @@ struct EncodeBudget {
   double base_position_floor = 0.0;  // what a base POSITION may take when 16 bits cannot meet base_position
   double target_delta = 0.0;         // largest vector error of one POSITION delta
   double shared_position = 0.0;      // largest vector error of a skinned position on its skin's one grid
+  double mesh_position = 0.0;        // the same for an unskinned mesh's position on its own grid (node-dequantized)
   bool u8_skin_weights = false;
   double keep_nearest = 0.0;  // world space: a skinned base vertex whose error is within it keeps its nearest rounding
 };
@@ -34,8 +36,9 @@ struct EncodedAsset {
   std::vector<std::string> notes;
 };
 
-// `draws`: skinnedDraws(input), for the skin weights' rounding.
-Expected<EncodedAsset> encodeAsset(const Asset& input, const EncodeBudget& budget, bool meshopt,
+struct PassDocument;
+// `document`: the passes' output (optimize_passes.h); `draws`: skinnedDraws(input), for the skin weights' rounding.
+Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
                                    std::span<const SkinnedDraw> draws);
 
 // The parts of an asset's views (as loaded) and of an encoded one (compressed views at their encoded size).
@@ -107,4 +110,4 @@ double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, d
 Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
                     const OptimizeOptions& options);
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

@@ -14,7 +14,7 @@
 #include "morphkit/model/accessor.h"
 #include "optimize_internal.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 namespace {
 
 // |L·x|² for a pose's skinning linear part L (column-major, the first 9 of `pose`).
@@ -189,4 +189,4 @@ std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& 
   return out;
 }
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // optimizeAsset's encoder (optimize_encode.cpp: attributes, targets and indices; optimize_encode_views.cpp:
-// bufferViews, animations, skins and images). Private to morphkit::gltf.
+// bufferViews, animations, skins and images). Private to morphkit::optimize.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -11,16 +11,20 @@
 
 #include "optimize_grids.h"
 #include "optimize_internal.h"
+#include "optimize_passes.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 
 // A skin's positions and their deltas stored as integers q = (p - center) / step on one grid over the skinned
 // primitives' extent, undone by the skin's inverse bind matrices (IBM · D, D = translate(center) · scale(step)),
 // which every engine applies to a skinned vertex and nothing else does (§3.7.3: a skinned mesh ignores its node's
 // transform). Integers, not multiples of a coarser step on the normalized range: meshoptimizer's byte-wise deltas
 // then carry only the bits the grid needs.
+// An unskinned mesh's are the same, undone by the nodes that draw it (the node-dequantization pass's carriers: D folded
+// into their local transform).
 struct Dequant {
   bool valid = false;
+  std::string role;  // "@skin2", "@mesh0": the done_ key's suffix, so one accessor gets one encoding per grid
   double center[3] = {0, 0, 0};
   double half = 1.0;  // half the largest side of the extent
   double step = 0.0;  // the grid step of the skin's positions and their deltas, object-space units (D's scale)
@@ -28,8 +32,9 @@ struct Dequant {
 
 class OptimizeEncoder {
  public:
-  OptimizeEncoder(const Asset& input, const EncodeBudget& budget, bool meshopt, std::span<const SkinnedDraw> draws)
-      : input_(input), budget_(budget), meshopt_(meshopt), draws_(draws) {}
+  OptimizeEncoder(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
+                  std::span<const SkinnedDraw> draws)
+      : input_(document.asset), carriers_(document.mesh_carriers), budget_(budget), meshopt_(meshopt), draws_(draws) {}
 
   Expected<EncodedAsset> run();
 
@@ -44,6 +49,9 @@ class OptimizeEncoder {
   uint32_t floatCopy(uint32_t accessor, ViewPart part, uint32_t target, bool min_max);
   uint32_t rawCopy(uint32_t accessor, ViewPart part);
   void planDequants();
+  void planMeshDequants();
+  void foldDequantIntoNodes();
+  uint32_t meshBase(uint32_t accessor, const Dequant& dequant);
   const Dequant* dequantOf(uint32_t mesh, const Primitive& primitive) const;
   uint32_t baseAttribute(const std::string& name, uint32_t accessor, const Dequant* dequant);
   uint32_t skinnedBase(uint32_t mesh, const Primitive& primitive, uint32_t accessor, const Dequant& dequant);
@@ -60,12 +68,14 @@ class OptimizeEncoder {
   void encodeSkinsAndImages();
 
   const Asset& input_;
+  const std::vector<std::vector<uint32_t>>& carriers_;  // per mesh, PassDocument::mesh_carriers
   EncodeBudget budget_;
   bool meshopt_;
   std::span<const SkinnedDraw> draws_;
   EncodedAsset out_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
   std::vector<Dequant> skin_dequant_;                          // per skin
+  std::vector<Dequant> mesh_dequant_;                          // per mesh (valid only for meshes with carriers)
   std::vector<uint32_t> mesh_skin_;  // per mesh: the one skin every instance uses, kNone (none or several)
   // Target streams of one kind and stride share a view, and so do base and animation streams: one meshoptimizer
   // stream, one bufferView in the JSON. The bytes, then (accessor, offset) for each accessor in it.
@@ -81,4 +91,4 @@ class OptimizeEncoder {
   std::map<uint32_t, std::vector<DeltaRounding>> delta_rounding_;
 };
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
-// optimize's byte report (morphkit/gltf/optimize.h, OptimizeParts): each bufferView's bytes by what uses it, in the
+// optimize's byte report (morphkit/optimize/optimize.h, OptimizeParts): each bufferView's bytes by what uses it, in the
 // input as loaded and in the written file.
-#include <cstring>
-#include <string_view>
 #include <vector>
 
-#include "json_tree.h"
+#include "morphkit/gltf/gltf.h"
 #include "optimize_internal.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 
 // Which part each view of a loaded asset belongs to, from what points into it.
 OptimizeParts inputParts(const Asset& asset) {
@@ -49,30 +47,10 @@ OptimizeParts inputParts(const Asset& asset) {
 
 OptimizeParts outputParts(const EncodedAsset& encoded, std::span<const uint8_t> glb) {
   OptimizeParts parts;
-  if (glb.size() < 20) return parts;
-  uint32_t json_length = 0;
-  std::memcpy(&json_length, glb.data() + 12, 4);
-  if (20 + size_t(json_length) > glb.size()) return parts;
-  Expected<JsonTree> document =
-      parseJsonTree(std::string_view(reinterpret_cast<const char*>(glb.data() + 20), json_length));
-  if (!document) return parts;
-  const JsonTree* views = document->find("bufferViews");
-  if (!views || !views->isArray()) return parts;
+  const std::vector<uint64_t> stored = glbStoredViewBytes(glb);
   uint64_t* slots[] = {&parts.targets, &parts.base, &parts.animation, &parts.images, &parts.other};
-  auto number = [](const JsonTree* value) -> uint64_t {
-    if (!value) return 0;
-    return value->kind == JsonTree::Kind::kUint ? value->uint_value : uint64_t(std::max<int64_t>(0, value->int_value));
-  };
-  for (size_t i = 0; i < views->items.size() && i < encoded.parts.size(); ++i) {
-    const JsonTree& view = views->items[i];
-    uint64_t stored = number(view.find("byteLength"));
-    if (const JsonTree* extensions = view.find("extensions")) {
-      if (const JsonTree* meshopt = extensions->find("EXT_meshopt_compression"))
-        stored = number(meshopt->find("byteLength"));
-    }
-    *slots[int(encoded.parts[i])] += stored;
-  }
+  for (size_t i = 0; i < stored.size() && i < encoded.parts.size(); ++i) *slots[int(encoded.parts[i])] += stored[i];
   return parts;
 }
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

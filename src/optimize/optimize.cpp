@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
-// morphkit::optimizeAsset (morphkit/gltf/optimize.h): encode on grids chosen from the bound, write, reload, verify
-// every pose; a finer grid when a pose misses the bound, nothing when the finest still does.
-#include "morphkit/gltf/optimize.h"
+// morphkit::optimizeAsset (morphkit/optimize/optimize.h): the passes (optimize_passes.cpp), then encode on grids chosen
+// from the bound, write, reload, verify every pose; a finer grid when a pose misses the bound, nothing when the finest
+// still does.
+#include "morphkit/optimize/optimize.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/io/json_writer.h"
 #include "optimize_internal.h"
+#include "optimize_passes.h"
 
 namespace morphkit {
 namespace {
@@ -37,9 +40,9 @@ std::string millimetres(double metres) {
 // Grid allowances for one attempt, in object space through the largest transform scale: a tenth of the bound for
 // the base positions, nine tenths for the targets (which hold most of the bytes), those shared by the weights a
 // verified pose reaches (the split measured in docs/OPTIMIZE.md, "Experiments").
-gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& scale, double factor) {
+optimize_detail::EncodeBudget budgetFor(double bound, const optimize_detail::PoseScale& scale, double factor) {
   const double local = bound / scale.transform_scale * factor;
-  gltf_detail::EncodeBudget budget;
+  optimize_detail::EncodeBudget budget;
   budget.base_position = 0.1 * local;
   budget.base_position_floor = 0.5 * local;
   // Independent roundings add in quadrature: Σ wᵢ·eᵢ grows with √(Σ wᵢ²), not Σ|wᵢ|; the verification, not this
@@ -49,7 +52,26 @@ gltf_detail::EncodeBudget budgetFor(double bound, const gltf_detail::PoseScale& 
   // times its targets', so √(1 + Σw²); the vertices that set the largest error rounded against each other
   // (optimize_positions.cpp) take a third more (docs/OPTIMIZE.md, "Experiments").
   budget.shared_position = 1.35 * local / std::sqrt(1.0 + scale.weight_square_sum);
+  // An unskinned mesh on its own grid: the same sum, each vertex at its nearest point (no re-rounding buys more).
+  budget.mesh_position = local / std::sqrt(1.0 + scale.weight_square_sum);
   return budget;
+}
+
+// The input's size on disk: the file, and the .bin and image files a .gltf names (data: URIs are inside it).
+uint64_t inputFileBytes(const Asset& asset) {
+  if (asset.path.empty()) return 0;
+  std::error_code ec;
+  uint64_t bytes = std::filesystem::file_size(asset.path, ec);
+  if (ec) return 0;
+  auto add = [&](const std::string& uri) {
+    if (uri.empty() || uri.starts_with("data:")) return;
+    std::error_code missing;
+    const uint64_t size = std::filesystem::file_size(asset.base_dir / uri, missing);
+    if (!missing) bytes += size;
+  };
+  for (const Buffer& buffer : asset.buffers) add(buffer.uri);
+  for (const Image& image : asset.images) add(image.uri);
+  return bytes;
 }
 
 }  // namespace
@@ -74,7 +96,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     if (options.progress) options.progress(step, done);
   };
   progress("measuring the rest pose", 0.0);
-  Expected<gltf_detail::PoseScale> scale = gltf_detail::measurePoseScale(input);
+  Expected<optimize_detail::PoseScale> scale = optimize_detail::measurePoseScale(input);
   if (!scale) return scale.error();
   report.diagonal = scale->diagonal;
   report.bound = options.max_error_mm > 0
@@ -84,8 +106,12 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     return fail(Error::kInvalidArgument,
                 "optimize: the rest pose has no extent, so a relative bound is 0; give the bound in millimetres");
   }
-  report.before = gltf_detail::inputParts(input);
-  Expected<std::vector<gltf_detail::SkinnedDraw>> draws = gltf_detail::skinnedDraws(input);
+  report.before = optimize_detail::inputParts(input);
+  report.input_bytes = inputFileBytes(input);
+  progress("passes", 0.0);
+  Expected<optimize_detail::PassDocument> document = optimize_detail::runPasses(input, options, report.passes);
+  if (!document) return document.error();
+  Expected<std::vector<optimize_detail::SkinnedDraw>> draws = optimize_detail::skinnedDraws(input);
   if (!draws) return draws.error();
   // 8-bit skin weights first, then 16-bit; then finer grids; the last attempt keeps every position and delta as
   // floats.
@@ -95,14 +121,15 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
   };
   constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.7, false}, {0.35, false}, {0.1, false}, {0.0, false}};
   // 8-bit weights whose own error takes more than a share of the bound leave too little to the grids: not tried.
-  const bool u8_fits = gltf_detail::skinWeightError(input, *draws, 255.0) <= kSkinWeightShare * report.bound;
+  const bool u8_fits = optimize_detail::skinWeightError(input, *draws, 255.0) <= kSkinWeightShare * report.bound;
   for (const Attempt& attempt : kAttempts) {
     if (attempt.u8_skin_weights && !u8_fits) continue;
     progress("encoding", 0.0);
-    gltf_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
+    optimize_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
     budget.u8_skin_weights = attempt.u8_skin_weights;
     budget.keep_nearest = kKeepNearestShare * report.bound;
-    Expected<gltf_detail::EncodedAsset> encoded = gltf_detail::encodeAsset(input, budget, options.meshopt, *draws);
+    Expected<optimize_detail::EncodedAsset> encoded =
+        optimize_detail::encodeAsset(*document, budget, options.meshopt, *draws);
     if (!encoded) return encoded.error();
     GlbWriteOptions write;
     write.meshopt = encoded->meshopt;
@@ -114,9 +141,9 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     if (!reloaded) {
       return fail(reloaded.error().code, "optimize: the output does not load back: " + reloaded.error().message);
     }
-    if (Status s = gltf_detail::comparePoses(input, *reloaded, report.bound, report, options); !s) return s.error();
+    if (Status s = optimize_detail::comparePoses(input, *reloaded, report.bound, report, options); !s) return s.error();
     if (report.max_distance <= report.bound) {
-      report.after = gltf_detail::outputParts(*encoded, *glb);
+      report.after = optimize_detail::outputParts(*encoded, *glb);
       report.output_bytes = glb->size();
       report.notes = encoded->notes;
       progress("done", 1.0);
@@ -140,8 +167,7 @@ void partsJson(JsonWriter& json, std::string_view key, const OptimizeParts& p) {
 
 }  // namespace
 
-std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, std::string_view out,
-                               uint64_t input_bytes) {
+std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, std::string_view out) {
   const double per_metre = r.diagonal > 0 ? 1000.0 / r.diagonal : 0.0;
   JsonWriter json;
   json.beginObject();
@@ -160,7 +186,16 @@ std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, s
   json.endArray();
   partsJson(json, "before", r.before);
   partsJson(json, "after", r.after);
-  json.field("inputBytes", input_bytes).field("outputBytes", r.output_bytes).field("attempts", r.attempts);
+  json.key("passes").beginArray();
+  for (const OptimizePassReport& pass : r.passes) {
+    json.beginObject();
+    json.field("name", std::string_view(pass.name)).field("ran", pass.ran);
+    json.key("changes").array(std::span<const std::string>(pass.changes));
+    json.field("bytesRemoved", pass.bytes_removed);
+    json.endObject();
+  }
+  json.endArray();
+  json.field("inputBytes", r.input_bytes).field("outputBytes", r.output_bytes).field("attempts", r.attempts);
   json.key("notes").array(std::span<const std::string>(r.notes));
   json.endObject();
   return json.str();

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// morphkit/gltf/optimize.h — morph-aware compression of a glTF with a verified error bound (docs/OPTIMIZE.md).
-// Part of morphkit::gltf, beside the reader and the writer it is built on.
+// morphkit/optimize/optimize.h — morph-aware compression of a glTF with a verified error bound (docs/OPTIMIZE.md).
+// The optimize layer (morphkit::optimize), on gltf's reader and writer and core's posing.
 //
-// optimizeAsset writes a smaller .glb of a loaded asset: every attribute and every morph target quantized
+// optimizeAsset first runs named passes over a copy of the document, in a fixed order, each reporting what it
+// changed (OptimizePassReport; docs/OPTIMIZE.md, "Passes"): attributes nothing reads dropped, direction deltas that
+// are zero everywhere dropped, unskinned meshes given a dequantizing node. Then it writes a smaller .glb: every
+// attribute and every morph target quantized
 // (KHR_mesh_quantization) on a grid of its own chosen from the bound, then EXT_meshopt_compression; animations,
 // node hierarchy, names, materials, images, extras and every other extension kept as the input has them (the
 // writer edits the input's document, morphkit/gltf/glb_writer.h). It then loads its own output and poses both files on
@@ -27,9 +30,13 @@ namespace morphkit {
 inline constexpr double kDefaultMaxErrorRel = 2e-4;
 
 struct OptimizeOptions {
-  double max_error_mm = 0.0;   // world-space bound in millimetres (glTF is in metres); 0: use max_error_rel
-  double max_error_rel = 0.0;  // bound as a fraction of the rest pose's diagonal; both 0: kDefaultMaxErrorRel
-  bool meshopt = true;         // false: quantization alone (KHR_mesh_quantization, no EXT_meshopt_compression)
+  double max_error_mm = 0.0;     // world-space bound in millimetres (glTF is in metres); 0: use max_error_rel
+  double max_error_rel = 0.0;    // bound as a fraction of the rest pose's diagonal; both 0: kDefaultMaxErrorRel
+  bool meshopt = true;           // false: quantization alone (KHR_mesh_quantization, no EXT_meshopt_compression)
+  bool keep_attributes = false;  // true: no attribute is dropped (the drop-attributes pass changes nothing)
+  bool keep_nodes = false;       // true: no node is added (an unskinned mesh that needs one keeps float positions)
+  // Passes not to run, by name (kOptimizePassNames): for measuring each pass alone; an unknown name is an error.
+  std::vector<std::string> skip_passes;
   ThreadPool* pool = nullptr;  // optional, owned by the caller: the verification's poses split across it
   // Called between steps with a short description and the fraction done (0..1); may be empty.
   std::function<void(std::string_view step, double done)> progress;
@@ -54,6 +61,19 @@ struct OptimizeParts {
   uint64_t other = 0;      // inverse bind matrices and anything else
 };
 
+// The passes, in the order they run (docs/OPTIMIZE.md, "Passes").
+inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "node-dequantization"};
+
+// What one pass did.
+struct OptimizePassReport {
+  std::string name;
+  bool ran = false;                  // false: skipped (OptimizeOptions::skip_passes)
+  std::vector<std::string> changes;  // one line per change, naming the object ("meshes[0].primitives[1]: ...")
+  // Bytes of the input's accessors (as loaded, before quantization and compression) the pass removed; the passes that
+  // change how data is stored rather than what is stored save bytes only through the encoding, and report 0.
+  uint64_t bytes_removed = 0;
+};
+
 struct OptimizeReport {
   double bound = 0.0;                 // metres
   double diagonal = 0.0;              // metres, the rest pose's world-space bounding box
@@ -61,9 +81,13 @@ struct OptimizeReport {
   double max_distance = 0.0;          // over every category
   std::string worst;                  // its pose and vertex
   OptimizeParts before, after;
+  // The input's size on disk: its .gltf or .glb file plus the .bin and image files it names (data: URIs are inside
+  // the file already); 0 for an asset not loaded from a file.
+  uint64_t input_bytes = 0;
   uint64_t output_bytes = 0;
-  uint32_t attempts = 0;           // encodings tried: a finer grid follows one that misses the bound
-  std::vector<std::string> notes;  // what was kept as it was and why (one line each)
+  std::vector<OptimizePassReport> passes;  // one per kOptimizePassNames entry, in order
+  uint32_t attempts = 0;                   // encodings tried: a finer grid follows one that misses the bound
+  std::vector<std::string> notes;          // what was kept as it was and why (one line each)
 };
 
 // Fails (kInvalidArgument) for a bound <= 0 or NaN; (kInvalidGltf) for an asset whose document holds extensions
@@ -75,8 +99,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 // The report as one JSON object (`morphkit optimize --json`, Python's morphkit.optimize; docs/OPTIMIZE.md):
 // file, out, boundMm, diagonalM, maxDistanceMm, maxDistanceMmPerM, worst, errors[{category, poses, maxDistanceMm,
 // maxDistanceMmPerM, maxNormalDeg, worst}], before/after {targets, base, animation, images, other, total},
-// inputBytes, outputBytes, attempts, notes.
-std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,
-                               uint64_t input_bytes);
+// passes[{name, ran, changes, bytesRemoved}], inputBytes, outputBytes, attempts, notes.
+std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out);
 
 }  // namespace morphkit

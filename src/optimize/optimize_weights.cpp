@@ -13,7 +13,7 @@
 #include "morphkit/model/accessor.h"
 #include "optimize_internal.h"
 
-namespace morphkit::gltf_detail {
+namespace morphkit::optimize_detail {
 namespace {
 
 // Candidate sets are enumerated up to this many influences (C(8, 4) = 70 per vertex); a vertex with more takes the
@@ -221,4 +221,4 @@ double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, d
   return largest;
 }
 
-}  // namespace morphkit::gltf_detail
+}  // namespace morphkit::optimize_detail

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// optimize's passes (docs/OPTIMIZE.md, "Passes"): each edits a copy of the input's document before the encoding, in
+// a file of its own, and says what it changed. Private to morphkit::optimize.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "morphkit/model/asset.h"
+#include "morphkit/optimize/optimize.h"
+
+namespace morphkit::optimize_detail {
+
+// What the passes edit, and what they leave for the encoder.
+struct PassDocument {
+  Asset asset;  // a copy of the input; mesh, primitive and accessor indices stay the input's
+  // Per mesh: the node whose local transform carries the mesh's dequantization (node-dequantization), or kNone.
+  std::vector<std::vector<uint32_t>> mesh_carriers;
+};
+
+using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+
+void dropUnreadAttributes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void dropZeroDirectionDeltas(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void planNodeDequantization(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+
+// Runs every pass of kOptimizePassNames in order on a copy of `input`, skipping options.skip_passes; fails
+// (kInvalidArgument) for a skipped name that is no pass.
+Expected<PassDocument> runPasses(const Asset& input, const OptimizeOptions& options,
+                                 std::vector<OptimizePassReport>& reports);
+
+// Whether some targets of `primitive` move POSITION and others do not: three.js then adds weight × the *base* position
+// for the others (docs/CHECK.md, missing-delta-is-base), so its pose depends on the frame the positions are stored in,
+// and no grid with an offset (node or skin dequantization) may change that frame.
+bool positionDeltaMissingSomewhere(const Primitive& primitive);
+
+// "meshes[2] 'Face'.primitives[0]": how the passes' change lines name a primitive.
+std::string primitiveLabel(const Asset& asset, uint32_t mesh, uint32_t primitive);
+
+}  // namespace morphkit::optimize_detail
