@@ -213,6 +213,8 @@ export class MorphDeformer {
       return this.compute('dense_f32');
     }
     const hasTargets = p.targetCount > 0;
+    // Zeros in place of deltas would draw the rest pose and be cached: refuse instead (dense f32 comes with targets).
+    if (hasTargets && !p.dense) throw new Error(`${layout}: the delta layouts are not loaded yet`);
     let morph = ['compute_none'], deltas = null, rows = null, list = null;
     if (hasTargets && layout === 'sparse') {
       morph = ['compute_sparse'];

@@ -3,7 +3,9 @@
 // posed primitive with morphkit-webgpu.js, and drives it from the sliders, the timeline and the capture. Each frame's
 // inputs (weights, joint palettes, world matrices) come from the server, which samples the animation with morphkit's
 // core; slider overrides apply here at once (weights.h order: animation, track, then overrides), so a slider change
-// redraws in the next frame. window.morphkit.check(pose) is the test hook.
+// redraws in the next frame. Names are resolved by the server alone (the CLI's --weights parser, --ignore-case, VRM
+// expressions): the page keeps overrides by (mesh, target) and sends them in --weights's syntax, as M:T=V.
+// window.morphkit.check(pose) is the test hook.
 import {createMorphDeformer, loadMorphWgsl} from './morphkit-webgpu.js';
 import {lookAt, mul, perspective} from './view_math.js';
 
@@ -18,7 +20,8 @@ const state = {
   source: 'rest',
   time: 0,
   playing: false,
-  overrides: new Map(),
+  overrides: new Map(),  // "MESH:TARGET" -> weight: the sliders and --weights, applied in the page
+  poseWeights: {},       // setPose's {weights, targets}: sent with every frame request, applied by the server
   path: 'vertex',
   layout: 'dense_f32',
   frame: null,         // the server's inputs for (source, time): per instance {weights, matrices}
@@ -82,8 +85,9 @@ function fillCompute(data, p, blobs) {
 }
 
 // The query of a pose: {anim: name|index|'rest', time, capture, weights: {name: value}, targets: {index: value}}
-// (targets: target N of every mesh, for files without names).
-function frameQuery(pose, reference) {
+// (targets: target N of every mesh, for files without names), then `overrides` ("M:T" -> value). Every weight is
+// one w=KEY=VALUE item in --weights's syntax, read by the same parser (weight_options.h parseWeightItem).
+function frameQuery(pose, overrides, reference) {
   const q = new URLSearchParams();
   if (pose.anim !== undefined && pose.anim !== null && pose.anim !== 'rest') {
     const index =
@@ -93,15 +97,16 @@ function frameQuery(pose, reference) {
   }
   q.set('time', String(pose.time ?? 0));
   if (pose.capture) q.set('capture', '1');
-  for (const [name, value] of Object.entries(pose.weights ?? {})) q.append('w', `${name}:${value}`);
-  for (const [target, value] of Object.entries(pose.targets ?? {})) q.append('t', `${target}:${value}`);
+  for (const [name, value] of Object.entries(pose.weights ?? {})) q.append('w', `${name}=${value}`);
+  for (const [target, value] of Object.entries(pose.targets ?? {})) q.append('w', `${target}=${value}`);
+  for (const [key, value] of overrides ?? []) q.append('w', `${key}=${value}`);
   if (reference) q.set('reference', '1');
   return `frame?${q}`;
 }
 
 // Splits a frame's bytes per instance (view_payload.h buildViewFrame).
-async function fetchFrame(pose, reference) {
-  const bytes = await (await fetchOk(frameQuery(pose, reference))).arrayBuffer();
+async function fetchFrame(pose, reference, overrides = null) {
+  const bytes = await (await fetchOk(frameQuery(pose, overrides, reference))).arrayBuffer();
   const f = new Float32Array(bytes);
   let at = 0;
   const instances = state.meta.instances.map((inst) => {
@@ -123,7 +128,7 @@ async function fetchFrame(pose, reference) {
 }
 
 function currentPose() {
-  const pose = {time: state.time};
+  const pose = {time: state.time, ...state.poseWeights};
   if (state.source === 'capture')
     pose.capture = true;
   else if (state.source !== 'rest')
@@ -131,16 +136,28 @@ function currentPose() {
   return pose;
 }
 
-// Slider overrides on top of the server's weights: every target of that name, in every mesh.
+// The overrides on top of the server's weights, by (mesh, target): no name is matched here.
 function withOverrides(frame) {
   return frame.map((f, i) => {
-    const names = state.meta.instances[i].targetNames;
+    const mesh = state.meta.instances[i].mesh;
     const weights = f.weights.slice();
-    names.forEach((name, t) => {
-      if (state.overrides.has(name)) weights[t] = state.overrides.get(name);
-    });
+    for (let t = 0; t < weights.length; ++t) {
+      const value = state.overrides.get(`${mesh}:${t}`);
+      if (value !== undefined) weights[t] = value;
+    }
     return {weights, matrices: f.matrices};
   });
+}
+
+// The "MESH:TARGET" keys of a slider: the targets that carry exactly its name (the sliders are the file's names).
+function targetKeys(name) {
+  const keys = new Set();
+  for (const inst of state.meta.instances) {
+    inst.targetNames.forEach((n, t) => {
+      if (n === name) keys.add(`${inst.mesh}:${t}`);
+    });
+  }
+  return [...keys];
 }
 
 // ---- drawing ----
@@ -159,14 +176,13 @@ async function gpuDone(device) {
 }
 
 function resize() {
-  const canvas = $('canvas');
-  if (state.camera.fixed?.size) {
-    [canvas.width, canvas.height] = state.camera.fixed.size;
-  } else {
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = Math.max(1, Math.floor(canvas.clientWidth * dpr));
-    canvas.height = Math.max(1, Math.floor(canvas.clientHeight * dpr));
-  }
+  const canvas = $('canvas'), dpr = window.devicePixelRatio || 1;
+  const [width, height] = state.camera.fixed?.size ??
+      [Math.max(1, Math.floor(canvas.clientWidth * dpr)), Math.max(1, Math.floor(canvas.clientHeight * dpr))];
+  // Setting a canvas's size clears it, even to the same size: in 'copy' display the canvas would then show nothing
+  // until this draw's present, and a screenshot taken meanwhile an empty frame.
+  if (canvas.width !== width) canvas.width = width;
+  if (canvas.height !== height) canvas.height = height;
   if (!state.depth || state.depth.width !== canvas.width || state.depth.height !== canvas.height) {
     state.depth?.destroy();
     state.depth = state.device.createTexture(
@@ -237,6 +253,13 @@ async function refreshFrame() {
   state.dirty = true;
 }
 
+// The first frame is drawn (every hook below waits for it: before it, the meta, the frame and the compute layouts
+// are not there), and blob 1 is in.
+async function loaded() {
+  await window.morphkit.ready;
+  await state.computeReady;
+}
+
 // Runs `job` alone: the check and the display share the deformers' buffers.
 function exclusive(job) {
   const run = state.busy.then(job, job);
@@ -259,59 +282,76 @@ function matrixScale(m, at) {
   return Math.sqrt(s);
 }
 
-// The test hook: both paths (and every compute layout) against the CPU reference for one pose. Also says which
-// vertex-path variants drew it (none: no targets; seed: the 32-byte uniform; list: the active list).
+// Both paths (and every compute layout) with `inputs` ({weights, matrices} per instance) against `references` (the
+// CPU reference's positions per instance). Also says which vertex-path variants drew it (none: no targets; seed:
+// the 32-byte uniform; list: the active list) and how many of the weights are not zero. Run inside exclusive().
+async function measure(inputs, references) {
+  let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const result = {vertex: 0, compute: 0, layouts: {}, f16Bound: 0, diag: 0, vertices: 0, nonZeroWeights: 0};
+  // Every readback is queued before any is awaited: the queue runs them in order (one compute output buffer per
+  // deformer is reused layout after layout), and the waits overlap.
+  const reads = [];
+  for (const [i, d] of state.deformers.entries()) {
+    const f = inputs[i], ref = references[i];
+    for (let v = 0; v < ref.length; v += 3)
+      for (let k = 0; k < 3; ++k) {
+        lo[k] = Math.min(lo[k], ref[v + k]);
+        hi[k] = Math.max(hi[k], ref[v + k]);
+      }
+    d.setFrame({weights: f.weights, matrices: f.matrices});
+    reads.push(d.readVertexPath().then((pos) => {
+      result.vertex = Math.max(result.vertex, maxDistance(pos, ref));
+    }));
+    const p = state.meta.primitives[state.meta.instances[i].data];
+    const layouts =
+        p.targetCount === 0 ? ['dense_f32'] : ['dense_f32', 'sparse'].concat(p.denseF16 ? ['dense_f16'] : []);
+    for (const layout of layouts) {
+      reads.push(d.readCompute(layout).then((pos) => {
+        result.layouts[layout] = Math.max(result.layouts[layout] ?? 0, maxDistance(pos, ref));
+      }));
+    }
+    // f16's own resolution: Σ|w| · the largest position rounding, through the largest matrix.
+    if (p.denseF16) {
+      let scale = 0;
+      for (let m = 0; m < f.matrices.length; m += 16) scale = Math.max(scale, matrixScale(f.matrices, m));
+      if (!state.meta.instances[i].skinned) scale = matrixScale(f.matrices, 0);
+      const sumW = f.weights.reduce((s, w) => s + Math.abs(w), 0);
+      result.f16Bound = Math.max(result.f16Bound, sumW * p.f16PositionError * scale);
+    }
+    result.nonZeroWeights += f.weights.filter((w) => w !== 0).length;
+    result.vertices += p.vertexCount;
+  }
+  await Promise.all(reads);
+  result.compute = result.layouts.dense_f32;
+  result.variants = [...new Set(state.deformers.map((d) => d.variant))];
+  result.diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  state.dirty = true;  // the display's own frame goes back on the next draw
+  return result;
+}
+
+// The test hook: one pose, its inputs and CPU reference both from the server. Waits for the first frame.
 async function check(pose = {}) {
-  await state.computeReady;
+  await loaded();
   return exclusive(async () => {
     const frame = await fetchFrame(pose, true);
-    let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-    const result = {vertex: 0, compute: 0, layouts: {}, f16Bound: 0, diag: 0, vertices: 0};
-    // Every readback is queued before any is awaited: the queue runs them in order (one compute output buffer per
-    // deformer is reused layout after layout), and the waits overlap.
-    const reads = [];
-    for (const [i, d] of state.deformers.entries()) {
-      const f = frame[i], ref = f.reference;
-      for (let v = 0; v < ref.length; v += 3)
-        for (let k = 0; k < 3; ++k) {
-          lo[k] = Math.min(lo[k], ref[v + k]);
-          hi[k] = Math.max(hi[k], ref[v + k]);
-        }
-      d.setFrame({weights: f.weights, matrices: f.matrices});
-      reads.push(d.readVertexPath().then((pos) => {
-        result.vertex = Math.max(result.vertex, maxDistance(pos, ref));
-      }));
-      const p = state.meta.primitives[state.meta.instances[i].data];
-      const layouts =
-          p.targetCount === 0 ? ['dense_f32'] : ['dense_f32', 'sparse'].concat(p.denseF16 ? ['dense_f16'] : []);
-      for (const layout of layouts) {
-        reads.push(d.readCompute(layout).then((pos) => {
-          result.layouts[layout] = Math.max(result.layouts[layout] ?? 0, maxDistance(pos, ref));
-        }));
-      }
-      // f16's own resolution: Σ|w| · the largest position rounding, through the largest matrix.
-      if (p.denseF16) {
-        let scale = 0;
-        for (let m = 0; m < f.matrices.length; m += 16) scale = Math.max(scale, matrixScale(f.matrices, m));
-        if (!state.meta.instances[i].skinned) scale = matrixScale(f.matrices, 0);
-        const sumW = f.weights.reduce((s, w) => s + Math.abs(w), 0);
-        result.f16Bound = Math.max(result.f16Bound, sumW * p.f16PositionError * scale);
-      }
-      result.vertices += p.vertexCount;
-    }
-    await Promise.all(reads);
-    result.compute = result.layouts.dense_f32;
-    result.variants = [...new Set(state.deformers.map((d) => d.variant))];
-    result.diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
-    state.dirty = true;  // the display's own frame goes back on the next draw
-    return result;
+    return measure(frame, frame.map((f) => f.reference));
+  });
+}
+
+// The pose on screen as the page draws it (the server's frame, then the page's overrides by target) against the
+// CPU reference of the same pose with those overrides applied by the server.
+async function checkShown() {
+  await loaded();
+  return exclusive(async () => {
+    const pose = currentPose();
+    const [frame, reference] = await Promise.all([fetchFrame(pose, false), fetchFrame(pose, true, state.overrides)]);
+    return measure(withOverrides(frame), reference.map((f) => f.reference));
   });
 }
 
 // The readout: the shown pose's largest distance from the CPU reference, on the shown path.
 async function updateReadout() {
-  const pose = {...currentPose(), weights: Object.fromEntries(state.overrides)};
-  const r = await check(pose);
+  const r = await checkShown();
   // A model without targets draws every compute layout the same way (dense_f32 is the one checked); a model whose
   // deltas overflow f16 has no f16 layout (view_payload.cpp), and the compute path then draws dense f32.
   const layout = state.path === 'vertex'    ? 'vertex' :
@@ -337,9 +377,10 @@ function buildPanel() {
     state.source = 'capture';
   source.value = state.source;
   setDuration();
-  for (const [name, value] of Object.entries(meta.start.weights)) state.overrides.set(name, value);
+  for (const {mesh, target, value} of meta.start.targets) state.overrides.set(`${mesh}:${target}`, value);
   const sliders = $('sliders');
   for (const name of meta.targetNames) {
+    const keys = targetKeys(name);
     const row = document.createElement('div');
     row.className = 'row';
     row.dataset.name = name.toLowerCase();
@@ -347,10 +388,14 @@ function buildPanel() {
     label.textContent = label.title = name;
     const input = Object.assign(document.createElement('input'), {type: 'range', min: 0, max: 1, step: 0.01});
     const out = document.createElement('output');
-    input.value = state.overrides.get(name) ?? 0;
-    out.textContent = state.overrides.has(name) ? Number(input.value).toFixed(2) : '–';
+    row.sync = () => {  // shows the override of the name's first target that has one
+      const value = keys.map((k) => state.overrides.get(k)).find((v) => v !== undefined);
+      input.value = value ?? 0;
+      out.textContent = value === undefined ? '–' : value.toFixed(2);
+    };
+    row.sync();
     input.addEventListener('input', () => {
-      state.overrides.set(name, Number(input.value));
+      for (const k of keys) state.overrides.set(k, Number(input.value));
       out.textContent = Number(input.value).toFixed(2);
       state.dirty = true;
       state.readoutDue = performance.now() + 300;
@@ -364,10 +409,7 @@ function buildPanel() {
   });
   $('reset').addEventListener('click', () => {
     state.overrides.clear();
-    for (const row of sliders.children) {
-      row.querySelector('input').value = 0;
-      row.querySelector('output').textContent = '–';
-    }
+    for (const row of sliders.children) row.sync();
     state.dirty = true;
     state.readoutDue = performance.now() + 300;
   });
@@ -387,7 +429,7 @@ function buildPanel() {
   });
   $('path').addEventListener('change', async (e) => {
     const [path, layout] = e.target.value.split(':');
-    if (path === 'compute') await state.computeReady;
+    if (path === 'compute') await loaded();
     state.path = path;
     state.layout = layout ?? state.layout;
     state.dirty = true;
@@ -476,7 +518,7 @@ async function start() {
   });
   buildPanel();
   orbitControls();
-  const first = await fetchFrame({...currentPose(), weights: Object.fromEntries(state.overrides)}, true);
+  const first = await fetchFrame(currentPose(), true, state.overrides);
   frameCamera(first);
   state.frame = await fetchFrame(currentPose(), false);
   await draw();
@@ -528,30 +570,38 @@ function tick(now) {
 // The hook tests and scripts drive (docs/VIEW.md "Test hook").
 window.morphkit = {
   check,
+  checkShown,
   ready: null,
   firstFrameMs: null,
   frames: 0,        // frames drawn (and, in 'copy' display, put on the canvas)
   lastFrame: null,  // {started, shown}: performance.now() when the last draw began and when it was on the canvas
   // A fixed camera and canvas size (pixels) for screenshots: {eye, target, fov, size: [w, h], background}.
   async setCamera(camera) {
+    await window.morphkit.ready;
     state.camera.fixed = camera;
     await exclusive(draw);
     await gpuDone(state.device);
   },
   // Draws now and waits for the GPU (a screenshot reads the canvas in the same task).
   async redraw() {
+    await window.morphkit.ready;
     await exclusive(draw);
     await gpuDone(state.device);
   },
+  // The overrides (sliders) are cleared; pose.weights and pose.targets go to the server with every frame request.
   async setPose(pose) {
+    await window.morphkit.ready;
     const anim =
         typeof pose.anim === 'string' ? state.meta.animations.findIndex((a) => a.name === pose.anim) : pose.anim;
     state.source = pose.capture ? 'capture' : anim === undefined || anim < 0 ? 'rest' : String(anim);
     state.time = pose.time ?? 0;
-    state.overrides = new Map(Object.entries(pose.weights ?? {}));
+    state.poseWeights = {weights: pose.weights ?? {}, targets: pose.targets ?? {}};
+    state.overrides.clear();
+    for (const row of $('sliders').children) row.sync();
     await refreshFrame();
   },
-  setPath(path, layout) {
+  async setPath(path, layout) {
+    if (path === 'compute') await loaded();
     state.path = path;
     if (layout) state.layout = layout;
     state.dirty = true;

@@ -5,13 +5,17 @@
 // with the WGSL module: a slider per target, the animations and the capture on a timeline, the vertex/compute
 // switch, and the largest distance of the GPU pose from the CPU reference (docs/VIEW.md). The last line on stdout
 // is the URL to open; the server runs until Ctrl-C.
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "command.h"
@@ -40,13 +44,35 @@ struct ViewOptions {
   WeightOptions weights;
 };
 
-// Best effort: the URL is printed either way, so a failure here is a note, not an error.
+// Best effort: the URL is printed either way, so a failure is one note (xdg-open's own lines, one per browser it
+// tried, go to /dev/null). The child gets an empty signal mask (serveView blocks SIGINT/SIGTERM in this thread), and
+// a detached thread reaps it: xdg-open may wait for the browser it started.
 void openBrowser(const std::string& url) {
+  static constexpr const char* kNote = "view: no browser could be opened; open the URL above by hand";
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&files, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   const char* argv[] = {"xdg-open", url.c_str(), nullptr};
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) {
-    reportNote("view: could not start xdg-open; open the URL below by hand (--no-open skips this)");
+  const int spawned = posix_spawnp(&pid, "xdg-open", &files, &attributes, const_cast<char**>(argv), environ);
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&files);
+  if (spawned != 0) {
+    reportNote(kNote);
+    return;
   }
+  std::thread([pid] {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) reportNote(kNote);
+  }).detach();
 }
 
 int run(const ViewOptions& options) {
@@ -73,12 +99,11 @@ int run(const ViewOptions& options) {
 
   ViewStart start;
   start.animation = *animation;
+  // Names (--ignore-case, VRM expressions) resolved here once: the page applies the targets, never a name.
   for (const WeightOverride& w : weights.overrides) {
-    if (!w.name.empty()) {
-      start.weights.push_back(w);
-    } else {
-      reportWarning(fmt::format("view: --weights by target index ({}) is ignored: the sliders go by name", w.target));
-    }
+    Expected<std::vector<TargetRef>> refs = resolveOverride(*asset, w, weights.match);
+    if (!refs) return reportFailure(options.file, refs.error());  // loadWeights kept only the names it resolved
+    for (TargetRef ref : *refs) start.weights.push_back({ref, w.value});
   }
   if (weights.capture) start.capture_duration = weightTrackDuration(weights.capture->track);
   const std::string name = std::filesystem::path(options.file).filename().string();
@@ -86,6 +111,7 @@ int run(const ViewOptions& options) {
   if (!payload) return reportFailure(options.file, payload.error());
 
   ViewContent content;
+  content.asset = &*asset;
   content.prepared = &*prepared;
   content.payload = std::move(*payload);
   content.capture = weights.capture ? &weights.capture->track : nullptr;

@@ -148,9 +148,11 @@ Expected<ViewPayload> buildViewPayload(const Asset& asset, const PosePrepared& p
   } else {
     json.value(start.animation);
   }
-  json.key("weights").beginObject();
-  for (const WeightOverride& w : start.weights) json.field(w.name, w.value);
-  json.endObject().endObject();
+  json.key("targets").beginArray();
+  for (const TargetWeight& w : start.weights) {
+    json.beginObject().field("mesh", w.ref.mesh).field("target", w.ref.target).field("value", w.value).endObject();
+  }
+  json.endArray().endObject();
   json.key("primitives").beginArray();
   for (const PrimitiveData& p : prepared.primitives) {
     if (Status s = writePrimitive(json, payload, p); !s) {

@@ -24,11 +24,17 @@ struct ViewPayload {
   std::vector<uint32_t> matrix_counts;  // per instance: floats/16 of its matrices in a frame (palette, or 2)
 };
 
-// What the page shows first: --anim and --weights (by name; the sliders start there), the capture's length.
+// A weight on one (mesh, target): --weights resolved once, for the page's sliders and the reference alike.
+struct TargetWeight {
+  TargetRef ref;
+  float value = 0.0f;
+};
+
+// What the page shows first: --anim and --weights (the sliders start there), the capture's length.
 struct ViewStart {
-  uint32_t animation = kNone;           // kNone: the rest pose
-  std::vector<WeightOverride> weights;  // named overrides only
-  double capture_duration = -1;         // < 0: no capture was given
+  uint32_t animation = kNone;         // kNone: the rest pose
+  std::vector<TargetWeight> weights;  // in order: a later one wins for the same target
+  double capture_duration = -1;       // < 0: no capture was given
 };
 
 // Fails when a primitive's deltas do not pack (e.g. the band texture

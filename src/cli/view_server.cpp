@@ -20,6 +20,7 @@
 
 #include "morphkit/model/text.h"
 #include "morphkit_web/web_files.h"
+#include "weight_options.h"
 #endif
 
 namespace morphkit::cli {
@@ -56,8 +57,9 @@ const char* webFile(std::string_view name, std::string& type) {
   return nullptr;
 }
 
-// /frame?anim=N&time=S&capture=1&reference=1&w=NAME:VALUE...&t=TARGET:VALUE...: a 400 with one line for a malformed
-// parameter.
+// /frame?anim=N&time=S&capture=1&reference=1&w=NAME=VALUE...: each w item in --weights's syntax, read by its parser
+// (names, VRM expressions, N=V and M:N=V, with the command's --ignore-case); a 400 with one line for a malformed
+// parameter or an unknown name.
 void serveFrame(const ViewContent& content, const httplib::Request& req, httplib::Response& res) {
   auto bad = [&res](const std::string& message) {
     res.status = 400;
@@ -80,21 +82,14 @@ void serveFrame(const ViewContent& content, const httplib::Request& req, httplib
   std::vector<WeightOverride> overrides;
   for (size_t i = 0; i < req.get_param_value_count("w"); ++i) {
     const std::string item = req.get_param_value("w", i);
-    const size_t eq = item.rfind(':');
-    if (eq == std::string::npos || eq == 0 || !parseFiniteDouble(item.substr(eq + 1), number))
-      return bad("w=" + item + ": expected NAME:VALUE");
-    overrides.push_back(WeightOverride{item.substr(0, eq), kNone, kNone, float(number)});
+    std::string why;
+    if (!parseWeightItem(*content.asset, item, content.match, overrides.emplace_back(), why))
+      return bad("w=" + item + ": " + why);
   }
-  for (size_t i = 0; i < req.get_param_value_count("t"); ++i) {  // t=N:VALUE: target N of every mesh (unnamed)
-    const std::string item = req.get_param_value("t", i);
-    const size_t colon = item.find(':');
-    double index = 0;
-    if (colon == std::string::npos || !parseFiniteDouble(item.substr(0, colon), index) || index < 0 || index > 1e9 ||
-        index != std::floor(index) || !parseFiniteDouble(item.substr(colon + 1), number))
-      return bad("t=" + item + ": expected TARGET:VALUE");
-    overrides.push_back(WeightOverride{"", uint32_t(index), kNone, float(number)});
-  }
-  request.weights.overrides = overrides;
+  Expected<std::vector<WeightOverride>> expanded =
+      applyExpressions(*content.asset, std::move(overrides), content.match);
+  if (!expanded) return bad(expanded.error().message);
+  request.weights.overrides = *expanded;
   request.weights.match = content.match;
   if (req.get_param_value("capture") == "1") {
     if (!content.capture) return bad("capture=1: no --capture was given");

@@ -16,6 +16,7 @@
 namespace morphkit::cli {
 
 struct ViewContent {
+  const Asset* asset = nullptr;  // the frame query's names resolve against it, as --weights's do
   const PosePrepared* prepared = nullptr;
   ViewPayload payload;
   const WeightTrack* capture = nullptr;  // --capture / --weights-csv, or none

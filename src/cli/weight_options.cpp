@@ -16,10 +16,7 @@
 #include "morphkit/model/text.h"
 
 namespace morphkit::cli {
-namespace {
 
-// NAME=VALUE: NAME is a target (or VRM expression) name; when neither carries it, "N" is target N of every mesh and
-// "M:N" target N of mesh M. Returns false (malformed) with `why` set.
 bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match, WeightOverride& out,
                      std::string& why) {
   const size_t eq = item.rfind('=');
@@ -53,6 +50,27 @@ bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match,
   return true;
 }
 
+Expected<std::vector<WeightOverride>> applyExpressions(const Asset& asset, std::vector<WeightOverride> overrides,
+                                                       NameMatch match) {
+  std::vector<ExpressionValue> values;
+  std::vector<WeightOverride> rest;
+  for (WeightOverride& o : overrides) {
+    const uint32_t expression = o.name.empty() ? kNone : findExpression(asset, o.name, match);
+    if (expression != kNone) {
+      values.push_back({expression, o.value});
+    } else {
+      rest.push_back(std::move(o));
+    }
+  }
+  if (values.empty()) return rest;
+  Expected<std::vector<WeightOverride>> weights = expressionWeights(asset, values);
+  if (!weights) return weights.error();
+  weights->insert(weights->end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  return weights;
+}
+
+namespace {
+
 // Unknown names: one error (exit 1), or with --ignore-unknown a warning and the entry dropped.
 int resolveOverrides(const Asset& asset, const std::string& asset_file, const WeightOptions& options,
                      std::vector<WeightOverride>& overrides, NameMatch match) {
@@ -69,32 +87,6 @@ int resolveOverrides(const Asset& asset, const std::string& asset_file, const We
     }
   }
   overrides = std::move(known);
-  return 0;
-}
-
-// A VRM avatar's expressions by name (morphkit/core/expressions.h): the names that are expressions, evaluated together
-// (isBinary, overrides), become the weights of the targets they bind, ahead of the other overrides (so a target
-// named directly wins over an expression's share of it). An expression's name wins over a target's of the same.
-int applyExpressions(const Asset& asset, const std::string& asset_file, std::vector<WeightOverride>& overrides,
-                     NameMatch match) {
-  std::vector<ExpressionValue> values;
-  std::vector<WeightOverride> rest;
-  for (WeightOverride& o : overrides) {
-    const uint32_t expression = o.name.empty() ? kNone : findExpression(asset, o.name, match);
-    if (expression != kNone) {
-      values.push_back({expression, o.value});
-    } else {
-      rest.push_back(std::move(o));
-    }
-  }
-  if (values.empty()) {
-    overrides = std::move(rest);
-    return 0;
-  }
-  Expected<std::vector<WeightOverride>> weights = expressionWeights(asset, values);
-  if (!weights) return reportFailure(asset_file, weights.error());
-  overrides = std::move(*weights);
-  overrides.insert(overrides.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
   return 0;
 }
 
@@ -145,7 +137,9 @@ int loadWeights(const Asset& asset, const std::string& asset_file, const WeightO
     from_line.push_back(std::move(o));
   }
   out.overrides.insert(out.overrides.end(), from_line.begin(), from_line.end());  // the command line wins
-  if (int code = applyExpressions(asset, asset_file, out.overrides, out.match); code != 0) return code;
+  Expected<std::vector<WeightOverride>> expanded = applyExpressions(asset, std::move(out.overrides), out.match);
+  if (!expanded) return reportFailure(asset_file, expanded.error());
+  out.overrides = std::move(*expanded);
   if (int code = resolveOverrides(asset, asset_file, options, out.overrides, out.match); code != 0) return code;
   if (!options.csv.empty()) return loadCapture(asset, asset_file, options, out);
   return 0;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "morphkit/core/weights.h"
@@ -34,6 +35,17 @@ struct WeightOptions {
   bool ignore_case = false;             // --weights / --weights-file names match case-insensitively
   bool verbose = false;                 // list the capture's matched / unmatched names
 };
+
+// One NAME=VALUE item, the syntax of --weights and of `morphkit view`'s frame query: NAME is a target (or VRM
+// expression) name; when neither carries it (per `match`), "N" is target N of every mesh and "M:N" target N of mesh
+// M. Returns false (malformed) with `why` set; a name is not checked here (resolveOverride does).
+bool parseWeightItem(const Asset& asset, std::string_view item, NameMatch match, WeightOverride& out, std::string& why);
+
+// A VRM avatar's expressions by name (morphkit/core/expressions.h): the overrides that name expressions, evaluated
+// together (isBinary, overrides), become the weights of the targets they bind, ahead of the other overrides (so a
+// target named directly wins over an expression's share of it). An expression's name wins over a target's.
+Expected<std::vector<WeightOverride>> applyExpressions(const Asset& asset, std::vector<WeightOverride> overrides,
+                                                       NameMatch match);
 
 // kBakeOptions adds animate's --fps (resample the capture to it; render has --fps of its own) and --max-error.
 enum WeightOptionSet : unsigned { kOverrideOptions = 1, kCaptureOptions = 2, kBakeOptions = 4 };

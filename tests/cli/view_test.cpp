@@ -3,6 +3,7 @@
 // screenshot against `morphkit render`, driven by tests/view/check.mjs (headless Chromium, WebGPU on SwiftShader,
 // puppeteer-core: scripts/install-fidelity; CI=true: missing fails). One browser for every model; about 40 s on the
 // 2-core development machine.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <simdjson.h>
@@ -10,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -72,7 +75,7 @@ TEST(View, WebGpuPathsMatchTheCpuReferenceInChromium) {
   const std::string capture = (test::sharedDir() / "assets/capture/sample_capture.csv").string();
   const std::string command = "node '" + (test::sourceDir() / "tests/view/check.mjs").string() + "' --morphkit '" +
                               test::cliPath().string() + "' --out '" + dir.string() + "' --screenshot '" + blob +
-                              "' --capture '" + blob + ":" + capture + "'" + list + " > '" +
+                              "' --capture '" + blob + ":" + capture + "' --names" + list + " > '" +
                               (dir / "table.md").string() + "' 2> '" + (dir / "log.txt").string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << test::slurp(dir / "log.txt");
   std::printf("%s", test::slurp(dir / "table.md").c_str());
@@ -113,8 +116,41 @@ TEST(View, WebGpuPathsMatchTheCpuReferenceInChromium) {
   simdjson::dom::element shot = root["screenshot"];
   EXPECT_GE(double(shot["iou"]), 0.98);
   EXPECT_GT(int64_t(shot["morphkitPixels"]), 1000);
+  // A draw in flight leaves the last whole frame on the canvas (a canvas cleared by a draw gave IoU 0.39 under load).
+  ASSERT_TRUE(shot["midDraw"].is_object()) << "no read landed inside a draw";
+  EXPECT_GE(double(shot["midDraw"]["iou"]), 0.98);
   // A slider's input event: the next frame drawn after it shows the new weight.
   EXPECT_GT(int64_t(shot["slider"]["changedPixels"]), 0);
+
+  // check() and setPose() before window.morphkit.ready: they wait for the first frame, then measure as after it.
+  ASSERT_TRUE(root["early"].is_array()) << simdjson::to_string(root["early"]);
+  size_t early = 0;
+  for (simdjson::dom::element r : root["early"].get_array()) {
+    const std::string hold(std::string_view(r["hold"].get_string()));
+    EXPECT_TRUE(r["error"].is_null()) << hold << ": " << simdjson::to_string(r["error"]);
+    EXPECT_EQ(simdjson::dom::array(r["failures"]).size(), 0u) << hold << ": " << simdjson::to_string(r["failures"]);
+    EXPECT_GT(int64_t(r["nonZeroWeights"]), 0) << hold;
+    EXPECT_EQ(std::string_view(r["setPose"].get_string()), "ok") << hold;
+    ++early;
+  }
+  EXPECT_EQ(early, 2u);
+
+  // One name resolution (--ignore-case, a VRM expression) for the page and the reference, one --weights syntax.
+  simdjson::dom::element names = root["names"];
+  ASSERT_TRUE(names["error"].error() != simdjson::SUCCESS) << simdjson::to_string(names);
+  EXPECT_EQ(simdjson::dom::array(names["shown"]["failures"]).size(), 0u) << simdjson::to_string(names["shown"]);
+  EXPECT_GT(int64_t(names["shown"]["nonZeroWeights"]), 1) << "happy's targets and jawOpen on screen";
+  EXPECT_EQ(simdjson::dom::array(names["expression"]["failures"]).size(), 0u);
+  EXPECT_GT(int64_t(names["expression"]["nonZeroWeights"]), 0);
+  EXPECT_EQ(std::string_view(names["stderr"].get_string()), "") << "no warning about the weights";
+  for (const char* ok : {"expression", "otherCase", "meshTarget"}) EXPECT_EQ(status(names["query"][ok]), 200) << ok;
+  for (const char* bad : {"oldSyntax", "unknown"}) {
+    EXPECT_EQ(status(names["query"][bad]), 400) << bad;
+    const std::string_view text = names["query"][bad]["text"].get_string();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  }
+  EXPECT_NE(std::string_view(names["query"]["unknown"]["text"].get_string()).find("no target named 'nosuch'"),
+            std::string_view::npos);
 
   // --capture: the Live Link Face CSV on the timeline, at its start, middle and end.
   size_t capture_times = 0;
@@ -162,6 +198,56 @@ TEST(View, APortInUseIsOneErrorLine) {
   const std::string text = test::slurp(err);
   EXPECT_NE(text.find("cannot bind 127.0.0.1:" + std::to_string(port)), std::string::npos) << text;
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+}
+
+// Without a browser, xdg-open's own lines (one per browser it tried) stay off the terminal: one note under the URL.
+// PATH's first xdg-open fails as Debian's does on a machine with none (its lines, then exit 3).
+TEST(View, NoBrowserIsOneNote) {
+  MORPHKIT_REQUIRE_SHARED();
+  const std::filesystem::path dir = test::scratchDir() / "view_no_browser";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream script(dir / "xdg-open");
+    script << "#!/bin/sh\nfor b in www-browser links2 elinks links lynx w3m; do\n"
+              "  echo \"/usr/bin/xdg-open: 882: $b: not found\" >&2\ndone\n"
+              "echo \"xdg-open: no method available for opening '$1'\" >&2\nexit 3\n";
+  }
+  std::filesystem::permissions(dir / "xdg-open", std::filesystem::perms::owner_all);
+  int err[2];
+  ASSERT_EQ(pipe(err), 0);
+  const std::string path = dir.string() + ":" + std::getenv("PATH");
+  const std::string cli = test::cliPath().string();
+  const std::string model = (test::assetsDir() / "SimpleMorph/glTF/SimpleMorph.gltf").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(err[1], 2);
+    close(err[0]);
+    dup2(open("/dev/null", O_WRONLY), 1);
+    setenv("PATH", path.c_str(), 1);
+    execl(cli.c_str(), "morphkit", "view", model.c_str(), "--port", "0", nullptr);
+    _exit(127);
+  }
+  close(err[1]);
+  FILE* in = fdopen(err[0], "r");
+  std::string text;
+  char* line = nullptr;
+  size_t capacity = 0;
+  // Until the note, or xdg-open's last line (before the fix), or the end: no waiting by time.
+  while (getline(&line, &capacity, in) > 0) {
+    text += line;
+    if (text.find("open the URL above") != std::string::npos || text.find("no method available") != std::string::npos)
+      break;
+  }
+  kill(pid, SIGTERM);
+  while (getline(&line, &capacity, in) > 0) text += line;
+  std::free(line);
+  std::fclose(in);
+  int rc = 0;
+  waitpid(pid, &rc, 0);
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << rc;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  EXPECT_NE(text.find("open the URL above"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not found"), std::string::npos) << text;
 }
 
 }  // namespace

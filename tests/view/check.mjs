@@ -6,7 +6,8 @@
 // interfaces); with --screenshot, the page's frame is compared with `morphkit render` of the same pose and camera.
 // Writes OUT/view.json and prints a Markdown table.
 //
-// node tests/view/check.mjs --morphkit BIN --out DIR [--screenshot MODEL] [--capture MODEL:CSV] [--times N] MODEL...
+// node tests/view/check.mjs --morphkit BIN --out DIR [--screenshot MODEL] [--capture MODEL:CSV] [--names] [--times N]
+//   MODEL...   (--screenshot also checks check()/setPose() before the first frame; --names a VRM avatar's names)
 // node tests/view/check.mjs --morphkit BIN --out DIR --first-frame MODEL   (docs/PERFORMANCE.md: `morphkit view`
 //   started, then a fresh Chromium opens the URL; prints the milliseconds until the first frame is on the canvas)
 // Dependencies: scripts/install-fidelity (chromium, puppeteer-core in tools/fidelity/node_modules).
@@ -39,6 +40,8 @@ function parseArgs(argv) {
       args.times = Number(next());
     else if (a === '--capture')
       args.capture = next();
+    else if (a === '--names')
+      args.names = true;
     else if (a === '--first-frame')
       args.firstFrame = path.resolve(next());
     else if (a.startsWith('--'))
@@ -63,10 +66,16 @@ function startView(bin, model, extra = []) {
     child.stdout.on('data', (d) => {
       out += d;
       const m = /^(http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/)$/m.exec(out);
-      if (m) resolve({child, url: m[1], started});
+      if (m) resolve({child, url: m[1], started, stderr: () => err});
     });
     child.on('exit', (code) => reject(new Error(`morphkit view ${model} exited ${code}: ${err}`)));
   });
+}
+
+// Leaves the page before its server stops: a request the page still makes (the readout, due 0.5 s after the first
+// frame) would otherwise meet a closed port and log an error, depending on timing.
+async function leave(page) {
+  await page.goto('about:blank');
 }
 
 function stop(child) {
@@ -193,18 +202,30 @@ async function screenshotCheck(args, browser, page) {
         return ctx.getImageData(0, 0, c.width, c.height).data;
       };
       await window.morphkit.redraw();
-      const webgpu = read(document.getElementById('canvas'));
+      const canvas = document.getElementById('canvas');
+      const webgpu = read(canvas);
+      // While a later draw is in flight (begun, not yet presented) the canvas must still hold the last frame: a
+      // screenshot taken at any moment shows a whole frame. Tried until a read lands inside a draw.
+      let midDraw = null, tries = 0;
+      while (midDraw === null && tries++ < 50) {
+        const frames = window.morphkit.frames, drawing = window.morphkit.redraw();
+        await new Promise((r) => setTimeout(r, 0));  // the draw has begun: its synchronous part ran
+        if (window.morphkit.frames === frames) midDraw = read(canvas);
+        await drawing;
+      }
       const img = new Image();
       img.src = `data:image/png;base64,${pngBase64}`;
       await img.decode();
       const morphkit = read(img);
-      return {webgpu: Array.from(webgpu), morphkit: Array.from(morphkit)};
+      return {webgpu: Array.from(webgpu), morphkit: Array.from(morphkit), midDraw: midDraw && Array.from(midDraw)};
     }, camera, fs.readFileSync(png).toString('base64'), background);
     // The page's frame beside morphkit's (frame_0000.png), for a person to look at; the check is the IoU below.
     await (await page.$('#canvas')).screenshot({path: path.join(dir, 'webgpu.png')});
     const slider = await sliderCheck(page);
-    return {camera: summary.camera, ...silhouettes(result.morphkit, result.webgpu, background), slider};
+    const midDraw = result.midDraw && silhouettes(result.morphkit, result.midDraw, background);
+    return {camera: summary.camera, ...silhouettes(result.morphkit, result.webgpu, background), midDraw, slider};
   } finally {
+    await leave(page);
     await stop(view.child);
   }
 }
@@ -279,6 +300,101 @@ async function sliderCheck(page) {
   });
 }
 
+// The largest distance of each path from the reference, over the diagonal; failures past check()'s bounds.
+function relative(r) {
+  const measures = {vertex: r.vertex, ...r.layouts}, rel = {}, failures = [];
+  for (const [name, e] of Object.entries(measures)) {
+    rel[name] = e / (r.diag || 1);
+    const bound = 1e-5 * r.diag + (name === 'dense_f16' ? r.f16Bound : 0);
+    if (!(e <= bound)) failures.push(`${name} ${e} > ${bound}`);
+  }
+  return {rel, failures, nonZeroWeights: r.nonZeroWeights};
+}
+
+// check() and setPose() called before window.morphkit.ready resolves (docs/VIEW.md "Test hook"): they wait for the
+// first frame. The page is held at one request until both were called: blob/0 (the meta is not in yet), or the
+// first frame without a reference (the deformers exist, the compute layouts are not in).
+async function earlyCheck(args, page, model) {
+  const results = [];
+  for (const hold of ['blob/0', 'frame?']) {
+    const view = await startView(args.morphkit, model);
+    let arrived;
+    const held = new Promise((resolve) => {
+      arrived = resolve;
+    });
+    const onRequest = (req) => {
+      const route = req.url().slice(view.url.length);
+      if (route.startsWith(hold) && !route.includes('reference=1') && arrived) {
+        arrived(req);
+        arrived = null;
+      } else {
+        req.continue();
+      }
+    };
+    await page.setRequestInterception(true);
+    page.on('request', onRequest);
+    try {
+      await page.goto(view.url, {waitUntil: 'domcontentloaded'});
+      const request = await held;
+      // An animation pose with two targets on: the compute path reads their deltas, the vertex path the band texture.
+      await page.evaluate((pose) => {
+        const settle = (p) => p.then((value) => ({value}), (e) => ({error: String(e.message ?? e)}));
+        window.early = Promise.all([
+          settle(window.morphkit.check(pose)), settle(window.morphkit.setPose(pose))
+        ]);
+        return new Promise((r) => setTimeout(r, 0));  // both calls ran as far as they go before the first frame
+      }, {anim: 0, time: 0.25, targets: {0: 1, 5: 0.5}});
+      await request.continue();
+      const [check, setPose] = await page.evaluate(() => window.early);
+      results.push({
+        hold,
+        error: check.error ?? null,
+        ...(check.value ? relative(check.value) : {}),
+        setPose: setPose.error ?? 'ok'
+      });
+    } finally {
+      page.off('request', onRequest);
+      await page.setRequestInterception(false);
+      await leave(page);
+      await stop(view.child);
+    }
+  }
+  return results;
+}
+
+// One name resolution for the page and the reference (docs/VIEW.md "Names"): a VRM avatar (make-demo --vrm) shown
+// with an expression and a name in another case; the pose on screen (checkShown: the page's own weights) against
+// the reference, and the frame query in --weights's syntax.
+async function namesCheck(args, page) {
+  const avatar = path.join(args.out, 'avatar.vrm');
+  fs.rmSync(avatar, {force: true});  // a fresh file whatever the overwrite rule
+  execFileSync(args.morphkit, ['make-demo', avatar, '--vrm', '--no-capture', '--vertices', '2000'], {stdio: 'ignore'});
+  const view = await startView(args.morphkit, avatar, ['--ignore-case', '--weights', 'happy=1,jawopen=0.5']);
+  try {
+    await page.goto(view.url);
+    await page.evaluate('window.morphkit.ready');
+    const shown = relative(await page.evaluate(() => window.morphkit.checkShown()));
+    const expression = relative(await page.evaluate(() => window.morphkit.check({weights: {happy: 1}})));
+    const query = await page.evaluate(async () => {
+      const status = async (item) => {
+        const r = await fetch(`frame?${new URLSearchParams({w: item})}`);
+        return {status: r.status, text: r.ok ? '' : await r.text()};
+      };
+      return {
+        expression: await status('happy=1'),
+        otherCase: await status('JAWOPEN=1'),
+        meshTarget: await status('0:1=1'),
+        oldSyntax: await status('jawOpen:1'),
+        unknown: await status('nosuch=1'),
+      };
+    });
+    return {shown, expression, query, stderr: view.stderr()};
+  } finally {
+    await leave(page);
+    await stop(view.child);
+  }
+}
+
 // --capture MODEL:CSV: the capture on the timeline, checked at 3 times against the CPU reference of the same capture.
 async function captureCheck(args, page) {
   const colon = args.capture.lastIndexOf(':');
@@ -300,6 +416,7 @@ async function captureCheck(args, page) {
     }
     return {model: path.basename(model), csv: path.basename(csv), duration, results};
   } finally {
+    await leave(page);
     await stop(view.child);
   }
 }
@@ -357,12 +474,17 @@ async function main() {
         entry.wallMs = performance.now() - view.started;
         report.models.push(entry);
       } finally {
+        await leave(page);
         const stopping = performance.now();
         const code = await stop(view.child);  // SIGTERM: the server stops and exits 0
         if (entry) Object.assign(entry, {exit: code, stopMs: performance.now() - stopping});
       }
     }
     if (args.screenshot) report.screenshot = await screenshotCheck(args, browser, page);
+    // A phase that throws is reported as {error} (view_test.cpp fails on it) and the next phase still runs.
+    const phase = (run) => run().catch((e) => ({error: String(e.stack ?? e)}));
+    if (args.screenshot) report.early = await phase(() => earlyCheck(args, page, args.screenshot));
+    if (args.names) report.names = await phase(() => namesCheck(args, page));
     if (args.capture) report.capture = await captureCheck(args, page);
   } finally {
     await browser.close();
