@@ -37,7 +37,10 @@ function(morphkit_find_layer_dependencies layer out)
     if(PKG_CONFIG_FOUND AND NOT TARGET PkgConfig::morphkit_jpeg)
       pkg_check_modules(morphkit_jpeg QUIET IMPORTED_TARGET GLOBAL libjpeg)  # Debian libjpeg62-turbo-dev
     endif()
-    set(targets Threads::Threads PkgConfig::morphkit_spng PkgConfig::morphkit_jpeg)
+    if(PKG_CONFIG_FOUND AND NOT TARGET PkgConfig::morphkit_webp)
+      pkg_check_modules(morphkit_webp QUIET IMPORTED_TARGET GLOBAL libwebp)  # Debian libwebp-dev
+    endif()
+    set(targets Threads::Threads PkgConfig::morphkit_spng PkgConfig::morphkit_jpeg PkgConfig::morphkit_webp)
   elseif(layer STREQUAL "render")
     find_package(Vulkan QUIET)
     set(targets Vulkan::Vulkan)

@@ -109,7 +109,8 @@ void printMaterialsAndTextures(const Asset& asset) {
   printMaterialFeatures(asset);
   if (!asset.textures.empty()) fmt::print("\ntextures:\n");
   for (size_t t = 0; t < asset.textures.size(); ++t) {
-    const uint32_t source = asset.textures[t].source;
+    const Texture& texture = asset.textures[t];
+    const uint32_t source = texture.webp_source != kNone ? texture.webp_source : texture.source;
     if (source >= asset.images.size()) {
       fmt::print("  {} no image\n", t);
       continue;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit make-demo OUT.glb [--targets N] [--vertices N] [--bones N] [--seed N] [--material NAME]
-//  [--capture-seconds S] [--no-capture] [--animation-pointer] [--vrm|--vrm0] [--json]`: writes the built-in demo
-//  asset (morphkit/demo/demo.h, docs/DEMO.md) as a .glb and, beside
+//  [--texture-size N] [--capture-seconds S] [--no-capture] [--animation-pointer] [--vrm|--vrm0] [--json]`: writes the
+//  built-in demo asset (morphkit/demo/demo.h, docs/DEMO.md) as a .glb and, beside
 // it, a sample face capture OUT_capture.csv that drives its ARKit-named targets (docs/FACE_CAPTURE.md).
 #include <fmt/core.h>
 
@@ -33,6 +33,8 @@ struct MakeDemoOptions {
   uint64_t seed = DemoOptions{}.seed;
   double capture_seconds = DemoCaptureOptions{}.seconds;
   std::string material = demoMaterialName(DemoMaterial::kSkin);
+  uint64_t texture_size = DemoOptions{}.texture_size;
+  bool texture_size_given = false;  // only the textured material has textures to size
   bool no_capture = false;
   bool animation_pointer = false;  // the weight channels as KHR_animation_pointer channels (useAnimationPointers)
   bool vrm = false, vrm0 = false;  // VRM 1.0 / VRM 0.x expressions (addDemoExpressions)
@@ -65,6 +67,9 @@ int run(const MakeDemoOptions& options) {
   demo.seed = options.seed;
   for (DemoMaterial m : demoMaterials())
     if (options.material == demoMaterialName(m)) demo.material = m;  // the option's check allows only these
+  if (options.texture_size_given && demo.material != DemoMaterial::kTextured)
+    return reportUsage("--texture-size: only --material textured has textures");
+  demo.texture_size = saturate(options.texture_size);
   // makeDemoAsset refuses only its options (out of range, targets x vertices too large): a usage error.
   auto asset = makeDemoAsset(demo);
   if (!asset) {
@@ -120,6 +125,11 @@ int run(const MakeDemoOptions& options) {
     json.field("animations", uint32_t(asset->animations.size()));
     json.field("seed", uint64_t(options.seed));
     json.field("material", std::string_view(options.material));
+    json.key("textureSize");  // the side of the textured material's images; null for the other materials
+    if (demo.material == DemoMaterial::kTextured)
+      json.value(demo.texture_size);
+    else
+      json.null();
     json.field("bytes", uint64_t(glb->size()));
     json.key("capture");
     if (options.no_capture)
@@ -131,7 +141,8 @@ int run(const MakeDemoOptions& options) {
     json.endObject();
     fmt::print("{}\n", json.str());
   } else {
-    const std::string material = demo.material == DemoMaterial::kSkin ? "" : ", material " + options.material;
+    std::string material = demo.material == DemoMaterial::kSkin ? "" : ", material " + options.material;
+    if (demo.material == DemoMaterial::kTextured) material += fmt::format(" ({0}x{0} textures)", demo.texture_size);
     fmt::print("{}: {} vertices, {} triangles, {} targets, {} bones, {} animations{}, {} bytes{}\n",
                shown(options.file, 1024), vertices, triangles, targets, bones, asset->animations.size(), material,
                glb->size(), replaced ? " (replaced)" : "");
@@ -170,6 +181,11 @@ const CommandRegistration kMakeDemoCommand(
                        "sheen or vertex-colors (docs/DEMO.md)")
            ->check(CLI::IsMember(materials))
            ->capture_default_str();
+       CLI::Option* texture_size =
+           sub->add_option("--texture-size", options->texture_size,
+                           "--material textured: the side of its three square images, 16..4096 (any whole number)")
+               ->check(kNotNegative)
+               ->capture_default_str();
        sub->add_flag("--no-capture", options->no_capture, "do not write the sample capture OUT_capture.csv");
        sub->add_flag("--animation-pointer", options->animation_pointer,
                      "write the weight channels as KHR_animation_pointer channels (talk: /nodes/0/weights, blink: "
@@ -180,7 +196,10 @@ const CommandRegistration kMakeDemoCommand(
        sub->add_flag("--vrm0", options->vrm0, "add VRM 0.x expressions (VRM blendShapeMaster) instead of 1.0's")
            ->excludes(vrm);
        sub->add_flag("--json", options->json, "print the summary as one JSON object");
-       sub->callback([options, &exit_code] { exit_code = run(*options); });
+       sub->callback([options, texture_size, &exit_code] {
+         options->texture_size_given = texture_size->count() > 0;
+         exit_code = run(*options);
+       });
      }});
 
 }  // namespace

@@ -228,6 +228,10 @@ Status checkDemoOptions(const DemoOptions& options) {
     return fail(Error::kInvalidArgument, outOfBounds("vertices", options.vertices, kDemoMinVertices, kDemoMaxVertices));
   if (options.bones < kDemoMinBones || options.bones > kDemoMaxBones)
     return fail(Error::kInvalidArgument, outOfBounds("bones", options.bones, kDemoMinBones, kDemoMaxBones));
+  if (options.texture_size < kDemoMinTextureSize || options.texture_size > kDemoMaxTextureSize) {
+    return fail(Error::kInvalidArgument,
+                outOfBounds("texture-size", options.texture_size, kDemoMinTextureSize, kDemoMaxTextureSize));
+  }
   if (uint64_t(options.targets) * options.vertices > kDemoMaxTargetVertices) {
     return fail(Error::kInvalidArgument,
                 "make-demo: targets × vertices = " + std::to_string(uint64_t(options.targets) * options.vertices) +
@@ -476,7 +480,7 @@ Expected<Asset> makeDemoAsset(const DemoOptions& options) {
   if (options.targets > 0) mesh.weights.assign(options.targets, 0.0f);
   asset.meshes.push_back(std::move(mesh));
   appendRigAndScene(asset, rig);
-  appendDemoMaterial(asset, options.material, geometry.position);
+  if (Status s = appendDemoMaterial(asset, options, geometry.position); !s) return s.error();
   addDemoAnimations(asset, options.targets, target_region, options.bones, rng);
   return asset;
 }

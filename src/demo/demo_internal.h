@@ -56,11 +56,21 @@ SkinStreams bindSkin(const std::vector<float>& position, const DemoRig& rig);
 // The material, the nodes (0 = the skinned mesh, 1 + b = joint b), the skin and the scene, appended to `asset`.
 void appendRigAndScene(Asset& asset, const DemoRig& rig);
 
-// materials[0] for `material` (demo_material.cpp): its factors, extensions (also in extensionsUsed) and, for
-// kTextured, the PNG images (base colour, normal map), textures and sampler; for kClearcoat, the coat's normal map;
-// for kVertexColors, COLOR_0 on every primitive of meshes[0].
-// `position` is the head's base positions (3 floats per vertex), which the vertex colours follow.
-void appendDemoMaterial(Asset& asset, DemoMaterial material, const std::vector<float>& position);
+// materials[0] for options.material (demo_material.cpp): its factors, extensions (also in extensionsUsed) and, for
+// kTextured, the PNG images (base colour, normal map, occlusion-roughness-metallic; options.texture_size on a side),
+// textures and sampler; for kClearcoat, the coat's normal map; for kVertexColors, COLOR_0 on every primitive of
+// meshes[0]. `position` is the head's base positions (3 floats per vertex), which the vertex colours follow.
+// Fails only where an image cannot be encoded (out of memory).
+Status appendDemoMaterial(Asset& asset, const DemoOptions& options, const std::vector<float>& position);
+
+// The textured material's images (demo_textures.cpp), RGBA8, size × size, top row first: a skin's base colour
+// (sRGB), its tangent-space normal map and its occlusion (R), roughness (G), metallic (B) map, all from one height
+// field of multi-octave value noise and pores. Same size and seed → same pixels.
+struct SkinTextures {
+  uint32_t size = 0;
+  std::vector<uint8_t> base_color, normal, occlusion_roughness_metallic;
+};
+SkinTextures makeSkinTextures(uint32_t size, uint64_t seed);
 
 // The three clips, appended to `asset` (its mesh is node 0, joint b is node 1 + b). `target_region` gives each
 // morph target's region; `rng` continues the asset's stream, so the bytes depend only on the options.

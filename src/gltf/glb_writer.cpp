@@ -399,9 +399,14 @@ void writeMaterialsAndTextures(JsonWriter& json, const Asset& asset) {
     json.beginObject();
     optionalIndex(json, "sampler", texture.sampler);
     optionalIndex(json, "source", texture.source);
-    if (texture.basisu_source != kNone) {  // the caller lists KHR_texture_basisu in extensionsUsed
-      json.key("extensions").beginObject().key("KHR_texture_basisu").beginObject();
-      json.field("source", texture.basisu_source).endObject().endObject();
+    // The caller lists KHR_texture_basisu and EXT_texture_webp in extensionsUsed.
+    if (texture.basisu_source != kNone || texture.webp_source != kNone) {
+      json.key("extensions").beginObject();
+      if (texture.basisu_source != kNone)
+        json.key("KHR_texture_basisu").beginObject().field("source", texture.basisu_source).endObject();
+      if (texture.webp_source != kNone)
+        json.key("EXT_texture_webp").beginObject().field("source", texture.webp_source).endObject();
+      json.endObject();
     }
     json.endObject();
   }

@@ -124,17 +124,8 @@ class Parser {
       Texture& texture = asset_.textures.emplace_back();
       MORPHKIT_TRY(readIndex(kGltfError, o, "sampler", texture.sampler, w));
       MORPHKIT_TRY(readIndex(kGltfError, o, "source", texture.source, w));
-      element ext;
-      object extensions, basisu;
-      if (uses("KHR_texture_basisu") && o.at_key("extensions").get(ext) == simdjson::SUCCESS &&
-          ext.get_object().get(extensions) == simdjson::SUCCESS &&
-          extensions.at_key("KHR_texture_basisu").get(ext) == simdjson::SUCCESS) {
-        const std::string here = w + ".extensions.KHR_texture_basisu";
-        if (ext.get_object().get(basisu) != simdjson::SUCCESS)
-          return fail(Error::kInvalidGltf, here + ": must be an object");
-        MORPHKIT_TRY(readIndex(kGltfError, basisu, "source", texture.basisu_source, here, true));
-      }
-      return Status(Ok{});
+      MORPHKIT_TRY(readTextureSourceExtension(o, w, "KHR_texture_basisu", texture.basisu_source));
+      return readTextureSourceExtension(o, w, "EXT_texture_webp", texture.webp_source);
     }));
     MORPHKIT_TRY(forEachObject(kGltfError, root, "images", "", [&](object o, const std::string& w) -> Status {
       Image& image = asset_.images.emplace_back();
@@ -157,6 +148,20 @@ class Parser {
   }
 
  private:
+  // A texture extension whose one field is the image it stores (KHR_texture_basisu, EXT_texture_webp: "source",
+  // required), read when the file lists the extension as used.
+  Status readTextureSourceExtension(object texture, const std::string& where, const char* name, uint32_t& source) {
+    element ext;
+    object extensions, fields;
+    if (!uses(name) || texture.at_key("extensions").get(ext) != simdjson::SUCCESS ||
+        ext.get_object().get(extensions) != simdjson::SUCCESS || extensions.at_key(name).get(ext) != simdjson::SUCCESS)
+      return Ok{};
+    const std::string here = where + ".extensions." + name;
+    if (ext.get_object().get(fields) != simdjson::SUCCESS)
+      return fail(Error::kInvalidGltf, here + ": must be an object");
+    return readIndex(kGltfError, fields, "source", source, here, true);
+  }
+
   Status parseHeader(object root) {
     element e;
     object header;

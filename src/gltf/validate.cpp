@@ -462,6 +462,8 @@ Status validateMaterials(const Asset& asset) {
     VALIDATE_TRY(checkIndex(asset.textures[t].source, asset.images.size(), at("textures", t) + ".source", "image"));
     VALIDATE_TRY(checkIndex(asset.textures[t].basisu_source, asset.images.size(),
                             at("textures", t) + ".extensions.KHR_texture_basisu.source", "image"));
+    VALIDATE_TRY(checkIndex(asset.textures[t].webp_source, asset.images.size(),
+                            at("textures", t) + ".extensions.EXT_texture_webp.source", "image"));
   }
   for (size_t i = 0; i < asset.images.size(); ++i) {
     const Image& image = asset.images[i];

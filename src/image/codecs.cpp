@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
-// PNG through libspng, JPEG through libjpeg-turbo (Debian libjpeg62-turbo-dev), contact sheets, image diffs.
+// PNG through libspng, JPEG through libjpeg-turbo (Debian libjpeg62-turbo-dev), decodeImage by signature (WebP in
+// webp.cpp), contact sheets, image diffs and a codec's error (PSNR).
 // clang-format off
 #include <cstdio>  // jpeglib.h uses FILE and size_t without including their headers
 #include <jpeglib.h>
 #include <jerror.h>
 // clang-format on
+#include "codecs.h"
+
 #include <spng.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csetjmp>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -18,9 +23,6 @@
 
 namespace morphkit {
 namespace {
-
-// Both decoders refuse larger images before they allocate the pixels (docs/SECURITY.md).
-constexpr uint32_t kMaxImageSide = 16384;
 
 struct SpngContext {
   spng_ctx* ctx;
@@ -174,7 +176,8 @@ Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes) {
     if (bytes.size() > size_t(INT32_MAX)) return fail(Error::kTooLarge, "decodeImage: JPEG larger than 2 GiB");
     return decodeJpeg(bytes);
   }
-  return fail(Error::kUnsupportedExtension, "decodeImage: neither PNG nor JPEG");
+  if (isWebp(bytes)) return decodeWebp(bytes);
+  return fail(Error::kUnsupportedExtension, "decodeImage: not PNG, JPEG or WebP");
 }
 
 RenderedImage downscaleImage(const RenderedImage& frame, uint32_t cell_width) {
@@ -257,6 +260,39 @@ Expected<ImageDiff> diffImages(const DecodedImage& a, const DecodedImage& b, uin
   diff.mean_abs = pixels ? double(sum) / double(pixels * 4) : 0.0;
   diff.fraction_over = pixels ? double(over) / double(pixels) : 0.0;
   return diff;
+}
+
+namespace {
+
+double psnrOf(uint64_t squared_sum, uint64_t samples) {
+  if (squared_sum == 0 || samples == 0) return std::numeric_limits<double>::infinity();
+  const double mse = double(squared_sum) / double(samples);
+  return 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+}  // namespace
+
+Expected<ImageError> measureImageError(const DecodedImage& reference, const DecodedImage& candidate) {
+  const size_t pixels = size_t(reference.width) * reference.height;
+  if (reference.width != candidate.width || reference.height != candidate.height ||
+      reference.rgba.size() != pixels * 4 || candidate.rgba.size() != pixels * 4) {
+    return fail(Error::kInvalidArgument, "measureImageError: " + std::to_string(reference.width) + "×" +
+                                             std::to_string(reference.height) + " vs " +
+                                             std::to_string(candidate.width) + "×" + std::to_string(candidate.height));
+  }
+  uint64_t rgb = 0, alpha = 0;
+  uint32_t largest = 0;
+  for (size_t i = 0; i < pixels * 4; ++i) {
+    const uint32_t d = uint32_t(std::abs(int(reference.rgba[i]) - int(candidate.rgba[i])));
+    largest = std::max(largest, d);
+    (i % 4 == 3 ? alpha : rgb) += uint64_t(d) * d;
+  }
+  ImageError error;
+  error.psnr_rgb = psnrOf(rgb, pixels * 3);
+  error.psnr_alpha = psnrOf(alpha, pixels);
+  error.psnr = std::min(error.psnr_rgb, error.psnr_alpha);
+  error.max_abs = largest;
+  return error;
 }
 
 }  // namespace morphkit

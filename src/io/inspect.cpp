@@ -135,7 +135,7 @@ uint32_t textureKtx2Image(const Asset& asset, const Texture& texture) {
 }
 
 bool textureDrawable(const Asset& asset, const Texture& texture) {
-  return texture.source != kNone && !isKtx2Image(asset, texture.source);
+  return drawnTextureImage(asset, texture) != kNone;
 }
 
 std::string accessorEncoding(const Accessor& a) {
@@ -329,6 +329,11 @@ void writeImagesAndTextures(JsonWriter& json, const Asset& asset) {
       json.null();
     else
       json.value(ktx2);
+    json.key("webpImage");
+    if (texture.webp_source == kNone)
+      json.null();
+    else
+      json.value(texture.webp_source);
     json.field("drawable", textureDrawable(asset, texture)).endObject();
   }
   json.endArray();

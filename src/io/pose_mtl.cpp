@@ -46,8 +46,11 @@ PoseMtl writePoseMtl(const PoseResult& pose, const Asset& asset, std::string_vie
                   double(f[1]), double(f[2]), double(f[3]));
     mtl.text += line;
     const uint32_t texture = material.base_color_texture.texture;
-    if (texture >= asset.textures.size() || asset.textures[texture].source >= asset.images.size()) continue;
-    const uint32_t image = asset.textures[texture].source;
+    if (texture >= asset.textures.size()) continue;
+    // An .mtl names PNG or JPEG: EXT_texture_webp's fallback `source`, or the WebP (then warned about) if alone.
+    const Texture& t = asset.textures[texture];
+    const uint32_t image = t.source != kNone ? t.source : t.webp_source;
+    if (image >= asset.images.size()) continue;
     const std::string ext = imageExtension(asset.images[image]);
     Expected<std::span<const uint8_t>> bytes = imageBytes(asset, image);
     if (ext.empty() || !bytes || bytes->empty()) {

@@ -46,10 +46,10 @@ NodeTextureSource nodeTextureSource(const NodeMaterial& node, uint32_t k, const 
   const Texture& texture = asset.textures[ref->texture];
   MORPHKIT_EXPECTS(texture.source == kNone || texture.source < asset.images.size());
   // A KTX2 texture without a fallback source is bound (the renderer then warns once and draws the factor).
-  if (texture.source == kNone && texture.basisu_source == kNone) return out;
+  if (texture.source == kNone && texture.basisu_source == kNone && texture.webp_source == kNone) return out;
   out.bound = true;
   out.texture = ref->texture;
-  out.image = texture.source;
+  out.image = texture.webp_source != kNone ? texture.webp_source : texture.source;
   out.sampler = texture.sampler != kNone && texture.sampler < asset.samplers.size() ? texture.sampler : kNone;
   out.texcoord = textureCoordinateSet(*ref);
   out.uv_transform = textureTransformMatrix(*ref);

@@ -58,6 +58,11 @@ bool isKtx2Image(const Asset& asset, uint32_t image) {
   return uri.size() >= 5 && uri.compare(uri.size() - 5, 5, ".ktx2") == 0 && uri.rfind("data:", 0) != 0;
 }
 
+uint32_t drawnTextureImage(const Asset& asset, const Texture& texture) {
+  if (texture.webp_source != kNone) return texture.webp_source;
+  return texture.source != kNone && !isKtx2Image(asset, texture.source) ? texture.source : kNone;
+}
+
 Expected<std::span<const uint8_t>> imageBytes(const Asset& asset, uint32_t index) {
   const std::string where = "images[" + std::to_string(index) + "]";
   if (index >= asset.images.size()) return fail(Error::kInvalidArgument, where + ": no such image");

@@ -20,6 +20,8 @@ constexpr GltfExtension kExtensions[] = {
     {"KHR_texture_transform", kTexture, false, true, false, true, "offset, rotation, scale and texCoord per texture"},
     {"KHR_texture_basisu", kTexture, false, true, false, false,
      "KTX2 textures kept; render draws their fallback image (no Basis transcoder)"},
+    {"EXT_texture_webp", kTexture, false, true, false, true,
+     "WebP images decoded (libwebp) and drawn; `source`, when present, is the fallback for other readers"},
     {"KHR_animation_pointer", kAnimation, false, true, false, false,
      "morph-weight pointers play like weights channels; other pointers are listed and ignored"},
     // VRM avatars: of the extension object only the expressions are read (gltf/vrm_expressions.h).

@@ -80,12 +80,14 @@ void warnTexture(Renderer& r, uint32_t texture, const std::string& message) {
   r.info.warnings.push_back(message);
 }
 
-// KHR_texture_basisu: `source` is the PNG/JPEG fallback when the file has one (used); the KTX2 image itself needs
-// a Basis Universal transcoder, which Debian does not package, so without a fallback the texture is not drawn.
+// EXT_texture_webp: its WebP image is drawn (libwebp). KHR_texture_basisu: `source` is the PNG/JPEG fallback when
+// the file has one (used); the KTX2 image itself needs a Basis Universal transcoder, which Debian does not package,
+// so without a fallback the texture is not drawn.
 Expected<const GpuImage*> textureImage(Renderer& r, uint32_t texture, bool srgb) {
   const Texture& t = r.asset->textures[texture];
   const std::string where = "textures[" + std::to_string(texture) + "]";
-  if (t.source == kNone || isKtx2Image(*r.asset, t.source)) {
+  const uint32_t drawn = drawnTextureImage(*r.asset, t);
+  if (drawn == kNone) {
     const uint32_t ktx2 = t.source != kNone ? t.source : t.basisu_source;
     if (ktx2 != kNone) {
       return fail(Error::kUnsupportedExtension, where + ": images[" + std::to_string(ktx2) +
@@ -94,7 +96,7 @@ Expected<const GpuImage*> textureImage(Renderer& r, uint32_t texture, bool srgb)
     }
     return fail(Error::kUnsupportedExtension, where + ": no source");
   }
-  return sourceImage(r, t.source, srgb);
+  return sourceImage(r, drawn, srgb);
 }
 
 namespace {

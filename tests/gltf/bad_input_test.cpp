@@ -196,6 +196,24 @@ TEST(BadIndex, EveryReferenceKind) {
   }
 }
 
+// EXT_texture_webp's source is an image index like `source` (§5.29 and the extension's schema: required, >= 0).
+TEST(BadIndex, TextureWebpSource) {
+  auto webp = [](const std::string& extension) {
+    return mutate(mutateBase("\"textures\":[{\"source\":0}]",
+                             "\"textures\":[{\"source\":0,\"extensions\":{\"EXT_texture_webp\":" + extension + "}}]"),
+                  "\"asset\":{\"version\":\"2.0\"}",
+                  "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_texture_webp\"]");
+  };
+  ASSERT_LOADED(loadJson(webp("{\"source\":0}")));
+  EXPECT_FAILURE(loadJson(webp("{\"source\":1}")), Error::kInvalidGltf,
+                 "textures[0].extensions.EXT_texture_webp.source", "out of range");
+  EXPECT_FAILURE(loadJson(webp("{}")), Error::kInvalidGltf, "textures[0].extensions.EXT_texture_webp");
+  EXPECT_FAILURE(loadJson(webp("[0]")), Error::kInvalidGltf, "textures[0].extensions.EXT_texture_webp",
+                 "must be an object");
+  EXPECT_FAILURE(loadJson(webp("{\"source\":-1}")), Error::kInvalidGltf,
+                 "textures[0].extensions.EXT_texture_webp.source");
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Sizes and offsets that do not fit, including values that overflow naive 32/64-bit arithmetic (§3.6.2.4).
 TEST(BadSize, AccessorOverrunsItsBufferViewByOneByte) {

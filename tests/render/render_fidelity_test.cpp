@@ -36,7 +36,8 @@ struct Bound {
 std::filesystem::path demoVariant(const std::filesystem::path& dir, const std::string& material) {
   const std::filesystem::path file = dir / ("demo_" + material + ".glb");
   const std::string command = "'" + test::cliPath().string() + "' make-demo '" + file.string() +
-                              "' --targets 0 --vertices 5000 --no-capture --material " + material + " > /dev/null";
+                              "' --targets 0 --vertices 5000 --no-capture --material " + material +
+                              (material == "textured" ? " --texture-size 512" : "") + " > /dev/null";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   return file;
 }

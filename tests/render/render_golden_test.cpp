@@ -22,8 +22,10 @@
 #include "gltf_test_util.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/gltf.h"
+#include "morphkit/image/image.h"
 #include "morphkit/model/files.h"
 #include "morphkit/render/render.h"
+#include "texture_support.h"
 #include "vk_context.h"
 #include "vk_test_support.h"
 
@@ -378,6 +380,44 @@ TEST_F(RenderTest, Ktx2TexturesWarnOnceAndUseTheFallback) {
   auto diff = diffImages(asDecoded(images[0]), asDecoded(images[1]), 16);
   ASSERT_TRUE(diff.ok());
   EXPECT_GT(diff->fraction_over, 0.01) << "the red fallback texture should show";
+}
+
+// EXT_texture_webp: the WebP image is decoded (libwebp) and drawn. A lossless WebP of a 4×4 pattern draws exactly
+// what the same pattern as a plain PNG `source` draws, with no warning, alone (the extension required) and beside a
+// green PNG fallback `source` (which render must not use).
+TEST_F(RenderTest, WebpTexturesAreDrawn) {
+  MORPHKIT_REQUIRE_GPU(context_);
+  std::vector<uint8_t> pattern(4 * 4 * 4);
+  for (size_t i = 0; i < 16; ++i) {
+    const uint8_t rgba[4] = {uint8_t(60 * (i % 4)), uint8_t(200 - 12 * i), uint8_t(i % 2 ? 255 : 30), 255};
+    std::memcpy(&pattern[i * 4], rgba, 4);
+  }
+  auto png = encodePng(pattern, 4, 4);
+  auto webp = encodeWebp(pattern, 4, 4, {.lossless = true, .quality = 50});
+  const std::vector<uint8_t> green_pixels = {0, 255, 0, 255};
+  auto green = encodePng(green_pixels, 1, 1);
+  ASSERT_TRUE(png.ok() && webp.ok() && green.ok());
+  const std::filesystem::path dir = test::scratchDir();
+  auto draw = [&](const std::string& json) {
+    test::writeText(dir / "textured.gltf", json);
+    auto asset = loadAsset(dir / "textured.gltf");
+    EXPECT_TRUE(asset.ok()) << asset.error().message;
+    if (!asset.ok()) return RenderedImage{};
+    RenderedImage image = render(*asset, vertexPath(), {});
+    EXPECT_TRUE(info_.warnings.empty()) << info_.warnings[0];
+    return image;
+  };
+  const RenderedImage reference = draw(test::texturedTriangle(test::imageJson(*png, "image/png"), "{\"source\":0}"));
+  const RenderedImage alone = draw(test::webpTriangle(*webp));
+  const RenderedImage beside_fallback = draw(test::webpTriangle(*webp, *green));
+  ASSERT_FALSE(reference.rgba.empty() || alone.rgba.empty() || beside_fallback.rgba.empty());
+  EXPECT_EQ(alone.rgba, reference.rgba);
+  EXPECT_EQ(beside_fallback.rgba, reference.rgba);
+  const RenderedImage fallback_only =
+      draw(test::texturedTriangle(test::imageJson(*green, "image/png"), "{\"source\":0}"));
+  auto diff = diffImages(asDecoded(fallback_only), asDecoded(reference), 16);
+  ASSERT_TRUE(diff.ok());
+  EXPECT_GT(diff->fraction_over, 0.01) << "the green fallback differs from the pattern where the triangle is";
 }
 
 // ---- Seed uniform variant == active-list variant ----

@@ -21,13 +21,16 @@ inline constexpr uint32_t kDemoMaxBones = 256;
 // targets × vertices bound: the dense POSITION+NORMAL+TANGENT deltas take 36 bytes per (target, vertex),
 // so this caps them at ~600 MB and keeps the .glb far below the 4 GiB GLB limit.
 inline constexpr uint64_t kDemoMaxTargetVertices = uint64_t(1) << 24;
+// DemoOptions::texture_size: 4096² is the largest texture avatars commonly ship (three of them are 192 MiB RGBA8).
+inline constexpr uint32_t kDemoMinTextureSize = 16;
+inline constexpr uint32_t kDemoMaxTextureSize = 4096;
 
 // The head's material (docs/DEMO.md "Materials"): the default skin, or a variant that exercises one shading
 // feature (the fidelity set renders each against three.js, docs/RENDER.md).
 enum class DemoMaterial : uint8_t {
   kSkin,          // dielectric skin tone, roughness 0.55
   kMetallic,      // gold: metallic 1, roughness 0.35
-  kTextured,      // a base colour texture (an embedded PNG of colour bands) on TEXCOORD_0
+  kTextured,      // skin textures on TEXCOORD_0: base colour, normal, occlusion-roughness-metallic (embedded PNGs)
   kUnlit,         // KHR_materials_unlit
   kEmissive,      // emissive colour × KHR_materials_emissive_strength 4
   kIor,           // KHR_materials_ior 2.4
@@ -46,6 +49,10 @@ struct DemoOptions {
   uint32_t bones = 4;         // skin joints in one chain: root, neck, head, jaw, joint4, ...
   uint64_t seed = 1;          // same options + same seed → byte-identical asset
   DemoMaterial material = DemoMaterial::kSkin;
+  // kTextured: the side of its square images, kDemoMinTextureSize..kDemoMaxTextureSize, any whole number (glTF
+  // and the encoders need no power of two). 2048 is what a face scan or an avatar's head ships with: the file's
+  // bytes are then mostly images (docs/DEMO.md "Materials").
+  uint32_t texture_size = 2048;
 };
 
 // Builds the demo asset in memory: one mesh ("Head") with one indexed triangle primitive that is a closed

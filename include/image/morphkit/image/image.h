@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // morphkit/image/image.h — images on the CPU (morphkit::image): the RGBA8 image type the renderer returns, PNG
-// (libspng) and JPEG (libjpeg-turbo) codecs, contact sheets and image diffs. No GPU: the batch, the CLI and Python use
-// these without one. Nothing throws; failures are Expected with "<where>: <what>".
+// (libspng), JPEG (libjpeg-turbo) and WebP (libwebp) codecs, contact sheets, image diffs and codec error. No GPU: the
+// batch, the CLI and Python use these without one. Nothing throws; failures are Expected with "<where>: <what>".
 #pragma once
 #include <array>
 #include <cstdint>
@@ -34,8 +34,23 @@ struct DecodedImage {
   std::vector<uint8_t> rgba;
 };
 Expected<DecodedImage> decodePng(std::span<const uint8_t> bytes);
-// PNG or JPEG by signature (JPEG through libjpeg-turbo); fails with kUnsupportedExtension for other formats.
+// PNG, JPEG or WebP by signature (JPEG through libjpeg-turbo, WebP through libwebp: still images only), RGBA8 out;
+// fails with kUnsupportedExtension for other formats, kTooLarge for more than 16384 pixels on a side (checked on
+// the header, before the pixels are allocated), and one "decodeImage: <format>: <what>" line for a corrupt or
+// truncated file.
 Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
+
+// WebP (libwebp), the EXT_texture_webp image format. Lossy: VP8, colour in 4:2:0 YUV, alpha stored losslessly;
+// `quality` 0-100 trades size for error. Lossless: VP8L, the same pixels back; `quality` is then the effort spent
+// on a smaller file. RGB under alpha 0 is kept either way (a glTF texture's alpha may not be coverage).
+struct WebpOptions {
+  bool lossless = false;
+  float quality = 90.0f;  // 0 to 100
+};
+// `rgba`: width × height × 4 bytes, top row first, not premultiplied; at most 16383 on a side (WebP's own limit).
+// Returns the .webp file's bytes; kInvalidArgument for a size, buffer or quality that cannot work.
+Expected<std::vector<uint8_t>> encodeWebp(std::span<const uint8_t> rgba, uint32_t width, uint32_t height,
+                                          const WebpOptions& options = {});
 // Frames laid out in rows of `columns`, each scaled (downscaleImage) to fit `cell_width`; frames must share a size.
 // Frames already downscaled to the cell size give the same sheet as the originals, so a long render keeps only
 // small copies of the frames it will show (memory flat in the number of frames).
@@ -55,5 +70,17 @@ struct ImageDiff {
 };
 // Fails (kInvalidArgument) when the sizes differ.
 Expected<ImageDiff> diffImages(const DecodedImage& a, const DecodedImage& b, uint32_t threshold);
+
+// A codec's error against the original (a stored texture against its input, at the same size). PSNR in dB,
+// 10·log10(255² / MSE): of R, G and B together, and of A alone, so an opaque image's constant alpha does not
+// dilute its colour error; +infinity where the channels are identical.
+struct ImageError {
+  double psnr_rgb = 0;
+  double psnr_alpha = 0;
+  double psnr = 0;       // the lower of the two: what a threshold is held against
+  uint32_t max_abs = 0;  // the largest difference of any channel of any pixel, in 1/255
+};
+// Fails (kInvalidArgument) when the sizes differ or a buffer is not width × height × 4.
+Expected<ImageError> measureImageError(const DecodedImage& reference, const DecodedImage& candidate);
 
 }  // namespace morphkit

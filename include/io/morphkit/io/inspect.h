@@ -29,7 +29,8 @@ std::string accessorEncoding(const Accessor& accessor);
 
 // The texture's KTX2 image (its KHR_texture_basisu source, or a `source` that is itself KTX2), or kNone.
 uint32_t textureKtx2Image(const Asset& asset, const Texture& texture);
-// Whether `render` can draw it: a source that is not KTX2 (a PNG/JPEG, possibly the basisu fallback).
+// Whether `render` can draw it (drawnTextureImage): an EXT_texture_webp image, or a source that is not KTX2 (a
+// PNG/JPEG, possibly the basisu fallback).
 bool textureDrawable(const Asset& asset, const Texture& texture);
 
 // A VRM avatar's expressions (Asset::vrm): `inspect --json`'s "vrm" member — {"version", "expressions": [{"name",

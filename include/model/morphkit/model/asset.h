@@ -265,8 +265,10 @@ struct Material {
 
 struct Texture {
   uint32_t sampler = kNone;
-  uint32_t source = kNone;         // image index (with KHR_texture_basisu: the PNG/JPEG fallback, if any)
+  uint32_t source = kNone;         // image index (with KHR_texture_basisu or EXT_texture_webp: the PNG/JPEG
+                                   // fallback, if any)
   uint32_t basisu_source = kNone;  // KHR_texture_basisu: the KTX2 image (extensions.KHR_texture_basisu.source)
+  uint32_t webp_source = kNone;    // EXT_texture_webp: the WebP image (extensions.EXT_texture_webp.source)
 };
 
 struct Image {
@@ -357,6 +359,10 @@ struct Asset {
 // True when images[image] is a KTX2 container (mimeType image/ktx2, or a .ktx2 URI): KHR_texture_basisu data,
 // which needs a Basis Universal transcoder to draw.
 bool isKtx2Image(const Asset& asset, uint32_t image);
+// The image a reader that decodes PNG, JPEG and WebP draws for `texture`: the EXT_texture_webp image (a client
+// that supports the extension uses it, `source` being the fallback for those that do not), else a `source` that is
+// not KTX2 (KHR_texture_basisu's fallback); kNone when neither exists.
+uint32_t drawnTextureImage(const Asset& asset, const Texture& texture);
 // The encoded bytes of images[image] (PNG, JPEG, ...): its bufferView's bytes or the loader-resolved Image::data.
 // Fails (kInvalidArgument, "images[i]: ...") for an index out of range, an image with neither, or data_error.
 Expected<std::span<const uint8_t>> imageBytes(const Asset& asset, uint32_t image);
