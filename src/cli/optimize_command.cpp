@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--keep-attributes]
-// [--keep-nodes] [--skip-pass NAME]... [--json]`
+// [--keep-nodes] [--skip-pass NAME]... [--textures keep|webp|ktx2] [--texture-size N] [--texture-min-psnr DB] [--json]`
 // A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize/optimize.h,
 // docs/OPTIMIZE.md).
 #include <fmt/core.h>
@@ -30,11 +30,27 @@ struct OptimizeCommandOptions {
   bool keep_attributes = false;
   bool keep_nodes = false;
   std::vector<std::string> skip_passes;
+  std::string textures = "keep";
+  uint32_t texture_size = 0;
+  double texture_min_psnr = kDefaultTextureMinPsnr;
   bool json = false;
   uint32_t threads = 0;
   FileAccessFlags file_access;
   BudgetFlags budget;
 };
+
+// One row per texture the textures pass looked at: download bytes and GPU memory before and after, the error.
+void printTextures(const OptimizeReport& r) {
+  if (r.textures.empty()) return;
+  fmt::print("  textures (min PSNR {:.1f} dB)  {:>6} {:>6} {:>11} {:>11} {:>11} {:>11} {:>8} {:>4}\n",
+             r.texture_min_psnr, "role", "format", "bytes", "after", "GPU", "GPU after", "PSNR", "max");
+  for (const OptimizeTextureReport& t : r.textures) {
+    fmt::print("  images[{}] {:<21} {:>6} {:>6} {:>11} {:>11} {:>11} {:>11} {:>8.2f} {:>4}\n", t.image,
+               fmt::format("{}x{} -> {}x{}", t.width_before, t.height_before, t.width, t.height), t.role,
+               t.format_after, t.bytes_before, t.bytes_after, t.gpu_bytes_before, t.gpu_bytes_after, t.psnr, t.max_abs);
+    if (t.kept) fmt::print("    kept its bytes: {}\n", shown(t.why));
+  }
+}
 
 void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r) {
   const uint64_t input_bytes = r.input_bytes;
@@ -64,6 +80,7 @@ void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r) {
                pass.changes.size() == 1 ? "" : "s", pass.bytes_removed);
     for (const std::string& change : pass.changes) fmt::print("    {}\n", shown(change));
   }
+  printTextures(r);
   for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
 }
 
@@ -86,6 +103,11 @@ int run(const OptimizeCommandOptions& o) {
   options.keep_attributes = o.keep_attributes;
   options.keep_nodes = o.keep_nodes;
   options.skip_passes = o.skip_passes;
+  options.textures = o.textures == "webp"   ? TextureFormat::kWebp
+                     : o.textures == "ktx2" ? TextureFormat::kKtx2
+                                            : TextureFormat::kKeep;
+  options.texture_size = o.texture_size;
+  options.texture_min_psnr = o.texture_min_psnr;
   ThreadPool pool(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
   options.pool = &pool;
   ProgressBar bar("optimize", 100);
@@ -137,6 +159,17 @@ const CommandRegistration kOptimizeCommand(
                        "do not run this pass (repeatable; for measuring each alone): " + pass_names)
            ->check(
                CLI::IsMember(std::vector<std::string>(std::begin(kOptimizePassNames), std::end(kOptimizePassNames))));
+       sub->add_option("--textures", options->textures,
+                       "what to store the textures materials sample as: keep (their bytes), webp (EXT_texture_webp) "
+                       "or ktx2 (KHR_texture_basisu, through basisu); no fallback image")
+           ->check(CLI::IsMember({"keep", "webp", "ktx2"}));
+       sub->add_option("--texture-size", options->texture_size,
+                       "the largest side a texture keeps, in texels (larger ones resampled, the aspect kept)")
+           ->check(CLI::Range(1u, 16384u));
+       sub->add_option("--texture-min-psnr", options->texture_min_psnr,
+                       fmt::format("a texture whose encoding decodes below this PSNR keeps its bytes (dB, default {})",
+                                   kDefaultTextureMinPsnr))
+           ->check(CLI::Range(1.0, 200.0));
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

@@ -111,6 +111,8 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
   progress("passes", 0.0);
   Expected<optimize_detail::PassDocument> document = optimize_detail::runPasses(input, options, report.passes);
   if (!document) return document.error();
+  report.texture_min_psnr = options.texture_min_psnr;
+  report.textures = document->textures;
   Expected<std::vector<optimize_detail::SkinnedDraw>> draws = optimize_detail::skinnedDraws(input);
   if (!draws) return draws.error();
   // 8-bit skin weights first, then 16-bit; then finer grids; the last attempt keeps every position and delta as
@@ -165,6 +167,25 @@ void partsJson(JsonWriter& json, std::string_view key, const OptimizeParts& p) {
   json.endObject();
 }
 
+void texturesJson(JsonWriter& json, const OptimizeReport& r) {
+  json.field("textureMinPsnr", r.texture_min_psnr);
+  json.key("textures").beginArray();
+  for (const OptimizeTextureReport& t : r.textures) {
+    json.beginObject();
+    json.field("image", t.image).field("name", std::string_view(t.name)).field("role", std::string_view(t.role));
+    json.field("usedBy", std::string_view(t.used_by)).field("formatBefore", std::string_view(t.format_before));
+    json.field("formatAfter", std::string_view(t.format_after));
+    json.field("widthBefore", t.width_before).field("heightBefore", t.height_before);
+    json.field("width", t.width).field("height", t.height);
+    json.field("bytesBefore", t.bytes_before).field("bytesAfter", t.bytes_after);
+    json.field("gpuBytesBefore", t.gpu_bytes_before).field("gpuBytesAfter", t.gpu_bytes_after);
+    json.field("psnr", t.psnr).field("maxAbs", t.max_abs);  // an infinite PSNR (identical) writes null
+    json.field("kept", t.kept).field("why", std::string_view(t.why));
+    json.endObject();
+  }
+  json.endArray();
+}
+
 }  // namespace
 
 std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, std::string_view out) {
@@ -197,6 +218,7 @@ std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, s
   json.endArray();
   json.field("inputBytes", r.input_bytes).field("outputBytes", r.output_bytes).field("attempts", r.attempts);
   json.key("notes").array(std::span<const std::string>(r.notes));
+  texturesJson(json, r);
   json.endObject();
   return json.str();
 }

@@ -18,6 +18,7 @@ constexpr NamedPass kPasses[] = {
     {"drop-attributes", dropUnreadAttributes},
     {"drop-direction-deltas", dropZeroDirectionDeltas},
     {"node-dequantization", planNodeDequantization},
+    {"textures", encodeTextures},
 };
 static_assert(std::size(kPasses) == std::size(kOptimizePassNames));
 
@@ -79,6 +80,7 @@ Expected<PassDocument> runPasses(const Asset& input, const OptimizeOptions& opti
     if (!skipped) {
       const uint64_t before = meshAccessorBytes(document.asset);
       pass.run(document, options, report);
+      if (!document.status) return document.status.error();
       report.ran = true;
       const uint64_t after = meshAccessorBytes(document.asset);
       report.bytes_removed = before > after ? before - after : 0;

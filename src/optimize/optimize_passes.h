@@ -15,6 +15,8 @@ struct PassDocument {
   Asset asset;  // a copy of the input; mesh, primitive and accessor indices stay the input's
   // Per mesh: the node whose local transform carries the mesh's dequantization (node-dequantization), or kNone.
   std::vector<std::vector<uint32_t>> mesh_carriers;
+  std::vector<OptimizeTextureReport> textures;  // the textures pass's rows (OptimizeReport::textures)
+  Status status = Ok{};  // a pass that cannot go on (a missing encoder, a corrupt image) sets it: runPasses stops there
 };
 
 using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
@@ -22,9 +24,10 @@ using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& opt
 void dropUnreadAttributes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void dropZeroDirectionDeltas(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void planNodeDequantization(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void encodeTextures(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 
 // Runs every pass of kOptimizePassNames in order on a copy of `input`, skipping options.skip_passes; fails
-// (kInvalidArgument) for a skipped name that is no pass.
+// (kInvalidArgument) for a skipped name that is no pass, and with a pass's PassDocument::status.
 Expected<PassDocument> runPasses(const Asset& input, const OptimizeOptions& options,
                                  std::vector<OptimizePassReport>& reports);
 

@@ -28,7 +28,8 @@ double bound(const py::object& value) {
 
 py::object optimize(const py::object& path_like, const py::object& out_like, const py::object& max_error_mm,
                     const py::object& max_error_rel, bool meshopt, bool keep_attributes, bool keep_nodes,
-                    const std::vector<std::string>& skip_passes, bool allow_external_paths) {
+                    const std::vector<std::string>& skip_passes, const std::string& textures, uint32_t texture_size,
+                    double texture_min_psnr, bool allow_external_paths) {
   py::module_ os = py::module_::import("os");
   const std::string path = os.attr("fspath")(path_like).cast<std::string>();
   const std::string out = os.attr("fspath")(out_like).cast<std::string>();
@@ -39,7 +40,15 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
   options.keep_attributes = keep_attributes;
   options.keep_nodes = keep_nodes;
   options.skip_passes = skip_passes;
+  options.texture_size = texture_size;
+  options.texture_min_psnr = texture_min_psnr;
   auto refuse = [&](const std::string& what) { raise(fail(Error::kInvalidArgument, what), out); };
+  if (textures == "webp" || textures == "ktx2") {
+    options.textures = textures == "webp" ? TextureFormat::kWebp : TextureFormat::kKtx2;
+  } else if (textures != "keep") {
+    refuse("textures '" + textures + "': one of keep, webp, ktx2");
+  }
+  if (!(texture_min_psnr > 0)) refuse("texture_min_psnr must be a positive number of dB");
   for (const py::object* given : {&max_error_mm, &max_error_rel}) {
     if (!given->is_none() && !(given->cast<double>() > 0)) refuse("the error bound must be a positive number");
   }
@@ -73,7 +82,8 @@ void addOptimizeBindings(py::module_& m) {
   m.def("optimize", &optimize, py::arg("path"), py::arg("out"), py::kw_only(), py::arg("max_error_mm") = py::none(),
         py::arg("max_error_rel") = py::none(), py::arg("meshopt") = true, py::arg("keep_attributes") = false,
         py::arg("keep_nodes") = false, py::arg("skip_passes") = std::vector<std::string>(),
-        py::arg("allow_external_paths") = false, pyi::koptimize);
+        py::arg("textures") = "keep", py::arg("texture_size") = 0u,
+        py::arg("texture_min_psnr") = kDefaultTextureMinPsnr, py::arg("allow_external_paths") = false, pyi::koptimize);
 }
 
 }  // namespace morphkit::python

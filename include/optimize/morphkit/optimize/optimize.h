@@ -29,6 +29,16 @@ namespace morphkit {
 // far below a pixel at any distance a face fills the screen from).
 inline constexpr double kDefaultMaxErrorRel = 2e-4;
 
+// What optimize does with the images materials sample (docs/OPTIMIZE.md, "Textures"): keep their bytes, or store
+// them as WebP (EXT_texture_webp) or KTX2 (KHR_texture_basisu, through the basisu program), without a fallback.
+enum class TextureFormat : uint8_t { kKeep, kWebp, kKtx2 };
+const char* textureFormatName(TextureFormat format);  // "keep", "webp", "ktx2"
+
+// The default --texture-min-psnr: 35 dB is an RMS error of 4.5/255. Measured on make-demo --material textured
+// (docs/OPTIMIZE.md, "Textures"): WebP's lowest tried quality already gives colour 41 dB, basisu's defaults give
+// ETC1S colour 38.7 dB and UASTC normals 35.3 dB; 40 dB would send every KTX2 colour and normal map back to PNG.
+inline constexpr double kDefaultTextureMinPsnr = 35.0;
+
 struct OptimizeOptions {
   double max_error_mm = 0.0;     // world-space bound in millimetres (glTF is in metres); 0: use max_error_rel
   double max_error_rel = 0.0;    // bound as a fraction of the rest pose's diagonal; both 0: kDefaultMaxErrorRel
@@ -37,6 +47,10 @@ struct OptimizeOptions {
   bool keep_nodes = false;       // true: no node is added (an unskinned mesh that needs one keeps float positions)
   // Passes not to run, by name (kOptimizePassNames): for measuring each pass alone; an unknown name is an error.
   std::vector<std::string> skip_passes;
+  TextureFormat textures = TextureFormat::kKeep;  // the textures pass's output format
+  uint32_t texture_size = 0;                      // largest side a texture keeps (resampled by role); 0: any
+  // A texture whose encoding, decoded, is below this PSNR (dB, against the input at the stored size) keeps its bytes.
+  double texture_min_psnr = kDefaultTextureMinPsnr;
   ThreadPool* pool = nullptr;  // optional, owned by the caller: the verification's poses split across it
   // Called between steps with a short description and the fraction done (0..1); may be empty.
   std::function<void(std::string_view step, double done)> progress;
@@ -62,7 +76,8 @@ struct OptimizeParts {
 };
 
 // The passes, in the order they run (docs/OPTIMIZE.md, "Passes").
-inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "node-dequantization"};
+inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "node-dequantization",
+                                                     "textures"};
 
 // What one pass did.
 struct OptimizePassReport {
@@ -72,6 +87,24 @@ struct OptimizePassReport {
   // Bytes of the input's accessors (as loaded, before quantization and compression) the pass removed; the passes that
   // change how data is stored rather than what is stored save bytes only through the encoding, and report 0.
   uint64_t bytes_removed = 0;
+};
+
+// One image the textures pass looked at: what it held, what it holds now, and the error, measured by decoding
+// what was written (docs/OPTIMIZE.md, "Textures").
+struct OptimizeTextureReport {
+  uint32_t image = 0;         // images[] index (the same in the output)
+  std::string name;           // the image's name or URI, may be empty
+  std::string role;           // "colour" (sRGB), "data" or "normal" (linear), from the material slots that read it
+  std::string used_by;        // the first slot that reads it ("materials[0].normalTexture"), and how many more
+  std::string format_before;  // "png", "jpeg"
+  std::string format_after;   // "webp", "webp-lossless", "ktx2-etc1s", "ktx2-uastc"; format_before when kept
+  uint32_t width_before = 0, height_before = 0, width = 0, height = 0;
+  uint64_t bytes_before = 0, bytes_after = 0;          // stored (download) bytes
+  uint64_t gpu_bytes_before = 0, gpu_bytes_after = 0;  // GPU memory with mips: RGBA8, or the compressed blocks
+  double psnr = 0.0;     // dB, the lower of RGB and alpha's (morphkit/image/image.h ImageError); +inf: identical
+  uint32_t max_abs = 0;  // the largest channel difference, 1/255
+  bool kept = false;     // the original bytes stay (`why` says why)
+  std::string why;
 };
 
 struct OptimizeReport {
@@ -85,9 +118,11 @@ struct OptimizeReport {
   // the file already); 0 for an asset not loaded from a file.
   uint64_t input_bytes = 0;
   uint64_t output_bytes = 0;
-  std::vector<OptimizePassReport> passes;  // one per kOptimizePassNames entry, in order
-  uint32_t attempts = 0;                   // encodings tried: a finer grid follows one that misses the bound
-  std::vector<std::string> notes;          // what was kept as it was and why (one line each)
+  std::vector<OptimizePassReport> passes;       // one per kOptimizePassNames entry, in order
+  uint32_t attempts = 0;                        // encodings tried: a finer grid follows one that misses the bound
+  std::vector<std::string> notes;               // what was kept as it was and why (one line each)
+  double texture_min_psnr = 0.0;                // dB, the threshold the textures were held to
+  std::vector<OptimizeTextureReport> textures;  // one per image the textures pass looked at (none with keep)
 };
 
 // Fails (kInvalidArgument) for a bound <= 0 or NaN; (kInvalidGltf) for an asset whose document holds extensions
@@ -99,7 +134,9 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 // The report as one JSON object (`morphkit optimize --json`, Python's morphkit.optimize; docs/OPTIMIZE.md):
 // file, out, boundMm, diagonalM, maxDistanceMm, maxDistanceMmPerM, worst, errors[{category, poses, maxDistanceMm,
 // maxDistanceMmPerM, maxNormalDeg, worst}], before/after {targets, base, animation, images, other, total},
-// passes[{name, ran, changes, bytesRemoved}], inputBytes, outputBytes, attempts, notes.
+// passes[{name, ran, changes, bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr,
+// textures[{image, name, role, usedBy, formatBefore, formatAfter, widthBefore, heightBefore, width, height,
+// bytesBefore, bytesAfter, gpuBytesBefore, gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}].
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out);
 
 }  // namespace morphkit

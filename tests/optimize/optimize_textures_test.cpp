@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// optimize's textures pass (src/optimize/pass_textures.cpp, docs/OPTIMIZE.md "Textures"): roles from the material
+// slots, WebP and KTX2 written without a fallback, each texture's error measured by decoding what was written, the
+// ones that miss the minimum kept, and the bad input (a missing encoder, a corrupt image) one error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gltf_test_util.h"
+#include "morphkit/demo/demo.h"
+#include "morphkit/gltf/gltf.h"
+#include "morphkit/image/basisu.h"
+#include "morphkit/image/image.h"
+#include "morphkit/optimize/optimize.h"
+#include "test_support.h"
+
+namespace morphkit {
+namespace {
+
+// The textured demo, small: three 128² images (base colour, normal, occlusion-roughness-metallic).
+Asset texturedDemo(uint32_t texture_size = 128) {
+  DemoOptions demo;
+  demo.targets = 4;
+  demo.vertices = 600;
+  demo.material = DemoMaterial::kTextured;
+  demo.texture_size = texture_size;
+  return test::validated(makeDemoAsset(demo));
+}
+
+struct Optimized {
+  std::vector<uint8_t> glb;
+  OptimizeReport report;
+  Asset asset;
+};
+
+Optimized optimizeOrDie(const Asset& input, const OptimizeOptions& options) {
+  Optimized run;
+  Expected<std::vector<uint8_t>> glb = optimizeAsset(input, options, run.report);
+  EXPECT_TRUE(glb.ok()) << glb.error().message;
+  if (!glb) return run;
+  run.glb = std::move(glb).value();
+  Expected<Asset> loaded = loadAssetFromMemory(run.glb, input.base_dir);
+  EXPECT_TRUE(loaded.ok()) << loaded.error().message;
+  if (loaded) run.asset = std::move(loaded).value();
+  return run;
+}
+
+const OptimizeTextureReport* row(const OptimizeReport& report, const std::string& role) {
+  for (const OptimizeTextureReport& t : report.textures) {
+    if (t.role == role) return &t;
+  }
+  ADD_FAILURE() << "no texture of role " << role << " in the report";
+  return nullptr;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// The image's stored bytes decoded, against the input's image decoded (both at the input's size).
+double psnrAgainstInput(const Asset& input, const Asset& output, uint32_t image) {
+  Expected<DecodedImage> a = decodeImage(imageBytes(input, image).value());
+  Expected<DecodedImage> b = decodeImage(imageBytes(output, image).value());
+  EXPECT_TRUE(a.ok() && b.ok());
+  if (!a || !b) return 0;
+  Expected<ImageError> error = measureImageError(*a, *b);
+  EXPECT_TRUE(error.ok()) << error.error().message;
+  return error ? error->psnr : 0;
+}
+
+TEST(OptimizeTextures, WebpIsSmallerAndEveryTextureMeetsItsPsnr) {
+  const Asset input = texturedDemo();
+  OptimizeOptions options;
+  options.textures = TextureFormat::kWebp;
+  const Optimized run = optimizeOrDie(input, options);
+  ASSERT_EQ(run.report.textures.size(), 3u);
+  EXPECT_LT(run.report.after.images, run.report.before.images);
+  for (const OptimizeTextureReport& t : run.report.textures) {
+    EXPECT_FALSE(t.kept) << t.used_by << ": " << t.why;
+    EXPECT_GE(t.psnr, kDefaultTextureMinPsnr) << t.used_by;
+    EXPECT_LT(t.bytes_after, t.bytes_before) << t.used_by;
+    // What the file holds, decoded here, against the input: the report's number is the file's.
+    EXPECT_GE(psnrAgainstInput(input, run.asset, t.image), kDefaultTextureMinPsnr) << t.used_by;
+  }
+  // Roles from the slots: the normal map is not colour, and is stored losslessly.
+  const OptimizeTextureReport* normal = row(run.report, "normal");
+  ASSERT_NE(normal, nullptr);
+  EXPECT_EQ(normal->used_by, "materials[0].normalTexture");
+  EXPECT_EQ(normal->format_after, "webp-lossless");
+  const OptimizeTextureReport* colour = row(run.report, "colour");
+  ASSERT_NE(colour, nullptr);
+  EXPECT_EQ(colour->used_by, "materials[0].baseColorTexture");
+  EXPECT_EQ(colour->format_after, "webp");
+  EXPECT_NE(row(run.report, "data"), nullptr);
+  // No fallback: the WebP is the texture's only image, so the extension is required.
+  for (const Texture& texture : run.asset.textures) {
+    EXPECT_NE(texture.webp_source, kNone);
+    EXPECT_EQ(texture.source, kNone);
+    EXPECT_EQ(drawnTextureImage(run.asset, texture), texture.webp_source);
+  }
+  EXPECT_TRUE(contains(run.asset.extensions_required, "EXT_texture_webp"));
+  EXPECT_LE(run.report.max_distance, run.report.bound);
+  const std::string json = optimizeReportJson(run.report, "in.glb", "out.glb");
+  EXPECT_NE(json.find("\"formatAfter\":\"webp-lossless\""), std::string::npos) << json;
+}
+
+TEST(OptimizeTextures, ATextureThatMissesThePsnrKeepsItsBytes) {
+  const Asset input = texturedDemo();
+  OptimizeOptions options;
+  options.textures = TextureFormat::kWebp;
+  options.texture_min_psnr = 99.0;  // lossy WebP cannot reach it; lossless (the normal map) can
+  const Optimized run = optimizeOrDie(input, options);
+  const OptimizeTextureReport* colour = row(run.report, "colour");
+  ASSERT_NE(colour, nullptr);
+  EXPECT_TRUE(colour->kept);
+  EXPECT_NE(colour->why.find("below --texture-min-psnr"), std::string::npos) << colour->why;
+  EXPECT_EQ(colour->format_after, "png");
+  EXPECT_EQ(colour->bytes_after, colour->bytes_before);
+  const std::span<const uint8_t> before = imageBytes(input, colour->image).value();
+  const std::span<const uint8_t> after = imageBytes(run.asset, colour->image).value();
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), after.begin(), after.end()));
+  const uint32_t texture = input.materials[0].base_color_texture.texture;
+  EXPECT_EQ(run.asset.textures[texture].source, colour->image);
+  EXPECT_EQ(run.asset.textures[texture].webp_source, kNone);
+  const OptimizeTextureReport* normal = row(run.report, "normal");
+  ASSERT_NE(normal, nullptr);
+  EXPECT_FALSE(normal->kept);
+}
+
+TEST(OptimizeTextures, TextureSizeResamplesKeepingTheAspect) {
+  OptimizeOptions options;
+  options.textures = TextureFormat::kWebp;
+  options.texture_size = 48;
+  const Optimized run = optimizeOrDie(texturedDemo(), options);
+  for (const OptimizeTextureReport& t : run.report.textures) {
+    EXPECT_EQ(t.width, 48u);
+    EXPECT_EQ(t.height, 48u);
+    EXPECT_LT(t.gpu_bytes_after, t.gpu_bytes_before);
+    Expected<DecodedImage> stored = decodeImage(imageBytes(run.asset, t.image).value());
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(stored->width, 48u);
+  }
+}
+
+TEST(OptimizeTextures, MissingBasisuIsOneErrorLine) {
+  const char* previous = std::getenv("MORPHKIT_BASISU");
+  const std::string saved = previous ? previous : "";
+  ::setenv("MORPHKIT_BASISU", "/nonexistent/basisu", 1);
+  OptimizeOptions options;
+  options.textures = TextureFormat::kKtx2;
+  OptimizeReport report;
+  Expected<std::vector<uint8_t>> glb = optimizeAsset(texturedDemo(), options, report);
+  if (previous) {
+    ::setenv("MORPHKIT_BASISU", saved.c_str(), 1);
+  } else {
+    ::unsetenv("MORPHKIT_BASISU");
+  }
+  ASSERT_FALSE(glb.ok());
+  EXPECT_NE(glb.error().message.find("MORPHKIT_BASISU=/nonexistent/basisu"), std::string::npos) << glb.error().message;
+  EXPECT_EQ(glb.error().message.find('\n'), std::string::npos);
+}
+
+TEST(OptimizeTextures, ACorruptImageIsOneErrorNamingIt) {
+  Asset input = texturedDemo();
+  // Not validated after the edit: the point is an image whose bytes do not decode (validation does not read them).
+  // Its first 200 bytes, a truncated PNG, held as the image's own bytes.
+  const std::span<const uint8_t> bytes = imageBytes(input, 0).value();
+  Image& image = input.images[0];
+  image.data.assign(bytes.begin(), bytes.begin() + 200);
+  image.buffer_view = kNone;
+  OptimizeOptions options;
+  options.textures = TextureFormat::kWebp;
+  OptimizeReport report;
+  Expected<std::vector<uint8_t>> glb = optimizeAsset(input, options, report);
+  ASSERT_FALSE(glb.ok());
+  EXPECT_EQ(glb.error().message.rfind("images[0]", 0), 0u) << glb.error().message;
+}
+
+TEST(OptimizeTextures, Ktx2LoadsBackWithoutAFallback) {
+  if (!findBasisu()) {
+    if (test::runningInCi()) FAIL() << "CI=true but basisu is missing (scripts/install-compressors)";
+    GTEST_SKIP() << "basisu not found (scripts/install-compressors)";
+  }
+  OptimizeOptions options;
+  options.textures = TextureFormat::kKtx2;
+  options.texture_min_psnr = 20.0;  // every texture converted, so every texture has no fallback
+  const Optimized run = optimizeOrDie(texturedDemo(), options);
+  ASSERT_EQ(run.report.textures.size(), 3u);
+  for (const OptimizeTextureReport& t : run.report.textures) {
+    EXPECT_FALSE(t.kept) << t.why;
+    EXPECT_EQ(t.format_after, t.role == "colour" ? "ktx2-etc1s" : "ktx2-uastc");
+    EXPECT_LT(t.gpu_bytes_after, t.gpu_bytes_before);
+    EXPECT_TRUE(isKtx2Image(run.asset, t.image));
+  }
+  // morphkit loads it and keeps the KTX2 images; with no PNG/JPEG/WebP to draw, the renderer uses the factors.
+  for (const Texture& texture : run.asset.textures) {
+    EXPECT_NE(texture.basisu_source, kNone);
+    EXPECT_EQ(texture.source, kNone);
+    EXPECT_EQ(drawnTextureImage(run.asset, texture), kNone);
+  }
+  EXPECT_TRUE(contains(run.asset.extensions_required, "KHR_texture_basisu"));
+}
+
+}  // namespace
+}  // namespace morphkit
