@@ -155,16 +155,16 @@ bool opaque(const DecodedImage& image) {
 
 Expected<EncodedTexture> encodeWebpTexture(const DecodedImage& image, TextureRole role, double min_psnr) {
   // The lowest setting whose decoded result meets min_psnr, since the file grows with the quality. Lossy WebP stores
-  // colour as 4:2:0 YUV: fine for colour; data channels (occlusion, roughness, metal) are unrelated, so the chroma
-  // subsampling often misses and lossless follows; a normal map's X and Y would bleed into each other, so it is
-  // lossless from the start (docs/OPTIMIZE.md, "Textures").
+  // colour as 4:2:0 YUV: fine for colour; data channels (occlusion, roughness, metal) are unrelated and a normal
+  // map's X and Y bleed into each other through the chroma subsampling, so they start at higher qualities and end
+  // lossless when those miss (docs/OPTIMIZE.md, "Textures": lossless normals made the demo 3.5x gltf-transform's).
   struct Setting {
     bool lossless;
     float quality;
   };
   static constexpr Setting kColour[] = {{false, 70}, {false, 80}, {false, 90}, {false, 95}};
   static constexpr Setting kData[] = {{false, 90}, {false, 95}, {true, 100}};
-  static constexpr Setting kNormal[] = {{true, 100}};
+  static constexpr Setting kNormal[] = {{false, 95}, {false, 100}, {true, 100}};
   std::span<const Setting> settings = role == TextureRole::kColour ? std::span<const Setting>(kColour)
                                       : role == TextureRole::kData ? std::span<const Setting>(kData)
                                                                    : std::span<const Setting>(kNormal);

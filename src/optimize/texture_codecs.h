@@ -34,8 +34,8 @@ struct EncodedTexture {
 };
 
 // WebP through libwebp, decoded back in process with decodeImage: of the settings its role allows (colour: lossy
-// quality 70, 80, 90, 95; data: lossy 90, 95, then lossless; normal maps: lossless), the first whose decoded result
-// is at least `min_psnr` dB from `image`, else the last one tried.
+// quality 70, 80, 90, 95; data: lossy 90, 95, then lossless; normal maps: lossy 95, 100, then lossless), the first
+// whose decoded result is at least `min_psnr` dB from `image`, else the last one tried.
 Expected<EncodedTexture> encodeWebpTexture(const DecodedImage& image, TextureRole role, double min_psnr);
 
 // KTX2 through the basisu program at `basisu`: ETC1S for colour (sRGB), UASTC for data and normal maps (linear),
