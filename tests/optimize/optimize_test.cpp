@@ -194,6 +194,26 @@ TEST(Optimize, WeightsOutsideZeroToOneAreNotClamped) {
   EXPECT_LE(out.report.max_distance, out.report.bound);
 }
 
+// Weight keys an earlier compressor stored as normalized integers (§3.11) stay those integers: exact, and a quarter of
+// the bytes floats would take (gltfpack's 8-bit weights doubled in size before).
+TEST(Optimize, IntegerAnimationKeysStayIntegers) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> input = loadAsset(test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  AnimationSampler& sampler = input->animations[0].samplers[0];
+  const std::vector<float> values = readAccessorFloats(*input, sampler.output);
+  std::vector<uint8_t> bytes(values.size());
+  for (size_t i = 0; i < values.size(); ++i) bytes[i] = uint8_t(std::lround(std::clamp(values[i], 0.0f, 1.0f) * 255));
+  sampler.output = appendAccessor(*input, std::span<const uint8_t>(bytes), AccessorType::kScalar, {.normalized = true});
+  Asset edited = test::validated(std::move(input).value());
+  Optimized out = optimizeOrDie(edited);
+  expectSameAnimations(edited, out.asset);
+  const Accessor& kept = out.asset.accessors[out.asset.animations[0].samplers[0].output];
+  EXPECT_EQ(kept.component_type, ComponentType::kUnsignedByte);
+  EXPECT_TRUE(kept.normalized);
+  EXPECT_LE(out.report.max_distance, out.report.bound);
+}
+
 TEST(Optimize, QuantizedSparseAndPlainInputsAllOptimize) {
   MORPHKIT_REQUIRE_SHARED();
   for (const std::filesystem::path& file :
