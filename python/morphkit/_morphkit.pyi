@@ -181,7 +181,7 @@ def optimize(
     max_error_rel: the bound as a fraction of the rest pose's bounding-box diagonal (default 2e-4); give one.
     meshopt=False writes quantization alone. keep_attributes keeps a TEXCOORD_n or TANGENT no material reads;
     keep_nodes adds no node for an unskinned mesh's dequantization; skip_passes names passes not to run
-    ("drop-attributes", "drop-direction-deltas", "node-dequantization", "textures"), an unknown one raises. The
+    ("drop-attributes", "drop-direction-deltas", "weld", "node-dequantization", "textures"), an unknown one raises. The
     report's "passes" says what each pass changed. textures: "keep", "webp" (EXT_texture_webp) or "ktx2"
     (KHR_texture_basisu through the basisu program), no fallback image; texture_size: the largest side kept (0: any);
     a texture whose encoding decodes below texture_min_psnr dB keeps its bytes; the report's "textures" gives each

@@ -15,6 +15,8 @@ struct PassDocument {
   Asset asset;  // a copy of the input; mesh, primitive and accessor indices stay the input's
   // Per mesh: the node whose local transform carries the mesh's dequantization (node-dequantization), or kNone.
   std::vector<std::vector<uint32_t>> mesh_carriers;
+  // Per mesh, per primitive: the output vertex of each input vertex (weld); empty where vertices kept their order.
+  std::vector<std::vector<std::vector<uint32_t>>> vertex_remap;
   std::vector<OptimizeTextureReport> textures;  // the textures pass's rows (OptimizeReport::textures)
   Status status = Ok{};  // a pass that cannot go on (a missing encoder, a corrupt image) sets it: runPasses stops there
 };
@@ -23,6 +25,7 @@ using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& opt
 
 void dropUnreadAttributes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void dropZeroDirectionDeltas(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void weldIdenticalVertices(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void planNodeDequantization(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void encodeTextures(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 
