@@ -105,9 +105,10 @@ class KeptMappings {
   std::vector<Kept> kept_;  // oldest first
 };
 
+// Never destroyed: a thread still loading while the process exits must not find it gone (the kernel unmaps at exit).
 KeptMappings& keptMappings() {
-  static KeptMappings kept;
-  return kept;
+  static KeptMappings* kept = new KeptMappings;
+  return *kept;
 }
 
 }  // namespace
