@@ -141,10 +141,14 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     if (!reloaded) {
       return fail(reloaded.error().code, "optimize: the output does not load back: " + reloaded.error().message);
     }
-    if (Status s = optimize_detail::comparePoses(input, *reloaded, report.bound, report, options); !s) return s.error();
-    if (report.max_distance <= report.bound) {
+    if (Status s =
+            optimize_detail::comparePoses(input, *reloaded, report.bound, report, options, document->vertex_remap);
+        !s)
+      return s.error();
+    if (report.max_distance + 2.0 * report.fast_gap <= report.bound) {
       report.after = optimize_detail::outputParts(*encoded, *glb);
       report.output_bytes = glb->size();
+      report.vertex_remap = document->vertex_remap;
       report.notes = encoded->notes;
       progress("done", 1.0);
       return glb;
@@ -175,6 +179,7 @@ std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, s
   json.field("boundMm", r.bound * 1000.0).field("diagonalM", r.diagonal);
   json.field("maxDistanceMm", r.max_distance * 1000.0).field("maxDistanceMmPerM", r.max_distance * per_metre);
   json.field("worst", std::string_view(r.worst));
+  json.field("fastPathGapMm", r.fast_gap * 1000.0);
   json.key("errors").beginArray();
   for (const OptimizeError& e : r.errors) {
     json.beginObject();

@@ -107,7 +107,9 @@ double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, d
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).
+// `vertex_remap` (PassDocument::vertex_remap): the output vertex of each input vertex where a pass merged vertices.
 Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
-                    const OptimizeOptions& options);
+                    const OptimizeOptions& options,
+                    const std::vector<std::vector<std::vector<uint32_t>>>& vertex_remap);
 
 }  // namespace morphkit::optimize_detail
