@@ -5,7 +5,7 @@
 //
 // Variants per asset:
 //   morphkit/file    loadAsset(path): map + parse + resolve buffers (the BIN chunk a view into the mapping) +
-//                    validate
+//                    validate; from the second iteration on, mapFile hands out the mapping it kept (no fault)
 //   morphkit/fileread  the same with LoadOptions::map_files = false: the file read into memory, BIN copied out
 //   morphkit/memory  loadAssetFromMemory(bytes): the same without the file read
 //   tinygltf/file    TinyGLTF::LoadBinaryFromFile
@@ -13,11 +13,14 @@
 //   FileBytes/map|read/SIZE  a SIZE-byte file brought into memory and every cache line read, by mmap (what mapFile
 //                    does for a file of at least kMapMinBytes) or by readFile: where mapping starts to pay
 // tinygltf gets a no-op image loader (morphkit never decodes images; neither asset has any anyway).
-// Counter: bytes = .glb bytes per second. Shared assets come from $MORPHKIT_SHARED_DIR (default ../shared).
-// `load_bench --once KIND FILE` times a single load in a fresh process instead (see loadOnce).
+// Counters: bytes = .glb bytes per second; faults = page faults per load (getrusage minor + major: the per-page
+// kernel work that makes mapping slow on some machines, docs/PERFORMANCE.md "Repeated loads"). Shared assets come from
+// $MORPHKIT_SHARED_DIR (default ../shared). `load_bench --once KIND FILE` times a single load in a fresh process
+// instead (see loadOnce).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -80,6 +83,13 @@ const Input& input(int which) {
 
 const char* kNames[2] = {"MorphSkinBlob52", "make-demo-default"};
 
+// This process's page faults so far.
+long pageFaults() {
+  struct rusage usage;
+  ::getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt + usage.ru_majflt;
+}
+
 bool ready(benchmark::State& state, const Input& in) {
   if (in.bytes.empty()) {
     state.SkipWithError(("input missing: " + in.path.string()).c_str());
@@ -89,8 +99,10 @@ bool ready(benchmark::State& state, const Input& in) {
   return true;
 }
 
-void finish(benchmark::State& state, const Input& in) {
+// `faults`: pageFaults() before the loop.
+void finish(benchmark::State& state, const Input& in, long faults) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(in.bytes.size()));
+  state.counters["faults"] = benchmark::Counter(double(pageFaults() - faults), benchmark::Counter::kAvgIterations);
 }
 
 void morphkitFile(benchmark::State& state, bool map_files) {
@@ -98,6 +110,7 @@ void morphkitFile(benchmark::State& state, bool map_files) {
   if (!ready(state, in)) return;
   LoadOptions options;
   options.map_files = map_files;
+  const long faults = pageFaults();
   for (auto _ : state) {
     auto asset = loadAsset(in.path, options);
     if (!asset) {
@@ -106,7 +119,7 @@ void morphkitFile(benchmark::State& state, bool map_files) {
     }
     benchmark::DoNotOptimize(asset->accessors.data());
   }
-  finish(state, in);
+  finish(state, in, faults);
 }
 
 void BM_MorphkitFile(benchmark::State& state) {
@@ -119,6 +132,7 @@ void BM_MorphkitFileRead(benchmark::State& state) {
 void BM_MorphkitMemory(benchmark::State& state) {
   const Input& in = input(int(state.range(0)));
   if (!ready(state, in)) return;
+  const long faults = pageFaults();
   for (auto _ : state) {
     auto asset = loadAssetFromMemory(in.bytes, in.path.parent_path());
     if (!asset) {
@@ -127,7 +141,7 @@ void BM_MorphkitMemory(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(asset->accessors.data());
   }
-  finish(state, in);
+  finish(state, in, faults);
 }
 
 // Maps or reads a file of state.range(0) bytes, then reads one byte per cache line (the loader reads them all).
@@ -219,6 +233,7 @@ bool noImage(tinygltf::Image*, const int, std::string*, std::string*, int, int, 
 void BM_TinygltfFile(benchmark::State& state) {
   const Input& in = input(int(state.range(0)));
   if (!ready(state, in)) return;
+  const long faults = pageFaults();
   for (auto _ : state) {
     tinygltf::TinyGLTF loader;
     loader.SetImageLoader(noImage, nullptr);
@@ -230,12 +245,13 @@ void BM_TinygltfFile(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(model.accessors.data());
   }
-  finish(state, in);
+  finish(state, in, faults);
 }
 
 void BM_TinygltfMemory(benchmark::State& state) {
   const Input& in = input(int(state.range(0)));
   if (!ready(state, in)) return;
+  const long faults = pageFaults();
   for (auto _ : state) {
     tinygltf::TinyGLTF loader;
     loader.SetImageLoader(noImage, nullptr);
@@ -248,7 +264,7 @@ void BM_TinygltfMemory(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(model.accessors.data());
   }
-  finish(state, in);
+  finish(state, in, faults);
 }
 #endif
 

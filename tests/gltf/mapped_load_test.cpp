@@ -138,6 +138,70 @@ TEST(MappedLoad, TheAssetAndItsCopiesOutliveTheFilesName) {
   EXPECT_TRUE(validateAsset(copy));
 }
 
+// Whether any file mapping of this process is of `name` (as /proc/self/maps words it, " (deleted)" included).
+bool mappedAnywhere(const std::string& name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (endsWith(line, " " + name)) return true;
+  }
+  return false;
+}
+
+// A repeated load of the same file reuses its mapping (pages already in the page tables: docs/PERFORMANCE.md,
+// "Repeated loads") and reads what a fresh mapping would: the file's current bytes, after an in-place rewrite too;
+// a file replaced by rename is mapped afresh, and a deleted one is let go at the next mapFile call.
+TEST(MappedLoad, ALoadedFileStaysMappedForItsNextLoadAndShowsItsCurrentBytes) {
+  const auto dir = test::scratchDir();
+  std::vector<uint8_t> bin;
+  const auto path = writeGlb(dir, &bin);
+  const std::string name = std::filesystem::canonical(path).string();
+  const uint8_t* first = nullptr;
+  {
+    auto asset = loadAsset(path);
+    ASSERT_LOADED(asset);
+    first = asset->buffers[0].data.data();
+  }
+  EXPECT_EQ(mappedFileAt(first), name);  // kept after the Asset is gone
+  auto again = loadAsset(path);
+  ASSERT_LOADED(again);
+  EXPECT_EQ(again->buffers[0].data.data(), first);
+  EXPECT_EQ(again->buffers[0].data, bin);
+
+  // Rewritten in place, same size: the kept mapping is reused and shows the new bytes.
+  std::vector<uint8_t> file = fileBytes(path);
+  const size_t bin_offset = file.size() - bin.size();
+  const float changed = 123.5f;
+  std::memcpy(file.data() + bin_offset, &changed, 4);
+  {
+    std::fstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+    out.write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));
+  }
+  auto rewritten = loadAsset(path);
+  ASSERT_LOADED(rewritten);
+  EXPECT_EQ(rewritten->buffers[0].data.data(), first);
+  EXPECT_EQ(readAccessorFloats(*rewritten, 0)[0], changed);
+
+  // Replaced by rename (a new inode): mapped afresh, the new bytes.
+  const float replaced = -9.25f;
+  std::memcpy(file.data() + bin_offset, &replaced, 4);
+  ASSERT_TRUE(writeFileAtomic(path, std::span<const uint8_t>(file)));
+  auto renamed = loadAsset(path);
+  ASSERT_LOADED(renamed);
+  EXPECT_EQ(readAccessorFloats(*renamed, 0)[0], replaced);
+  EXPECT_EQ(readAccessorFloats(*again, 0)[0], changed);  // the earlier Assets keep the old inode's bytes
+
+  // Deleted while nothing holds it: gone from the process at the next mapFile call.
+  again = fail(Error::kIo, "dropped");
+  rewritten = fail(Error::kIo, "dropped");
+  renamed = fail(Error::kIo, "dropped");
+  std::filesystem::remove(path);
+  EXPECT_TRUE(mappedAnywhere(name + " (deleted)"));
+  std::filesystem::create_directories(dir / "other");
+  ASSERT_TRUE(mapFile(writeGlb(dir / "other")));
+  EXPECT_FALSE(mappedAnywhere(name + " (deleted)"));
+}
+
 TEST(MappedLoad, ExternalBinIsMappedAndCutToByteLengthWithoutACopy) {
   const auto dir = test::scratchDir();
   std::vector<uint8_t> bin = floatBytes(kFloats + 100);  // 400 bytes more than byteLength

@@ -25,6 +25,9 @@ Expected<std::vector<uint8_t>> readFile(const std::filesystem::path& path, size_
 // The mapped bytes are the file's: another process that writes into it changes them, and one that truncates it
 // makes reading the lost pages raise SIGBUS (docs/SECURITY.md says when that matters; loadAsset's
 // LoadOptions::map_files turns mapping off). Files that morphkit writes are replaced by rename, never truncated.
+// The last four mappings (1 GiB at most) stay mapped after their last view is gone, and the next mapFile of the same
+// inode at the same size shares one instead of mapping it again (a repeated load then takes no page fault); one
+// whose name is gone or names another file is let go at the next call.
 inline constexpr size_t kMapMinBytes = size_t(64) << 10;
 Expected<BufferBytes> mapFile(const std::filesystem::path& path, size_t max_bytes = size_t(4) << 30);
 
