@@ -110,4 +110,11 @@ double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, d
 Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
                     const OptimizeOptions& options);
 
+// Whether some primitive of `edited` (the passes' output) has another vertex count than in `input` (a simplification).
+bool vertexCountsChanged(const Asset& input, const Asset& edited);
+// Poses `original` and `optimized` at every verified pose and fills report.surface_errors: per category, the largest
+// two-sided surface distance (surfaceDistance) over the triangle primitives whose vertex counts differ.
+Status compareSurfaces(const Asset& original, const Asset& optimized, OptimizeReport& report,
+                       const OptimizeOptions& options);
+
 }  // namespace morphkit::optimize_detail

@@ -17,6 +17,7 @@ struct NamedPass {
 constexpr NamedPass kPasses[] = {
     {"drop-attributes", dropUnreadAttributes},
     {"drop-direction-deltas", dropZeroDirectionDeltas},
+    {"simplify", simplifyMeshes},
     {"node-dequantization", planNodeDequantization},
 };
 static_assert(std::size(kPasses) == std::size(kOptimizePassNames));

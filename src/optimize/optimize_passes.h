@@ -22,6 +22,7 @@ using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& opt
 void dropUnreadAttributes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void dropZeroDirectionDeltas(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void planNodeDequantization(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void simplifyMeshes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 
 // Runs every pass of kOptimizePassNames in order on a copy of `input`, skipping options.skip_passes; fails
 // (kInvalidArgument) for a skipped name that is no pass.

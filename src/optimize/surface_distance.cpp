@@ -92,8 +92,12 @@ class TriangleGrid {
     stamp_.assign(triangles, 0);
   }
 
-  // The squared distance from p to the nearest triangle.
-  double nearest2(const Vec& p) {
+  double distance2To(const Vec& p, uint32_t t) const {
+    return triangleDistance2(p, corner(t, 0), corner(t, 1), corner(t, 2));
+  }
+
+  // The squared distance from p to the nearest triangle, whose index goes to `nearest`.
+  double nearest2(const Vec& p, uint32_t& nearest) {
     ++query_;
     int c[3];
     for (int i = 0; i < 3; ++i) c[i] = cellOf(p[size_t(i)], i);
@@ -109,7 +113,7 @@ class TriangleGrid {
           const int step = face || r == 0 ? 1 : 2 * r;  // inside the box's z and y faces only its x ends are new
           for (int x = face ? x0 : c[0] - r; x <= x1; x += step) {
             if (x < x0) continue;
-            best = std::min(best, cellNearest2(p, (size_t(z) * size_t(n_[1]) + size_t(y)) * size_t(n_[0]) + size_t(x)));
+            cellNearest2(p, (size_t(z) * size_t(n_[1]) + size_t(y)) * size_t(n_[0]) + size_t(x), best, nearest);
           }
         }
       }
@@ -151,15 +155,17 @@ class TriangleGrid {
     }
   }
 
-  double cellNearest2(const Vec& p, size_t cell) {
-    double best = std::numeric_limits<double>::infinity();
+  void cellNearest2(const Vec& p, size_t cell, double& best, uint32_t& nearest) {
     for (uint32_t i = start_[cell]; i < start_[cell + 1]; ++i) {
       const uint32_t t = items_[i];
       if (stamp_[t] == query_) continue;  // met in another cell already
       stamp_[t] = query_;
-      best = std::min(best, triangleDistance2(p, corner(t, 0), corner(t, 1), corner(t, 2)));
+      const double d2 = distance2To(p, t);
+      if (d2 < best) {
+        best = d2;
+        nearest = t;
+      }
     }
-    return best;
   }
 
   const TriangleSurface& surface_;
@@ -182,6 +188,7 @@ void bounds(const TriangleSurface& s, double lo[3], double hi[3]) {
 // The largest distance from `from`'s lattice samples to `to`'s triangles, into `result` where it grows.
 void oneSide(const TriangleSurface& from, TriangleGrid& to, double spacing, bool on_first, SurfaceDistance& result) {
   double worst2 = result.distance * result.distance;
+  uint32_t hint = 0;  // the previous sample's nearest triangle: neighbouring samples mostly share it
   for (size_t t = 0; t < from.indices.size(); t += 3) {
     const Vec a = vertex(from, from.indices[t]), b = vertex(from, from.indices[t + 1]);
     const Vec c = vertex(from, from.indices[t + 2]);
@@ -191,7 +198,9 @@ void oneSide(const TriangleSurface& from, TriangleGrid& to, double spacing, bool
       for (int j = 0; i + j <= n; ++j) {
         const double u = double(i) / n, v = double(j) / n, w = 1 - u - v;
         const Vec p = {w * a[0] + u * b[0] + v * c[0], w * a[1] + u * b[1] + v * c[1], w * a[2] + u * b[2] + v * c[2]};
-        const double d2 = to.nearest2(p);
+        // A sample already within the largest distance of some triangle cannot raise it: no search needed.
+        if (to.distance2To(p, hint) <= worst2) continue;
+        const double d2 = to.nearest2(p, hint);
         if (d2 <= worst2) continue;
         worst2 = d2;
         result.distance = std::sqrt(d2);

@@ -37,6 +37,12 @@ struct OptimizeOptions {
   bool keep_nodes = false;       // true: no node is added (an unskinned mesh that needs one keeps float positions)
   // Passes not to run, by name (kOptimizePassNames): for measuring each pass alone; an unknown name is an error.
   std::vector<std::string> skip_passes;
+  // Levels of detail (docs/OPTIMIZE.md, "Levels of detail"): the fraction of each triangle primitive's triangles to
+  // keep, in (0, 1]; 0 or 1: no simplification. Collapses are priced at the rest pose, every target alone and
+  // animation poses, and each kept vertex keeps its data exactly.
+  double simplify_ratio = 0.0;
+  // The largest collapse error the simplification may reach (world space, millimetres); 0: no limit.
+  double simplify_error_mm = 0.0;
   ThreadPool* pool = nullptr;  // optional, owned by the caller: the verification's poses split across it
   // Called between steps with a short description and the fraction done (0..1); may be empty.
   std::function<void(std::string_view step, double done)> progress;
@@ -62,7 +68,8 @@ struct OptimizeParts {
 };
 
 // The passes, in the order they run (docs/OPTIMIZE.md, "Passes").
-inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "node-dequantization"};
+inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "simplify",
+                                                     "node-dequantization"};
 
 // What one pass did.
 struct OptimizePassReport {
@@ -88,6 +95,10 @@ struct OptimizeReport {
   std::vector<OptimizePassReport> passes;  // one per kOptimizePassNames entry, in order
   uint32_t attempts = 0;                   // encodings tried: a finer grid follows one that misses the bound
   std::vector<std::string> notes;          // what was kept as it was and why (one line each)
+  // With simplify_ratio: per category, the largest two-sided surface distance between the input's and the output's
+  // posed triangles (sampled, optimize_detail::surfaceDistance), where the simplification changed a primitive's
+  // vertices; `errors` then holds the encoding's error against the simplified mesh.
+  std::vector<OptimizeError> surface_errors;
 };
 
 // Fails (kInvalidArgument) for a bound <= 0 or NaN; (kInvalidGltf) for an asset whose document holds extensions
@@ -98,8 +109,9 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 
 // The report as one JSON object (`morphkit optimize --json`, Python's morphkit.optimize; docs/OPTIMIZE.md):
 // file, out, boundMm, diagonalM, maxDistanceMm, maxDistanceMmPerM, worst, errors[{category, poses, maxDistanceMm,
-// maxDistanceMmPerM, maxNormalDeg, worst}], before/after {targets, base, animation, images, other, total},
-// passes[{name, ran, changes, bytesRemoved}], inputBytes, outputBytes, attempts, notes.
+// maxDistanceMmPerM, maxNormalDeg, worst}], surfaceErrors (after a simplification: the same, less maxNormalDeg),
+// before/after {targets, base, animation, images, other, total}, passes[{name, ran, changes, bytesRemoved}],
+// inputBytes, outputBytes, attempts, notes.
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out);
 
 }  // namespace morphkit
