@@ -178,7 +178,7 @@ def optimize(
     max_error_rel: the bound as a fraction of the rest pose's bounding-box diagonal (default 2e-4); give one.
     meshopt=False writes quantization alone. keep_attributes keeps a TEXCOORD_n or TANGENT no material reads;
     keep_nodes adds no node for an unskinned mesh's dequantization; skip_passes names passes not to run
-    ("drop-attributes", "drop-direction-deltas", "node-dequantization"), an unknown one raises. The report's
+    ("drop-attributes", "drop-direction-deltas", "weld", "node-dequantization"), an unknown one raises. The report's
     "passes" says what each pass changed. An existing out is replaced whole, as every command replaces its output
     file (docs/CLI.md, "The overwrite rule"); out equal to path, a bound <= 0 or NaN raise InvalidArgumentError; a
     bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).

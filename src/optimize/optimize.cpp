@@ -118,7 +118,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
   if (!document) return document.error();
   // A simplified mesh has other vertices than the input's: the encoding is verified against the simplified one, and
   // the simplification itself as surfaces (optimize_detail::compareSurfaces).
-  const bool simplified = optimize_detail::vertexCountsChanged(input, document->asset);
+  const bool simplified = document->simplified;
   const Asset& reference = simplified ? document->asset : input;
   Expected<std::vector<optimize_detail::SkinnedDraw>> draws = optimize_detail::skinnedDraws(input);
   if (!draws) return draws.error();
@@ -150,15 +150,20 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     if (!reloaded) {
       return fail(reloaded.error().code, "optimize: the output does not load back: " + reloaded.error().message);
     }
-    if (Status s = optimize_detail::comparePoses(reference, *reloaded, report.bound, report, options); !s) {
+    // Against the simplified mesh vertex by vertex; otherwise against the input, through the weld's vertex map.
+    const std::vector<std::vector<std::vector<uint32_t>>> no_remap;
+    if (Status s = optimize_detail::comparePoses(reference, *reloaded, report.bound, report, options,
+                                                 simplified ? no_remap : document->vertex_remap);
+        !s) {
       return s.error();
     }
-    if (report.max_distance <= report.bound) {
+    if (report.max_distance + 2.0 * report.fast_gap <= report.bound) {
       if (simplified) {
         if (Status s = optimize_detail::compareSurfaces(input, *reloaded, report, options); !s) return s.error();
       }
       report.after = optimize_detail::outputParts(*encoded, *glb);
       report.output_bytes = glb->size();
+      report.vertex_remap = document->vertex_remap;
       report.notes = encoded->notes;
       progress("done", 1.0);
       return glb;
@@ -189,6 +194,7 @@ std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, s
   json.field("boundMm", r.bound * 1000.0).field("diagonalM", r.diagonal);
   json.field("maxDistanceMm", r.max_distance * 1000.0).field("maxDistanceMmPerM", r.max_distance * per_metre);
   json.field("worst", std::string_view(r.worst));
+  json.field("fastPathGapMm", r.fast_gap * 1000.0);
   json.key("errors").beginArray();
   for (const OptimizeError& e : r.errors) {
     json.beginObject();

@@ -99,6 +99,28 @@ uint32_t OptimizeEncoder::rawCopy(uint32_t accessor, ViewPart part) {
   return addAccessor(s, part, kArrayBuffer, true);
 }
 
+// Normalized integer keys (rotations and weights an earlier compressor quantized, §3.11) kept as they are stored:
+// exact, and a quarter or half the bytes floats would take. Packed tightly (animation views have no stride), the
+// stream padded to 4 bytes and given to meshoptimizer 4 bytes at a time, as it needs a multiple of 4.
+Stream OptimizeEncoder::tightIntegers(const Accessor& a) const {
+  const BufferView& view = input_.buffer_views[a.buffer_view];
+  const uint32_t element = elementSize(a.component_type, a.type);
+  const uint32_t stride = view.byte_stride ? view.byte_stride : element;
+  Stream s;
+  s.component = a.component_type;
+  s.normalized = a.normalized;
+  s.type = a.type;
+  s.count = a.count;
+  s.stride = paddedStride(element);
+  s.min = a.min;
+  s.max = a.max;
+  s.bytes.assign(paddedStride(uint32_t(size_t(a.count) * element)), 0);
+  const uint8_t* base = input_.buffers[view.buffer].data.data() + view.byte_offset + a.byte_offset;
+  for (uint32_t i = 0; i < a.count; ++i)
+    std::memcpy(s.bytes.data() + size_t(i) * element, base + size_t(i) * stride, element);
+  return s;
+}
+
 // Key times and values stay exact: glTF puts no range on morph weights, and STEP and CUBICSPLINE keep their keys.
 void OptimizeEncoder::encodeAnimations() {
   for (Animation& animation : out_.asset.animations) {
@@ -110,11 +132,15 @@ void OptimizeEncoder::encodeAnimations() {
           continue;
         }
         const Accessor& a = input_.accessors[*accessor];
-        const std::vector<float> values = readAccessorFloats(input_, *accessor);
-        const uint32_t made =
-            addShared(packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false,
-                             a.type, accessor == &sampler.input || !a.min.empty()),
-                      "ANIMATION", ViewPart::kAnimation, 0);
+        uint32_t made = kNone;
+        if (a.component_type != ComponentType::kFloat && !a.has_sparse && a.buffer_view != kNone) {
+          made = addShared(tightIntegers(a), "ANIMATION", ViewPart::kAnimation, 0);
+        } else {
+          const std::vector<float> values = readAccessorFloats(input_, *accessor);
+          made = addShared(packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false,
+                                  a.type, accessor == &sampler.input || !a.min.empty()),
+                           "ANIMATION", ViewPart::kAnimation, 0);
+        }
         done_[key] = made;
         *accessor = made;
       }

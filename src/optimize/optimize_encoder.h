@@ -65,6 +65,7 @@ class OptimizeEncoder {
   uint32_t indices(const Primitive& primitive, uint32_t vertices);
   void encodePrimitive(uint32_t mesh, Primitive& primitive);
   void encodeAnimations();
+  Stream tightIntegers(const Accessor& accessor) const;
   void encodeSkinsAndImages();
 
   const Asset& input_;

@@ -107,11 +107,11 @@ double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, d
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).
+// `vertex_remap` (PassDocument::vertex_remap): the output vertex of each input vertex where a pass merged vertices.
 Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
-                    const OptimizeOptions& options);
+                    const OptimizeOptions& options,
+                    const std::vector<std::vector<std::vector<uint32_t>>>& vertex_remap);
 
-// Whether some primitive of `edited` (the passes' output) has another vertex count than in `input` (a simplification).
-bool vertexCountsChanged(const Asset& input, const Asset& edited);
 // Poses `original` and `optimized` at every verified pose and fills report.surface_errors: per category, the largest
 // two-sided surface distance (surfaceDistance) over the triangle primitives whose vertex counts differ.
 Status compareSurfaces(const Asset& original, const Asset& optimized, OptimizeReport& report,

@@ -17,6 +17,7 @@ struct NamedPass {
 constexpr NamedPass kPasses[] = {
     {"drop-attributes", dropUnreadAttributes},
     {"drop-direction-deltas", dropZeroDirectionDeltas},
+    {"weld", weldIdenticalVertices},
     {"simplify", simplifyMeshes},
     {"node-dequantization", planNodeDequantization},
 };
@@ -71,6 +72,8 @@ Expected<PassDocument> runPasses(const Asset& input, const OptimizeOptions& opti
   PassDocument document;
   document.asset = input;
   document.mesh_carriers.assign(input.meshes.size(), {});
+  document.vertex_remap.resize(input.meshes.size());
+  for (size_t m = 0; m < input.meshes.size(); ++m) document.vertex_remap[m].resize(input.meshes[m].primitives.size());
   reports.clear();
   for (const NamedPass& pass : kPasses) {
     OptimizePassReport report;

@@ -15,12 +15,16 @@ struct PassDocument {
   Asset asset;  // a copy of the input; mesh, primitive and accessor indices stay the input's
   // Per mesh: the node whose local transform carries the mesh's dequantization (node-dequantization), or kNone.
   std::vector<std::vector<uint32_t>> mesh_carriers;
+  // Per mesh, per primitive: the output vertex of each input vertex (weld); empty where vertices kept their order.
+  std::vector<std::vector<std::vector<uint32_t>>> vertex_remap;
+  bool simplified = false;  // the simplify pass changed a primitive's triangles (verified by surface distance then)
 };
 
 using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 
 void dropUnreadAttributes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void dropZeroDirectionDeltas(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void weldIdenticalVertices(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void planNodeDequantization(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void simplifyMeshes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 

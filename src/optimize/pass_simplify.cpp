@@ -185,6 +185,7 @@ void simplifyMeshes(PassDocument& document, const OptimizeOptions& options, Opti
         continue;
       }
       compactPrimitive(asset, primitive, result);
+      document.simplified = true;
       report.changes.push_back(label + ": " + std::to_string(indices.size() / 3) + " -> " +
                                std::to_string(result.indices.size() / 3) + " triangles, " + std::to_string(vertices) +
                                " -> " + std::to_string(result.kept_vertices.size()) + " vertices over " +

@@ -16,11 +16,6 @@ namespace {
 // mesh; every vertex is a sample, so the figure misses at most a bulge narrower than that between them.
 constexpr double kSampleSpacing = 1.0 / 200.0;
 
-uint32_t vertexCount(const Asset& asset, const Primitive& primitive) {
-  const uint32_t position = findAttribute(primitive.attributes, "POSITION");
-  return position == kNone ? 0 : asset.accessors[position].count;
-}
-
 std::vector<uint32_t> triangleIndices(const PosedPrimitive& posed) {
   if (!posed.indices.empty()) return posed.indices;
   std::vector<uint32_t> identity(posed.vertex_count);
@@ -29,17 +24,6 @@ std::vector<uint32_t> triangleIndices(const PosedPrimitive& posed) {
 }
 
 }  // namespace
-
-bool vertexCountsChanged(const Asset& input, const Asset& edited) {
-  for (size_t m = 0; m < input.meshes.size() && m < edited.meshes.size(); ++m) {
-    const Mesh& a = input.meshes[m];
-    const Mesh& b = edited.meshes[m];
-    for (size_t p = 0; p < a.primitives.size() && p < b.primitives.size(); ++p) {
-      if (vertexCount(input, a.primitives[p]) != vertexCount(edited, b.primitives[p])) return true;
-    }
-  }
-  return false;
-}
 
 Status compareSurfaces(const Asset& original, const Asset& optimized, OptimizeReport& report,
                        const OptimizeOptions& options) {

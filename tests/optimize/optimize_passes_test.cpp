@@ -72,11 +72,11 @@ TEST(OptimizePasses, ReportListsEveryPassInOrder) {
 TEST(OptimizePasses, AnUnknownPassNameIsRefused) {
   MORPHKIT_REQUIRE_SHARED();
   OptimizeOptions options;
-  options.skip_passes = {"weld"};
+  options.skip_passes = {"reorder"};
   OptimizeReport report;
   Expected<std::vector<uint8_t>> glb = optimizeAsset(cube(), options, report);
   ASSERT_FALSE(glb.ok());
-  EXPECT_NE(glb.error().message.find("no pass is named 'weld'"), std::string::npos) << glb.error().message;
+  EXPECT_NE(glb.error().message.find("no pass is named 'reorder'"), std::string::npos) << glb.error().message;
 }
 
 // The cube's material has no texture: its TANGENT is read by nothing and goes, unless --keep-attributes.
@@ -176,6 +176,46 @@ TEST(OptimizePasses, ANodeWithChildrenGetsADequantizingChild) {
   EXPECT_EQ(kept.asset.nodes[0].mesh, 0u);
   EXPECT_NE(pass(kept.report, "node-dequantization").changes[0].find("--keep-nodes"), std::string::npos);
   EXPECT_LE(kept.report.max_distance, kept.report.bound);
+}
+
+// The cube drawn without indices: every corner repeated for each triangle that uses it. The repeats are identical in
+// position, normal, tangent and every target's deltas, so they weld back into one vertex each; input vertex v is
+// output vertex remap[v], and every pose holds the bound through that map.
+TEST(OptimizePasses, IdenticalVerticesWeldAndTheVerificationFollowsThem) {
+  MORPHKIT_REQUIRE_SHARED();
+  Asset input = cube();
+  Primitive& primitive = input.meshes[0].primitives[0];
+  const std::vector<uint32_t> indices = readAccessorUints(input, primitive.indices);
+  auto expand = [&](Attribute& attribute) {
+    const uint32_t n = componentCount(input.accessors[attribute.accessor].type);
+    const std::vector<float> values = readAccessorFloats(input, attribute.accessor);
+    std::vector<float> expanded;
+    for (uint32_t index : indices)
+      expanded.insert(expanded.end(), &values[size_t(index) * n], &values[size_t(index) * n] + n);
+    attribute.accessor =
+        appendAccessor(input, std::span<const float>(expanded), input.accessors[attribute.accessor].type,
+                       {.min_max = attribute.name == "POSITION"});
+  };
+  for (Attribute& attribute : primitive.attributes) expand(attribute);
+  for (MorphTarget& target : primitive.targets) {
+    for (Attribute& attribute : target.attributes) expand(attribute);
+  }
+  primitive.indices = kNone;
+  input = test::validated(std::move(input));
+  const Optimized run = optimizeOrDie(input);
+  const std::vector<std::string>& changes = pass(run.report, "weld").changes;
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_NE(changes[0].find("36 -> 24 vertices"), std::string::npos) << changes[0];
+  EXPECT_EQ(positionOf(run.asset).count, 24u);
+  ASSERT_EQ(run.report.vertex_remap.size(), 1u);
+  EXPECT_EQ(run.report.vertex_remap[0][0].size(), 36u);
+  EXPECT_LE(run.report.max_distance, run.report.bound);
+
+  OptimizeOptions skip;
+  skip.skip_passes = {"weld"};
+  const Optimized unwelded = optimizeOrDie(input, skip);
+  EXPECT_EQ(positionOf(unwelded.asset).count, 36u);
+  EXPECT_TRUE(unwelded.report.vertex_remap[0][0].empty());
 }
 
 // skin_morph's TwoPrims has a target without POSITION beside one with it: three.js adds weight × the stored base there

@@ -4,14 +4,14 @@
 //
 // optimizeAsset first runs named passes over a copy of the document, in a fixed order, each reporting what it
 // changed (OptimizePassReport; docs/OPTIMIZE.md, "Passes"): attributes nothing reads dropped, direction deltas that
-// are zero everywhere dropped, unskinned meshes given a dequantizing node. Then it writes a smaller .glb: every
-// attribute and every morph target quantized
-// (KHR_mesh_quantization) on a grid of its own chosen from the bound, then EXT_meshopt_compression; animations,
-// node hierarchy, names, materials, images, extras and every other extension kept as the input has them (the
-// writer edits the input's document, morphkit/gltf/glb_writer.h). It then loads its own output and poses both files on
-// the CPU reference path in world space — the rest pose, every target alone at weight 1, the default weights, every
-// animation at every key time, every midpoint between keys and the clip end — and fails, returning no bytes, when a
-// vertex of any pose is further than the bound from the input's.
+// are zero everywhere dropped, vertices identical in everything welded, unskinned meshes given a dequantizing node.
+// Then it writes a smaller .glb: every attribute and every morph target quantized (KHR_mesh_quantization) on a grid of
+// its own chosen from the bound, then EXT_meshopt_compression; animations, node hierarchy, names, materials, images,
+// extras and every other extension kept as the input has them (the writer edits the input's document,
+// morphkit/gltf/glb_writer.h). It then loads its own output and poses both files on the CPU fast path in world space, a
+// sample also on the reference path (OptimizeReport::fast_gap) — the rest pose, every target alone at weight 1, the
+// default weights, every animation at every key time, every midpoint between keys and the clip end — and fails,
+// returning no bytes, when a vertex of any pose is further than the bound from the input's.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -68,7 +68,7 @@ struct OptimizeParts {
 };
 
 // The passes, in the order they run (docs/OPTIMIZE.md, "Passes").
-inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "simplify",
+inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "weld", "simplify",
                                                      "node-dequantization"};
 
 // What one pass did.
@@ -87,14 +87,21 @@ struct OptimizeReport {
   std::vector<OptimizeError> errors;  // one per category that has poses
   double max_distance = 0.0;          // over every category
   std::string worst;                  // its pose and vertex
+  // Poses are verified on the fast multi-threaded path; a sample (the first of each category, every 16th, and the
+  // worst) also on the reference path. The largest distance between the two paths' vertices on that sample (metres):
+  // a pose passes when its distance plus twice this is within the bound.
+  double fast_gap = 0.0;
   OptimizeParts before, after;
   // The input's size on disk: its .gltf or .glb file plus the .bin and image files it names (data: URIs are inside
   // the file already); 0 for an asset not loaded from a file.
   uint64_t input_bytes = 0;
   uint64_t output_bytes = 0;
   std::vector<OptimizePassReport> passes;  // one per kOptimizePassNames entry, in order
-  uint32_t attempts = 0;                   // encodings tried: a finer grid follows one that misses the bound
-  std::vector<std::string> notes;          // what was kept as it was and why (one line each)
+  // Per mesh, per primitive: the output vertex of each input vertex, where the weld pass merged vertices (empty where
+  // the primitive's vertices kept their order), for a caller that keeps per-vertex data of its own.
+  std::vector<std::vector<std::vector<uint32_t>>> vertex_remap;
+  uint32_t attempts = 0;           // encodings tried: a finer grid follows one that misses the bound
+  std::vector<std::string> notes;  // what was kept as it was and why (one line each)
   // With simplify_ratio: per category, the largest two-sided surface distance between the input's and the output's
   // posed triangles (sampled, optimize_detail::surfaceDistance), where the simplification changed a primitive's
   // vertices; `errors` then holds the encoding's error against the simplified mesh.
@@ -109,9 +116,9 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 
 // The report as one JSON object (`morphkit optimize --json`, Python's morphkit.optimize; docs/OPTIMIZE.md):
 // file, out, boundMm, diagonalM, maxDistanceMm, maxDistanceMmPerM, worst, errors[{category, poses, maxDistanceMm,
-// maxDistanceMmPerM, maxNormalDeg, worst}], surfaceErrors (after a simplification: the same, less maxNormalDeg),
-// before/after {targets, base, animation, images, other, total}, passes[{name, ran, changes, bytesRemoved}],
-// inputBytes, outputBytes, attempts, notes.
+// maxDistanceMmPerM, maxNormalDeg, worst}], fastPathGapMm, surfaceErrors (after a simplification: the same, less
+// maxNormalDeg), before/after {targets, base, animation, images, other, total}, passes[{name, ran, changes,
+// bytesRemoved}], inputBytes, outputBytes, attempts, notes.
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out);
 
 }  // namespace morphkit
