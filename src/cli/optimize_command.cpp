@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--keep-attributes]
-// [--keep-nodes] [--skip-pass NAME]... [--textures keep|webp|ktx2] [--texture-size N] [--texture-min-psnr DB] [--json]`
+// [--keep-nodes] [--skip-pass NAME]... [--simplify R [--simplify-error MM]] [--textures keep|webp|ktx2]
+// [--texture-size N] [--texture-min-psnr DB] [--json]`
 // A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize/optimize.h,
 // docs/OPTIMIZE.md).
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -33,6 +35,8 @@ struct OptimizeCommandOptions {
   std::string textures = "keep";
   uint32_t texture_size = 0;
   double texture_min_psnr = kDefaultTextureMinPsnr;
+  double simplify_ratio = 0.0;
+  double simplify_error_mm = 0.0;
   bool json = false;
   uint32_t threads = 0;
   FileAccessFlags file_access;
@@ -64,6 +68,12 @@ void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r) {
                e.max_distance * per_metre, e.max_normal_deg);
   }
   if (!r.worst.empty()) fmt::print("  worst: {}\n", shown(r.worst));
+  if (!r.surface_errors.empty()) fmt::print("  {:<16} {:>6} {:>12} {:>10}\n", "surfaces", "count", "max mm", "mm/m");
+  for (const OptimizeError& e : r.surface_errors) {
+    fmt::print("  {:<16} {:>6} {:>12.5f} {:>10.4f}\n", e.category, e.poses, e.max_distance * 1000.0,
+               e.max_distance * per_metre);
+    if (!e.worst.empty()) fmt::print("    worst: {}\n", shown(e.worst));
+  }
   fmt::print("  {:<16} {:>12} {:>12}\n", "bytes", "before", "after");
   const std::pair<const char*, uint64_t OptimizeParts::*> rows[] = {{"targets", &OptimizeParts::targets},
                                                                     {"base geometry", &OptimizeParts::base},
@@ -108,6 +118,8 @@ int run(const OptimizeCommandOptions& o) {
                                             : TextureFormat::kKeep;
   options.texture_size = o.texture_size;
   options.texture_min_psnr = o.texture_min_psnr;
+  options.simplify_ratio = o.simplify_ratio;
+  options.simplify_error_mm = o.simplify_error_mm;
   ThreadPool pool(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
   options.pool = &pool;
   ProgressBar bar("optimize", 100);
@@ -170,6 +182,23 @@ const CommandRegistration kOptimizeCommand(
                        fmt::format("a texture whose encoding decodes below this PSNR keeps its bytes (dB, default {})",
                                    kDefaultTextureMinPsnr))
            ->check(CLI::Range(1.0, 200.0));
+       auto* simplify = sub->add_option("--simplify", options->simplify_ratio,
+                                        "keep this fraction of each mesh's triangles, in (0, 1]; collapses priced "
+                                        "at the rest pose, every target and animation poses");
+       simplify->check(CLI::Validator(
+           [](std::string& text) -> std::string {
+             const double ratio = std::strtod(text.c_str(), nullptr);
+             return ratio > 0 && ratio <= 1 ? "" : text + " is not in (0, 1]";
+           },
+           "(0, 1]"));
+       sub->add_option("--simplify-error", options->simplify_error_mm,
+                       "stop simplifying before a collapse error above this, in millimetres of world space")
+           ->check(CLI::Validator(
+               [](std::string& text) -> std::string {
+                 return std::strtod(text.c_str(), nullptr) > 0 ? "" : text + " is not a positive number";
+               },
+               "> 0"))
+           ->needs(simplify);
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

@@ -83,6 +83,11 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
       options.max_error_rel < 0 || std::isinf(options.max_error_mm) || std::isinf(options.max_error_rel)) {
     return fail(Error::kInvalidArgument, "optimize: the error bound must be a positive number");
   }
+  if (!(options.simplify_ratio >= 0 && options.simplify_ratio <= 1) ||
+      !(options.simplify_error_mm >= 0 && options.simplify_error_mm < INFINITY)) {
+    return fail(Error::kInvalidArgument,
+                "optimize: the simplify ratio must be in (0, 1] and its error limit a positive number");
+  }
   for (const char* name : kPointsIntoBuffers) {
     for (const std::string& used : input.extensions_used) {
       if (used == name) {
@@ -113,6 +118,10 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
   if (!document) return document.error();
   report.texture_min_psnr = options.texture_min_psnr;
   report.textures = document->textures;
+  // A simplified mesh has other vertices than the input's: the encoding is verified against the simplified one, and
+  // the simplification itself as surfaces (optimize_detail::compareSurfaces).
+  const bool simplified = document->simplified;
+  const Asset& reference = simplified ? document->asset : input;
   Expected<std::vector<optimize_detail::SkinnedDraw>> draws = optimize_detail::skinnedDraws(input);
   if (!draws) return draws.error();
   // 8-bit skin weights first, then 16-bit; then finer grids; the last attempt keeps every position and delta as
@@ -143,11 +152,17 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     if (!reloaded) {
       return fail(reloaded.error().code, "optimize: the output does not load back: " + reloaded.error().message);
     }
-    if (Status s =
-            optimize_detail::comparePoses(input, *reloaded, report.bound, report, options, document->vertex_remap);
-        !s)
+    // Against the simplified mesh vertex by vertex; otherwise against the input, through the weld's vertex map.
+    const std::vector<std::vector<std::vector<uint32_t>>> no_remap;
+    if (Status s = optimize_detail::comparePoses(reference, *reloaded, report.bound, report, options,
+                                                 simplified ? no_remap : document->vertex_remap);
+        !s) {
       return s.error();
+    }
     if (report.max_distance + 2.0 * report.fast_gap <= report.bound) {
+      if (simplified) {
+        if (Status s = optimize_detail::compareSurfaces(input, *reloaded, report, options); !s) return s.error();
+      }
       report.after = optimize_detail::outputParts(*encoded, *glb);
       report.output_bytes = glb->size();
       report.vertex_remap = document->vertex_remap;
@@ -210,6 +225,17 @@ std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, s
     json.endObject();
   }
   json.endArray();
+  if (!r.surface_errors.empty()) {
+    json.key("surfaceErrors").beginArray();
+    for (const OptimizeError& e : r.surface_errors) {
+      json.beginObject();
+      json.field("category", std::string_view(e.category)).field("poses", e.poses);
+      json.field("maxDistanceMm", e.max_distance * 1000.0).field("maxDistanceMmPerM", e.max_distance * per_metre);
+      json.field("worst", std::string_view(e.worst));
+      json.endObject();
+    }
+    json.endArray();
+  }
   partsJson(json, "before", r.before);
   partsJson(json, "after", r.after);
   json.key("passes").beginArray();

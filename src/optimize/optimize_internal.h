@@ -112,4 +112,9 @@ Status comparePoses(const Asset& original, const Asset& optimized, double stop_a
                     const OptimizeOptions& options,
                     const std::vector<std::vector<std::vector<uint32_t>>>& vertex_remap);
 
+// Poses `original` and `optimized` at every verified pose and fills report.surface_errors: per category, the largest
+// two-sided surface distance (surfaceDistance) over the triangle primitives whose vertex counts differ.
+Status compareSurfaces(const Asset& original, const Asset& optimized, OptimizeReport& report,
+                       const OptimizeOptions& options);
+
 }  // namespace morphkit::optimize_detail

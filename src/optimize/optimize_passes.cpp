@@ -18,6 +18,7 @@ constexpr NamedPass kPasses[] = {
     {"drop-attributes", dropUnreadAttributes},
     {"drop-direction-deltas", dropZeroDirectionDeltas},
     {"weld", weldIdenticalVertices},
+    {"simplify", simplifyMeshes},
     {"node-dequantization", planNodeDequantization},
     {"textures", encodeTextures},
 };

@@ -19,6 +19,7 @@ struct PassDocument {
   std::vector<std::vector<std::vector<uint32_t>>> vertex_remap;
   std::vector<OptimizeTextureReport> textures;  // the textures pass's rows (OptimizeReport::textures)
   Status status = Ok{};  // a pass that cannot go on (a missing encoder, a corrupt image) sets it: runPasses stops there
+  bool simplified = false;  // the simplify pass changed a primitive's triangles (verified by surface distance then)
 };
 
 using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
@@ -28,6 +29,7 @@ void dropZeroDirectionDeltas(PassDocument& document, const OptimizeOptions& opti
 void weldIdenticalVertices(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void planNodeDequantization(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void encodeTextures(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void simplifyMeshes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 
 // Runs every pass of kOptimizePassNames in order on a copy of `input`, skipping options.skip_passes; fails
 // (kInvalidArgument) for a skipped name that is no pass, and with a pass's PassDocument::status.

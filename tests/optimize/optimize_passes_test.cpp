@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gltf_test_util.h"
+#include "morphkit/demo/demo.h"
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/model/accessor.h"
 #include "morphkit/model/asset_builder.h"
@@ -230,6 +231,63 @@ TEST(OptimizePasses, AMeshThreeJsReadsTheBaseAsADeltaKeepsItsFrame) {
   EXPECT_NE(changes[0].find("targets without POSITION"), std::string::npos) << changes[0];
   EXPECT_EQ(run.asset.nodes[5].scale.x, input.nodes[5].scale.x);
   EXPECT_LE(run.report.max_distance, run.report.bound);
+}
+
+// The simplify pass (docs/OPTIMIZE.md, "Levels of detail"): half the triangles, every target, attribute, skin and
+// animation kept; the encoding verified against the simplified mesh, the simplification measured as surfaces.
+TEST(OptimizePasses, SimplifyHalvesTheTrianglesAndMeasuresTheSurfaces) {
+  DemoOptions demo;
+  demo.targets = 3;
+  demo.vertices = 300;
+  const Asset input = test::validated(makeDemoAsset(demo));
+  OptimizeOptions options;
+  options.simplify_ratio = 0.5;
+  const Optimized run = optimizeOrDie(input, options);
+  ASSERT_EQ(run.asset.meshes.size(), input.meshes.size());
+  const Primitive& before = input.meshes[0].primitives[0];
+  const Primitive& after = run.asset.meshes[0].primitives[0];
+  const uint32_t triangles = input.accessors[before.indices].count / 3;
+  EXPECT_LE(run.asset.accessors[after.indices].count / 3, triangles / 2);
+  EXPECT_GE(run.asset.accessors[after.indices].count / 3, triangles / 2 - 2);
+  EXPECT_LT(run.asset.accessors[findAttribute(after.attributes, "POSITION")].count,
+            input.accessors[findAttribute(before.attributes, "POSITION")].count);
+  EXPECT_EQ(after.targets.size(), before.targets.size());
+  EXPECT_EQ(run.asset.meshes[0].target_names, input.meshes[0].target_names);
+  EXPECT_EQ(run.asset.animations.size(), input.animations.size());
+  EXPECT_EQ(run.asset.skins.size(), input.skins.size());
+  EXPECT_NE(findAttribute(after.attributes, "WEIGHTS_0"), kNone);
+  EXPECT_LE(run.report.max_distance, run.report.bound);
+  const std::vector<std::string>& changes = pass(run.report, "simplify").changes;
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_NE(changes[0].find(std::to_string(triangles) + " -> "), std::string::npos) << changes[0];
+  std::vector<std::string> categories;
+  for (const OptimizeError& e : run.report.surface_errors) {
+    categories.push_back(e.category);
+    EXPECT_GT(e.max_distance, 0.0) << e.category;  // a simplified surface is not the input's
+    EXPECT_LT(e.max_distance, 0.05 * run.report.diagonal) << e.category << ": " << e.worst;
+  }
+  EXPECT_EQ(categories, (std::vector<std::string>{"rest", "targets", "default weights", "animations"}));
+  EXPECT_NE(optimizeReportJson(run.report, "in", "out").find("\"surfaceErrors\""), std::string::npos);
+
+  const Optimized off = optimizeOrDie(input);
+  EXPECT_EQ(off.asset.accessors[off.asset.meshes[0].primitives[0].indices].count / 3, triangles);
+  EXPECT_TRUE(off.report.surface_errors.empty());
+  EXPECT_TRUE(pass(off.report, "simplify").changes.empty());
+}
+
+TEST(OptimizePasses, ASimplifyRatioOutsideZeroToOneIsRefused) {
+  DemoOptions demo;
+  demo.targets = 1;
+  demo.vertices = 200;
+  const Asset input = test::validated(makeDemoAsset(demo));
+  for (double ratio : {-0.5, 1.5, double(NAN)}) {
+    OptimizeOptions options;
+    options.simplify_ratio = ratio;
+    OptimizeReport report;
+    Expected<std::vector<uint8_t>> glb = optimizeAsset(input, options, report);
+    ASSERT_FALSE(glb.ok()) << ratio;
+    EXPECT_NE(glb.error().message.find("simplify ratio"), std::string::npos) << glb.error().message;
+  }
 }
 
 }  // namespace

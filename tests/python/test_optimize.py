@@ -22,7 +22,7 @@ def test_optimize_writes_the_cli_file_and_report(demo_glb: pathlib.Path, tmp_pat
         assert report[key] == expected[key], key
     assert report["inputBytes"] == demo_glb.stat().st_size  # computed once, by the library
     assert [p["name"] for p in report["passes"]] == ["drop-attributes", "drop-direction-deltas", "weld",
-                                                     "node-dequantization", "textures"]
+                                                     "simplify", "node-dequantization", "textures"]
     assert report["maxDistanceMm"] <= report["boundMm"] == pytest.approx(0.05)
     assert [e["category"] for e in report["errors"]] == ["rest", "targets", "default weights", "animations"]
     asset = morphkit.load(tmp_path / "py.glb")  # the output loads and poses
@@ -54,7 +54,7 @@ def test_optimize_replaces_an_existing_out_as_the_cli_does(demo_glb: pathlib.Pat
 
 def test_optimize_skip_passes(demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
     report = morphkit.optimize(demo_glb, tmp_path / "a.glb", skip_passes=["node-dequantization"], keep_attributes=True)
-    assert [p["ran"] for p in report["passes"]] == [True, True, True, False, True]
+    assert [p["ran"] for p in report["passes"]] == [True, True, True, True, False, True]
     with pytest.raises(morphkit.InvalidArgumentError, match="no pass is named 'reorder'"):
         morphkit.optimize(demo_glb, tmp_path / "b.glb", skip_passes=["reorder"])
     assert not (tmp_path / "b.glb").exists()

@@ -51,6 +51,12 @@ struct OptimizeOptions {
   uint32_t texture_size = 0;                      // largest side a texture keeps (resampled by role); 0: any
   // A texture whose encoding, decoded, is below this PSNR (dB, against the input at the stored size) keeps its bytes.
   double texture_min_psnr = kDefaultTextureMinPsnr;
+  // Levels of detail (docs/OPTIMIZE.md, "Levels of detail"): the fraction of each triangle primitive's triangles to
+  // keep, in (0, 1]; 0 or 1: no simplification. Collapses are priced at the rest pose, every target alone and
+  // animation poses, and each kept vertex keeps its data exactly.
+  double simplify_ratio = 0.0;
+  // The largest collapse error the simplification may reach (world space, millimetres); 0: no limit.
+  double simplify_error_mm = 0.0;
   ThreadPool* pool = nullptr;  // optional, owned by the caller: the verification's poses split across it
   // Called between steps with a short description and the fraction done (0..1); may be empty.
   std::function<void(std::string_view step, double done)> progress;
@@ -77,7 +83,7 @@ struct OptimizeParts {
 
 // The passes, in the order they run (docs/OPTIMIZE.md, "Passes").
 inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "weld",
-                                                     "node-dequantization", "textures"};
+                                                     "simplify",        "node-dequantization",   "textures"};
 
 // What one pass did.
 struct OptimizePassReport {
@@ -130,6 +136,10 @@ struct OptimizeReport {
   std::vector<std::string> notes;               // what was kept as it was and why (one line each)
   double texture_min_psnr = 0.0;                // dB, the threshold the textures were held to
   std::vector<OptimizeTextureReport> textures;  // one per image the textures pass looked at (none with keep)
+  // With simplify_ratio: per category, the largest two-sided surface distance between the input's and the output's
+  // posed triangles (sampled, optimize_detail::surfaceDistance), where the simplification changed a primitive's
+  // vertices; `errors` then holds the encoding's error against the simplified mesh.
+  std::vector<OptimizeError> surface_errors;
 };
 
 // Fails (kInvalidArgument) for a bound <= 0 or NaN; (kInvalidGltf) for an asset whose document holds extensions
@@ -140,10 +150,11 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 
 // The report as one JSON object (`morphkit optimize --json`, Python's morphkit.optimize; docs/OPTIMIZE.md):
 // file, out, boundMm, diagonalM, maxDistanceMm, maxDistanceMmPerM, worst, errors[{category, poses, maxDistanceMm,
-// maxDistanceMmPerM, maxNormalDeg, worst}], fastPathGapMm, before/after {targets, base, animation, images, other,
-// total}, passes[{name, ran, changes, bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr,
-// textures[{image, name, role, usedBy, formatBefore, formatAfter, widthBefore, heightBefore, width, height,
-// bytesBefore, bytesAfter, gpuBytesBefore, gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}].
+// maxDistanceMmPerM, maxNormalDeg, worst}], fastPathGapMm, surfaceErrors (after a simplification: the same, less
+// maxNormalDeg), before/after {targets, base, animation, images, other, total}, passes[{name, ran, changes,
+// bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr, textures[{image, name, role, usedBy,
+// formatBefore, formatAfter, widthBefore, heightBefore, width, height, bytesBefore, bytesAfter, gpuBytesBefore,
+// gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}].
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out);
 
 }  // namespace morphkit
