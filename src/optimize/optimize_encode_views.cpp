@@ -74,38 +74,13 @@ uint32_t OptimizeEncoder::floatCopy(uint32_t accessor, ViewPart part, uint32_t t
   return addAccessor(s, part, target, true);
 }
 
-// Integer data kept exactly as stored (JOINTS_n beyond 8 bits, application attributes): the elements copied
-// tightly (sparse substitutions applied through the float reader when the data has no other form).
-uint32_t OptimizeEncoder::rawCopy(uint32_t accessor, ViewPart part) {
-  const Accessor& a = input_.accessors[accessor];
-  if (a.component_type == ComponentType::kFloat || a.has_sparse || a.buffer_view == kNone) {
-    return floatCopy(accessor, part, kArrayBuffer, false);
-  }
+// An accessor's elements as stored, each `element_stride` bytes apart (the element size: tight; paddedStride: a vertex
+// stream), the whole padded to 4 bytes. Only for an integer accessor with a bufferView and no sparse substitution.
+Stream OptimizeEncoder::storedElements(const Accessor& a, bool tight) const {
   const BufferView& view = input_.buffer_views[a.buffer_view];
   const uint32_t element = elementSize(a.component_type, a.type);
   const uint32_t stride = view.byte_stride ? view.byte_stride : element;
-  Stream s;
-  s.component = a.component_type;
-  s.normalized = a.normalized;
-  s.type = a.type;
-  s.count = a.count;
-  s.stride = paddedStride(uint32_t(element));
-  s.min = a.min;
-  s.max = a.max;
-  s.bytes.assign(size_t(a.count) * s.stride, 0);
-  const uint8_t* base = input_.buffers[view.buffer].data.data() + view.byte_offset + a.byte_offset;
-  for (uint32_t i = 0; i < a.count; ++i)
-    std::memcpy(s.bytes.data() + size_t(i) * s.stride, base + size_t(i) * stride, element);
-  return addAccessor(s, part, kArrayBuffer, true);
-}
-
-// Normalized integer keys (rotations and weights an earlier compressor quantized, §3.11) kept as they are stored:
-// exact, and a quarter or half the bytes floats would take. Packed tightly (animation views have no stride), the
-// stream padded to 4 bytes and given to meshoptimizer 4 bytes at a time, as it needs a multiple of 4.
-Stream OptimizeEncoder::tightIntegers(const Accessor& a) const {
-  const BufferView& view = input_.buffer_views[a.buffer_view];
-  const uint32_t element = elementSize(a.component_type, a.type);
-  const uint32_t stride = view.byte_stride ? view.byte_stride : element;
+  const uint32_t spacing = tight ? element : paddedStride(element);
   Stream s;
   s.component = a.component_type;
   s.normalized = a.normalized;
@@ -114,11 +89,23 @@ Stream OptimizeEncoder::tightIntegers(const Accessor& a) const {
   s.stride = paddedStride(element);
   s.min = a.min;
   s.max = a.max;
-  s.bytes.assign(paddedStride(uint32_t(size_t(a.count) * element)), 0);
+  s.bytes.assign(paddedStride(uint32_t(size_t(a.count) * spacing)), 0);
   const uint8_t* base = input_.buffers[view.buffer].data.data() + view.byte_offset + a.byte_offset;
-  for (uint32_t i = 0; i < a.count; ++i)
-    std::memcpy(s.bytes.data() + size_t(i) * element, base + size_t(i) * stride, element);
+  for (uint32_t i = 0; i < a.count; ++i) {
+    std::memcpy(s.bytes.data() + size_t(i) * spacing, base + size_t(i) * stride, element);
+  }
   return s;
+}
+
+// Integer data kept exactly as stored (JOINTS_n beyond 8 bits, application attributes): the elements copied
+// one to a padded vertex stride (sparse substitutions applied through the float reader when the data has no other
+// form).
+uint32_t OptimizeEncoder::rawCopy(uint32_t accessor, ViewPart part) {
+  const Accessor& a = input_.accessors[accessor];
+  if (a.component_type == ComponentType::kFloat || a.has_sparse || a.buffer_view == kNone) {
+    return floatCopy(accessor, part, kArrayBuffer, false);
+  }
+  return addAccessor(storedElements(a, false), part, kArrayBuffer, true);
 }
 
 // Key times and values stay exact: glTF puts no range on morph weights, and STEP and CUBICSPLINE keep their keys.
@@ -134,7 +121,10 @@ void OptimizeEncoder::encodeAnimations() {
         const Accessor& a = input_.accessors[*accessor];
         uint32_t made = kNone;
         if (a.component_type != ComponentType::kFloat && !a.has_sparse && a.buffer_view != kNone) {
-          made = addShared(tightIntegers(a), "ANIMATION", ViewPart::kAnimation, 0);
+          // Normalized integer keys (rotations and weights an earlier compressor quantized, §3.11) kept as they are
+          // stored: exact, a quarter or half the bytes of floats. Packed tightly (animation views have no stride),
+          // given to meshoptimizer 4 bytes at a time, as it needs a multiple of 4.
+          made = addShared(storedElements(a, true), "ANIMATION", ViewPart::kAnimation, 0);
         } else {
           const std::vector<float> values = readAccessorFloats(input_, *accessor);
           made = addShared(packed(std::span<const float>(values), componentCount(a.type), ComponentType::kFloat, false,

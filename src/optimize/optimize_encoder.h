@@ -65,7 +65,7 @@ class OptimizeEncoder {
   uint32_t indices(const Primitive& primitive, uint32_t vertices);
   void encodePrimitive(uint32_t mesh, Primitive& primitive);
   void encodeAnimations();
-  Stream tightIntegers(const Accessor& accessor) const;
+  Stream storedElements(const Accessor& accessor, bool tight) const;
   void encodeSkinsAndImages();
 
   const Asset& input_;

@@ -14,6 +14,7 @@
 #include "morphkit/model/accessor.h"
 #include "morphkit/model/asset_builder.h"
 #include "morphkit/optimize/optimize.h"
+#include "optimize_support.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -23,23 +24,8 @@ Asset cube() {
   return test::validated(loadAsset(test::assetsDir() / "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf"));
 }
 
-struct Optimized {
-  std::vector<uint8_t> glb;
-  OptimizeReport report;
-  Asset asset;
-};
-
-Optimized optimizeOrDie(const Asset& input, const OptimizeOptions& options = {}) {
-  Optimized run;
-  Expected<std::vector<uint8_t>> glb = optimizeAsset(input, options, run.report);
-  EXPECT_TRUE(glb.ok()) << glb.error().message;
-  if (!glb) return run;
-  run.glb = std::move(glb).value();
-  Expected<Asset> loaded = loadAssetFromMemory(run.glb, input.base_dir);
-  EXPECT_TRUE(loaded.ok()) << loaded.error().message;
-  if (loaded) run.asset = std::move(loaded).value();
-  return run;
-}
+using test::Optimized;
+using test::optimizeOrDie;
 
 const OptimizePassReport& pass(const OptimizeReport& report, const std::string& name) {
   for (const OptimizePassReport& p : report.passes) {

@@ -19,6 +19,7 @@
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/model/accessor.h"
 #include "morphkit/model/asset_builder.h"
+#include "optimize_support.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -28,23 +29,8 @@ std::filesystem::path blob(const char* name = "MorphSkinBlob52.glb") {
   return test::assetsDir() / "MorphSkinBlob52" / name;
 }
 
-struct Optimized {
-  std::vector<uint8_t> glb;
-  OptimizeReport report;
-  Asset asset;
-};
-
-Optimized optimizeOrDie(const Asset& input, const OptimizeOptions& options = {}) {
-  Optimized out;
-  Expected<std::vector<uint8_t>> glb = optimizeAsset(input, options, out.report);
-  EXPECT_TRUE(glb.ok()) << glb.error().message;
-  if (!glb) return out;
-  out.glb = std::move(glb).value();
-  Expected<Asset> loaded = loadAssetFromMemory(out.glb, input.base_dir);
-  EXPECT_TRUE(loaded.ok()) << loaded.error().message;
-  if (loaded) out.asset = std::move(loaded).value();
-  return out;
-}
+using test::Optimized;
+using test::optimizeOrDie;
 
 // The largest world-space vertex distance between an input and its optimized output at one pose; `remaps`
 // (OptimizeReport::vertex_remap) says which output vertex stands for each input vertex where the weld pass merged them.

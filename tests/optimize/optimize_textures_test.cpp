@@ -15,6 +15,7 @@
 #include "morphkit/image/basisu.h"
 #include "morphkit/image/image.h"
 #include "morphkit/optimize/optimize.h"
+#include "optimize_support.h"
 #include "test_support.h"
 
 namespace morphkit {
@@ -30,23 +31,8 @@ Asset texturedDemo(uint32_t texture_size = 128) {
   return test::validated(makeDemoAsset(demo));
 }
 
-struct Optimized {
-  std::vector<uint8_t> glb;
-  OptimizeReport report;
-  Asset asset;
-};
-
-Optimized optimizeOrDie(const Asset& input, const OptimizeOptions& options) {
-  Optimized run;
-  Expected<std::vector<uint8_t>> glb = optimizeAsset(input, options, run.report);
-  EXPECT_TRUE(glb.ok()) << glb.error().message;
-  if (!glb) return run;
-  run.glb = std::move(glb).value();
-  Expected<Asset> loaded = loadAssetFromMemory(run.glb, input.base_dir);
-  EXPECT_TRUE(loaded.ok()) << loaded.error().message;
-  if (loaded) run.asset = std::move(loaded).value();
-  return run;
-}
+using test::Optimized;
+using test::optimizeOrDie;
 
 const OptimizeTextureReport* row(const OptimizeReport& report, const std::string& role) {
   for (const OptimizeTextureReport& t : report.textures) {
