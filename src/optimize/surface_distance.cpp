@@ -193,7 +193,8 @@ void oneSide(const TriangleSurface& from, TriangleGrid& to, double spacing, bool
     const Vec a = vertex(from, from.indices[t]), b = vertex(from, from.indices[t + 1]);
     const Vec c = vertex(from, from.indices[t + 2]);
     const double longest = std::sqrt(std::max({distance2(a, b), distance2(b, c), distance2(a, c)}));
-    const int n = std::max(1, int(std::ceil(longest / spacing)));
+    // At most 1024 samples along an edge (a sliver far longer than the spacing): the lattice stays bounded.
+    const int n = int(std::clamp(std::ceil(longest / spacing), 1.0, 1024.0));
     for (int i = 0; i <= n; ++i) {
       for (int j = 0; i + j <= n; ++j) {
         const double u = double(i) / n, v = double(j) / n, w = 1 - u - v;
