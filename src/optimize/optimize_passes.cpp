@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 #include <string>
+
+#include "morphkit/model/accessor.h"
+#include "morphkit/model/asset_builder.h"
 
 namespace morphkit::optimize_detail {
 namespace {
@@ -45,7 +49,44 @@ uint64_t meshAccessorBytes(const Asset& asset) {
   return bytes;
 }
 
+// `values` (count × components) keeping the elements of `kept`.
+template <class T>
+std::vector<T> gather(const std::vector<T>& values, size_t components, std::span<const uint32_t> kept) {
+  std::vector<T> out;
+  out.reserve(kept.size() * components);
+  for (uint32_t v : kept)
+    out.insert(out.end(), values.begin() + std::ptrdiff_t(v * components),
+               values.begin() + std::ptrdiff_t((v + 1) * components));
+  return out;
+}
+
 }  // namespace
+
+uint32_t keptElements(Asset& asset, uint32_t index, std::span<const uint32_t> kept, bool min_max) {
+  const Accessor source = asset.accessors[index];
+  const size_t components = componentCount(source.type);
+  AppendAccessorOptions options;
+  options.name = source.name;
+  options.target = kArrayBuffer;
+  options.min_max = min_max;
+  const bool whole = source.component_type == ComponentType::kUnsignedByte ||
+                     source.component_type == ComponentType::kUnsignedShort ||
+                     source.component_type == ComponentType::kUnsignedInt;
+  if (whole && !source.normalized) {
+    const std::vector<uint32_t> values = gather(readAccessorUints(asset, index), components, kept);
+    if (source.component_type == ComponentType::kUnsignedByte) {
+      const std::vector<uint8_t> narrow(values.begin(), values.end());
+      return appendAccessor(asset, std::span<const uint8_t>(narrow), source.type, options);
+    }
+    if (source.component_type == ComponentType::kUnsignedShort) {
+      const std::vector<uint16_t> narrow(values.begin(), values.end());
+      return appendAccessor(asset, std::span<const uint16_t>(narrow), source.type, options);
+    }
+    return appendAccessor(asset, std::span<const uint32_t>(values), source.type, options);
+  }
+  const std::vector<float> values = gather(readAccessorFloats(asset, index), components, kept);
+  return appendAccessor(asset, std::span<const float>(values), source.type, options);
+}
 
 bool positionDeltaMissingSomewhere(const Primitive& primitive) {
   size_t with = 0;

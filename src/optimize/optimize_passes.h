@@ -3,6 +3,7 @@
 // a file of its own, and says what it changed. Private to morphkit::optimize.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "morphkit/model/asset.h"
@@ -40,6 +41,11 @@ Expected<PassDocument> runPasses(const Asset& input, const OptimizeOptions& opti
 // for the others (docs/CHECK.md, missing-delta-is-base), so its pose depends on the frame the positions are stored in,
 // and no grid with an offset (node or skin dequantization) may change that frame.
 bool positionDeltaMissingSomewhere(const Primitive& primitive);
+
+// A new accessor holding accessor `index`'s elements at `kept`, in that order (the passes that drop or merge vertices):
+// unsigned integers at their own width (JOINTS_n), everything else as floats, which the encoder quantizes afterwards
+// (a sparse accessor is written dense); min/max with `min_max`.
+uint32_t keptElements(Asset& asset, uint32_t index, std::span<const uint32_t> kept, bool min_max);
 
 // "meshes[2] 'Face'.primitives[0]": how the passes' change lines name a primitive.
 std::string primitiveLabel(const Asset& asset, uint32_t mesh, uint32_t primitive);

@@ -68,52 +68,13 @@ Expected<std::vector<std::vector<std::vector<float>>>> posedPrimitives(const Ass
   return out;
 }
 
-// `values` (count × components) keeping the elements of `kept`.
-template <class T>
-std::vector<T> gather(const std::vector<T>& values, size_t components, std::span<const uint32_t> kept) {
-  std::vector<T> out;
-  out.reserve(kept.size() * components);
-  for (uint32_t v : kept)
-    out.insert(out.end(), values.begin() + std::ptrdiff_t(v * components),
-               values.begin() + std::ptrdiff_t((v + 1) * components));
-  return out;
-}
-
-// A new accessor holding accessor `index`'s elements of `kept`: integers as integers of their own width (JOINTS_n),
-// everything else as floats (the encoder quantizes it afterwards; a sparse accessor is written dense).
-uint32_t compacted(Asset& asset, uint32_t index, std::span<const uint32_t> kept, bool min_max) {
-  const Accessor source = asset.accessors[index];
-  const size_t components = componentCount(source.type);
-  AppendAccessorOptions options;
-  options.name = source.name;
-  options.target = kArrayBuffer;
-  options.min_max = min_max;
-  const bool whole = source.component_type == ComponentType::kUnsignedByte ||
-                     source.component_type == ComponentType::kUnsignedShort ||
-                     source.component_type == ComponentType::kUnsignedInt;
-  if (whole && !source.normalized) {
-    const std::vector<uint32_t> values = gather(readAccessorUints(asset, index), components, kept);
-    if (source.component_type == ComponentType::kUnsignedByte) {
-      const std::vector<uint8_t> narrow(values.begin(), values.end());
-      return appendAccessor(asset, std::span<const uint8_t>(narrow), source.type, options);
-    }
-    if (source.component_type == ComponentType::kUnsignedShort) {
-      const std::vector<uint16_t> narrow(values.begin(), values.end());
-      return appendAccessor(asset, std::span<const uint16_t>(narrow), source.type, options);
-    }
-    return appendAccessor(asset, std::span<const uint32_t>(values), source.type, options);
-  }
-  const std::vector<float> values = gather(readAccessorFloats(asset, index), components, kept);
-  return appendAccessor(asset, std::span<const float>(values), source.type, options);
-}
-
 void compactPrimitive(Asset& asset, Primitive& primitive, const SimplifyResult& result) {
   for (Attribute& attribute : primitive.attributes) {
-    attribute.accessor = compacted(asset, attribute.accessor, result.kept_vertices, attribute.name == "POSITION");
+    attribute.accessor = keptElements(asset, attribute.accessor, result.kept_vertices, attribute.name == "POSITION");
   }
   for (MorphTarget& target : primitive.targets) {
     for (Attribute& attribute : target.attributes) {
-      attribute.accessor = compacted(asset, attribute.accessor, result.kept_vertices, attribute.name == "POSITION");
+      attribute.accessor = keptElements(asset, attribute.accessor, result.kept_vertices, attribute.name == "POSITION");
     }
   }
   AppendAccessorOptions options;

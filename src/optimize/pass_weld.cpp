@@ -52,25 +52,6 @@ Column readColumn(const Asset& asset, const Attribute& attribute) {
   return column;
 }
 
-// The kept vertices' values of one column as a new accessor of the same meaning.
-uint32_t compactedAccessor(Asset& asset, const std::string& name, const Column& column,
-                           const std::vector<uint32_t>& kept, uint32_t original) {
-  const uint32_t n = column.components;
-  const AccessorType type = asset.accessors[original].type;
-  if (startsWith(name, "JOINTS_")) {
-    std::vector<uint16_t> joints(kept.size() * n);
-    for (size_t i = 0; i < kept.size(); ++i) {
-      for (uint32_t c = 0; c < n; ++c) joints[i * n + c] = uint16_t(column.values[size_t(kept[i]) * n + c]);
-    }
-    return appendAccessor(asset, std::span<const uint16_t>(joints), type, {.target = kArrayBuffer});
-  }
-  std::vector<float> values(kept.size() * n);
-  for (size_t i = 0; i < kept.size(); ++i) {
-    std::memcpy(&values[i * n], &column.values[size_t(kept[i]) * n], n * sizeof(float));
-  }
-  return appendAccessor(asset, std::span<const float>(values), type, {.target = kArrayBuffer, .min_max = true});
-}
-
 }  // namespace
 
 void weldIdenticalVertices(PassDocument& document, const OptimizeOptions&, OptimizePassReport& report) {
@@ -111,14 +92,9 @@ void weldIdenticalVertices(PassDocument& document, const OptimizeOptions&, Optim
         remap[v] = it->second;
       }
       if (kept.size() == vertices) continue;
-      for (size_t i = 0; i < primitive.attributes.size(); ++i) {
-        Attribute& a = primitive.attributes[i];
-        a.accessor = compactedAccessor(asset, a.name, base[i], kept, a.accessor);
-      }
-      size_t column = 0;
+      for (Attribute& a : primitive.attributes) a.accessor = keptElements(asset, a.accessor, kept, true);
       for (MorphTarget& target : primitive.targets) {
-        for (Attribute& a : target.attributes)
-          a.accessor = compactedAccessor(asset, a.name, deltas[column++], kept, a.accessor);
+        for (Attribute& a : target.attributes) a.accessor = keptElements(asset, a.accessor, kept, true);
       }
       std::vector<uint32_t> indices;
       if (primitive.indices != kNone) {
