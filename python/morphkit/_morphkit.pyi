@@ -173,6 +173,9 @@ def optimize(
     textures: str = "keep",
     texture_size: int = 0,
     texture_min_psnr: float = 35.0,
+    simplify: float | None = None,
+    simplify_error_mm: float | None = None,
+    lod: Sequence[float] = (),
     allow_external_paths: bool = False,
 ) -> dict[str, Any]:
     """Write a smaller .glb of the file, verified within a bound at every pose: `morphkit optimize --json`'s report.
@@ -181,12 +184,16 @@ def optimize(
     max_error_rel: the bound as a fraction of the rest pose's bounding-box diagonal (default 2e-4); give one.
     meshopt=False writes quantization alone. keep_attributes keeps a TEXCOORD_n or TANGENT no material reads;
     keep_nodes adds no node for an unskinned mesh's dequantization; skip_passes names passes not to run
-    ("drop-attributes", "drop-direction-deltas", "weld", "node-dequantization", "textures"), an unknown one raises. The
-    report's "passes" says what each pass changed. textures: "keep", "webp" (EXT_texture_webp) or "ktx2"
-    (KHR_texture_basisu through the basisu program), no fallback image; texture_size: the largest side kept (0: any);
-    a texture whose encoding decodes below texture_min_psnr dB keeps its bytes; the report's "textures" gives each
-    one's bytes, GPU memory and error before and after (docs/OPTIMIZE.md, "Textures"). An existing out is replaced whole, as every command replaces its output
-    file (docs/CLI.md, "The overwrite rule"); out equal to path, a bound <= 0 or NaN raise InvalidArgumentError; a
+    ("drop-attributes", "drop-direction-deltas", "weld", "simplify", "node-dequantization", "textures", "reorder"),
+    an unknown one raises. The report's "passes" says what each pass changed. textures: "keep", "webp"
+    (EXT_texture_webp) or "ktx2" (KHR_texture_basisu through the basisu program), no fallback image; texture_size: the
+    largest side kept (0: any); a texture whose encoding decodes below texture_min_psnr dB keeps its bytes; the
+    report's "textures" gives each one's bytes, GPU memory and error before and after (docs/OPTIMIZE.md, "Textures").
+    simplify keeps that fraction of each mesh's triangles, in (0, 1] (`--simplify`), stopping before a collapse error
+    above simplify_error_mm; lod=[r1, r2, ...] also writes out's stem.lod1.glb, .lod2.glb, ... beside out, one per
+    ratio (`--lod`), and the report's "lods" holds each level's report (docs/OPTIMIZE.md, "Levels of detail").
+    An existing out is replaced whole, as every command replaces its output file (docs/CLI.md, "The overwrite rule");
+    out equal to path, a bound <= 0 or NaN, a ratio outside (0, 1], simplify with lod raise InvalidArgumentError; a
     bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).
     """
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--keep-attributes]
-// [--keep-nodes] [--skip-pass NAME]... [--simplify R [--simplify-error MM]] [--textures keep|webp|ktx2]
-// [--texture-size N] [--texture-min-psnr DB] [--json]`
+// [--keep-nodes] [--skip-pass NAME]... [--simplify R | --lod R1,R2,...] [--simplify-error MM]
+// [--textures keep|webp|ktx2] [--texture-size N] [--texture-min-psnr DB] [--json]`
 // A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize/optimize.h,
 // docs/OPTIMIZE.md).
 #include <fmt/core.h>
@@ -37,6 +37,7 @@ struct OptimizeCommandOptions {
   double texture_min_psnr = kDefaultTextureMinPsnr;
   double simplify_ratio = 0.0;
   double simplify_error_mm = 0.0;
+  std::vector<double> lod_ratios;  // --lod: one more file per ratio beside OUT (lodPath)
   bool json = false;
   uint32_t threads = 0;
   FileAccessFlags file_access;
@@ -56,10 +57,10 @@ void printTextures(const OptimizeReport& r) {
   }
 }
 
-void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r) {
+void printTable(const OptimizeCommandOptions& o, const std::string& out, const OptimizeReport& r) {
   const uint64_t input_bytes = r.input_bytes;
   const double per_metre = r.diagonal > 0 ? 1000.0 / r.diagonal : 0.0;
-  fmt::print("{}: {} -> {} bytes ({:.1f} %), bound {:.4g} mm ({:.3g} mm/m of the {:.4g} m diagonal)\n", shown(o.out),
+  fmt::print("{}: {} -> {} bytes ({:.1f} %), bound {:.4g} mm ({:.3g} mm/m of the {:.4g} m diagonal)\n", shown(out),
              input_bytes, r.output_bytes, input_bytes ? 100.0 * double(r.output_bytes) / double(input_bytes) : 0.0,
              r.bound * 1000.0, r.bound * per_metre, r.diagonal);
   fmt::print("  {:<16} {:>6} {:>12} {:>10} {:>10}\n", "poses", "count", "max mm", "mm/m", "normal deg");
@@ -94,12 +95,36 @@ void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r) {
   for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
 }
 
+// A file optimize would write that is IN itself (OUT, or a level of detail beside it).
+bool isInput(const std::string& file, const std::string& out) {
+  std::error_code ec;
+  return std::filesystem::exists(out, ec) && std::filesystem::equivalent(file, out, ec);
+}
+
+// A file that came out larger than IN: an already-compressed or tiny input. The user is told rather than left to
+// find out.
+void warnIfLarger(const std::string& out, uint64_t bytes, uint64_t input_bytes) {
+  if (input_bytes > 0 && bytes > input_bytes) {
+    reportWarning(
+        fmt::format("{}: {} bytes, more than IN's {}: an already-compressed or tiny input gains nothing "
+                    "at this bound (a looser --max-error may help)",
+                    out, bytes, input_bytes));
+  }
+}
+
 int run(const OptimizeCommandOptions& o) {
   if (!hasExtension(o.out, ".glb")) return reportUsage("--out " + o.out + ": optimize writes a binary glTF (.glb)");
   if (std::isnan(o.max_error_mm) || std::isnan(o.max_error_rel)) return reportUsage("--max-error: not a number");
-  std::error_code ec;
-  if (std::filesystem::exists(o.out, ec) && std::filesystem::equivalent(o.file, o.out, ec)) {
+  if (o.simplify_error_mm > 0 && o.simplify_ratio == 0 && o.lod_ratios.empty()) {
+    return reportUsage("--simplify-error: needs --simplify or --lod");
+  }
+  if (isInput(o.file, o.out))
     return reportUsage("--out " + o.out + ": is IN itself; write the optimized file beside it");
+  for (size_t n = 1; n <= o.lod_ratios.size(); ++n) {
+    if (isInput(o.file, lodPath(o.out, n))) {
+      return reportUsage("--lod: level " + std::to_string(n) + " would be written to " + lodPath(o.out, n) +
+                         ", which is IN itself; choose another --out");
+    }
   }
   LoadOptions load;
   o.file_access.applyTo(load);
@@ -122,26 +147,38 @@ int run(const OptimizeCommandOptions& o) {
   options.simplify_error_mm = o.simplify_error_mm;
   ThreadPool pool(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
   options.pool = &pool;
-  ProgressBar bar("optimize", 100);
-  options.progress = [&bar](std::string_view, double done) { bar.update(size_t(done * 100.0)); };
   OptimizeReport report;
-  Expected<std::vector<uint8_t>> glb = optimizeAsset(*asset, options, report);
-  bar.finish();
+  Expected<std::vector<uint8_t>> glb = fail(Error::kIo, "");
+  {
+    ProgressBar bar("optimize", 100);
+    options.progress = [&bar](std::string_view, double done) { bar.update(size_t(done * 100.0)); };
+    glb = optimizeAsset(*asset, options, report);
+    bar.finish();
+  }
   if (!glb) return reportFailure(o.file, glb.error());
-  const uint64_t input_bytes = report.input_bytes;
+  // Every level is made before any file is written: a level that fails leaves nothing behind.
+  std::vector<OptimizeLevel> levels;
+  if (!o.lod_ratios.empty()) {
+    ProgressBar bar("levels of detail", 100);
+    options.progress = [&bar](std::string_view, double done) { bar.update(size_t(done * 100.0)); };
+    Expected<std::vector<OptimizeLevel>> made = optimizeLevels(*asset, options, o.lod_ratios, o.out);
+    bar.finish();
+    if (!made) return reportFailure(o.file, made.error());
+    levels = std::move(*made);
+  }
   if (int code = writeReportedOutput(o.out, std::span<const uint8_t>(*glb)); code != 0) return code;
-  // A file another compressor already packed, or a tiny one (the extension's JSON outweighs its data), can come
-  // out larger; the user is told rather than left to find out.
-  if (input_bytes > 0 && glb->size() > input_bytes) {
-    reportWarning(
-        fmt::format("{}: {} bytes, more than IN's {}: an already-compressed or tiny input gains nothing "
-                    "at this bound (a looser --max-error may help)",
-                    o.out, glb->size(), input_bytes));
+  warnIfLarger(o.out, glb->size(), report.input_bytes);
+  for (const OptimizeLevel& level : levels) {
+    if (int code = writeReportedOutput(level.out, std::span<const uint8_t>(level.glb)); code != 0) return code;
   }
   if (o.json) {
-    fmt::print("{}\n", optimizeReportJson(report, o.file, o.out));
-  } else {
-    printTable(o, report);
+    fmt::print("{}\n", optimizeReportJson(report, o.file, o.out, levels));
+    return 0;
+  }
+  printTable(o, o.out, report);
+  for (const OptimizeLevel& level : levels) {
+    fmt::print("level of detail {} (ratio {:g}):\n", &level - levels.data() + 1, level.ratio);
+    printTable(o, level.out, level.report);
   }
   return 0;
 }
@@ -182,23 +219,30 @@ const CommandRegistration kOptimizeCommand(
                        fmt::format("a texture whose encoding decodes below this PSNR keeps its bytes (dB, default {})",
                                    kDefaultTextureMinPsnr))
            ->check(CLI::Range(1.0, 200.0));
-       auto* simplify = sub->add_option("--simplify", options->simplify_ratio,
-                                        "keep this fraction of each mesh's triangles, in (0, 1]; collapses priced "
-                                        "at the rest pose, every target and animation poses");
-       simplify->check(CLI::Validator(
+       const CLI::Validator in_unit_interval(
            [](std::string& text) -> std::string {
              const double ratio = std::strtod(text.c_str(), nullptr);
              return ratio > 0 && ratio <= 1 ? "" : text + " is not in (0, 1]";
            },
-           "(0, 1]"));
+           "(0, 1]");
+       auto* simplify = sub->add_option("--simplify", options->simplify_ratio,
+                                        "keep this fraction of each mesh's triangles, in (0, 1]; collapses priced "
+                                        "at the rest pose, every target and animation poses");
+       simplify->check(in_unit_interval);
+       sub->add_option("--lod", options->lod_ratios,
+                       "levels of detail: also write OUT's stem.lodN.glb for each ratio R1,R2,... (the fraction of "
+                       "triangles each keeps), beside OUT at full detail")
+           ->delimiter(',')
+           ->check(in_unit_interval)
+           ->excludes(simplify);
        sub->add_option("--simplify-error", options->simplify_error_mm,
-                       "stop simplifying before a collapse error above this, in millimetres of world space")
+                       "stop simplifying before a collapse error above this, in millimetres of world space (with "
+                       "--simplify or --lod)")
            ->check(CLI::Validator(
                [](std::string& text) -> std::string {
                  return std::strtod(text.c_str(), nullptr) > 0 ? "" : text + " is not a positive number";
                },
-               "> 0"))
-           ->needs(simplify);
+               "> 0"));
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

@@ -4,6 +4,8 @@
 // still does.
 #include "morphkit/optimize/optimize.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -74,6 +76,49 @@ uint64_t inputFileBytes(const Asset& asset) {
   return bytes;
 }
 
+// One encoding of a document and the .glb it writes.
+struct Written {
+  optimize_detail::EncodedAsset encoded;
+  std::vector<uint8_t> glb;
+};
+
+Expected<Written> encodeAndWrite(const optimize_detail::PassDocument& document,
+                                 const optimize_detail::EncodeBudget& budget, const OptimizeOptions& options,
+                                 std::span<const optimize_detail::SkinnedDraw> draws) {
+  Expected<optimize_detail::EncodedAsset> encoded =
+      optimize_detail::encodeAsset(document, budget, options.meshopt, draws, options.pool);
+  if (!encoded) return encoded.error();
+  GlbWriteOptions write;
+  write.meshopt = encoded->meshopt;
+  Expected<std::vector<uint8_t>> glb = writeGlb(encoded->asset, write);
+  if (!glb) return glb.error();
+  return Written{std::move(*encoded), std::move(*glb)};
+}
+
+// What the file takes gzipped at level 9 (zlib's stream: gzip -9's size less its 18-byte wrapper, the same for both
+// sides of a comparison).
+uint64_t gzipBytes(std::span<const uint8_t> bytes) {
+  uLongf size = compressBound(uLong(bytes.size()));
+  std::vector<Bytef> out(size);
+  if (compress2(out.data(), &size, bytes.data(), uLong(bytes.size()), 9) != Z_OK) return bytes.size();
+  return size;
+}
+
+// The reorder pass's report line: whether its order stayed, and the two gzipped sizes that decided.
+void noteReorder(OptimizeReport& report, uint64_t with, uint64_t without) {
+  for (OptimizePassReport& pass : report.passes) {
+    if (pass.name != "reorder") continue;
+    if (without <= with) {
+      pass.changes.push_back("undone: the file gzips to " + std::to_string(with) + " bytes with it, " +
+                             std::to_string(without) + " without");
+      pass.bytes_removed = 0;
+    } else {
+      pass.changes.push_back("kept: the file gzips to " + std::to_string(with) + " bytes with it, " +
+                             std::to_string(without) + " without");
+    }
+  }
+}
+
 }  // namespace
 
 Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeOptions& options,
@@ -121,7 +166,6 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
   // A simplified mesh has other vertices than the input's: the encoding is verified against the simplified one, and
   // the simplification itself as surfaces (optimize_detail::compareSurfaces).
   const bool simplified = document->simplified;
-  const Asset& reference = simplified ? document->asset : input;
   Expected<std::vector<optimize_detail::SkinnedDraw>> draws = optimize_detail::skinnedDraws(input);
   if (!draws) return draws.error();
   // 8-bit skin weights first, then 16-bit; then finer grids; the last attempt keeps every position and delta as
@@ -132,30 +176,49 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
   };
   constexpr Attempt kAttempts[] = {{1.0, true}, {1.0, false}, {0.7, false}, {0.35, false}, {0.1, false}, {0.0, false}};
   // 8-bit weights whose own error takes more than a share of the bound leave too little to the grids: not tried.
-  const bool u8_fits = optimize_detail::skinWeightError(input, *draws, 255.0) <= kSkinWeightShare * report.bound;
+  // On the passes' document (welded, simplified, reordered), whose vertices the encoding rounds: its roundings are
+  // reused there.
+  std::vector<optimize_detail::RoundedSkinWeights> u8_weights;
+  const bool u8_fits = optimize_detail::skinWeightError(document->asset, *draws, 255.0, options.pool, &u8_weights) <=
+                       kSkinWeightShare * report.bound;
+  // The reorder pass stays only where the whole file gzips smaller with it: the first attempt encodes the document
+  // with and without it and goes on with the smaller.
+  const optimize_detail::PassDocument* chosen = &*document;
   for (const Attempt& attempt : kAttempts) {
     if (attempt.u8_skin_weights && !u8_fits) continue;
     progress("encoding", 0.0);
     optimize_detail::EncodeBudget budget = budgetFor(report.bound, *scale, attempt.factor);
     budget.u8_skin_weights = attempt.u8_skin_weights;
+    if (chosen == &*document) budget.rounded_u8_weights = u8_weights;
     budget.keep_nearest = kKeepNearestShare * report.bound;
-    Expected<optimize_detail::EncodedAsset> encoded =
-        optimize_detail::encodeAsset(*document, budget, options.meshopt, *draws);
-    if (!encoded) return encoded.error();
-    GlbWriteOptions write;
-    write.meshopt = encoded->meshopt;
-    Expected<std::vector<uint8_t>> glb = writeGlb(encoded->asset, write);
-    if (!glb) return glb.error();
+    Expected<Written> written = encodeAndWrite(*chosen, budget, options, *draws);
+    if (!written) return written.error();
+    if (document->before_reorder && report.attempts == 0) {
+      progress("encoding without the reorder pass", 0.0);
+      budget.rounded_u8_weights = {};
+      Expected<Written> unreordered = encodeAndWrite(*document->before_reorder, budget, options, *draws);
+      if (!unreordered) return unreordered.error();
+      const uint64_t with = gzipBytes(written->glb), without = gzipBytes(unreordered->glb);
+      if (without <= with) {
+        chosen = document->before_reorder.get();
+        written = std::move(unreordered);
+      }
+      noteReorder(report, with, without);
+    }
+    const optimize_detail::EncodedAsset& encoded = written->encoded;
+    const std::vector<uint8_t>& glb = written->glb;
     ++report.attempts;
     progress("reloading the output", 0.0);
-    Expected<Asset> reloaded = loadAssetFromMemory(*glb, input.base_dir);
+    Expected<Asset> reloaded = loadAssetFromMemory(glb, input.base_dir);
     if (!reloaded) {
       return fail(reloaded.error().code, "optimize: the output does not load back: " + reloaded.error().message);
     }
-    // Against the simplified mesh vertex by vertex; otherwise against the input, through the weld's vertex map.
+    // Against the simplified mesh vertex by vertex; otherwise against the input, through the vertex map of the passes
+    // that merge or move vertices (weld, reorder).
     const std::vector<std::vector<std::vector<uint32_t>>> no_remap;
+    const Asset& reference = simplified ? chosen->asset : input;
     if (Status s = optimize_detail::comparePoses(reference, *reloaded, report.bound, report, options,
-                                                 simplified ? no_remap : document->vertex_remap);
+                                                 simplified ? no_remap : chosen->vertex_remap);
         !s) {
       return s.error();
     }
@@ -163,12 +226,12 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
       if (simplified) {
         if (Status s = optimize_detail::compareSurfaces(input, *reloaded, report, options); !s) return s.error();
       }
-      report.after = optimize_detail::outputParts(*encoded, *glb);
-      report.output_bytes = glb->size();
-      report.vertex_remap = document->vertex_remap;
-      report.notes = encoded->notes;
+      report.after = optimize_detail::outputParts(encoded, glb);
+      report.output_bytes = glb.size();
+      report.vertex_remap = chosen->vertex_remap;
+      report.notes = encoded.notes;
       progress("done", 1.0);
-      return glb;
+      return std::move(written->glb);
     }
   }
   return fail(Error::kInvalidArgument, "optimize: the bound " + millimetres(report.bound) +
@@ -205,12 +268,9 @@ void texturesJson(JsonWriter& json, const OptimizeReport& r) {
   json.endArray();
 }
 
-}  // namespace
-
-std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, std::string_view out) {
+// One report's fields, inside an object the caller opened.
+void reportFields(JsonWriter& json, const OptimizeReport& r, std::string_view file, std::string_view out) {
   const double per_metre = r.diagonal > 0 ? 1000.0 / r.diagonal : 0.0;
-  JsonWriter json;
-  json.beginObject();
   json.field("file", file).field("out", out);
   json.field("boundMm", r.bound * 1000.0).field("diagonalM", r.diagonal);
   json.field("maxDistanceMm", r.max_distance * 1000.0).field("maxDistanceMmPerM", r.max_distance * per_metre);
@@ -250,8 +310,66 @@ std::string optimizeReportJson(const OptimizeReport& r, std::string_view file, s
   json.field("inputBytes", r.input_bytes).field("outputBytes", r.output_bytes).field("attempts", r.attempts);
   json.key("notes").array(std::span<const std::string>(r.notes));
   texturesJson(json, r);
+}
+
+}  // namespace
+
+std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,
+                               std::span<const OptimizeLevel> lods) {
+  JsonWriter json;
+  json.beginObject();
+  reportFields(json, report, file, out);
+  if (!lods.empty()) {
+    json.key("lods").beginArray();
+    for (const OptimizeLevel& level : lods) {
+      json.beginObject();
+      json.field("ratio", level.ratio);
+      reportFields(json, level.report, file, level.out);
+      json.endObject();
+    }
+    json.endArray();
+  }
   json.endObject();
   return json.str();
+}
+
+std::string lodPath(std::string_view out, size_t level) {
+  const std::filesystem::path path(out);
+  std::filesystem::path named = path;
+  named.replace_filename(path.stem().string() + ".lod" + std::to_string(level) + path.extension().string());
+  return named.string();
+}
+
+Expected<std::vector<OptimizeLevel>> optimizeLevels(const Asset& input, const OptimizeOptions& options,
+                                                    std::span<const double> ratios, std::string_view out) {
+  for (double ratio : ratios) {
+    if (!(ratio > 0 && ratio <= 1)) {
+      return fail(Error::kInvalidArgument, "optimize: a level of detail's ratio must be in (0, 1]");
+    }
+  }
+  std::vector<OptimizeLevel> levels;
+  for (size_t n = 0; n < ratios.size(); ++n) {
+    OptimizeLevel level;
+    level.ratio = ratios[n];
+    level.out = lodPath(out, n + 1);
+    OptimizeOptions simplified = options;
+    simplified.simplify_ratio = ratios[n];
+    if (options.progress) {  // the levels one after another on one scale
+      simplified.progress = [&options, n, count = ratios.size()](std::string_view step, double done) {
+        options.progress(step, (double(n) + done) / double(count));
+      };
+    }
+    Expected<std::vector<uint8_t>> glb = optimizeAsset(input, simplified, level.report);
+    if (!glb) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%g", ratios[n]);
+      return fail(glb.error().code,
+                  "level of detail " + std::to_string(n + 1) + " (ratio " + ratio + "): " + glb.error().message);
+    }
+    level.glb = std::move(*glb);
+    levels.push_back(std::move(level));
+  }
+  return levels;
 }
 
 }  // namespace morphkit

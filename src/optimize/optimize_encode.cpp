@@ -161,7 +161,7 @@ uint32_t OptimizeEncoder::skinnedBase(uint32_t mesh, const Primitive& primitive,
   std::vector<DeltaRounding> rounded;
   const std::vector<int16_t> ints =
       roundSkinnedPositions(input_, input_.meshes[mesh].primitives[index], dequant.step, dequant.center,
-                            drawsOf(mesh, primitive), budget_.keep_nearest, &rounded);
+                            drawsOf(mesh, primitive), budget_.keep_nearest, &rounded, pool_);
   for (const DeltaRounding& d : rounded) {
     const uint32_t a = findAttribute(input_.meshes[mesh].primitives[index].targets[d.target].attributes, "POSITION");
     delta_rounding_[a].push_back(d);
@@ -254,9 +254,14 @@ uint32_t OptimizeEncoder::skinWeights(uint32_t mesh, const Primitive& primitive,
   const std::vector<const SkinnedDraw*> draws = drawsOf(mesh, primitive);
   const Primitive& original = input_.meshes[mesh].primitives[index];
   const double scale = budget_.u8_skin_weights ? 255.0 : 65535.0;
+  for (const RoundedSkinWeights& done : budget_.rounded_u8_weights) {  // skinWeightError's, rounded already
+    if (budget_.u8_skin_weights && done.mesh == mesh && done.primitive == index) {
+      return skinWeightSets<uint8_t>(done.ints, sets, set, ComponentType::kUnsignedByte);
+    }
+  }
   double largest = 0.0;  // what skinWeightError measured before the attempt
   const std::vector<uint32_t> ints = roundSkinWeights(input_, original, weights, influences, scale, draws,
-                                                      budget_.u8_skin_weights ? &largest : nullptr);
+                                                      budget_.u8_skin_weights ? &largest : nullptr, pool_);
   return budget_.u8_skin_weights ? skinWeightSets<uint8_t>(ints, sets, set, ComponentType::kUnsignedByte)
                                  : skinWeightSets<uint16_t>(ints, sets, set, ComponentType::kUnsignedShort);
 }
@@ -461,8 +466,8 @@ Expected<EncodedAsset> OptimizeEncoder::run() {
 }
 
 Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
-                                   std::span<const SkinnedDraw> draws) {
-  return OptimizeEncoder(document, budget, meshopt, draws).run();
+                                   std::span<const SkinnedDraw> draws, ThreadPool* pool) {
+  return OptimizeEncoder(document, budget, meshopt, draws, pool).run();
 }
 
 }  // namespace morphkit::optimize_detail

@@ -33,8 +33,13 @@ struct Dequant {
 class OptimizeEncoder {
  public:
   OptimizeEncoder(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
-                  std::span<const SkinnedDraw> draws)
-      : input_(document.asset), carriers_(document.mesh_carriers), budget_(budget), meshopt_(meshopt), draws_(draws) {}
+                  std::span<const SkinnedDraw> draws, ThreadPool* pool)
+      : input_(document.asset),
+        carriers_(document.mesh_carriers),
+        budget_(budget),
+        meshopt_(meshopt),
+        draws_(draws),
+        pool_(pool) {}
 
   Expected<EncodedAsset> run();
 
@@ -73,6 +78,7 @@ class OptimizeEncoder {
   EncodeBudget budget_;
   bool meshopt_;
   std::span<const SkinnedDraw> draws_;
+  ThreadPool* pool_;  // the caller's (OptimizeOptions::pool): the roundings' per-vertex searches split across it
   EncodedAsset out_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
   std::vector<Dequant> skin_dequant_;                          // per skin

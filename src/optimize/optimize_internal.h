@@ -4,6 +4,7 @@
 // morphkit::optimize.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "morphkit/core/pose.h"
@@ -17,6 +18,12 @@ namespace morphkit::optimize_detail {
 enum class ViewPart : uint8_t { kTargets, kBase, kAnimation, kImages, kOther };
 
 // Local-space error allowances, from the world bound and the asset's largest transform scale and weight sum.
+// One primitive's skin weights as 8-bit integers, rounded once by skinWeightError and reused by the encoding.
+struct RoundedSkinWeights {
+  uint32_t mesh = 0, primitive = 0;
+  std::vector<uint32_t> ints;  // roundSkinWeights' result at scale 255
+};
+
 struct EncodeBudget {
   double base_position = 0.0;        // largest vector error of a base POSITION (object-space units)
   double base_position_floor = 0.0;  // what a base POSITION may take when 16 bits cannot meet base_position
@@ -24,6 +31,7 @@ struct EncodeBudget {
   double shared_position = 0.0;      // largest vector error of a skinned position on its skin's one grid
   double mesh_position = 0.0;        // the same for an unskinned mesh's position on its own grid (node-dequantized)
   bool u8_skin_weights = false;
+  std::span<const RoundedSkinWeights> rounded_u8_weights;  // skinWeightError's roundings, where u8_skin_weights
   double keep_nearest = 0.0;  // world space: a skinned base vertex whose error is within it keeps its nearest rounding
 };
 
@@ -39,7 +47,7 @@ struct EncodedAsset {
 struct PassDocument;
 // `document`: the passes' output (optimize_passes.h); `draws`: skinnedDraws(input), for the skin weights' rounding.
 Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
-                                   std::span<const SkinnedDraw> draws);
+                                   std::span<const SkinnedDraw> draws, ThreadPool* pool);
 
 // The parts of an asset's views (as loaded) and of an encoded one (compressed views at their encoded size).
 OptimizeParts inputParts(const Asset& asset);
@@ -78,6 +86,10 @@ std::vector<uint32_t> weightSets(const Primitive& primitive);
 // Those sets' weights together per vertex (4 per set, set 0 first), as roundSkinWeights takes them.
 std::vector<float> interleavedWeights(const Asset& input, std::span<const uint32_t> sets);
 
+// Vertices per task where roundSkinWeights and roundSkinnedPositions search on the pool: a vertex's search covers
+// every verified pose, so ranges this long are milliseconds of work each.
+constexpr size_t kRoundingVerticesPerTask = 256;
+
 // Skin weights (`influences` per vertex, every WEIGHTS_n set of `primitive` together) as integers of `scale` (255 or
 // 65535), each vertex's summing exactly to round(scale × min(1, its sum)) (§3.7.3.3). Among the roundings up or
 // down that keep that sum, each vertex takes the one that moves its skinned position least, largest over `draws`'
@@ -85,7 +97,7 @@ std::vector<float> interleavedWeights(const Asset& input, std::span<const uint32
 // `largest_error`, or where no skinned node draws the primitive, the largest remainders.
 std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& primitive, std::span<const float> weights,
                                        uint32_t influences, double scale, std::span<const SkinnedDraw* const> draws,
-                                       double* largest_error);
+                                       double* largest_error, ThreadPool* pool);
 
 // A skinned primitive's base POSITION as integers on its skin's grid (q = (p − center) / step), each vertex rounded
 // up or down per axis where its largest skinned error over `draws'` poses, its targets' nearest roundings included,
@@ -99,11 +111,13 @@ struct DeltaRounding {
 };
 std::vector<int16_t> roundSkinnedPositions(const Asset& input, const Primitive& primitive, double step,
                                            const double center[3], std::span<const SkinnedDraw* const> draws,
-                                           double keep_below, std::vector<DeltaRounding>* deltas);
+                                           double keep_below, std::vector<DeltaRounding>* deltas, ThreadPool* pool);
 
 // The largest error skin weights as integers of `scale` (roundSkinWeights with `largest_error`) move a vertex by
 // over `draws`' poses, every skinned primitive together: what decides whether 8-bit weights are tried.
-double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale);
+// With `rounded`, each primitive's integers as well.
+double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale, ThreadPool* pool,
+                       std::vector<RoundedSkinWeights>* rounded = nullptr);
 
 // Poses `original` and `optimized` (the same scene structure) at every verified pose; fills report.errors,
 // max_distance and worst. Stops at the first pose whose distance exceeds `stop_above` (the encoding has failed).

@@ -25,6 +25,7 @@ constexpr NamedPass kPasses[] = {
     {"simplify", simplifyMeshes},
     {"node-dequantization", planNodeDequantization},
     {"textures", encodeTextures},
+    {"reorder", reorderForCompression},  // last: optimizeAsset may undo it (PassDocument::before_reorder)
 };
 static_assert(std::size(kPasses) == std::size(kOptimizePassNames));
 

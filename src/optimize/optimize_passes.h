@@ -3,6 +3,7 @@
 // a file of its own, and says what it changed. Private to morphkit::optimize.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct PassDocument {
   std::vector<OptimizeTextureReport> textures;  // the textures pass's rows (OptimizeReport::textures)
   Status status = Ok{};  // a pass that cannot go on (a missing encoder, a corrupt image) sets it: runPasses stops there
   bool simplified = false;  // the simplify pass changed a primitive's triangles (verified by surface distance then)
+  // The document before the reorder pass (the last), where it reordered something: optimizeAsset keeps whichever of the
+  // two makes the smaller gzipped file.
+  std::shared_ptr<const PassDocument> before_reorder;
 };
 
 using PassFunction = void (*)(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
@@ -31,6 +35,7 @@ void weldIdenticalVertices(PassDocument& document, const OptimizeOptions& option
 void planNodeDequantization(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void encodeTextures(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 void simplifyMeshes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
+void reorderForCompression(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report);
 
 // Runs every pass of kOptimizePassNames in order on a copy of `input`, skipping options.skip_passes; fails
 // (kInvalidArgument) for a skipped name that is no pass, and with a pass's PassDocument::status.

@@ -148,8 +148,11 @@ Expected<PoseScale> measurePoseScale(const Asset& asset) {
 
 namespace {
 
-// Every this-many poses (and the first of each category, and the worst one found) is posed on the reference path too.
+// Every this-many poses (and the first of each category, and the worst one found) is posed on the reference path too,
+// and no more than kReferenceSamples of them spread over a long animation: a reference pose costs about 13 fast ones
+// (the demo's captured face, 586 poses: 28 % of optimize's time at every 16th; docs/OPTIMIZE.md, "Speed").
 constexpr size_t kReferenceEvery = 16;
+constexpr size_t kReferenceSamples = 16;
 
 // The largest distance between two posed vertex sets of the same structure: fills `row` where it grows.
 struct PoseGap {
@@ -167,6 +170,7 @@ Expected<PoseGap> poseGap(const PoseResult& pa, const PoseResult& pb, const std:
                                              " primitives, the input " + std::to_string(pa.meshes.size()));
   }
   PoseGap gap;
+  double smallest_dot = 1.0;
   for (size_t i = 0; i < pa.meshes.size(); ++i) {
     const PosedPrimitive& x = pa.meshes[i];
     const PosedPrimitive& y = pb.meshes[i];
@@ -195,11 +199,12 @@ Expected<PoseGap> poseGap(const PoseResult& pa, const PoseResult& pb, const std:
         const double dot = double(x.normals[3 * v]) * y.normals[3 * w] +
                            double(x.normals[3 * v + 1]) * y.normals[3 * w + 1] +
                            double(x.normals[3 * v + 2]) * y.normals[3 * w + 2];
-        gap.normal_deg =
-            std::max(gap.normal_deg, std::acos(std::clamp(dot, -1.0, 1.0)) * 180.0 / 3.14159265358979323846);
+        smallest_dot = std::min(smallest_dot, dot);
       }
     }
   }
+  // The largest angle is the smallest cosine: one acos per pose rather than one per vertex.
+  gap.normal_deg = std::acos(std::clamp(smallest_dot, -1.0, 1.0)) * 180.0 / 3.14159265358979323846;
   return gap;
 }
 
@@ -219,7 +224,7 @@ double pathGap(const PoseResult& fast, const PoseResult& reference) {
 
 }  // namespace
 
-// Every pose on the fast multi-threaded path; a sample (the first of each category, every kReferenceEvery-th pose and
+// Every pose on the fast multi-threaded path; a sample (the first of each category, every reference_every-th pose and
 // the worst) on the reference path as well, which measures how far the fast path strays from it (`fast_gap`, both
 // assets). A fast pose counts as within the bound only when its distance plus twice that gap is (docs/OPTIMIZE.md).
 Status comparePoses(const Asset& original, const Asset& optimized, double stop_above, OptimizeReport& report,
@@ -229,6 +234,7 @@ Status comparePoses(const Asset& original, const Asset& optimized, double stop_a
   Expected<PosePrepared> b = preparePose(optimized);
   if (!b) return b.error();
   const std::vector<VerifyPose> poses = verifyPoses(original, *a);
+  const size_t reference_every = std::max(kReferenceEvery, (poses.size() + kReferenceSamples - 1) / kReferenceSamples);
   PoseResult pa, pb, ra, rb;
   auto pose = [&](const VerifyPose& p, CpuPath path, PoseResult& x, PoseResult& y) -> Status {
     PoseOptions request;
@@ -267,7 +273,7 @@ Status comparePoses(const Asset& original, const Asset& optimized, double stop_a
         if (!gap) return gap.error();
       }
       bool on_reference = false;
-      if (!fast || first_of_category || p % kReferenceEvery == 0) {
+      if (!fast || first_of_category || p % reference_every == 0) {
         if (Status s = pose(verify, CpuPath::kReference, ra, rb); !s) return s.error();
         if (fast) report.fast_gap = std::max({report.fast_gap, pathGap(pa, ra), pathGap(pb, rb)});
         if (fast && 4.0 * report.fast_gap > stop_above) return true;

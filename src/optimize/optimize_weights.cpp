@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -53,7 +54,7 @@ Expected<std::vector<SkinnedDraw>> skinnedDraws(const Asset& asset) {
 
 std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& primitive, std::span<const float> weights,
                                        uint32_t influences, double scale, std::span<const SkinnedDraw* const> draws,
-                                       double* largest_error) {
+                                       double* largest_error, ThreadPool* pool) {
   std::vector<uint32_t> out(weights.size());
   const size_t vertices = weights.size() / influences;
   // The largest remainders first: the rounding every vertex starts from, and keeps when no pose tells otherwise.
@@ -96,85 +97,96 @@ std::vector<uint32_t> roundSkinWeights(const Asset& input, const Primitive& prim
     if (a != kNone) deltas[t] = readAccessorFloats(input, a);
   }
 
-  std::vector<double> moved;   // [pose][influence][3] for one vertex
-  std::vector<uint32_t> near;  // the targets that move the vertex
-  std::vector<uint32_t> choice(influences);
-  for (size_t v = 0; v < vertices; ++v) {
-    const float* w = weights.data() + v * influences;
-    uint32_t* q = out.data() + v * influences;
-    // A vertex has a choice when some weights are not integers already and there is something to hand out.
-    uint32_t fractional = 0;
-    for (uint32_t i = 0; i < influences; ++i) {
-      const double scaled = std::max(0.0, double(w[i])) * scale;
-      if (scaled != std::floor(scaled)) ++fractional;
-    }
-    if (fractional == 0) continue;  // stored exactly: no error, no choice
-    // Each influence's image of the morphed vertex, at each pose of each draw.
-    near.clear();
-    for (uint32_t t = 0; t < deltas.size(); ++t) {
-      if (!deltas[t].empty() && (deltas[t][3 * v] != 0 || deltas[t][3 * v + 1] != 0 || deltas[t][3 * v + 2] != 0))
-        near.push_back(t);
-    }
-    moved.clear();
-    for (const SkinnedDraw* draw : draws) {
-      for (size_t p = 0; p < draw->palettes.size(); ++p) {
-        double x[3] = {base[3 * v], base[3 * v + 1], base[3 * v + 2]};
-        const std::vector<float>& tw = draw->weights[p];
-        for (uint32_t t : near) {
-          if (t >= tw.size() || tw[t] == 0.0f) continue;
-          for (int c = 0; c < 3; ++c) x[c] += double(tw[t]) * deltas[t][3 * v + size_t(c)];
-        }
-        for (uint32_t i = 0; i < influences; ++i) {
-          const uint32_t j = joints[v * influences + i];
-          if (w[i] <= 0.0f && j >= draw->palettes[p].size()) {
-            moved.insert(moved.end(), {0.0, 0.0, 0.0});
-            continue;
+  auto searchRoundings = [&](size_t begin, size_t end) {
+    std::vector<double> moved;   // [pose][influence][3] for one vertex
+    std::vector<uint32_t> near;  // the targets that move the vertex
+    std::vector<uint32_t> choice(influences);
+    double largest = 0.0;
+    for (size_t v = begin; v < end; ++v) {
+      const float* w = weights.data() + v * influences;
+      uint32_t* q = out.data() + v * influences;
+      // A vertex has a choice when some weights are not integers already and there is something to hand out.
+      uint32_t fractional = 0;
+      for (uint32_t i = 0; i < influences; ++i) {
+        const double scaled = std::max(0.0, double(w[i])) * scale;
+        if (scaled != std::floor(scaled)) ++fractional;
+      }
+      if (fractional == 0) continue;  // stored exactly: no error, no choice
+      // Each influence's image of the morphed vertex, at each pose of each draw.
+      near.clear();
+      for (uint32_t t = 0; t < deltas.size(); ++t) {
+        if (!deltas[t].empty() && (deltas[t][3 * v] != 0 || deltas[t][3 * v + 1] != 0 || deltas[t][3 * v + 2] != 0))
+          near.push_back(t);
+      }
+      moved.clear();
+      for (const SkinnedDraw* draw : draws) {
+        for (size_t p = 0; p < draw->palettes.size(); ++p) {
+          double x[3] = {base[3 * v], base[3 * v + 1], base[3 * v + 2]};
+          const std::vector<float>& tw = draw->weights[p];
+          for (uint32_t t : near) {
+            if (t >= tw.size() || tw[t] == 0.0f) continue;
+            for (int c = 0; c < 3; ++c) x[c] += double(tw[t]) * deltas[t][3 * v + size_t(c)];
           }
-          const DMat4& m = draw->palettes[p][std::min<size_t>(j, draw->palettes[p].size() - 1)];
-          for (int r = 0; r < 3; ++r) {
-            moved.push_back(m.m[size_t(r)] * x[0] + m.m[size_t(4 + r)] * x[1] + m.m[size_t(8 + r)] * x[2] +
-                            m.m[size_t(12 + r)]);
+          for (uint32_t i = 0; i < influences; ++i) {
+            const uint32_t j = joints[v * influences + i];
+            if (w[i] <= 0.0f && j >= draw->palettes[p].size()) {
+              moved.insert(moved.end(), {0.0, 0.0, 0.0});
+              continue;
+            }
+            const DMat4& m = draw->palettes[p][std::min<size_t>(j, draw->palettes[p].size() - 1)];
+            for (int r = 0; r < 3; ++r) {
+              moved.push_back(m.m[size_t(r)] * x[0] + m.m[size_t(4 + r)] * x[1] + m.m[size_t(8 + r)] * x[2] +
+                              m.m[size_t(12 + r)]);
+            }
           }
         }
       }
-    }
-    const size_t poses = moved.size() / (3 * influences);
-    auto errorOf = [&](const uint32_t* ints, double stop) {  // largest squared distance over the poses
-      double worst = 0;
-      for (size_t p = 0; p < poses && worst < stop; ++p) {
-        double e[3] = {0, 0, 0};
-        for (uint32_t i = 0; i < influences; ++i) {
-          const double d = double(ints[i]) / scale - double(w[i]);
-          const double* y = &moved[(p * influences + i) * 3];
-          for (int c = 0; c < 3; ++c) e[c] += d * y[c];
+      const size_t poses = moved.size() / (3 * influences);
+      auto errorOf = [&](const uint32_t* ints, double stop) {  // largest squared distance over the poses
+        double worst = 0;
+        for (size_t p = 0; p < poses && worst < stop; ++p) {
+          double e[3] = {0, 0, 0};
+          for (uint32_t i = 0; i < influences; ++i) {
+            const double d = double(ints[i]) / scale - double(w[i]);
+            const double* y = &moved[(p * influences + i) * 3];
+            for (int c = 0; c < 3; ++c) e[c] += d * y[c];
+          }
+          worst = std::max(worst, e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
         }
-        worst = std::max(worst, e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+        return worst;
+      };
+      double best_error = errorOf(q, std::numeric_limits<double>::infinity());
+      // Every other way to hand the missing units to influences with a fraction: floors plus one for each chosen.
+      if (fractional >= 2 && missing[v] > 0 && missing[v] < int64_t(influences)) {
+        std::vector<bool> pick(influences, false);
+        std::fill(pick.begin(), pick.begin() + missing[v], true);
+        do {
+          bool valid = true;
+          for (uint32_t i = 0; i < influences; ++i) {
+            const double scaled = std::max(0.0, double(w[i])) * scale;
+            const double down = std::floor(scaled);
+            choice[i] = uint32_t(down) + (pick[i] ? 1u : 0u);
+            if (pick[i] && (scaled == down || choice[i] > uint32_t(scale))) valid = false;
+          }
+          if (!valid) continue;
+          const double error = errorOf(choice.data(), best_error);
+          if (error < best_error) {
+            best_error = error;
+            std::copy(choice.begin(), choice.end(), q);
+          }
+        } while (std::prev_permutation(pick.begin(), pick.end()));
       }
-      return worst;
-    };
-    double best_error = errorOf(q, std::numeric_limits<double>::infinity());
-    // Every other way to hand the missing units to influences with a fraction: floors plus one for each chosen.
-    if (fractional >= 2 && missing[v] > 0 && missing[v] < int64_t(influences)) {
-      std::vector<bool> pick(influences, false);
-      std::fill(pick.begin(), pick.begin() + missing[v], true);
-      do {
-        bool valid = true;
-        for (uint32_t i = 0; i < influences; ++i) {
-          const double scaled = std::max(0.0, double(w[i])) * scale;
-          const double down = std::floor(scaled);
-          choice[i] = uint32_t(down) + (pick[i] ? 1u : 0u);
-          if (pick[i] && (scaled == down || choice[i] > uint32_t(scale))) valid = false;
-        }
-        if (!valid) continue;
-        const double error = errorOf(choice.data(), best_error);
-        if (error < best_error) {
-          best_error = error;
-          std::copy(choice.begin(), choice.end(), q);
-        }
-      } while (std::prev_permutation(pick.begin(), pick.end()));
+      largest = std::max(largest, std::sqrt(best_error));
     }
-    *largest_error = std::max(*largest_error, std::sqrt(best_error));
-  }
+    return largest;
+  };
+  // Each vertex's search is its own: ranges of vertices run on the pool, each with its scratch and its largest error.
+  std::mutex merge;
+  parallelFor(pool, vertices, kRoundingVerticesPerTask, [&](size_t begin, size_t end) {
+    const double range_error = searchRoundings(begin, end);
+    const std::lock_guard<std::mutex> lock(merge);
+    *largest_error = std::max(*largest_error, range_error);
+  });
   return out;
 }
 
@@ -200,7 +212,8 @@ std::vector<float> interleavedWeights(const Asset& input, std::span<const uint32
   return weights;
 }
 
-double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale) {
+double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, double scale, ThreadPool* pool,
+                       std::vector<RoundedSkinWeights>* rounded) {
   double largest = 0.0;
   std::vector<std::pair<uint32_t, uint32_t>> done;
   for (const SkinnedDraw& draw : draws) {
@@ -216,7 +229,9 @@ double skinWeightError(const Asset& input, std::span<const SkinnedDraw> draws, d
     for (const SkinnedDraw& other : draws) {
       if (other.mesh == draw.mesh && other.primitive == draw.primitive) same.push_back(&other);
     }
-    roundSkinWeights(input, primitive, weights, uint32_t(influences), scale, same, &largest);
+    std::vector<uint32_t> ints =
+        roundSkinWeights(input, primitive, weights, uint32_t(influences), scale, same, &largest, pool);
+    if (rounded) rounded->push_back({draw.mesh, draw.primitive, std::move(ints)});
   }
   return largest;
 }

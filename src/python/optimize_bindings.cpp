@@ -29,7 +29,8 @@ double bound(const py::object& value) {
 py::object optimize(const py::object& path_like, const py::object& out_like, const py::object& max_error_mm,
                     const py::object& max_error_rel, bool meshopt, bool keep_attributes, bool keep_nodes,
                     const std::vector<std::string>& skip_passes, const std::string& textures, uint32_t texture_size,
-                    double texture_min_psnr, bool allow_external_paths) {
+                    double texture_min_psnr, const py::object& simplify, const py::object& simplify_error_mm,
+                    const std::vector<double>& lod, bool allow_external_paths) {
   py::module_ os = py::module_::import("os");
   const std::string path = os.attr("fspath")(path_like).cast<std::string>();
   const std::string out = os.attr("fspath")(out_like).cast<std::string>();
@@ -53,12 +54,31 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
     if (!given->is_none() && !(given->cast<double>() > 0)) refuse("the error bound must be a positive number");
   }
   if (!max_error_mm.is_none() && !max_error_rel.is_none()) refuse("give max_error_mm or max_error_rel, not both");
+  options.simplify_ratio = bound(simplify);
+  options.simplify_error_mm = bound(simplify_error_mm);
+  if (!simplify.is_none() && !(options.simplify_ratio > 0 && options.simplify_ratio <= 1)) {
+    refuse("simplify must be in (0, 1]");
+  }
+  for (double ratio : lod) {
+    if (!(ratio > 0 && ratio <= 1)) refuse("every lod ratio must be in (0, 1]");
+  }
+  if (!simplify.is_none() && !lod.empty()) refuse("give simplify or lod, not both");
+  if (!simplify_error_mm.is_none() && !(options.simplify_error_mm > 0 && options.simplify_error_mm < INFINITY)) {
+    refuse("simplify_error_mm must be a positive number");
+  }
+  if (!simplify_error_mm.is_none() && simplify.is_none() && lod.empty())
+    refuse("simplify_error_mm needs simplify or lod");
   std::error_code ec;
-  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(path, out, ec)) {
-    refuse("out is the input itself; write the optimized file beside it");
+  auto isInput = [&](const std::string& file) {
+    return std::filesystem::exists(file, ec) && std::filesystem::equivalent(path, file, ec);
+  };
+  if (isInput(out)) refuse("out is the input itself; write the optimized file beside it");
+  for (size_t n = 1; n <= lod.size(); ++n) {
+    if (isInput(lodPath(out, n))) refuse("level " + std::to_string(n) + " would replace the input; choose another out");
   }
   // An existing out is replaced atomically (writeFileAtomic), as the CLI replaces its files (docs/CLI.md).
   OptimizeReport report;
+  std::vector<OptimizeLevel> levels;
   Expected<std::vector<uint8_t>> glb = fail(Error::kIo, "");
   {
     py::gil_scoped_release release;
@@ -68,12 +88,27 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
     ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()));
     options.pool = &pool;
     glb = asset ? optimizeAsset(*asset, options, report) : Expected<std::vector<uint8_t>>(asset.error());
+    // Every level is made before any file is written: a level that fails leaves nothing behind.
+    if (glb && !lod.empty()) {
+      Expected<std::vector<OptimizeLevel>> made = optimizeLevels(*asset, options, lod, out);
+      if (made) {
+        levels = std::move(*made);
+      } else {
+        glb = made.error();
+      }
+    }
     if (glb) {
       if (Status written = writeFileAtomic(out, std::span<const uint8_t>(*glb)); !written) glb = written.error();
     }
+    for (const OptimizeLevel& level : levels) {
+      if (!glb) break;
+      if (Status written = writeFileAtomic(level.out, std::span<const uint8_t>(level.glb)); !written) {
+        glb = written.error();
+      }
+    }
   }
   take(std::move(glb), path);
-  return py::module_::import("json").attr("loads")(optimizeReportJson(report, path, out));
+  return py::module_::import("json").attr("loads")(optimizeReportJson(report, path, out, levels));
 }
 
 }  // namespace
@@ -83,7 +118,9 @@ void addOptimizeBindings(py::module_& m) {
         py::arg("max_error_rel") = py::none(), py::arg("meshopt") = true, py::arg("keep_attributes") = false,
         py::arg("keep_nodes") = false, py::arg("skip_passes") = std::vector<std::string>(),
         py::arg("textures") = "keep", py::arg("texture_size") = 0u,
-        py::arg("texture_min_psnr") = kDefaultTextureMinPsnr, py::arg("allow_external_paths") = false, pyi::koptimize);
+        py::arg("texture_min_psnr") = kDefaultTextureMinPsnr, py::arg("simplify") = py::none(),
+        py::arg("simplify_error_mm") = py::none(), py::arg("lod") = std::vector<double>(),
+        py::arg("allow_external_paths") = false, pyi::koptimize);
 }
 
 }  // namespace morphkit::python

@@ -22,7 +22,7 @@ def test_optimize_writes_the_cli_file_and_report(demo_glb: pathlib.Path, tmp_pat
         assert report[key] == expected[key], key
     assert report["inputBytes"] == demo_glb.stat().st_size  # computed once, by the library
     assert [p["name"] for p in report["passes"]] == ["drop-attributes", "drop-direction-deltas", "weld",
-                                                     "simplify", "node-dequantization", "textures"]
+                                                     "simplify", "node-dequantization", "textures", "reorder"]
     assert report["maxDistanceMm"] <= report["boundMm"] == pytest.approx(0.05)
     assert [e["category"] for e in report["errors"]] == ["rest", "targets", "default weights", "animations"]
     asset = morphkit.load(tmp_path / "py.glb")  # the output loads and poses
@@ -54,7 +54,28 @@ def test_optimize_replaces_an_existing_out_as_the_cli_does(demo_glb: pathlib.Pat
 
 def test_optimize_skip_passes(demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
     report = morphkit.optimize(demo_glb, tmp_path / "a.glb", skip_passes=["node-dequantization"], keep_attributes=True)
-    assert [p["ran"] for p in report["passes"]] == [True, True, True, True, False, True]
-    with pytest.raises(morphkit.InvalidArgumentError, match="no pass is named 'reorder'"):
-        morphkit.optimize(demo_glb, tmp_path / "b.glb", skip_passes=["reorder"])
+    assert [p["ran"] for p in report["passes"]] == [True, True, True, True, False, True, True]
+    with pytest.raises(morphkit.InvalidArgumentError, match="no pass is named 'resample'"):
+        morphkit.optimize(demo_glb, tmp_path / "b.glb", skip_passes=["resample"])
     assert not (tmp_path / "b.glb").exists()
+
+
+def test_optimize_lod_writes_a_file_per_level(demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "face.glb"
+    report = morphkit.optimize(demo_glb, out, lod=[0.5])
+    level = tmp_path / "face.lod1.glb"
+    assert out.exists() and level.exists()
+    assert [(lod["ratio"], lod["out"]) for lod in report["lods"]] == [(0.5, str(level))]
+    assert level.stat().st_size == report["lods"][0]["outputBytes"] < report["outputBytes"]
+    assert report["lods"][0]["surfaceErrors"] and "surfaceErrors" not in report
+    simplified = morphkit.optimize(demo_glb, tmp_path / "half.glb", simplify=0.5, simplify_error_mm=100.0)
+    assert simplified["surfaceErrors"] and "lods" not in simplified
+
+
+def test_optimize_bad_simplify_options_raise_and_write_nothing(demo_glb: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "out.glb"
+    for bad in ({"simplify": 0.0}, {"simplify": 1.5}, {"simplify": math.nan}, {"lod": [0.5, 0.0]},
+                {"lod": [0.5], "simplify": 0.5}, {"simplify_error_mm": 1.0}, {"simplify": 0.5, "simplify_error_mm": 0.0}):
+        with pytest.raises(morphkit.InvalidArgumentError):
+            morphkit.optimize(demo_glb, out, **bad)
+    assert not out.exists() and not (tmp_path / "out.lod1.glb").exists()

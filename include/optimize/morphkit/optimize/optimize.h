@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,8 +83,8 @@ struct OptimizeParts {
 };
 
 // The passes, in the order they run (docs/OPTIMIZE.md, "Passes").
-inline constexpr const char* kOptimizePassNames[] = {"drop-attributes", "drop-direction-deltas", "weld",
-                                                     "simplify",        "node-dequantization",   "textures"};
+inline constexpr const char* kOptimizePassNames[] = {
+    "drop-attributes", "drop-direction-deltas", "weld", "simplify", "node-dequantization", "textures", "reorder"};
 
 // What one pass did.
 struct OptimizePassReport {
@@ -155,6 +156,27 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 // bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr, textures[{image, name, role, usedBy,
 // formatBefore, formatAfter, widthBefore, heightBefore, width, height, bytesBefore, bytesAfter, gpuBytesBefore,
 // gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}].
-std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out);
+// With `lods` (optimizeLevels), a "lods" array follows: per level, {ratio} and that level's report fields.
+struct OptimizeLevel;
+std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,
+                               std::span<const OptimizeLevel> lods = {});
+
+// Levels of detail (`morphkit optimize --lod R1,R2,...`, docs/OPTIMIZE.md "Levels of detail"): one file per ratio
+// beside the full one, each simplified to that fraction of its triangles and verified like any output.
+struct OptimizeLevel {
+  double ratio = 1.0;        // OptimizeOptions::simplify_ratio of this level
+  std::string out;           // lodPath(the full file, n)
+  std::vector<uint8_t> glb;  // the level's file, not yet written
+  OptimizeReport report;
+};
+
+// Level n (1, 2, ...) beside the full file `out`: "face.glb" → "face.lod1.glb".
+std::string lodPath(std::string_view out, size_t level);
+
+// optimizeAsset once per ratio, options.simplify_ratio set to it (each in (0, 1], else kInvalidArgument before any
+// work), in order; nothing is written, so a caller writes every file or none. Fails with the first level that fails,
+// naming its ratio.
+Expected<std::vector<OptimizeLevel>> optimizeLevels(const Asset& input, const OptimizeOptions& options,
+                                                    std::span<const double> ratios, std::string_view out);
 
 }  // namespace morphkit
