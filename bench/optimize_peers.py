@@ -64,7 +64,10 @@ def pose_error(input_path: pathlib.Path, output_path: pathlib.Path) -> dict:
     done = subprocess.run(["node", POSE_ERROR, input_path, output_path], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip())
-    return json.loads(done.stdout)
+    report = json.loads(done.stdout)
+    if report["missing"]:  # poses the output cannot show are left out of its error: say so beside the table
+        print(f"{output_path.name}: not posed: {', '.join(report['missing'])}", file=sys.stderr)
+    return report
 
 
 def glb_parts(path: pathlib.Path) -> dict[str, int]:
