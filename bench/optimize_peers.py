@@ -1,41 +1,41 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""`morphkit optimize` beside gltfpack -cc and glTF-Transform on the same files, in one run (docs/OPTIMIZE.md).
+"""Issue 53's fair comparison: `morphkit optimize` beside `gltfpack -cc -kn -km -af 0` at the same largest error,
+measured by three.js on both outputs (docs/OPTIMIZE.md).
 
-    scripts/install-compressors
+    scripts/install-compressors && scripts/install-engines
     PYTHONPATH=build/release/python /usr/bin/python3 bench/optimize_peers.py --cli build/release/src/cli/morphkit \
-        [--out DIR] [--made] [FILE ...]
+        [--out DIR] [--made] [--no-gltf-transform] [FILE ...]
 
---made adds the files the bench makes itself (issue 53's classes): the demo's captured face (`make-demo`, then
-`animate --weights-csv` with the capture make-demo writes) and AnimatedMorphCube with its positions and deltas
-scaled by 100 (coordinates in the hundreds, unskinned).
+Files: the seven shared morph files (DEFAULT_FILES), or those named; --made adds the ones the bench makes
+(bench/optimize_made.py: the demo's captured face, that face through `gltf-transform quantize`, AnimatedMorphCube
+times 100, and Fox's Survey clip baked into one target per frame).
 
-For each file: gltfpack -cc and `gltf-transform meshopt` (its quantize + meshopt) write their outputs; each
-peer's error is measured by posing input and output with morphkit's CPU path at the same poses (every weight 0,
-each target alone at weight 1, every animation at 30 Hz and its end) and matching each output vertex to the
-input vertex at the same rest position (the peers reorder and weld vertices and move meshes into new nodes).
-morphkit optimize then runs with gltfpack's own geometry error (every weight 0 and each target alone: its
-animation error includes the keys it breaks) as its bound for every pose (--max-error), and once more at its
-default bound. Sizes are gzip -9 of the .glb; times are the whole command, morphkit's verification included.
-Prints one Markdown table row per file and a sum row.
+For each file: gltfpack runs at its most accurate setting (-cc -kn -km, and -af 0: no resampling);
+tools/engines/pose_error.mjs measures its output against the input with three.js at every pose three.js shows
+(rest at the file's default weights, each target alone at weight 1, every key time of every animation, every
+midpoint between two keys, the clip end). morphkit optimize then gets that largest distance as its --max-error
+(millimetres) and its output is measured by pose_error.mjs the same way. `gltf-transform meshopt` (quantize +
+meshopt, its defaults) is a third column, measured the same way. Sizes are gzip -9 of the .glb; times are the
+wall time of the whole command (morphkit's verification included). Prints two Markdown tables: the comparison with
+a sum row, and where each output's bytes are before gzip (targets, base geometry, animation, JSON, other), from
+each .glb's own bufferViews, with how many encodings morphkit tried (a grid that misses the bound is tried again
+finer). Everything measured goes to DIR/results.json as well.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
 import json
-import math
 import pathlib
+import struct
 import subprocess
 import sys
 import time
 
-import numpy as np
+from optimize_made import BIN, ROOT, SHARED, made_files
 
-import morphkit
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-BIN = ROOT / "tools/compressors/node_modules/.bin"
+POSE_ERROR = ROOT / "tools/engines/pose_error.mjs"
 DEFAULT_FILES = [
     "MorphSkinBlob52/MorphSkinBlob52.glb",
     "MorphSkinBlob52/MorphSkinBlob52_sparse.glb",
@@ -45,40 +45,11 @@ DEFAULT_FILES = [
     "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb",
     "SkinMorphEdgeCases/skin_morph.gltf",
 ]
+GLTFPACK = ["-cc", "-kn", "-km", "-af", "0"]
+CATEGORIES = ("rest", "targets", "animations")
 
 
-def scaled_cube(out: pathlib.Path) -> pathlib.Path:
-    """AnimatedMorphCube with every POSITION and POSITION delta times 100, written beside `out` (.gltf + .bin)."""
-    source = ROOT.parent / "shared/assets/gltf/AnimatedMorphCube/glTF"
-    document = json.loads((source / "AnimatedMorphCube.gltf").read_text())
-    data = bytearray((source / document["buffers"][0]["uri"]).read_bytes())
-    primitive = document["meshes"][0]["primitives"][0]
-    positions = [primitive["attributes"]["POSITION"]] + [t["POSITION"] for t in primitive.get("targets", [])]
-    for index in positions:
-        accessor = document["accessors"][index]
-        view = document["bufferViews"][accessor["bufferView"]]
-        start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
-        values = np.frombuffer(data, dtype=np.float32, count=3 * accessor["count"], offset=start) * np.float32(100)
-        data[start:start + values.nbytes] = values.tobytes()
-        accessor["min"] = [float(v) for v in values.reshape(-1, 3).min(axis=0)]
-        accessor["max"] = [float(v) for v in values.reshape(-1, 3).max(axis=0)]
-    document["buffers"][0]["uri"] = "AnimatedMorphCube_x100.bin"
-    (out / "AnimatedMorphCube_x100.bin").write_bytes(bytes(data))
-    path = out / "AnimatedMorphCube_x100.gltf"
-    path.write_text(json.dumps(document))
-    return path
-
-
-def captured_face(cli: str, out: pathlib.Path) -> pathlib.Path:
-    """The demo's face (20k vertices, 52 targets) with make-demo's capture baked into an animation, as scripts/demo."""
-    face, captured = out / "demo.glb", out / "demo_captured.glb"
-    subprocess.run([cli, "make-demo", face], capture_output=True, check=True)
-    subprocess.run([cli, "animate", face, "--weights-csv", out / "demo_capture.csv", "--out", captured],
-                   capture_output=True, check=True)
-    return captured
-
-
-def timed(command: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+def timed(command: list) -> tuple[float, subprocess.CompletedProcess[str]]:
     start = time.perf_counter()
     done = subprocess.run([str(c) for c in command], capture_output=True, text=True)
     return time.perf_counter() - start, done
@@ -88,60 +59,113 @@ def gz(path: pathlib.Path) -> int:
     return len(gzip.compress(path.read_bytes(), 9))
 
 
-def poses(asset: morphkit.Asset) -> list[dict]:
-    names = asset.target_names
-    zero = {n: 0.0 for n in names}
-    out = [{"anim": None, "times": [0.0], "weights": zero or None}]
-    for name in names:
-        out.append({"anim": None, "times": [0.0], "weights": {**zero, name: 1.0}})
-    for a in asset.animations:
-        steps = max(1, int(math.ceil(a.duration * 30)))
-        out.append({"anim": a.name or a.index, "times": [a.duration * i / steps for i in range(steps + 1)],
-                    "weights": None})
-    return out
+def pose_error(input_path: pathlib.Path, output_path: pathlib.Path) -> dict:
+    """pose_error.mjs's report (see its header): per category the largest distance in m and mm/m, and where."""
+    done = subprocess.run(["node", POSE_ERROR, input_path, output_path], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip())
+    report = json.loads(done.stdout)
+    if report["missing"]:  # poses the output cannot show are left out of its error: say so beside the table
+        print(f"{output_path.name}: not posed: {', '.join(report['missing'])}", file=sys.stderr)
+    return report
 
 
-def world_positions(asset: morphkit.Asset, pose: dict) -> np.ndarray:
-    """(frames, all posed vertices, 3) in world space, every posed primitive in order."""
-    result = asset.pose(anim=pose["anim"], times=pose["times"], weights=pose["weights"], path="reference")
-    return np.concatenate([p.positions for p in result], axis=1).astype(np.float64)
+def glb_parts(path: pathlib.Path) -> dict[str, int]:
+    """The .glb's bytes by what they hold: each bufferView's stored length (EXT_meshopt_compression's where encoded)
+    split among the accessors in it by their decoded sizes, plus the JSON chunk."""
+    data = path.read_bytes()
+    length, = struct.unpack_from("<I", data, 12)
+    document = json.loads(data[20:20 + length])
+    role: dict[int, str] = {}
+    for mesh in document.get("meshes", []):
+        for primitive in mesh["primitives"]:
+            for accessor in [*primitive["attributes"].values(), primitive.get("indices")]:
+                if accessor is not None:
+                    role[accessor] = "base"
+            for target in primitive.get("targets", []):
+                for accessor in target.values():
+                    role[accessor] = "targets"
+    for animation in document.get("animations", []):
+        for sampler in animation["samplers"]:
+            role[sampler["input"]] = role[sampler["output"]] = "animation"
+    sizes = {"B": 1, "b": 1, "H": 2, "h": 2, "I": 4, "f": 4}
+    component = {5120: "b", 5121: "B", 5122: "h", 5123: "H", 5125: "I", 5126: "f"}
+    width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+    users: dict[int, list[tuple[str, int]]] = {}
+    for index, accessor in enumerate(document.get("accessors", [])):
+        if "bufferView" in accessor:
+            decoded = accessor["count"] * width[accessor["type"]] * sizes[component[accessor["componentType"]]]
+            users.setdefault(accessor["bufferView"], []).append((role.get(index, "other"), decoded))
+    parts = {"targets": 0.0, "base": 0.0, "animation": 0.0, "other": 0.0}
+    for index, view in enumerate(document.get("bufferViews", [])):
+        stored = view.get("extensions", {}).get("EXT_meshopt_compression", view)["byteLength"]
+        total = sum(size for _, size in users.get(index, [])) or 1
+        for name, size in users.get(index, [("other", 1)]):
+            parts[name] += stored * size / total
+    return {**{k: round(v) for k, v in parts.items()}, "json": length}
 
 
-def nearest(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """Index into reference of each query's nearest point (exact, in blocks)."""
-    out = np.empty(len(queries), dtype=np.int64)
-    for start in range(0, len(queries), 512):
-        q = queries[start:start + 512]
-        d = ((q[:, None, :] - reference[None, :, :]) ** 2).sum(axis=2)
-        out[start:start + 512] = d.argmin(axis=1)
-    return out
+def run_file(path: pathlib.Path, out: pathlib.Path, cli: str, with_gltf_transform: bool) -> dict:
+    """Every command and measure of one file (the row's data)."""
+    stem = path.stem
+    gp, gt, mk = out / f"{stem}.gltfpack.glb", out / f"{stem}.gltf-transform.glb", out / f"{stem}.morphkit.glb"
+    row: dict = {"file": path.name, "input": gz(path)}
+    row["gltfpack_s"], done = timed([BIN / "gltfpack", *GLTFPACK, "-i", path, "-o", gp])
+    if done.returncode != 0:
+        raise RuntimeError(f"gltfpack: {done.stderr.strip()}")
+    row["gltfpack"] = {"gz": gz(gp), "error": pose_error(path, gp), "parts": glb_parts(gp)}
+    largest_m = row["gltfpack"]["error"]["largest"]["m"]
+    diagonal = row["gltfpack"]["error"]["diagonalM"]
+    # A lossless gltfpack output would ask for a bound of 0, which --max-error refuses: a millionth of the diagonal.
+    row["bound_mm"] = max(largest_m, 1e-6 * diagonal) * 1000.0
+    mk.unlink(missing_ok=True)
+    row["morphkit_s"], done = timed([cli, "optimize", path, "--out", mk, "--json", "--max-error",
+                                     f"{row['bound_mm']:.9g}"])
+    if done.returncode != 0:
+        raise RuntimeError(f"morphkit optimize: {done.stderr.strip()}")
+    row["morphkit"] = {"gz": gz(mk), "error": pose_error(path, mk), "parts": glb_parts(mk),
+                       "report": json.loads(done.stdout)}
+    if with_gltf_transform:
+        row["gltf_transform_s"], done = timed([BIN / "gltf-transform", "meshopt", path, gt])
+        if done.returncode == 0:
+            row["gltf_transform"] = {"gz": gz(gt), "error": pose_error(path, gt)}
+    return row
 
 
-def peer_error(input_path: pathlib.Path, output_path: pathlib.Path) -> tuple[float, float, float]:
-    """Largest world-space distances (metres) of the output from the input: (geometry: every weight 0 and each
-    target alone; animations at every 30 Hz time strictly inside the clip; animations at the clip's start and end).
-    inf where a pose cannot be made on the output (names or animations dropped)."""
-    a = morphkit.load(input_path)
-    b = morphkit.load(output_path)
-    rest = poses(a)[0]
-    match = nearest(world_positions(a, rest)[0], world_positions(b, rest)[0])
-    worst = [0.0, 0.0, 0.0]
-    for pose in poses(a):
-        try:
-            pb = world_positions(b, pose)
-        except morphkit.Error:
-            worst[0 if pose["anim"] is None else 1] = math.inf
-            continue
-        pa = world_positions(a, pose)
-        frames = np.sqrt(((pa[:, match, :] - pb) ** 2).sum(axis=2)).max(axis=1)
-        if pose["anim"] is None:
-            worst[0] = max(worst[0], float(frames.max()))
-            continue
-        # The first and last frame (t = 0 and the clip end) apart: gltfpack moves the last key of a STEP
-        # channel, an error of the clip end alone; the frames inside show its weight and resampling error.
-        worst[1] = max(worst[1], float(frames[1:-1].max()) if len(frames) > 2 else 0.0)
-        worst[2] = max(worst[2], float(frames[0]), float(frames[-1]))
-    return worst[0], worst[1], worst[2]
+def errors(measure: dict) -> str:
+    """rest; targets; animations in mm per metre of the input's diagonal."""
+    return "; ".join(f"{measure['error']['categories'][c]['mmPerM']:.3g}" for c in CATEGORIES)
+
+
+def print_comparison(rows: list[dict]) -> None:
+    print("| file | input gz KB | gltfpack gz KB | gltfpack three.js mm/m (rest; targets; animations) "
+          "| morphkit --max-error mm | morphkit gz KB | morphkit three.js mm/m (rest; targets; animations) "
+          "| morphkit / gltfpack gz | glTF-Transform meshopt gz KB (largest mm/m) "
+          "| time s gltfpack / morphkit (÷) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        gt = r.get("gltf_transform")
+        gt_cell = f"{gt['gz'] / 1024:.1f} ({gt['error']['largest']['mmPerM']:.3g})" if gt else "-"
+        print(f"| {r['file']} | {r['input'] / 1024:.1f} | {r['gltfpack']['gz'] / 1024:.1f} | {errors(r['gltfpack'])} "
+              f"| {r['bound_mm']:.4g} | {r['morphkit']['gz'] / 1024:.1f} | {errors(r['morphkit'])} "
+              f"| {r['morphkit']['gz'] / r['gltfpack']['gz']:.3f} | {gt_cell} "
+              f"| {r['gltfpack_s']:.2f} / {r['morphkit_s']:.2f} ({r['morphkit_s'] / r['gltfpack_s']:.2f}) |")
+    gp = sum(r["gltfpack"]["gz"] for r in rows)
+    mk = sum(r["morphkit"]["gz"] for r in rows)
+    t_gp = sum(r["gltfpack_s"] for r in rows)
+    t_mk = sum(r["morphkit_s"] for r in rows)
+    print(f"| **sum** | | {gp / 1024:.1f} | | | {mk / 1024:.1f} | | **{mk / gp:.3f}** | "
+          f"| {t_gp:.2f} / {t_mk:.2f} ({t_mk / t_gp:.2f}) |")
+
+
+def print_parts(rows: list[dict]) -> None:
+    print("\n| file | targets KB gltfpack / morphkit | base KB | animation KB | JSON KB | other KB (images, skins) "
+          "| morphkit encodings |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        a, b = r["gltfpack"]["parts"], r["morphkit"]["parts"]
+        cells = [f"{a[k] / 1024:.1f} / {b[k] / 1024:.1f}" for k in ("targets", "base", "animation", "json", "other")]
+        print(f"| {r['file']} | " + " | ".join(cells) + f" | {r['morphkit']['report']['attempts']} |")
 
 
 def main() -> int:
@@ -154,62 +178,21 @@ def main() -> int:
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    shared = ROOT.parent / "shared/assets/gltf"
-    files = [pathlib.Path(f) for f in args.files] or [shared / f for f in DEFAULT_FILES]
+    files = [pathlib.Path(f) for f in args.files] or [SHARED / f for f in DEFAULT_FILES]
     if args.made:
-        files += [captured_face(args.cli, out), scaled_cube(out)]
-    print("| file | input gz KB | gltfpack -cc gz KB (geometry; animation inside the clip; clip start and end mm/m) "
-          "| glTF-Transform meshopt gz KB (geometry; inside; ends mm/m) | morphkit at gltfpack's geometry error: gz KB (largest, every pose, mm/m) "
-          "| / gltfpack | morphkit at its default 0.2 mm/m: gz KB (mm/m) | / gltfpack "
-          "| time gltfpack / gltf-transform / morphkit s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    sums = {"gp": 0, "mk": 0, "default": 0}
-    times = {"gp": 0.0, "mk": 0.0}
+        files += made_files(args.cli, out)
+    rows = []
     for path in files:
-        stem = path.stem
-        gp, gt, mk = out / f"{stem}.gltfpack.glb", out / f"{stem}.gltf-transform.glb", out / f"{stem}.morphkit.glb"
-        t_gp, done = timed([BIN / "gltfpack", "-cc", "-i", path, "-o", gp])
-        if done.returncode != 0:
-            print(f"gltfpack failed on {path}: {done.stderr}", file=sys.stderr)
-            continue
-        t_gt, gt_ok = 0.0, False
-        if not args.no_gltf_transform:
-            t_gt, done = timed([BIN / "gltf-transform", "meshopt", path, gt])
-            gt_ok = done.returncode == 0
-        diagonal = json.loads(subprocess.run([args.cli, "optimize", path, "--out", mk, "--json"],
-                                             capture_output=True, text=True, check=True).stdout)["diagonalM"]
-        g_gp, a_gp, e_gp = peer_error(path, gp)
-        g_gt, a_gt, e_gt = peer_error(path, gt) if gt_ok else (math.inf, math.inf, math.inf)
-        # The bound: gltfpack's geometry error (its animation error includes what it breaks, docs/OPTIMIZE.md).
-        bound_mm = max(g_gp * 1000.0, 1e-6 * diagonal * 1000.0) if math.isfinite(g_gp) else 2e-4 * diagonal * 1000
-        t_mk, done = timed([args.cli, "optimize", path, "--out", mk, "--json",
-                            "--max-error", f"{bound_mm:.9g}"])
-        if done.returncode != 0:
-            print(f"morphkit failed on {path}: {done.stderr}", file=sys.stderr)
-            continue
-        report = json.loads(done.stdout)
-        default = out / f"{stem}.morphkit-default.glb"
-        t_default, done = timed([args.cli, "optimize", path, "--out", default, "--json"])
-        report_default = json.loads(done.stdout)
-        per_m = 1000.0 / diagonal if diagonal > 0 else 0.0
-        size = {k: gz(p) for k, p in (("in", path), ("gp", gp), ("mk", mk), ("default", default))}
-        sums["default"] += size["default"]
-        size["gt"] = gz(gt) if gt_ok else 0
-        sums["gp"] += size["gp"]
-        sums["mk"] += size["mk"]
-        times["gp"] += t_gp
-        times["mk"] += t_mk
-        print(f"| {path.name} | {size['in'] / 1024:.1f} | {size['gp'] / 1024:.1f} ({g_gp * per_m:.3g}; "
-              f"{a_gp * per_m:.3g}; {e_gp * per_m:.3g}) | {size['gt'] / 1024:.1f} ({g_gt * per_m:.3g}; "
-              f"{a_gt * per_m:.3g}; {e_gt * per_m:.3g}) | "
-              f"{size['mk'] / 1024:.1f} ({report['maxDistanceMmPerM']:.3g}) | {size['mk'] / size['gp']:.3f} | "
-              f"{size['default'] / 1024:.1f} ({report_default['maxDistanceMmPerM']:.3g}) | "
-              f"{size['default'] / size['gp']:.3f} | {t_gp:.2f} / {t_gt:.2f} / {t_mk:.2f} |", flush=True)
-    if sums["gp"]:
-        print(f"| **sum** | | {sums['gp'] / 1024:.1f} | | {sums['mk'] / 1024:.1f} | "
-              f"**{sums['mk'] / sums['gp']:.3f}** | {sums['default'] / 1024:.1f} | "
-              f"**{sums['default'] / sums['gp']:.3f}** | {times['gp']:.2f} / - / {times['mk']:.2f} |")
-    return 0
+        try:
+            rows.append(run_file(path, out, args.cli, not args.no_gltf_transform))
+        except RuntimeError as e:
+            print(f"{path}: {e}", file=sys.stderr)
+        print(f"{path.name}: done", file=sys.stderr, flush=True)
+    (out / "results.json").write_text(json.dumps(rows, indent=1))
+    if rows:
+        print_comparison(rows)
+        print_parts(rows)
+    return 0 if len(rows) == len(files) else 1
 
 
 if __name__ == "__main__":
