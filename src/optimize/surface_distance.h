@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace morphkit::optimize_detail {
 
@@ -23,9 +24,18 @@ struct SurfaceDistance {
 
 // The largest distance from a sample of either surface to the other surface. Every triangle is sampled on a
 // barycentric lattice whose points are at most `spacing` apart along its edges (its corners and edges included), so
-// the result is a lower bound of the true (Hausdorff) distance, short of it by at most about `spacing`. Preconditions
-// (asserted): indices in range and a multiple of 3, spacing > 0. Either surface without triangles: infinity, or 0 when
-// both have none.
-SurfaceDistance surfaceDistance(const TriangleSurface& a, const TriangleSurface& b, double spacing);
+// the result is a lower bound of the true (Hausdorff) distance, short of it by at most about `spacing`. `known`: a
+// distance the caller has already found elsewhere (another pose): samples that cannot pass it are not searched, and
+// the result is at least `known` (`where` then stays unset unless a sample passes it). Preconditions (asserted):
+// indices in range and a multiple of 3, spacing > 0. Either surface without triangles: infinity, or 0 when both have
+// none.
+// `hints`: per sample, the triangle of the other surface that answered it last time (surfaceDistance fills them). From
+// one pose to the next a sample moves little, so that triangle mostly answers again without a search; reuse a set only
+// between the same two primitives' poses.
+struct SurfaceHints {
+  std::vector<uint32_t> from_a, from_b;
+};
+SurfaceDistance surfaceDistance(const TriangleSurface& a, const TriangleSurface& b, double spacing, double known = 0.0,
+                                SurfaceHints* hints = nullptr);
 
 }  // namespace morphkit::optimize_detail
