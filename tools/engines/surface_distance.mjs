@@ -220,6 +220,17 @@ function clipTimes(clip) {
   return times;
 }
 
+// The output's clips are posed by the input's indices: they must be the same clips in the same order.
+function checkClips(input, output) {
+  input.clips.forEach((clip, c) => {
+    const other = output.clips[c];
+    if (!other) throw new Error(`${output.path} has no animation ${c} ('${clip.name}')`);
+    if (clip.name && other.name && clip.name !== other.name) {
+      throw new Error(`animation ${c} is '${clip.name}' in ${input.path} but '${other.name}' in ${output.path}`);
+    }
+  });
+}
+
 function allPoses(input) {
   const poses = [{category: 'rest', label: 'rest'}];
   const names = input.meshes.find((m) => m.morphTargetDictionary)?.morphTargetDictionary || {};
@@ -406,6 +417,7 @@ async function main() {
   const started = performance.now();
   const lib = await loadThree();
   const [input, output] = [await loadFile(lib, options.files[0]), await loadFile(lib, options.files[1])];
+  checkClips(input, output);
   const surfaces = [makeSurface(lib, input), makeSurface(lib, output)];
   const worst = {};
   for (const category of ['rest', 'targets', 'animations']) worst[category] = {distance: 0, poses: 0};
