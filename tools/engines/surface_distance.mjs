@@ -167,7 +167,14 @@ async function loadFile(lib, path) {
     nodes.push({o, position: o.position.clone(), quaternion: o.quaternion.clone(), scale: o.scale.clone()});
     if (o.isMesh && o.geometry.attributes.position) meshes.push(o);
   });
-  return {path, scene: gltf.scene, clips: gltf.animations, meshes, nodes, mixer: new lib.THREE.AnimationMixer(gltf.scene)};
+  return {
+    path,
+    scene: gltf.scene,
+    clips: gltf.animations,
+    meshes,
+    nodes,
+    mixer: new lib.THREE.AnimationMixer(gltf.scene)
+  };
 }
 
 function targetCount(file) {
@@ -281,8 +288,10 @@ function writePositions(lib, surface) {
       v.toArray(surface.positions, 3 * (first + i));
     }
   }
-  if (surface.bvh) surface.bvh.refit();
-  else surface.bvh = new lib.MeshBVH(surface.geometry);
+  if (surface.bvh)
+    surface.bvh.refit();
+  else
+    surface.bvh = new lib.MeshBVH(surface.geometry);
 }
 
 // A small seeded generator (mulberry32), so that runs sample the same points.
@@ -331,8 +340,10 @@ function chooseSamples(surface, count, seed) {
     let lo = 0, hi = triangleCount - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cumulative[mid] <= target) lo = mid + 1;
-      else hi = mid;
+      if (cumulative[mid] <= target)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     let r1 = random(), r2 = random();
     if (r1 + r2 > 1) [r1, r2] = [1 - r1, 1 - r2];
@@ -347,9 +358,10 @@ function samplePoint(surface, s, out) {
   const {triangles, positions, samples} = surface;
   const t = samples.tri[s], u = samples.u[s], v = samples.v[s];
   const a = 3 * triangles[3 * t], b = 3 * triangles[3 * t + 1], c = 3 * triangles[3 * t + 2];
-  out.set(positions[a] + u * (positions[b] - positions[a]) + v * (positions[c] - positions[a]),
-          positions[a + 1] + u * (positions[b + 1] - positions[a + 1]) + v * (positions[c + 1] - positions[a + 1]),
-          positions[a + 2] + u * (positions[b + 2] - positions[a + 2]) + v * (positions[c + 2] - positions[a + 2]));
+  out.set(
+      positions[a] + u * (positions[b] - positions[a]) + v * (positions[c] - positions[a]),
+      positions[a + 1] + u * (positions[b + 1] - positions[a + 1]) + v * (positions[c + 1] - positions[a + 1]),
+      positions[a + 2] + u * (positions[b + 2] - positions[a + 2]) + v * (positions[c + 2] - positions[a + 2]));
   return out;
 }
 
@@ -392,7 +404,8 @@ function directedWorst(lib, from, to, cache, worst, pose, direction) {
     if (!to.bvh.closestPointToPoint(p, hit, worst.distance)) continue;
     rememberHit(lib, to, cache, s, hit);
     if (hit.distance <= worst.distance) continue;
-    Object.assign(worst, {distance: hit.distance, pose: pose.label, direction, at: p.toArray(), nearest: hit.point.toArray()});
+    Object.assign(
+        worst, {distance: hit.distance, pose: pose.label, direction, at: p.toArray(), nearest: hit.point.toArray()});
   }
 }
 
@@ -408,8 +421,15 @@ function restDiagonal(positions) {
 function report(worst, diagonal) {
   if (!worst.poses) return null;
   const mm = worst.distance * 1000;
-  return {poses: worst.poses, mm, mmPerM: diagonal > 0 ? mm / diagonal : null, pose: worst.pose,
-          direction: worst.direction, at: worst.at, nearest: worst.nearest};
+  return {
+    poses: worst.poses,
+    mm,
+    mmPerM: diagonal > 0 ? mm / diagonal : null,
+    pose: worst.pose,
+    direction: worst.direction,
+    at: worst.at,
+    nearest: worst.nearest
+  };
 }
 
 async function main() {
