@@ -173,6 +173,7 @@ def optimize(
     textures: str = "keep",
     texture_size: int = 0,
     texture_min_psnr: float = 35.0,
+    for_engine: str | None = None,
     allow_external_paths: bool = False,
 ) -> dict[str, Any]:
     """Write a smaller .glb of the file, verified within a bound at every pose: `morphkit optimize --json`'s report.
@@ -185,7 +186,10 @@ def optimize(
     report's "passes" says what each pass changed. textures: "keep", "webp" (EXT_texture_webp) or "ktx2"
     (KHR_texture_basisu through the basisu program), no fallback image; texture_size: the largest side kept (0: any);
     a texture whose encoding decodes below texture_min_psnr dB keeps its bytes; the report's "textures" gives each
-    one's bytes, GPU memory and error before and after (docs/OPTIMIZE.md, "Textures"). An existing out is replaced whole, as every command replaces its output
+    one's bytes, GPU memory and error before and after (docs/OPTIMIZE.md, "Textures"). for_engine (CLI --for): "three",
+    "babylon", "filament", "godot", "bevy", "playcanvas" or "univrm"; the output holds only the extensions that runtime
+    decodes, and the report's "forEngine" says what that changed; an unknown name, or textures the runtime cannot
+    decode, raise InvalidArgumentError. An existing out is replaced whole, as every command replaces its output
     file (docs/CLI.md, "The overwrite rule"); out equal to path, a bound <= 0 or NaN raise InvalidArgumentError; a
     bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).
     """

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--keep-attributes]
 // [--keep-nodes] [--skip-pass NAME]... [--simplify R [--simplify-error MM]] [--textures keep|webp|ktx2]
-// [--texture-size N] [--texture-min-psnr DB] [--json]`
+// [--texture-size N] [--texture-min-psnr DB] [--for ENGINE] [--json]`
 // A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize/optimize.h,
 // docs/OPTIMIZE.md).
 #include <fmt/core.h>
@@ -37,6 +37,7 @@ struct OptimizeCommandOptions {
   double texture_min_psnr = kDefaultTextureMinPsnr;
   double simplify_ratio = 0.0;
   double simplify_error_mm = 0.0;
+  std::string for_engine;
   bool json = false;
   uint32_t threads = 0;
   FileAccessFlags file_access;
@@ -91,6 +92,11 @@ void printTable(const OptimizeCommandOptions& o, const OptimizeReport& r) {
     for (const std::string& change : pass.changes) fmt::print("    {}\n", shown(change));
   }
   printTextures(r);
+  if (!r.runtime.name.empty()) {
+    fmt::print("  for {} ({}): {}\n", r.runtime.name, r.runtime.engine,
+               r.runtime.changes.empty() ? "every extension it needs is decoded there" : "");
+    for (const std::string& change : r.runtime.changes) fmt::print("    {}\n", shown(change));
+  }
   for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
 }
 
@@ -101,11 +107,6 @@ int run(const OptimizeCommandOptions& o) {
   if (std::filesystem::exists(o.out, ec) && std::filesystem::equivalent(o.file, o.out, ec)) {
     return reportUsage("--out " + o.out + ": is IN itself; write the optimized file beside it");
   }
-  LoadOptions load;
-  o.file_access.applyTo(load);
-  load.budget = o.budget.budget();
-  Expected<Asset> asset = loadAsset(o.file, load);
-  if (!asset) return reportFailure(o.file, asset.error());
   OptimizeOptions options;
   options.max_error_mm = o.max_error_mm;
   options.max_error_rel = o.max_error_rel;
@@ -120,6 +121,15 @@ int run(const OptimizeCommandOptions& o) {
   options.texture_min_psnr = o.texture_min_psnr;
   options.simplify_ratio = o.simplify_ratio;
   options.simplify_error_mm = o.simplify_error_mm;
+  options.for_engine = o.for_engine;
+  // --for and the options it contradicts (--textures webp for a runtime without WebP) are usage errors, before loading.
+  if (Expected<const Runtime*> runtime = optimizeRuntime(options); !runtime)
+    return reportUsage(runtime.error().message);
+  LoadOptions load;
+  o.file_access.applyTo(load);
+  load.budget = o.budget.budget();
+  Expected<Asset> asset = loadAsset(o.file, load);
+  if (!asset) return reportFailure(o.file, asset.error());
   ThreadPool pool(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
   options.pool = &pool;
   ProgressBar bar("optimize", 100);
@@ -199,6 +209,10 @@ const CommandRegistration kOptimizeCommand(
                },
                "> 0"))
            ->needs(simplify);
+       sub->add_option("--for", options->for_engine,
+                       fmt::format("write only the extensions this runtime decodes ({}; docs/CHECK.md lists "
+                                   "what each decodes)",
+                                   runtimeNames()));
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

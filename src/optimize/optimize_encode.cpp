@@ -90,7 +90,7 @@ void OptimizeEncoder::planDequants() {
     }
   }
   for (size_t s = 0; s < a.skins.size(); ++s) {
-    if (blocked[s]) continue;
+    if (blocked[s] || !quantize_) continue;  // floats need no grid
     skin_dequant_[s] =
         gridOver(box[s], budget_.shared_position, budget_.base_position_floor, "@skin" + std::to_string(s));
   }
@@ -100,7 +100,7 @@ void OptimizeEncoder::planDequants() {
 void OptimizeEncoder::planMeshDequants() {
   mesh_dequant_.assign(input_.meshes.size(), Dequant{});
   for (uint32_t m = 0; m < input_.meshes.size(); ++m) {
-    if (m >= carriers_.size() || carriers_[m].empty()) continue;
+    if (m >= carriers_.size() || carriers_[m].empty() || !quantize_) continue;
     std::array<double, 6> box = kEmptyBox;
     for (const Primitive& primitive : input_.meshes[m].primitives) {
       growBox(box, readAccessorFloats(input_, findAttribute(primitive.attributes, "POSITION")));
@@ -202,7 +202,10 @@ uint32_t OptimizeEncoder::baseAttribute(const std::string& name, uint32_t access
   const uint32_t components = componentCount(a.type);
   uint32_t result = kNone;
   auto starts = [&](std::string_view prefix) { return name.compare(0, prefix.size(), prefix) == 0; };
-  if (name == "POSITION") {
+  if (!quantize_ && (name == "POSITION" || name == "NORMAL" || name == "TANGENT")) {
+    // Without KHR_mesh_quantization core glTF allows these as floats only (§3.7.2.1).
+    result = floatCopy(accessor, ViewPart::kBase, kArrayBuffer, name == "POSITION");
+  } else if (name == "POSITION") {
     std::vector<int16_t> grid = snorm16OnGrid(v, allowance);
     // 16 bits are finer than a tenth of the bound allows, but within its floor: the full 16 bits (the base is a
     // fiftieth of the bytes a face's targets take; floats would double it).
@@ -309,9 +312,9 @@ uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, co
       }
     }
     for (float& v : values) v = float(v / dequant->step);
-  } else {
+  } else if (quantize_) {
     grid = snorm16OnGrid(values, budget_.target_delta);
-  }
+  }  // else: floats (core glTF's only delta type, §3.7.2.2)
   const bool normalized = dequant == nullptr;
   uint32_t result = kNone;
   if (grid.empty()) {
@@ -372,7 +375,7 @@ uint32_t OptimizeEncoder::directionDelta(uint32_t accessor) {
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const std::vector<float> values = readAccessorFloats(input_, accessor);
   uint32_t result;
-  if (allWithin(values, -1.0f, 1.0f)) {
+  if (quantize_ && allWithin(values, -1.0f, 1.0f)) {
     std::vector<int8_t> ints = normalizedInts<int8_t>(values, 127.0);
     result = addShared(packed(std::span<const int8_t>(ints), 3, ComponentType::kByte, true, AccessorType::kVec3, false),
                        "DIRECTION");
@@ -460,9 +463,9 @@ Expected<EncodedAsset> OptimizeEncoder::run() {
   return std::move(out_);
 }
 
-Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
-                                   std::span<const SkinnedDraw> draws) {
-  return OptimizeEncoder(document, budget, meshopt, draws).run();
+Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget,
+                                   const EncodeExtensions& extensions, std::span<const SkinnedDraw> draws) {
+  return OptimizeEncoder(document, budget, extensions, draws).run();
 }
 
 }  // namespace morphkit::optimize_detail

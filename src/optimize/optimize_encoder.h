@@ -32,9 +32,14 @@ struct Dequant {
 
 class OptimizeEncoder {
  public:
-  OptimizeEncoder(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
+  OptimizeEncoder(const PassDocument& document, const EncodeBudget& budget, const EncodeExtensions& extensions,
                   std::span<const SkinnedDraw> draws)
-      : input_(document.asset), carriers_(document.mesh_carriers), budget_(budget), meshopt_(meshopt), draws_(draws) {}
+      : input_(document.asset),
+        carriers_(document.mesh_carriers),
+        budget_(budget),
+        meshopt_(extensions.meshopt),
+        quantize_(extensions.quantization),
+        draws_(draws) {}
 
   Expected<EncodedAsset> run();
 
@@ -72,6 +77,7 @@ class OptimizeEncoder {
   const std::vector<std::vector<uint32_t>>& carriers_;  // per mesh, PassDocument::mesh_carriers
   EncodeBudget budget_;
   bool meshopt_;
+  bool quantize_;  // KHR_mesh_quantization may be written (EncodeExtensions::quantization)
   std::span<const SkinnedDraw> draws_;
   EncodedAsset out_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> done_;  // (input accessor, role) → output accessor
