@@ -58,3 +58,19 @@ def test_optimize_skip_passes(demo_glb: pathlib.Path, tmp_path: pathlib.Path) ->
     with pytest.raises(morphkit.InvalidArgumentError, match="no pass is named 'reorder'"):
         morphkit.optimize(demo_glb, tmp_path / "b.glb", skip_passes=["reorder"])
     assert not (tmp_path / "b.glb").exists()
+
+
+def test_optimize_for_engine_matches_the_cli(demo_glb: pathlib.Path, tmp_path: pathlib.Path, cli: str) -> None:
+    report = morphkit.optimize(demo_glb, tmp_path / "py.glb", for_engine="playcanvas")
+    done = run_cli(cli, "optimize", demo_glb, "--out", tmp_path / "cli.glb", "--for", "playcanvas", "--json")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "py.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+    assert report["forEngine"] == json.loads(done.stdout)["forEngine"]
+    assert report["forEngine"]["name"] == "playcanvas"
+    assert b"EXT_meshopt_compression" not in (tmp_path / "py.glb").read_bytes()
+    assert morphkit.optimize(demo_glb, tmp_path / "any.glb")["forEngine"] is None
+    with pytest.raises(morphkit.InvalidArgumentError, match="does not decode EXT_texture_webp"):
+        morphkit.optimize(demo_glb, tmp_path / "b.glb", for_engine="filament", textures="webp")
+    with pytest.raises(morphkit.InvalidArgumentError, match="unknown engine"):
+        morphkit.optimize(demo_glb, tmp_path / "b.glb", for_engine="unity")
+    assert not (tmp_path / "b.glb").exists()
