@@ -27,7 +27,7 @@ constexpr RuntimeDecoder kThreeRows[] = {
     {kWebp, kYes, "decoded by the browser's image decoder", kThree},
     {kDracoExtension, kYes, "decoded by the DRACOLoader the application passes to setDRACOLoader", kThree},
     {kTransform, kYes, "offset, rotation, scale and texCoord applied per texture", kThree},
-    {kPointer, kNo, "three.js does not play it (not among GLTFLoader's extensions)", kThree},
+    {kPointer, kNo, "three.js has no handler for it (not among GLTFLoader's extensions)", kThree},
 };
 
 constexpr std::string_view kBabylon =
