@@ -176,6 +176,7 @@ def optimize(
     simplify: float | None = None,
     simplify_error_mm: float | None = None,
     lod: Sequence[float] = (),
+    for_engine: str | None = None,
     allow_external_paths: bool = False,
 ) -> dict[str, Any]:
     """Write a smaller .glb of the file, verified within a bound at every pose: `morphkit optimize --json`'s report.
@@ -192,6 +193,9 @@ def optimize(
     simplify keeps that fraction of each mesh's triangles, in (0, 1] (`--simplify`), stopping before a collapse error
     above simplify_error_mm; lod=[r1, r2, ...] also writes out's stem.lod1.glb, .lod2.glb, ... beside out, one per
     ratio (`--lod`), and the report's "lods" holds each level's report (docs/OPTIMIZE.md, "Levels of detail").
+    for_engine (CLI --for): "three", "babylon", "filament", "godot", "bevy", "playcanvas" or "univrm"; the output holds
+    only the extensions that runtime decodes, and the report's "forEngine" says what that changed; an unknown name, or
+    textures the runtime cannot decode, raise InvalidArgumentError.
     An existing out is replaced whole, as every command replaces its output file (docs/CLI.md, "The overwrite rule");
     out equal to path, a bound <= 0 or NaN, a ratio outside (0, 1], simplify with lod raise InvalidArgumentError; a
     bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).

@@ -87,7 +87,9 @@ void planEngine(const Asset& asset, const PosePrepared& prepared, const EnginePr
       }
       continue;
     }
-    Hazard hazard{&rule, std::string(rule.what) + ": " + a.where, a.refuses_load, false, {}};
+    // An extension's `where` is its whole sentence (what the engine does and what the user sees).
+    const bool sentence = rule.kind == RuleKind::kUnsupportedExtension;
+    Hazard hazard{&rule, sentence ? a.where : std::string(rule.what) + ": " + a.where, a.refuses_load, false, {}};
     report.loads = report.loads && !a.refuses_load;
     report.hazards.push_back(std::move(hazard));
   }

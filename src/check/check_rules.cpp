@@ -5,6 +5,7 @@
 
 #include "check_internal.h"
 #include "morphkit/core/deform.h"
+#include "morphkit/model/runtimes.h"
 
 namespace morphkit::check_detail {
 
@@ -126,6 +127,25 @@ bool usesCubic(const Asset& asset) {
   return false;
 }
 
+// An extension the file uses that the engine cannot decode, said as what the user will see: "<extension> is
+// required and <what the engine does>: <what shows>" (the decoder table's row, morphkit/model/runtimes.h). A required
+// one refuses the load (glTF 2.0 §3.12: a loader must not load a file whose required extension it lacks).
+Applicability undecodedExtension(const Asset& asset, const EngineProfile& profile, const ProfileRule& rule) {
+  const auto& used = asset.extensions_used;
+  const auto& required = asset.extensions_required;
+  Applicability out;
+  if (std::find(used.begin(), used.end(), rule.extension) == used.end()) return out;
+  out.applies = true;
+  out.refuses_load = std::find(required.begin(), required.end(), rule.extension) != required.end();
+  const Runtime* runtime = findRuntime(profile.name);
+  const RuntimeDecoder* row = runtime ? findRuntimeDecoder(*runtime, rule.extension) : nullptr;
+  const std::string effect = row ? std::string(missingDecoderEffect(*row, out.refuses_load))
+                                 : std::string(out.refuses_load ? "the file fails to load" : "it is ignored");
+  out.where = std::string(rule.extension) + (out.refuses_load ? " is required and " : " is used and ") +
+              std::string(rule.what) + ": " + effect;
+  return out;
+}
+
 }  // namespace
 
 Applicability applicability(const Asset& asset, const PosePrepared& prepared, const EngineProfile& profile,
@@ -198,13 +218,9 @@ Applicability applicability(const Asset& asset, const PosePrepared& prepared, co
       });
       break;
     case RuleKind::kUnsupportedExtension: {
-      const auto& used = asset.extensions_used;
-      const auto& required = asset.extensions_required;
-      if (std::find(used.begin(), used.end(), rule.extension) != used.end()) {
-        const bool is_required = std::find(required.begin(), required.end(), rule.extension) != required.end();
-        where = std::string(rule.extension) + (is_required ? " (required)" : " (used)");
-      }
-      break;
+      Applicability out = undecodedExtension(asset, profile, rule);
+      if (!out.applies) out.where = notApplicableReason(rule.kind);
+      return out;
     }
   }
   Applicability out;
@@ -212,8 +228,7 @@ Applicability applicability(const Asset& asset, const PosePrepared& prepared, co
   out.where = out.applies ? where : notApplicableReason(rule.kind);
   out.refuses_load =
       out.applies && (rule.kind == RuleKind::kTargetCapRefused || rule.kind == RuleKind::kTargetAttrsRefused ||
-                      rule.kind == RuleKind::kTargetTextureCap ||
-                      (rule.kind == RuleKind::kUnsupportedExtension && where.ends_with("(required)")));
+                      rule.kind == RuleKind::kTargetTextureCap);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "morphkit/check/engine_profile.h"
+#include "morphkit/model/runtimes.h"
 #include "morphkit/model/text.h"
 
 namespace morphkit {
@@ -53,8 +54,6 @@ EngineProfile threeProfile() {
                "skins with JOINTS_0/WEIGHTS_0 only (skinIndex/skinWeight are vec4), rescaled to sum 1 by "
                "SkinnedMesh.normalizeSkinWeights",
                kThreeLoader},
-              {RuleKind::kUnsupportedExtension, 0, 0, "KHR_animation_pointer",
-               "not among GLTFLoader's extensions: pointer channels do not play", kThreeLoader},
           }};
 }
 
@@ -187,8 +186,33 @@ EngineProfile bevyProfile() {
           }};
 }
 
+// PlayCanvas and UniVRM: only their decoders are in the tables (morphkit/model/runtimes.h); their morphing and
+// skinning were not read, so no geometric rule is claimed for them.
+EngineProfile decodersOnlyProfile(std::string_view name) {
+  const Runtime* runtime = findRuntime(name);
+  return {name, runtime ? runtime->engine : name, {}};
+}
+
+// Every extension the runtime of the same name cannot decode (the decoder table) is one kUnsupportedExtension rule.
+void addDecoderRules(EngineProfile& profile) {
+  const Runtime* runtime = findRuntime(profile.name);
+  if (!runtime) return;
+  for (const RuntimeDecoder& row : runtime->decoders) {
+    if (row.decodes != Decodes::kNo) continue;
+    profile.rules.push_back({RuleKind::kUnsupportedExtension, 0, 0, row.extension, row.how, row.source, row.verified});
+  }
+}
+
 std::vector<EngineProfile> makeProfiles() {
-  return {threeProfile(), babylonProfile(), filamentProfile(), godotProfile(), bevyProfile()};
+  std::vector<EngineProfile> profiles = {threeProfile(),
+                                         babylonProfile(),
+                                         filamentProfile(),
+                                         godotProfile(),
+                                         bevyProfile(),
+                                         decodersOnlyProfile("playcanvas"),
+                                         decodersOnlyProfile("univrm")};
+  for (EngineProfile& profile : profiles) addDecoderRules(profile);
+  return profiles;
 }
 
 }  // namespace
@@ -206,7 +230,7 @@ const EngineProfile* findEngineProfile(std::string_view name) {
 }
 
 std::string_view engineProfileNames() {
-  return "three, babylon, filament, godot, bevy";
+  return "three, babylon, filament, godot, bevy, playcanvas, univrm";
 }
 
 Expected<std::vector<const EngineProfile*>> engineProfilesNamed(const std::vector<std::string>& names,

@@ -117,8 +117,9 @@ const CommandRegistration kCheckCommand(
        CLI::App* sub = app.add_subcommand(
            "check", "How each engine will show the file: its deviation from the glTF pose in mm, per rule");
        sub->add_option("FILE", options->file, "a .gltf or .glb file")->required();
-       sub->add_option("--engines", options->engines,
-                       "comma-separated engines: three, babylon, filament, godot, bevy; or all (default)");
+       sub->add_option(
+           "--engines", options->engines,
+           "comma-separated engines: three, babylon, filament, godot, bevy, playcanvas, univrm; or all (default)");
        sub->add_option("--times", options->times, "sample times per animation, over its duration (default 10)")
            ->check(CLI::Range(1u, 100000u));
        sub->add_option("--threads", options->threads, "worker threads including the main one (0: all cores)")

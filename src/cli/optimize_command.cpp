@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--keep-attributes]
 // [--keep-nodes] [--skip-pass NAME]... [--simplify R | --lod R1,R2,...] [--simplify-error MM]
-// [--textures keep|webp|ktx2] [--texture-size N] [--texture-min-psnr DB] [--json]`
+// [--textures keep|webp|ktx2] [--texture-size N] [--texture-min-psnr DB] [--for ENGINE] [--json]`
 // A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize/optimize.h,
 // docs/OPTIMIZE.md).
 #include <fmt/core.h>
@@ -38,6 +38,7 @@ struct OptimizeCommandOptions {
   double simplify_ratio = 0.0;
   double simplify_error_mm = 0.0;
   std::vector<double> lod_ratios;  // --lod: one more file per ratio beside OUT (lodPath)
+  std::string for_engine;
   bool json = false;
   uint32_t threads = 0;
   FileAccessFlags file_access;
@@ -92,6 +93,11 @@ void printTable(const OptimizeCommandOptions& o, const std::string& out, const O
     for (const std::string& change : pass.changes) fmt::print("    {}\n", shown(change));
   }
   printTextures(r);
+  if (!r.runtime.name.empty()) {
+    fmt::print("  for {} ({}): {}\n", r.runtime.name, r.runtime.engine,
+               r.runtime.changes.empty() ? "every extension it needs is decoded there" : "");
+    for (const std::string& change : r.runtime.changes) fmt::print("    {}\n", shown(change));
+  }
   for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
 }
 
@@ -126,11 +132,6 @@ int run(const OptimizeCommandOptions& o) {
                          ", which is IN itself; choose another --out");
     }
   }
-  LoadOptions load;
-  o.file_access.applyTo(load);
-  load.budget = o.budget.budget();
-  Expected<Asset> asset = loadAsset(o.file, load);
-  if (!asset) return reportFailure(o.file, asset.error());
   OptimizeOptions options;
   options.max_error_mm = o.max_error_mm;
   options.max_error_rel = o.max_error_rel;
@@ -145,6 +146,15 @@ int run(const OptimizeCommandOptions& o) {
   options.texture_min_psnr = o.texture_min_psnr;
   options.simplify_ratio = o.simplify_ratio;
   options.simplify_error_mm = o.simplify_error_mm;
+  options.for_engine = o.for_engine;
+  // --for and the options it contradicts (--textures webp for a runtime without WebP) are usage errors, before loading.
+  if (Expected<const Runtime*> runtime = optimizeRuntime(options); !runtime)
+    return reportUsage(runtime.error().message);
+  LoadOptions load;
+  o.file_access.applyTo(load);
+  load.budget = o.budget.budget();
+  Expected<Asset> asset = loadAsset(o.file, load);
+  if (!asset) return reportFailure(o.file, asset.error());
   ThreadPool pool(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
   options.pool = &pool;
   OptimizeReport report;
@@ -243,6 +253,10 @@ const CommandRegistration kOptimizeCommand(
                  return std::strtod(text.c_str(), nullptr) > 0 ? "" : text + " is not a positive number";
                },
                "> 0"));
+       sub->add_option("--for", options->for_engine,
+                       fmt::format("write only the extensions this runtime decodes ({}; docs/CHECK.md lists "
+                                   "what each decodes)",
+                                   runtimeNames()));
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

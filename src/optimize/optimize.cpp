@@ -14,6 +14,8 @@
 
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/io/json_writer.h"
+#include "morphkit/model/extensions.h"
+#include "morphkit/model/text.h"
 #include "optimize_internal.h"
 #include "optimize_passes.h"
 
@@ -83,10 +85,11 @@ struct Written {
 };
 
 Expected<Written> encodeAndWrite(const optimize_detail::PassDocument& document,
-                                 const optimize_detail::EncodeBudget& budget, const OptimizeOptions& options,
+                                 const optimize_detail::EncodeBudget& budget,
+                                 const optimize_detail::EncodeExtensions& extensions, const OptimizeOptions& options,
                                  std::span<const optimize_detail::SkinnedDraw> draws) {
   Expected<optimize_detail::EncodedAsset> encoded =
-      optimize_detail::encodeAsset(document, budget, options.meshopt, draws, options.pool);
+      optimize_detail::encodeAsset(document, budget, extensions, draws, options.pool);
   if (!encoded) return encoded.error();
   GlbWriteOptions write;
   write.meshopt = encoded->meshopt;
@@ -119,7 +122,73 @@ void noteReorder(OptimizeReport& report, uint64_t with, uint64_t without) {
   }
 }
 
+// Why `runtime` gets no `extension`: its decoder row's line, or that no row says it decodes it.
+std::string notDecodedWhy(const Runtime& runtime, std::string_view extension) {
+  const RuntimeDecoder* row = findRuntimeDecoder(runtime, extension);
+  return row ? std::string(row->how) : std::string(runtime.engine) + " is not known to decode it";
+}
+
+// The extensions `runtime` lacks, left out of the encoding; each change is a line of the report.
+optimize_detail::EncodeExtensions extensionsFor(const Runtime& runtime, const OptimizeOptions& options,
+                                                OptimizeRuntimeReport& report) {
+  optimize_detail::EncodeExtensions extensions;
+  extensions.meshopt = options.meshopt;
+  report.name = runtime.name;
+  report.engine = runtime.engine;
+  if (options.meshopt && runtimeDecodes(runtime, kMeshoptExtension) != Decodes::kYes) {
+    extensions.meshopt = false;
+    report.changes.push_back(std::string(kMeshoptExtension) + ": not written, " +
+                             notDecodedWhy(runtime, kMeshoptExtension) + "; plain bufferViews");
+  }
+  if (runtimeDecodes(runtime, kMeshQuantizationExtension) != Decodes::kYes) {
+    extensions.quantization = false;
+    report.changes.push_back(std::string(kMeshQuantizationExtension) + ": not written, " +
+                             notDecodedWhy(runtime, kMeshQuantizationExtension) +
+                             "; positions, normals, tangents, their deltas and animation keys as floats, the "
+                             "node-dequantization pass skipped");
+  }
+  return extensions;
+}
+
+// The output's extensions the runtime does not decode (kept from the input) or has no row for.
+void listUndecoded(const Runtime& runtime, const Asset& output, OptimizeRuntimeReport& report,
+                   std::vector<std::string>& notes) {
+  for (const std::string& used : output.extensions_used) {
+    const Decodes decodes = runtimeDecodes(runtime, used);
+    if (decodes == Decodes::kNo) {
+      report.undecoded.push_back(used);
+      notes.push_back("--for " + std::string(runtime.name) + ": the output keeps " + used + " from the input, which " +
+                      std::string(runtime.engine) + " does not decode");
+    } else if (decodes == Decodes::kUnknown) {
+      report.unconfirmed.push_back(used);
+    }
+  }
+}
+
 }  // namespace
+
+Expected<const Runtime*> optimizeRuntime(const OptimizeOptions& options) {
+  if (options.for_engine.empty()) return nullptr;
+  const Runtime* runtime = findRuntime(options.for_engine);
+  if (!runtime) {
+    return fail(Error::kInvalidArgument,
+                "--for " + quote(options.for_engine) + ": unknown engine (known: " + std::string(runtimeNames()) + ")");
+  }
+  const std::string_view asked = options.textures == TextureFormat::kWebp   ? "EXT_texture_webp"
+                                 : options.textures == TextureFormat::kKtx2 ? "KHR_texture_basisu"
+                                                                            : "";
+  if (!asked.empty() && runtimeDecodes(*runtime, asked) != Decodes::kYes) {
+    const bool ktx2 = runtimeDecodes(*runtime, "KHR_texture_basisu") == Decodes::kYes;
+    const bool webp = runtimeDecodes(*runtime, "EXT_texture_webp") == Decodes::kYes;
+    const std::string other =
+        options.textures == TextureFormat::kWebp ? (ktx2 ? " or ktx2" : "") : (webp ? " or webp" : "");
+    return fail(Error::kInvalidArgument, "--for " + std::string(runtime->name) + ": " + std::string(runtime->engine) +
+                                             " does not decode " + std::string(asked) + ", which --textures " +
+                                             textureFormatName(options.textures) + " writes; use --textures keep" +
+                                             other);
+  }
+  return runtime;
+}
 
 Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeOptions& options,
                                              OptimizeReport& report) {
@@ -142,6 +211,16 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
       }
     }
   }
+  Expected<const Runtime*> runtime = optimizeRuntime(options);
+  if (!runtime) return runtime.error();
+  optimize_detail::EncodeExtensions extensions;
+  extensions.meshopt = options.meshopt;
+  // A runtime without KHR_mesh_quantization gets floats, so no node carries a grid either.
+  OptimizeOptions pass_options = options;
+  if (*runtime) {
+    extensions = extensionsFor(**runtime, options, report.runtime);
+    if (!extensions.quantization) pass_options.skip_passes.push_back("node-dequantization");
+  }
   auto progress = [&](std::string_view step, double done) {
     if (options.progress) options.progress(step, done);
   };
@@ -159,7 +238,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
   report.before = optimize_detail::inputParts(input);
   report.input_bytes = inputFileBytes(input);
   progress("passes", 0.0);
-  Expected<optimize_detail::PassDocument> document = optimize_detail::runPasses(input, options, report.passes);
+  Expected<optimize_detail::PassDocument> document = optimize_detail::runPasses(input, pass_options, report.passes);
   if (!document) return document.error();
   report.texture_min_psnr = options.texture_min_psnr;
   report.textures = document->textures;
@@ -191,12 +270,12 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
     budget.u8_skin_weights = attempt.u8_skin_weights;
     if (chosen == &*document) budget.rounded_u8_weights = u8_weights;
     budget.keep_nearest = kKeepNearestShare * report.bound;
-    Expected<Written> written = encodeAndWrite(*chosen, budget, options, *draws);
+    Expected<Written> written = encodeAndWrite(*chosen, budget, extensions, options, *draws);
     if (!written) return written.error();
     if (document->before_reorder && report.attempts == 0) {
       progress("encoding without the reorder pass", 0.0);
       budget.rounded_u8_weights = {};
-      Expected<Written> unreordered = encodeAndWrite(*document->before_reorder, budget, options, *draws);
+      Expected<Written> unreordered = encodeAndWrite(*document->before_reorder, budget, extensions, options, *draws);
       if (!unreordered) return unreordered.error();
       const uint64_t with = gzipBytes(written->glb), without = gzipBytes(unreordered->glb);
       if (without <= with) {
@@ -230,6 +309,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
       report.output_bytes = glb.size();
       report.vertex_remap = chosen->vertex_remap;
       report.notes = encoded.notes;
+      if (*runtime) listUndecoded(**runtime, *reloaded, report.runtime, report.notes);
       progress("done", 1.0);
       return std::move(written->glb);
     }
@@ -266,6 +346,20 @@ void texturesJson(JsonWriter& json, const OptimizeReport& r) {
     json.endObject();
   }
   json.endArray();
+}
+
+void runtimeJson(JsonWriter& json, const OptimizeRuntimeReport& r) {
+  json.key("forEngine");
+  if (r.name.empty()) {
+    json.null();
+    return;
+  }
+  json.beginObject();
+  json.field("name", std::string_view(r.name)).field("engine", std::string_view(r.engine));
+  json.key("changes").array(std::span<const std::string>(r.changes));
+  json.key("undecoded").array(std::span<const std::string>(r.undecoded));
+  json.key("unconfirmed").array(std::span<const std::string>(r.unconfirmed));
+  json.endObject();
 }
 
 // One report's fields, inside an object the caller opened.
@@ -310,6 +404,7 @@ void reportFields(JsonWriter& json, const OptimizeReport& r, std::string_view fi
   json.field("inputBytes", r.input_bytes).field("outputBytes", r.output_bytes).field("attempts", r.attempts);
   json.key("notes").array(std::span<const std::string>(r.notes));
   texturesJson(json, r);
+  runtimeJson(json, r.runtime);
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ void OptimizeEncoder::planDequants() {
     }
   }
   for (size_t s = 0; s < a.skins.size(); ++s) {
-    if (blocked[s]) continue;
+    if (blocked[s] || !quantize_) continue;  // floats need no grid
     skin_dequant_[s] =
         gridOver(box[s], budget_.shared_position, budget_.base_position_floor, "@skin" + std::to_string(s));
   }
@@ -100,7 +100,7 @@ void OptimizeEncoder::planDequants() {
 void OptimizeEncoder::planMeshDequants() {
   mesh_dequant_.assign(input_.meshes.size(), Dequant{});
   for (uint32_t m = 0; m < input_.meshes.size(); ++m) {
-    if (m >= carriers_.size() || carriers_[m].empty()) continue;
+    if (m >= carriers_.size() || carriers_[m].empty() || !quantize_) continue;
     std::array<double, 6> box = kEmptyBox;
     for (const Primitive& primitive : input_.meshes[m].primitives) {
       growBox(box, readAccessorFloats(input_, findAttribute(primitive.attributes, "POSITION")));
@@ -202,7 +202,10 @@ uint32_t OptimizeEncoder::baseAttribute(const std::string& name, uint32_t access
   const uint32_t components = componentCount(a.type);
   uint32_t result = kNone;
   auto starts = [&](std::string_view prefix) { return name.compare(0, prefix.size(), prefix) == 0; };
-  if (name == "POSITION") {
+  if (!quantize_ && (name == "POSITION" || name == "NORMAL" || name == "TANGENT")) {
+    // Without KHR_mesh_quantization core glTF allows these as floats only (§3.7.2.1).
+    result = floatCopy(accessor, ViewPart::kBase, kArrayBuffer, name == "POSITION");
+  } else if (name == "POSITION") {
     std::vector<int16_t> grid = snorm16OnGrid(v, allowance);
     // 16 bits are finer than a tenth of the bound allows, but within its floor: the full 16 bits (the base is a
     // fiftieth of the bytes a face's targets take; floats would double it).
@@ -291,18 +294,30 @@ uint32_t OptimizeEncoder::skinWeightSets(const std::vector<uint32_t>& ints, cons
 // a sparse accessor, and almost nothing dense once meshopt has encoded them: with meshopt the target is dense (the
 // gzipped file is smaller than with the sparse ones, even where meshopt's own stream is larger: docs/OPTIMIZE.md,
 // "Experiments"), without it the smaller of the two. An all-zero target has no data at all.
-uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant) {
-  const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant));
+uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant,
+                                        uint32_t base_accessor) {
+  // An unskinned mesh's deltas on its own grid, whose base is rounded to the nearest point (meshBase): a component
+  // that moves half a step or more is stored as the difference of the two rounded positions, so the target alone at
+  // weight 1 lands on the grid point nearest its exact position (its error is the rest pose's, not the base's plus
+  // the delta's); one that rounds to zero on its own stays zero (docs/OPTIMIZE.md, "Experiments").
+  const bool absolute = dequant && dequant->role.rfind("@mesh", 0) == 0 && base_accessor != kNone;
+  const auto key = std::make_pair(accessor, dequantRole("POSITION_DELTA", dequant) +
+                                                (absolute ? "+" + std::to_string(base_accessor) : std::string()));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   std::vector<float> values = readAccessorFloats(input_, accessor);
+  const std::vector<float> base = absolute ? readAccessorFloats(input_, base_accessor) : std::vector<float>();
   std::vector<int16_t> grid;
   if (dequant) {
-    // Rounded on their own, not as (base + delta) on the grid less the base's rounding: a delta small enough to
-    // round to zero stays zero, and the animated poses' error is smaller (docs/OPTIMIZE.md, "Experiments"); the
+    // A skin's: rounded on their own, not as (base + delta) on the grid less the base's rounding: a delta small enough
+    // to round to zero stays zero, and the animated poses' error is smaller (docs/OPTIMIZE.md, "Experiments"); the
     // vertices skinnedBase re-rounded take its choice.
     grid.resize(values.size());
     for (size_t i = 0; i < values.size() && !grid.empty(); ++i) {
-      const double m = std::round(double(values[i]) / dequant->step);
+      double m = std::round(double(values[i]) / dequant->step);
+      if (absolute && m != 0 && i < base.size()) {
+        const double from = double(base[i]) - dequant->center[i % 3];
+        m = std::round((from + double(values[i])) / dequant->step) - std::round(from / dequant->step);
+      }
       if (m < -32767 || m > 32767)
         grid.clear();  // a delta beyond the skin's extent: floats then
       else
@@ -314,9 +329,9 @@ uint32_t OptimizeEncoder::positionDelta(uint32_t accessor, uint32_t vertices, co
       }
     }
     for (float& v : values) v = float(v / dequant->step);
-  } else {
+  } else if (quantize_) {
     grid = snorm16OnGrid(values, budget_.target_delta);
-  }
+  }  // else: floats (core glTF's only delta type, §3.7.2.2)
   const bool normalized = dequant == nullptr;
   uint32_t result = kNone;
   if (grid.empty()) {
@@ -377,7 +392,7 @@ uint32_t OptimizeEncoder::directionDelta(uint32_t accessor) {
   if (auto it = done_.find(key); it != done_.end()) return it->second;
   const std::vector<float> values = readAccessorFloats(input_, accessor);
   uint32_t result;
-  if (allWithin(values, -1.0f, 1.0f)) {
+  if (quantize_ && allWithin(values, -1.0f, 1.0f)) {
     std::vector<int8_t> ints = normalizedInts<int8_t>(values, 127.0);
     result = addShared(packed(std::span<const int8_t>(ints), 3, ComponentType::kByte, true, AccessorType::kVec3, false),
                        "DIRECTION");
@@ -437,7 +452,7 @@ void OptimizeEncoder::encodePrimitive(uint32_t mesh, Primitive& primitive) {
   for (MorphTarget& target : primitive.targets) {
     for (Attribute& attribute : target.attributes) {
       if (attribute.name == "POSITION") {
-        attribute.accessor = positionDelta(attribute.accessor, vertices, dequant);
+        attribute.accessor = positionDelta(attribute.accessor, vertices, dequant, position);
       } else if (attribute.name == "NORMAL" || attribute.name == "TANGENT") {
         attribute.accessor = directionDelta(attribute.accessor);
       } else {
@@ -465,9 +480,10 @@ Expected<EncodedAsset> OptimizeEncoder::run() {
   return std::move(out_);
 }
 
-Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
-                                   std::span<const SkinnedDraw> draws, ThreadPool* pool) {
-  return OptimizeEncoder(document, budget, meshopt, draws, pool).run();
+Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget,
+                                   const EncodeExtensions& extensions, std::span<const SkinnedDraw> draws,
+                                   ThreadPool* pool) {
+  return OptimizeEncoder(document, budget, extensions, draws, pool).run();
 }
 
 }  // namespace morphkit::optimize_detail

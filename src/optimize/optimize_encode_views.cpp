@@ -120,7 +120,8 @@ void OptimizeEncoder::encodeAnimations() {
         }
         const Accessor& a = input_.accessors[*accessor];
         uint32_t made = kNone;
-        if (a.component_type != ComponentType::kFloat && !a.has_sparse && a.buffer_view != kNone) {
+        // Without KHR_mesh_quantization every key is a float: integer translation and scale keys need it (§3.11).
+        if (quantize_ && a.component_type != ComponentType::kFloat && !a.has_sparse && a.buffer_view != kNone) {
           // Normalized integer keys (rotations and weights an earlier compressor quantized, §3.11) kept as they are
           // stored: exact, a quarter or half the bytes of floats. Packed tightly (animation views have no stride),
           // given to meshoptimizer 4 bytes at a time, as it needs a multiple of 4.

@@ -32,12 +32,13 @@ struct Dequant {
 
 class OptimizeEncoder {
  public:
-  OptimizeEncoder(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
+  OptimizeEncoder(const PassDocument& document, const EncodeBudget& budget, const EncodeExtensions& extensions,
                   std::span<const SkinnedDraw> draws, ThreadPool* pool)
       : input_(document.asset),
         carriers_(document.mesh_carriers),
         budget_(budget),
-        meshopt_(meshopt),
+        meshopt_(extensions.meshopt),
+        quantize_(extensions.quantization),
         draws_(draws),
         pool_(pool) {}
 
@@ -65,7 +66,7 @@ class OptimizeEncoder {
   template <class Int>
   uint32_t skinWeightSets(const std::vector<uint32_t>& ints, const std::vector<uint32_t>& sets, uint32_t set,
                           ComponentType component);
-  uint32_t positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant);
+  uint32_t positionDelta(uint32_t accessor, uint32_t vertices, const Dequant* dequant, uint32_t base_accessor);
   uint32_t directionDelta(uint32_t accessor);
   uint32_t indices(const Primitive& primitive, uint32_t vertices);
   void encodePrimitive(uint32_t mesh, Primitive& primitive);
@@ -77,6 +78,7 @@ class OptimizeEncoder {
   const std::vector<std::vector<uint32_t>>& carriers_;  // per mesh, PassDocument::mesh_carriers
   EncodeBudget budget_;
   bool meshopt_;
+  bool quantize_;  // KHR_mesh_quantization may be written (EncodeExtensions::quantization)
   std::span<const SkinnedDraw> draws_;
   ThreadPool* pool_;  // the caller's (OptimizeOptions::pool): the roundings' per-vertex searches split across it
   EncodedAsset out_;

@@ -44,10 +44,20 @@ struct EncodedAsset {
   std::vector<std::string> notes;
 };
 
+// The extensions the encoder may write (optimize --for: what the runtime decodes, morphkit/model/runtimes.h).
+struct EncodeExtensions {
+  bool meshopt = true;  // EXT_meshopt_compression; false: plain bufferViews
+  // KHR_mesh_quantization; false: positions, normals, tangents, every target delta and every animation key are
+  // floats, and no grid is folded into a skin or node (texture coordinates, joints and skin weights keep the 8/16-bit
+  // forms core glTF allows, §3.7.2.1)
+  bool quantization = true;
+};
+
 struct PassDocument;
 // `document`: the passes' output (optimize_passes.h); `draws`: skinnedDraws(input), for the skin weights' rounding.
-Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget, bool meshopt,
-                                   std::span<const SkinnedDraw> draws, ThreadPool* pool);
+Expected<EncodedAsset> encodeAsset(const PassDocument& document, const EncodeBudget& budget,
+                                   const EncodeExtensions& extensions, std::span<const SkinnedDraw> draws,
+                                   ThreadPool* pool);
 
 // The parts of an asset's views (as loaded) and of an encoded one (compressed views at their encoded size).
 OptimizeParts inputParts(const Asset& asset);

@@ -42,7 +42,7 @@ std::vector<const VerifyPose*> pricedPoses(const std::vector<VerifyPose>& poses)
 
 // Per primitive (mesh-major), its world positions at every priced pose as drawn by the first node that draws it;
 // empty for a primitive no node draws.
-Expected<std::vector<std::vector<std::vector<float>>>> posedPrimitives(const Asset& asset) {
+Expected<std::vector<std::vector<std::vector<float>>>> posedPrimitives(const Asset& asset, ThreadPool* pool) {
   std::vector<size_t> first(asset.meshes.size() + 1, 0);
   for (size_t m = 0; m < asset.meshes.size(); ++m) first[m + 1] = first[m] + asset.meshes[m].primitives.size();
   std::vector<std::vector<std::vector<float>>> out(first.back());
@@ -52,6 +52,8 @@ Expected<std::vector<std::vector<std::vector<float>>>> posedPrimitives(const Ass
   PoseResult result;
   for (const VerifyPose* pose : pricedPoses(poses)) {
     PoseOptions request;
+    request.path = CpuPath::kFast;  // pricing, not proof: the verification measures what was priced
+    request.pool = pool;
     request.animation = pose->animation;
     request.time = pose->time;
     request.weights.overrides = pose->overrides;
@@ -99,7 +101,7 @@ std::string millimetres(double metres) {
 void simplifyMeshes(PassDocument& document, const OptimizeOptions& options, OptimizePassReport& report) {
   if (options.simplify_ratio <= 0 || options.simplify_ratio >= 1) return;  // off, or nothing to remove
   Asset& asset = document.asset;
-  Expected<std::vector<std::vector<std::vector<float>>>> posed = posedPrimitives(asset);
+  Expected<std::vector<std::vector<std::vector<float>>>> posed = posedPrimitives(asset, options.pool);
   if (!posed) {
     report.changes.push_back("nothing simplified: the input does not pose (" + posed.error().message + ")");
     return;
@@ -140,6 +142,7 @@ void simplifyMeshes(PassDocument& document, const OptimizeOptions& options, Opti
       input.locked = seams;
       input.target_ratio = options.simplify_ratio;
       input.max_error = max_error;
+      input.pool = options.pool;
       const SimplifyResult result = simplifyTriangles(input);
       if (result.collapses == 0) {
         report.changes.push_back(label + ": kept as it is (" + simplifyStopName(result.stop) + " before any collapse)");

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
@@ -71,7 +72,15 @@ class Simplifier {
     buildQuadrics();
     SimplifyResult result;
     const auto target = uint32_t(std::floor(in_.target_ratio * double(triangles_.size()) + 0.5));
-    for (uint32_t v = 0; v < in_.vertex_count; ++v) pushBest(v);
+    // Every vertex's first candidate, found in parallel (each reads only the unchanged mesh), queued in vertex order.
+    std::vector<std::optional<Option>> first(in_.vertex_count);
+    parallelFor(in_.pool, in_.vertex_count, 512, [&](size_t begin, size_t end) {
+      for (size_t v = begin; v < end; ++v) first[v] = bestOption(uint32_t(v));
+    });
+    for (uint32_t v = 0; v < in_.vertex_count; ++v) {
+      ++version_[v];
+      if (first[v]) queue_.push({first[v]->cost, v, first[v]->to, version_[v]});
+    }
     result.stop = SimplifyStop::kNoCollapse;
     while (true) {
       if (live_ <= target) {
@@ -179,10 +188,11 @@ class Simplifier {
     return std::sqrt(worst);
   }
 
-  std::vector<uint32_t> neighbours(uint32_t v) {
+  // The vertices that share a live triangle with v, sorted (collapse keeps each vertex's list to live triangles).
+  std::vector<uint32_t> neighbours(uint32_t v) const {
     std::vector<uint32_t> result;
-    std::erase_if(vertex_triangles_[v], [&](uint32_t t) { return !alive_[t]; });
     for (uint32_t t : vertex_triangles_[v]) {
+      if (!alive_[t]) continue;
       for (uint32_t w : triangles_[t]) {
         if (w != v) result.push_back(w);
       }
@@ -196,7 +206,7 @@ class Simplifier {
 
   // The link condition (the surface stays a manifold): every vertex next to both ends spans a triangle with them;
   // and no triangle moved onto `to` duplicates one `to` has already.
-  bool keepsManifold(uint32_t from, uint32_t to) {
+  bool keepsManifold(uint32_t from, uint32_t to) const {
     const std::vector<uint32_t> from_ring = neighbours(from);
     const std::vector<uint32_t> to_ring = neighbours(to);
     std::vector<uint32_t> spanned;
@@ -255,23 +265,30 @@ class Simplifier {
     return dot > cosine * std::sqrt(b2 * a2) && a2 > 1e-12 * b2;
   }
 
-  bool collapseAllowed(uint32_t from, uint32_t to) {
+  bool collapseAllowed(uint32_t from, uint32_t to) const {
     return !locked_[from] && keepsManifold(from, to) && keepsOrientation(from, to);
   }
 
-  // Queues `from`'s cheapest allowed collapse onto a neighbour, superseding its earlier entries.
-  void pushBest(uint32_t from) {
-    ++version_[from];
-    if (locked_[from] || removed_[from]) return;
+  // `from`'s cheapest allowed collapse onto a neighbour, if any.
+  struct Option {
+    double cost;
+    uint32_t to;
+  };
+  std::optional<Option> bestOption(uint32_t from) const {
+    if (locked_[from] || removed_[from]) return std::nullopt;
     std::vector<std::pair<double, uint32_t>> options;
     for (uint32_t to : neighbours(from)) options.push_back({collapseCost(from, to), to});
     std::sort(options.begin(), options.end());
     for (const auto& [cost, to] : options) {
-      if (collapseAllowed(from, to)) {
-        queue_.push({cost, from, to, version_[from]});
-        return;
-      }
+      if (collapseAllowed(from, to)) return Option{cost, to};
     }
+    return std::nullopt;
+  }
+
+  // Queues `from`'s cheapest allowed collapse, superseding its earlier entries.
+  void pushBest(uint32_t from) {
+    ++version_[from];
+    if (const std::optional<Option> best = bestOption(from)) queue_.push({best->cost, from, best->to, version_[from]});
   }
 
   void collapse(uint32_t from, uint32_t to) {
@@ -281,6 +298,9 @@ class Simplifier {
       if (contains(tri, to)) {
         alive_[t] = 0;
         --live_;
+        for (uint32_t w : tri) {
+          if (w != from) std::erase(vertex_triangles_[w], t);
+        }
         continue;
       }
       for (uint32_t& w : tri) w = w == from ? to : w;

@@ -11,6 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "morphkit/model/thread_pool.h"
+
 namespace morphkit::optimize_detail {
 
 // Why a simplification stopped.
@@ -35,6 +37,7 @@ struct SimplifyInput {
   // Largest collapse error allowed (the units of `poses`): the root-mean-square distance, area-weighted, from the
   // kept vertex to the planes of every triangle merged into it, at the worst pose. Infinity: no limit.
   double max_error = std::numeric_limits<double>::infinity();
+  ThreadPool* pool = nullptr;  // optional: the first pricing of every vertex splits across it
 };
 
 struct SimplifyResult {

@@ -30,7 +30,7 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
                     const py::object& max_error_rel, bool meshopt, bool keep_attributes, bool keep_nodes,
                     const std::vector<std::string>& skip_passes, const std::string& textures, uint32_t texture_size,
                     double texture_min_psnr, const py::object& simplify, const py::object& simplify_error_mm,
-                    const std::vector<double>& lod, bool allow_external_paths) {
+                    const std::vector<double>& lod, const py::object& for_engine, bool allow_external_paths) {
   py::module_ os = py::module_::import("os");
   const std::string path = os.attr("fspath")(path_like).cast<std::string>();
   const std::string out = os.attr("fspath")(out_like).cast<std::string>();
@@ -50,6 +50,8 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
     refuse("textures '" + textures + "': one of keep, webp, ktx2");
   }
   if (!(texture_min_psnr > 0)) refuse("texture_min_psnr must be a positive number of dB");
+  if (!for_engine.is_none()) options.for_engine = for_engine.cast<std::string>();
+  if (Expected<const Runtime*> runtime = optimizeRuntime(options); !runtime) refuse(runtime.error().message);
   for (const py::object* given : {&max_error_mm, &max_error_rel}) {
     if (!given->is_none() && !(given->cast<double>() > 0)) refuse("the error bound must be a positive number");
   }
@@ -120,7 +122,7 @@ void addOptimizeBindings(py::module_& m) {
         py::arg("textures") = "keep", py::arg("texture_size") = 0u,
         py::arg("texture_min_psnr") = kDefaultTextureMinPsnr, py::arg("simplify") = py::none(),
         py::arg("simplify_error_mm") = py::none(), py::arg("lod") = std::vector<double>(),
-        py::arg("allow_external_paths") = false, pyi::koptimize);
+        py::arg("for_engine") = py::none(), py::arg("allow_external_paths") = false, pyi::koptimize);
 }
 
 }  // namespace morphkit::python

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -390,6 +391,42 @@ TEST(Check, SharedModelsReportDeviationsOnlyWhereARuleApplies) {
     }
   }
   EXPECT_GT(differing, 0u);  // SkinMorphEdgeCases has targets without POSITION/NORMAL, among others
+}
+
+// gltfpack -cc's output requires EXT_meshopt_compression and KHR_mesh_quantization: an engine whose decoder table
+// (morphkit/model/runtimes.h) says it cannot decode one has a hazard that refuses the load and says what shows;
+// three.js and Filament decode both, so they have none.
+TEST(Check, AnExtensionAnEngineCannotDecodeIsAHazard) {
+  MORPHKIT_REQUIRE_SHARED();
+  Expected<Asset> asset = loadAsset(test::sharedDir() / "field/assets/MorphSkinBlob52_meshopt.glb");
+  ASSERT_TRUE(asset) << asset.error().message;
+  ASSERT_TRUE(std::ranges::count(asset->extensions_required, "EXT_meshopt_compression"));
+  const CheckReport report = check(*asset, 2);
+  auto meshopt = [&](std::string_view name) -> const Hazard* {
+    for (const Hazard& h : engine(report, name).hazards) {
+      if (h.rule->kind == RuleKind::kUnsupportedExtension && h.rule->extension == "EXT_meshopt_compression") return &h;
+    }
+    return nullptr;
+  };
+  for (std::string_view name : {"playcanvas", "univrm", "godot"}) {
+    SCOPED_TRACE(name);
+    const Hazard* h = meshopt(name);
+    ASSERT_NE(h, nullptr);
+    EXPECT_TRUE(h->refuses_load);
+    EXPECT_FALSE(engine(report, name).loads);
+    EXPECT_EQ(h->message.rfind("EXT_meshopt_compression is required and ", 0), 0u) << h->message;
+  }
+  EXPECT_NE(meshopt("playcanvas")->message.find("broken geometry or a failed load"), std::string::npos);
+  for (std::string_view name : {"three", "babylon", "filament"}) {
+    EXPECT_EQ(meshopt(name), nullptr) << name;
+    EXPECT_TRUE(engine(report, name).loads) << name;
+  }
+  EXPECT_NE(checkReportJson(report).find("\"id\": \"unsupported-extension\""), std::string::npos);
+  // The same file decoded and written plain (no extension) has no such hazard anywhere.
+  Asset plain = *asset;
+  plain.extensions_used.clear();
+  plain.extensions_required.clear();
+  for (const EngineReport& e : check(plain, 2).engines) EXPECT_EQ(hazard(e, RuleKind::kUnsupportedExtension), nullptr);
 }
 
 }  // namespace

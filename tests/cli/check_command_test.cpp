@@ -26,7 +26,8 @@ TEST(CheckCommand, UnknownEngineIsAUsageErrorNamingTheKnownOnes) {
   const std::string face = makeFace(dir, 8);
   const test::CliRun run = test::runMorphkit(dir, "check " + face + " --engines three,unity");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("'unity': unknown engine (known: three, babylon, filament, godot, bevy, or all)"),
+  EXPECT_NE(run.err.find(
+                "'unity': unknown engine (known: three, babylon, filament, godot, bevy, playcanvas, univrm, or all)"),
             std::string::npos)
       << run.err;
   EXPECT_TRUE(run.out.empty());
@@ -91,7 +92,7 @@ TEST(CheckCommand, TextReportSaysNotApplicable) {
   const std::string face = makeFace(dir, 8);
   const test::CliRun run = test::runMorphkit(dir, "check " + face + " --times 3");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  for (const char* name : {"three", "babylon", "filament", "godot", "bevy"}) {
+  for (const char* name : {"three", "babylon", "filament", "godot", "bevy", "playcanvas", "univrm"}) {
     EXPECT_NE(run.out.find(std::string("\n") + name + " ("), std::string::npos) << name << "\n" << run.out;
   }
   EXPECT_NE(run.out.find("not applicable: no mesh has that many targets"), std::string::npos) << run.out;

@@ -31,31 +31,7 @@ std::filesystem::path blob(const char* name = "MorphSkinBlob52.glb") {
 
 using test::Optimized;
 using test::optimizeOrDie;
-
-// The largest world-space vertex distance between an input and its optimized output at one pose; `remaps`
-// (OptimizeReport::vertex_remap) says which output vertex stands for each input vertex where the weld pass merged them.
-double poseDistance(const Asset& a, const Asset& b, const PoseOptions& options,
-                    const std::vector<std::vector<std::vector<uint32_t>>>& remaps = {}) {
-  Expected<PoseResult> pa = poseAsset(a, kNone, options);
-  Expected<PoseResult> pb = poseAsset(b, kNone, options);
-  EXPECT_TRUE(pa.ok() && pb.ok());
-  if (!pa || !pb) return INFINITY;
-  double worst = 0;
-  for (size_t m = 0; m < pa->meshes.size(); ++m) {
-    const PosedPrimitive& x = pa->meshes[m];
-    const std::vector<float>& y = pb->meshes[m].positions;
-    const bool mapped =
-        x.mesh < remaps.size() && x.primitive < remaps[x.mesh].size() && !remaps[x.mesh][x.primitive].empty();
-    for (size_t v = 0; v < x.vertex_count; ++v) {
-      const size_t w = mapped ? remaps[x.mesh][x.primitive][v] : v;
-      if (3 * w + 2 >= y.size()) return INFINITY;
-      worst = std::max(worst,
-                       std::hypot(double(x.positions[3 * v]) - y[3 * w], double(x.positions[3 * v + 1]) - y[3 * w + 1],
-                                  double(x.positions[3 * v + 2]) - y[3 * w + 2]));
-    }
-  }
-  return worst;
-}
+using test::poseDistance;
 
 // Every sampler of every animation: the same interpolation, the same key times and the same values, bit for bit.
 void expectSameAnimations(const Asset& a, const Asset& b) {

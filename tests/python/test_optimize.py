@@ -79,3 +79,19 @@ def test_optimize_bad_simplify_options_raise_and_write_nothing(demo_glb: pathlib
         with pytest.raises(morphkit.InvalidArgumentError):
             morphkit.optimize(demo_glb, out, **bad)
     assert not out.exists() and not (tmp_path / "out.lod1.glb").exists()
+
+
+def test_optimize_for_engine_matches_the_cli(demo_glb: pathlib.Path, tmp_path: pathlib.Path, cli: str) -> None:
+    report = morphkit.optimize(demo_glb, tmp_path / "py.glb", for_engine="playcanvas")
+    done = run_cli(cli, "optimize", demo_glb, "--out", tmp_path / "cli.glb", "--for", "playcanvas", "--json")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "py.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+    assert report["forEngine"] == json.loads(done.stdout)["forEngine"]
+    assert report["forEngine"]["name"] == "playcanvas"
+    assert b"EXT_meshopt_compression" not in (tmp_path / "py.glb").read_bytes()
+    assert morphkit.optimize(demo_glb, tmp_path / "any.glb")["forEngine"] is None
+    with pytest.raises(morphkit.InvalidArgumentError, match="does not decode EXT_texture_webp"):
+        morphkit.optimize(demo_glb, tmp_path / "b.glb", for_engine="filament", textures="webp")
+    with pytest.raises(morphkit.InvalidArgumentError, match="unknown engine"):
+        morphkit.optimize(demo_glb, tmp_path / "b.glb", for_engine="unity")
+    assert not (tmp_path / "b.glb").exists()

@@ -33,7 +33,8 @@ enum class RuleKind : uint8_t {
   kTargetCapRefused,      // a mesh with more than `value` targets is refused at load
   kTargetAttrsRefused,    // a primitive with target attributes outside `value`'s delta bits is refused at load
   kTargetTextureCap,      // vertices × 9 floats of a morphed primitive above `value` are refused at load
-  kUnsupportedExtension,  // `extension` is not loaded (a required one: the file is refused)
+  kUnsupportedExtension,  // `extension` is not decoded (a required one: the file is refused); made from the decoder
+                          // table (morphkit/model/runtimes.h), not written in a profile
 };
 
 struct ProfileRule {
@@ -47,16 +48,17 @@ struct ProfileRule {
 };
 
 struct EngineProfile {
-  std::string_view name;    // the --engines spelling: three, babylon, filament, godot, bevy
+  std::string_view name;    // the --engines spelling: three, babylon, filament, godot, bevy, playcanvas, univrm
   std::string_view engine;  // the engine and version the table describes
   std::vector<ProfileRule> rules;
 };
 
-// Every profile, in --engines order (three, babylon, filament, godot, bevy).
+// Every profile, in --engines order (three, babylon, filament, godot, bevy, playcanvas, univrm). PlayCanvas and
+// UniVRM have only the decoder table's hazards.
 std::span<const EngineProfile> engineProfiles();
 // nullptr when no profile has that name.
 const EngineProfile* findEngineProfile(std::string_view name);
-// "three, babylon, filament, godot, bevy": the known names, for usage errors.
+// "three, babylon, filament, godot, bevy, playcanvas, univrm": the known names, for usage errors.
 std::string_view engineProfileNames();
 // The profiles `names` spell ("all": every one; empty: every one), in the order given, duplicates once. An unknown
 // name fails (kInvalidArgument) with "<option> 'NAME': unknown engine (known: three, ..., or all)".

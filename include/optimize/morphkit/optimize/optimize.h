@@ -22,6 +22,7 @@
 
 #include "morphkit/model/asset.h"
 #include "morphkit/model/error.h"
+#include "morphkit/model/runtimes.h"
 #include "morphkit/model/thread_pool.h"
 
 namespace morphkit {
@@ -58,6 +59,10 @@ struct OptimizeOptions {
   double simplify_ratio = 0.0;
   // The largest collapse error the simplification may reach (world space, millimetres); 0: no limit.
   double simplify_error_mm = 0.0;
+  // The runtime the file is for (`--for`, a name of morphkit/model/runtimes.h: three, filament, playcanvas, ...): the
+  // output holds only the extensions it decodes (no EXT_meshopt_compression, floats instead of KHR_mesh_quantization
+  // where it lacks them); empty: any runtime. OptimizeReport::runtime says what it changed.
+  std::string for_engine;
   ThreadPool* pool = nullptr;  // optional, owned by the caller: the verification's poses split across it
   // Called between steps with a short description and the fraction done (0..1); may be empty.
   std::function<void(std::string_view step, double done)> progress;
@@ -114,6 +119,16 @@ struct OptimizeTextureReport {
   std::string why;
 };
 
+// What `for_engine` changed (docs/OPTIMIZE.md, "For a runtime").
+struct OptimizeRuntimeReport {
+  std::string name;                  // empty: no runtime was named
+  std::string engine;                // the runtime and version its decoder rows describe
+  std::vector<std::string> changes;  // one line per extension not written, and why
+  // Extensions the output still uses that the runtime does not decode (kept from the input, e.g. its WebP textures)
+  // and those the table has no row for (not confirmed either way).
+  std::vector<std::string> undecoded, unconfirmed;
+};
+
 struct OptimizeReport {
   double bound = 0.0;                 // metres
   double diagonal = 0.0;              // metres, the rest pose's world-space bounding box
@@ -141,7 +156,13 @@ struct OptimizeReport {
   // posed triangles (sampled, optimize_detail::surfaceDistance), where the simplification changed a primitive's
   // vertices; `errors` then holds the encoding's error against the simplified mesh.
   std::vector<OptimizeError> surface_errors;
+  OptimizeRuntimeReport runtime;  // with for_engine
 };
+
+// The runtime options.for_engine names, or nullptr when it is empty. Fails (kInvalidArgument, one line naming --for)
+// for an unknown name, or for options that ask for an extension the runtime does not decode (--textures webp where
+// it lacks EXT_texture_webp): a caller checks this before loading anything and treats it as a usage error.
+Expected<const Runtime*> optimizeRuntime(const OptimizeOptions& options);
 
 // Fails (kInvalidArgument) for a bound <= 0 or NaN; (kInvalidGltf) for an asset whose document holds extensions
 // that point into buffers morphkit cannot rewrite (EXT_mesh_gpu_instancing, ...); (kInvalidArgument) naming the
@@ -155,7 +176,8 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 // maxNormalDeg), before/after {targets, base, animation, images, other, total}, passes[{name, ran, changes,
 // bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr, textures[{image, name, role, usedBy,
 // formatBefore, formatAfter, widthBefore, heightBefore, width, height, bytesBefore, bytesAfter, gpuBytesBefore,
-// gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}].
+// gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}], forEngine (null, or {name, engine, changes,
+// undecoded, unconfirmed}).
 // With `lods` (optimizeLevels), a "lods" array follows: per level, {ratio} and that level's report fields.
 struct OptimizeLevel;
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,
