@@ -25,7 +25,8 @@ import re
 import subprocess
 import sys
 
-from optimize_peers import BIN, ROOT, captured_face, timed
+from optimize_made import BIN, ROOT, captured_face
+from optimize_peers import timed
 
 TOOL = ROOT / "tools/engines/surface_distance.mjs"
 SHARED = ROOT.parent / "shared/assets/gltf"

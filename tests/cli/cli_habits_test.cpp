@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "demo_dir_support.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/model/files.h"
@@ -23,26 +24,12 @@ CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
   return test::runMorphkit(dir, args);
 }
 
-// The demo asset, small (animations talk, blink, express).
-std::filesystem::path demoDir() {
-  auto dir = test::scratchDir();
-  DemoOptions options;
-  options.vertices = 600;
-  options.targets = 4;
-  auto asset = makeDemoAsset(options);
-  EXPECT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  EXPECT_TRUE(glb.ok());
-  EXPECT_TRUE(writeFileAtomic(dir / "demo.glb", std::span<const uint8_t>(*glb)).ok());
-  return dir;
-}
-
 std::string sizeOf(const std::filesystem::path& file) {
   return std::to_string(std::filesystem::file_size(file));
 }
 
 TEST(CliHabits, SingleFilesAreWrittenThenReplacedAndSaySo) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   CliRun first = morphkit(dir, "pose demo.glb --time 0.1 -o p.json");
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(first.err, "morphkit: wrote p.json (" + sizeOf(dir / "p.json") + " bytes)\n");
@@ -74,7 +61,7 @@ TEST(CliHabits, SingleFilesAreWrittenThenReplacedAndSaySo) {
 }
 
 TEST(CliHabits, OutDashWritesTheFormatToStdout) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   ASSERT_EQ(morphkit(dir, "pose demo.glb --time 0.1 --out p.json").exit_code, 0);
   ASSERT_EQ(morphkit(dir, "pose demo.glb --time 0:0.3:0.1 --out p.npz").exit_code, 0);
   CliRun json = morphkit(dir, "pose demo.glb --time 0.1 --out - --format json");
@@ -94,7 +81,7 @@ TEST(CliHabits, OutDashWritesTheFormatToStdout) {
 }
 
 TEST(CliHabits, InspectReadsStdin) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   CliRun file = morphkit(dir, "inspect demo.glb --json");
   CliRun piped = morphkit(dir, "inspect - --json < demo.glb");
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
@@ -110,7 +97,7 @@ TEST(CliHabits, InspectReadsStdin) {
 }
 
 TEST(CliHabits, BatchRefusesAFolderOfAnotherRunUnlessResumeOrForce) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   std::ofstream(dir / "job.json") << R"({"assets": ["demo.glb"], "out": "o", "outputs": ["poses"],
     "animations": [0], "frames": [0, 2], "chunk": 1})";
   ASSERT_EQ(morphkit(dir, "batch job.json").exit_code, 0);
@@ -126,7 +113,7 @@ TEST(CliHabits, BatchRefusesAFolderOfAnotherRunUnlessResumeOrForce) {
 
 TEST(CliHabits, CompareToleranceFailsTheRunWhenExceeded) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   CliRun table = morphkit(dir, "pose demo.glb --anim talk --time 0.3 --compare");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   // "position  <values>  <max abs>  <max rel>"
@@ -147,7 +134,7 @@ TEST(CliHabits, CompareToleranceFailsTheRunWhenExceeded) {
 }
 
 TEST(CliHabits, SummariesSayWhatRan) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   CliRun pose = morphkit(dir, "pose demo.glb --anim rest --weights eyeBlinkLeft=0.8");
   ASSERT_EQ(pose.exit_code, 0) << pose.err;
   EXPECT_TRUE(pose.out.starts_with("scene 0 rest pose + weights eyeBlinkLeft=0.8\n")) << pose.out;
@@ -155,7 +142,7 @@ TEST(CliHabits, SummariesSayWhatRan) {
 
 TEST(CliHabits, RenderSummaryNamesTheWeightsAndWhatResumeKept) {
   MORPHKIT_REQUIRE_GPU_DEVICE();
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   CliRun weights =
       morphkit(dir, "render demo.glb --anim rest --weights eyeBlinkLeft=0.8 --size 16x16 --no-video --out r");
   ASSERT_EQ(weights.exit_code, 0) << weights.err;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "demo_dir_support.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/model/files.h"
@@ -21,20 +22,6 @@ namespace {
 
 using test::CliRun;
 
-// A small demo asset: animations 0 'talk', 1 'blink', 2 'express'; one scene, 'Scene'.
-std::filesystem::path demoDir() {
-  auto dir = test::scratchDir();
-  DemoOptions options;
-  options.vertices = 600;
-  options.targets = 4;
-  auto asset = makeDemoAsset(options);
-  EXPECT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  EXPECT_TRUE(glb.ok());
-  EXPECT_TRUE(writeFileAtomic(dir / "demo.glb", std::span<const uint8_t>(*glb)).ok());
-  return dir;
-}
-
 // `args` fails with exit `code` and exactly this one stderr line.
 void expectError(const std::filesystem::path& dir, const std::string& args, int code, const std::string& line) {
   SCOPED_TRACE(args);
@@ -44,7 +31,7 @@ void expectError(const std::filesystem::path& dir, const std::string& args, int 
 }
 
 TEST(CliMessages, RenderFrameCapAndDurationSayWhatIsWrong) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   expectError(dir, "render demo.glb --frames 0:100001", 2,
               "--frames 0:100001: 100001 frames, more than the 100000 one render writes (split the range across runs: "
               "--frames A:B, then --resume)");
@@ -58,7 +45,7 @@ TEST(CliMessages, RenderFrameCapAndDurationSayWhatIsWrong) {
 }
 
 TEST(CliMessages, UnknownOptionsAndCommandsNameTheClosestOne) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   expectError(dir, "--nosuch", 2, "unknown option '--nosuch' (`morphkit --help` lists the options)");
   expectError(dir, "-v", 2, "unknown option '-v'; did you mean '-V'? (`morphkit --help` lists the options)");
   expectError(dir, "pose demo.glb --tim 1", 2,
@@ -89,7 +76,7 @@ TEST(CliMessages, VersionOnEveryCommand) {
 }
 
 TEST(CliMessages, NamesGetTheClosestAnimationAndSceneAndEmptyValuesAreRefused) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   const std::string animations = "(the file has 0 'talk', 1 'blink', 2 'express'";
   expectError(dir, "pose demo.glb --anim tlak", 1,
               "demo.glb: --anim 'tlak': no animation of that name; did you mean 'talk'? " + animations +
@@ -116,7 +103,7 @@ TEST(CliMessages, NamesGetTheClosestAnimationAndSceneAndEmptyValuesAreRefused) {
 }
 
 TEST(CliMessages, InspectWarningsNameTheirFile) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   // The demo with its first vertex's skin weights halved: their sum, 0.5, is warned about.
   DemoOptions options;
   options.vertices = 600;
@@ -157,7 +144,7 @@ TEST(CliMessages, InspectWarningsNameTheirFile) {
 }
 
 TEST(CliMessages, JsonParseErrorsNameTheLineAndColumn) {
-  auto dir = demoDir();
+  auto dir = test::smallDemoDir();
   std::ofstream(dir / "job.json") << "{\n  \"assets\": [\"demo.glb\"],\n  \"out\": \"o\"\n  \"chunk\": 4\n}\n";
   CliRun job = test::runMorphkit(dir, "batch job.json");
   EXPECT_EQ(job.exit_code, 1);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "demo_dir_support.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/gltf/gltf.h"
@@ -19,20 +20,6 @@ namespace morphkit {
 namespace {
 
 using test::CliRun;
-
-// A small demo face (its animations talk, blink and express) written as d.glb in a fresh folder.
-std::filesystem::path demoDir() {
-  auto dir = test::scratchDir();
-  DemoOptions options;
-  options.vertices = 600;
-  options.targets = 4;
-  auto asset = makeDemoAsset(options);
-  EXPECT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  EXPECT_TRUE(glb.ok());
-  EXPECT_TRUE(writeFileAtomic(dir / "d.glb", std::span<const uint8_t>(*glb)).ok());
-  return dir;
-}
 
 size_t triangles(const std::filesystem::path& file) {
   Expected<Asset> asset = loadAsset(file);
@@ -48,8 +35,8 @@ size_t triangles(const std::filesystem::path& file) {
 }
 
 TEST(OptimizeCommand, LodWritesOneVerifiedFilePerLevelBesideOut) {
-  const auto dir = demoDir();
-  CliRun run = test::runMorphkit(dir, "optimize d.glb --out face.glb --lod 0.5,0.25 --json --no-progress");
+  const auto dir = test::smallDemoDir();
+  CliRun run = test::runMorphkit(dir, "optimize demo.glb --out face.glb --lod 0.5,0.25 --json --no-progress");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const char* written : {"face.glb", "face.lod1.glb", "face.lod2.glb"}) {
     EXPECT_NE(run.err.find(std::string("wrote ") + written), std::string::npos) << run.err;
@@ -80,7 +67,7 @@ TEST(OptimizeCommand, LodWritesOneVerifiedFilePerLevelBesideOut) {
 }
 
 TEST(OptimizeCommand, BadSimplifyRatiosAndLimitsAreUsageErrors) {
-  const auto dir = demoDir();
+  const auto dir = test::smallDemoDir();
   const char* bad[] = {
       "--simplify 0",
       "--simplify 1.5",
@@ -95,7 +82,7 @@ TEST(OptimizeCommand, BadSimplifyRatiosAndLimitsAreUsageErrors) {
       "--lod 0.5 --simplify 0.5",
   };
   for (const char* options : bad) {
-    CliRun run = test::runMorphkit(dir, std::string("optimize d.glb --out o.glb ") + options);
+    CliRun run = test::runMorphkit(dir, std::string("optimize demo.glb --out o.glb ") + options);
     EXPECT_EQ(run.exit_code, 2) << options << ": " << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << options << ": " << run.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "o.glb")) << options;
@@ -105,8 +92,8 @@ TEST(OptimizeCommand, BadSimplifyRatiosAndLimitsAreUsageErrors) {
 
 // A level that would land on IN itself (IN named like a level of OUT) is refused before any work.
 TEST(OptimizeCommand, ALevelThatWouldReplaceInIsRefused) {
-  const auto dir = demoDir();
-  std::filesystem::copy_file(dir / "d.glb", dir / "face.lod1.glb");
+  const auto dir = test::smallDemoDir();
+  std::filesystem::copy_file(dir / "demo.glb", dir / "face.lod1.glb");
   CliRun run = test::runMorphkit(dir, "optimize face.lod1.glb --out face.glb --lod 0.5");
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_NE(run.err.find("is IN itself"), std::string::npos) << run.err;

@@ -27,6 +27,22 @@ def in_ci() -> bool:
     return os.environ.get("CI") == "true"
 
 
+def pack_views(blobs: list) -> tuple[bytes, list[dict]]:
+    """numpy arrays laid out in one buffer, each 4-byte aligned: the bytes and a bufferView per array (tests that
+    write small glTF files of their own)."""
+    data, views = b"", []
+    for blob in blobs:
+        views.append({"buffer": 0, "byteOffset": len(data), "byteLength": blob.nbytes})
+        data += blob.tobytes() + b"\0" * (-blob.nbytes % 4)
+    return data, views
+
+
+def vec3_accessor(view: int, values) -> dict:
+    """A float VEC3 accessor over bufferView `view` holding `values` (n x 3), with the min/max POSITION needs."""
+    return {"bufferView": view, "componentType": 5126, "count": len(values), "type": "VEC3",
+            "min": values.min(axis=0).tolist(), "max": values.max(axis=0).tolist()}
+
+
 def shared_models() -> list[pathlib.Path]:
     """Every .gltf / .glb under ../shared/assets/gltf, sorted (empty when ../shared is missing)."""
     if not ASSETS.is_dir():

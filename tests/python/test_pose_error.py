@@ -18,7 +18,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import in_ci
+from conftest import in_ci, pack_views, vec3_accessor
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools/engines/pose_error.mjs"
@@ -50,14 +50,8 @@ def write_quad(path: pathlib.Path, positions: np.ndarray = QUAD, deltas: np.ndar
     where = np.argsort(order)  # new index of each old vertex
     blobs = [positions[order] / scale, where[TRIANGLES].astype(np.uint16)]
     blobs += [d[order] / scale for d in deltas] + [KEY_TIMES, weights]
-    data, views = b"", []
-    for blob in blobs:
-        views.append({"buffer": 0, "byteOffset": len(data), "byteLength": blob.nbytes})
-        data += blob.tobytes() + b"\0" * (-blob.nbytes % 4)
-
-    def vec3(view: int, values: np.ndarray) -> dict:
-        return {"bufferView": view, "componentType": 5126, "count": len(values), "type": "VEC3",
-                "min": values.min(axis=0).tolist(), "max": values.max(axis=0).tolist()}
+    data, views = pack_views(blobs)
+    vec3 = vec3_accessor
 
     accessors = [vec3(0, blobs[0]), {"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"}]
     accessors += [vec3(2 + t, blobs[2 + t]) for t in range(len(deltas))]

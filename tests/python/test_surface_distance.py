@@ -18,7 +18,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import in_ci
+from conftest import in_ci, pack_views, vec3_accessor
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools/engines/surface_distance.mjs"
@@ -54,14 +54,8 @@ def grid_glb(path: pathlib.Path, base: np.ndarray | None = None, corner: np.ndar
     weights = np.array([0, 0, key_weight, 0, 0, 0], np.float32)  # 3 keys x 2 targets
     blobs = [base if base is not None else rest, lift, corner if corner is not None else raise_corner,
              indices, times, weights]
-    data, views = b"", []
-    for blob in blobs:
-        views.append({"buffer": 0, "byteOffset": len(data), "byteLength": blob.nbytes})
-        data += blob.tobytes() + b"\0" * (-blob.nbytes % 4)
-
-    def vec3(view: int, values: np.ndarray) -> dict:
-        return {"bufferView": view, "componentType": 5126, "count": len(values), "type": "VEC3",
-                "min": values.min(axis=0).tolist(), "max": values.max(axis=0).tolist()}
+    data, views = pack_views(blobs)
+    vec3 = vec3_accessor
 
     document = {
         "asset": {"version": "2.0"},
