@@ -310,6 +310,7 @@ void reportFields(JsonWriter& json, const OptimizeReport& r, std::string_view fi
   json.field("inputBytes", r.input_bytes).field("outputBytes", r.output_bytes).field("attempts", r.attempts);
   json.key("notes").array(std::span<const std::string>(r.notes));
   texturesJson(json, r);
+  if (r.render_diff) optimize_detail::renderDiffJson(json, *r.render_diff);
 }
 
 }  // namespace
