@@ -79,3 +79,21 @@ def test_optimize_bad_simplify_options_raise_and_write_nothing(demo_glb: pathlib
         with pytest.raises(morphkit.InvalidArgumentError):
             morphkit.optimize(demo_glb, out, **bad)
     assert not out.exists() and not (tmp_path / "out.lod1.glb").exists()
+
+
+def test_optimize_render_check_matches_the_cli(gpu: None, tmp_path: pathlib.Path, cli: str) -> None:
+    demo = tmp_path / "textured.glb"
+    done = run_cli(cli, "make-demo", demo, "--vertices", "600", "--targets", "4", "--material", "textured",
+                   "--texture-size", "128")
+    assert done.returncode == 0, done.stderr
+    report = morphkit.optimize(demo, tmp_path / "py.glb", textures="webp")  # checked unasked
+    done = run_cli(cli, "optimize", demo, "--out", tmp_path / "cli.glb", "--textures", "webp", "--json")
+    assert done.returncode == 0, done.stderr
+    assert report["renderDiff"] == json.loads(done.stdout)["renderDiff"]
+    diff = report["renderDiff"]
+    assert (diff["width"], diff["height"]) == (256, 256)
+    assert len(diff["poses"]) == 4 and diff["poses"][0]["pose"] == "the rest pose (every weight 0)"
+    assert 0 < diff["worstMean"] < 2
+    assert "renderDiff" not in morphkit.optimize(demo, tmp_path / "off.glb", textures="webp", render_check=False)
+    same = morphkit.optimize(demo, tmp_path / "keep.glb", render_check=True)  # geometry alone: near nothing
+    assert len(same["renderDiff"]["poses"]) == 4 and same["renderDiff"]["worstMean"] < 1
