@@ -194,8 +194,8 @@ def optimize(
     above simplify_error_mm; lod=[r1, r2, ...] also writes out's stem.lod1.glb, .lod2.glb, ... beside out, one per
     ratio (`--lod`), and the report's "lods" holds each level's report (docs/OPTIMIZE.md, "Levels of detail").
     render_check renders the input and out at a few verified poses and reports the pixel difference as "renderDiff"
-    (`--render-check`, docs/OPTIMIZE.md "What the user sees"); None, the default, runs it when textures is not "keep"
-    and notes it in "notes" when there is no Vulkan device; True without a device raises.
+    (`--render-check`, docs/OPTIMIZE.md "What the user sees"); None, the default, runs it when textures is "webp" and
+    notes it in "notes" when there is no Vulkan device; True without a device raises.
     An existing out is replaced whole, as every command replaces its output file (docs/CLI.md, "The overwrite rule");
     out equal to path, a bound <= 0 or NaN, a ratio outside (0, 1], simplify with lod raise InvalidArgumentError; a
     bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).

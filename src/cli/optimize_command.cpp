@@ -250,10 +250,10 @@ const CommandRegistration kOptimizeCommand(
        auto* check = sub->add_flag_callback(
            "--render-check", [options] { options->render_check = true; },
            "render IN and OUT at a few verified poses and report the pixel "
-           "difference (unasked with --textures webp|ktx2; fails without a device)");
+           "difference (unasked with --textures webp; fails without a device)");
        check->excludes(sub->add_flag_callback(
            "--no-render-check", [options] { options->render_check = false; },
-           "skip the render check --textures webp|ktx2 runs unasked"));
+           "skip the render check --textures webp runs unasked"));
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

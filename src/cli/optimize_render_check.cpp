@@ -63,6 +63,7 @@ void printRenderDiff(const OptimizeReport& report) {
                frame.difference.p99, frame.difference.max);
   }
   fmt::print("    {:<62} {:>8.3f} {:>4} {:>4}\n", "worst", d.worst_mean, d.worst_p99, d.worst_max);
+  for (const std::string& warning : d.warnings) fmt::print("    OUT only: {}\n", shown(warning));
 }
 
 }  // namespace morphkit::cli

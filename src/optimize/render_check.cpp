@@ -92,7 +92,9 @@ Expected<std::vector<LabelledPose>> renderCheckPoses(const Asset& asset) {
 }
 
 bool renderCheckByDefault(const OptimizeOptions& options) {
-  return options.textures != TextureFormat::kKeep;
+  // WebP only: morphkit draws WebP but has no Basis Universal transcoder, so a KTX2 output renders with its factors
+  // alone and the difference would measure that (RenderDifference::warnings says so when asked anyway).
+  return options.textures == TextureFormat::kWebp;
 }
 
 namespace optimize_detail {
@@ -109,6 +111,7 @@ void renderDiffJson(JsonWriter& json, const RenderDifference& diff) {
   }
   json.endArray();
   json.field("worstMean", diff.worst_mean).field("worstP99", diff.worst_p99).field("worstMax", diff.worst_max);
+  json.key("warnings").array(std::span<const std::string>(diff.warnings));
   json.endObject();
 }
 

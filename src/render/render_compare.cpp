@@ -55,6 +55,7 @@ Expected<RenderDifference> compareRenders(VulkanContext& context, const Asset& r
   std::vector<RenderedImage> images;
   images.reserve(poses.size());
   RenderDifference result;
+  std::vector<std::string> reference_warnings;
   result.width = shared.width;
   result.height = shared.height;
   for (const bool is_reference : {true, false}) {
@@ -77,6 +78,14 @@ Expected<RenderDifference> compareRenders(VulkanContext& context, const Asset& r
           return Ok{};
         });
     if (!rendered) return rendered.error();
+    if (is_reference) {
+      reference_warnings = rendererInfo(*renderer).warnings;
+    } else {
+      for (const std::string& warning : rendererInfo(*renderer).warnings) {
+        if (std::find(reference_warnings.begin(), reference_warnings.end(), warning) == reference_warnings.end())
+          result.warnings.push_back(warning);
+      }
+    }
   }
   return result;
 }

@@ -4,8 +4,9 @@
 //   poses      rest, the furthest-reaching target alone, the first clip near 1/3 and 2/3; without a clip, targets
 //   identical  an asset against itself and against its own .glb reloaded: every difference 0
 //   webp       the textures re-encoded as WebP (optimize --textures webp): small but not zero
-//   broken     a flat base colour instead of the texture, or the mesh moved: large
-//   cli        optimize --textures webp checks unasked (renderDiff in --json); without a device that is a note, and
+//   broken     a flat base colour instead of the texture, the mesh moved, or a texture the renderer cannot draw
+//              (as a KTX2 one: then also a warning): large
+//   cli        optimize --textures webp checks unasked (not keep, not ktx2) (renderDiff in --json); without a device that is a note, and
 //              --render-check one error line, exit 1; --no-render-check and --textures keep leave it out
 // Frames are 64² (CI time); the numbers at optimize's 256² are in docs/OPTIMIZE.md.
 #include "morphkit/render/render_compare.h"
@@ -131,6 +132,7 @@ TEST_F(RenderCompareTest, IdenticalAssetsDifferByNothing) {
     EXPECT_EQ(diff.worst_mean, 0.0);
     EXPECT_EQ(diff.worst_p99, 0u);
     EXPECT_EQ(diff.worst_max, 0u);
+    EXPECT_TRUE(diff.warnings.empty()) << testing::PrintToString(diff.warnings);
   }
 }
 
@@ -155,10 +157,14 @@ TEST_F(RenderCompareTest, BrokenOutputsDifferALot) {
   flat.materials[0].base_color_factor[2] = 0.1f;
   Asset moved = input;  // the whole model a tenth of its height to the right
   for (Node& node : moved.nodes) node.translation.x += 0.05;
-  for (const Asset* broken : {&flat, &moved}) {
+  Asset undrawable = input;  // the base colour texture has no image the renderer can draw (as a KTX2 one)
+  undrawable.textures[undrawable.materials[0].base_color_texture.texture].source = kNone;
+  for (const Asset* broken : {&flat, &moved, &undrawable}) {
     const RenderDifference diff = compare(input, *broken);
     EXPECT_GT(diff.worst_mean, 5.0);
     EXPECT_GT(diff.worst_p99, 60u);
+    // Only the renderer's failure to draw is a warning: the first two draw what they hold.
+    EXPECT_EQ(diff.warnings.empty(), broken != &undrawable) << testing::PrintToString(diff.warnings);
   }
 }
 

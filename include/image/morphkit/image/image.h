@@ -110,6 +110,9 @@ struct RenderDifference {
   double worst_mean = 0;   // the largest frames[].difference.mean_abs
   uint32_t worst_p99 = 0;  // the largest frames[].difference.p99
   uint32_t worst_max = 0;  // the largest frames[].difference.max
+  // What the candidate's renderer could not draw and the reference's could (a KTX2 texture morphkit has no
+  // transcoder for, drawn with its factors): a difference that measures the renderer, not the file.
+  std::vector<std::string> warnings;
 };
 // Appends a frame and keeps the worst_* fields the largest over every frame.
 void addFrameDifference(RenderDifference& into, std::string label, const PixelDifference& difference);

@@ -156,9 +156,9 @@ struct OptimizeReport {
 // targets take their places; without targets either, the rest pose alone. Fails when the scene does not decode.
 Expected<std::vector<LabelledPose>> renderCheckPoses(const Asset& asset);
 // The render check's frames: kRenderCheckSize pixels square, the renderer's default look (the studio environment,
-// the key light and its shadow, 4× MSAA). It runs unasked when textures are re-encoded (renderCheckByDefault), the one
-// change no bound in metres describes; --render-check / render_check=True ask for it anyway, --no-render-check /
-// render_check=False skip it.
+// the key light and its shadow, 4× MSAA). It runs unasked when textures are re-encoded as WebP (renderCheckByDefault:
+// the one change no bound in metres describes; not KTX2, which morphkit's renderer cannot decode); --render-check /
+// render_check=True ask for it anyway, --no-render-check / render_check=False skip it.
 inline constexpr uint32_t kRenderCheckSize = 256;
 bool renderCheckByDefault(const OptimizeOptions& options);
 
@@ -175,7 +175,7 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 // bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr, textures[{image, name, role, usedBy,
 // formatBefore, formatAfter, widthBefore, heightBefore, width, height, bytesBefore, bytesAfter, gpuBytesBefore,
 // gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}], and with render_diff, renderDiff {width, height,
-// poses[{pose, meanAbs, p99, max}], worstMean, worstP99, worstMax}.
+// poses[{pose, meanAbs, p99, max}], worstMean, worstP99, worstMax, warnings}.
 // With `lods` (optimizeLevels), a "lods" array follows: per level, {ratio} and that level's report fields.
 struct OptimizeLevel;
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,

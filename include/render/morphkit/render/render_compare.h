@@ -16,7 +16,8 @@ namespace morphkit {
 // fails) with the same `options` (size, look, morph path; a scene index valid in both) from the same camera —
 // frameBounds over `reference`'s posed bounds at every pose, which also bound the shadow — and measures every pair
 // (measurePixelDifference), reported under the pose's label. The built-in studio environment, when `options` asks for
-// it and brings no maps, is made once and shared by both renderers. Fails with the first error (kNoDevice from
+// it and brings no maps, is made once and shared by both renderers. The candidate renderer's warnings the reference's
+// did not give go into RenderDifference::warnings. Fails with the first error (kNoDevice from
 // createRenderer when the context cannot draw); `context` must outlive the call only.
 Expected<RenderDifference> compareRenders(VulkanContext& context, const Asset& reference, const Asset& candidate,
                                           std::span<const LabelledPose> poses, const RenderOptions& options);
