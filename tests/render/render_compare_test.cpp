@@ -6,8 +6,8 @@
 //   webp       the textures re-encoded as WebP (optimize --textures webp): small but not zero
 //   broken     a flat base colour instead of the texture, the mesh moved, or a texture the renderer cannot draw
 //              (as a KTX2 one: then also a warning): large
-//   cli        optimize --textures webp checks unasked (not keep, not ktx2) (renderDiff in --json); without a device that is a note, and
-//              --render-check one error line, exit 1; --no-render-check and --textures keep leave it out
+//   cli        optimize --textures webp checks unasked (renderDiff in --json; not with keep or ktx2); without a
+//              device that is a note, and --render-check one error line, exit 1; --no-render-check leaves it out
 // Frames are 64² (CI time); the numbers at optimize's 256² are in docs/OPTIMIZE.md.
 #include "morphkit/render/render_compare.h"
 
