@@ -178,6 +178,7 @@ def optimize(
     lod: Sequence[float] = (),
     for_engine: str | None = None,
     allow_external_paths: bool = False,
+    render_check: bool | None = None,
 ) -> dict[str, Any]:
     """Write a smaller .glb of the file, verified within a bound at every pose: `morphkit optimize --json`'s report.
 
@@ -196,6 +197,9 @@ def optimize(
     for_engine (CLI --for): "three", "babylon", "filament", "godot", "bevy", "playcanvas" or "univrm"; the output holds
     only the extensions that runtime decodes, and the report's "forEngine" says what that changed; an unknown name, or
     textures the runtime cannot decode, raise InvalidArgumentError.
+    render_check renders the input and out at a few verified poses and reports the pixel difference as "renderDiff"
+    (`--render-check`, docs/OPTIMIZE.md "What the user sees"); None, the default, runs it when textures is "webp" and
+    notes it in "notes" when there is no Vulkan device; True without a device raises.
     An existing out is replaced whole, as every command replaces its output file (docs/CLI.md, "The overwrite rule");
     out equal to path, a bound <= 0 or NaN, a ratio outside (0, 1], simplify with lod raise InvalidArgumentError; a
     bound no encoding meets raises naming the pose and vertex, and writes nothing (docs/OPTIMIZE.md).

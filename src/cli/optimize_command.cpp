@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `morphkit optimize IN --out OUT.glb [--max-error MM | --max-error-rel F] [--no-meshopt] [--keep-attributes]
 // [--keep-nodes] [--skip-pass NAME]... [--simplify R | --lod R1,R2,...] [--simplify-error MM]
-// [--textures keep|webp|ktx2] [--texture-size N] [--texture-min-psnr DB] [--for ENGINE] [--json]`
+// [--textures keep|webp|ktx2] [--texture-size N] [--texture-min-psnr DB] [--for ENGINE] [--[no-]render-check]
+// [--json]`
 // A smaller .glb within a verified world-space bound of IN at every pose (morphkit/optimize/optimize.h,
 // docs/OPTIMIZE.md).
 #include <fmt/core.h>
@@ -18,6 +19,7 @@
 #include "morphkit/gltf/gltf.h"
 #include "morphkit/model/text.h"
 #include "morphkit/optimize/optimize.h"
+#include "optimize_render_check.h"
 #include "output_folder.h"
 
 namespace morphkit::cli {
@@ -43,6 +45,7 @@ struct OptimizeCommandOptions {
   uint32_t threads = 0;
   FileAccessFlags file_access;
   BudgetFlags budget;
+  std::optional<bool> render_check;  // --render-check / --no-render-check; unset: renderCheckByDefault
 };
 
 // One row per texture the textures pass looked at: download bytes and GPU memory before and after, the error.
@@ -98,6 +101,7 @@ void printTable(const OptimizeCommandOptions& o, const std::string& out, const O
                r.runtime.changes.empty() ? "every extension it needs is decoded there" : "");
     for (const std::string& change : r.runtime.changes) fmt::print("    {}\n", shown(change));
   }
+  printRenderDiff(r);
   for (const std::string& note : r.notes) reportNote(o.file + ": " + note);
 }
 
@@ -181,6 +185,7 @@ int run(const OptimizeCommandOptions& o) {
   for (const OptimizeLevel& level : levels) {
     if (int code = writeReportedOutput(level.out, std::span<const uint8_t>(level.glb)); code != 0) return code;
   }
+  if (int code = runRenderCheck(o.render_check, options, *asset, o.out, load, report); code != 0) return code;
   if (o.json) {
     fmt::print("{}\n", optimizeReportJson(report, o.file, o.out, levels));
     return 0;
@@ -257,6 +262,13 @@ const CommandRegistration kOptimizeCommand(
                        fmt::format("write only the extensions this runtime decodes ({}; docs/CHECK.md lists "
                                    "what each decodes)",
                                    runtimeNames()));
+       auto* check = sub->add_flag_callback(
+           "--render-check", [options] { options->render_check = true; },
+           "render IN and OUT at a few verified poses and report the pixel "
+           "difference (unasked with --textures webp; fails without a device)");
+       check->excludes(sub->add_flag_callback(
+           "--no-render-check", [options] { options->render_check = false; },
+           "skip the render check --textures webp runs unasked"));
        sub->add_flag("--json", options->json, "print the report as one JSON object");
        sub->add_option("--threads", options->threads, "threads for the verification (0, the default: all cores)")
            ->check(CLI::Range(0u, 256u));

@@ -295,4 +295,45 @@ Expected<ImageError> measureImageError(const DecodedImage& reference, const Deco
   return error;
 }
 
+Expected<PixelDifference> measurePixelDifference(std::span<const uint8_t> a, std::span<const uint8_t> b, uint32_t width,
+                                                 uint32_t height) {
+  const size_t pixels = size_t(width) * height;
+  if (a.size() != pixels * 4 || b.size() != pixels * 4) {
+    return fail(Error::kInvalidArgument, "measurePixelDifference: " + std::to_string(a.size()) + " and " +
+                                             std::to_string(b.size()) + " bytes for " + std::to_string(width) + "×" +
+                                             std::to_string(height) + " RGBA8 pixels");
+  }
+  // Differences are integers 0-255: a histogram gives the percentile exactly, without sorting the frame.
+  std::array<uint64_t, 256> histogram{};
+  uint64_t sum = 0;
+  for (size_t p = 0; p < pixels; ++p) {
+    uint32_t d = 0;
+    for (size_t c = 0; c < 3; ++c) d = std::max(d, uint32_t(std::abs(int(a[4 * p + c]) - int(b[4 * p + c]))));
+    ++histogram[d];
+    sum += d;
+  }
+  PixelDifference result;
+  if (pixels == 0) return result;
+  result.mean_abs = double(sum) / double(pixels);
+  const uint64_t rank = (pixels * 99 + 99) / 100;  // ceil(0.99 · pixels): nearest rank
+  uint64_t seen = 0;
+  bool found = false;
+  for (uint32_t v = 0; v < 256; ++v) {
+    seen += histogram[v];
+    if (!found && seen >= rank) {
+      result.p99 = v;
+      found = true;
+    }
+    if (histogram[v] > 0) result.max = v;
+  }
+  return result;
+}
+
+void addFrameDifference(RenderDifference& into, std::string label, const PixelDifference& difference) {
+  into.worst_mean = std::max(into.worst_mean, difference.mean_abs);
+  into.worst_p99 = std::max(into.worst_p99, difference.p99);
+  into.worst_max = std::max(into.worst_max, difference.max);
+  into.frames.push_back({std::move(label), difference});
+}
+
 }  // namespace morphkit

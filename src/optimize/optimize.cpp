@@ -405,6 +405,7 @@ void reportFields(JsonWriter& json, const OptimizeReport& r, std::string_view fi
   json.key("notes").array(std::span<const std::string>(r.notes));
   texturesJson(json, r);
   runtimeJson(json, r.runtime);
+  if (r.render_diff) optimize_detail::renderDiffJson(json, *r.render_diff);
 }
 
 }  // namespace

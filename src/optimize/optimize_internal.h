@@ -12,6 +12,10 @@
 #include "morphkit/model/asset.h"
 #include "morphkit/optimize/optimize.h"
 
+namespace morphkit {
+class JsonWriter;  // morphkit/io/json_writer.h
+}  // namespace morphkit
+
 namespace morphkit::optimize_detail {
 
 // What each bufferView holds, for the report's parts.
@@ -81,6 +85,9 @@ struct VerifyPose {
   std::vector<WeightOverride> overrides;
 };
 std::vector<VerifyPose> verifyPoses(const Asset& asset, const PosePrepared& prepared);
+
+// OptimizeReport::render_diff as the report's renderDiff object (render_check.cpp).
+void renderDiffJson(JsonWriter& json, const RenderDifference& diff);
 
 // The verified poses as skin-weight rounding needs them (optimize_weights.cpp): for each primitive a skinned node
 // draws, each such node's joint palette (world(joint)·IBM) and morph weights at every verified pose.

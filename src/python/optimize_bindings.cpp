@@ -16,6 +16,7 @@
 #include "morphkit/optimize/optimize.h"
 #include "morphkit_pyi_docs.h"
 #include "python_module.h"
+#include "render_check.h"
 
 namespace py = pybind11;
 
@@ -30,7 +31,8 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
                     const py::object& max_error_rel, bool meshopt, bool keep_attributes, bool keep_nodes,
                     const std::vector<std::string>& skip_passes, const std::string& textures, uint32_t texture_size,
                     double texture_min_psnr, const py::object& simplify, const py::object& simplify_error_mm,
-                    const std::vector<double>& lod, const py::object& for_engine, bool allow_external_paths) {
+                    const std::vector<double>& lod, const py::object& for_engine, bool allow_external_paths,
+                    const py::object& render_check) {
   py::module_ os = py::module_::import("os");
   const std::string path = os.attr("fspath")(path_like).cast<std::string>();
   const std::string out = os.attr("fspath")(out_like).cast<std::string>();
@@ -78,6 +80,8 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
   for (size_t n = 1; n <= lod.size(); ++n) {
     if (isInput(lodPath(out, n))) refuse("level " + std::to_string(n) + " would replace the input; choose another out");
   }
+  const std::optional<bool> requested =
+      render_check.is_none() ? std::nullopt : std::optional<bool>(render_check.cast<bool>());
   // An existing out is replaced atomically (writeFileAtomic), as the CLI replaces its files (docs/CLI.md).
   OptimizeReport report;
   std::vector<OptimizeLevel> levels;
@@ -108,6 +112,9 @@ py::object optimize(const py::object& path_like, const py::object& out_like, con
         glb = written.error();
       }
     }
+    if (glb) {
+      if (Status checked = renderCheck(requested, options, *asset, out, load, report); !checked) glb = checked.error();
+    }
   }
   take(std::move(glb), path);
   return py::module_::import("json").attr("loads")(optimizeReportJson(report, path, out, levels));
@@ -122,7 +129,8 @@ void addOptimizeBindings(py::module_& m) {
         py::arg("textures") = "keep", py::arg("texture_size") = 0u,
         py::arg("texture_min_psnr") = kDefaultTextureMinPsnr, py::arg("simplify") = py::none(),
         py::arg("simplify_error_mm") = py::none(), py::arg("lod") = std::vector<double>(),
-        py::arg("for_engine") = py::none(), py::arg("allow_external_paths") = false, pyi::koptimize);
+        py::arg("for_engine") = py::none(), py::arg("allow_external_paths") = false,
+        py::arg("render_check") = py::none(), pyi::koptimize);
 }
 
 }  // namespace morphkit::python

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -95,3 +98,42 @@ def test_optimize_for_engine_matches_the_cli(demo_glb: pathlib.Path, tmp_path: p
     with pytest.raises(morphkit.InvalidArgumentError, match="unknown engine"):
         morphkit.optimize(demo_glb, tmp_path / "b.glb", for_engine="unity")
     assert not (tmp_path / "b.glb").exists()
+
+
+def test_optimize_render_check_matches_the_cli(gpu: None, tmp_path: pathlib.Path, cli: str) -> None:
+    demo = tmp_path / "textured.glb"
+    done = run_cli(cli, "make-demo", demo, "--vertices", "600", "--targets", "4", "--material", "textured",
+                   "--texture-size", "128")
+    assert done.returncode == 0, done.stderr
+    report = morphkit.optimize(demo, tmp_path / "py.glb", textures="webp")  # checked unasked
+    done = run_cli(cli, "optimize", demo, "--out", tmp_path / "cli.glb", "--textures", "webp", "--json")
+    assert done.returncode == 0, done.stderr
+    assert report["renderDiff"] == json.loads(done.stdout)["renderDiff"]
+    diff = report["renderDiff"]
+    assert (diff["width"], diff["height"]) == (256, 256)
+    assert len(diff["poses"]) == 4 and diff["poses"][0]["pose"] == "the rest pose (every weight 0)"
+    assert 0 < diff["worstMean"] < 2
+    assert "renderDiff" not in morphkit.optimize(demo, tmp_path / "off.glb", textures="webp", render_check=False)
+    same = morphkit.optimize(demo, tmp_path / "keep.glb", render_check=True)  # geometry alone: near nothing
+    assert len(same["renderDiff"]["poses"]) == 4 and same["renderDiff"]["worstMean"] < 1
+
+
+def test_optimize_render_check_without_a_device(tmp_path: pathlib.Path, cli: str) -> None:
+    """In a child whose Vulkan loader finds no driver: unasked a note, asked NoDeviceError (the CLI's rule)."""
+    demo = tmp_path / "textured.glb"
+    done = run_cli(cli, "make-demo", demo, "--vertices", "600", "--targets", "4", "--material", "textured",
+                   "--texture-size", "128")
+    assert done.returncode == 0, done.stderr
+    script = (
+        "import sys, morphkit\n"
+        "r = morphkit.optimize(sys.argv[1], sys.argv[2], textures='webp')\n"
+        "print('renderDiff' in r, any(n.startswith('render check skipped: ') for n in r['notes']))\n"
+        "try:\n"
+        "    morphkit.optimize(sys.argv[1], sys.argv[2], render_check=True)\n"
+        "except morphkit.NoDeviceError:\n"
+        "    print('raised')\n")
+    env = dict(os.environ, VK_ICD_FILENAMES="/nonexistent/icd.json")
+    done = subprocess.run([sys.executable, "-c", script, str(demo), str(tmp_path / "out.glb")], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "raised"], done.stdout + done.stderr

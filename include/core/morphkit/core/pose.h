@@ -67,6 +67,15 @@ struct PosePrepared {
 // `scene` kNone: asset.scene, else 0. Fails when the scene does not exist or a primitive/animation does not decode.
 Expected<PosePrepared> preparePose(const Asset& asset, uint32_t scene = kNone);
 
+// A pose named for a report: optimize's render check chooses them (renderCheckPoses), the renderer draws them
+// (compareRenders, morphkit/render/render_compare.h). A frame request's animation and time, overrides on top.
+struct LabelledPose {
+  std::string label;                      // "rest", "meshes[0] target 3 'jawOpen' alone at weight 1", ...
+  uint32_t animation = kNone;             // kNone: no animation plays
+  double time = 0.0;                      // seconds into `animation`
+  std::vector<WeightOverride> overrides;  // on top (the rest pose and a target alone set every weight)
+};
+
 // One frame of a prepared scene: the step every consumer shares (CPU pose, GPU pose, renderer). Samples
 // `animation` at `time`, evaluates the scene (transforms, joint inputs, weights animated > node > mesh > 0),
 // then applies `weights` (morphkit/core/weights.h: the track at `time`, then the overrides).

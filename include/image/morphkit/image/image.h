@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -82,5 +83,38 @@ struct ImageError {
 };
 // Fails (kInvalidArgument) when the sizes differ or a buffer is not width × height × 4.
 Expected<ImageError> measureImageError(const DecodedImage& reference, const DecodedImage& candidate);
+
+// What a viewer sees change between two renders of one scene (docs/OPTIMIZE.md, "What the user sees"). Per pixel, the
+// largest of its R, G and B differences (0-255, sRGB-encoded values as displayed; alpha ignored: a render is opaque):
+// the mean of that over the image, its 99th percentile (nearest rank: the smallest value at least 99 % of the pixels
+// do not exceed) and its largest value. A percentile, not a mean alone, because a change confined to a few pixels
+// (an edge that moved, a texture's seam) vanishes into an average over a frame mostly background.
+struct PixelDifference {
+  double mean_abs = 0;  // 0-255
+  uint32_t p99 = 0;     // 0-255
+  uint32_t max = 0;     // 0-255
+};
+// `a`, `b`: width × height × 4 bytes each (RGBA8); fails (kInvalidArgument) otherwise.
+Expected<PixelDifference> measurePixelDifference(std::span<const uint8_t> a, std::span<const uint8_t> b, uint32_t width,
+                                                 uint32_t height);
+
+// Pairs of renders compared frame by frame (morphkit/render/render_compare.h compareRenders; optimize's report carries
+// one as renderDiff): each frame's PixelDifference under its label, and the worst frame's mean and 99th percentile.
+struct LabelledDifference {
+  std::string label;  // what the frame shows ("rest", "meshes[0] target 3 'jawOpen' alone at weight 1", ...)
+  PixelDifference difference;
+};
+struct RenderDifference {
+  uint32_t width = 0, height = 0;  // of every frame
+  std::vector<LabelledDifference> frames;
+  double worst_mean = 0;   // the largest frames[].difference.mean_abs
+  uint32_t worst_p99 = 0;  // the largest frames[].difference.p99
+  uint32_t worst_max = 0;  // the largest frames[].difference.max
+  // What the candidate's renderer could not draw and the reference's could (a KTX2 texture morphkit has no
+  // transcoder for, drawn with its factors): a difference that measures the renderer, not the file.
+  std::vector<std::string> warnings;
+};
+// Appends a frame and keeps the worst_* fields the largest over every frame.
+void addFrameDifference(RenderDifference& into, std::string label, const PixelDifference& difference);
 
 }  // namespace morphkit

@@ -15,11 +15,14 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "morphkit/core/pose.h"
+#include "morphkit/image/image.h"
 #include "morphkit/model/asset.h"
 #include "morphkit/model/error.h"
 #include "morphkit/model/runtimes.h"
@@ -157,12 +160,28 @@ struct OptimizeReport {
   // vertices; `errors` then holds the encoding's error against the simplified mesh.
   std::vector<OptimizeError> surface_errors;
   OptimizeRuntimeReport runtime;  // with for_engine
+  // What the user sees (docs/OPTIMIZE.md): input and output rendered at renderCheckPoses and compared pixel by pixel.
+  // optimizeAsset does not render (the renderer is a layer above); the CLI's --render-check and Python's
+  // render_check fill it after the output is written, and optimizeReportJson writes it as renderDiff.
+  std::optional<RenderDifference> render_diff;
 };
 
 // The runtime options.for_engine names, or nullptr when it is empty. Fails (kInvalidArgument, one line naming --for)
 // for an unknown name, or for options that ask for an extension the runtime does not decode (--textures webp where
 // it lacks EXT_texture_webp): a caller checks this before loading anything and treats it as a usage error.
 Expected<const Runtime*> optimizeRuntime(const OptimizeOptions& options);
+
+// At most 4 of the verified poses, the same whatever the output: the rest pose; the target whose POSITION deltas
+// reach furthest (in its mesh's units) alone at weight 1; and the verified times of the first animation nearest 1/3
+// and 2/3 of its clip (a key or a midpoint between keys). Without an animation, the second and third furthest-reaching
+// targets take their places; without targets either, the rest pose alone. Fails when the scene does not decode.
+Expected<std::vector<LabelledPose>> renderCheckPoses(const Asset& asset);
+// The render check's frames: kRenderCheckSize pixels square, the renderer's default look (the studio environment,
+// the key light and its shadow, 4× MSAA). It runs unasked when textures are re-encoded as WebP (renderCheckByDefault:
+// the one change no bound in metres describes; not KTX2, which morphkit's renderer cannot decode); --render-check /
+// render_check=True ask for it anyway, --no-render-check / render_check=False skip it.
+inline constexpr uint32_t kRenderCheckSize = 256;
+bool renderCheckByDefault(const OptimizeOptions& options);
 
 // Fails (kInvalidArgument) for a bound <= 0 or NaN; (kInvalidGltf) for an asset whose document holds extensions
 // that point into buffers morphkit cannot rewrite (EXT_mesh_gpu_instancing, ...); (kInvalidArgument) naming the
@@ -177,7 +196,8 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 // bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr, textures[{image, name, role, usedBy,
 // formatBefore, formatAfter, widthBefore, heightBefore, width, height, bytesBefore, bytesAfter, gpuBytesBefore,
 // gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}], forEngine (null, or {name, engine, changes,
-// undecoded, unconfirmed}).
+// undecoded, unconfirmed}), and with render_diff, renderDiff {width, height, poses[{pose, meanAbs, p99, max}],
+// worstMean, worstP99, worstMax, warnings}.
 // With `lods` (optimizeLevels), a "lods" array follows: per level, {ratio} and that level's report fields.
 struct OptimizeLevel;
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,
