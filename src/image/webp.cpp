@@ -149,6 +149,7 @@ Expected<std::vector<uint8_t>> encodeWebp(std::span<const uint8_t> rgba, uint32_
   config.quality = options.quality;  // lossless: the effort spent on a smaller file, the pixels are the same
   config.method = options.method;
   config.near_lossless = options.lossless ? options.near_lossless : 100;
+  config.use_sharp_yuv = options.sharp_yuv && !options.lossless ? 1 : 0;
   WebpPicture picture;
   if (!picture.ok) return fail(Error::kInvalidArgument, "encodeWebp: libwebp version mismatch");
   picture.picture.use_argb = 1;  // lossless needs ARGB; lossy converts to YUV itself

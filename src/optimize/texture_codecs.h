@@ -39,8 +39,9 @@ struct EncodedTexture {
 // whose decoded result is at least `min_psnr` dB from `image`, else the last one tried (docs/OPTIMIZE.md,
 // "Textures", has the measurements behind each step):
 // - colour: lossy quality 70, 80, 90, 95, the first that passes;
-// - data (lossy 70, 80, 90, 100) and normal maps (lossy 90, 95, 100): lossy only where chromaCeilingPsnr comes
-//   within 1 dB of min_psnr; then near-lossless, starting at the most aggressive level whose worst case
+// - data (lossy 70, 80, 90, 100) and normal maps (lossy 50, 60, 70, 80, 90, 100 with sharp YUV): lossy only where
+//   chromaCeilingPsnr comes within 1 dB (normal maps: 3 dB) of min_psnr, the top quality first and the rest only
+//   if it passes; then near-lossless, starting at the most aggressive level whose worst case
 //   20·log10(255 / bound) is within 6 dB of min_psnr, one level more aggressive while the margin exceeds 5 dB,
 //   less aggressive while it misses; lossless last.
 Expected<EncodedTexture> encodeWebpTexture(const DecodedImage& image, TextureRole role, double min_psnr);

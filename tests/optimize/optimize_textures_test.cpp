@@ -121,21 +121,27 @@ TEST(OptimizeTextures, ATextureThatMissesThePsnrKeepsItsBytes) {
   EXPECT_EQ(normal->format_after, "webp-lossless");
 }
 
-// The normal map's path, step by step (measured on this 128² map: 4:2:0 chroma alone 28.7 dB; near-lossless 20
-// 35.7 dB, largest difference 8; 0: 31.4 dB, 16; 80: 51.7 dB, 1): at 35 dB lossy is skipped and near-lossless 20
-// written, its largest difference within the level's bound; at 30 dB near-lossless 0; at 55 dB even level 80
-// misses and it ends lossless. What the file holds meets the threshold each time.
+// The normal map's path, step by step (measured on this 128² map: 4:2:0 chroma alone 28.7 dB; lossy q100 with
+// sharp YUV 28.9 dB, q50 26.6 dB; near-lossless 20 35.7 dB, largest difference 8; 0: 31.4 dB, 16; 80: 51.7 dB, 1):
+// at 35 dB lossy is skipped and near-lossless 20 written, its largest difference within the level's bound; at
+// 30 dB lossy q100 is tried (within 3 dB of the ceiling), misses, and near-lossless 0 is written; at 25 dB lossy
+// q50 with sharp YUV; at 55 dB even level 80 misses and it ends lossless. What the file holds meets the threshold
+// each time.
 TEST(OptimizeTextures, ANormalMapGoesNearLosslessWithinItsBound) {
   const Asset input = texturedDemo();
   struct Case {
     double min_psnr;
     const char* format;
     const char* setting;
-    uint32_t bound;
+    const char* tried_first;
+    uint32_t bound;  // largest channel difference allowed; 255: lossy, none
   };
-  for (const Case& c :
-       {Case{35.0, "webp-near-lossless", "near-lossless 20 (±8)", 8},
-        Case{30.0, "webp-near-lossless", "near-lossless 0 (±16)", 16}, Case{55.0, "webp-lossless", "lossless", 0}}) {
+  for (const Case& c : {
+           Case{35.0, "webp-near-lossless", "near-lossless 20 (±8)", "lossy skipped (4:2:0 alone 28.", 8},
+           Case{30.0, "webp-near-lossless", "near-lossless 0 (±16)", "lossy q100 sharp YUV 28.", 16},
+           Case{25.0, "webp", "lossy q50 sharp YUV", "lossy q100 sharp YUV 28.", 255},
+           Case{55.0, "webp-lossless", "lossless", "lossy skipped (4:2:0 alone 28.", 0},
+       }) {
     OptimizeOptions options;
     options.textures = TextureFormat::kWebp;
     options.texture_min_psnr = c.min_psnr;
@@ -145,7 +151,7 @@ TEST(OptimizeTextures, ANormalMapGoesNearLosslessWithinItsBound) {
     EXPECT_FALSE(normal->kept) << normal->why;
     EXPECT_EQ(normal->format_after, c.format) << c.min_psnr << ": " << normal->tried;
     EXPECT_EQ(normal->setting, c.setting) << c.min_psnr << ": " << normal->tried;
-    EXPECT_EQ(normal->tried.rfind("lossy skipped (4:2:0 alone", 0), 0u) << normal->tried;
+    EXPECT_EQ(normal->tried.rfind(c.tried_first, 0), 0u) << normal->tried;
     EXPECT_GE(normal->psnr, c.min_psnr);
     EXPECT_LE(normal->max_abs, c.bound);
     EXPECT_LT(normal->bytes_after, normal->bytes_before);

@@ -53,6 +53,9 @@ struct WebpOptions {
   // nothing where libwebp stores a palette (256 colours or fewer). On an image with alpha below 255, RGB under
   // alpha 0 is kept (libwebp's `exact`), which turns it off wherever libwebp uses its predictor: little is saved.
   int near_lossless = 100;
+  // Lossy only: libwebp's iterative RGB to YUV conversion, which picks the chroma that decodes closest to the RGB
+  // (slower); plain averaging otherwise.
+  bool sharp_yuv = false;
 };
 // The largest channel difference near-lossless `level` allows (WebpOptions::near_lossless); 0 at 100 (off).
 uint32_t webpNearLosslessBound(int level);
