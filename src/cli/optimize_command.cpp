@@ -57,6 +57,7 @@ void printTextures(const OptimizeReport& r) {
     fmt::print("  images[{}] {:<21} {:>6} {:>6} {:>11} {:>11} {:>11} {:>11} {:>8.2f} {:>4}\n", t.image,
                fmt::format("{}x{} -> {}x{}", t.width_before, t.height_before, t.width, t.height), t.role,
                t.format_after, t.bytes_before, t.bytes_after, t.gpu_bytes_before, t.gpu_bytes_after, t.psnr, t.max_abs);
+    if (!t.tried.empty()) fmt::print("    tried: {}\n", shown(t.tried));
     if (t.kept) fmt::print("    kept its bytes: {}\n", shown(t.why));
   }
 }

@@ -3,6 +3,7 @@
 #include <webp/decode.h>
 #include <webp/encode.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -72,6 +73,13 @@ struct WebpPicture {
 
 }  // namespace
 
+uint32_t webpNearLosslessBound(int level) {
+  // libwebp's near-lossless (src/enc/near_lossless_enc.c, predictor_enc.c): 5 − level/20 bits of quantization,
+  // each value rounded to the nearest step, so half a step at most.
+  if (level >= 100) return 0;
+  return 1u << (4 - std::max(0, level) / 20);
+}
+
 bool isWebp(std::span<const uint8_t> bytes) {
   // RIFF container (WebP container specification, "RIFF Header"): "RIFF", a 32-bit size, "WEBP".
   return bytes.size() >= 12 && std::memcmp(bytes.data(), "RIFF", 4) == 0 &&
@@ -128,13 +136,20 @@ Expected<std::vector<uint8_t>> encodeWebp(std::span<const uint8_t> rgba, uint32_
   if (!(options.quality >= 0.0f && options.quality <= 100.0f)) {
     return fail(Error::kInvalidArgument, "encodeWebp: quality " + std::to_string(options.quality) + " (0 to 100)");
   }
+  if (options.method < 0 || options.method > 6) {
+    return fail(Error::kInvalidArgument, "encodeWebp: method " + std::to_string(options.method) + " (0 to 6)");
+  }
+  if (options.near_lossless < 0 || options.near_lossless > 100) {
+    return fail(Error::kInvalidArgument,
+                "encodeWebp: near_lossless " + std::to_string(options.near_lossless) + " (0 to 100)");
+  }
   WebPConfig config;
   if (!WebPConfigInit(&config)) return fail(Error::kInvalidArgument, "encodeWebp: libwebp version mismatch");
   config.lossless = options.lossless ? 1 : 0;
   config.quality = options.quality;  // lossless: the effort spent on a smaller file, the pixels are the same
-  // RGB under alpha 0 kept: glTF textures may use alpha for something other than coverage.
-  config.exact = 1;
-  if (!WebPValidateConfig(&config)) return fail(Error::kInvalidArgument, "encodeWebp: invalid settings");
+  config.method = options.method;
+  config.near_lossless = options.lossless ? options.near_lossless : 100;
+  config.use_sharp_yuv = options.sharp_yuv && !options.lossless ? 1 : 0;
   WebpPicture picture;
   if (!picture.ok) return fail(Error::kInvalidArgument, "encodeWebp: libwebp version mismatch");
   picture.picture.use_argb = 1;  // lossless needs ARGB; lossy converts to YUV itself
@@ -143,6 +158,11 @@ Expected<std::vector<uint8_t>> encodeWebp(std::span<const uint8_t> rgba, uint32_
   if (!WebPPictureImportRGBA(&picture.picture, rgba.data(), int(width * 4))) {
     return fail(Error::kOutOfMemory, "encodeWebp: " + size + ": out of memory");
   }
+  // RGB under alpha 0 kept: glTF textures may use alpha for something other than coverage. libwebp's `exact` also
+  // turns off near-lossless on the predictor's residuals (predictor_enc.c), so an opaque image (nothing under
+  // alpha 0 to keep) goes without it.
+  config.exact = config.near_lossless < 100 && !WebPPictureHasTransparency(&picture.picture) ? 0 : 1;
+  if (!WebPValidateConfig(&config)) return fail(Error::kInvalidArgument, "encodeWebp: invalid settings");
   WebpWriter writer;
   picture.picture.writer = WebPMemoryWrite;
   picture.picture.custom_ptr = &writer.writer;

@@ -336,7 +336,8 @@ void texturesJson(JsonWriter& json, const OptimizeReport& r) {
     json.beginObject();
     json.field("image", t.image).field("name", std::string_view(t.name)).field("role", std::string_view(t.role));
     json.field("usedBy", std::string_view(t.used_by)).field("formatBefore", std::string_view(t.format_before));
-    json.field("formatAfter", std::string_view(t.format_after));
+    json.field("formatAfter", std::string_view(t.format_after)).field("setting", std::string_view(t.setting));
+    json.field("tried", std::string_view(t.tried));
     json.field("widthBefore", t.width_before).field("heightBefore", t.height_before);
     json.field("width", t.width).field("height", t.height);
     json.field("bytesBefore", t.bytes_before).field("bytesAfter", t.bytes_after);

@@ -143,6 +143,7 @@ void runJob(const Asset& asset, const OptimizeOptions& options, const std::files
     }
     encoded->bytes = std::move(png).value();
     encoded->format = "png";
+    encoded->setting = "lossless PNG";
     encoded->mime_type = "image/png";
     encoded->decoded = reference;
     encoded->gpu_bytes = rgba8MipBytes(reference.width, reference.height);
@@ -158,6 +159,7 @@ void runJob(const Asset& asset, const OptimizeOptions& options, const std::files
   }
   row.psnr = error->psnr;
   row.max_abs = error->max_abs;
+  row.tried = encoded->tried;
   char text[160];
   if (error->psnr < options.texture_min_psnr) {
     std::snprintf(text, sizeof text, "%s PSNR %.2f dB is below --texture-min-psnr %.2f dB", encoded->format.c_str(),
@@ -174,6 +176,7 @@ void runJob(const Asset& asset, const OptimizeOptions& options, const std::files
     return;
   }
   row.format_after = encoded->format;
+  row.setting = encoded->setting;
   row.width = reference.width;
   row.height = reference.height;
   row.bytes_after = encoded->bytes.size();
@@ -208,10 +211,10 @@ void storeImage(Asset& asset, uint32_t index, EncodedTexture& encoded, TextureFo
 std::string changeLine(const Asset& asset, const OptimizeTextureReport& row) {
   char text[256];
   std::snprintf(text, sizeof text,
-                ": %s %s %u×%u %llu bytes -> %s %u×%u %llu bytes, PSNR %.2f dB, largest difference %u",
+                ": %s %s %u×%u %llu bytes -> %s (%s) %u×%u %llu bytes, PSNR %.2f dB, largest difference %u",
                 row.role.c_str(), row.format_before.c_str(), row.width_before, row.height_before,
-                static_cast<unsigned long long>(row.bytes_before), row.format_after.c_str(), row.width, row.height,
-                static_cast<unsigned long long>(row.bytes_after), row.psnr, row.max_abs);
+                static_cast<unsigned long long>(row.bytes_before), row.format_after.c_str(), row.setting.c_str(),
+                row.width, row.height, static_cast<unsigned long long>(row.bytes_after), row.psnr, row.max_abs);
   return where(asset, row.image) + text;
 }
 

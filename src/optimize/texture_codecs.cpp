@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -153,36 +154,160 @@ bool opaque(const DecodedImage& image) {
 
 }  // namespace
 
+double chromaCeilingPsnr(const DecodedImage& image) {
+  // RGB to Y, B−Y and R−Y (BT.601 weights, as libwebp's), B−Y and R−Y averaged over each 2×2 block, back to RGB.
+  const uint32_t w = image.width, h = image.height;
+  DecodedImage round_trip = image;
+  for (uint32_t y = 0; y < h; y += 2) {
+    for (uint32_t x = 0; x < w; x += 2) {
+      float luma[4], u = 0, v = 0;
+      size_t at[4];
+      int n = 0;
+      for (uint32_t dy = 0; dy < 2 && y + dy < h; ++dy) {
+        for (uint32_t dx = 0; dx < 2 && x + dx < w; ++dx, ++n) {
+          at[n] = (size_t(y + dy) * w + x + dx) * 4;
+          const uint8_t* p = &image.rgba[at[n]];
+          luma[n] = 0.299f * p[0] + 0.587f * p[1] + 0.114f * p[2];
+          u += p[2] - luma[n];
+          v += p[0] - luma[n];
+        }
+      }
+      u /= float(n);
+      v /= float(n);
+      for (int i = 0; i < n; ++i) {
+        const float r = luma[i] + v, b = luma[i] + u, g = (luma[i] - 0.299f * r - 0.114f * b) / 0.587f;
+        uint8_t* q = &round_trip.rgba[at[i]];
+        q[0] = uint8_t(std::lround(std::clamp(r, 0.0f, 255.0f)));
+        q[1] = uint8_t(std::lround(std::clamp(g, 0.0f, 255.0f)));
+        q[2] = uint8_t(std::lround(std::clamp(b, 0.0f, 255.0f)));
+      }
+    }
+  }
+  Expected<ImageError> error = measureImageError(image, round_trip);
+  return error ? error->psnr_rgb : 0.0;
+}
+
+namespace {
+
+// One encoder setting of the WebP search.
+struct WebpSetting {
+  bool lossless = false;
+  float quality = 0;  // lossy: 0-100; lossless: the effort (75)
+  int near_lossless = 100;
+  bool sharp_yuv = false;
+};
+
+std::string settingName(const WebpSetting& s) {
+  char text[48];
+  if (!s.lossless) {
+    std::snprintf(text, sizeof text, "lossy q%.0f%s", s.quality, s.sharp_yuv ? " sharp YUV" : "");
+  } else if (s.near_lossless < 100) {
+    std::snprintf(text, sizeof text, "near-lossless %d (±%u)", s.near_lossless, webpNearLosslessBound(s.near_lossless));
+  } else {
+    std::snprintf(text, sizeof text, "lossless");
+  }
+  return text;
+}
+
+}  // namespace
+
 Expected<EncodedTexture> encodeWebpTexture(const DecodedImage& image, TextureRole role, double min_psnr) {
-  // The lowest setting whose decoded result meets min_psnr, since the file grows with the quality. Lossy WebP stores
-  // colour as 4:2:0 YUV: fine for colour; data channels (occlusion, roughness, metal) are unrelated and a normal
-  // map's X and Y bleed into each other through the chroma subsampling, so they start at higher qualities and end
-  // lossless when those miss (docs/OPTIMIZE.md, "Textures": lossless normals made the demo 3.5x gltf-transform's).
-  struct Setting {
-    bool lossless;
-    float quality;
-  };
-  static constexpr Setting kColour[] = {{false, 70}, {false, 80}, {false, 90}, {false, 95}};
-  static constexpr Setting kData[] = {{false, 90}, {false, 95}, {true, 100}};
-  static constexpr Setting kNormal[] = {{false, 95}, {false, 100}, {true, 100}};
-  std::span<const Setting> settings = role == TextureRole::kColour ? std::span<const Setting>(kColour)
-                                      : role == TextureRole::kData ? std::span<const Setting>(kData)
-                                                                   : std::span<const Setting>(kNormal);
-  EncodedTexture out;
-  for (const Setting& setting : settings) {
+  // The smallest setting whose decoded result meets min_psnr, the file growing with the quality (measured in
+  // docs/OPTIMIZE.md, "Textures"). Lossy WebP stores colour as 4:2:0 YUV: fine for colour; data channels
+  // (occlusion, roughness, metal) are unrelated and a normal map's X and Y bleed into each other through the chroma,
+  // so data and normal maps go on to near-lossless (a bounded error per channel) and end lossless.
+  static constexpr float kColour[] = {70, 80, 90, 95};
+  static constexpr float kData[] = {70, 80, 90, 100};
+  static constexpr float kNormal[] = {50, 60, 70, 80, 90, 100};  // with sharp YUV
+  static constexpr int kNearLossless[] = {0, 20, 40, 60, 80};    // channel bound 16, 8, 4, 2, 1
+  // Measured on the demo's normal map: each level's PSNR sits 2.8 to 9.4 dB above its worst case
+  // 20·log10(255 / bound), and the levels are 3.7 to 5.3 dB apart.
+  static constexpr double kNearLosslessAboveWorst = 6.0;
+  static constexpr double kNextLevelStep = 5.0;
+  // Lossy quality 100 decodes within 0.2 dB of the 4:2:0 round trip alone on the demo's normal and data maps; with
+  // sharp YUV (normal maps: 1.5-2 dB better than plain at the same bytes) 2.1 dB above it.
+  const double chroma_margin = role == TextureRole::kNormal ? 3.0 : 1.0;
+  const std::span<const float> qualities = role == TextureRole::kColour ? std::span<const float>(kColour)
+                                           : role == TextureRole::kData ? std::span<const float>(kData)
+                                                                        : std::span<const float>(kNormal);
+  EncodedTexture best, last;
+  bool found = false;
+  std::string tried;
+  // Encodes with `setting`, decodes it back, measures it; keeps the smallest that passes. Returns its PSNR.
+  auto attempt = [&](const WebpSetting& setting) -> Expected<double> {
     WebpOptions options;
     options.lossless = setting.lossless;
     options.quality = setting.quality;
+    options.method = setting.lossless ? 2 : 4;  // lossless: the same size as 4 (±0.01 %), faster; lossy: smaller
+    options.near_lossless = setting.near_lossless;
+    options.sharp_yuv = setting.sharp_yuv;
     Expected<std::vector<uint8_t>> bytes = encodeWebp(image.rgba, image.width, image.height, options);
     if (!bytes) return bytes.error();
     Expected<DecodedImage> decoded = decodeImage(*bytes);
     if (!decoded) return decoded.error();
-    out.bytes = std::move(bytes).value();
-    out.decoded = std::move(decoded).value();
-    out.format = setting.lossless ? "webp-lossless" : "webp";
-    Expected<ImageError> error = measureImageError(image, out.decoded);
-    if (error && error->psnr >= min_psnr) break;
+    Expected<ImageError> error = measureImageError(image, *decoded);
+    if (!error) return error.error();
+    char text[96];
+    std::snprintf(text, sizeof text, "%s%s %.2f dB %zu bytes", tried.empty() ? "" : "; ", settingName(setting).c_str(),
+                  error->psnr, bytes->size());
+    tried += text;
+    last.bytes = std::move(bytes).value();
+    last.decoded = std::move(decoded).value();
+    last.format = !setting.lossless ? "webp" : setting.near_lossless < 100 ? "webp-near-lossless" : "webp-lossless";
+    last.setting = settingName(setting);
+    if (error->psnr >= min_psnr && (!found || last.bytes.size() < best.bytes.size())) {
+      best = last;
+      found = true;
+    }
+    return error->psnr;
+  };
+  const double ceiling = role == TextureRole::kColour ? INFINITY : chromaCeilingPsnr(image);
+  bool lossy = ceiling + chroma_margin >= min_psnr;
+  const bool sharp = role == TextureRole::kNormal;
+  if (!lossy) {
+    char text[96];
+    std::snprintf(text, sizeof text, "lossy skipped (4:2:0 alone %.2f dB)", ceiling);
+    tried = text;
+  } else if (role != TextureRole::kColour) {  // near the ceiling: the top quality first, the rest only if it passes
+    Expected<double> psnr = attempt({.lossless = false, .quality = qualities.back(), .sharp_yuv = sharp});
+    if (!psnr) return psnr.error();
+    lossy = *psnr >= min_psnr;
   }
+  for (size_t q = 0; lossy && q < qualities.size() - (role == TextureRole::kColour ? 0 : 1); ++q) {
+    Expected<double> psnr = attempt({.lossless = false, .quality = qualities[q], .sharp_yuv = sharp});
+    if (!psnr) return psnr.error();
+    if (*psnr >= min_psnr) break;
+  }
+  if (!found && role != TextureRole::kColour) {
+    // Near-lossless from the level expected to be the smallest that passes: one step more aggressive while the
+    // margin exceeds a step, less aggressive while it misses, lossless when every level misses. A near-lossless
+    // encoding costs about as much as a lossless one (4-7 s at 2048² here), so the start matters.
+    size_t i = 0;
+    while (i + 1 < std::size(kNearLossless) &&
+           20.0 * std::log10(255.0 / webpNearLosslessBound(kNearLossless[i])) + kNearLosslessAboveWorst < min_psnr) {
+      ++i;
+    }
+    Expected<double> psnr = attempt({.lossless = true, .quality = 75, .near_lossless = kNearLossless[i]});
+    if (!psnr) return psnr.error();
+    if (*psnr >= min_psnr) {
+      // An identical result (+inf) means near-lossless did nothing (libwebp chose a palette): no level will.
+      while (i > 0 && std::isfinite(*psnr) && *psnr - min_psnr > kNextLevelStep) {
+        psnr = attempt({.lossless = true, .quality = 75, .near_lossless = kNearLossless[--i]});
+        if (!psnr) return psnr.error();
+      }
+    } else {
+      while (!found && ++i < std::size(kNearLossless)) {
+        psnr = attempt({.lossless = true, .quality = 75, .near_lossless = kNearLossless[i]});
+        if (!psnr) return psnr.error();
+      }
+      if (!found) {
+        psnr = attempt({.lossless = true, .quality = 75});
+        if (!psnr) return psnr.error();
+      }
+    }
+  }
+  EncodedTexture out = found ? std::move(best) : std::move(last);
+  out.tried = std::move(tried);
   out.mime_type = "image/webp";
   out.gpu_bytes = rgba8MipBytes(image.width, image.height);  // decoded to RGBA8, mips made by the runtime
   return out;
@@ -271,6 +396,7 @@ Expected<EncodedTexture> encodeKtx2Texture(const DecodedImage& image, TextureRol
   if (!bytes) return bytes.error();
   out.bytes = std::move(bytes).value();
   out.format = uastc ? "ktx2-uastc" : "ktx2-etc1s";
+  out.setting = uastc ? "uastc level 2, mipmaps" : "etc1s q128, mipmaps";
   out.mime_type = "image/ktx2";
   out.has_mips = true;
   // Read back through basisu's own transcoder (no KTX2 decoder is packaged in Debian): the BC7 level 0 file it

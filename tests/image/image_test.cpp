@@ -238,6 +238,46 @@ TEST(Images, WebpRoundTrips) {
   EXPECT_EQ(too_wide.error().message, "encodeWebp: 16384×1 (WebP holds at most 16383 on a side)");
 }
 
+// Near-lossless WebP: each level holds every channel of every pixel within webpNearLosslessBound, and more error
+// buys a smaller file, with or without alpha.
+TEST(Images, WebpNearLosslessStaysWithinItsBound) {
+  DecodedImage image = textureLike(64, 48);
+  uint32_t noise = 7;
+  for (size_t i = 0; i < image.rgba.size(); ++i) {  // opaque, and noisy enough that every level changes pixels
+    noise = noise * 1664525u + 1013904223u;
+    image.rgba[i] = i % 4 == 3 ? 255 : uint8_t(image.rgba[i] / 2 + (noise >> 25));
+  }
+  EXPECT_EQ(webpNearLosslessBound(100), 0u);
+  size_t previous_size = 0;
+  for (int level : {80, 60, 40, 20, 0}) {
+    auto webp = encodeWebp(image.rgba, image.width, image.height,
+                           {.lossless = true, .quality = 75, .method = 2, .near_lossless = level});
+    ASSERT_TRUE(webp.ok()) << webp.error().message;
+    auto back = decodeImage(*webp);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    auto error = measureImageError(image, *back);
+    ASSERT_TRUE(error.ok());
+    EXPECT_GT(error->max_abs, 0u) << level;  // it did something
+    EXPECT_LE(error->max_abs, webpNearLosslessBound(level)) << level;
+    EXPECT_EQ(webpNearLosslessBound(level), 1u << (4 - level / 20)) << level;
+    if (previous_size) {
+      EXPECT_LT(webp->size(), previous_size) << level;
+    }
+    previous_size = webp->size();
+  }
+  // With alpha 0 somewhere, RGB under it is kept (`exact`), and the bound still holds for every channel.
+  DecodedImage translucent = image;
+  translucent.rgba[3] = 0;
+  auto webp = encodeWebp(translucent.rgba, translucent.width, translucent.height,
+                         {.lossless = true, .quality = 75, .method = 2, .near_lossless = 0});
+  ASSERT_TRUE(webp.ok());
+  auto back = decodeImage(*webp);
+  ASSERT_TRUE(back.ok());
+  EXPECT_LE(measureImageError(translucent, *back)->max_abs, webpNearLosslessBound(0));
+  EXPECT_FALSE(encodeWebp(image.rgba, image.width, image.height, {.lossless = true, .method = 7}).ok());
+  EXPECT_FALSE(encodeWebp(image.rgba, image.width, image.height, {.lossless = true, .near_lossless = 101}).ok());
+}
+
 // Every truncated prefix of a lossy and of a lossless file is one error line (never a partial image); a canvas
 // over the cap is refused from its header; a broken header and every flipped byte are an error or a whole image.
 TEST(Images, BrokenWebpsAreOneError) {

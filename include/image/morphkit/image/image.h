@@ -47,7 +47,19 @@ Expected<DecodedImage> decodeImage(std::span<const uint8_t> bytes);
 struct WebpOptions {
   bool lossless = false;
   float quality = 90.0f;  // 0 to 100
+  int method = 4;         // 0 (fastest) to 6 (smallest file): the effort libwebp spends choosing modes
+  // Lossless only, 0 to 100 (100: off): near-lossless, which quantizes what the predictor leaves so that no channel
+  // of any pixel moves by more than 2^(4 − level/20): 1 at 80-99, 2 at 60, 4 at 40, 8 at 20, 16 at 0 (libwebp
+  // picks a smaller step where the neighbours differ less, so smooth areas move less). It needs method ≥ 1 and does
+  // nothing where libwebp stores a palette (256 colours or fewer). On an image with alpha below 255, RGB under
+  // alpha 0 is kept (libwebp's `exact`), which turns it off wherever libwebp uses its predictor: little is saved.
+  int near_lossless = 100;
+  // Lossy only: libwebp's iterative RGB to YUV conversion, which picks the chroma that decodes closest to the RGB
+  // (slower); plain averaging otherwise.
+  bool sharp_yuv = false;
 };
+// The largest channel difference near-lossless `level` allows (WebpOptions::near_lossless); 0 at 100 (off).
+uint32_t webpNearLosslessBound(int level);
 // `rgba`: width × height × 4 bytes, top row first, not premultiplied; at most 16383 on a side (WebP's own limit).
 // Returns the .webp file's bytes; kInvalidArgument for a size, buffer or quality that cannot work.
 Expected<std::vector<uint8_t>> encodeWebp(std::span<const uint8_t> rgba, uint32_t width, uint32_t height,

@@ -112,7 +112,10 @@ struct OptimizeTextureReport {
   std::string role;           // "colour" (sRGB), "data" or "normal" (linear), from the material slots that read it
   std::string used_by;        // the first slot that reads it ("materials[0].normalTexture"), and how many more
   std::string format_before;  // "png", "jpeg"
-  std::string format_after;   // "webp", "webp-lossless", "ktx2-etc1s", "ktx2-uastc"; format_before when kept
+  std::string format_after;   // "webp", "webp-near-lossless", "webp-lossless", "ktx2-etc1s", "ktx2-uastc";
+                              // format_before when kept
+  std::string setting;        // the encoder setting written ("lossy q70", "near-lossless 20 (±8)"); empty if kept
+  std::string tried;          // every setting tried with its PSNR and bytes, in order, and what was skipped and why
   uint32_t width_before = 0, height_before = 0, width = 0, height = 0;
   uint64_t bytes_before = 0, bytes_after = 0;          // stored (download) bytes
   uint64_t gpu_bytes_before = 0, gpu_bytes_after = 0;  // GPU memory with mips: RGBA8, or the compressed blocks
@@ -194,10 +197,10 @@ Expected<std::vector<uint8_t>> optimizeAsset(const Asset& input, const OptimizeO
 // maxDistanceMmPerM, maxNormalDeg, worst}], fastPathGapMm, surfaceErrors (after a simplification: the same, less
 // maxNormalDeg), before/after {targets, base, animation, images, other, total}, passes[{name, ran, changes,
 // bytesRemoved}], inputBytes, outputBytes, attempts, notes, textureMinPsnr, textures[{image, name, role, usedBy,
-// formatBefore, formatAfter, widthBefore, heightBefore, width, height, bytesBefore, bytesAfter, gpuBytesBefore,
-// gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}], forEngine (null, or {name, engine, changes,
-// undecoded, unconfirmed}), and with render_diff, renderDiff {width, height, poses[{pose, meanAbs, p99, max}],
-// worstMean, worstP99, worstMax, warnings}.
+// formatBefore, formatAfter, setting, tried, widthBefore, heightBefore, width, height, bytesBefore, bytesAfter,
+// gpuBytesBefore, gpuBytesAfter, psnr (null: identical), maxAbs, kept, why}], forEngine (null, or {name, engine,
+// changes, undecoded, unconfirmed}), and with render_diff, renderDiff {width, height, poses[{pose, meanAbs, p99,
+// max}], worstMean, worstP99, worstMax, warnings}.
 // With `lods` (optimizeLevels), a "lods" array follows: per level, {ratio} and that level's report fields.
 struct OptimizeLevel;
 std::string optimizeReportJson(const OptimizeReport& report, std::string_view file, std::string_view out,
