@@ -129,18 +129,13 @@ class TriangleGrid {
     }
     if (count > 27) return std::nullopt;
     ++query_;
+    double best = std::numeric_limits<double>::infinity();
     for (int z = from[2]; z <= to[2]; ++z) {
       for (int y = from[1]; y <= to[1]; ++y) {
         for (int x = from[0]; x <= to[0]; ++x) {
-          const size_t cell = (size_t(z) * size_t(n_[1]) + size_t(y)) * size_t(n_[0]) + size_t(x);
-          for (uint32_t i = start_[cell]; i < start_[cell + 1]; ++i) {
-            const uint32_t t = items_[i];
-            if (stamp_[t] == query_) continue;
-            stamp_[t] = query_;
-            if (distance2To(p, t) <= limit2) {
-              found = t;
-              return true;
-            }
+          if (cellNearest2(p, (size_t(z) * size_t(n_[1]) + size_t(y)) * size_t(n_[0]) + size_t(x), best, found,
+                           limit2)) {
+            return true;
           }
         }
       }
@@ -166,11 +161,13 @@ class TriangleGrid {
           const int step = face || r == 0 ? 1 : 2 * r;  // inside the box's z and y faces only its x ends are new
           for (int x = face ? x0 : c[0] - r; x <= x1; x += step) {
             if (x < x0) continue;
-            cellNearest2(p, (size_t(z) * size_t(n_[1]) + size_t(y)) * size_t(n_[0]) + size_t(x), best, nearest);
+            if (cellNearest2(p, (size_t(z) * size_t(n_[1]) + size_t(y)) * size_t(n_[0]) + size_t(x), best, nearest,
+                             enough2)) {
+              return best;
+            }
           }
         }
       }
-      if (best <= enough2) return best;
       // Cells beyond this shell are at least as far as the nearest face of the shell's box.
       double reach = std::numeric_limits<double>::infinity();
       for (int i = 0; i < 3; ++i) {
@@ -216,7 +213,9 @@ class TriangleGrid {
     }
   }
 
-  void cellNearest2(const Vec& p, size_t cell, double& best, uint32_t& nearest) {
+  // `cell`'s triangles not met yet in this query, into `best` / `nearest` where nearer; true as soon as one is within
+  // sqrt(enough2) (the caller then needs no more).
+  bool cellNearest2(const Vec& p, size_t cell, double& best, uint32_t& nearest, double enough2) {
     for (uint32_t i = start_[cell]; i < start_[cell + 1]; ++i) {
       const uint32_t t = items_[i];
       if (stamp_[t] == query_) continue;  // met in another cell already
@@ -225,8 +224,10 @@ class TriangleGrid {
       if (d2 < best) {
         best = d2;
         nearest = t;
+        if (best <= enough2) return true;
       }
     }
+    return false;
   }
 
   const TriangleSurface& surface_;
