@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The CLI tests' small demo asset in a fresh folder (600 vertices, 4 targets; animations 0 'talk', 1 'blink',
-// 2 'express'; one scene, 'Scene'): what a command under test reads as demo.glb.
+// The demo asset as the CLI and render tests write it: small by default (600 vertices, 4 targets; animations 0
+// 'talk', 1 'blink', 2 'express'; one scene, 'Scene'), in a fresh folder as demo.glb for a command under test.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -14,16 +14,21 @@
 
 namespace morphkit::test {
 
+// The demo asset with `vertices` and `targets` (its animations and scene as always) written as a .glb at `path`.
+inline void writeDemoGlb(const std::filesystem::path& path, uint32_t vertices = 600, uint32_t targets = 4) {
+  DemoOptions options;
+  options.vertices = vertices;
+  options.targets = targets;
+  auto asset = makeDemoAsset(options);
+  ASSERT_TRUE(asset.ok());
+  auto glb = writeGlb(*asset);
+  ASSERT_TRUE(glb.ok());
+  ASSERT_TRUE(writeFileAtomic(path, std::span<const uint8_t>(*glb)).ok());
+}
+
 inline std::filesystem::path smallDemoDir() {
   auto dir = scratchDir();
-  DemoOptions options;
-  options.vertices = 600;
-  options.targets = 4;
-  auto asset = makeDemoAsset(options);
-  EXPECT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  EXPECT_TRUE(glb.ok());
-  EXPECT_TRUE(writeFileAtomic(dir / "demo.glb", std::span<const uint8_t>(*glb)).ok());
+  writeDemoGlb(dir / "demo.glb");
   return dir;
 }
 

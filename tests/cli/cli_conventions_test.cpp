@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "demo_dir_support.h"
 #include "gltf_test_util.h"
 #include "morphkit/core/pose.h"
 #include "morphkit/demo/demo.h"
@@ -33,14 +34,7 @@ CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
 
 // A small demo asset (3 animations: talk, blink, nod).
 void writeDemo(const std::filesystem::path& dir, const std::string& name = "demo.glb") {
-  DemoOptions options;
-  options.vertices = 600;
-  options.targets = 4;
-  auto asset = makeDemoAsset(options);
-  ASSERT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  ASSERT_TRUE(glb.ok());
-  ASSERT_TRUE(writeFileAtomic(dir / name, std::span<const uint8_t>(*glb)).ok());
+  test::writeDemoGlb(dir / name);
 }
 
 // One triangle whose buffer lives one folder up: `sub/tri.gltf` -> `../tri.bin`.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "demo_dir_support.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/gltf/gltf.h"
@@ -75,15 +76,7 @@ std::vector<uint8_t> alphaOf(const std::filesystem::path& png) {
 }
 
 TEST(Outputs, TransparentBackgroundKeepsAlphaAndTheVideoRefusesIt) {
-  auto dir = test::scratchDir();
-  DemoOptions options;
-  options.vertices = 600;
-  options.targets = 4;
-  auto asset = makeDemoAsset(options);
-  ASSERT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  ASSERT_TRUE(glb.ok());
-  ASSERT_TRUE(writeFileAtomic(dir / "demo.glb", std::span<const uint8_t>(*glb)).ok());
+  auto dir = test::smallDemoDir();
   CliRun refused = test::runMorphkit(dir, "render demo.glb --background transparent --size 16x16 --out t");
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_EQ(refused.err,

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "demo_dir_support.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/model/files.h"
@@ -32,14 +33,7 @@ CliRun morphkit(const std::filesystem::path& dir, const std::string& args) {
 }
 
 std::filesystem::path writeDemo(const std::filesystem::path& dir) {
-  DemoOptions options;
-  options.vertices = 1500;
-  options.targets = 12;
-  auto asset = makeDemoAsset(options);
-  EXPECT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  EXPECT_TRUE(glb.ok());
-  EXPECT_TRUE(writeFileAtomic(dir / "demo.glb", std::span<const uint8_t>(*glb)).ok());
+  test::writeDemoGlb(dir / "demo.glb", 1500, 12);
   return dir / "demo.glb";
 }
 

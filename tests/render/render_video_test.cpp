@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "demo_dir_support.h"
 #include "morphkit/demo/demo.h"
 #include "morphkit/gltf/glb_writer.h"
 #include "morphkit/model/files.h"
@@ -32,14 +33,7 @@ bool onPath(const std::string& program) {
   } while (0)
 
 void writeDemo(const std::filesystem::path& dir) {
-  DemoOptions options;
-  options.vertices = 800;
-  options.targets = 8;
-  auto asset = makeDemoAsset(options);
-  ASSERT_TRUE(asset.ok());
-  auto glb = writeGlb(*asset);
-  ASSERT_TRUE(glb.ok());
-  ASSERT_TRUE(writeFileAtomic(dir / "demo.glb", std::span<const uint8_t>(*glb)).ok());
+  test::writeDemoGlb(dir / "demo.glb", 800, 8);
 }
 
 // ffprobe's view of the first video stream: "codec,width,height,pix_fmt,frames_read".
